@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { findApiKey, touchApiKey } from '../../core/accounts/findApiKey.ts';
+import type { Sql } from '../../core/db/database.ts';
+import { AppError } from '../../core/errors.ts';
+import { hashApiKey, isWellFormedApiKey, sameHash } from '../../core/keys.ts';
+import type { Logger } from '../../core/log.ts';
+import type { Tier } from '../../core/schemas.ts';
+import type { TierCache } from '../../core/tiers/loadTiers.ts';
+
+export type Caller =
+  | { kind: 'anonymous'; tier: Tier; subject: string; address: string }
+  | { kind: 'key'; tier: Tier; subject: string; userId: string; email: string; isAdmin: boolean; keyId: string; scope: number };
+
+export type RouteAuth = 'public' | 'optional' | 'key';
+
+/** The key from `X-API-Key`, or from `Authorization: Bearer`; undefined when neither header is sent. */
+export function extractApiKey(req: IncomingMessage): string | undefined {
+  const header = req.headers['x-api-key'];
+  if (typeof header === 'string' && header.trim()) return header.trim();
+  const authorization = req.headers.authorization?.trim();
+  if (!authorization) return undefined;
+  const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+  if (!match) throw new AppError('UNAUTHORIZED', 'the Authorization header must be "Bearer <API key>"');
+  return match[1];
+}
+
+/** Anonymous callers are counted per client address, as a stable uuid-shaped subject. */
+export function anonymousSubject(address: string): string {
+  const hex = createHash('sha256').update(`anonymous:${address}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+  const forwarded = trustProxy ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
+  return forwarded || req.socket.remoteAddress || 'unknown';
+}
+
+export interface AuthDeps { sql: Sql; tiers: TierCache; log: Logger; trustProxy: boolean }
+
+const lastTouched = new Map<string, number>();
+
+/**
+ * Who is calling. The key is looked up by its SHA-256 hash, so the time taken does not depend on how
+ * much of a guessed key is right, and the stored hash is compared in constant time.
+ */
+export async function authenticate(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth): Promise<Caller> {
+  const key = extractApiKey(req);
+  const tiers = await deps.tiers.get();
+  if (key === undefined) {
+    if (auth === 'key') throw new AppError('API_KEY_REQUIRED', 'this endpoint needs an API key: send it as "X-API-Key: tsk_…" or "Authorization: Bearer tsk_…"');
+    const address = clientAddress(req, deps.trustProxy);
+    return { kind: 'anonymous', tier: tiers.get('anonymous')!, subject: anonymousSubject(address), address };
+  }
+  if (!isWellFormedApiKey(key)) throw new AppError('UNAUTHORIZED', 'malformed API key: keys are "tsk_" followed by 48 letters and digits');
+  const hash = hashApiKey(key);
+  const owner = await findApiKey(deps.sql, hash);
+  if (!owner || !sameHash(owner.keyHash, hash)) throw new AppError('UNAUTHORIZED', 'unknown API key');
+  if (owner.revoked) throw new AppError('UNAUTHORIZED', 'this API key was revoked; use the key that replaced it or create a new one');
+  const tier = tiers.get(owner.tier)!;
+  if (!owner.apiAccess) {
+    throw new AppError('FORBIDDEN', `API access is not enabled for this account: the ${tier.displayName} tier has no API access (it needs Pro)`);
+  }
+  const now = Date.now();
+  if ((lastTouched.get(owner.keyId) ?? 0) < now - 60_000) {
+    if (lastTouched.size > 10_000) lastTouched.clear();
+    lastTouched.set(owner.keyId, now);
+    touchApiKey(deps.sql, owner.keyId).catch((error) => deps.log.warn('could not record key use', { err: error }));
+  }
+  return {
+    kind: 'key',
+    tier,
+    subject: owner.userId,
+    userId: owner.userId,
+    email: owner.email,
+    isAdmin: owner.isAdmin,
+    keyId: owner.keyId,
+    scope: Math.min(owner.scope, owner.maxKeyScope),
+  };
+}

@@ -1,0 +1,8 @@
+import type { Route } from '../http/route.ts';
+import { featuresRoute } from './features.ts';
+import { healthRoute } from './health.ts';
+import { openApiRoute } from './openapi.ts';
+import { listTiersRoute, updateTierRoute } from './tiers.ts';
+
+/** Every route of the API, in the order they are matched. */
+export const allRoutes: Route[] = [healthRoute, featuresRoute, listTiersRoute, updateTierRoute, openApiRoute];

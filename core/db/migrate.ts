@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runMigrations } from 'graphile-worker';
+import { graphileLogger } from '../jobs.ts';
+import type { Logger } from '../log.ts';
+import type { Sql } from './database.ts';
+
+const sqlDir = fileURLToPath(new URL('../../sql/', import.meta.url));
+const MIGRATION_LOCK = 7_246_153; // arbitrary advisory-lock key shared by every migrating process
+
+export interface Migration { version: number; name: string; file: string; checksum: string; body: string }
+
+export async function readMigrations(dir = sqlDir): Promise<Migration[]> {
+  const files = (await readdir(dir)).filter((file) => /^\d{3}_[a-z0-9_]+\.sql$/.test(file)).sort();
+  return Promise.all(
+    files.map(async (file) => {
+      const body = await readFile(join(dir, file), 'utf8');
+      return {
+        version: Number(file.slice(0, 3)),
+        name: file.slice(4, -4),
+        file,
+        checksum: createHash('sha256').update(body).digest('hex'),
+        body,
+      };
+    }),
+  );
+}
+
+/**
+ * Applies the numbered files of sql/ in order, each in its own transaction, then graphile-worker's own.
+ * Safe to run from several processes at once and to re-run: applied versions are recorded and skipped.
+ */
+export async function migrate(sql: Sql, url: string, log: Logger): Promise<{ applied: string[] }> {
+  const migrations = await readMigrations();
+  const applied: string[] = [];
+  for (const migration of migrations) {
+    // The transaction-scoped lock makes concurrent migrators take turns; the check inside it makes re-runs no-ops.
+    const ran = await sql.begin(async (tx) => {
+      await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+      await tx`
+        create table if not exists schema_migrations (
+          version integer primary key,
+          name text not null,
+          checksum text not null,
+          applied_at timestamptz not null default now()
+        )`;
+      const [recorded] = await tx<{ checksum: string }[]>`select checksum from schema_migrations where version = ${migration.version}`;
+      if (recorded) {
+        if (recorded.checksum !== migration.checksum) {
+          throw new Error(`sql/${migration.file} was changed after it was applied; add a new numbered migration instead of editing an applied one`);
+        }
+        return false;
+      }
+      await tx.unsafe(migration.body);
+      await tx`insert into schema_migrations (version, name, checksum) values (${migration.version}, ${migration.name}, ${migration.checksum})`;
+      return true;
+    });
+    if (ran) {
+      applied.push(migration.file);
+      log.info('migration applied', { migration: migration.file });
+    }
+  }
+  await runMigrations({ connectionString: url, logger: graphileLogger(log) });
+  return { applied };
+}

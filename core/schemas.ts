@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** Domain values shared by the API, the pipeline and the operator commands. */
+export const tierName = z.enum(['anonymous', 'registered', 'plus', 'pro']);
+export type TierName = z.infer<typeof tierName>;
+
+export const email = z.string().trim().toLowerCase().max(320).regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, { message: 'expected an email address' });
+
+/** Key scopes L1–L4: L1 reads, L2 starts work (fetches, summaries), L3 private stenograms, L4 administration. */
+export const scopeLabel = z.enum(['L1', 'L2', 'L3', 'L4']);
+export type ScopeLabel = z.infer<typeof scopeLabel>;
+export const scopeLevel = (label: ScopeLabel) => Number(label.slice(1));
+export const scopeName = (level: number) => `L${level}` as ScopeLabel;
+
+export const limitName = z.enum([
+  'requestsPerMinute',
+  'channelSearchesPerHour',
+  'ftsQueriesPerMinute',
+  'subtitleDownloadsPerDay',
+  'summaryGenerationsPerDay',
+  'apiStenogramsPerDay',
+]);
+export type LimitName = z.infer<typeof limitName>;
+
+export const featureName = z.enum([
+  'apiAccess',
+  'channelSearch',
+  'fullTextSearch',
+  'subtitleDownload',
+  'summaries',
+  'summaryGeneration',
+  'stenograms',
+  'statusHistory',
+]);
+export type FeatureName = z.infer<typeof featureName>;
+
+export const limitRule = z.object({
+  name: limitName,
+  description: z.string(),
+  unit: z.string(),
+  window: z.enum(['sliding', 'utc_day']),
+  windowSeconds: z.number().int().positive(),
+  countedPer: z.enum(['user', 'key']),
+  max: z.number().int().nonnegative().nullable().describe('null means unlimited'),
+});
+export type LimitRule = z.infer<typeof limitRule>;
+
+export const tier = z.object({
+  name: tierName,
+  displayName: z.string(),
+  rank: z.number().int(),
+  apiAccess: z.boolean(),
+  maxKeyScope: scopeLabel,
+  features: z.record(featureName, z.boolean()),
+  limits: z.record(limitName, limitRule),
+  updatedAt: z.string().describe('ISO 8601 timestamp'),
+});
+export type Tier = z.infer<typeof tier>;

@@ -1,0 +1,65 @@
+import type { Sql } from '../db/database.ts';
+import type { LimitRule } from '../schemas.ts';
+import { quotaState, retryAfterSeconds, type Bucket, type QuotaState } from './quota.ts';
+
+export type QuotaDecision = QuotaState & { allowed: boolean; retryAfterSeconds?: number };
+
+const UNLIMITED = 2_147_483_647;
+
+/**
+ * Counts one unit of `rule` for `subject` if it fits, atomically across every process sharing the
+ * database: the row lock of the upsert serialises concurrent callers, and a refused unit is not counted.
+ * Bucket boundaries come from the database clock so that all processes agree on them.
+ */
+export async function consumeQuota(sql: Sql, subject: string, rule: LimitRule): Promise<QuotaDecision> {
+  const max = rule.max ?? UNLIMITED;
+  const sliding = rule.window === 'sliding';
+  const [counted] = await sql<Bucket[]>`
+    with clock as (
+      select extract(epoch from clock_timestamp()) as now_s
+    ), bucket as (
+      select to_timestamp(floor(now_s / ${rule.windowSeconds}) * ${rule.windowSeconds}) as current_start,
+        to_timestamp(floor(now_s / ${rule.windowSeconds}) * ${rule.windowSeconds} - ${rule.windowSeconds}) as previous_start,
+        (now_s - floor(now_s / ${rule.windowSeconds}) * ${rule.windowSeconds}) / ${rule.windowSeconds} as elapsed
+      from clock
+    ), previous as (
+      select coalesce((select used from usage_counters where subject = ${subject} and limit_name = ${rule.name}
+        and window_start = (select previous_start from bucket)), 0) as used
+    ), carried as (
+      select case when ${sliding} then floor(previous.used * (1 - bucket.elapsed)) else 0 end as used from previous, bucket
+    )
+    insert into usage_counters as c (subject, limit_name, window_start, used)
+    select ${subject}, ${rule.name}, current_start, 1 from bucket, carried where 1 + carried.used <= ${max}
+    on conflict (subject, limit_name, window_start) do update set used = c.used + 1
+      where c.used + 1 + (select used from carried) <= ${max}
+    returning c.used, (select used from previous)::int as previous, (select elapsed from bucket)::float8 as elapsed`;
+  if (counted) return { ...quotaState(rule, counted), allowed: true };
+  const [bucket] = await readBuckets(sql, [{ subject, rule }]);
+  return { ...quotaState(rule, bucket!), allowed: false, retryAfterSeconds: retryAfterSeconds(rule, bucket!) };
+}
+
+/** The current and previous bucket of each (subject, limit) pair, in one query, on the database clock. */
+export async function readBuckets(sql: Sql, wanted: Array<{ subject: string; rule: LimitRule }>): Promise<Bucket[]> {
+  const subjects = [...new Set(wanted.map((entry) => entry.subject))];
+  const [row] = await sql<{ nowS: number; counters: Array<{ subject: string; limit: string; start: number; used: number }> }[]>`
+    select extract(epoch from clock_timestamp())::float8 as "nowS",
+      coalesce((select json_agg(json_build_object('subject', subject, 'limit', limit_name, 'start', extract(epoch from window_start), 'used', used))
+        from usage_counters where subject = any(${subjects}::uuid[]) and window_start > now() - interval '2 days'), '[]') as counters`;
+  const { nowS, counters } = row!;
+  const usedAt = (subject: string, limit: string, start: number) =>
+    counters.find((counter) => counter.subject === subject && counter.limit === limit && Math.abs(counter.start - start) < 0.5)?.used ?? 0;
+  return wanted.map(({ subject, rule }) => {
+    const currentStart = Math.floor(nowS / rule.windowSeconds) * rule.windowSeconds;
+    return {
+      used: usedAt(subject, rule.name, currentStart),
+      previous: usedAt(subject, rule.name, currentStart - rule.windowSeconds),
+      elapsed: (nowS - currentStart) / rule.windowSeconds,
+    };
+  });
+}
+
+/** The state of every given limit, without counting anything. */
+export async function readQuotas(sql: Sql, wanted: Array<{ subject: string; rule: LimitRule }>): Promise<QuotaState[]> {
+  const buckets = await readBuckets(sql, wanted);
+  return wanted.map(({ rule }, index) => quotaState(rule, buckets[index]!));
+}

@@ -1,0 +1,43 @@
+import { hostname } from 'node:os';
+import type { Sql } from '../core/db/database.ts';
+
+/** Seconds after which a worker process that stopped beating is presumed dead and its jobs are freed. */
+export const ABANDONED_AFTER_SECONDS = 60;
+
+export const processId = () => `${hostname()}:${process.pid}:${Date.now().toString(36)}`;
+
+export async function recordHeartbeat(sql: Sql, id: string, workerIds: string[]): Promise<void> {
+  await sql`
+    insert into worker_heartbeats (process_id, hostname, pid, worker_ids)
+    values (${id}, ${hostname()}, ${process.pid}, ${workerIds})
+    on conflict (process_id) do update set worker_ids = excluded.worker_ids, last_seen_at = now()`;
+}
+
+export async function removeHeartbeat(sql: Sql, id: string): Promise<void> {
+  await sql`delete from worker_heartbeats where process_id = ${id}`;
+}
+
+/**
+ * Frees the jobs (and job queues) held by graphile-worker ids that no live process claims, so work
+ * locked by a killed worker runs again within a minute instead of after graphile-worker's four hours.
+ * A lock younger than the threshold is left alone: its worker may not have beaten yet.
+ */
+export async function unlockAbandonedJobs(sql: Sql): Promise<string[]> {
+  const [row] = await sql<{ workerIds: string[] }[]>`
+    with live as (
+      select unnest(worker_ids) as worker_id from worker_heartbeats
+      where last_seen_at > now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})
+    ), abandoned as (
+      select locked_by from graphile_worker._private_jobs
+        where locked_by is not null and locked_at < now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})
+      union
+      select locked_by from graphile_worker._private_job_queues
+        where locked_by is not null and locked_at < now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})
+    ), ids as (
+      select coalesce(array_agg(distinct locked_by), '{}') as worker_ids from abandoned where locked_by not in (select worker_id from live)
+    ), unlocked as (
+      select graphile_worker.force_unlock_workers(worker_ids) from ids where cardinality(worker_ids) > 0
+    )
+    select (select worker_ids from ids) as "workerIds", (select count(*) from unlocked) as done`;
+  return row?.workerIds ?? [];
+}

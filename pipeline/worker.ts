@@ -1,0 +1,57 @@
+import { EventEmitter } from 'node:events';
+import { run, type Runner, type WorkerEvents } from 'graphile-worker';
+import cron from 'node-cron';
+import type { Config } from '../core/config.ts';
+import type { Database } from '../core/db/database.ts';
+import { graphileLogger } from '../core/jobs.ts';
+import type { Logger } from '../core/log.ts';
+import { processId, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from './heartbeat.ts';
+import { crontab, taskList } from './tasks/index.ts';
+
+export interface WorkerHandle { id: string; runner: Runner; stop(): Promise<void> }
+
+/**
+ * Runs graphile-worker with our tasks and crontab, beats a heartbeat every 10 s (naming its
+ * graphile-worker ids), and frees jobs that dead workers left locked: once at start, then on every beat.
+ */
+export async function startWorker(config: Config, db: Database, log: Logger): Promise<WorkerHandle> {
+  const id = processId();
+  const workerIds = new Set<string>();
+  // Listening before run() starts, so no worker is created unseen.
+  const events: WorkerEvents = new EventEmitter();
+  events.on('worker:create', ({ worker }) => workerIds.add(worker.workerId));
+  events.on('worker:stop', ({ worker }) => workerIds.delete(worker.workerId));
+  const beat = async () => {
+    await recordHeartbeat(db.sql, id, [...workerIds]);
+    const freed = await unlockAbandonedJobs(db.sql);
+    if (freed.length) log.warn('freed jobs locked by workers that stopped beating', { workerIds: freed });
+  };
+  await beat();
+
+  const runner = await run({
+    connectionString: db.url,
+    concurrency: config.WORKER_CONCURRENCY,
+    maxPoolSize: config.WORKER_CONCURRENCY + 2,
+    taskList: taskList(db.sql),
+    crontab,
+    noHandleSignals: true,
+    logger: graphileLogger(log),
+    events,
+  });
+
+  const heartbeat = cron.schedule('*/10 * * * * *', () => {
+    beat().catch((error) => log.warn('heartbeat failed', { err: error }));
+  });
+  log.info('worker started', { processId: id, concurrency: config.WORKER_CONCURRENCY });
+
+  return {
+    id,
+    runner,
+    async stop() {
+      await heartbeat.stop();
+      await runner.stop();
+      await removeHeartbeat(db.sql, id).catch(() => undefined);
+      log.info('worker stopped', { processId: id });
+    },
+  };
+}

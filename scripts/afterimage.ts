@@ -1,0 +1,61 @@
+import { ConfigError } from '../core/config.ts';
+import { AppError } from '../core/errors.ts';
+import { UsageError, version } from './cli.ts';
+import { keysCommand, usersCommand } from './commands/accounts.ts';
+import { configCommand, migrateCommand, serve } from './commands/service.ts';
+import { tiersCommand } from './commands/tiers.ts';
+
+const HELP = `afterimage ${version}: finds, keeps and searches the metadata of YouTube channels' videos
+
+usage: afterimage <command> [options]
+
+service
+  start                 API and worker in one process (what \`npm start\` runs)
+  api                   the HTTP API only (run several behind a load balancer)
+  worker                the job worker only (run as many as the queue needs)
+
+operator (each takes --json for scripts)
+  migrate               apply database migrations (start does this too)
+  config                print the effective configuration, secrets masked
+  users create --email E --tier anonymous|registered|plus|pro [--admin]
+  keys create --user E [--scope L1|L2|L3|L4]   issue a key (replaces the user's current one)
+  keys revoke --user E
+  keys list [--all]     key prefixes, owners and scopes; never the keys
+  tiers list
+  tiers set <tier> [--api-access true|false] [--max-scope L3] [--feature NAME=on|off] [--limit NAME=N|unlimited]
+
+Configuration comes from the environment: see README.md or \`afterimage config\`.`;
+
+const commands: Record<string, (args: string[]) => Promise<void> | void> = {
+  start: () => serve({ api: true, worker: true }),
+  api: () => serve({ api: true, worker: false }),
+  worker: () => serve({ api: false, worker: true }),
+  migrate: migrateCommand,
+  config: configCommand,
+  users: usersCommand,
+  keys: keysCommand,
+  tiers: tiersCommand,
+};
+
+async function main([name, ...args]: string[]): Promise<void> {
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    process.stdout.write(`${HELP}\n`);
+    return;
+  }
+  if (name === '--version' || name === 'version') {
+    process.stdout.write(`${version}\n`);
+    return;
+  }
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command "${name}"; run afterimage help`);
+  await command(args);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  const json = process.argv.includes('--json');
+  const code = error instanceof AppError ? error.code : error instanceof UsageError || error instanceof ConfigError ? 'INVALID_INPUT' : 'INTERNAL_ERROR';
+  const message = error instanceof Error ? error.message : String(error);
+  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
+  else process.stderr.write(`afterimage: ${message}\n`);
+  process.exitCode = error instanceof UsageError || error instanceof ConfigError ? 2 : 1;
+});
