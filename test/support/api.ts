@@ -1,0 +1,48 @@
+import { createApiKey } from '../../core/accounts/createApiKey.ts';
+import { createUser } from '../../core/accounts/createUser.ts';
+import { loadConfig, type Config } from '../../core/config.ts';
+import type { Sql } from '../../core/db/database.ts';
+import { createLogger, type Logger } from '../../core/log.ts';
+import type { ScopeLabel, TierName } from '../../core/schemas.ts';
+import { cachedTiers } from '../../core/tiers/loadTiers.ts';
+import { startApi } from '../../api/server.ts';
+
+export interface TestApi {
+  url: string;
+  config: Config;
+  close(): Promise<void>;
+  /** fetch relative to the API, parsing the JSON body when there is one. */
+  call(path: string, init?: RequestInit & { key?: string }): Promise<{ status: number; headers: Headers; body: any }>;
+}
+
+/** The real HTTP server on an ephemeral port, over the given database. */
+export async function startTestApi(sql: Sql, env: Record<string, string> = {}, log: Logger = createLogger('silent')): Promise<TestApi> {
+  const config = loadConfig({ DATA_DIR: '.afterimage-test', ...env });
+  const tiers = cachedTiers(sql, 0);
+  const api = await startApi({ config, sql, tiers, log, version: 'test', startedAt: new Date() }, 0, '127.0.0.1');
+  const url = `http://127.0.0.1:${api.port}`;
+  return {
+    url,
+    config,
+    close: () => api.close(),
+    async call(path, init = {}) {
+      const { key, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (key) headers.set('X-API-Key', key);
+      const response = await fetch(`${url}${path}`, { ...rest, headers });
+      const text = await response.text();
+      let body: unknown = text;
+      if ((response.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
+      return { status: response.status, headers: response.headers, body };
+    },
+  };
+}
+
+let counter = 0;
+
+/** A user of the given tier with a fresh key. */
+export async function createKeyedUser(sql: Sql, options: { tier?: TierName; isAdmin?: boolean; scope?: ScopeLabel } = {}) {
+  const user = await createUser(sql, { email: `user${++counter}-${Date.now()}@example.org`, tier: options.tier ?? 'pro', isAdmin: options.isAdmin ?? false });
+  const created = await createApiKey(sql, { userId: user.id, scope: options.scope });
+  return { user, key: created.key, keyId: created.keyId };
+}

@@ -1,0 +1,46 @@
+import { resolve } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { connect } from '../../core/db/database.ts';
+import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
+import { migrate } from '../../core/db/migrate.ts';
+import { createLogger } from '../../core/log.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    serverUrl: string;
+    templateDatabase: string;
+  }
+}
+
+/** A server URL with another database name (keeps the socket or host settings). */
+export function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+/**
+ * One PostgreSQL for the whole run (TEST_DATABASE_URL, else an embedded cluster under
+ * .afterimage-test), and one migrated template database that every test file clones.
+ */
+export default async function setup(project: TestProject) {
+  const log = createLogger('warn');
+  const dataDir = resolve('.afterimage-test');
+  const serverUrl = process.env.TEST_DATABASE_URL ?? (await ensureEmbeddedPostgres(dataDir, log));
+  const template = `afterimage_template_${process.pid}`;
+  const admin = connect(withDatabaseName(serverUrl, 'postgres'), { max: 1, role: 'test-setup' });
+  await admin.unsafe(`drop database if exists ${template}`);
+  await admin.unsafe(`create database ${template}`);
+  const templateSql = connect(withDatabaseName(serverUrl, template), { max: 2, role: 'test-setup' });
+  await migrate(templateSql, withDatabaseName(serverUrl, template), log);
+  await templateSql.end();
+  project.provide('serverUrl', serverUrl);
+  project.provide('templateDatabase', template);
+
+  return async () => {
+    const leftovers = await admin<{ datname: string }[]>`select datname from pg_database where datname like ${`afterimage_test_${process.pid}_%`} or datname = ${template}`;
+    for (const { datname } of leftovers) await admin.unsafe(`drop database if exists ${datname} with (force)`);
+    await admin.end();
+    if (!process.env.TEST_DATABASE_URL) await stopEmbeddedPostgres(dataDir, log);
+  };
+}
