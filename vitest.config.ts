@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Each file gets its own database cloned from a migrated template, so files run in parallel safely.
     pool: 'forks',
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

@@ -1,3 +1,4 @@
+import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Sql } from '../core/db/database.ts';
 
@@ -6,15 +7,53 @@ export const ABANDONED_AFTER_SECONDS = 60;
 
 export const processId = () => `${hostname()}:${process.pid}:${Date.now().toString(36)}`;
 
+/**
+ * Names this machine and PID namespace: two containers can share a hostname, never a PID namespace,
+ * so a PID found dead under the same name really belongs to a dead process.
+ */
+function localHost(): string {
+  try {
+    return `${hostname()}/${readlinkSync('/proc/self/ns/pid')}`;
+  } catch {
+    return hostname();
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function recordHeartbeat(sql: Sql, id: string, workerIds: string[]): Promise<void> {
   await sql`
     insert into worker_heartbeats (process_id, hostname, pid, worker_ids)
-    values (${id}, ${hostname()}, ${process.pid}, ${workerIds})
+    values (${id}, ${localHost()}, ${process.pid}, ${workerIds})
     on conflict (process_id) do update set worker_ids = excluded.worker_ids, last_seen_at = now()`;
 }
 
 export async function removeHeartbeat(sql: Sql, id: string): Promise<void> {
   await sql`delete from worker_heartbeats where process_id = ${id}`;
+}
+
+/**
+ * At start: a worker process of this machine whose PID is gone was killed; its jobs are freed at
+ * once rather than after its heartbeat goes stale.
+ */
+export async function reapDeadLocalWorkers(sql: Sql): Promise<string[]> {
+  const rows = await sql<{ processId: string; pid: number; workerIds: string[] }[]>`
+    select process_id as "processId", pid, worker_ids as "workerIds" from worker_heartbeats where hostname = ${localHost()}`;
+  const dead = rows.filter((row) => row.pid !== process.pid && !processAlive(row.pid));
+  if (dead.length === 0) return [];
+  const workerIds = dead.flatMap((row) => row.workerIds);
+  await sql.begin(async (tx) => {
+    await tx`delete from worker_heartbeats where process_id = any(${dead.map((row) => row.processId)})`;
+    if (workerIds.length) await tx`select graphile_worker.force_unlock_workers(${workerIds})`;
+  });
+  return workerIds;
 }
 
 /**

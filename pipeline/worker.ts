@@ -5,7 +5,7 @@ import type { Config } from '../core/config.ts';
 import type { Database } from '../core/db/database.ts';
 import { graphileLogger } from '../core/jobs.ts';
 import type { Logger } from '../core/log.ts';
-import { processId, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from './heartbeat.ts';
+import { processId, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from './heartbeat.ts';
 import { crontab, taskList } from './tasks/index.ts';
 
 export interface WorkerHandle { id: string; runner: Runner; stop(): Promise<void> }
@@ -26,6 +26,8 @@ export async function startWorker(config: Config, db: Database, log: Logger): Pr
     const freed = await unlockAbandonedJobs(db.sql);
     if (freed.length) log.warn('freed jobs locked by workers that stopped beating', { workerIds: freed });
   };
+  const reaped = await reapDeadLocalWorkers(db.sql);
+  if (reaped.length) log.warn('freed jobs locked by killed worker processes of this machine', { workerIds: reaped });
   await beat();
 
   const runner = await run({
