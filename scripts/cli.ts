@@ -27,12 +27,12 @@ export function setup(): { config: Config; log: Logger } {
  * Runs an operator command against the same database the service uses, running or not: the
  * embedded cluster is started when needed and stopped again if nothing else uses it.
  */
-export async function withDatabase<T>(work: (db: Database, log: Logger) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(work: (db: Database, log: Logger) => Promise<T>, options = { migrate: true }): Promise<T> {
   const { config, log } = setup();
   const quiet = createLogger(config.LOG_LEVEL === 'debug' ? 'debug' : 'warn');
   const db = await openDatabase(config, quiet, 'cli');
   try {
-    await migrate(db.sql, db.url, quiet);
+    if (options.migrate) await migrate(db.sql, db.url, quiet);
     return await work(db, log);
   } finally {
     await db.close();

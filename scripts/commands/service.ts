@@ -68,7 +68,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
 
 export async function migrateCommand(args: string[]): Promise<void> {
   const { values } = parseOptions(args, {});
-  const result = await withDatabase((db, log) => migrate(db.sql, db.url, log));
+  const result = await withDatabase((db, log) => migrate(db.sql, db.url, log), { migrate: false });
   output(values.json, result, () => (result.applied.length ? `applied ${result.applied.join(', ')}` : 'database is up to date'));
 }
 
