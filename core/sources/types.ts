@@ -1,0 +1,63 @@
+import type { ChannelQuery } from '../youtube/channelQuery.ts';
+
+export type SourceName = 'archive' | 'youtube_api' | 'wayback';
+
+/** A channel as a source describes it; only channelId is certain, the rest as far as known. */
+export interface ChannelRecord {
+  channelId: string;
+  title?: string;
+  handle?: string;
+  customUrl?: string;
+  description?: string;
+  avatarUrl?: string;
+  bannerUrl?: string;
+  subscriberCount?: number;
+  videoCount?: number;
+  country?: string;
+  channelStatus?: 'live' | 'deleted';
+}
+
+/** A video as one source saw it. Absent fields are unknown to that source, not empty. */
+export interface VideoRecord {
+  videoId: string;
+  channelId: string;
+  title?: string;
+  description?: string;
+  durationSeconds?: number;
+  viewCount?: number;
+  /** YYYY-MM-DD */
+  uploadDate?: string;
+  thumbnailUrl?: string;
+  /** A Wayback capture URL with its 14-digit timestamp. */
+  archiveUrl?: string;
+  /** Where an archived media file of the video is (set by the local archive). */
+  videoFileUrl?: string;
+  tags?: string[];
+  language?: string;
+  /** What the source says of availability; archives-only videos are 'deleted'. */
+  availability?: 'live' | 'deleted' | 'unknown';
+  /** Caption languages the source knows of. */
+  captions?: Array<{ language: string; kind: 'manual' | 'auto' }>;
+  /** The capture or file this record was read from, kept as provenance. */
+  evidenceUrl?: string;
+}
+
+export interface VideoPage {
+  videos: VideoRecord[];
+  /** Opaque cursor of the next page; absent on the last page. */
+  next?: string;
+  /** Rough progress within this source, 0..1, when the source can tell. */
+  progress?: number;
+}
+
+/**
+ * One place videos can be found. Every network call inside goes through core/sources/http.ts
+ * (timeouts, p-retry backoff, transient vs definite failures).
+ */
+export interface VideoSource {
+  name: SourceName;
+  /** The channel a query names (a video query resolves to its channel); undefined when unknown here. */
+  resolveChannel(query: ChannelQuery, signal?: AbortSignal): Promise<ChannelRecord | undefined>;
+  /** One page of the channel's videos; pass the previous page's `next` to continue. */
+  listVideos(channel: ChannelRecord, cursor: string | undefined, signal?: AbortSignal): Promise<VideoPage>;
+}

@@ -1,0 +1,188 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseJson, runCli } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+
+// `afterimage users …` and `afterimage keys …`, run as real commands against this file's database.
+
+let db: TestDatabase;
+let env: Record<string, string>;
+const cli = (...args: string[]) => runCli(args, env);
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  env = { DATABASE_URL: db.url };
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+
+/** Every row of every table of the public schema, as text: where a leaked key would show up. */
+async function wholeDatabaseText(): Promise<string> {
+  const tables = await db.sql<{ name: string }[]>`
+    select quote_ident(table_schema) || '.' || quote_ident(table_name) as name from information_schema.tables
+    where table_schema in ('public', 'graphile_worker') and table_type = 'BASE TABLE'`;
+  expect(tables.map((table) => table.name)).toContain('public.api_keys');
+  const parts: string[] = [];
+  for (const { name } of tables) {
+    const rows = await db.sql.unsafe<{ row: string }[]>(`select t::text as row from ${name} t`);
+    parts.push(...rows.map((row) => row.row));
+  }
+  return parts.join('\n');
+}
+
+describe('users create', () => {
+  it('creates a user and prints it as JSON', async () => {
+    const result = await cli('users', 'create', '--email', 'Ops@Example.org', '--tier', 'pro', '--admin', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const user = parseJson(result);
+    expect(user).toMatchObject({ email: 'ops@example.org', tier: 'pro', isAdmin: true });
+    expect(user.id).toMatch(/^[0-9a-f-]{36}$/);
+    const [row] = await db.sql`select email, tier, is_admin from users where id = ${user.id}`;
+    expect(row).toEqual({ email: 'ops@example.org', tier: 'pro', is_admin: true });
+  });
+
+  it('refuses a second user with the same email, whatever its case, with exit 1 and a clear message', async () => {
+    const result = await cli('users', 'create', '--email', 'OPS@example.org', '--tier', 'plus');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/already exists/);
+    expect(result.stderr).toContain('ops@example.org');
+    const [row] = await db.sql<{ count: number }[]>`select count(*)::int as count from users where lower(email) = 'ops@example.org'`;
+    expect(row!.count).toBe(1);
+  });
+
+  it('prints the error as {"error":{code,message}} on stdout with --json', async () => {
+    const result = await cli('users', 'create', '--email', 'ops@example.org', '--tier', 'pro', '--json');
+    expect(result.code).toBe(1);
+    expect(parseJson(result)).toEqual({ error: { code: 'INVALID_INPUT', message: expect.stringMatching(/already exists/) } });
+  });
+
+  it('rejects an unknown tier with exit 2, naming --tier, and creates nothing', async () => {
+    const [human, json] = await Promise.all([
+      cli('users', 'create', '--email', 'gold@example.org', '--tier', 'gold'),
+      cli('users', 'create', '--email', 'gold@example.org', '--tier', 'gold', '--json'),
+    ]);
+    expect(human.code).toBe(2);
+    expect(human.stderr).toContain('--tier');
+    expect(human.stderr).toContain('gold');
+    expect(json.code).toBe(2);
+    expect(parseJson(json).error).toEqual({ code: 'INVALID_INPUT', message: expect.stringContaining('--tier') });
+    expect(await db.sql`select 1 from users where email = 'gold@example.org'`).toHaveLength(0);
+  });
+});
+
+describe('keys', () => {
+  let userId: string;
+  let firstKey: string;
+  let secondKey: string;
+
+  beforeAll(async () => {
+    const created = await cli('users', 'create', '--email', 'keys@example.org', '--tier', 'pro', '--json');
+    expect(created.code, created.stderr).toBe(0);
+    userId = parseJson(created).id;
+  });
+
+  it('create prints {key, userId, scope}; the scope defaults to the tier maximum (pro: L4)', async () => {
+    const result = await cli('keys', 'create', '--user', 'keys@example.org', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const created = parseJson(result);
+    expect(Object.keys(created).sort()).toEqual(['key', 'scope', 'userId']);
+    expect(created.key).toMatch(/^tsk_[A-Za-z0-9]{48}$/);
+    expect(created.userId).toBe(userId);
+    expect(created.scope).toBe('L4');
+    firstKey = created.key;
+    const rows = await db.sql`select scope, revoked_at from api_keys where user_id = ${userId}`;
+    expect(rows).toEqual([{ scope: 4, revoked_at: null }]);
+  });
+
+  it('create --scope L3 issues an L3 key and revokes the first one: exactly one active key per user', async () => {
+    const result = await cli('keys', 'create', '--user', 'KEYS@example.org', '--scope', 'L3', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const created = parseJson(result);
+    expect(created.scope).toBe('L3');
+    expect(created.key).toMatch(/^tsk_[A-Za-z0-9]{48}$/);
+    expect(created.key).not.toBe(firstKey);
+    secondKey = created.key;
+
+    const rows = await db.sql<{ keyHash: Buffer; scope: number; revokedAt: Date | null }[]>`
+      select key_hash as "keyHash", scope, revoked_at as "revokedAt" from api_keys where user_id = ${userId}`;
+    expect(rows).toHaveLength(2);
+    const active = rows.filter((row) => row.revokedAt === null);
+    expect(active).toHaveLength(1);
+    expect(active[0]!.keyHash.equals(sha256(secondKey))).toBe(true);
+    expect(active[0]!.scope).toBe(3);
+    const first = rows.find((row) => row.keyHash.equals(sha256(firstKey)));
+    expect(first?.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it('stores only the SHA-256 of a key: the key itself is nowhere in the database', async () => {
+    const [row] = await db.sql<{ keyHash: Buffer; prefix: string }[]>`
+      select key_hash as "keyHash", key_prefix as prefix from api_keys where user_id = ${userId} and revoked_at is null`;
+    expect(row!.keyHash.equals(sha256(secondKey))).toBe(true);
+    expect(row!.prefix).toBe(secondKey.slice(0, 10));
+    const everything = await wholeDatabaseText();
+    for (const key of [firstKey, secondKey]) {
+      expect(everything).not.toContain(key);
+      expect(everything).not.toContain(key.slice(4)); // not even without its tsk_ prefix
+    }
+  });
+
+  it('refuses a scope above what the tier allows (plus: L2) with a non-zero exit and stores no key', async () => {
+    const plus = await cli('users', 'create', '--email', 'plus@example.org', '--tier', 'plus', '--json');
+    expect(plus.code, plus.stderr).toBe(0);
+    const result = await cli('keys', 'create', '--user', 'plus@example.org', '--scope', 'L3');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(/scope L3 exceeds L2/);
+    expect(result.stdout).not.toMatch(/tsk_/);
+    expect(await db.sql`select 1 from api_keys where user_id = ${parseJson(plus).id}`).toHaveLength(0);
+  });
+
+  it('rejects a scope that does not exist with exit 2 naming --scope', async () => {
+    const result = await cli('keys', 'create', '--user', 'keys@example.org', '--scope', 'L9');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--scope');
+  });
+
+  it('list --json shows prefixes, owners and scopes, never a key', async () => {
+    const result = await cli('keys', 'list', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const listed = parseJson(result);
+    expect(listed).toEqual([
+      expect.objectContaining({ prefix: secondKey.slice(0, 10), email: 'keys@example.org', tier: 'pro', scope: 'L3', revokedAt: null }),
+    ]);
+    for (const key of [firstKey, secondKey]) {
+      expect(result.stdout).not.toContain(key);
+      expect(result.stdout).not.toContain(key.slice(0, 11)); // nothing beyond the 10-character prefix
+      expect(result.stdout).not.toContain(sha256(key).toString('hex'));
+      expect(result.stdout).not.toContain(sha256(key).toString('base64'));
+    }
+  });
+
+  it('list --all includes revoked keys', async () => {
+    const result = await cli('keys', 'list', '--all', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const listed = parseJson(result) as Array<{ prefix: string; revokedAt: string | null }>;
+    expect(listed.map((key) => key.prefix).sort()).toEqual([firstKey.slice(0, 10), secondKey.slice(0, 10)].sort());
+    expect(listed.find((key) => key.prefix === firstKey.slice(0, 10))!.revokedAt).not.toBeNull();
+    expect(result.stdout).not.toContain(firstKey);
+  });
+
+  it('revoke revokes the active key; revoking again fails with NOT_FOUND', async () => {
+    const result = await cli('keys', 'revoke', '--user', 'keys@example.org', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson(result)).toEqual({ revoked: true, prefix: secondKey.slice(0, 10) });
+    expect(await db.sql`select 1 from api_keys where user_id = ${userId} and revoked_at is null`).toHaveLength(0);
+
+    const again = await cli('keys', 'revoke', '--user', 'keys@example.org', '--json');
+    expect(again.code).not.toBe(0);
+    expect(parseJson(again).error).toEqual({ code: 'NOT_FOUND', message: expect.stringContaining('keys@example.org') });
+  });
+
+  it('names the missing user when the email is unknown', async () => {
+    const result = await cli('keys', 'create', '--user', 'nobody@example.org', '--json');
+    expect(result.code).toBe(1);
+    expect(parseJson(result).error).toEqual({ code: 'NOT_FOUND', message: expect.stringContaining('nobody@example.org') });
+  });
+});

@@ -1,0 +1,152 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { configSchema } from '../../core/config.ts';
+
+const exec = promisify(execFile);
+
+/** The checkout: commands run from here, as an operator would run them. */
+export const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface CliResult { code: number; stdout: string; stderr: string }
+
+/**
+ * The environment of a child command: this process's (PATH and the like) without any setting the
+ * service reads, so only what a test passes counts; logs at warn so stderr stays short.
+ */
+export function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of Object.keys(configSchema.shape)) delete base[key];
+  return { ...base, LOG_LEVEL: 'warn', ...env };
+}
+
+/** Runs `node scripts/bin.mjs <args>` to completion; a non-zero exit is a result, not an exception. */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, ['scripts/bin.mjs', ...args], { cwd: root, env: cliEnv(env), timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: unknown; stdout?: string; stderr?: string; killed?: boolean };
+    if (typeof failed.code === 'number' && !failed.killed) return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+    throw error;
+  }
+}
+
+/** stdout parsed as the one JSON document --json promises; fails with the whole output when it is not. */
+export function parseJson(result: CliResult): any {
+  try {
+    return JSON.parse(result.stdout);
+  } catch {
+    throw new Error(`stdout is not one JSON document (exit ${result.code}):\n${result.stdout}\nstderr:\n${result.stderr}`);
+  }
+}
+
+/** A long-running command (start, api, worker) whose output is collected as it comes. */
+export interface Service {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or the signal's name) once the process has ended. */
+  exited: Promise<number | string>;
+  /** Resolves once stdout matches; rejects if the process ends first or after timeoutMs. */
+  waitForStdout(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+}
+
+export function startService(args: string[], env: Record<string, string>): Service {
+  const child = spawn(process.execPath, ['scripts/bin.mjs', ...args], { cwd: root, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { err += chunk; });
+  const exited = new Promise<number | string>((done) => child.on('exit', (code, signal) => done(code ?? signal ?? 'unknown')));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    async waitForStdout(pattern, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = out.match(pattern);
+        if (match) return match;
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}\nstdout:\n${out}\nstderr:\n${err}`);
+        if (Date.now() > deadline) throw new Error(`no ${pattern} on stdout within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`);
+        await sleep(50);
+      }
+    },
+  };
+}
+
+/** Kills a service if it still runs, and waits for it to be gone. */
+export async function killService(service: Service | undefined, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (!service || service.child.exitCode !== null || service.child.signalCode !== null) return;
+  service.child.kill(signal);
+  await service.exited;
+}
+
+export const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+/** Polls until check() returns something truthy; a functional wait with a generous ceiling, not a timing assertion. */
+export async function eventually<T>(check: () => Promise<T> | T, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await sleep(100);
+  }
+}
+
+/** A TCP port nobody listens on right now (asked from the OS, then released). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  await new Promise<void>((done) => server.close(() => done()));
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/**
+ * A fresh DATA_DIR under .afterimage-test (not the system temp folder: run as root, the embedded
+ * cluster runs as the postgres OS user, which must reach it).
+ */
+export async function temporaryDataDir(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = join(root, '.afterimage-test', `tmp-${randomBytes(6).toString('hex')}`);
+  await mkdir(dir, { recursive: true });
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid of the postmaster of DATA_DIR's embedded cluster, when one is running. */
+export function postmasterPid(dataDir: string): number | undefined {
+  const pidFile = join(dataDir, 'pg', 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  return pid > 0 && alive(pid) ? pid : undefined;
+}
+
+/** Any process whose command line names this cluster's data folder (postgres -D <dir>/pg). */
+export async function postgresProcessesFor(dataDir: string): Promise<string[]> {
+  const { stdout } = await exec('ps', ['-eo', 'pid=,args=']);
+  const pgDir = join(dataDir, 'pg');
+  return stdout.split('\n').filter((line) => /\bpostgres\b/.test(line) && (line.includes(`${pgDir} `) || line.endsWith(pgDir)));
+}
