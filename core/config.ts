@@ -28,13 +28,19 @@ export const configSchema = z.object({
   BODY_LIMIT_BYTES: integerFromEnv(1024, 64 * 1024 * 1024).default(1024 * 1024),
   TRUST_PROXY: booleanFromEnv.default(false),
   STATEMENT_TIMEOUT_MS: integerFromEnv(100, 3_600_000).default(15_000),
+  ARCHIVE_DIR: z.string().min(1).optional().describe('a yt-dlp archive directory; default DATA_DIR/archive'),
+  YOUTUBE_API_KEY: z.string().min(1).optional(),
+  YOUTUBE_API_URL: z.url({ message: 'expected an http(s) URL' }).default('https://www.googleapis.com/youtube/v3'),
+  WAYBACK_ENABLED: booleanFromEnv.default(false),
+  WAYBACK_URL: z.url({ message: 'expected an http(s) URL' }).default('https://web.archive.org'),
+  SOURCE_TIMEOUT_MS: integerFromEnv(100, 600_000).default(15_000),
 });
 
 type RawConfig = z.output<typeof configSchema>;
-export type Config = RawConfig & { dataDir: string };
+export type Config = RawConfig & { dataDir: string; archiveDir: string };
 
 /** Names of settings whose values are secrets: never printed or logged as they are. */
-const secretSettings = new Set<keyof RawConfig>(['DATABASE_URL']);
+const secretSettings = new Set<keyof RawConfig>(['DATABASE_URL', 'YOUTUBE_API_KEY']);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -60,7 +66,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       }),
     );
   }
-  return { ...parsed.data, dataDir: resolve(parsed.data.DATA_DIR) };
+  const dataDir = resolve(parsed.data.DATA_DIR);
+  return { ...parsed.data, dataDir, archiveDir: resolve(parsed.data.ARCHIVE_DIR ?? `${dataDir}/archive`) };
 }
 
 /** Hides the password of a URL, or the whole value when it is not a URL. */
@@ -82,5 +89,6 @@ export function describeConfig(config: Config): Record<string, string | number |
     described[key] = value === undefined ? null : secretSettings.has(key) ? maskSecret(String(value)) : value;
   }
   described.DATA_DIR = config.dataDir;
+  described.ARCHIVE_DIR = config.archiveDir;
   return described;
 }

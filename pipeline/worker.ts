@@ -5,6 +5,7 @@ import type { Config } from '../core/config.ts';
 import type { Database } from '../core/db/database.ts';
 import { graphileLogger } from '../core/jobs.ts';
 import type { Logger } from '../core/log.ts';
+import type { VideoSource } from '../core/sources/types.ts';
 import { processId, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from './heartbeat.ts';
 import { crontab, taskList } from './tasks/index.ts';
 
@@ -14,7 +15,7 @@ export interface WorkerHandle { id: string; runner: Runner; stop(): Promise<void
  * Runs graphile-worker with our tasks and crontab, beats a heartbeat every 10 s (naming its
  * graphile-worker ids), and frees jobs that dead workers left locked: once at start, then on every beat.
  */
-export async function startWorker(config: Config, db: Database, log: Logger): Promise<WorkerHandle> {
+export async function startWorker(config: Config, db: Database, log: Logger, sources: VideoSource[] = []): Promise<WorkerHandle> {
   const id = processId();
   const workerIds = new Set<string>();
   // Listening before run() starts, so no worker is created unseen.
@@ -34,7 +35,7 @@ export async function startWorker(config: Config, db: Database, log: Logger): Pr
     connectionString: db.url,
     concurrency: config.WORKER_CONCURRENCY,
     maxPoolSize: config.WORKER_CONCURRENCY + 2,
-    taskList: taskList(db.sql),
+    taskList: taskList({ sql: db.sql, sources, log }),
     crontab,
     noHandleSignals: true,
     logger: graphileLogger(log),

@@ -3,6 +3,7 @@ import { AppError } from '../core/errors.ts';
 import { UsageError, version } from './cli.ts';
 import { keysCommand, usersCommand } from './commands/accounts.ts';
 import { configCommand, migrateCommand, serve } from './commands/service.ts';
+import { subtitlesCommand } from './commands/subtitles.ts';
 import { tiersCommand } from './commands/tiers.ts';
 
 const HELP = `afterimage ${version}: finds, keeps and searches the metadata of YouTube channels' videos
@@ -23,6 +24,7 @@ operator (each takes --json for scripts)
   keys list [--all]     key prefixes, owners and scopes; never the keys
   tiers list
   tiers set <tier> [--api-access true|false] [--max-scope L3] [--feature NAME=on|off] [--limit NAME=N|unlimited]
+  subtitles convert <file> --to srt|vtt|txt   any WebVTT/SRT/timedtext/json3 file, normalised, to stdout
 
 Configuration comes from the environment: see README.md or \`afterimage config\`.`;
 
@@ -35,6 +37,7 @@ const commands: Record<string, (args: string[]) => Promise<void> | void> = {
   users: usersCommand,
   keys: keysCommand,
   tiers: tiersCommand,
+  subtitles: subtitlesCommand,
 };
 
 async function main([name, ...args]: string[]): Promise<void> {

@@ -5,7 +5,9 @@ import type { Sql } from '../../core/db/database.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { FeatureName, ScopeLabel } from '../../core/schemas.ts';
+import type { VideoSource } from '../../core/sources/types.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
+import type { EventHub } from '../sse/hub.ts';
 import type { Caller, RouteAuth } from './auth.ts';
 
 /** What every route may use; built once per API process. */
@@ -16,6 +18,9 @@ export interface ApiDeps {
   log: Logger;
   version: string;
   startedAt: Date;
+  /** Fans the event log out to SSE streams (one LISTEN connection per process). */
+  hub: EventHub;
+  sources: VideoSource[];
 }
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

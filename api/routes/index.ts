@@ -2,7 +2,18 @@ import type { Route } from '../http/route.ts';
 import { featuresRoute } from './features.ts';
 import { healthRoute } from './health.ts';
 import { openApiRoute } from './openapi.ts';
+import { backgroundStatusRoute, continueSearchRoute, startSearchRoute, streamSearchRoute } from './search.ts';
 import { listTiersRoute, updateTierRoute } from './tiers.ts';
 
 /** Every route of the API, in the order they are matched. */
-export const allRoutes: Route[] = [healthRoute, featuresRoute, listTiersRoute, updateTierRoute, openApiRoute];
+export const allRoutes: Route[] = [
+  healthRoute,
+  featuresRoute,
+  listTiersRoute,
+  updateTierRoute,
+  openApiRoute,
+  startSearchRoute,
+  backgroundStatusRoute,
+  streamSearchRoute,
+  continueSearchRoute,
+];

@@ -4,6 +4,8 @@ import type { Logger } from '../log.ts';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from './embedded.ts';
 
 export type Sql = postgres.Sql;
+/** A pool or a transaction: what plain query functions take, so callers choose the transaction. */
+export type Queryable = postgres.ISql;
 
 export interface Database {
   sql: Sql;

@@ -1,9 +1,9 @@
 import type { TaskList } from 'graphile-worker';
-import type { Sql } from '../../core/db/database.ts';
 import { cleanupTask } from './cleanup.ts';
+import { crawlChannelTask, type CrawlDeps } from './crawl_channel.ts';
 
-export function taskList(sql: Sql): TaskList {
-  return { cleanup: cleanupTask(sql) };
+export function taskList(deps: CrawlDeps): TaskList {
+  return { cleanup: cleanupTask(deps.sql), crawl_channel: crawlChannelTask(deps) };
 }
 
 /**

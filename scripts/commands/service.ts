@@ -2,8 +2,10 @@ import { bootstrapAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import { describeConfig } from '../../core/config.ts';
 import { openDatabase } from '../../core/db/database.ts';
 import { migrate } from '../../core/db/migrate.ts';
+import { configuredSources } from '../../core/sources/configured.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { startApi } from '../../api/server.ts';
+import { createEventHub } from '../../api/sse/hub.ts';
 import { startWorker } from '../../pipeline/worker.ts';
 import { output, parseOptions, setup, version, withDatabase } from '../cli.ts';
 
@@ -19,10 +21,12 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
   const db = await openDatabase(config, log, role);
   await migrate(db.sql, db.url, log);
 
-  const api = sides.api
-    ? await startApi({ config, sql: db.sql, tiers: cachedTiers(db.sql), log, version, startedAt: new Date() }, config.PORT, config.HOST)
+  const sources = configuredSources(config);
+  const hub = sides.api ? await createEventHub(db.sql, log) : undefined;
+  const api = hub
+    ? await startApi({ config, sql: db.sql, tiers: cachedTiers(db.sql), log, version, startedAt: new Date(), hub, sources }, config.PORT, config.HOST)
     : undefined;
-  const worker = sides.worker ? await startWorker(config, db, log) : undefined;
+  const worker = sides.worker ? await startWorker(config, db, log, sources) : undefined;
   const baseUrl = api ? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${api.port}` : undefined;
   log.info('afterimage ready', { role, version, ms: Date.now() - started, url: baseUrl, database: db.embedded ? 'embedded' : 'DATABASE_URL' });
 
@@ -54,6 +58,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
     log.info('shutting down', { signal });
     try {
       await api?.close();
+      await hub?.close();
       await worker?.stop();
       await db.close();
       process.exit(0);

@@ -152,11 +152,14 @@ describe('keys', () => {
     expect(listed).toEqual([
       expect.objectContaining({ prefix: secondKey.slice(0, 10), email: 'keys@example.org', tier: 'pro', scope: 'L3', revokedAt: null }),
     ]);
+    for (const field of Object.keys(listed[0])) expect(field).not.toMatch(/hash|secret|^key$/i);
     for (const key of [firstKey, secondKey]) {
       expect(result.stdout).not.toContain(key);
       expect(result.stdout).not.toContain(key.slice(0, 11)); // nothing beyond the 10-character prefix
-      expect(result.stdout).not.toContain(sha256(key).toString('hex'));
-      expect(result.stdout).not.toContain(sha256(key).toString('base64'));
+      const hash = sha256(key);
+      for (const form of [hash.toString('hex'), hash.toString('base64'), [...hash].join(',')]) {
+        expect(result.stdout).not.toContain(form);
+      }
     }
   });
 

@@ -6,6 +6,8 @@ import { createLogger, type Logger } from '../../core/log.ts';
 import type { ScopeLabel, TierName } from '../../core/schemas.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { startApi } from '../../api/server.ts';
+import { createEventHub } from '../../api/sse/hub.ts';
+import type { VideoSource } from '../../core/sources/types.ts';
 
 export interface TestApi {
   url: string;
@@ -16,15 +18,19 @@ export interface TestApi {
 }
 
 /** The real HTTP server on an ephemeral port, over the given database. */
-export async function startTestApi(sql: Sql, env: Record<string, string> = {}, log: Logger = createLogger('silent')): Promise<TestApi> {
+export async function startTestApi(sql: Sql, env: Record<string, string> = {}, log: Logger = createLogger('silent'), sources: VideoSource[] = []): Promise<TestApi> {
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...env });
   const tiers = cachedTiers(sql, 0);
-  const api = await startApi({ config, sql, tiers, log, version: 'test', startedAt: new Date() }, 0, '127.0.0.1');
+  const hub = await createEventHub(sql, log);
+  const api = await startApi({ config, sql, tiers, log, version: 'test', startedAt: new Date(), hub, sources }, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${api.port}`;
   return {
     url,
     config,
-    close: () => api.close(),
+    close: async () => {
+      await api.close();
+      await hub.close();
+    },
     async call(path, init = {}) {
       const { key, ...rest } = init;
       const headers = new Headers(rest.headers);

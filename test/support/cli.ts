@@ -55,6 +55,8 @@ export interface Service {
   exited: Promise<number | string>;
   /** Resolves once stdout matches; rejects if the process ends first or after timeoutMs. */
   waitForStdout(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** The same for stderr, where the service writes its JSON log lines. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
 }
 
 export function startService(args: string[], env: Record<string, string>): Service {
@@ -64,21 +66,23 @@ export function startService(args: string[], env: Record<string, string>): Servi
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { err += chunk; });
   const exited = new Promise<number | string>((done) => child.on('exit', (code, signal) => done(code ?? signal ?? 'unknown')));
+  const waitFor = async (stream: () => string, name: string, pattern: RegExp, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = stream().match(pattern);
+      if (match) return match;
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited (${child.exitCode ?? child.signalCode}) before printing ${pattern} on ${name}\nstdout:\n${out}\nstderr:\n${err}`);
+      if (Date.now() > deadline) throw new Error(`no ${pattern} on ${name} within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`);
+      await sleep(50);
+    }
+  };
   return {
     child,
     stdout: () => out,
     stderr: () => err,
     exited,
-    async waitForStdout(pattern, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const match = out.match(pattern);
-        if (match) return match;
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}\nstdout:\n${out}\nstderr:\n${err}`);
-        if (Date.now() > deadline) throw new Error(`no ${pattern} on stdout within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`);
-        await sleep(50);
-      }
-    },
+    waitForStdout: (pattern, timeoutMs) => waitFor(() => out, 'stdout', pattern, timeoutMs),
+    waitForStderr: (pattern, timeoutMs) => waitFor(() => err, 'stderr', pattern, timeoutMs),
   };
 }
 

@@ -25,7 +25,7 @@ export function withDatabaseName(url: string, name: string): string {
  */
 export default async function setup(project: TestProject) {
   const log = createLogger('warn');
-  const dataDir = resolve('.afterimage-test');
+  const dataDir = resolve(process.env.TEST_DATA_DIR ?? '.afterimage-test');
   const serverUrl = process.env.TEST_DATABASE_URL ?? (await ensureEmbeddedPostgres(dataDir, log));
   const template = `afterimage_template_${process.pid}`;
   const admin = connect(withDatabaseName(serverUrl, 'postgres'), { max: 1, role: 'test-setup' });
@@ -40,7 +40,10 @@ export default async function setup(project: TestProject) {
   return async () => {
     const leftovers = await admin<{ datname: string }[]>`select datname from pg_database where datname like ${`afterimage_test_${process.pid}_%`} or datname = ${template}`;
     for (const { datname } of leftovers) await admin.unsafe(`drop database if exists ${datname} with (force)`);
+    // Another test run (or process) may share this cluster: the last one out stops it.
+    const [others] = await admin<{ n: number }[]>`
+      select count(*)::int as n from pg_stat_activity where application_name like 'afterimage:%' and pid <> pg_backend_pid()`;
     await admin.end();
-    if (!process.env.TEST_DATABASE_URL) await stopEmbeddedPostgres(dataDir, log);
+    if (!process.env.TEST_DATABASE_URL && others?.n === 0) await stopEmbeddedPostgres(dataDir, log);
   };
 }

@@ -1,9 +1,14 @@
 import { request } from 'node:http';
 import { createServer, connect as netConnect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { expect } from 'vitest';
+import type { ApiDeps } from '../../api/http/route.ts';
+import { startApi } from '../../api/server.ts';
+import { createEventHub } from '../../api/sse/hub.ts';
+import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
+import { createLogger } from '../../core/log.ts';
 import type { Tier } from '../../core/schemas.ts';
-import { loadTiers } from '../../core/tiers/loadTiers.ts';
+import { cachedTiers, loadTiers, type TierCache } from '../../core/tiers/loadTiers.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 
 export interface ApiResponse { status: number; headers: Headers; body: any }
@@ -148,6 +153,35 @@ export async function startPgProxy(targetUrl: string): Promise<PgProxy> {
       const closing = server;
       server = undefined;
       if (closing) await new Promise<void>((done) => closing.close(() => done()));
+    },
+  };
+}
+
+/** What createApi/startApi need, built as startTestApi does; `close` ends what it opened (the event hub). */
+export async function buildApiDeps(sql: Sql, options: { tiers?: TierCache; hubSql?: Sql; env?: Record<string, string> } = {}): Promise<{ deps: ApiDeps; close(): Promise<void> }> {
+  const log = createLogger('silent');
+  const config = loadConfig({ DATA_DIR: '.afterimage-test', ...options.env });
+  const hub = await createEventHub(options.hubSql ?? sql, log);
+  return {
+    deps: { config, sql, tiers: options.tiers ?? cachedTiers(sql, 0), log, version: 'test', startedAt: new Date(), hub, sources: [] },
+    close: () => hub.close(),
+  };
+}
+
+/**
+ * The real API like startTestApi, but with a chosen tier cache (startTestApi reloads tiers on every
+ * request; production keeps them for seconds) and the event hub on a database of the caller's choice,
+ * so `sql` may point at a database that is down.
+ */
+export async function startApiServer(sql: Sql, options: { tiers: TierCache; hubSql?: Sql; env?: Record<string, string> }): Promise<{ url: string; close(): Promise<void> }> {
+  const { deps, close } = await buildApiDeps(sql, options);
+  const api = await startApi(deps, 0, '127.0.0.1');
+  return {
+    url: `http://127.0.0.1:${api.port}`,
+    async close() {
+      api.server.closeAllConnections();
+      await api.close();
+      await close();
     },
   };
 }

@@ -1,0 +1,46 @@
+import type { Queryable } from '../db/database.ts';
+
+/** Where an event sits in its stream: transaction id first, so late commits are never skipped. */
+export interface Position { xid: string; id: string }
+
+export interface StoredEvent { xid: string; id: string; type: string; payload: unknown }
+
+export const crawlStream = (crawlId: string | number) => `crawl:${crawlId}`;
+export const sessionStream = (sessionId: string) => `session:${sessionId}`;
+
+export const formatPosition = (position: Position) => `${position.xid}.${position.id}`;
+export function parsePosition(value: string): Position | undefined {
+  const match = /^(\d{1,20})\.(\d{1,19})$/.exec(value);
+  return match ? { xid: match[1]!, id: match[2]! } : undefined;
+}
+export const comparePositions = (a: Position, b: Position) =>
+  BigInt(a.xid) === BigInt(b.xid) ? Number(BigInt(a.id) - BigInt(b.id)) : BigInt(a.xid) < BigInt(b.xid) ? -1 : 1;
+
+/** Appends events to a stream inside the caller's transaction; NOTIFY follows at commit (trigger). */
+export async function appendEvents(sql: Queryable, stream: string, events: Array<{ type: string; payload: unknown }>): Promise<void> {
+  if (events.length === 0) return;
+  await sql`
+    insert into events (stream, type, payload)
+    select ${stream}, e.type, e.payload from jsonb_to_recordset(${JSON.stringify(events)}::text::jsonb) as e(type text, payload jsonb)`;
+}
+
+/**
+ * Events of a stream after `after`, oldest first, up to the visibility horizon: an event is only
+ * returned once every transaction older than its own has ended. `heldBack` says more are committed
+ * or coming beyond the horizon, so the caller should look again shortly.
+ */
+export async function readEvents(sql: Queryable, stream: string, after: Position, limit = 1000): Promise<{ events: StoredEvent[]; heldBack: boolean }> {
+  // Ordered by the columns, not the text aliases of the same names (which would sort "10" before "9").
+  const rows = await sql<(StoredEvent & { visible: boolean })[]>`
+    select xid::text as xid, id::text as id, type, payload, xid < pg_snapshot_xmin(pg_current_snapshot()) as visible
+    from events
+    where stream = ${stream} and (xid, id) > (${after.xid}::xid8, ${after.id}::bigint)
+    order by events.xid, events.id
+    limit ${limit}`;
+  const firstHidden = rows.findIndex((row) => !row.visible);
+  const visible = firstHidden === -1 ? rows : rows.slice(0, firstHidden);
+  return {
+    events: visible.map(({ visible: _visible, ...event }) => event),
+    heldBack: firstHidden !== -1 || rows.length === limit,
+  };
+}

@@ -1,0 +1,43 @@
+import type { Sql } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { TransientError } from '../sources/http.ts';
+import type { ChannelRecord, VideoSource } from '../sources/types.ts';
+import type { ChannelQuery } from '../youtube/channelQuery.ts';
+
+async function fromDatabase(sql: Sql, query: ChannelQuery): Promise<ChannelRecord | undefined> {
+  const rows = await (query.kind === 'channelId'
+    ? sql`select channel_id, title from channels where channel_id = ${query.channelId}`
+    : query.kind === 'handle'
+      ? sql`select channel_id, title from channels where lower(handle) = lower(${query.handle})`
+      : query.kind === 'video'
+        ? sql`select c.channel_id, c.title from videos v join channels c on c.channel_id = v.channel_id where v.video_id = ${query.videoId}`
+        : sql`select channel_id, title from channels where lower(custom_url) in (lower(${query.name}), lower(${`@${query.name}`}))`);
+  const [row] = rows as unknown as Array<{ channel_id: string; title: string }>;
+  return row ? { channelId: row.channel_id, title: row.title || undefined } : undefined;
+}
+
+/**
+ * The channel a query names: from the database when known (with the title the sources will refresh
+ * during the crawl), else from the first source that knows it. When no source answered at all
+ * because each failed transiently, that is a 503, not a 404.
+ */
+export async function resolveChannel(sql: Sql, sources: VideoSource[], query: ChannelQuery, log: Logger): Promise<ChannelRecord | undefined> {
+  const known = await fromDatabase(sql, query);
+  if (known) return known;
+  const failures: string[] = [];
+  for (const source of sources) {
+    try {
+      const channel = await source.resolveChannel(query);
+      if (channel) return channel;
+    } catch (error) {
+      log.warn('source could not resolve channel', { source: source.name, err: error });
+      failures.push(`${source.name}: ${(error as Error).message}`);
+      if (!(error instanceof TransientError)) continue;
+    }
+  }
+  if (failures.length && failures.length === sources.length) {
+    throw new AppError('SERVICE_UNAVAILABLE', `no source could be asked about this channel right now (${failures.join('; ')}); retry shortly`, { headers: { 'Retry-After': '30' } });
+  }
+  return undefined;
+}

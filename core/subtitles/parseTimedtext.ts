@@ -1,0 +1,46 @@
+import type { Cue } from './cue.ts';
+import { decodeEntities } from './entities.ts';
+import { stripTags } from './markup.ts';
+
+// srv1: <text start="1.2" dur="3.4">; srv2: <text t="1200" d="3400">; srv3: <p t="1200" d="3400"><s>…</s></p>.
+const ELEMENT = /<(text|p)\b([^>]*?)(?:\/>|>([\s\S]*?)<\/\1\s*>)/g;
+const ATTRIBUTE = /([A-Za-z_:][\w:.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+
+function attributes(source: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const m of source.matchAll(ATTRIBUTE)) found.set(m[1]!, decodeEntities(m[2] ?? m[3] ?? ''));
+  return found;
+}
+
+function number(value: string | undefined): number | undefined {
+  const parsed = value === undefined ? NaN : Number(value);
+  return Number.isFinite(parsed) ? parsed : undefined;
+}
+
+/**
+ * XML element content to plain text. YouTube escapes the caption's own markup and entities once
+ * more inside the XML ("&lt;i&gt;", "&amp;#39;"), so after the XML is undone the HTML is too.
+ */
+function content(xml: string): string {
+  const once = decodeEntities(xml.replace(/<br\s*\/?>/gi, '\n').replace(/<[^>]*>/g, ''));
+  return decodeEntities(stripTags(once));
+}
+
+/**
+ * Reads YouTube timedtext XML: srv1 (<transcript>, seconds), srv2 and srv3 (<timedtext>,
+ * milliseconds; srv3's word <s> spans are joined). Elements whose content is only a line break
+ * (srv3 auto captions' "append" paragraphs) come out as empty cues for normaliseCues to drop.
+ */
+export function parseTimedtext(input: string): Cue[] {
+  const cues: Cue[] = [];
+  for (const m of input.matchAll(ELEMENT)) {
+    const attrs = attributes(m[2] ?? '');
+    const ms = number(attrs.get('t'));
+    const startMs = ms ?? (number(attrs.get('start')) ?? NaN) * 1000;
+    if (!Number.isFinite(startMs)) continue;
+    const durationMs = ms !== undefined ? number(attrs.get('d')) : (number(attrs.get('dur')) ?? NaN) * 1000;
+    const start = Math.round(startMs);
+    cues.push({ startMs: start, endMs: start + Math.max(0, Math.round(Number.isFinite(durationMs) ? durationMs! : 0)), text: content(m[3] ?? '') });
+  }
+  return cues;
+}

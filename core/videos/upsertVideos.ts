@@ -1,0 +1,78 @@
+import type { Queryable } from '../db/database.ts';
+import type { SourceName, VideoRecord } from '../sources/types.ts';
+import { VIDEO_JSON, type VideoObject } from './videoObject.ts';
+
+/** How much a source's metadata is trusted: the platform's own API over a local archive over old captures. */
+const sourceRank: Record<SourceName, number> = { youtube_api: 3, archive: 2, wayback: 1 };
+
+/** Keeps a field from the better source; a worse source only fills what is missing. */
+const ranked = (column: string) =>
+  `${column} = case when excluded.metadata_rank >= v.metadata_rank then coalesce(excluded.${column}, v.${column}) else coalesce(v.${column}, excluded.${column}) end`;
+
+const MERGE = [
+  'title', 'description', 'duration_seconds', 'view_count', 'upload_date', 'thumbnail_url', 'language',
+].map(ranked).join(',\n      ');
+
+/**
+ * Stores a batch of one source's videos in one round of statements (call inside a transaction),
+ * records the source's sighting of each, and returns the videos that are new or changed, as
+ * VideoObjects, in the batch's order. Unchanged rows produce nothing (see skip_unchanged_update).
+ */
+export async function upsertVideos(sql: Queryable, source: SourceName, records: VideoRecord[]): Promise<{ changed: VideoObject[]; inserted: number }> {
+  // One row per video: an upsert may not touch the same row twice in one statement.
+  records = [...new Map(records.map((record) => [record.videoId, record])).values()];
+  if (records.length === 0) return { changed: [], inserted: 0 };
+  const rows = records.map((record) => ({
+    video_id: record.videoId,
+    channel_id: record.channelId,
+    title: record.title ?? null,
+    description: record.description ?? null,
+    duration_seconds: record.durationSeconds ?? null,
+    view_count: record.viewCount ?? null,
+    upload_date: record.uploadDate ?? null,
+    thumbnail_url: record.thumbnailUrl ?? null,
+    archive_url: record.archiveUrl ?? null,
+    video_file_url: record.videoFileUrl ?? null,
+    tags: record.tags ?? null,
+    language: record.language ?? null,
+    status: record.availability === 'live' ? 'live' : record.availability === 'deleted' ? 'deleted' : 'checking',
+    caption_languages: record.captions ?? [],
+    evidence_url: record.evidenceUrl ?? record.archiveUrl ?? null,
+  }));
+  const json = JSON.stringify(rows);
+  await sql`
+    insert into channels (channel_id) select distinct channel_id from jsonb_to_recordset(${json}::text::jsonb) as x(channel_id text)
+    on conflict (channel_id) do nothing`;
+  const touched = await sql<{ videoId: string; inserted: boolean }[]>`
+    insert into videos as v (video_id, channel_id, title, description, duration_seconds, view_count, upload_date, thumbnail_url,
+      archive_url, video_file_url, tags, language, status, caption_languages, metadata_rank)
+    select video_id, channel_id, title, description, duration_seconds, view_count, upload_date, thumbnail_url,
+      archive_url, video_file_url, coalesce(tags, '{}'), language, status, caption_languages, ${sourceRank[source]}
+    from jsonb_to_recordset(${json}::text::jsonb) as x(video_id text, channel_id text, title text, description text, duration_seconds integer,
+      view_count bigint, upload_date date, thumbnail_url text, archive_url text, video_file_url text, tags text[], language text,
+      status text, caption_languages jsonb)
+    on conflict (video_id) do update set
+      ${sql.unsafe(MERGE)},
+      tags = case when excluded.metadata_rank >= v.metadata_rank and cardinality(excluded.tags) > 0 then excluded.tags else v.tags end,
+      archive_url = coalesce(excluded.archive_url, v.archive_url),
+      video_file_url = coalesce(excluded.video_file_url, v.video_file_url),
+      caption_languages = (
+        select coalesce(jsonb_agg(distinct entry), '[]') from jsonb_array_elements(v.caption_languages || excluded.caption_languages) as entry
+      ),
+      status = case when v.status = 'checking' and excluded.status <> 'checking' then excluded.status else v.status end,
+      metadata_rank = greatest(v.metadata_rank, excluded.metadata_rank)
+    returning v.video_id as "videoId", (xmax = 0) as inserted`;
+  await sql`
+    insert into video_sources as s (video_id, source, evidence_url)
+    select video_id, ${source}, evidence_url from jsonb_to_recordset(${json}::text::jsonb) as x(video_id text, evidence_url text)
+    on conflict (video_id, source) do update set last_seen_at = now(), evidence_url = coalesce(excluded.evidence_url, s.evidence_url)`;
+  if (touched.length === 0) return { changed: [], inserted: 0 };
+  const order = new Map(records.map((record, index) => [record.videoId, index]));
+  const changed = await sql<{ video: VideoObject }[]>`
+    select ${sql.unsafe(VIDEO_JSON)} as video from videos v join channels c on c.channel_id = v.channel_id
+    where v.video_id = any(${touched.map((row) => row.videoId)})`;
+  return {
+    changed: changed.map((row) => row.video).sort((a, b) => (order.get(a.videoId) ?? 0) - (order.get(b.videoId) ?? 0)),
+    inserted: touched.filter((row) => row.inserted).length,
+  };
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+
+/** A video as events and search results show it (camelCase, as the hosted service's clients expect). */
+export const videoObject = z.object({
+  videoId: z.string(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  channelId: z.string(),
+  channelTitle: z.string().nullable(),
+  duration: z.number().int().nullable().describe('seconds'),
+  viewCount: z.number().int().nullable(),
+  uploadDate: z.string().nullable().describe('YYYY-MM-DD'),
+  status: z.enum(['checking', 'live', 'deleted', 're-uploaded']),
+  thumbnailUrl: z.string().nullable(),
+  archiveUrl: z.string().nullable().describe('a Wayback capture URL with its 14-digit timestamp'),
+  videoFileUrl: z.string().nullable().describe('non-empty when an archived media file exists'),
+  hasVideo: z.boolean(),
+  hasSubtitles: z.boolean(),
+  hasSummary: z.boolean(),
+  tags: z.array(z.string()),
+  language: z.string().nullable(),
+  captions: z.array(z.object({ language: z.string(), kind: z.enum(['manual', 'auto']) })),
+  sources: z.array(z.enum(['archive', 'youtube_api', 'wayback'])).describe('which sources have seen the video'),
+});
+export type VideoObject = z.infer<typeof videoObject>;
+
+export const channelObject = z.object({
+  channelId: z.string(),
+  channelTitle: z.string(),
+  channelUrl: z.string(),
+  handle: z.string().nullable(),
+  avatarUrl: z.string().nullable(),
+  bannerUrl: z.string().nullable(),
+  description: z.string().nullable(),
+  subscriberCount: z.number().int().nullable(),
+  country: z.string().nullable(),
+  videoCount: z.number().int().nullable(),
+  channelStatus: z.enum(['live', 'deleted']),
+  aliases: z.array(z.string()).describe('former names'),
+});
+export type ChannelObject = z.infer<typeof channelObject>;
+
+/** The SQL select list that yields a VideoObject as json from `videos v` joined with `channels c`. */
+export const VIDEO_JSON = `json_build_object(
+  'videoId', v.video_id, 'title', v.title, 'description', v.description, 'channelId', v.channel_id,
+  'channelTitle', nullif(c.title, ''), 'duration', v.duration_seconds, 'viewCount', v.view_count,
+  'uploadDate', to_char(v.upload_date, 'YYYY-MM-DD'), 'status', v.status, 'thumbnailUrl', v.thumbnail_url,
+  'archiveUrl', v.archive_url, 'videoFileUrl', v.video_file_url, 'hasVideo', coalesce(v.video_file_url, '') <> '',
+  'hasSubtitles', v.has_subtitles, 'hasSummary', v.has_summary, 'tags', to_json(v.tags), 'language', v.language,
+  'captions', v.caption_languages,
+  'sources', coalesce((select json_agg(s.source order by s.source) from video_sources s where s.video_id = v.video_id), '[]'))`;
+
+export const CHANNEL_JSON = `json_build_object(
+  'channelId', c.channel_id, 'channelTitle', c.title,
+  'channelUrl', 'https://www.youtube.com/' || coalesce(c.handle, 'channel/' || c.channel_id),
+  'handle', c.handle, 'avatarUrl', c.avatar_url, 'bannerUrl', c.banner_url, 'description', c.description,
+  'subscriberCount', c.subscriber_count, 'country', c.country, 'videoCount', c.video_count,
+  'channelStatus', c.channel_status, 'aliases', to_json(c.aliases))`;

@@ -1,0 +1,464 @@
+/**
+ * The per-request cost of authentication (API key lookup) plus rate limiting (the usage counter
+ * upsert), over HTTP against the real server, and query by query inside the process.
+ *
+ * The API runs in this process (startApi for the real routes, createApi with two do-nothing routes
+ * for the isolated cost); the load generator (autocannon) runs in a child process, so client and
+ * server do not share an event loop. Both share the machine with PostgreSQL.
+ */
+import type { Server } from 'node:http';
+import { cpus } from 'node:os';
+import { z } from 'zod';
+import { createApi, startApi } from '../../api/server.ts';
+import { createEventHub } from '../../api/sse/hub.ts';
+import type { ApiDeps } from '../../api/http/route.ts';
+import { defineRoute } from '../../api/http/route.ts';
+import { createApiKey } from '../../core/accounts/createApiKey.ts';
+import { createUser } from '../../core/accounts/createUser.ts';
+import { findApiKey } from '../../core/accounts/findApiKey.ts';
+import { loadConfig } from '../../core/config.ts';
+import type { Sql } from '../../core/db/database.ts';
+import { hashApiKey } from '../../core/keys.ts';
+import { createLogger } from '../../core/log.ts';
+import { cachedTiers } from '../../core/tiers/loadTiers.ts';
+import { updateTier } from '../../core/tiers/updateTier.ts';
+import { consumeQuota, readQuotas } from '../../core/usage/consumeQuota.ts';
+import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
+import { packageVersion, percentile, round, sleep, type Benchmark, type BenchContext, type Cell } from './lib/harness.ts';
+import { runLoad, type LoadOutcome } from './lib/load.ts';
+
+const CONNECTIONS = 32;
+const WARMUP_SECONDS = 2;
+const DURATION_SECONDS = 10;
+const POOL_SIZE = 10; // DATABASE_POOL_SIZE's default: what `npm start` uses
+const DISTINCT_USERS = CONNECTIONS;
+const QUERY_CONCURRENCY = POOL_SIZE;
+const QUERY_WARMUP_SECONDS = 0.5;
+const QUERY_SECONDS = 3;
+
+const ok = z.object({ ok: z.literal(true) });
+/** Authentication with a key and the requestsPerMinute counter, then nothing. */
+const keyRoute = defineRoute({
+  method: 'GET',
+  path: '/bench/key',
+  tag: 'Bench',
+  summary: 'API key + rate limit, no work',
+  auth: 'key',
+  response: ok,
+  async handler() {
+    return { ok: true as const };
+  },
+});
+/** The same pipeline without a key lookup or a counter: the baseline. */
+const publicRoute = defineRoute({
+  method: 'GET',
+  path: '/bench/public',
+  tag: 'Bench',
+  summary: 'public, not rate limited, no work',
+  auth: 'public',
+  rateLimited: false,
+  response: ok,
+  async handler() {
+    return { ok: true as const };
+  },
+});
+
+interface Listening { port: number; close(): Promise<void> }
+
+/** createApi(deps, routes) listening like startApi does (startApi itself always serves allRoutes). */
+async function listen(app: ReturnType<typeof createApi>): Promise<Listening> {
+  await new Promise<void>((resolve, reject) => {
+    app.listen({ port: 0, host: '127.0.0.1' }, () => resolve());
+    app.server.once('error', reject);
+  });
+  const server = app.server as Server;
+  server.keepAliveTimeout = 5_000;
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+interface Variant {
+  id: string;
+  label: string;
+  port: () => number;
+  path: string;
+  /** none, one key on every connection, or one key per connection */
+  keys: 'none' | 'one' | 'per-connection';
+  expect: (body: any) => string | undefined;
+}
+
+interface VariantResult {
+  id: string;
+  label: string;
+  path: string;
+  keys: Variant['keys'];
+  requests: number;
+  seconds: number;
+  requestsPerSecond: number;
+  latencyMs: LoadOutcome['report']['latency'];
+  statusCodes: Record<string, number>;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** CPU per 2xx response, µs: the server process (Node), the load client, PostgreSQL, and the whole machine */
+  cpuUsPerRequest: { server: number; client: number; postgres: number | null; machine: number | null };
+  machineUtilisation: number | null;
+  /** Cores busy with anything but server, client and PostgreSQL during the measurement (other work on the machine). */
+  backgroundCores: number | null;
+  walBytesPerRequest: number | null;
+}
+
+interface QueryResult {
+  id: string;
+  label: string;
+  concurrency: number;
+  operations: number;
+  operationsPerSecond: number;
+  latencyMs: { mean: number; p50: number; p99: number };
+  cpuUsPerOperation: { node: number; postgres: number | null; machine: number | null };
+  walBytesPerOperation: number | null;
+  backgroundCores: number | null;
+}
+
+/** Cores that other processes of the machine kept busy meanwhile (tests, builds, ...): a disturbance gauge. */
+function background(machineUs: number | null, seconds: number, ...ours: Array<number | null>): number | null {
+  if (machineUs === null || ours.some((us) => us === null)) return null;
+  return round(Math.max(0, machineUs - ours.reduce<number>((sum, us) => sum + us!, 0)) / (seconds * 1e6), 2);
+}
+
+async function walPosition(sql: Sql): Promise<string> {
+  const [row] = await sql<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
+  return row!.lsn;
+}
+
+async function walBytes(sql: Sql, start: unknown, end: unknown): Promise<number | null> {
+  if (typeof start !== 'string' || typeof end !== 'string') return null;
+  const [row] = await sql<{ bytes: number }[]>`select pg_wal_lsn_diff(${end}::pg_lsn, ${start}::pg_lsn)::float8 as bytes`;
+  return row!.bytes;
+}
+
+/** `fn` kept `concurrency` times in flight for `seconds` (after a warm-up), in this process. */
+async function measureQuery(
+  sql: Sql,
+  postmaster: number | undefined,
+  id: string,
+  label: string,
+  fn: (i: number) => Promise<unknown>,
+): Promise<QueryResult> {
+  const drive = async (seconds: number, record?: (ms: number) => void) => {
+    const deadline = performance.now() + seconds * 1000;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: QUERY_CONCURRENCY }, async () => {
+        while (performance.now() < deadline) {
+          const started = performance.now();
+          await fn(next++);
+          record?.(performance.now() - started);
+        }
+      }),
+    );
+  };
+  await drive(QUERY_WARMUP_SECONDS);
+  const latencies: number[] = [];
+  const walStart = await walPosition(sql);
+  const start = cpuSnapshot(postmaster);
+  await drive(QUERY_SECONDS, (ms) => latencies.push(ms));
+  const end = cpuSnapshot(postmaster);
+  const wal = await walBytes(sql, walStart, await walPosition(sql));
+  const cpu = cpuDelta(start, end);
+  const n = latencies.length;
+  latencies.sort((a, b) => a - b);
+  return {
+    id,
+    label,
+    concurrency: QUERY_CONCURRENCY,
+    operations: n,
+    operationsPerSecond: round(n / cpu.seconds, 0)!,
+    latencyMs: { mean: round(latencies.reduce((sum, ms) => sum + ms, 0) / n, 3)!, p50: round(percentile(latencies, 50), 3)!, p99: round(percentile(latencies, 99), 3)! },
+    cpuUsPerOperation: {
+      node: round(cpu.selfUs / n, 1)!,
+      postgres: cpu.postgresUs === null ? null : round(cpu.postgresUs / n, 1),
+      machine: cpu.machineBusyUs === null ? null : round(cpu.machineBusyUs / n, 1),
+    },
+    walBytesPerOperation: wal === null ? null : round(wal / n, 0),
+    backgroundCores: background(cpu.machineBusyUs, cpu.seconds, cpu.selfUs, cpu.postgresUs),
+  };
+}
+
+async function run(ctx: BenchContext) {
+  const db = await ctx.database();
+  const sql = db.pool({ max: POOL_SIZE, role: 'api' });
+  // The same pool with commits that do not wait for the WAL flush: a what-if for the counter writes.
+  const asyncCommitSql = db.pool({ max: POOL_SIZE, role: 'api-async-commit', connection: { synchronous_commit: 'off' } });
+
+  ctx.progress(`creating ${DISTINCT_USERS + 1} Pro users with keys; pro requestsPerMinute → unlimited`);
+  const mainUser = await createUser(sql, { email: 'bench-main@example.org', tier: 'pro', isAdmin: false });
+  const mainKey = await createApiKey(sql, { userId: mainUser.id });
+  const others: Array<{ user: { id: string }; key: { key: string } }> = [];
+  for (let i = 0; i < DISTINCT_USERS; i++) {
+    const user = await createUser(sql, { email: `bench-${i}@example.org`, tier: 'pro', isAdmin: false });
+    others.push({ user, key: await createApiKey(sql, { userId: user.id }) });
+  }
+  await updateTier(sql, 'pro', { limits: { requestsPerMinute: null } });
+
+  // Per-request logs are serialised as in production (LOG_LEVEL=info) but not written out.
+  const log = createLogger('info', {}, (line) => {
+    if (!line.includes('"level":"info"') && !line.includes('"level":"debug"')) process.stderr.write(line);
+  });
+  const config = loadConfig({ DATA_DIR: ctx.dataDir, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: String(POOL_SIZE) });
+  // No video sources: the routes measured here never reach them.
+  const hub = await createEventHub(sql, log);
+  const deps: ApiDeps = { config, sql, tiers: cachedTiers(sql), log, version: packageVersion, startedAt: new Date(), hub, sources: [] };
+  const asyncDeps: ApiDeps = { ...deps, sql: asyncCommitSql, tiers: cachedTiers(asyncCommitSql) };
+
+  const real = await startApi(deps, 0, '127.0.0.1');
+  const bench = await listen(createApi(deps, [keyRoute, publicRoute]));
+  const benchAsync = await listen(createApi(asyncDeps, [keyRoute, publicRoute]));
+  const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
+  const postmaster = postmasterOf(backend!.pid);
+
+  const okBody = (body: any) => (body?.data?.ok === true ? undefined : `expected {data:{ok:true}}, got ${JSON.stringify(body).slice(0, 200)}`);
+  const variants: Variant[] = [
+    { id: 'public-noop', label: 'no-op route, auth: public, rateLimited: false', port: () => bench.port, path: '/bench/public', keys: 'none', expect: okBody },
+    { id: 'key-noop', label: 'no-op route, auth: key + rate limit (one key)', port: () => bench.port, path: '/bench/key', keys: 'one', expect: okBody },
+    { id: 'key-noop-32-users', label: `no-op route, auth: key + rate limit (${DISTINCT_USERS} users, a key per connection)`, port: () => bench.port, path: '/bench/key', keys: 'per-connection', expect: okBody },
+    { id: 'key-noop-async-commit', label: 'no-op route, auth: key + rate limit (one key), synchronous_commit=off (what-if)', port: () => benchAsync.port, path: '/bench/key', keys: 'one', expect: okBody },
+    {
+      id: 'features',
+      label: 'GET /api/features with a Pro key (auth + rate limit + usage read)',
+      port: () => real.port,
+      path: '/api/features',
+      keys: 'one',
+      expect: (body) => (body?.data?.tier?.name === 'pro' && body.data.limits?.requestsPerMinute?.max === null ? undefined : `expected the pro tier with unlimited requestsPerMinute, got ${JSON.stringify(body?.data?.limits?.requestsPerMinute ?? body).slice(0, 200)}`),
+    },
+    { id: 'health', label: 'GET /api/health (public; one database probe), for reference', port: () => real.port, path: '/api/health', keys: 'none', expect: (body) => (body?.data?.database?.ok === true ? undefined : `expected a healthy database, got ${JSON.stringify(body).slice(0, 200)}`) },
+  ];
+
+  const problems: string[] = [];
+  const results: VariantResult[] = [];
+  try {
+    for (const variant of variants) {
+      const url = `http://127.0.0.1:${variant.port()}${variant.path}`;
+      const headers = variant.keys === 'one' ? { 'X-API-Key': mainKey.key } : undefined;
+      const check = await fetch(url, { headers: variant.keys === 'per-connection' ? { 'X-API-Key': others[0]!.key.key } : headers });
+      const problem = check.status !== 200 ? `status ${check.status}: ${(await check.text()).slice(0, 200)}` : variant.expect(await check.json());
+      if (problem) {
+        problems.push(`${variant.id}: ${problem}`);
+        ctx.progress(`${variant.id}: check failed (${problem}); skipped`);
+        continue;
+      }
+      ctx.progress(`${variant.id}: GET ${variant.path}, ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${DURATION_SECONDS} s`);
+      const outcome = await runLoad(
+        {
+          url,
+          connections: CONNECTIONS,
+          warmupSeconds: WARMUP_SECONDS,
+          durationSeconds: DURATION_SECONDS,
+          ...(headers ? { headers } : {}),
+          ...(variant.keys === 'per-connection' ? { headersPerConnection: others.map(({ key }) => ({ 'X-API-Key': key.key })) } : {}),
+        },
+        { postmaster, mark: () => walPosition(sql) },
+      );
+      const { report, cpu } = outcome;
+      const n = Math.max(1, report.requests - report.non2xx);
+      const wal = await walBytes(sql, outcome.marks.start, outcome.marks.end);
+      const result: VariantResult = {
+        id: variant.id,
+        label: variant.label,
+        path: variant.path,
+        keys: variant.keys,
+        requests: report.requests,
+        seconds: round(report.seconds, 2)!,
+        requestsPerSecond: round(report.requestsPerSecond, 0)!,
+        latencyMs: {
+          mean: round(report.latency.mean, 3)!,
+          p50: round(report.latency.p50, 3)!,
+          p90: round(report.latency.p90, 3)!,
+          p99: round(report.latency.p99, 3)!,
+          p999: round(report.latency.p999, 3)!,
+          max: round(report.latency.max, 3)!,
+        },
+        statusCodes: report.statusCodes,
+        non2xx: report.non2xx,
+        errors: report.errors,
+        timeouts: report.timeouts,
+        cpuUsPerRequest: {
+          server: round(cpu.selfUs / n, 1)!,
+          client: round(report.clientCpuUs / n, 1)!,
+          postgres: cpu.postgresUs === null ? null : round(cpu.postgresUs / n, 1),
+          machine: cpu.machineBusyUs === null ? null : round(cpu.machineBusyUs / n, 1),
+        },
+        machineUtilisation: cpu.machineBusyUs === null ? null : round(cpu.machineBusyUs / (cpu.seconds * 1e6 * cpus().length), 2),
+        walBytesPerRequest: wal === null ? null : round(wal / n, 0),
+        backgroundCores: background(cpu.machineBusyUs, cpu.seconds, cpu.selfUs, report.clientCpuUs, cpu.postgresUs),
+      };
+      results.push(result);
+      if (report.non2xx || report.errors || report.timeouts) {
+        problems.push(`${variant.id}: ${report.non2xx} non-2xx (${JSON.stringify(report.statusCodes)}), ${report.errors} errors, ${report.timeouts} timeouts`);
+      }
+      ctx.progress(
+        `${variant.id}: ${result.requestsPerSecond} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, non-2xx ${report.non2xx}, errors ${report.errors}`,
+      );
+      await sleep(500);
+    }
+  } finally {
+    await Promise.all([real.close(), bench.close(), benchAsync.close()]);
+    await hub.close();
+  }
+
+  ctx.progress(`query by query, in process: ${QUERY_CONCURRENCY} in flight, ${QUERY_SECONDS} s each`);
+  const hash = hashApiKey(mainKey.key);
+  const tiers = await deps.tiers.get();
+  const pro = tiers.get('pro')!;
+  const rule = pro.limits.requestsPerMinute;
+  const features = Object.values(pro.limits).map((limit) => ({ subject: mainUser.id, rule: limit }));
+  const queries: Array<[string, string, (i: number) => Promise<unknown>]> = [
+    ['select-1', 'select 1 (round-trip floor)', () => sql`select 1`],
+    ['find-api-key', 'findApiKey: key → owner and tier (authentication)', () => findApiKey(sql, hash)],
+    ['consume-quota', 'consumeQuota requestsPerMinute, one user (rate limit)', () => consumeQuota(sql, mainUser.id, rule)],
+    ['consume-quota-32-users', `consumeQuota requestsPerMinute, ${DISTINCT_USERS} users in turn`, (i) => consumeQuota(sql, others[i % others.length]!.user.id, rule)],
+    ['consume-quota-async-commit', 'consumeQuota, one user, synchronous_commit=off (what-if)', () => consumeQuota(asyncCommitSql, mainUser.id, rule)],
+    ['read-quotas', `readQuotas, ${features.length} limits (what /api/features adds)`, () => readQuotas(sql, features)],
+  ];
+  const queryResults: QueryResult[] = [];
+  for (const [id, label, fn] of queries) {
+    const result = await measureQuery(sql, postmaster, id, label, fn);
+    queryResults.push(result);
+    ctx.progress(`${id}: ${result.operationsPerSecond} ops/s, mean ${result.latencyMs.mean} ms, PostgreSQL ${result.cpuUsPerOperation.postgres ?? '?'} µs/op`);
+  }
+
+  return { results, queryResults, problems, database: db };
+}
+
+function describe(variants: VariantResult[], queries: QueryResult[]) {
+  const byId = (id: string) => variants.find((variant) => variant.id === id);
+  const queryById = (id: string) => queries.find((query) => query.id === id);
+  const row = (variant: VariantResult): Cell[] => [
+    variant.id,
+    variant.requestsPerSecond,
+    variant.latencyMs.p50,
+    variant.latencyMs.p99,
+    variant.cpuUsPerRequest.server,
+    variant.cpuUsPerRequest.postgres,
+    variant.cpuUsPerRequest.client,
+    variant.walBytesPerRequest,
+    variant.backgroundCores,
+    variant.non2xx + variant.errors + variant.timeouts,
+  ];
+  const rows: Cell[][] = variants.map(row);
+  const key = byId('key-noop');
+  const open = byId('public-noop');
+  const notes: string[] = [];
+  let cost: { requestsPerSecond: number; p50Ms: number | null; p99Ms: number | null; serverUs: number | null; postgresUs: number | null; machineUs: number | null; walBytes: number | null; wallUsPerRequest: number | null } | null = null;
+  if (key && open) {
+    const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b, 1));
+    cost = {
+      requestsPerSecond: key.requestsPerSecond - open.requestsPerSecond,
+      p50Ms: round(key.latencyMs.p50 - open.latencyMs.p50, 3),
+      p99Ms: round(key.latencyMs.p99 - open.latencyMs.p99, 3),
+      serverUs: diff(key.cpuUsPerRequest.server, open.cpuUsPerRequest.server),
+      postgresUs: diff(key.cpuUsPerRequest.postgres, open.cpuUsPerRequest.postgres),
+      machineUs: diff(key.cpuUsPerRequest.machine, open.cpuUsPerRequest.machine),
+      walBytes: diff(key.walBytesPerRequest, open.walBytesPerRequest),
+      /** 1/throughput: the machine time one request costs at saturation */
+      wallUsPerRequest: round(1e6 / key.requestsPerSecond - 1e6 / open.requestsPerSecond, 1),
+    };
+    rows.push(['Δ auth + rate limit (key-noop − public-noop)', cost.requestsPerSecond, cost.p50Ms, cost.p99Ms, cost.serverUs, cost.postgresUs, null, cost.walBytes, null, null]);
+    notes.push(
+      `Authentication + rate limiting cost **${cost.p50Ms} ms at p50 and ${cost.p99Ms} ms at p99** per request under ${CONNECTIONS} connections, ` +
+        `and ${cost.wallUsPerRequest} µs of saturated-machine time per request (1/throughput: ${open.requestsPerSecond} → ${key.requestsPerSecond} req/s); ` +
+        `CPU: ${cost.serverUs ?? '?'} µs in Node, ${cost.postgresUs ?? '?'} µs in PostgreSQL.`,
+    );
+  }
+  const many = byId('key-noop-32-users');
+  if (key && many) {
+    notes.push(
+      `One key on all ${CONNECTIONS} connections vs a key per connection: ${key.requestsPerSecond} vs ${many.requestsPerSecond} req/s, p99 ${key.latencyMs.p99} vs ${many.latencyMs.p99} ms ` +
+        '(every request of one user updates the same usage_counters row, so concurrent requests of one user queue on its row lock).',
+    );
+  }
+  const asyncCommit = byId('key-noop-async-commit');
+  if (key && asyncCommit) {
+    notes.push(
+      `What-if: with synchronous_commit=off on the API's connections, the key route does ${asyncCommit.requestsPerSecond} req/s (p50 ${asyncCommit.latencyMs.p50} ms, p99 ${asyncCommit.latencyMs.p99} ms) ` +
+        `instead of ${key.requestsPerSecond} (p50 ${key.latencyMs.p50}, p99 ${key.latencyMs.p99}).`,
+    );
+  }
+  const [select1, find, consume, consumeMany, consumeAsync, read] = ['select-1', 'find-api-key', 'consume-quota', 'consume-quota-32-users', 'consume-quota-async-commit', 'read-quotas'].map(queryById);
+  if (select1 && find && consume) {
+    notes.push(
+      `Query by query (${QUERY_CONCURRENCY} in flight, no HTTP): select 1 ${select1.operationsPerSecond}/s, findApiKey ${find.operationsPerSecond}/s, ` +
+        `consumeQuota ${consume.operationsPerSecond}/s (one user)${consumeMany ? `, ${consumeMany.operationsPerSecond}/s (${DISTINCT_USERS} users)` : ''}` +
+        `${consumeAsync ? `, ${consumeAsync.operationsPerSecond}/s with synchronous_commit=off` : ''}${read ? `; readQuotas ${read.operationsPerSecond}/s` : ''}.`,
+    );
+  }
+  const busiest = Math.max(0, ...variants.map((variant) => variant.backgroundCores ?? 0), ...queries.map((query) => query.backgroundCores ?? 0));
+  if (busiest > 0.2) {
+    notes.push(`**Disturbed:** other processes kept up to ${busiest} of the machine's cores busy during a measurement ("other cores"); rerun on a quiet machine before trusting small differences.`);
+  }
+  const queryTable = {
+    title: `Query by query, in process (${QUERY_CONCURRENCY} in flight, ${QUERY_SECONDS} s each, no HTTP)`,
+    columns: ['query', 'ops/s', 'mean ms', 'p99 ms', 'Node µs/op', 'PG µs/op', 'WAL B/op', 'other cores'],
+    rows: queries.map((query): Cell[] => [
+      query.label,
+      query.operationsPerSecond,
+      query.latencyMs.mean,
+      query.latencyMs.p99,
+      query.cpuUsPerOperation.node,
+      query.cpuUsPerOperation.postgres,
+      query.walBytesPerOperation,
+      query.backgroundCores,
+    ]),
+  };
+  const httpTable = {
+    title: `HTTP, ${CONNECTIONS} connections, ${DURATION_SECONDS} s after ${WARMUP_SECONDS} s warm-up (CPU and WAL per 2xx response)`,
+    columns: ['variant', 'req/s', 'p50 ms', 'p99 ms', 'server µs/req', 'PG µs/req', 'client µs/req', 'WAL B/req', 'other cores', 'non-2xx+errors'],
+    rows,
+  };
+  return { tables: [httpTable, queryTable], notes, cost };
+}
+
+export const benchmark: Benchmark = {
+  name: 'auth-rate-limit',
+  title: 'Authentication + rate limiting, per request',
+  description:
+    'The real API (startApi, in the harness process) under closed-loop load from autocannon in a child process. ' +
+    '`public-noop` and `key-noop` are two do-nothing routes passed to createApi: the second adds the API key lookup and the requestsPerMinute counter, ' +
+    'so their difference is the per-request cost of authentication + rate limiting. The Pro tier\'s requestsPerMinute is unlimited for the run ' +
+    '(the counter is still written), and every variant must answer only 2xx. CPU is measured from /proc for the server process, the load client and PostgreSQL.',
+  async run(ctx) {
+    const { results, queryResults, problems, database } = await run(ctx);
+    const { tables, notes, cost } = describe(results, queryResults);
+    notes.push(
+      'Same 2-core machine for client, server and PostgreSQL (embedded, fsync on); latencies are client-side, closed loop; per-request logs are serialised (LOG_LEVEL=info) but not written.',
+    );
+    return {
+      parameters: {
+        connections: CONNECTIONS,
+        warmupSeconds: WARMUP_SECONDS,
+        durationSeconds: DURATION_SECONDS,
+        pipelining: 1,
+        databasePoolSize: POOL_SIZE,
+        tierCacheTtlMs: 5_000,
+        logLevel: 'info (serialised, not written)',
+        distinctUsers: DISTINCT_USERS,
+        queryConcurrency: QUERY_CONCURRENCY,
+        querySeconds: QUERY_SECONDS,
+        loadGenerator: 'autocannon (child process), latencies recorded per response',
+        database: `${database.server} PostgreSQL ${database.serverVersion}`,
+      },
+      results: { variants: results, authAndRateLimitCost: cost, queries: queryResults },
+      tables,
+      notes,
+      ok: problems.length === 0,
+      problems,
+    };
+  },
+};

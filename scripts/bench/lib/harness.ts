@@ -1,0 +1,129 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Sql } from '../../../core/db/database.ts';
+import type { Logger } from '../../../core/log.ts';
+
+export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
+export const benchDir = join(repoRoot, 'scripts', 'bench');
+export const resultsDir = join(benchDir, 'results');
+/** The benchmarks' own DATA_DIR: its embedded cluster, and the cold-start runs' clusters below it. */
+export const benchDataDir = join(repoRoot, '.afterimage-bench');
+
+export const packageVersion: string = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version;
+
+/** A database created for one benchmark and migrated with core/db/migrate.ts; dropped afterwards. */
+export interface BenchDatabase {
+  name: string;
+  /** Connection URL of the fresh database (may hold a password: never print it). */
+  url: string;
+  /** 'embedded' or 'DATABASE_URL' */
+  server: string;
+  /** `select version()` of the server. */
+  serverVersion: string;
+  /** A pool on the fresh database, like the service's (`connect` from core/db/database.ts). */
+  pool(options: { max: number; role: string; connection?: Record<string, string> }): Sql;
+}
+
+export interface BenchContext {
+  /** The benchmarks' DATA_DIR (the harness's embedded cluster lives in it, unless DATABASE_URL is set). */
+  dataDir: string;
+  /** Warnings and errors of the code under test; info lines are dropped. */
+  log: Logger;
+  /** Creates and migrates a fresh database for this benchmark (dropped when the benchmark ends). */
+  database(): Promise<BenchDatabase>;
+  /** One progress line on stdout, prefixed with the benchmark's name and the elapsed time. */
+  progress(message: string): void;
+}
+
+export type Cell = string | number | null;
+export interface Table { title?: string; columns: string[]; rows: Cell[][] }
+
+/** What a benchmark hands back; run.ts adds the date, machine and timings, and writes it out. */
+export interface BenchOutcome {
+  /** Everything that decides the numbers: durations, connections, pool size, ... */
+  parameters: Record<string, unknown>;
+  /** The full machine-readable numbers. */
+  results: unknown;
+  /** Tables for the console and SUMMARY.md. */
+  tables: Table[];
+  /** Findings and caveats, one sentence or two each (markdown allowed). */
+  notes: string[];
+  /** False when a check failed (non-2xx responses, a start that never answered, ...). */
+  ok: boolean;
+  /** What went wrong when ok is false. */
+  problems: string[];
+}
+
+export interface Benchmark {
+  name: string;
+  title: string;
+  description: string;
+  run(ctx: BenchContext): Promise<BenchOutcome>;
+}
+
+export interface MachineInfo { node: string; platform: string; arch: string; cpuCount: number; cpuModel: string; memoryGiB: number }
+
+export function machineInfo(): MachineInfo {
+  const list = cpus();
+  return {
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+    cpuCount: list.length,
+    cpuModel: list[0]?.model.trim() ?? 'unknown',
+    memoryGiB: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+  };
+}
+
+/** A database URL with another database name, keeping its socket or host settings. */
+export function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+export const uniqueDatabaseName = (benchmark: string) =>
+  `afterimage_bench_${benchmark.replace(/[^a-z0-9]+/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
+
+export const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+
+/** Nearest-rank percentile of an ascending array. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Rounds to `digits` significant-looking decimals for display and JSON. */
+export const round = (value: number, digits = 2) => (Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : null);
+
+export function textTable(columns: string[], rows: Cell[][]): string {
+  const cells = rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))));
+  const widths = columns.map((column, index) => Math.max(column.length, ...cells.map((row) => (row[index] ?? '').length)));
+  const numeric = columns.map((_, index) => rows.every((row) => row[index] === null || typeof row[index] === 'number'));
+  const line = (values: string[]) =>
+    values.map((value, index) => (numeric[index] && index > 0 ? value.padStart(widths[index]!) : value.padEnd(widths[index]!))).join('  ').trimEnd();
+  return [line(columns), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
+}
+
+export function markdownTable(columns: string[], rows: Cell[][]): string {
+  const numeric = columns.map((_, index) => index > 0 && rows.every((row) => row[index] === null || typeof row[index] === 'number'));
+  const escape = (cell: Cell) => (cell === null ? '-' : String(cell).replaceAll('|', '\\|'));
+  return [
+    `| ${columns.map((column) => escape(column)).join(' | ')} |`,
+    `| ${numeric.map((right) => (right ? '---:' : '---')).join(' | ')} |`,
+    ...rows.map((row) => `| ${row.map(escape).join(' | ')} |`),
+  ].join('\n');
+}
+
+export const here = (url: string) => dirname(fileURLToPath(url));

@@ -1,0 +1,167 @@
+/**
+ * Throughput of reading YouTube auto captions: parse (format sniffing, WebVTT codec) and
+ * normaliseCues (roll-up removal) on one core, in MB of UTF-8 input per second. The input is
+ * generated here, in the shape yt-dlp downloads: each cue repeats the previous line and adds one
+ * with <c> word timings, a 10 ms transition cue between. Target: at least 30 MB/s.
+ *
+ * Run with the others (`npm run bench -- subtitles-parse`) or alone
+ * (`node --import tsx scripts/bench/subtitles-parse.ts [MB]`).
+ */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { normaliseCues } from '../../core/subtitles/normaliseCues.ts';
+import { parse } from '../../core/subtitles/parse.ts';
+import { parseVtt } from '../../core/subtitles/parseVtt.ts';
+import { formatTimestamp } from '../../core/subtitles/timestamps.ts';
+import type { Benchmark, BenchOutcome, Cell } from './lib/harness.ts';
+
+const TARGET_MB_PER_S = 30;
+const DEFAULT_MB = 32;
+const RUNS = 5;
+
+/** A small deterministic generator, so every run measures the same text. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Words as speech recognition writes them, a few with characters WebVTT escapes.
+const VOCABULARY = [
+  'the', 'and', 'so', 'we', 'you', 'it', 'that', 'is', 'to', 'of', 'a', 'in', 'this', 'really', 'going', 'know', 'like', 'just',
+  'microcontroller', 'vendor', 'compiler', 'debugger', 'temperature', 'developer', 'experience', 'embedded', 'systems', 'about',
+  'R&amp;D', '&gt;&gt;', "don't", "it's", '[Music]', '72°', 'naïve', 'über', 'café', 'números', 'очень', 'время', '大家', 'ok',
+];
+
+/** Rolling auto-caption WebVTT of about `megabytes` MB, and the number of words spoken in it. */
+export function rollingCaptions(megabytes: number, seed = 1): { text: string; words: number } {
+  const next = random(seed);
+  const target = megabytes * 1_000_000;
+  const parts: string[] = ['WEBVTT\nKind: captions\nLanguage: en\n\n'];
+  let size = parts[0]!.length;
+  let words = 0;
+  let t = 80;
+  let previous = ' ';
+  while (size < target) {
+    const count = 3 + Math.floor(next() * 6);
+    const line: string[] = [];
+    for (let i = 0; i < count; i++) line.push(VOCABULARY[Math.floor(next() * VOCABULARY.length)]!);
+    words += line.filter((word) => word !== '&gt;&gt;').length;
+    const duration = 1200 + Math.floor(next() * 2000);
+    const step = duration / count;
+    const timed = line.map((word, i) => (i === 0 ? word : `<${formatTimestamp(t + i * step, '.')}><c> ${word}</c>`)).join('');
+    const end = t + duration;
+    const block =
+      `${formatTimestamp(t, '.')} --> ${formatTimestamp(end, '.')} align:start position:0%\n${previous}\n${timed}\n\n` +
+      `${formatTimestamp(end, '.')} --> ${formatTimestamp(end + 10, '.')} align:start position:0%\n${line.join(' ')}\n \n\n`;
+    parts.push(block);
+    size += block.length;
+    previous = line.join(' ');
+    t = end + 10;
+  }
+  return { text: parts.join(''), words };
+}
+
+const seconds = (started: number) => (performance.now() - started) / 1000;
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+export interface SubtitlesParseResult {
+  inputMB: number;
+  cues: number;
+  /** parse + normalise (what `afterimage subtitles convert` does before rendering), MB/s per run */
+  parseAndNormaliseMBps: number[];
+  medianMBps: number;
+  /** the WebVTT codec alone and normaliseCues alone, median MB/s of the same input */
+  codecMBps: number;
+  normaliseMBps: number;
+  wordsSpoken: number;
+  wordsOut: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** Measures; the numbers, for run.ts or a caller of its own. */
+export function run(megabytes = DEFAULT_MB, progress: (message: string) => void = () => undefined): SubtitlesParseResult {
+  const { text, words } = rollingCaptions(megabytes);
+  const inputMB = Buffer.byteLength(text, 'utf8') / 1_000_000;
+  progress(`generated ${round(inputMB)} MB of rolling auto-caption WebVTT (${words} words)`);
+  parse(rollingCaptions(2, 2).text); // warm-up: let the JIT see the code first
+
+  const rates: number[] = [];
+  let cues = 0;
+  let wordsOut = 0;
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    const result = parse(text, 'vtt');
+    rates.push(inputMB / seconds(started));
+    cues = result.length;
+    wordsOut = result.reduce((sum, cue) => sum + cue.text.split(' ').filter((word) => word !== '>>').length, 0);
+  }
+  const codec: number[] = [];
+  const normalise: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    let started = performance.now();
+    const raw = parseVtt(text);
+    codec.push(inputMB / seconds(started));
+    started = performance.now();
+    normaliseCues(raw);
+    normalise.push(inputMB / seconds(started));
+  }
+  return {
+    inputMB: round(inputMB),
+    cues,
+    parseAndNormaliseMBps: rates.map((rate) => round(rate)),
+    medianMBps: round(median(rates)),
+    codecMBps: round(median(codec)),
+    normaliseMBps: round(median(normalise)),
+    wordsSpoken: words,
+    wordsOut,
+  };
+}
+
+function outcome(result: SubtitlesParseResult): BenchOutcome {
+  const problems: string[] = [];
+  // ">>" markers become speaker changes and leave the text; every other word must come out once.
+  if (result.wordsOut !== result.wordsSpoken) problems.push(`normalised text has ${result.wordsOut} words, ${result.wordsSpoken} were spoken`);
+  if (result.medianMBps < TARGET_MB_PER_S) problems.push(`median ${result.medianMBps} MB/s is below the ${TARGET_MB_PER_S} MB/s target`);
+  const rows: Cell[][] = [
+    ['parse + normalise', result.medianMBps, result.parseAndNormaliseMBps.join(' / ')],
+    ['WebVTT codec alone', result.codecMBps, null],
+    ['normaliseCues alone', result.normaliseMBps, null],
+  ];
+  return {
+    parameters: { inputMB: result.inputMB, runs: RUNS, targetMBps: TARGET_MB_PER_S },
+    results: result,
+    tables: [{ title: `${result.inputMB} MB of rolling auto captions, ${result.cues} cues out`, columns: ['step', 'median MB/s', 'runs MB/s'], rows }],
+    notes: [`MB = 10^6 bytes of UTF-8 input; one thread; target ≥ ${TARGET_MB_PER_S} MB/s.`],
+    ok: problems.length === 0,
+    problems,
+  };
+}
+
+export const benchmark: Benchmark = {
+  name: 'subtitles-parse',
+  title: 'Parsing and normalising auto captions',
+  description:
+    'parse() (format sniffing + WebVTT codec) and normaliseCues (roll-up removal) on generated YouTube-style rolling auto-caption WebVTT ' +
+    '(<c> word timings, 10 ms transition cues), in MB of input per second on one core; median of 5 runs after a warm-up.',
+  async run(ctx) {
+    return outcome(run(DEFAULT_MB, ctx.progress));
+  },
+};
+
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const megabytes = Number(process.argv[2] ?? DEFAULT_MB);
+  const result = outcome(run(megabytes, (message) => process.stdout.write(`${message}\n`)));
+  process.stdout.write(`${JSON.stringify(result.results, null, 2)}\n${result.ok ? 'ok' : `FAILED: ${result.problems.join('; ')}`}\n`);
+  process.exitCode = result.ok ? 0 : 1;
+}

@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../core/config.ts';
+import { createLogger } from '../../core/log.ts';
+import { DefiniteError } from '../../core/sources/http.ts';
+import type { VideoSource } from '../../core/sources/types.ts';
+import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
+import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { fakeSource, generateChannel } from '../support/fake-source.ts';
+import { readStream } from '../support/sse.ts';
+
+let db: TestDatabase;
+let api: TestApi;
+let worker: WorkerHandle;
+let key: string;
+const sources: VideoSource[] = [];
+const log = createLogger((process.env.TEST_LOG as 'debug') ?? 'silent');
+
+const big = generateChannel(230);
+let releaseGate: () => void = () => {};
+const gated = generateChannel(40);
+const broken = generateChannel(5);
+const partly = generateChannel(12);
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  sources.push(
+    fakeSource({ name: 'archive', channel: big.channel, videos: big.videos, pageSize: 100 }),
+    fakeSource({ name: 'archive', channel: gated.channel, videos: gated.videos, gate: new Promise<void>((resolve) => (releaseGate = resolve)) }),
+    fakeSource({ name: 'youtube_api', channel: partly.channel, videos: partly.videos }),
+  );
+  // Every source answers for its own channel only; a combined source routes by channel id.
+  const bySource: VideoSource = {
+    name: 'archive',
+    async resolveChannel(query) {
+      for (const source of sources) {
+        const found = await source.resolveChannel(query);
+        if (found) return found;
+      }
+      if (query.kind === 'channelId' && query.channelId === broken.channel.channelId) throw new DefiniteError('archive answered 403', 403);
+      return undefined;
+    },
+    async listVideos(channel, cursor) {
+      if (channel.channelId === broken.channel.channelId) throw new DefiniteError('archive answered 403', 403);
+      for (const source of sources) if (await source.resolveChannel({ kind: 'channelId', channelId: channel.channelId })) return source.listVideos(channel, cursor);
+      return { videos: [] };
+    },
+  };
+  api = await startTestApi(db.sql, {}, log, [bySource]);
+  const config = loadConfig({ DATABASE_URL: db.url, WORKER_CONCURRENCY: '2' });
+  worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, [bySource]);
+  ({ key } = await createKeyedUser(db.sql));
+  // The broken channel must be known to be searchable at all: it exists in the database already.
+  await db.sql`insert into channels (channel_id, title) values (${broken.channel.channelId}, 'Broken')`;
+});
+
+afterAll(async () => {
+  releaseGate();
+  await worker.stop();
+  await api.close();
+  await db.drop();
+});
+
+const search = (query: string, withKey = key) => api.call('/api/search', { method: 'POST', key: withKey, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
+const streamUrl = (path: string) => `${api.url}${path}`;
+const done = (event: { event: string }) => event.event === 'search:complete' || event.event === 'search:error';
+
+describe('POST /api/search', () => {
+  it('rejects what is not a channel or video reference, listing the accepted forms', async () => {
+    for (const query of ['', 'not a channel', 'https://example.com/@someone', '@x']) {
+      const response = await search(query);
+      expect(response.status).toBe(400);
+      expect(response.body.error.code).toBe('INVALID_INPUT');
+    }
+    const response = await search('hello world');
+    expect(response.body.error.message).toContain('@handle');
+    expect(response.body.error.message).toContain('youtu.be');
+  });
+
+  it('answers 404 for a channel no source knows', async () => {
+    const response = await search('@nobody-knows-this');
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('needs a key', async () => {
+    const response = await api.call('/api/search', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: '@x' }) });
+    expect(response.status).toBe(401);
+    expect(response.body.error.code).toBe('API_KEY_REQUIRED');
+  });
+});
+
+describe('a channel search streamed over SSE', () => {
+  it('resolves the channel at once and streams every video once, in batches too, then search:complete', async () => {
+    const started = await search(`https://www.youtube.com/${big.channel.handle}/videos`);
+    expect(started.status).toBe(200);
+    expect(started.body.data).toMatchObject({ channelId: big.channel.channelId, channelTitle: big.channel.title });
+    expect(started.body.data.sseEndpointUrl).toBe(`/api/search/${started.body.data.searchSessionId}/stream`);
+
+    const { events, ended } = await readStream(streamUrl(started.body.data.sseEndpointUrl), { key });
+    expect(ended).toBe(true);
+    expect(events[0]!.event).toBe('search:channel_resolved');
+    expect(events[0]!.data.channelId).toBe(big.channel.channelId);
+    expect(events.at(-1)!.event).toBe('search:complete');
+    expect(events.at(-1)!.data.totals.videos).toBe(230);
+    const videos = events.filter((event) => event.event === 'search:video');
+    expect(videos.map((event) => event.data.videoId).sort()).toEqual(big.videos.map((video) => video.videoId).sort());
+    expect(videos.every((event) => event.id && event.data.title && event.data.channelId === big.channel.channelId)).toBe(true);
+    const batched = events.filter((event) => event.event === 'search:video_batch').flatMap((event) => event.data.videos.map((video: { videoId: string }) => video.videoId));
+    expect(new Set(batched)).toEqual(new Set(videos.map((event) => event.data.videoId)));
+    expect(events.some((event) => event.event === 'search:progress' && typeof event.data.percent === 'number' && event.data.stage)).toBe(true);
+    expect(events.some((event) => event.event === 'search:caption_info')).toBe(true);
+    const ids = events.filter((event) => event.id).map((event) => event.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('streams what the database has at once on a second search, and resumes from Last-Event-ID exactly', async () => {
+    const before = await search(big.channel.channelId);
+    await readStream(streamUrl(before.body.data.sseEndpointUrl), { key, until: done });
+    const started = await search(big.channel.channelId);
+    const url = streamUrl(started.body.data.sseEndpointUrl);
+    const full = await readStream(url, { key });
+    expect(full.events.at(-1)!.event).toBe('search:complete');
+    const stored = full.events.filter((event) => event.event === 'search:video' && event.id?.startsWith('s:'));
+    expect(stored).toHaveLength(230);
+
+    // Cut the stream after 100 videos, then resume twice: from the snapshot and from the live part.
+    const withIds = full.events.filter((event) => event.id).length;
+    for (const cut of [100, withIds - 1]) {
+      const first = await readStream(url, { key, until: (_event, all) => all.filter((e) => e.id).length >= cut });
+      const lastId = first.events.filter((event) => event.id).at(-1)!.id!;
+      const rest = await readStream(url, { key, lastEventId: lastId });
+      const seen = [...first.events, ...rest.events].filter((event) => event.id).map((event) => event.id);
+      expect(seen).toEqual(full.events.filter((event) => event.id).map((event) => event.id));
+      expect(rest.events.at(-1)!.event).toBe('search:complete');
+    }
+    const viaQuery = await readStream(`${url}?lastEventId=${encodeURIComponent(full.events.filter((e) => e.id).at(-2)!.id!)}`, { key });
+    expect(viaQuery.events.filter((event) => event.id).map((event) => event.id)).toEqual([full.events.filter((e) => e.id).at(-1)!.id]);
+  });
+
+  it('joins a running crawl: background status points at it and both streams get the videos', async () => {
+    const first = await search(gated.channel.channelId);
+    const status = await api.call(`/api/search/background-status/${gated.channel.channelId}`, { key });
+    expect(status.body.data).toEqual({ running: true, searchSessionId: first.body.data.searchSessionId });
+    const second = await search(gated.channel.handle!);
+    const crawls = await db.sql`select count(*)::int as n from crawls where channel_id = ${gated.channel.channelId}`;
+    expect(crawls[0]!.n).toBe(1);
+    const streams = [first, second].map((started) => readStream(streamUrl(started.body.data.sseEndpointUrl), { key }));
+    releaseGate();
+    for (const { events } of await Promise.all(streams)) {
+      expect(events.filter((event) => event.event === 'search:video')).toHaveLength(40);
+      expect(events.at(-1)!.event).toBe('search:complete');
+    }
+    const after = await api.call(`/api/search/background-status/${gated.channel.channelId}`, { key });
+    expect(after.body.data).toEqual({ running: false, searchSessionId: null });
+  });
+
+  it('ends with search:error when every source fails', async () => {
+    const started = await search(broken.channel.channelId);
+    const { events } = await readStream(streamUrl(started.body.data.sseEndpointUrl), { key, until: done });
+    expect(events.at(-1)!.event).toBe('search:error');
+    expect(events.at(-1)!.data.code).toBe('SERVICE_UNAVAILABLE');
+    expect(events.at(-1)!.data.message).toContain('403');
+  });
+
+  it('hides sessions of other accounts and unknown sessions behind 404', async () => {
+    const started = await search(partly.channel.channelId);
+    const other = await createKeyedUser(db.sql);
+    const foreign = await readStream(streamUrl(started.body.data.sseEndpointUrl), { key: other.key });
+    expect(foreign.status).toBe(404);
+    const unknown = await api.call('/api/search/00000000-0000-4000-8000-000000000000/stream', { key });
+    expect(unknown.status).toBe(404);
+    const malformed = await api.call('/api/search/not-a-uuid/stream', { key });
+    expect(malformed.status).toBe(400);
+    const badResume = await api.call(`${started.body.data.sseEndpointUrl}?lastEventId=zzz`, { key });
+    expect(badResume.status).toBe(400);
+    await readStream(streamUrl(started.body.data.sseEndpointUrl), { key, until: done });
+  });
+
+  it('refuses continue when archive look-ups are not configured', async () => {
+    const started = await search(partly.channel.channelId);
+    const response = await api.call(`/api/search/${started.body.data.searchSessionId}/continue`, { method: 'POST', key });
+    expect(response.status).toBe(400);
+    expect(response.body.error.message).toContain('WAYBACK_ENABLED');
+    await readStream(streamUrl(started.body.data.sseEndpointUrl), { key, until: done });
+  });
+});

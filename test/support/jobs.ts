@@ -1,0 +1,52 @@
+import { runOnce, type TaskList } from 'graphile-worker';
+import type { Sql } from '../../core/db/database.ts';
+import { graphileLogger } from '../../core/jobs.ts';
+import { createLogger } from '../../core/log.ts';
+import { taskList } from '../../pipeline/tasks/index.ts';
+
+export interface JobRow { id: string; lockedBy: string | null; lockedAt: Date | null; attempts: number; lastError: string | null }
+
+/** Queues a graphile-worker job the way the service's own code would, returning its id. */
+export async function addJob(sql: Sql, task: string, options: { queueName?: string } = {}): Promise<string> {
+  const [job] = await sql<{ id: string }[]>`
+    select (graphile_worker.add_job(${task}, '{}'::json, queue_name => ${options.queueName ?? null}::text)).id::text as id`;
+  return job!.id;
+}
+
+/**
+ * Makes a job look held by `workerId` since `ageSeconds` ago, as a worker that was killed mid-job leaves
+ * it (and its queue, when it has one).
+ */
+export async function lockJob(sql: Sql, id: string, workerId: string, ageSeconds: number): Promise<void> {
+  await sql`
+    update graphile_worker._private_jobs
+    set locked_by = ${workerId}, locked_at = now() - make_interval(secs => ${ageSeconds}), attempts = attempts + 1
+    where id = ${id}`;
+  await sql`
+    update graphile_worker._private_job_queues q
+    set locked_by = ${workerId}, locked_at = now() - make_interval(secs => ${ageSeconds})
+    from graphile_worker._private_jobs j where j.id = ${id} and q.id = j.job_queue_id`;
+}
+
+/** The job's row, or undefined once it is gone (graphile-worker deletes a job that succeeded). */
+export async function jobRow(sql: Sql, id: string): Promise<JobRow | undefined> {
+  const [row] = await sql<JobRow[]>`
+    select id::text, locked_by as "lockedBy", locked_at as "lockedAt", attempts, last_error as "lastError"
+    from graphile_worker._private_jobs where id = ${id}`;
+  return row;
+}
+
+export async function queueLock(sql: Sql, queueName: string): Promise<string | null | undefined> {
+  const [row] = await sql<{ lockedBy: string | null }[]>`select locked_by as "lockedBy" from graphile_worker._private_job_queues where queue_name = ${queueName}`;
+  return row?.lockedBy;
+}
+
+/** The service's task list as the worker builds it, with no video sources configured. */
+export function serviceTaskList(sql: Sql): TaskList {
+  return taskList({ sql, sources: [], log: createLogger('silent') });
+}
+
+/** graphile-worker's own runner with the service's tasks: runs every job it may take now, then returns. */
+export function runJobsOnce(url: string, sql: Sql): Promise<void> {
+  return runOnce({ connectionString: url, taskList: serviceTaskList(sql), logger: graphileLogger(createLogger('silent')) });
+}
