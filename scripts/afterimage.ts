@@ -4,6 +4,7 @@ import { UsageError, version } from './cli.ts';
 import { keysCommand, usersCommand } from './commands/accounts.ts';
 import { configCommand, migrateCommand, serve } from './commands/service.ts';
 import { subtitlesCommand } from './commands/subtitles.ts';
+import { importCommand } from './commands/import.ts';
 import { tiersCommand } from './commands/tiers.ts';
 
 const HELP = `afterimage ${version}: finds, keeps and searches the metadata of YouTube channels' videos
@@ -16,6 +17,7 @@ service
   worker                the job worker only (run as many as the queue needs)
 
 operator (each takes --json for scripts)
+  import <dir>          load a yt-dlp archive directory (idempotent, with progress)
   migrate               apply database migrations (start does this too)
   config                print the effective configuration, secrets masked
   users create --email E --tier anonymous|registered|plus|pro [--admin]
@@ -37,6 +39,7 @@ const commands: Record<string, (args: string[]) => Promise<void> | void> = {
   users: usersCommand,
   keys: keysCommand,
   tiers: tiersCommand,
+  import: importCommand,
   subtitles: subtitlesCommand,
 };
 

@@ -10,7 +10,7 @@ export class TransientError extends Error {
 
 /** A definite answer that retrying will not change (404, 403 without a bot check, bad request). */
 export class DefiniteError extends Error {
-  constructor(message: string, readonly status: number) {
+  constructor(message: string, readonly status: number, readonly body = '') {
     super(message);
     this.name = 'DefiniteError';
   }
@@ -44,32 +44,42 @@ export async function fetchText(url: string, options: FetchOptions = {}): Promis
     async () => {
       const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
       let response: Response;
+      let body: string;
       try {
         response = await fetch(url, { headers: { 'User-Agent': 'afterimage (+https://github.com/afterimage)', ...options.headers }, signal });
+        // Inside the try: a body that stalls after the headers is a timeout like any other.
+        body = await response.text();
       } catch (error) {
         if (options.signal?.aborted) throw new AbortError(options.signal.reason ?? new Error('aborted'));
         const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message;
         throw new TransientError(`${new URL(url).host}: ${reason}`);
       }
-      const body = await response.text();
       if (response.status === 429 || response.status >= 500) {
         throw new TransientError(`${new URL(url).host} answered ${response.status}`, response.status);
       }
       if (options.isTransient ? options.isTransient(response.status, body) : looksLikeBotCheck(body)) {
         throw new TransientError(`${new URL(url).host} answered ${response.status} with a transient refusal (bot check, quota or "try again later")`, response.status);
       }
-      if (response.status >= 400) throw new AbortError(new DefiniteError(`${new URL(url).host} answered ${response.status}`, response.status));
+      if (response.status >= 400) throw new AbortError(new DefiniteError(`${new URL(url).host} answered ${response.status}`, response.status, body.slice(0, 4096)));
       return { status: response.status, body, headers: response.headers };
     },
     { retries, minTimeout: minDelayMs, maxTimeout: maxDelayMs, factor: 2, randomize: true, signal: options.signal },
   );
 }
 
-export async function fetchJson<T = unknown>(url: string, options: FetchOptions = {}): Promise<T> {
-  const { body } = await fetchText(url, { ...options, headers: { Accept: 'application/json', ...options.headers } });
+function parsesAsJson(body: string): boolean {
   try {
-    return JSON.parse(body) as T;
+    JSON.parse(body);
+    return true;
   } catch {
-    throw new TransientError(`${new URL(url).host} answered with something that is not JSON`);
+    return false;
   }
+}
+
+/** fetchText for JSON APIs: a success whose body is not JSON (a proxy's error page, a cut body) is retried too. */
+export async function fetchJson<T = unknown>(url: string, options: FetchOptions = {}): Promise<T> {
+  const isTransient = (status: number, body: string) =>
+    (options.isTransient ? options.isTransient(status, body) : looksLikeBotCheck(body)) || (status < 400 && !parsesAsJson(body));
+  const { body } = await fetchText(url, { ...options, isTransient, headers: { Accept: 'application/json', ...options.headers } });
+  return JSON.parse(body) as T;
 }

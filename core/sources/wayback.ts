@@ -58,7 +58,7 @@ export const DEFAULT_LIMITS: WaybackLimits = {
   listingCapturesPerCall: 25,
   videoLookupsPerCall: 30,
   cdxPagesPerCall: 4,
-  capturesPerVideo: 3,
+  capturesPerVideo: 4,
   concurrency: 4,
   timeBudgetMs: 60_000,
   seenIds: 1_500,
@@ -560,6 +560,8 @@ export function createWaybackSource(options: WaybackSourceOptions = {}): Wayback
   async function listVideos(channel: ChannelRecord, cursor: string | undefined, signal?: AbortSignal): Promise<VideoPage> {
     const state: CursorState = cursor ? decodeCursor(cursor) : { v: 1, f: listingForms(channel), i: 0, p: [], s: '', c: [], g: [] };
     const deadline = Date.now() + limits.timeBudgetMs;
+    // Only lookups that already failed in earlier calls are left: their failures count, no throwing.
+    const onlyRetriesLeft = state.i >= state.f.length && state.p.length > 0 && state.p.every((entry) => (entry.r ?? 0) >= 1);
     const videos: VideoRecord[] = [];
     const seen = new Set<string>();
     for (let i = 0; i + 11 <= state.s.length; i += 11) seen.add(state.s.slice(i, i + 11));
@@ -579,22 +581,26 @@ export function createWaybackSource(options: WaybackSourceOptions = {}): Wayback
     const lookupBatch = async () => {
       const batch = state.p.splice(0, Math.max(0, limits.videoLookupsPerCall - lookups));
       lookups += batch.length;
-      const outcomes = await mapLimit(batch, limits.concurrency, (entry) =>
-        failure || Date.now() > deadline ? Promise.resolve<Settled<VideoLookup> | undefined>(undefined) : settle(lookupVideo(entry.i, signal)),
-      );
-      const retry: PendingVideo[] = [];
+      const outcomes = await mapLimit(batch, limits.concurrency, async (entry): Promise<Settled<VideoLookup> | undefined> => {
+        if (failure || Date.now() > deadline) return undefined;
+        const outcome = await settle(lookupVideo(entry.i, signal));
+        // One transient failure stops new lookups of this call: the archive may be struggling.
+        if (!outcome.ok && outcome.error instanceof TransientError) failure ??= outcome.error;
+        return outcome;
+      });
+      const notStarted: PendingVideo[] = [];
+      const failed: PendingVideo[] = [];
       batch.forEach((entry, index) => {
         const outcome = outcomes[index];
         if (!outcome) {
-          retry.push(entry); // not started: budget or an earlier failure
+          notStarted.push(entry); // the budget ran out or an earlier lookup failed
           return;
         }
         if (!outcome.ok) {
           if (!(outcome.error instanceof TransientError)) throw outcome.error;
-          failure ??= outcome.error;
           const attempts = (entry.r ?? 0) + 1;
           if (attempts < limits.lookupAttempts) {
-            retry.push({ ...entry, r: attempts });
+            failed.push({ ...entry, r: attempts });
             return;
           }
           // The archive keeps failing on this one: report what the listing said.
@@ -607,7 +613,9 @@ export function createWaybackSource(options: WaybackSourceOptions = {}): Wayback
         const record = videoRecord(channel, entry, outcome.value, entry.c === undefined ? undefined : state.c[entry.c]);
         if (record) videos.push(record);
       });
-      state.p.unshift(...retry);
+      // Failed lookups go to the back, so the rest of the walk goes on before they are tried again.
+      state.p.unshift(...notStarted);
+      state.p.push(...failed);
     };
 
     // A CDX page stays the same within a call: read it once even when the call comes back to it.
@@ -724,7 +732,8 @@ export function createWaybackSource(options: WaybackSourceOptions = {}): Wayback
         failure = error;
       }
     }
-    if (failure && !advanced && videos.length === 0) throw failure;
+    // Nothing got through: the archive is down or refusing; the caller backs off and retries the same cursor.
+    if (failure && !advanced && videos.length === 0 && !onlyRetriesLeft) throw failure;
 
     const keep = seenOrder.slice(-limits.seenIds);
     state.s = keep.join('');

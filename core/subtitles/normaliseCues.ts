@@ -58,8 +58,7 @@ export function normaliseCues(input: readonly Cue[]): Cue[] {
   let previous: Cue | undefined;
   let pendingSpeaker = false;
 
-  const emit = (startMs: number, endMs: number, parts: string[], speaker: boolean) => {
-    const text = parts.join(' ');
+  const emit = (startMs: number, endMs: number, text: string, speaker: boolean) => {
     if (!text) {
       pendingSpeaker ||= speaker; // a lone ">>": the change belongs to the words that follow
       return;
@@ -80,19 +79,21 @@ export function normaliseCues(input: readonly Cue[]): Cue[] {
     shown = lines;
     previous = timed;
 
-    let parts: string[] = [];
+    // The new lines, joined, and cut where a ">>" starts one.
+    let text = '';
     let speaker = false;
-    for (const text of lines.slice(repeated)) {
-      const marker = MARKER.exec(text);
+    for (let i = repeated; i < lines.length; i++) {
+      const next = lines[i]!;
+      const marker = next.startsWith('>>') ? MARKER.exec(next) : null;
       if (marker) {
-        emit(timed.startMs, timed.endMs, parts, speaker);
-        parts = [];
+        emit(timed.startMs, timed.endMs, text, speaker);
+        text = '';
         speaker = true;
       }
-      const words = marker ? text.slice(marker[0].length) : text;
-      if (words) parts.push(words);
+      const words = marker ? next.slice(marker[0].length) : next;
+      if (words) text = text ? `${text} ${words}` : words;
     }
-    emit(timed.startMs, timed.endMs, parts, speaker);
+    emit(timed.startMs, timed.endMs, text, speaker);
   }
   return out;
 }

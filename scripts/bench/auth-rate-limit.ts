@@ -343,8 +343,8 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
   const row = (variant: VariantResult): Cell[] => [
     variant.id,
     variant.requestsPerSecond,
-    variant.latencyMs.p50,
-    variant.latencyMs.p99,
+    round(variant.latencyMs.p50, 2),
+    round(variant.latencyMs.p99, 2),
     variant.cpuUsPerRequest.server,
     variant.cpuUsPerRequest.postgres,
     variant.cpuUsPerRequest.client,
@@ -370,25 +370,25 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
       /** 1/throughput: the machine time one request costs at saturation */
       wallUsPerRequest: round(1e6 / key.requestsPerSecond - 1e6 / open.requestsPerSecond, 1),
     };
-    rows.push(['Δ auth + rate limit (key-noop − public-noop)', cost.requestsPerSecond, cost.p50Ms, cost.p99Ms, cost.serverUs, cost.postgresUs, null, cost.walBytes, null, null]);
+    rows.push(['Δ auth + rate limit (key-noop − public-noop)', cost.requestsPerSecond, round(cost.p50Ms ?? NaN, 2), round(cost.p99Ms ?? NaN, 2), cost.serverUs, cost.postgresUs, null, cost.walBytes, null, null]);
     notes.push(
-      `Authentication + rate limiting cost **${cost.p50Ms} ms at p50 and ${cost.p99Ms} ms at p99** per request under ${CONNECTIONS} connections, ` +
-        `and ${cost.wallUsPerRequest} µs of saturated-machine time per request (1/throughput: ${open.requestsPerSecond} → ${key.requestsPerSecond} req/s); ` +
-        `CPU: ${cost.serverUs ?? '?'} µs in Node, ${cost.postgresUs ?? '?'} µs in PostgreSQL.`,
+      `Authentication + rate limiting cost **${round(cost.p50Ms ?? NaN, 1)} ms at p50 and ${round(cost.p99Ms ?? NaN, 1)} ms at p99** per request under ${CONNECTIONS} connections, ` +
+        `and ${round(cost.wallUsPerRequest ?? NaN, 0)} µs of saturated-machine time per request (1/throughput: ${open.requestsPerSecond} → ${key.requestsPerSecond} req/s); ` +
+        `CPU per request: +${round(cost.serverUs ?? NaN, 0)} µs in Node, +${round(cost.postgresUs ?? NaN, 0)} µs in PostgreSQL, +${cost.walBytes} bytes of WAL (the counter upsert, committed synchronously).`,
     );
   }
   const many = byId('key-noop-32-users');
   if (key && many) {
     notes.push(
-      `One key on all ${CONNECTIONS} connections vs a key per connection: ${key.requestsPerSecond} vs ${many.requestsPerSecond} req/s, p99 ${key.latencyMs.p99} vs ${many.latencyMs.p99} ms ` +
+      `One key on all ${CONNECTIONS} connections vs a key per connection: ${key.requestsPerSecond} vs ${many.requestsPerSecond} req/s, p50 ${round(key.latencyMs.p50, 1)} vs ${round(many.latencyMs.p50, 1)} ms, p99 ${round(key.latencyMs.p99, 1)} vs ${round(many.latencyMs.p99, 1)} ms ` +
         '(every request of one user updates the same usage_counters row, so concurrent requests of one user queue on its row lock).',
     );
   }
   const asyncCommit = byId('key-noop-async-commit');
   if (key && asyncCommit) {
     notes.push(
-      `What-if: with synchronous_commit=off on the API's connections, the key route does ${asyncCommit.requestsPerSecond} req/s (p50 ${asyncCommit.latencyMs.p50} ms, p99 ${asyncCommit.latencyMs.p99} ms) ` +
-        `instead of ${key.requestsPerSecond} (p50 ${key.latencyMs.p50}, p99 ${key.latencyMs.p99}).`,
+      `What-if: with synchronous_commit=off on the API's connections, the key route does ${asyncCommit.requestsPerSecond} req/s (p50 ${round(asyncCommit.latencyMs.p50, 1)} ms, p99 ${round(asyncCommit.latencyMs.p99, 1)} ms) ` +
+        `instead of ${key.requestsPerSecond} (p50 ${round(key.latencyMs.p50, 1)}, p99 ${round(key.latencyMs.p99, 1)}).`,
     );
   }
   const [select1, find, consume, consumeMany, consumeAsync, read] = ['select-1', 'find-api-key', 'consume-quota', 'consume-quota-32-users', 'consume-quota-async-commit', 'read-quotas'].map(queryById);
@@ -396,12 +396,15 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
     notes.push(
       `Query by query (${QUERY_CONCURRENCY} in flight, no HTTP): select 1 ${select1.operationsPerSecond}/s, findApiKey ${find.operationsPerSecond}/s, ` +
         `consumeQuota ${consume.operationsPerSecond}/s (one user)${consumeMany ? `, ${consumeMany.operationsPerSecond}/s (${DISTINCT_USERS} users)` : ''}` +
-        `${consumeAsync ? `, ${consumeAsync.operationsPerSecond}/s with synchronous_commit=off` : ''}${read ? `; readQuotas ${read.operationsPerSecond}/s` : ''}.`,
+        `${consumeAsync ? `, ${consumeAsync.operationsPerSecond}/s with synchronous_commit=off` : ''}${read ? `; readQuotas ${read.operationsPerSecond}/s` : ''}: ` +
+        (consume.operationsPerSecond < find.operationsPerSecond
+          ? `**the rate-limit counter upsert dominates** (${round(consume.latencyMs.mean / find.latencyMs.mean, 1)}× the key lookup's mean latency).`
+          : '**the key lookup dominates**.'),
     );
   }
   const busiest = Math.max(0, ...variants.map((variant) => variant.backgroundCores ?? 0), ...queries.map((query) => query.backgroundCores ?? 0));
   if (busiest > 0.2) {
-    notes.push(`**Disturbed:** other processes kept up to ${busiest} of the machine's cores busy during a measurement ("other cores"); rerun on a quiet machine before trusting small differences.`);
+    notes.push(`**Disturbed:** up to ${busiest} of the machine's cores were busy with something else (other processes, the kernel) during a measurement ("other cores"); rerun on a quiet machine before trusting small differences.`);
   }
   const queryTable = {
     title: `Query by query, in process (${QUERY_CONCURRENCY} in flight, ${QUERY_SECONDS} s each, no HTTP)`,
@@ -409,8 +412,8 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
     rows: queries.map((query): Cell[] => [
       query.label,
       query.operationsPerSecond,
-      query.latencyMs.mean,
-      query.latencyMs.p99,
+      round(query.latencyMs.mean, 2),
+      round(query.latencyMs.p99, 2),
       query.cpuUsPerOperation.node,
       query.cpuUsPerOperation.postgres,
       query.walBytesPerOperation,

@@ -189,7 +189,8 @@ export const benchmark: Benchmark = {
     'cold = an empty DATA_DIR (initdb + all migrations), warm = the same DATA_DIR again (the cluster exists and is stopped). ' +
     'Then SIGTERM until the process exits (which includes stopping the embedded cluster).',
   async run(ctx) {
-    const base = join(ctx.dataDir, 'cold-start');
+    // Per process, so that two benchmark runs at once cannot remove each other's clusters.
+    const base = join(ctx.dataDir, `cold-start-${process.pid}`);
     await rm(base, { recursive: true, force: true });
     const runs: StartRun[] = [];
     const problems: string[] = [];

@@ -67,14 +67,14 @@ async function load(name: string): Promise<Benchmark> {
 
 /** The PostgreSQL server the benchmarks' databases are created on; started on first use. */
 let server: Promise<{ url: string; kind: string; version: string }> | undefined;
-let startedEmbedded = false;
+let usedEmbedded = false;
 
 function postgresServer() {
   server ??= (async () => {
     const external = process.env.DATABASE_URL;
     if (!external) {
       say(`${clock()}  starting the embedded PostgreSQL in ${benchDataDir}`);
-      startedEmbedded = true;
+      usedEmbedded = true;
     }
     const url = external ?? (await ensureEmbeddedPostgres(benchDataDir, log));
     const admin = connect(withDatabaseName(url, 'postgres'), { max: 1, role: 'bench-setup' });
@@ -151,6 +151,23 @@ function connectWith(url: string, options: { max: number; role: string; connecti
   const parsed = new URL(url);
   for (const [setting, value] of Object.entries(options.connection ?? {})) parsed.searchParams.set(setting, value);
   return connect(parsed.toString(), { max: options.max, role: options.role, statementTimeoutMs: 15_000 });
+}
+
+/** Stops the benchmarks' embedded cluster unless another process (a second `npm run bench`) still uses it. */
+async function stopEmbeddedCluster(): Promise<void> {
+  if (!existsSync(join(embeddedLayout(benchDataDir).pgDir, 'postmaster.pid'))) return;
+  const { url } = await postgresServer();
+  const admin = connect(withDatabaseName(url, 'postgres'), { max: 1, role: 'bench-setup' });
+  let others = 0;
+  try {
+    const [row] = await admin<{ others: number }[]>`
+      select count(*)::int as others from pg_stat_activity
+      where application_name like 'afterimage:%' and split_part(application_name, ':', 2) <> ${String(process.pid)}`;
+    others = row?.others ?? 0;
+  } finally {
+    await admin.end();
+  }
+  if (others === 0) await stopEmbeddedPostgres(benchDataDir, log);
 }
 
 async function writeAtomically(file: string, content: string): Promise<void> {
@@ -262,9 +279,7 @@ async function main(names: string[]): Promise<number> {
       if (!(await runOne(benchmark))) failed += 1;
     }
   } finally {
-    if (startedEmbedded && existsSync(join(embeddedLayout(benchDataDir).pgDir, 'postmaster.pid'))) {
-      await stopEmbeddedPostgres(benchDataDir, log).catch((error: unknown) => process.stderr.write(`could not stop the embedded PostgreSQL: ${String(error)}\n`));
-    }
+    if (usedEmbedded) await stopEmbeddedCluster().catch((error: unknown) => process.stderr.write(`could not stop the embedded PostgreSQL: ${String(error)}\n`));
     await writeSummary();
   }
   say(`${clock()}  results in scripts/bench/results/ (${chosen.map((name) => `${name}.json`).join(', ')}, SUMMARY.md)${failed ? `; ${failed} benchmark(s) FAILED` : ''}`);

@@ -22,13 +22,11 @@ afterAll(async () => {
 
 describe('afterimage subtitles convert', () => {
   it('writes normalised SRT, WebVTT and text to stdout', async () => {
-    const srt = await runCli(['subtitles', 'convert', file('auto.en.vtt'), '--to', 'srt']);
+    const [srt, vtt, txt] = await Promise.all(['srt', 'vtt', 'txt'].map((to) => runCli(['subtitles', 'convert', file('auto.en.vtt'), '--to', to])));
     expect(srt).toMatchObject({ code: 0, stderr: '' });
-    expect(srt.stdout).toBe('1\n00:00:00,080 --> 00:00:01,309\nhello there\n\n2\n00:00:01,319 --> 00:00:03,000\n>> BOB: hi & bye\n');
-    const vtt = await runCli(['subtitles', 'convert', file('auto.en.vtt'), '--to', 'vtt']);
-    expect(vtt.stdout).toBe('WEBVTT\n\n00:00:00.080 --> 00:00:01.309\nhello there\n\n00:00:01.319 --> 00:00:03.000\n&gt;&gt; BOB: hi &amp; bye\n');
-    const txt = await runCli(['subtitles', 'convert', file('auto.en.vtt'), '--to', 'txt']);
-    expect(txt.stdout).toBe('hello there\n>> BOB: hi & bye\n');
+    expect(srt!.stdout).toBe('1\n00:00:00,080 --> 00:00:01,309\nhello there\n\n2\n00:00:01,319 --> 00:00:03,000\n>> BOB: hi & bye\n');
+    expect(vtt!.stdout).toBe('WEBVTT\n\n00:00:00.080 --> 00:00:01.309\nhello there\n\n00:00:01.319 --> 00:00:03.000\n&gt;&gt; BOB: hi &amp; bye\n');
+    expect(txt!.stdout).toBe('hello there\n>> BOB: hi & bye\n');
   });
 
   it('gives the cues as JSON with --json', async () => {
@@ -47,11 +45,11 @@ describe('afterimage subtitles convert', () => {
       [['subtitles', 'convert', file('auto.en.vtt')], /usage: afterimage subtitles convert/],
       [['subtitles', 'split'], /usage: afterimage subtitles convert/],
     ];
-    for (const [args, message] of cases) {
-      const result = await runCli(args);
-      expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(message);
-    }
+    const results = await Promise.all(cases.map(([args]) => runCli(args)));
+    cases.forEach(([args, message], i) => {
+      expect(results[i]!.code, args.join(' ')).toBe(2);
+      expect(results[i]!.stdout).toBe('');
+      expect(results[i]!.stderr).toMatch(message);
+    });
   });
 });

@@ -1,4 +1,5 @@
-import { runOnce, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { runOnce, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Sql } from '../../core/db/database.ts';
 import { graphileLogger } from '../../core/jobs.ts';
 import { createLogger } from '../../core/log.ts';
@@ -46,7 +47,20 @@ export function serviceTaskList(sql: Sql): TaskList {
   return taskList({ sql, sources: [], log: createLogger('silent') });
 }
 
-/** graphile-worker's own runner with the service's tasks: runs every job it may take now, then returns. */
-export function runJobsOnce(url: string, sql: Sql): Promise<void> {
-  return runOnce({ connectionString: url, taskList: serviceTaskList(sql), logger: graphileLogger(createLogger('silent')) });
+/**
+ * graphile-worker's own runner with the service's tasks: runs every job it may take now, and returns
+ * once their outcomes are written (runOnce itself may return before the last job's completion is).
+ */
+export async function runJobsOnce(url: string, sql: Sql): Promise<void> {
+  const events: WorkerEvents = new EventEmitter();
+  const pools: string[] = [];
+  events.on('pool:create', ({ workerPool }) => pools.push(workerPool.id));
+  await runOnce({ connectionString: url, taskList: serviceTaskList(sql), logger: graphileLogger(createLogger('silent')), events });
+  if (pools.length === 0) throw new Error('runOnce announced no worker pool');
+  for (const deadline = Date.now() + 10_000; ; ) {
+    const [held] = await sql`select 1 from graphile_worker._private_jobs where locked_by = any(${pools}::text[]) limit 1`;
+    if (!held) return;
+    if (Date.now() > deadline) throw new Error('the jobs runOnce took were never completed or failed');
+    await new Promise((done) => setTimeout(done, 50));
+  }
 }

@@ -11,8 +11,8 @@
  * Memory stays bounded: each document is parsed, turned into small records and dropped; the walk
  * keeps a queue of file paths only (capped), and the consumer of streamArchive applies backpressure.
  */
-import type { Dirent } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, readFileSync, type Dirent } from "node:fs";
+import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
@@ -287,10 +287,15 @@ async function pickMedia(paths: string[]): Promise<string | undefined> {
   return best?.path;
 }
 
+/** The callback API: about half the per-file overhead of fs/promises' readFile (hot path). */
+function readWhole(path: string): Promise<Buffer> {
+  return new Promise((resolvePromise, reject) => readFile(path, (error, data) => (error ? reject(error) : resolvePromise(data))));
+}
+
 async function processJob(job: Job, state: ScanState): Promise<ArchiveItem[]> {
   let text: string;
   try {
-    const buffer = await readFile(job.path);
+    const buffer = process.env.SYNC_READ ? readFileSync(job.path) : await readWhole(job.path);
     state.progress.bytesRead += buffer.length;
     text = buffer.toString('utf8');
   } catch (error) {
