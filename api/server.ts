@@ -25,6 +25,12 @@ function parse(schema: z.ZodType | undefined, value: unknown, where: string): un
 
 /** Authentication, access rules, rate limit and validation, in that order, then the handler. */
 function dispatch(route: Route, deps: ApiDeps) {
+  const handle = dispatchUnguarded(route, deps);
+  // polka takes a falsy rejection for "no error" and would answer 404: never let one through.
+  return (req: Request, res: ServerResponse) => handle(req, res).catch((error: unknown) => Promise.reject(error ?? new Error('handler failed without a reason')));
+}
+
+function dispatchUnguarded(route: Route, deps: ApiDeps) {
   return async (req: Request, res: ServerResponse) => {
     const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth);
     if (caller.kind === 'key') {

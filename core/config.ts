@@ -34,6 +34,7 @@ export const configSchema = z.object({
   WAYBACK_ENABLED: booleanFromEnv.default(false),
   WAYBACK_URL: z.url({ message: 'expected an http(s) URL' }).default('https://web.archive.org'),
   SOURCE_TIMEOUT_MS: integerFromEnv(100, 600_000).default(15_000),
+  SSE_HEARTBEAT_SECONDS: integerFromEnv(1, 300).default(15),
 });
 
 type RawConfig = z.output<typeof configSchema>;

@@ -45,12 +45,26 @@ const lastTouched = new Map<string, number>();
  * much of a guessed key is right, and the stored hash is compared in constant time.
  */
 export async function authenticate(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth): Promise<Caller> {
+  if (auth !== 'public') return identify(deps, req, auth);
+  // Public routes count a valid key against its owner, but a stale or wrong key never blocks them
+  // (a monitor with an old key still gets its health answer).
+  return identify(deps, req, auth).catch(async (error: unknown) => {
+    if (!(error instanceof AppError)) throw error;
+    return anonymousCaller(deps, req, await deps.tiers.get());
+  });
+}
+
+function anonymousCaller(deps: AuthDeps, req: IncomingMessage, tiers: Map<string, Tier>): Caller {
+  const address = clientAddress(req, deps.trustProxy);
+  return { kind: 'anonymous', tier: tiers.get('anonymous')!, subject: anonymousSubject(address), address };
+}
+
+async function identify(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth): Promise<Caller> {
   const key = extractApiKey(req);
   const tiers = await deps.tiers.get();
   if (key === undefined) {
     if (auth === 'key') throw new AppError('API_KEY_REQUIRED', 'this endpoint needs an API key: send it as "X-API-Key: tsk_…" or "Authorization: Bearer tsk_…"');
-    const address = clientAddress(req, deps.trustProxy);
-    return { kind: 'anonymous', tier: tiers.get('anonymous')!, subject: anonymousSubject(address), address };
+    return anonymousCaller(deps, req, tiers);
   }
   if (!isWellFormedApiKey(key)) throw new AppError('UNAUTHORIZED', 'malformed API key: keys are "tsk_" followed by 48 letters and digits');
   const hash = hashApiKey(key);

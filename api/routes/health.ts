@@ -51,7 +51,9 @@ export const healthRoute = defineRoute({
     try {
       row = await Promise.race([probe(deps.sql), timeout(2_000)]);
     } catch (error) {
-      throw new AppError('SERVICE_UNAVAILABLE', `the database is unreachable: ${(error as Error).message}`, {
+      // The cause (socket paths, host names) goes to the log, not to the public.
+      deps.log.warn('health probe failed', { err: error });
+      throw new AppError('SERVICE_UNAVAILABLE', 'the database is unreachable; retry shortly', {
         headers: { 'Retry-After': '5', 'Cache-Control': 'no-store' },
         details: { database: { ok: false }, version: deps.version },
       });

@@ -1,9 +1,7 @@
 import type { ServerResponse } from 'node:http';
 
-const HEARTBEAT_MS = 15_000;
-
 /** A Server-Sent Events response: typed events with optional ids, comments as heartbeats. */
-export function openEventStream(res: ServerResponse, onClose: () => void) {
+export function openEventStream(res: ServerResponse, heartbeatSeconds: number, onClose: () => void) {
   res.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-cache, no-transform',
@@ -13,7 +11,7 @@ export function openEventStream(res: ServerResponse, onClose: () => void) {
   });
   res.write('retry: 3000\n: connected\n\n');
   // Comments keep idle connections open through proxies that drop silent ones.
-  const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+  const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), heartbeatSeconds * 1000);
   let open = true;
   const close = () => {
     if (!open) return;

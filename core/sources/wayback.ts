@@ -60,8 +60,8 @@ export const DEFAULT_LIMITS: WaybackLimits = {
   cdxPagesPerCall: 4,
   capturesPerVideo: 4,
   concurrency: 4,
-  timeBudgetMs: 60_000,
-  seenIds: 1_500,
+  timeBudgetMs: 45_000,
+  seenIds: 1_000,
   lookupAttempts: 3,
 };
 
@@ -387,7 +387,7 @@ export function createWaybackSource(options: WaybackSourceOptions = {}): Wayback
   const publicBase = (options.publicCaptureBaseUrl ?? 'https://web.archive.org/web').replace(/\/+$/, '');
   const pageSize = Math.max(1, options.pageSize ?? 25);
   const limits: WaybackLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  const baseFetch: FetchOptions = { timeoutMs: 20_000, retries: 3, minDelayMs: 1_000, maxDelayMs: 16_000, ...options.fetchOptions };
+  const baseFetch: FetchOptions = { timeoutMs: 20_000, retries: 2, minDelayMs: 1_000, maxDelayMs: 8_000, ...options.fetchOptions };
 
   const withSignal = (signal?: AbortSignal): FetchOptions => (signal ? { ...baseFetch, signal } : baseFetch);
   const cdx = (query: CdxQuery, signal?: AbortSignal) => queryCdx(cdxUrl, query, withSignal(signal));
@@ -406,14 +406,14 @@ export function createWaybackSource(options: WaybackSourceOptions = {}): Wayback
     }
   }
 
-  /** Captures of one exact URL, ascending, 200s only (or any status for redirecting forms). */
+  /** Captures of one exact URL, ascending, one a month, 200s only (or redirects too, for youtu.be). */
   async function timeline(url: string, signal: AbortSignal | undefined, { anyStatus = false } = {}): Promise<CdxRow[]> {
     const page = await cdx(
       {
         url,
         output: 'json',
         fl: CAPTURE_FL,
-        filter: anyStatus ? [] : ['statuscode:200'],
+        filter: anyStatus ? ['!statuscode:[45]..'] : ['statuscode:200'],
         collapse: ['timestamp:6'],
         limit: TIMELINE_LIMIT,
       },
@@ -464,8 +464,9 @@ export function createWaybackSource(options: WaybackSourceOptions = {}): Wayback
         if (info.terminated) return { kind: 'notice', reason: info.terminated };
         return { kind: 'skip' };
       });
+      // The newest capture of the page says the channel is gone (older ones still tell who it was).
       if (result.newestIsNotice && result.notice) terminated ??= result.notice.reason;
-      if (result.good) return { info: result.good.value, ...(terminated || result.newestIsNotice ? { terminated: terminated ?? result.notice?.reason } : {}) };
+      if (result.good) return { info: result.good.value, ...(terminated ? { terminated } : {}) };
     }
     return undefined;
   }
@@ -618,27 +619,24 @@ export function createWaybackSource(options: WaybackSourceOptions = {}): Wayback
       state.p.push(...failed);
     };
 
+    const listingQuery = (form: Form, resumeKey: string | undefined): CdxQuery => ({
+      url: form.slice(2),
+      matchType: form.startsWith('p:') ? 'prefix' : 'exact',
+      fl: LISTING_FL,
+      // SPF captures (?spf=navigate, application/json) hold the same page inside JSON strings.
+      filter: ['statuscode:200', 'mimetype:(?:text/html|application/json).*'],
+      collapse: ['digest'],
+      limit: pageSize,
+      showResumeKey: true,
+      ...(resumeKey ? { resumeKey } : {}),
+    });
+
     // A CDX page stays the same within a call: read it once even when the call comes back to it.
     let cached: { key: string; page: CdxPage } | undefined;
     const readListingPage = async (): Promise<void> => {
       const form = state.f[state.i]!;
       const cacheKey = `${state.i} ${state.k ?? ''}`;
-      const page =
-        cached?.key === cacheKey
-          ? cached.page
-          : await cdx(
-        {
-          url: form.slice(2),
-          matchType: form.startsWith('p:') ? 'prefix' : 'exact',
-          fl: LISTING_FL,
-          filter: ['statuscode:200', 'mimetype:text/html'],
-          collapse: ['digest'],
-          limit: pageSize,
-          showResumeKey: true,
-          ...(state.k ? { resumeKey: state.k } : {}),
-        },
-        signal,
-      );
+      const page = cached?.key === cacheKey ? cached.page : await cdx(listingQuery(form, state.k), signal);
       if (cached?.key !== cacheKey) {
         cdxPages++;
         cached = { key: cacheKey, page };
@@ -695,7 +693,7 @@ export function createWaybackSource(options: WaybackSourceOptions = {}): Wayback
               }
               const entry: PendingVideo = { i: id, c: ref };
               if (info.owned) entry.o = 1;
-              if (info.title) entry.t = info.title.slice(0, 300);
+              if (info.title) entry.t = info.title.slice(0, 200);
               if (info.durationSeconds) entry.d = info.durationSeconds;
               state.p.push(entry);
             }

@@ -1,4 +1,4 @@
-import type { Cue } from './cue.ts';
+import { SPEAKER_MARKER, type Cue } from './cue.ts';
 
 // A cue that only repeats what is already on screen is a roll-up echo when it follows the previous
 // cue within ECHO_GAP_MS and is either a "transition" of at most ECHO_MAX_MS (YouTube writes 10 ms
@@ -31,13 +31,12 @@ function overlap(shown: readonly string[], lines: readonly string[]): number {
 }
 
 /** The cue as one line of text, a speaker change written as the marker it was read from. */
-const line = (cue: Cue) => (cue.speakerChange ? `>> ${cue.text}` : cue.text);
+const line = (cue: Cue) => (cue.speakerChange ? `${SPEAKER_MARKER} ${cue.text}` : cue.text);
 
 function isEcho(previous: Cue, cue: Cue, scrollsOff: boolean): boolean {
   const follows = Math.abs(cue.startMs - previous.endMs) <= ECHO_GAP_MS;
   return follows && (scrollsOff || cue.endMs - cue.startMs <= ECHO_MAX_MS);
 }
-
 
 /**
  * Turns cues as a codec read them into one line of new words per cue:
@@ -64,6 +63,7 @@ export function normaliseCues(input: readonly Cue[]): Cue[] {
       return;
     }
     const cue: Cue = speaker || pendingSpeaker ? { startMs, endMs, text, speakerChange: true } : { startMs, endMs, text };
+    // Checked on what comes out too, so that normalising normalised cues finds nothing to drop.
     const last = out.at(-1);
     if (last && line(last) === line(cue) && isEcho(last, cue, false)) return;
     pendingSpeaker = false;
@@ -75,6 +75,7 @@ export function normaliseCues(input: readonly Cue[]): Cue[] {
     if (lines.length === 0) continue;
     const timed = cue.endMs < cue.startMs ? { ...cue, endMs: cue.startMs } : cue;
     let repeated = overlap(shown, lines);
+    // All of it is on screen already: a roll-up echo to skip, or else somebody saying it again.
     if (repeated === lines.length && !(previous && isEcho(previous, timed, shown.length > lines.length))) repeated = 0;
     shown = lines;
     previous = timed;

@@ -13,9 +13,14 @@ function attributes(source: string): Map<string, string> {
 }
 
 function number(value: string | undefined): number | undefined {
-  const parsed = value === undefined ? NaN : Number(value);
+  const parsed = value === undefined || value.trim() === '' ? NaN : Number(value);
   return Number.isFinite(parsed) ? parsed : undefined;
 }
+
+const seconds = (value: string | undefined) => {
+  const parsed = number(value);
+  return parsed === undefined ? undefined : parsed * 1000;
+};
 
 /**
  * XML element content to plain text. YouTube escapes the caption's own markup and entities once
@@ -35,12 +40,13 @@ export function parseTimedtext(input: string): Cue[] {
   const cues: Cue[] = [];
   for (const m of input.matchAll(ELEMENT)) {
     const attrs = attributes(m[2] ?? '');
-    const ms = number(attrs.get('t'));
-    const startMs = ms ?? (number(attrs.get('start')) ?? NaN) * 1000;
-    if (!Number.isFinite(startMs)) continue;
-    const durationMs = ms !== undefined ? number(attrs.get('d')) : (number(attrs.get('dur')) ?? NaN) * 1000;
-    const start = Math.round(startMs);
-    cues.push({ startMs: start, endMs: start + Math.max(0, Math.round(Number.isFinite(durationMs) ? durationMs! : 0)), text: content(m[3] ?? '') });
+    // srv2 and srv3 count milliseconds in t and d, srv1 seconds in start and dur.
+    const inMs = attrs.has('t');
+    const start = inMs ? number(attrs.get('t')) : seconds(attrs.get('start'));
+    if (start === undefined) continue;
+    const duration = (inMs ? number(attrs.get('d')) : seconds(attrs.get('dur'))) ?? 0;
+    const startMs = Math.round(start);
+    cues.push({ startMs, endMs: startMs + Math.max(0, Math.round(duration)), text: content(m[3] ?? '') });
   }
   return cues;
 }

@@ -4,7 +4,7 @@ const TIMING = /^\s*(?:(\d+):)?(\d{1,2}):(\d{1,2})[.,](\d{1,9})[ \t]*-->[ \t]*(?
 
 function fraction(digits: string): number {
   // "5" is half a second, "1234" is 123 ms: only the first three digits count.
-  return Number((digits.length >= 3 ? digits.slice(0, 3) : digits.padEnd(3, '0')));
+  return Number(digits.length >= 3 ? digits.slice(0, 3) : digits.padEnd(3, '0'));
 }
 
 function toMs(hours: string | undefined, minutes: string, seconds: string, part: string): number {

@@ -11,7 +11,7 @@
  * Memory stays bounded: each document is parsed, turned into small records and dropped; the walk
  * keeps a queue of file paths only (capped), and the consumer of streamArchive applies backpressure.
  */
-import { readFile, readFileSync, type Dirent } from "node:fs";
+import { readFile, type Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -295,7 +295,7 @@ function readWhole(path: string): Promise<Buffer> {
 async function processJob(job: Job, state: ScanState): Promise<ArchiveItem[]> {
   let text: string;
   try {
-    const buffer = process.env.SYNC_READ ? readFileSync(job.path) : await readWhole(job.path);
+    const buffer = await readWhole(job.path);
     state.progress.bytesRead += buffer.length;
     text = buffer.toString('utf8');
   } catch (error) {

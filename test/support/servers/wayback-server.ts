@@ -419,6 +419,10 @@ export interface RequestLogEntry {
   params?: Record<string, string | string[]>;
   path: string;
   status?: number;
+  /** CDX: rows printed (duplicates included). */
+  rows?: number;
+  /** CDX: whether a resume key was printed. */
+  resumeKey?: boolean;
   failure?: Failure['type'];
 }
 
@@ -565,7 +569,7 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
     for (let i = lo; i < all.length && all[i]!.startsWith(key); i++) yield* byKey.get(all[i]!) ?? [];
   }
 
-  function answerCdx(params: URLSearchParams, res: ServerResponse): number {
+  function answerCdx(params: URLSearchParams, res: ServerResponse, entry: RequestLogEntry): number {
     const url = params.get('url');
     if (!url) return send(res, 400, 'text/plain', 'Missing url param\n');
     if (params.has('page') || params.has('showNumPages')) return send(res, 400, 'text/plain', 'Pagination not supported for this query\n');
@@ -644,6 +648,8 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
       resumeKey = undefined;
     }
     const printed = options.duplicateRows ? rows.flatMap((row) => [row, row]) : rows;
+    entry.rows = printed.length;
+    entry.resumeKey = !!resumeKey;
     if (params.get('output') === 'json') {
       if (printed.length === 0 && !resumeKey) return send(res, 200, 'application/json', '[]\n');
       const lines = [JSON.stringify(fl), ...printed.map((row) => JSON.stringify(fl.map((field) => row[field])))];
@@ -738,7 +744,7 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
       }
     }
     try {
-      if (target === 'cdx' && raw.startsWith('/cdx/search/cdx')) entry.status = answerCdx(new URL(raw, 'http://local').searchParams, res);
+      if (target === 'cdx' && raw.startsWith('/cdx/search/cdx')) entry.status = answerCdx(new URL(raw, 'http://local').searchParams, res, entry);
       else if (target === 'web') entry.status = answerReplay(raw, res);
       else entry.status = send(res, 404, 'text/plain', 'not found\n');
     } catch (error) {
