@@ -11,6 +11,7 @@ import { readStream } from '../support/sse.ts';
 
 let db: TestDatabase;
 let api: TestApi;
+let otherApi: TestApi;
 let worker: WorkerHandle;
 let key: string;
 const sources: VideoSource[] = [];
@@ -20,6 +21,8 @@ const big = generateChannel(230);
 let releaseGate: () => void = () => {};
 const gated = generateChannel(40);
 const broken = generateChannel(5);
+const slow = generateChannel(3);
+let releaseSlow: () => void = () => {};
 const partly = generateChannel(12);
 
 beforeAll(async () => {
@@ -28,6 +31,7 @@ beforeAll(async () => {
     fakeSource({ name: 'archive', channel: big.channel, videos: big.videos, pageSize: 100 }),
     fakeSource({ name: 'archive', channel: gated.channel, videos: gated.videos, gate: new Promise<void>((resolve) => (releaseGate = resolve)) }),
     fakeSource({ name: 'youtube_api', channel: partly.channel, videos: partly.videos }),
+    fakeSource({ name: 'archive', channel: slow.channel, videos: slow.videos, gate: new Promise<void>((resolve) => (releaseSlow = resolve)) }),
   );
   // Every source answers for its own channel only; a combined source routes by channel id.
   const bySource: VideoSource = {
@@ -46,7 +50,8 @@ beforeAll(async () => {
       return { videos: [] };
     },
   };
-  api = await startTestApi(db.sql, {}, log, [bySource]);
+  api = await startTestApi(db.sql, { SSE_HEARTBEAT_SECONDS: '1' }, log, [bySource]);
+  otherApi = await startTestApi(db.sql, {}, log, [bySource]);
   const config = loadConfig({ DATABASE_URL: db.url, WORKER_CONCURRENCY: '2' });
   worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, [bySource]);
   ({ key } = await createKeyedUser(db.sql));
@@ -56,8 +61,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   releaseGate();
+  releaseSlow();
   await worker.stop();
   await api.close();
+  await otherApi.close();
   await db.drop();
 });
 
@@ -153,6 +160,21 @@ describe('a channel search streamed over SSE', () => {
     }
     const after = await api.call(`/api/search/background-status/${gated.channel.channelId}`, { key });
     expect(after.body.data).toEqual({ running: false, searchSessionId: null });
+  });
+
+  it('resumes on another API process, and keeps idle streams alive with comments while the crawl works', async () => {
+    const started = await search(slow.channel.channelId);
+    const path = started.body.data.sseEndpointUrl;
+    const first = await readStream(streamUrl(path), { key, timeoutMs: 2_500 });
+    expect(first.comments.filter((comment) => comment.includes('keep-alive')).length).toBeGreaterThanOrEqual(1);
+    const lastId = first.events.filter((event) => event.id).at(-1)!.id!;
+    const resumed = readStream(`${otherApi.url}${path}`, { key, lastEventId: lastId });
+    releaseSlow();
+    const { events } = await resumed;
+    expect(events.filter((event) => event.event === 'search:video').map((event) => event.data.videoId).sort()).toEqual(slow.videos.map((video) => video.videoId).sort());
+    expect(events.at(-1)!.event).toBe('search:complete');
+    const ids = [...first.events, ...events].filter((event) => event.id).map((event) => event.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('ends with search:error when every source fails', async () => {
