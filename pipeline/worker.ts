@@ -20,8 +20,9 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
   const workerIds = new Set<string>();
   // Listening before run() starts, so no worker is created unseen.
   const events: WorkerEvents = new EventEmitter();
-  events.on('worker:create', ({ worker }) => workerIds.add(worker.workerId));
-  events.on('worker:stop', ({ worker }) => workerIds.delete(worker.workerId));
+  // graphile-worker 0.17 locks jobs with the pool's id, not the individual workers'.
+  events.on('pool:create', ({ workerPool }) => workerIds.add(workerPool.id));
+  events.on('pool:release', ({ workerPool }) => workerIds.delete(workerPool.id));
   const beat = async () => {
     await recordHeartbeat(db.sql, id, [...workerIds]);
     const freed = await unlockAbandonedJobs(db.sql);
@@ -41,6 +42,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
     logger: graphileLogger(log),
     events,
   });
+  await beat(); // names the pool before anything could kill this process unseen
 
   const heartbeat = cron.schedule('*/10 * * * * *', () => {
     beat().catch((error) => log.warn('heartbeat failed', { err: error }));

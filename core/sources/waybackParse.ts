@@ -484,7 +484,12 @@ function metaFromHtml(html: string, videoId: string): VideoMeta | undefined {
     cleanTitle(asString(args?.title));
   // Without a title and a sign that the page is this video's, it is not a metadata page.
   const ogUrl = metaValues(tags, 'property', 'og:url')[0] ?? linkHref(tags, 'rel', 'canonical') ?? '';
-  const aboutThisVideo = pageVideoId === videoId || ogUrl.includes(videoId) || asString(args?.video_id) === videoId;
+  const aboutThisVideo =
+    pageVideoId === videoId ||
+    ogUrl.includes(videoId) ||
+    asString(args?.video_id) === videoId ||
+    // 2007-2012 pages name their video in the player's flashvars / swfArgs.
+    new RegExp(`["']?(?:video_id|VIDEO_ID)["']?\\s*[:=]\\s*["']${videoId}["']|[?&]video_id=${videoId}(?![\\w-])`).test(html);
   if (!title || !aboutThisVideo) return undefined;
   const meta: VideoMeta = { videoId, title };
   const channelId = metaValues(tags, 'itemprop', 'channelid')[0] ?? asString(args?.ucid);
@@ -537,7 +542,12 @@ function playabilityTexts(status: Record<string, unknown>): string[] {
   return texts;
 }
 
+/** Player errors that are not removals: age gates, region blocks, paid or members-only videos, upcoming lives. */
+const NOT_A_REMOVAL = /confirm your age|age[- ]restricted|inappropriate for some users|available in your country|not made this video available|members|requires payment|rent this|premiere|live event|will begin|scheduled/i;
+
 function noticeInHtml(html: string): string | undefined {
+  // Visible text only: scripts carry i18n strings such as "This video is unavailable." on every page.
+  html = html.replace(/<script\b[\s\S]*?<\/script>/gi, ' ');
   const block = /id="unavailable-message"[^>]*>([\s\S]*?)<\/(?:h1|div|p)>/i.exec(html);
   if (block) {
     const text = htmlToText(block[1]!);
@@ -577,6 +587,7 @@ export function classifyWatchPage(html: string, videoId: string): WatchPage {
     if (!status) continue;
     const texts = playabilityTexts(status);
     if (texts.some(looksLikeBotCheck)) return { kind: 'unusable', why: 'an archived bot check' };
+    if (texts.some((text) => NOT_A_REMOVAL.test(text))) return { kind: 'unusable', why: `not a removal: ${texts[0]}` };
     const code = asString(status.status) ?? '';
     if (code && code !== 'OK' && code !== 'LIVE_STREAM_OFFLINE') {
       const reason = texts.find((text) => REMOVAL_PHRASES.some((phrase) => phrase.test(text))) ?? texts[0] ?? code;

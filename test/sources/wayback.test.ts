@@ -303,6 +303,20 @@ describe('removal notices', () => {
     expect(classifyWatchPage(legacyWatchPageHtml(video), 'bbbbbbbbbbb').kind).toBe('metadata');
     expect(classifyWatchPage(watchPageHtml(playerResponse(video)), 'bbbbbbbbbbb').kind).toBe('metadata');
     expect(classifyWatchPage('<html><body>Wayback Machine</body></html>', 'bbbbbbbbbbb').kind).toBe('unusable');
+    // Messages in scripts are not what the page shows.
+    expect(classifyWatchPage(`<html><body><script>yt.setMsg({'PLAYER_UNAVAILABLE': 'This video is unavailable.', 'ERROR_PRIVATE': 'This video is private.'});</script></body></html>`, 'bbbbbbbbbbb').kind).toBe('unusable');
+  });
+
+  it('does not take age gates, region blocks or members-only pages for removals', () => {
+    const gate = (reason: string, status = 'LOGIN_REQUIRED') => watchPageHtml({ playabilityStatus: { status, reason, errorScreen: { playerErrorMessageRenderer: { reason: { simpleText: reason } } } } });
+    expect(classifyWatchPage(gate('Sign in to confirm your age'), 'ccccccccccc').kind).toBe('unusable');
+    expect(classifyWatchPage(gate('The uploader has not made this video available in your country', 'UNPLAYABLE'), 'ccccccccccc').kind).toBe('unusable');
+    expect(classifyWatchPage(gate("Join this channel to get access to members-only content like this video, and other exclusive perks.", 'UNPLAYABLE'), 'ccccccccccc').kind).toBe('unusable');
+  });
+
+  it('reads a 2008 page that names its video only in the player flashvars', () => {
+    const html = `<html><head><title>YouTube - Charlie bit my finger</title><meta name="title" content="Charlie bit my finger"><meta name="description" content="Even had I done this on purpose"></head><body><div id="watch-player-div"><embed src="/player2.swf" flashvars="video_id=_OBlgSz8sSM&amp;l=56&amp;t=OEgsToPDskI"></embed></div><script>var swfArgs = {"video_id": "_OBlgSz8sSM", "l": "56"};</script></body></html>`;
+    expect(classifyWatchPage(html, '_OBlgSz8sSM')).toEqual({ kind: 'metadata', meta: { videoId: '_OBlgSz8sSM', title: 'Charlie bit my finger', description: 'Even had I done this on purpose' } });
   });
 });
 
@@ -447,9 +461,18 @@ describe('listVideos', () => {
     wayback.addCapture({ url: `https://www.youtube.com/channel/${channel.channelId.toUpperCase()}/videos`, timestamp: ts(2016, 7), body: channelPageHtml(channel, { videoIds: [fakeVideoId('case-twin')] }) });
   });
 
+  // One walk in small pages, shared by the tests below.
+  let walk: ReturnType<typeof listAll> | undefined;
+  const walkOnce = () => {
+    if (!walk) {
+      wayback.resetCounts();
+      walk = listAll(record, { pageSize: 2, limits: { listingCapturesPerCall: 2, videoLookupsPerCall: 12 } });
+    }
+    return walk;
+  };
+
   it('walks every listing form over several pages and reports each of the channel’s videos once', async () => {
-    wayback.resetCounts();
-    const { videos: found, pages, cursors, progress } = await listAll(record, { pageSize: 2, limits: { listingCapturesPerCall: 2, videoLookupsPerCall: 12 } });
+    const { videos: found, pages, cursors, progress } = await walkOnce();
     const foundIds = found.map((entry) => entry.videoId);
     expect(new Set(foundIds).size).toBe(foundIds.length);
     expect([...foundIds].sort()).toEqual([...expected].sort());
@@ -477,14 +500,14 @@ describe('listVideos', () => {
   });
 
   it('recovers a deleted video from an older capture when the newer ones are notices', async () => {
-    const { videos: found } = await listAll(record);
+    const { videos: found } = await walkOnce();
     const entry = found.find((item) => item.videoId === deleted.videoId)!;
     expect(entry).toMatchObject({ title: 'Deleted later', description: `About deleted-later`, availability: 'unknown', uploadDate: '2016-05-04' });
     expect(entry.archiveUrl).toBe(`https://web.archive.org/web/${ts(2016, 9)}/https://www.youtube.com/watch?v=${deleted.videoId}`);
   });
 
   it('reports a video with only removal notices as deleted, pointing at the newest notice', async () => {
-    const { videos: found } = await listAll(record);
+    const { videos: found } = await walkOnce();
     expect(found.find((item) => item.videoId === onlyNotices.videoId)).toEqual({
       videoId: onlyNotices.videoId,
       channelId: channel.channelId,
@@ -548,7 +571,7 @@ describe('failures', () => {
 
   it('retries a capture that hangs past the timeout', async () => {
     wayback.failNext(1, 'hang', 'web');
-    const page = await source({ fetchOptions: { ...FAST, timeoutMs: 200 } }).listVideos({ channelId: channel.channelId }, undefined);
+    const page = await source({ fetchOptions: { ...FAST, timeoutMs: 500 } }).listVideos({ channelId: channel.channelId }, undefined);
     expect(page.videos.map((entry) => entry.videoId)).toEqual([fakeVideoId('flaky-1')]);
   });
 

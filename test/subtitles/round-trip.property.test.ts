@@ -40,15 +40,21 @@ const rollingList = fc
 
 describe('codec round trip', () => {
   it('SRT gives back the cues it was given, text exactly', () => {
-    fc.assert(fc.property(cueList(rawCue), (cues) => {
-      expect(parseSrt(renderSrt(cues))).toEqual(cues);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(cueList(rawCue), (cues) => {
+        expect(parseSrt(renderSrt(cues))).toEqual(cues);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('WebVTT gives back the cues it was given, text exactly', () => {
-    fc.assert(fc.property(cueList(rawCue), (cues) => {
-      expect(parseVtt(renderVtt(cues))).toEqual(cues);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(cueList(rawCue), (cues) => {
+        expect(parseVtt(renderVtt(cues))).toEqual(cues);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -223,7 +223,6 @@ async function walk(root: string, hooks: WalkHooks): Promise<void> {
         files.push(entry.name);
       }
     }
-    files.sort();
     await hooks.onDirectory(dir, mtimeMs, files);
     subdirs.sort((a, b) => (a.path < b.path ? 1 : a.path > b.path ? -1 : 0));
     stack.push(...subdirs);

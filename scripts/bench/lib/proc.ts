@@ -1,0 +1,155 @@
+/**
+ * The service's own processes (`node scripts/bin.mjs api|worker`) as benchmark subjects: started as
+ * child processes so that their memory and CPU can be read from /proc on their own, apart from the
+ * harness and the load it generates.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { repoRoot, sleep } from './harness.ts';
+
+const TICK_US = 10_000; // USER_HZ is 100 on every Linux that Node supports
+
+/** Resident memory of a process from /proc/<pid>/status, in MiB: now (VmRSS) and its peak (VmHWM). */
+export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+    return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system) a process has used so far, in µs; undefined once it is gone. */
+export function cpuOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples a process's RSS every `everyMs` (VmHWM alone misses when the peak happened). */
+export function memorySampler(pid: number, everyMs = 200) {
+  const samples: Array<{ at: number; rssMiB: number }> = [];
+  const take = () => {
+    const memory = memoryOf(pid);
+    if (memory) samples.push({ at: performance.now(), rssMiB: memory.rssMiB });
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  timer.unref();
+  return {
+    samples,
+    /** Highest sampled RSS at or after `since` (performance.now() time), MiB. */
+    maxSince(since = 0): number {
+      let max = Number.NaN;
+      for (const sample of samples) if (sample.at >= since && !(sample.rssMiB <= max)) max = sample.rssMiB;
+      return max;
+    },
+    stop() {
+      take();
+      clearInterval(timer);
+    },
+  };
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  pid: number;
+  /** The base URL of an `api` process (from its 'afterimage ready' log line), else undefined. */
+  url: string | undefined;
+  /** performance.now() at spawn and when 'afterimage ready' was logged. */
+  spawnedAt: number;
+  readyAt: number;
+  /** Log lines (parsed JSON) of level warn and above seen so far. */
+  warnings: Array<Record<string, unknown>>;
+  /** The last stderr lines, for error messages. */
+  tail(): string;
+  exited(): { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  /** SIGTERM, then SIGKILL after `timeoutMs`; resolves when the process has exited. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * Starts `node scripts/bin.mjs <role>` with `env` on top of this process's environment and waits for
+ * its 'afterimage ready' log line. With `openFiles`, the child's soft limit of open files is raised to
+ * at least that many first (through bash, which then execs node: the pid stays the child's).
+ */
+export async function startService(role: 'api' | 'worker' | 'start', env: Record<string, string>, options: { openFiles?: number; timeoutMs?: number } = {}): Promise<ServiceProcess> {
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  const fullEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...env };
+  const spawnedAt = performance.now();
+  const args = ['scripts/bin.mjs', role];
+  const child = options.openFiles
+    ? spawn('bash', ['-c', `if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt ${options.openFiles} ]; then ulimit -n ${options.openFiles} || exit 97; fi; exec "$0" "$@"`, process.execPath, ...args], {
+        cwd: repoRoot,
+        env: fullEnv,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      })
+    : spawn(process.execPath, args, { cwd: repoRoot, env: fullEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+  const tail: string[] = [];
+  const warnings: Array<Record<string, unknown>> = [];
+  let url: string | undefined;
+  let readyAt: number | undefined;
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exited = { code, signal };
+      resolve();
+    }),
+  );
+  let pending = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      tail.push(line);
+      if (tail.length > 30) tail.shift();
+      if (!line.startsWith('{')) continue;
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        continue;
+      }
+      if (entry.level === 'warn' || entry.level === 'error') warnings.push(entry);
+      if (entry.msg === 'afterimage ready') {
+        readyAt ??= performance.now();
+        if (typeof entry.url === 'string') url = entry.url;
+      }
+    }
+  });
+  const describeTail = () => tail.slice(-12).map((line) => `    ${line.slice(0, 400)}`).join('\n');
+  const stop = async (stopTimeoutMs = 15_000) => {
+    if (!exited) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
+      await exit;
+      clearTimeout(timer);
+    }
+  };
+  while (readyAt === undefined) {
+    if (exited) throw new Error(`\`afterimage ${role}\` exited (${exited.signal ?? exited.code}) before it was ready; last log lines:\n${describeTail()}`);
+    if (performance.now() - spawnedAt > timeoutMs) {
+      child.kill('SIGKILL');
+      await exit;
+      throw new Error(`\`afterimage ${role}\` was not ready within ${timeoutMs / 1000} s; last log lines:\n${describeTail()}`);
+    }
+    await sleep(20);
+  }
+  return {
+    child,
+    pid: child.pid!,
+    url,
+    spawnedAt,
+    readyAt,
+    warnings,
+    tail: describeTail,
+    exited: () => exited,
+    stop,
+  };
+}
