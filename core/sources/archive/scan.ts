@@ -16,9 +16,14 @@ import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import type { ChannelRecord, VideoRecord } from '../types.ts';
 import { looksLikeYtDlp, parseYtDlpDocument, type ChannelNames } from './parse.ts';
 import { mergeChannels, mergeVideos, type HeldChannel, type HeldVideo } from './merge.ts';
+import { InvalidJsonError, ParsePool, parseHere } from './parsePool.ts';
+
+/** Documents at least this big are parsed on a worker thread (when there are any). */
+const WORKER_PARSE_BYTES = 128 * 1024;
 
 export const MEDIA_EXTENSIONS = new Set(['mp4', 'webm', 'mkv', 'm4a', 'mp3', 'opus', 'flv', '3gp', 'mov', 'm4v', 'mka', 'ogg', 'oga', 'wav', 'flac', 'aac', 'avi', 'wmv']);
 export const SUBTITLE_EXTENSIONS = new Set(['vtt', 'srt', 'srv1', 'srv2', 'srv3', 'json3', 'ttml', 'ass', 'ssa', 'lrc', 'sbv']);
@@ -68,6 +73,11 @@ export interface ScanOptions {
   progressIntervalMs?: number;
   /** Metadata files read at once (default 16). */
   concurrency?: number;
+  /**
+   * Worker threads parsing large documents (>= 128 KB, e.g. modern full dumps); 0 parses everything
+   * in the calling thread. Default: one less than the CPUs, at most 4.
+   */
+  parseThreads?: number;
   signal?: AbortSignal;
 }
 
@@ -291,20 +301,20 @@ function readWhole(path: string): Promise<Buffer> {
   return new Promise((resolvePromise, reject) => readFile(path, (error, data) => (error ? reject(error) : resolvePromise(data))));
 }
 
-async function processJob(job: Job, state: ScanState): Promise<ArchiveItem[]> {
-  let text: string;
+async function processJob(job: Job, state: ScanState, pool: ParsePool | undefined): Promise<ArchiveItem[]> {
+  let buffer: Buffer;
   try {
-    const buffer = await readWhole(job.path);
+    buffer = await readWhole(job.path);
     state.progress.bytesRead += buffer.length;
-    text = buffer.toString('utf8');
   } catch (error) {
     state.progress.filesFailed++;
     return [{ kind: 'warning', file: job.path, message: `unreadable file (${describe(error)})` }];
   }
   let data: unknown;
   try {
-    data = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    data = pool && buffer.length >= WORKER_PARSE_BYTES ? await pool.parse(buffer) : parseHere(buffer);
   } catch (error) {
+    if (!(error instanceof InvalidJsonError)) throw error;
     if (job.kind === 'json') {
       state.filesSkipped++;
       return [];
@@ -339,7 +349,9 @@ async function processJob(job: Job, state: ScanState): Promise<ArchiveItem[]> {
 async function runScan(dir: string, options: ScanOptions, sink: (items: ArchiveItem[]) => void | Promise<void>): Promise<ArchiveScanStats> {
   const root = resolve(dir);
   const { signal, onProgress, progressIntervalMs = 100, concurrency = 16 } = options;
+  const parseThreads = Math.max(0, Math.floor(options.parseThreads ?? Math.min(4, availableParallelism() - 1)));
   if (signal?.aborted) throw abortError(signal);
+  const pool = parseThreads > 0 ? new ParsePool(parseThreads) : undefined;
   const state: ScanState = {
     progress: { directories: 0, filesSeen: 0, metadataFiles: 0, filesParsed: 0, filesFailed: 0, bytesRead: 0, walkDone: false, elapsedMs: 0 },
     filesSkipped: 0,
@@ -390,7 +402,7 @@ async function runScan(dir: string, options: ScanOptions, sink: (items: ArchiveI
     for (;;) {
       const job = await queue.shift();
       if (!job || state.cancelled) return;
-      const items = await processJob(job, state);
+      const items = await processJob(job, state, pool);
       state.progress.filesParsed++;
       if (pendingWarnings.length) items.push(...pendingWarnings.splice(0));
       if (items.length) await sink(items);
@@ -409,6 +421,7 @@ async function runScan(dir: string, options: ScanOptions, sink: (items: ArchiveI
     throw error;
   } finally {
     signal?.removeEventListener('abort', onAbort);
+    await pool?.close();
   }
   report(true);
   const elapsedMs = Math.round(performance.now() - state.started);
