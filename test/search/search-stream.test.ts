@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
 import { DefiniteError } from '../../core/sources/http.ts';
+import { updateTier } from '../../core/tiers/updateTier.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
 import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
@@ -88,6 +89,22 @@ describe('POST /api/search', () => {
     const response = await search('@nobody-knows-this');
     expect(response.status).toBe(404);
     expect(response.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('counts channel searches against the hourly quota, with the limit named in the 429', async () => {
+    const { key: own } = await createKeyedUser(db.sql);
+    await updateTier(db.sql, 'pro', { limits: { channelSearchesPerHour: 2 } });
+    try {
+      expect((await search(big.channel.channelId, own)).status).toBe(200);
+      expect((await search(big.channel.channelId, own)).status).toBe(200);
+      const refused = await search(big.channel.channelId, own);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('RATE_LIMITED');
+      expect(refused.body.error.message).toContain('Limit reached: 2 channel searches per hour (channelSearchesPerHour)');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await updateTier(db.sql, 'pro', { limits: { channelSearchesPerHour: 30 } });
+    }
   });
 
   it('needs a key', async () => {

@@ -190,6 +190,11 @@ describe.skipIf(!haveReal)('real yt-dlp documents', () => {
       const mountainVideo = byId.get('6iRV8liah8A');
       if (mountainVideo) expect(mountainVideo.videoFileUrl).toBe(pathToFileURL(join(dir, 'old', `${mountain}.mp4`)).href);
 
+      // Large documents go to parse threads; the records are the same as parsed in-thread.
+      const inThread = await scanArchive(dir, { parseThreads: 0 });
+      expect(inThread.videos).toEqual(scan.videos);
+      expect(inThread.channels).toEqual(scan.channels);
+
       const source = createArchiveSource({ dir });
       if (zooVideo) expect((await source.resolveChannel(query('@JAWED')))?.channelId).toBe('UC4QobU6STFB0P71PMvOGN5A');
       if (byId.has('gogEJyoSB9s')) {
@@ -477,10 +482,14 @@ describe('the archive index and odd trees', () => {
       const unreadable = join(fx.dir, fx.channelTitle, 'Locked [lockedvideo].info.json');
       await writeFile(unreadable, '{}');
       await chmod(unreadable, 0o000);
+      // big enough for a parse thread
+      const bigBroken = join(fx.dir, fx.channelTitle, 'Huge broken [hugebroken1].info.json');
+      await writeFile(bigBroken, `{"id": "hugebroken1", "description": "${'x'.repeat(300_000)}`);
       const runsAsRoot = process.getuid?.() === 0;
 
-      const scan = await scanArchive(fx.dir);
+      const scan = await scanArchive(fx.dir, { parseThreads: 2 });
       expect(scan.videos.map((v) => v.videoId).sort()).toEqual([...fx.videoIds].sort());
+      expect(scan.warnings).toContainEqual({ file: bigBroken, message: expect.stringMatching(/^not valid JSON/) });
       expect(scan.stats.linksSkipped).toBeGreaterThanOrEqual(2);
       const messages = scan.warnings.map((w) => `${w.file}: ${w.message}`);
       expect(messages).toContainEqual(expect.stringMatching(/dangling\.info\.json: broken symbolic link/));

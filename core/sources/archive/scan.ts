@@ -75,7 +75,8 @@ export interface ScanOptions {
   concurrency?: number;
   /**
    * Worker threads parsing large documents (>= 128 KB, e.g. modern full dumps); 0 parses everything
-   * in the calling thread. Default: one less than the CPUs, at most 4.
+   * in the calling thread. Default: the number of CPUs, at least 1, at most 4. Started only when
+   * a large document turns up.
    */
   parseThreads?: number;
   signal?: AbortSignal;
@@ -349,7 +350,7 @@ async function processJob(job: Job, state: ScanState, pool: ParsePool | undefine
 async function runScan(dir: string, options: ScanOptions, sink: (items: ArchiveItem[]) => void | Promise<void>): Promise<ArchiveScanStats> {
   const root = resolve(dir);
   const { signal, onProgress, progressIntervalMs = 100, concurrency = 16 } = options;
-  const parseThreads = Math.max(0, Math.floor(options.parseThreads ?? Math.min(4, availableParallelism() - 1)));
+  const parseThreads = Math.max(0, Math.floor(options.parseThreads ?? Math.min(4, Math.max(1, availableParallelism()))));
   if (signal?.aborted) throw abortError(signal);
   const pool = parseThreads > 0 ? new ParsePool(parseThreads) : undefined;
   const state: ScanState = {

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../core/config.ts';
+import { createLogger } from '../../core/log.ts';
+import { configuredSources } from '../../core/sources/configured.ts';
+import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
+import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { readStream } from '../support/sse.ts';
+import { fakeChannelId, fakeVideoId, start as startWayback, ts, type ChannelFixture, type VideoFixture, type WaybackServer } from '../support/servers/wayback-server.ts';
+
+// Archive look-ups through the real Wayback source against a local server in the CDX and capture
+// formats: a channel known only to the archive, paged with "continue".
+let db: TestDatabase;
+let api: TestApi;
+let worker: WorkerHandle;
+let wayback: WaybackServer;
+let key: string;
+const log = createLogger('silent');
+const channel: ChannelFixture = { channelId: fakeChannelId('flow-channel'), title: 'Gone Channel', handle: '@gonechannel' };
+const videos: VideoFixture[] = Array.from({ length: 70 }, (_, index) => ({
+  videoId: fakeVideoId(`flow-${index}`),
+  channelId: channel.channelId,
+  title: `Archived video ${index}`,
+  description: `Recovered from a capture ${index}`,
+  lengthSeconds: 100 + index,
+  uploadDate: '2015-03-04',
+  author: channel.title,
+}));
+const removed: VideoFixture = { videoId: fakeVideoId('flow-removed'), channelId: channel.channelId, title: 'Removed later' };
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  wayback = await startWayback();
+  for (const [index, video] of videos.entries()) wayback.addVideo(video, [{ timestamp: ts(2016, 1 + (index % 12), 2) }]);
+  wayback.addVideo(removed, [
+    { timestamp: ts(2016, 2) },
+    { timestamp: ts(2019, 4), kind: 'removed', reason: 'This video has been removed by the uploader' },
+  ]);
+  wayback.addListing(channel, { timestamp: ts(2016, 6), form: 'channel', tab: '/videos', videoIds: [...videos.slice(0, 40).map((video) => video.videoId), removed.videoId] });
+  wayback.addListing(channel, { timestamp: ts(2017, 6), form: 'channel', tab: '/videos', videoIds: videos.slice(35).map((video) => video.videoId) });
+  wayback.addListing(channel, { timestamp: ts(2017, 7), form: 'handle', videoIds: videos.slice(60).map((video) => video.videoId) });
+  const config = loadConfig({ DATABASE_URL: db.url, ARCHIVE_DIR: '/nonexistent/afterimage-archive', WAYBACK_ENABLED: 'true', WAYBACK_URL: wayback.url, SOURCE_TIMEOUT_MS: '3000' });
+  const sources = configuredSources(config);
+  api = await startTestApi(db.sql, {}, log, sources);
+  worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, sources);
+  ({ key } = await createKeyedUser(db.sql));
+});
+
+afterAll(async () => {
+  await worker?.stop();
+  await api?.close();
+  await wayback?.close();
+  await db?.drop();
+});
+
+const post = (path: string, body?: unknown) =>
+  api.call(path, { method: 'POST', key, ...(body ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}) });
+const videosOf = (events: Array<{ event: string; data: any }>) => events.filter((event) => event.event === 'search:video').map((event) => event.data);
+
+describe('archive look-ups paged with continue', () => {
+  it('resolves a channel only the archive knows, streams the first page, and pages through the rest', async () => {
+    const started = await post('/api/search', { query: `https://www.youtube.com/channel/${channel.channelId}` });
+    expect(started.status).toBe(200);
+    expect(started.body.data.channelId).toBe(channel.channelId);
+    const first = await readStream(`${api.url}${started.body.data.sseEndpointUrl}`, { key, timeoutMs: 30_000 });
+    expect(first.events.at(-1)!.event).toBe('search:complete');
+    const found = new Map(videosOf(first.events).map((video) => [video.videoId, video]));
+    expect(found.size).toBeGreaterThan(0);
+
+    let session = started.body.data.searchSessionId as string;
+    for (let page = 0; page < 10; page++) {
+      const next = await post(`/api/search/${session}/continue`);
+      if (next.status === 400) {
+        expect(next.body.error.message).toContain('no further archive page');
+        break;
+      }
+      expect(next.status).toBe(200);
+      expect(next.body.data.sseEndpointUrl).not.toBe(started.body.data.sseEndpointUrl);
+      session = next.body.data.searchSessionId;
+      const { events } = await readStream(`${api.url}${next.body.data.sseEndpointUrl}`, { key, timeoutMs: 30_000 });
+      expect(events.at(-1)!.event).toBe('search:complete');
+      for (const video of videosOf(events)) found.set(video.videoId, video);
+    }
+    for (const video of [...videos, removed]) expect(found.has(video.videoId)).toBe(true);
+    const sample = found.get(videos[3]!.videoId);
+    expect(sample).toMatchObject({ title: 'Archived video 3', duration: 103, channelId: channel.channelId });
+    expect(sample.archiveUrl).toMatch(/\/web\/\d{14}\//);
+    const provenance = await db.sql`select count(*)::int as n from video_sources where source = 'wayback' and evidence_url like '%/web/%'`;
+    expect(provenance[0]!.n).toBe(videos.length + 1);
+  });
+});
