@@ -1,6 +1,7 @@
 import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Sql } from '../core/db/database.ts';
+import { processAlive } from '../core/processAlive.ts';
 
 /** Seconds after which a worker process that stopped beating is presumed dead and its jobs are freed. */
 export const ABANDONED_AFTER_SECONDS = 60;
@@ -16,15 +17,6 @@ function localHost(): string {
     return `${hostname()}/${readlinkSync('/proc/self/ns/pid')}`;
   } catch {
     return hostname();
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

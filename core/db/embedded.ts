@@ -6,6 +6,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { dirname, join, parse as parsePath } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../log.ts';
+import { processAlive } from '../processAlive.ts';
 
 const run = promisify(execFile);
 const SOCKET_PORT = 5432;
@@ -65,15 +66,6 @@ async function grantTraverse(path: string, user: OsUser, log: Logger): Promise<v
       await chmod(dir, info.mode | 0o001);
       log.warn('granted search (x) permission so the postgres OS user can reach the embedded database', { dir });
     }
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

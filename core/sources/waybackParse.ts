@@ -6,6 +6,7 @@
  */
 import { CHANNEL_ID, VIDEO_ID } from '../youtube/channelQuery.ts';
 import { looksLikeBotCheck } from './http.ts';
+import type { VideoRecord } from './types.ts';
 
 // ---------------------------------------------------------------------------------------------
 // CDX
@@ -348,23 +349,14 @@ function bestThumbnail(value: unknown): string | undefined {
 // Watch pages
 // ---------------------------------------------------------------------------------------------
 
-/** What an archived watch page tells of its video. Absent fields are unknown. */
-export interface VideoMeta {
-  videoId: string;
-  channelId?: string;
-  title?: string;
-  description?: string;
-  durationSeconds?: number;
-  viewCount?: number;
-  uploadDate?: string;
-  thumbnailUrl?: string;
-  tags?: string[];
-  captions?: Array<{ language: string; kind: 'manual' | 'auto' }>;
-  /** The channel's name as the page shows it. */
-  author?: string;
-  /** "http://www.youtube.com/@MrBeast" or "…/user/name" or "…/channel/UC…". */
-  ownerProfileUrl?: string;
-}
+/** What an archived watch page tells of its video (a VideoRecord's fields, channel optional). Absent fields are unknown. */
+export type VideoMeta = Pick<VideoRecord, 'videoId'> &
+  Partial<Pick<VideoRecord, 'channelId' | 'title' | 'description' | 'durationSeconds' | 'viewCount' | 'uploadDate' | 'thumbnailUrl' | 'tags' | 'captions'>> & {
+    /** The channel's name as the page shows it. */
+    author?: string;
+    /** "http://www.youtube.com/@MrBeast" or "…/user/name" or "…/channel/UC…". */
+    ownerProfileUrl?: string;
+  };
 
 export type RemovalCategory = 'removed_by_uploader' | 'account_terminated' | 'private' | 'copyright' | 'policy' | 'unavailable';
 

@@ -1,23 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
-import { configuredSources } from '../../core/sources/configured.ts';
-import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
-import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { createKeyedUser, type TestApi } from '../support/api.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../support/archive-fixture.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { readStream } from '../support/sse.ts';
+import { startSearchStack } from '../support/stack.ts';
 import { start as startYoutubeApi, type YoutubeApiServer } from '../support/servers/youtube-api-server.ts';
 
 // The real sources (local archive directory, Data API v3 client) against a yt-dlp directory and a
 // local server that answers in the Data API's formats.
 let db: TestDatabase;
 let api: TestApi;
-let worker: WorkerHandle;
+let stack: Awaited<ReturnType<typeof startSearchStack>>;
 let youtube: YoutubeApiServer;
 let archive: ArchiveFixture;
 let key: string;
-const log = createLogger('silent');
 const apiChannel = 'UCapiflowchannel0000000A';
 
 beforeAll(async () => {
@@ -25,22 +21,13 @@ beforeAll(async () => {
   youtube = await startYoutubeApi();
   youtube.createChannel({ channelId: apiChannel, handle: '@apiflow', title: 'API Flow', videoCount: 120, deleted: [] });
   archive = await createArchiveFixture({ videos: 60 });
-  const config = loadConfig({
-    DATABASE_URL: db.url,
-    ARCHIVE_DIR: archive.dir,
-    YOUTUBE_API_KEY: youtube.apiKey,
-    YOUTUBE_API_URL: youtube.url,
-    SOURCE_TIMEOUT_MS: '2000',
-  });
-  const sources = configuredSources(config);
-  api = await startTestApi(db.sql, {}, log, sources);
-  worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, sources);
+  stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir, YOUTUBE_API_KEY: youtube.apiKey, YOUTUBE_API_URL: youtube.url, SOURCE_TIMEOUT_MS: '2000' });
+  api = stack.api;
   ({ key } = await createKeyedUser(db.sql));
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await api?.close();
+  await stack?.close();
   await youtube?.close();
   await archive?.cleanup();
   await db?.drop();

@@ -1,21 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../core/config.ts';
-import { createLogger } from '../../core/log.ts';
-import { configuredSources } from '../../core/sources/configured.ts';
-import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
-import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { createKeyedUser, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { readStream } from '../support/sse.ts';
+import { startSearchStack } from '../support/stack.ts';
 import { fakeChannelId, fakeVideoId, start as startWayback, ts, type ChannelFixture, type VideoFixture, type WaybackServer } from '../support/servers/wayback-server.ts';
 
 // Archive look-ups through the real Wayback source against a local server in the CDX and capture
 // formats: a channel known only to the archive, paged with "continue".
 let db: TestDatabase;
 let api: TestApi;
-let worker: WorkerHandle;
+let stack: Awaited<ReturnType<typeof startSearchStack>>;
 let wayback: WaybackServer;
 let key: string;
-const log = createLogger('silent');
 const channel: ChannelFixture = { channelId: fakeChannelId('flow-channel'), title: 'Gone Channel', handle: '@gonechannel' };
 const videos: VideoFixture[] = Array.from({ length: 70 }, (_, index) => ({
   videoId: fakeVideoId(`flow-${index}`),
@@ -39,16 +35,13 @@ beforeAll(async () => {
   wayback.addListing(channel, { timestamp: ts(2016, 6), form: 'channel', tab: '/videos', videoIds: [...videos.slice(0, 40).map((video) => video.videoId), removed.videoId] });
   wayback.addListing(channel, { timestamp: ts(2017, 6), form: 'channel', tab: '/videos', videoIds: videos.slice(35).map((video) => video.videoId) });
   wayback.addListing(channel, { timestamp: ts(2017, 7), form: 'handle', videoIds: videos.slice(60).map((video) => video.videoId) });
-  const config = loadConfig({ DATABASE_URL: db.url, ARCHIVE_DIR: '/nonexistent/afterimage-archive', WAYBACK_ENABLED: 'true', WAYBACK_URL: wayback.url, SOURCE_TIMEOUT_MS: '3000' });
-  const sources = configuredSources(config);
-  api = await startTestApi(db.sql, {}, log, sources);
-  worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, sources);
+  stack = await startSearchStack(db, { ARCHIVE_DIR: '/nonexistent/afterimage-archive', WAYBACK_ENABLED: 'true', WAYBACK_URL: wayback.url, SOURCE_TIMEOUT_MS: '3000' });
+  api = stack.api;
   ({ key } = await createKeyedUser(db.sql));
 });
 
 afterAll(async () => {
-  await worker?.stop();
-  await api?.close();
+  await stack?.close();
   await wayback?.close();
   await db?.drop();
 });

@@ -256,6 +256,42 @@ describe('tolerant parsing', () => {
     expect(video?.kind === 'video' && video.video.title).toBeUndefined();
   });
 
+  it('-J dumps with full entries, nested channel tabs, uploads and foreign playlists', () => {
+    const channelId = 'UCuAXFkgsw1L7xaCfnd5JJOw';
+    const siblings = { mediaUrl: 'file:///a/dump.mp4', subtitleLanguages: ['en'] };
+    const outcome = parseYtDlpDocument(
+      {
+        _type: 'playlist',
+        id: channelId,
+        channel_id: channelId,
+        title: 'Rick Astley',
+        extractor_key: 'YoutubeTab',
+        entries: [
+          { _type: 'url', ie_key: 'YoutubeTab', url: `https://www.youtube.com/channel/${channelId}/videos`, id: channelId },
+          { _type: 'playlist', id: `${channelId}`, title: 'Rick Astley - Shorts', entries: [{ _type: 'url', ie_key: 'Youtube', id: 'shortshort1', url: 'https://www.youtube.com/shorts/shortshort1', title: 'A short' }] },
+          { id: 'fullentry01', title: 'Full', upload_date: '20200202', formats: [], channel_id: channelId, extractor: 'youtube', subtitles: { en: [] } },
+        ],
+      },
+      { evidenceUrl: 'file:///a/dump.json', siblings },
+    );
+    expect(outcome.ok).toBe(true);
+    if (!outcome.ok) return;
+    const videos = outcome.items.flatMap((i) => (i.kind === 'video' ? [i] : []));
+    expect(videos.map((v) => [v.video.videoId, v.video.channelId, v.partial])).toEqual([
+      ['shortshort1', channelId, true],
+      ['fullentry01', channelId, false],
+    ]);
+    // files beside the dump belong to the dump, not to its entries
+    expect(videos[1]!.video.videoFileUrl).toBeUndefined();
+    expect(videos[1]!.video.captions).toBeUndefined();
+
+    const uploads = parseYtDlpDocument({ _type: 'playlist', id: `UU${channelId.slice(2)}`, channel_id: channelId, entries: [{ _type: 'url', ie_key: 'Youtube', id: 'uploaded001' }] }, { evidenceUrl: 'file:///u.json' });
+    expect(uploads.ok && uploads.items.find((i) => i.kind === 'video')).toMatchObject({ video: { videoId: 'uploaded001', channelId } });
+    // A playlist someone made holds anyone's videos: its entries are not its owner's.
+    const mix = parseYtDlpDocument({ _type: 'playlist', id: 'PLxyz', title: 'Favourites', channel_id: channelId, entries: [{ _type: 'url', ie_key: 'Youtube', id: 'someones001' }] }, { evidenceUrl: 'file:///p.json' });
+    expect(mix.ok && mix.items.find((i) => i.kind === 'video')).toMatchObject({ video: { videoId: 'someones001', channelId: '' } });
+  });
+
   it('merging is order-independent: full wins, flat fills gaps, captions unite', () => {
     const flat = { video: { videoId: 'v', channelId: 'UC1', title: 'flat title', durationSeconds: 10, viewCount: 5, evidenceUrl: 'file:///flat.json' } as VideoRecord, partial: true, epoch: 0 };
     const full = {
@@ -425,6 +461,18 @@ describe('a generated archive', () => {
       if (item.kind === 'video' && ++taken === 3) break;
     }
     expect(taken).toBe(3);
+  });
+
+  it('a throwing progress callback stops the scan instead of hanging it', async () => {
+    await expect(
+      scanArchive(fx.dir, {
+        concurrency: 2,
+        progressIntervalMs: 0,
+        onProgress: () => {
+          throw new Error('bar broke');
+        },
+      }),
+    ).rejects.toThrow('bar broke');
   });
 
   it('an aborted scan rejects', async () => {

@@ -361,15 +361,17 @@ function parsePlaylistDoc(obj: Obj, ctx: ParseContext, parentChannelId: string |
   // The entries of a channel's tab are that channel's; those of another playlist may be anyone's.
   const entryChannelId = channelTab ? ownChannelId : parentChannelId;
   if (!Array.isArray(obj.entries) || depth >= MAX_DEPTH) return;
+  // Files beside a playlist document are the playlist's, not its entries'.
+  const entryCtx: ParseContext = { evidenceUrl: ctx.evidenceUrl };
   for (const entry of obj.entries) {
     if (!isObj(entry) || foreignExtractor(entry)) continue;
     const type = str(entry._type);
     if (type === 'playlist' || Array.isArray(entry.entries)) {
-      parsePlaylistDoc(entry, ctx, entryChannelId, num(entry.epoch) ?? epoch, depth + 1, out);
+      parsePlaylistDoc(entry, entryCtx, entryChannelId, num(entry.epoch) ?? epoch, depth + 1, out);
     } else if (type === 'url' || type === 'url_transparent') {
-      if (isFlatVideoEntry(entry)) parseVideoDoc(entry, ctx, entryChannelId, true, epoch, out);
+      if (isFlatVideoEntry(entry)) parseVideoDoc(entry, entryCtx, entryChannelId, true, epoch, out);
     } else {
-      parseVideoDoc(entry, ctx, entryChannelId, !looksExtracted(entry), num(entry.epoch) ?? epoch, out);
+      parseVideoDoc(entry, entryCtx, entryChannelId, !looksExtracted(entry), num(entry.epoch) ?? epoch, out);
     }
   }
 }

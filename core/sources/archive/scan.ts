@@ -400,14 +400,21 @@ async function runScan(dir: string, options: ScanOptions, sink: (items: ArchiveI
   });
 
   const worker = async () => {
-    for (;;) {
-      const job = await queue.shift();
-      if (!job || state.cancelled) return;
-      const items = await processJob(job, state, pool);
-      state.progress.filesParsed++;
-      if (pendingWarnings.length) items.push(...pendingWarnings.splice(0));
-      if (items.length) await sink(items);
-      report();
+    try {
+      for (;;) {
+        const job = await queue.shift();
+        if (!job || state.cancelled) return;
+        const items = await processJob(job, state, pool);
+        state.progress.filesParsed++;
+        if (pendingWarnings.length) items.push(...pendingWarnings.splice(0));
+        if (items.length) await sink(items);
+        report();
+      }
+    } catch (error) {
+      // A failure that is not a file's (a throwing onProgress or sink, a bug): stop everything.
+      state.cancelled = true;
+      queue.close(true);
+      throw error;
     }
   };
 

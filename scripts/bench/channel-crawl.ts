@@ -1,0 +1,499 @@
+/**
+ * A full crawl of one 20,000-video channel, end to end, from each local source in turn: the YouTube
+ * Data API v3 stand-in (test/support/servers/youtube-api-server.ts, 50 videos a page) and a yt-dlp
+ * archive directory (test/support/archive-fixture.ts, ARCHIVE_DIR).
+ *
+ * The API runs in this process (startApi with configuredSources(loadConfig(...)), as `afterimage api`
+ * wires it) together with the Data API stand-in; the worker runs as `node scripts/bin.mjs worker` in a
+ * child process, so its memory is its own (VmHWM from /proc). POST /api/search starts the crawl; the
+ * stream is read to search:complete.
+ *
+ * Afterwards the two halves of a crawl step are replayed alone, in this process, to see where the time
+ * goes: the source's pages (a fresh source like the worker's) and the store transactions
+ * (upsertVideos + appendEvents, batch by batch, on a fresh database), plus the same store with larger
+ * batches as a what-if.
+ */
+import { get } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApi } from '../../api/server.ts';
+import { createEventHub } from '../../api/sse/hub.ts';
+import { createApiKey } from '../../core/accounts/createApiKey.ts';
+import { createUser } from '../../core/accounts/createUser.ts';
+import { loadConfig } from '../../core/config.ts';
+import type { Sql } from '../../core/db/database.ts';
+import { appendEvents, crawlStream } from '../../core/events/events.ts';
+import { configuredSources } from '../../core/sources/configured.ts';
+import type { ChannelRecord, VideoRecord, VideoSource } from '../../core/sources/types.ts';
+import { cachedTiers } from '../../core/tiers/loadTiers.ts';
+import { updateTier } from '../../core/tiers/updateTier.ts';
+import { upsertChannel } from '../../core/videos/upsertChannel.ts';
+import { upsertVideos } from '../../core/videos/upsertVideos.ts';
+import { createArchiveFixture } from '../../test/support/archive-fixture.ts';
+import { start as startYoutubeApiServer } from '../../test/support/servers/youtube-api-server.ts';
+import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
+import { median, packageVersion, percentile, round, type BenchContext, type Benchmark, type Cell } from './lib/harness.ts';
+import { cpuOf, memoryOf, memorySampler, startService } from './lib/proc.ts';
+import { createSseParser } from './lib/sse-parse.ts';
+
+const VIDEOS = 20_000;
+const TARGET_VIDEOS_PER_SECOND = 2_000;
+const WORKER_CONCURRENCY = 4; // the default; a crawl's steps run one after another anyway
+const CRAWL_TIMEOUT_MS = 150_000;
+/** BATCH_VIDEOS of pipeline/tasks/crawl_channel.ts (not exported): what one step stores. */
+const PRODUCTION_BATCH = 500;
+const WHAT_IF_BATCH = 2_000;
+const CHANNEL_ID = 'UCbenchCrawl20kVideos000'; // UC + 22
+const CHANNEL_HANDLE = '@benchcrawl20k';
+
+type SourceKind = 'youtube_api' | 'archive';
+
+interface CrawlRun {
+  source: SourceKind;
+  label: string;
+  /** Generating the source's data (the archive directory, the stand-in's channel), ms; not in the crawl time. */
+  setupMs: number;
+  videosExpected: number;
+  videosStored: number;
+  /** Distinct live (c:) search:video ids on the stream. */
+  videosStreamed: number;
+  finalEvent: string;
+  /** POST /api/search sent → search:complete read. */
+  endToEndSeconds: number;
+  videosPerSecond: number;
+  /** POST /api/search round trip (resolving the channel through the sources, opening the crawl). */
+  postMs: number;
+  /** POST sent → first search:video on the stream. */
+  firstVideoSeconds: number;
+  /** First search:video → search:complete, and the rate within it. */
+  streamingSeconds: number;
+  streamingVideosPerSecond: number;
+  /** crawls.started_at → finished_at, as the database saw it. */
+  crawlSeconds: number;
+  /** Steps (one search:progress each, i.e. one crawl_channel job that stored a batch), per source. */
+  crawlJobs: number;
+  jobsBySource: Record<string, number>;
+  /** Time between consecutive steps' store transactions (their now()), ms. */
+  stepIntervalMs: { median: number; p90: number; max: number } | null;
+  worker: { baselineRssMiB: number; peakRssMiB: number; maxSampledRssMiB: number; cpuSeconds: number | null };
+  /** CPU during the crawl, seconds: the worker, PostgreSQL, this process (API + SSE reader + Data API stand-in), the whole machine. */
+  cpuSeconds: { worker: number | null; postgres: number | null; harness: number; machine: number | null };
+  sourceRequests: Record<string, number> | null;
+  workerWarnings: string[];
+}
+
+interface Replay {
+  source: SourceKind;
+  /** Building the source's view of the channel before the first page (the archive's index scan; channels.list), ms. */
+  resolveMs: number;
+  /** Every page of the channel, one after another, ms (no database). */
+  listMs: number;
+  pages: number;
+  videos: number;
+  /** Store transactions by batch size: upsertVideos + appendEvents (+ caption_info) + commit. */
+  store: Array<{ batch: number; transactions: number; totalMs: number; perTransactionMs: number; upsertMs: number; eventsMs: number; commitMs: number; perVideoUs: number }>;
+  /** Bytes of one search:video payload as stored (JSON text), on average. */
+  eventBytes: number;
+}
+
+async function readStreamUntilDone(url: string, key: string, timeoutMs: number, onFirstVideo: () => void) {
+  return new Promise<{ status: number; videos: Set<string>; final: string; finalData: string; progress: number }>((resolve, reject) => {
+    const videos = new Set<string>();
+    let progress = 0;
+    let first = true;
+    const request = get(url, { headers: { Accept: 'text/event-stream', 'X-API-Key': key }, agent: false }, (response) => {
+      if (response.statusCode !== 200) {
+        response.resume();
+        resolve({ status: response.statusCode ?? 0, videos, final: '', finalData: '', progress });
+        return;
+      }
+      response.setEncoding('utf8');
+      let final = '';
+      let finalData = '';
+      const feed = createSseParser((frame) => {
+        if (frame.event === 'search:video' && frame.id?.startsWith('c:')) {
+          if (first) {
+            first = false;
+            onFirstVideo();
+          }
+          videos.add(frame.id);
+        } else if (frame.event === 'search:progress') progress++;
+        else if (frame.event === 'search:complete' || frame.event === 'search:error') {
+          final = frame.event;
+          finalData = frame.data;
+        }
+      });
+      response.on('data', feed);
+      response.on('end', () => resolve({ status: 200, videos, final, finalData, progress }));
+      response.on('error', reject);
+    });
+    request.setTimeout(timeoutMs, () => request.destroy(new Error(`the stream did not end within ${timeoutMs / 1000} s`)));
+    request.on('error', reject);
+  });
+}
+
+async function postmasterPid(sql: Sql): Promise<number | undefined> {
+  const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
+  return postmasterOf(backend!.pid);
+}
+
+interface PreparedSource {
+  kind: SourceKind;
+  label: string;
+  env: Record<string, string>;
+  query: string;
+  videosExpected: number;
+  setupMs: number;
+  requests(): Record<string, number> | null;
+  cleanup(): Promise<void>;
+}
+
+async function prepareSource(kind: SourceKind, ctx: BenchContext, scratch: string): Promise<PreparedSource> {
+  const started = performance.now();
+  if (kind === 'youtube_api') {
+    const server = await startYoutubeApiServer({ apiKey: 'bench-data-api-key' });
+    server.createChannel({ channelId: CHANNEL_ID, handle: CHANNEL_HANDLE, title: 'Bench crawl 20k', videoCount: VIDEOS });
+    ctx.progress(`Data API stand-in at ${server.url} with one channel of ${VIDEOS} videos`);
+    const emptyArchive = join(scratch, 'no-archive');
+    return {
+      kind,
+      label: 'YouTube Data API (local stand-in)',
+      env: { YOUTUBE_API_KEY: server.apiKey, YOUTUBE_API_URL: server.url, ARCHIVE_DIR: emptyArchive },
+      query: CHANNEL_HANDLE,
+      videosExpected: VIDEOS,
+      setupMs: performance.now() - started,
+      requests: () => server.counts(),
+      cleanup: () => server.close(),
+    };
+  }
+  const fixture = await createArchiveFixture({ videos: VIDEOS, root: scratch, legacyChannel: false });
+  ctx.progress(`archive directory of ${fixture.allVideoIds.length} videos (${VIDEOS} info.json + ${fixture.flatOnlyVideoIds.length} flat-playlist only) in ${round(fixture.elapsedMs / 1000, 1)} s`);
+  return {
+    kind,
+    label: 'yt-dlp archive directory (ARCHIVE_DIR)',
+    env: { YOUTUBE_API_KEY: '', ARCHIVE_DIR: fixture.dir },
+    query: fixture.handle,
+    videosExpected: fixture.allVideoIds.length,
+    setupMs: performance.now() - started,
+    requests: () => null,
+    cleanup: () => fixture.cleanup(),
+  };
+}
+
+async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: string[]): Promise<{ run: CrawlRun; channelId: string; config: ReturnType<typeof loadConfig> }> {
+  const db = await ctx.database();
+  const sql = db.pool({ max: 3, role: 'bench' });
+  const user = await createUser(sql, { email: `crawl-${prepared.kind}@example.org`, tier: 'pro', isAdmin: false });
+  const { key } = await createApiKey(sql, { userId: user.id });
+  await updateTier(sql, 'pro', { limits: { requestsPerMinute: null, channelSearchesPerHour: null } });
+  const postmaster = await postmasterPid(sql);
+
+  const env: Record<string, string> = {
+    DATABASE_URL: db.url,
+    DATA_DIR: ctx.dataDir,
+    WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
+    WAYBACK_ENABLED: 'false',
+    YOUTUBE_API_URL: '',
+    ...prepared.env,
+  };
+  const config = loadConfig({ ...env, LOG_LEVEL: 'warn' });
+  const worker = await startService('worker', env);
+  const workerBaseline = memoryOf(worker.pid);
+  ctx.progress(`${prepared.kind}: worker pid ${worker.pid} ready in ${Math.round(worker.readyAt - worker.spawnedAt)} ms, RSS ${round(workerBaseline?.rssMiB ?? NaN, 0)} MiB`);
+
+  const apiSql = db.pool({ max: config.DATABASE_POOL_SIZE, role: 'api' });
+  const hub = await createEventHub(apiSql, ctx.log);
+  const api = await startApi(
+    { config, sql: apiSql, tiers: cachedTiers(apiSql), log: ctx.log, version: packageVersion, startedAt: new Date(), hub, sources: configuredSources(config) },
+    0,
+    '127.0.0.1',
+  );
+  const base = `http://127.0.0.1:${api.port}`;
+  const sampler = memorySampler(worker.pid, 100);
+  const workerCpuStart = cpuOf(worker.pid);
+  const cpuStart = cpuSnapshot(postmaster);
+
+  let run: CrawlRun;
+  let channelId = '';
+  try {
+    const posted = performance.now();
+    let firstVideoAt = Number.NaN;
+    const response = await fetch(`${base}/api/search`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+      body: JSON.stringify({ query: prepared.query }),
+    });
+    const postMs = performance.now() - posted;
+    const body = (await response.json()) as { data?: { sseEndpointUrl: string; channelId: string }; error?: unknown };
+    if (response.status !== 200 || !body.data) throw new Error(`POST /api/search answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    channelId = body.data.channelId;
+    const stream = await readStreamUntilDone(`${base}${body.data.sseEndpointUrl}`, key, CRAWL_TIMEOUT_MS, () => (firstVideoAt = performance.now()));
+    const done = performance.now();
+    const cpuEnd = cpuSnapshot(postmaster);
+    const workerCpuEnd = cpuOf(worker.pid);
+    sampler.stop();
+    const workerMemory = memoryOf(worker.pid);
+    if (stream.status !== 200) throw new Error(`the stream answered ${stream.status}`);
+    if (stream.final !== 'search:complete') problems.push(`${prepared.kind}: the stream ended with ${stream.final || 'nothing'} ${stream.finalData.slice(0, 200)}`);
+
+    const [stored] = await sql<{ n: number }[]>`select count(*)::int as n from videos where channel_id = ${channelId}`;
+    const [crawl] = await sql<{ id: string; seconds: number; status: string }[]>`
+      select id::text, extract(epoch from finished_at - started_at)::float8 as seconds, status from crawls where channel_id = ${channelId}`;
+    const steps = await sql<{ stage: string; at: number }[]>`
+      select payload->>'stage' as stage, extract(epoch from created_at)::float8 * 1000 as at
+      from events where stream = ${crawlStream(crawl!.id)} and type = 'search:progress' order by xid, id`;
+    const jobsBySource: Record<string, number> = {};
+    for (const step of steps) jobsBySource[step.stage] = (jobsBySource[step.stage] ?? 0) + 1;
+    const gaps = steps.slice(1).map((step, index) => step.at - steps[index]!.at).sort((a, b) => a - b);
+    const cpu = cpuDelta(cpuStart, cpuEnd);
+    const seconds = (done - posted) / 1000;
+    const streamingSeconds = (done - firstVideoAt) / 1000;
+    if (stored!.n !== prepared.videosExpected) problems.push(`${prepared.kind}: ${stored!.n} videos stored, expected ${prepared.videosExpected}`);
+    if (stream.videos.size !== stored!.n) problems.push(`${prepared.kind}: ${stream.videos.size} search:video events on the stream for ${stored!.n} stored videos`);
+    run = {
+      source: prepared.kind,
+      label: prepared.label,
+      setupMs: Math.round(prepared.setupMs),
+      videosExpected: prepared.videosExpected,
+      videosStored: stored!.n,
+      videosStreamed: stream.videos.size,
+      finalEvent: stream.final,
+      endToEndSeconds: round(seconds, 2)!,
+      videosPerSecond: round(stored!.n / seconds, 0)!,
+      postMs: round(postMs, 1)!,
+      firstVideoSeconds: round((firstVideoAt - posted) / 1000, 2)!,
+      streamingSeconds: round(streamingSeconds, 2)!,
+      streamingVideosPerSecond: round(stream.videos.size / streamingSeconds, 0)!,
+      crawlSeconds: round(crawl!.seconds, 2)!,
+      crawlJobs: steps.length,
+      jobsBySource,
+      stepIntervalMs: gaps.length ? { median: round(median(gaps), 1)!, p90: round(percentile(gaps, 90), 1)!, max: round(gaps[gaps.length - 1]!, 1)! } : null,
+      worker: {
+        baselineRssMiB: round(workerBaseline?.rssMiB ?? NaN, 1)!,
+        peakRssMiB: round(workerMemory?.peakMiB ?? NaN, 1)!,
+        maxSampledRssMiB: round(sampler.maxSince(), 1)!,
+        cpuSeconds: workerCpuStart === undefined || workerCpuEnd === undefined ? null : round((workerCpuEnd - workerCpuStart) / 1e6, 2),
+      },
+      cpuSeconds: {
+        worker: workerCpuStart === undefined || workerCpuEnd === undefined ? null : round((workerCpuEnd - workerCpuStart) / 1e6, 2),
+        postgres: cpu.postgresUs === null ? null : round(cpu.postgresUs / 1e6, 2),
+        harness: round(cpu.selfUs / 1e6, 2)!,
+        machine: cpu.machineBusyUs === null ? null : round(cpu.machineBusyUs / 1e6, 2),
+      },
+      sourceRequests: prepared.requests(),
+      workerWarnings: worker.warnings.map((entry) => String(entry.msg)).slice(0, 10),
+    };
+    ctx.progress(
+      `${prepared.kind}: ${run.videosStored} videos in ${run.endToEndSeconds} s (${run.videosPerSecond}/s), first video after ${run.firstVideoSeconds} s, ` +
+        `${run.crawlJobs} jobs, worker peak RSS ${run.worker.peakRssMiB} MiB`,
+    );
+  } finally {
+    sampler.stop();
+    await worker.stop();
+    await api.close();
+    await hub.close();
+  }
+  return { run, channelId, config };
+}
+
+/** The source half of the crawl alone: a fresh source like the worker's, every page in turn. */
+async function replaySource(kind: SourceKind, config: ReturnType<typeof loadConfig>, channelId: string) {
+  const source: VideoSource = configuredSources(config).find((candidate) => candidate.name === kind)!;
+  const resolveStarted = performance.now();
+  const channel: ChannelRecord = (await source.resolveChannel({ kind: 'channelId', channelId })) ?? { channelId };
+  const resolveMs = performance.now() - resolveStarted;
+  const videos: VideoRecord[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  const listStarted = performance.now();
+  do {
+    const page = await source.listVideos(channel, cursor);
+    videos.push(...page.videos);
+    cursor = page.next;
+    pages++;
+  } while (cursor);
+  return { channel, videos, resolveMs, listMs: performance.now() - listStarted, pages };
+}
+
+/** The store half alone: each batch in its own transaction, as a crawl step stores it (without the job hand-off). */
+async function replayStore(sql: Sql, kind: SourceKind, channel: ChannelRecord, videos: VideoRecord[], batch: number) {
+  await sql`truncate videos, video_sources, events`;
+  await upsertChannel(sql, channel);
+  const stream = crawlStream(0);
+  let upsertMs = 0;
+  let eventsMs = 0;
+  let commitMs = 0;
+  let transactions = 0;
+  let payloadBytes = 0;
+  let payloads = 0;
+  const started = performance.now();
+  for (let offset = 0; offset < videos.length; offset += batch) {
+    const records = videos.slice(offset, offset + batch);
+    let bodyDone = 0;
+    await sql.begin(async (tx) => {
+      const t0 = performance.now();
+      const { changed } = await upsertVideos(tx, kind, records);
+      const t1 = performance.now();
+      const events: Array<{ type: string; payload: unknown }> = [{ type: 'search:progress', payload: { stage: kind, percent: 50, videosInBatch: records.length } }];
+      for (const video of changed) events.push({ type: 'search:video', payload: video });
+      const withCaptions = changed.filter((video) => video.captions.length > 0 || video.hasSubtitles);
+      if (withCaptions.length) events.push({ type: 'search:caption_info', payload: { videos: withCaptions.map((video) => ({ videoId: video.videoId, hasSubtitles: video.hasSubtitles, captions: video.captions })) } });
+      await appendEvents(tx, stream, events);
+      bodyDone = performance.now();
+      upsertMs += t1 - t0;
+      eventsMs += bodyDone - t1;
+      if (offset === 0) {
+        payloadBytes = changed.reduce((sum, video) => sum + JSON.stringify(video).length, 0);
+        payloads = changed.length;
+      }
+    });
+    commitMs += performance.now() - bodyDone;
+    transactions++;
+  }
+  const totalMs = performance.now() - started;
+  return {
+    result: {
+      batch,
+      transactions,
+      totalMs: round(totalMs, 0)!,
+      perTransactionMs: round(totalMs / transactions, 1)!,
+      upsertMs: round(upsertMs, 0)!,
+      eventsMs: round(eventsMs, 0)!,
+      commitMs: round(commitMs, 0)!,
+      perVideoUs: round((totalMs * 1000) / videos.length, 0)!,
+    },
+    eventBytes: payloads ? Math.round(payloadBytes / payloads) : 0,
+  };
+}
+
+async function replay(ctx: BenchContext, kind: SourceKind, config: ReturnType<typeof loadConfig>, channelId: string): Promise<Replay> {
+  const listed = await replaySource(kind, config, channelId);
+  ctx.progress(`${kind} replay: resolve ${Math.round(listed.resolveMs)} ms, ${listed.pages} pages in ${Math.round(listed.listMs)} ms (no database)`);
+  const db = await ctx.database();
+  const sql = db.pool({ max: 2, role: 'bench-replay' });
+  const store: Replay['store'] = [];
+  let eventBytes = 0;
+  for (const batch of [PRODUCTION_BATCH, WHAT_IF_BATCH]) {
+    const { result, eventBytes: bytes } = await replayStore(sql, kind, listed.channel, listed.videos, batch);
+    eventBytes ||= bytes;
+    store.push(result);
+    ctx.progress(`${kind} replay: store in batches of ${batch}: ${result.totalMs} ms (${result.perTransactionMs} ms a transaction: upsert ${result.upsertMs}, events ${result.eventsMs}, commit ${result.commitMs} ms in all)`);
+  }
+  return { source: kind, resolveMs: round(listed.resolveMs, 0)!, listMs: round(listed.listMs, 0)!, pages: listed.pages, videos: listed.videos.length, store, eventBytes };
+}
+
+function describe(runs: CrawlRun[], replays: Replay[]) {
+  const crawlTable = {
+    title: `Crawl of one ${VIDEOS.toLocaleString('en')}-video channel, POST /api/search → search:complete (worker in a child process)`,
+    columns: ['source', 'videos stored', 'end-to-end s', 'videos/s', 'target met', 'first video s', 'streaming videos/s', 'crawl jobs', 'median step ms', 'worker peak RSS MiB', 'worker CPU s', 'PG CPU s', 'API+harness CPU s'],
+    rows: runs.map((run): Cell[] => [
+      run.label,
+      run.videosStored,
+      run.endToEndSeconds,
+      run.videosPerSecond,
+      run.videosPerSecond >= TARGET_VIDEOS_PER_SECOND ? 'yes' : 'no',
+      run.firstVideoSeconds,
+      run.streamingVideosPerSecond,
+      run.crawlJobs,
+      run.stepIntervalMs?.median ?? null,
+      run.worker.peakRssMiB,
+      run.cpuSeconds.worker,
+      run.cpuSeconds.postgres,
+      run.cpuSeconds.harness,
+    ]),
+  };
+  const replayTable = {
+    title: 'Where the time goes: each half of a step replayed alone, in this process',
+    columns: ['source', 'resolve ms', 'list all pages ms', 'pages', `store ms (batches of ${PRODUCTION_BATCH})`, 'per transaction ms', 'upsert / events / commit ms', `store ms (batches of ${WHAT_IF_BATCH}, what-if)`, 'sum of halves ms', 'crawl ms'],
+    rows: replays.map((r): Cell[] => {
+      const run = runs.find((candidate) => candidate.source === r.source);
+      const production = r.store.find((entry) => entry.batch === PRODUCTION_BATCH)!;
+      const whatIf = r.store.find((entry) => entry.batch === WHAT_IF_BATCH)!;
+      return [
+        r.source,
+        r.resolveMs,
+        r.listMs,
+        r.pages,
+        production.totalMs,
+        production.perTransactionMs,
+        `${production.upsertMs} / ${production.eventsMs} / ${production.commitMs}`,
+        whatIf.totalMs,
+        r.resolveMs + r.listMs + production.totalMs,
+        run ? Math.round(run.endToEndSeconds * 1000) : null,
+      ];
+    }),
+  };
+  const notes: string[] = [];
+  for (const run of runs) {
+    const r = replays.find((candidate) => candidate.source === run.source);
+    const production = r?.store.find((entry) => entry.batch === PRODUCTION_BATCH);
+    const whatIf = r?.store.find((entry) => entry.batch === WHAT_IF_BATCH);
+    const verdict = run.videosPerSecond >= TARGET_VIDEOS_PER_SECOND ? '**meets**' : '**misses**';
+    let note =
+      `${run.label}: ${run.videosStored} videos in ${run.endToEndSeconds} s = **${run.videosPerSecond} videos/s** end to end, which ${verdict} the target of ${TARGET_VIDEOS_PER_SECOND}/s; ` +
+      `POST took ${run.postMs} ms, the first video arrived after ${run.firstVideoSeconds} s, then ${run.streamingVideosPerSecond} videos/s until search:complete; ` +
+      `${run.crawlJobs} crawl jobs (${Object.entries(run.jobsBySource).map(([stage, n]) => `${stage} ${n}`).join(', ')}), a step every ${run.stepIntervalMs?.median ?? '?'} ms (median, p90 ${run.stepIntervalMs?.p90 ?? '?'}, max ${run.stepIntervalMs?.max ?? '?'}).`;
+    if (r && production) {
+      const other = run.endToEndSeconds * 1000 - r.resolveMs - r.listMs - production.totalMs;
+      note +=
+        ` Alone, the source took ${r.resolveMs} ms to resolve and ${r.listMs} ms for ${r.pages} pages, and the store ${production.totalMs} ms (${production.perTransactionMs} ms per ${PRODUCTION_BATCH}-video transaction, ${production.perVideoUs} µs a video)` +
+        `${whatIf ? `; in batches of ${WHAT_IF_BATCH} the store takes ${whatIf.totalMs} ms` : ''}. ` +
+        `The rest, ${Math.round(other)} ms (${Math.round(other / Math.max(1, run.crawlJobs))} ms per job), is what the two halves cost together on a shared 2-core machine plus job hand-off, the API's resolve on POST and the SSE delivery.`;
+    }
+    notes.push(note);
+  }
+  notes.push(
+    'Worker memory: VmHWM of the `afterimage worker` child process (peak resident set since its start, including the start itself); "maxSampled" in the JSON is VmRSS sampled every 100 ms during the crawl.',
+    'Same 2-core machine for the worker, PostgreSQL (embedded, fsync on) and this process, which hosts the API, the SSE reader and the Data API stand-in.',
+  );
+  return { tables: [crawlTable, replayTable], notes };
+}
+
+export const benchmark: Benchmark = {
+  name: 'channel-crawl',
+  title: `Crawl of a ${VIDEOS.toLocaleString('en')}-video channel`,
+  description:
+    `A search (POST /api/search) of one channel with ${VIDEOS.toLocaleString('en')} videos, from the local YouTube Data API stand-in and, separately, from a generated yt-dlp archive directory (ARCHIVE_DIR), ` +
+    'read over SSE until search:complete: end-to-end time, videos stored per second, time to the first video, crawl jobs, and the worker\'s peak memory. ' +
+    `The API runs in the harness process; the worker is \`afterimage worker\` in a child process (WORKER_CONCURRENCY=${WORKER_CONCURRENCY}). Each run has a fresh database. ` +
+    `Target: ≥ ${TARGET_VIDEOS_PER_SECOND.toLocaleString('en')} videos/s stored. The source and store halves of a step are then replayed alone to show where the time goes.`,
+  async run(ctx) {
+    const problems: string[] = [];
+    const runs: CrawlRun[] = [];
+    const replays: Replay[] = [];
+    const scratch = await mkdtemp(join(tmpdir(), 'afterimage-bench-crawl-'));
+    try {
+      for (const kind of ['youtube_api', 'archive'] as const) {
+        const prepared = await prepareSource(kind, ctx, scratch);
+        try {
+          const { run, channelId, config } = await crawlOnce(ctx, prepared, problems);
+          runs.push(run);
+          replays.push(await replay(ctx, kind, config, channelId));
+        } finally {
+          await prepared.cleanup();
+        }
+      }
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+    const { tables, notes } = describe(runs, replays);
+    return {
+      parameters: {
+        videos: VIDEOS,
+        targetVideosPerSecond: TARGET_VIDEOS_PER_SECOND,
+        workerConcurrency: WORKER_CONCURRENCY,
+        worker: '`node scripts/bin.mjs worker` (child process)',
+        api: 'startApi in the harness process, configuredSources(loadConfig(...))',
+        sources: { youtube_api: 'test/support/servers/youtube-api-server.ts, 50 videos a page (playlistItems.list + videos.list)', archive: 'test/support/archive-fixture.ts, default options (8 formats an info.json, media every 4th, subtitles every 3rd), no legacy channel' },
+        crawlBatch: PRODUCTION_BATCH,
+        whatIfBatch: WHAT_IF_BATCH,
+      },
+      results: { runs, replays },
+      tables,
+      notes,
+      ok: problems.length === 0,
+      problems,
+    };
+  },
+};

@@ -1,0 +1,27 @@
+import { loadConfig } from '../../core/config.ts';
+import { createLogger } from '../../core/log.ts';
+import { configuredSources } from '../../core/sources/configured.ts';
+import type { VideoSource } from '../../core/sources/types.ts';
+import { startWorker } from '../../pipeline/worker.ts';
+import { startTestApi } from './api.ts';
+import type { TestDatabase } from './db.ts';
+
+/**
+ * API and worker over one test database, as `afterimage start` wires them: the sources come from
+ * the configuration (env) unless given.
+ */
+export async function startSearchStack(db: TestDatabase, env: Record<string, string>, sources?: VideoSource[]) {
+  const log = createLogger((process.env.TEST_LOG as 'debug' | undefined) ?? 'silent');
+  const config = loadConfig({ DATABASE_URL: db.url, ...env });
+  const used = sources ?? configuredSources(config);
+  const api = await startTestApi(db.sql, env, log, used);
+  const worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, used);
+  return {
+    api,
+    worker,
+    async close() {
+      await worker.stop();
+      await api.close();
+    },
+  };
+}
