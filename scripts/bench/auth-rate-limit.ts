@@ -24,7 +24,7 @@ import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { consumeQuota, readQuotas } from '../../core/usage/consumeQuota.ts';
 import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
-import { packageVersion, percentile, round, sleep, type Benchmark, type BenchContext, type Cell } from './lib/harness.ts';
+import { median, packageVersion, percentile, round, sleep, type Benchmark, type BenchContext, type Cell } from './lib/harness.ts';
 import { runLoad, type LoadOutcome } from './lib/load.ts';
 
 const CONNECTIONS = 32;
@@ -33,8 +33,9 @@ const DURATION_SECONDS = 10;
 const POOL_SIZE = 10; // DATABASE_POOL_SIZE's default: what `npm start` uses
 const DISTINCT_USERS = CONNECTIONS;
 const QUERY_CONCURRENCY = POOL_SIZE;
-const QUERY_WARMUP_SECONDS = 0.5;
-const QUERY_SECONDS = 3;
+const QUERY_ROUNDS = 3;
+const QUERY_WARMUP_SECONDS = 0.2;
+const QUERY_SECONDS = 1;
 
 const ok = z.object({ ok: z.literal(true) });
 /** Authentication with a key and the requestsPerMinute counter, then nothing. */
@@ -120,7 +121,9 @@ interface QueryResult {
   label: string;
   concurrency: number;
   operations: number;
+  /** median of the rounds */
   operationsPerSecond: number;
+  operationsPerSecondByRound: number[];
   latencyMs: { mean: number; p50: number; p99: number };
   cpuUsPerOperation: { node: number; postgres: number | null; machine: number | null };
   walBytesPerOperation: number | null;
@@ -144,52 +147,68 @@ async function walBytes(sql: Sql, start: unknown, end: unknown): Promise<number 
   return row!.bytes;
 }
 
-/** `fn` kept `concurrency` times in flight for `seconds` (after a warm-up), in this process. */
-async function measureQuery(
-  sql: Sql,
-  postmaster: number | undefined,
-  id: string,
-  label: string,
-  fn: (i: number) => Promise<unknown>,
-): Promise<QueryResult> {
-  const drive = async (seconds: number, record?: (ms: number) => void) => {
-    const deadline = performance.now() + seconds * 1000;
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: QUERY_CONCURRENCY }, async () => {
-        while (performance.now() < deadline) {
-          const started = performance.now();
-          await fn(next++);
-          record?.(performance.now() - started);
-        }
-      }),
-    );
-  };
-  await drive(QUERY_WARMUP_SECONDS);
-  const latencies: number[] = [];
-  const walStart = await walPosition(sql);
-  const start = cpuSnapshot(postmaster);
-  await drive(QUERY_SECONDS, (ms) => latencies.push(ms));
-  const end = cpuSnapshot(postmaster);
-  const wal = await walBytes(sql, walStart, await walPosition(sql));
-  const cpu = cpuDelta(start, end);
-  const n = latencies.length;
-  latencies.sort((a, b) => a - b);
-  return {
-    id,
-    label,
-    concurrency: QUERY_CONCURRENCY,
-    operations: n,
-    operationsPerSecond: round(n / cpu.seconds, 0)!,
-    latencyMs: { mean: round(latencies.reduce((sum, ms) => sum + ms, 0) / n, 3)!, p50: round(percentile(latencies, 50), 3)!, p99: round(percentile(latencies, 99), 3)! },
-    cpuUsPerOperation: {
-      node: round(cpu.selfUs / n, 1)!,
-      postgres: cpu.postgresUs === null ? null : round(cpu.postgresUs / n, 1),
-      machine: cpu.machineBusyUs === null ? null : round(cpu.machineBusyUs / n, 1),
-    },
-    walBytesPerOperation: wal === null ? null : round(wal / n, 0),
-    backgroundCores: background(cpu.machineBusyUs, cpu.seconds, cpu.selfUs, cpu.postgresUs),
-  };
+/** `fn` kept QUERY_CONCURRENCY times in flight for `seconds`, in this process; latencies in ms. */
+async function drive(fn: (i: number) => Promise<unknown>, seconds: number, record?: (ms: number) => void): Promise<void> {
+  const deadline = performance.now() + seconds * 1000;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: QUERY_CONCURRENCY }, async () => {
+      while (performance.now() < deadline) {
+        const started = performance.now();
+        await fn(next++);
+        record?.(performance.now() - started);
+      }
+    }),
+  );
+}
+
+interface QuerySamples { latencies: number[]; rates: number[]; seconds: number; selfUs: number; postgresUs: number | null; machineUs: number | null; walBytes: number | null }
+
+/**
+ * Each query for QUERY_ROUNDS rounds of QUERY_SECONDS, the queries taking turns round by round,
+ * so that a burst of other work on a shared machine spreads over all of them instead of one.
+ */
+async function measureQueries(sql: Sql, postmaster: number | undefined, queries: Array<[string, string, (i: number) => Promise<unknown>]>): Promise<QueryResult[]> {
+  const samples = queries.map((): QuerySamples => ({ latencies: [], rates: [], seconds: 0, selfUs: 0, postgresUs: 0, machineUs: 0, walBytes: 0 }));
+  const add = (a: number | null, b: number | null) => (a === null || b === null ? null : a + b);
+  for (let round = 0; round < QUERY_ROUNDS; round++) {
+    for (const [index, [, , fn]] of queries.entries()) {
+      const sample = samples[index]!;
+      await drive(fn, QUERY_WARMUP_SECONDS);
+      const before = sample.latencies.length;
+      const walStart = await walPosition(sql);
+      const start = cpuSnapshot(postmaster);
+      await drive(fn, QUERY_SECONDS, (ms) => sample.latencies.push(ms));
+      const cpu = cpuDelta(start, cpuSnapshot(postmaster));
+      sample.walBytes = add(sample.walBytes, await walBytes(sql, walStart, await walPosition(sql)));
+      sample.rates.push((sample.latencies.length - before) / cpu.seconds);
+      sample.seconds += cpu.seconds;
+      sample.selfUs += cpu.selfUs;
+      sample.postgresUs = add(sample.postgresUs, cpu.postgresUs);
+      sample.machineUs = add(sample.machineUs, cpu.machineBusyUs);
+    }
+  }
+  return queries.map(([id, label], index) => {
+    const sample = samples[index]!;
+    const latencies = sample.latencies.sort((a, b) => a - b);
+    const n = latencies.length;
+    return {
+      id,
+      label,
+      concurrency: QUERY_CONCURRENCY,
+      operations: n,
+      operationsPerSecond: round(median(sample.rates), 0)!,
+      operationsPerSecondByRound: sample.rates.map((rate) => round(rate, 0)!),
+      latencyMs: { mean: round(latencies.reduce((sum, ms) => sum + ms, 0) / n, 3)!, p50: round(percentile(latencies, 50), 3)!, p99: round(percentile(latencies, 99), 3)! },
+      cpuUsPerOperation: {
+        node: round(sample.selfUs / n, 1)!,
+        postgres: sample.postgresUs === null ? null : round(sample.postgresUs / n, 1),
+        machine: sample.machineUs === null ? null : round(sample.machineUs / n, 1),
+      },
+      walBytesPerOperation: sample.walBytes === null ? null : round(sample.walBytes / n, 0),
+      backgroundCores: background(sample.machineUs, sample.seconds, sample.selfUs, sample.postgresUs),
+    };
+  });
 }
 
 async function run(ctx: BenchContext) {
@@ -313,7 +332,7 @@ async function run(ctx: BenchContext) {
     await hub.close();
   }
 
-  ctx.progress(`query by query, in process: ${QUERY_CONCURRENCY} in flight, ${QUERY_SECONDS} s each`);
+  ctx.progress(`query by query, in process: ${QUERY_CONCURRENCY} in flight, ${QUERY_ROUNDS} rounds of ${QUERY_SECONDS} s each, taking turns`);
   const hash = hashApiKey(mainKey.key);
   const tiers = await deps.tiers.get();
   const pro = tiers.get('pro')!;
@@ -327,11 +346,9 @@ async function run(ctx: BenchContext) {
     ['consume-quota-async-commit', 'consumeQuota, one user, synchronous_commit=off (what-if)', () => consumeQuota(asyncCommitSql, mainUser.id, rule)],
     ['read-quotas', `readQuotas, ${features.length} limits (what /api/features adds)`, () => readQuotas(sql, features)],
   ];
-  const queryResults: QueryResult[] = [];
-  for (const [id, label, fn] of queries) {
-    const result = await measureQuery(sql, postmaster, id, label, fn);
-    queryResults.push(result);
-    ctx.progress(`${id}: ${result.operationsPerSecond} ops/s, mean ${result.latencyMs.mean} ms, PostgreSQL ${result.cpuUsPerOperation.postgres ?? '?'} µs/op`);
+  const queryResults = await measureQueries(sql, postmaster, queries);
+  for (const result of queryResults) {
+    ctx.progress(`${result.id}: ${result.operationsPerSecond} ops/s (${result.operationsPerSecondByRound.join(' / ')}), mean ${result.latencyMs.mean} ms, PostgreSQL ${result.cpuUsPerOperation.postgres ?? '?'} µs/op`);
   }
 
   return { results, queryResults, problems, database: db };
@@ -407,7 +424,7 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
     notes.push(`**Disturbed:** up to ${busiest} of the machine's cores were busy with something else (other processes, the kernel) during a measurement ("other cores"); rerun on a quiet machine before trusting small differences.`);
   }
   const queryTable = {
-    title: `Query by query, in process (${QUERY_CONCURRENCY} in flight, ${QUERY_SECONDS} s each, no HTTP)`,
+    title: `Query by query, in process (${QUERY_CONCURRENCY} in flight, no HTTP; ops/s = median of ${QUERY_ROUNDS} interleaved ${QUERY_SECONDS} s rounds)`,
     columns: ['query', 'ops/s', 'mean ms', 'p99 ms', 'Node µs/op', 'PG µs/op', 'WAL B/op', 'other cores'],
     rows: queries.map((query): Cell[] => [
       query.label,
@@ -453,7 +470,8 @@ export const benchmark: Benchmark = {
         logLevel: 'info (serialised, not written)',
         distinctUsers: DISTINCT_USERS,
         queryConcurrency: QUERY_CONCURRENCY,
-        querySeconds: QUERY_SECONDS,
+        queryRounds: QUERY_ROUNDS,
+        queryRoundSeconds: QUERY_SECONDS,
         loadGenerator: 'autocannon (child process), latencies recorded per response',
         database: `${database.server} PostgreSQL ${database.serverVersion}`,
       },

@@ -22,7 +22,7 @@ import { createEventHub } from '../../api/sse/hub.ts';
 import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { loadConfig } from '../../core/config.ts';
-import type { Sql } from '../../core/db/database.ts';
+import type { Queryable, Sql } from '../../core/db/database.ts';
 import { appendEvents, crawlStream } from '../../core/events/events.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
 import type { ChannelRecord, VideoRecord, VideoSource } from '../../core/sources/types.ts';
@@ -92,7 +92,7 @@ interface Replay {
   pages: number;
   videos: number;
   /** Store transactions by batch size: upsertVideos + appendEvents (+ caption_info) + commit. */
-  store: Array<{ batch: number; transactions: number; totalMs: number; perTransactionMs: number; upsertMs: number; eventsMs: number; commitMs: number; perVideoUs: number }>;
+  store: Array<{ batch: number; transactions: number; totalMs: number; perTransactionMs: number; upsertMs: number; eventsMs: number; commitMs: number; perVideoUs: number; statementsMs: Record<string, number> }>;
   /** Bytes of one search:video payload as stored (JSON text), on average. */
   eventBytes: number;
 }
@@ -316,6 +316,29 @@ async function replaySource(kind: SourceKind, config: ReturnType<typeof loadConf
   return { channel, videos, resolveMs, listMs: performance.now() - listStarted, pages };
 }
 
+/**
+ * `tx` with every query it runs timed under the first words of its text (queries run when awaited,
+ * which the code under test does at once), so a production function's statements can be told apart.
+ */
+function timedQueries<T extends Queryable>(tx: T, into: Map<string, number>): T {
+  return new Proxy(tx, {
+    apply(target, thisArg, args: unknown[]) {
+      const query = Reflect.apply(target as unknown as (...a: unknown[]) => unknown, thisArg, args) as PromiseLike<unknown> & { then: PromiseLike<unknown>['then'] };
+      const strings = args[0];
+      if (!Array.isArray(strings) || !('raw' in strings)) return query;
+      const label = String(strings[0]).replace(/\s+/g, ' ').trim().split(' ').slice(0, 4).join(' ');
+      const started = performance.now();
+      const then = query.then.bind(query);
+      query.then = ((resolve, reject) =>
+        then((value) => {
+          into.set(label, (into.get(label) ?? 0) + performance.now() - started);
+          return resolve ? resolve(value) : value;
+        }, reject)) as typeof query.then;
+      return query;
+    },
+  });
+}
+
 /** The store half alone: each batch in its own transaction, as a crawl step stores it (without the job hand-off). */
 async function replayStore(sql: Sql, kind: SourceKind, channel: ChannelRecord, videos: VideoRecord[], batch: number) {
   await sql`truncate videos, video_sources, events`;
@@ -325,6 +348,7 @@ async function replayStore(sql: Sql, kind: SourceKind, channel: ChannelRecord, v
   let eventsMs = 0;
   let commitMs = 0;
   let transactions = 0;
+  const statements = new Map<string, number>();
   let payloadBytes = 0;
   let payloads = 0;
   const started = performance.now();
@@ -333,13 +357,13 @@ async function replayStore(sql: Sql, kind: SourceKind, channel: ChannelRecord, v
     let bodyDone = 0;
     await sql.begin(async (tx) => {
       const t0 = performance.now();
-      const { changed } = await upsertVideos(tx, kind, records);
+      const { changed } = await upsertVideos(timedQueries(tx, statements), kind, records);
       const t1 = performance.now();
       const events: Array<{ type: string; payload: unknown }> = [{ type: 'search:progress', payload: { stage: kind, percent: 50, videosInBatch: records.length } }];
       for (const video of changed) events.push({ type: 'search:video', payload: video });
       const withCaptions = changed.filter((video) => video.captions.length > 0 || video.hasSubtitles);
       if (withCaptions.length) events.push({ type: 'search:caption_info', payload: { videos: withCaptions.map((video) => ({ videoId: video.videoId, hasSubtitles: video.hasSubtitles, captions: video.captions })) } });
-      await appendEvents(tx, stream, events);
+      await appendEvents(timedQueries(tx, statements), stream, events);
       bodyDone = performance.now();
       upsertMs += t1 - t0;
       eventsMs += bodyDone - t1;
@@ -362,6 +386,7 @@ async function replayStore(sql: Sql, kind: SourceKind, channel: ChannelRecord, v
       eventsMs: round(eventsMs, 0)!,
       commitMs: round(commitMs, 0)!,
       perVideoUs: round((totalMs * 1000) / videos.length, 0)!,
+      statementsMs: Object.fromEntries([...statements].map(([label, ms]) => [label, Math.round(ms)])),
     },
     eventBytes: payloads ? Math.round(payloadBytes / payloads) : 0,
   };
