@@ -79,6 +79,8 @@ interface CrawlRun {
   worker: { baselineRssMiB: number; peakRssMiB: number; maxSampledRssMiB: number; cpuSeconds: number | null };
   /** CPU during the crawl, seconds: the worker, PostgreSQL, this process (API + SSE reader + Data API stand-in), the whole machine. */
   cpuSeconds: { worker: number | null; postgres: number | null; harness: number; machine: number | null };
+  /** RSS of this process (which runs the API) around POST /api/search: what resolving the channel through the sources kept. */
+  harnessRssMiB: { beforePost: number; afterPost: number };
   sourceRequests: Record<string, number> | null;
   workerWarnings: string[];
 }
@@ -217,6 +219,7 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
   let run: CrawlRun;
   let channelId = '';
   try {
+    const rssBeforePost = process.memoryUsage().rss / 2 ** 20;
     const posted = performance.now();
     let firstVideoAt = Number.NaN;
     const response = await fetch(`${base}/api/search`, {
@@ -225,6 +228,7 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
       body: JSON.stringify({ query: prepared.query }),
     });
     const postMs = performance.now() - posted;
+    const rssAfterPost = process.memoryUsage().rss / 2 ** 20;
     const body = (await response.json()) as { data?: { sseEndpointUrl: string; channelId: string }; error?: unknown };
     if (response.status !== 200 || !body.data) throw new Error(`POST /api/search answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
     channelId = body.data.channelId;
@@ -281,6 +285,7 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
         harness: round(cpu.selfUs / 1e6, 2)!,
         machine: cpu.machineBusyUs === null ? null : round(cpu.machineBusyUs / 1e6, 2),
       },
+      harnessRssMiB: { beforePost: round(rssBeforePost, 0)!, afterPost: round(rssAfterPost, 0)! },
       sourceRequests: prepared.requests(),
       workerWarnings: worker.warnings.map((entry) => String(entry.msg)).slice(0, 10),
     };
@@ -465,6 +470,13 @@ function describe(runs: CrawlRun[], replays: Replay[]) {
         ` Alone, the source took ${r.resolveMs} ms to resolve and ${r.listMs} ms for ${r.pages} pages, and the store ${production.totalMs} ms (${production.perTransactionMs} ms per ${PRODUCTION_BATCH}-video transaction, ${production.perVideoUs} µs a video)` +
         `${whatIf ? `; in batches of ${WHAT_IF_BATCH} the store takes ${whatIf.totalMs} ms` : ''}. ` +
         `The rest, ${Math.round(other)} ms (${Math.round(other / Math.max(1, run.crawlJobs))} ms per job), is what the two halves cost together on a shared 2-core machine plus job hand-off, the API's resolve on POST and the SSE delivery.`;
+    }
+    if (production) {
+      const statements = Object.entries(production.statementsMs).sort((a, b) => b[1] - a[1]);
+      note += ` Store statements over the ${production.transactions} transactions: ${statements.map(([label, ms]) => `\`${label}…\` ${ms} ms`).join(', ')}; commits ${production.commitMs} ms.`;
+    }
+    if (run.postMs > 1_000) {
+      note += ` POST /api/search took ${run.postMs} ms because the API resolved the unknown channel through the sources (this process's RSS went from ${run.harnessRssMiB.beforePost} to ${run.harnessRssMiB.afterPost} MiB).`;
     }
     notes.push(note);
   }
