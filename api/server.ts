@@ -104,8 +104,9 @@ export function createApi(deps: ApiDeps, routes: Route[] = allRoutes) {
 }
 
 /** Listens until `close()`, which stops accepting, lets requests in flight finish, then ends idle connections. */
-export async function startApi(deps: ApiDeps, port: number, host: string): Promise<{ server: Server; port: number; close(): Promise<void> }> {
-  const app = createApi(deps);
+export async function startApi(deps: Omit<ApiDeps, 'openStreams'>, port: number, host: string): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+  const openStreams = new Set<{ end(): void }>();
+  const app = createApi({ ...deps, openStreams });
   await new Promise<void>((resolve, reject) => {
     app.listen({ port, host }, () => resolve());
     app.server.once('error', reject);
@@ -119,6 +120,7 @@ export async function startApi(deps: ApiDeps, port: number, host: string): Promi
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        openStreams.forEach((stream) => stream.end());
         server.closeIdleConnections();
         setTimeout(() => server.closeAllConnections(), 10_000).unref();
       }),

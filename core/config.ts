@@ -33,6 +33,9 @@ export const configSchema = z.object({
   YOUTUBE_API_URL: z.url({ message: 'expected an http(s) URL' }).default('https://www.googleapis.com/youtube/v3'),
   WAYBACK_ENABLED: booleanFromEnv.default(false),
   WAYBACK_URL: z.url({ message: 'expected an http(s) URL' }).default('https://web.archive.org'),
+  YOUTUBE_CAPTIONS: booleanFromEnv.default(false).describe("fetch subtitles from the platform's caption tracks (watch page, then timedtext)"),
+  YOUTUBE_WEB_URL: z.url({ message: 'expected an http(s) URL' }).default('https://www.youtube.com'),
+  SUBTITLE_BULK_MAX_BYTES: integerFromEnv(1024, 512 * 1024 * 1024).default(20 * 1024 * 1024),
   SOURCE_TIMEOUT_MS: integerFromEnv(100, 600_000).default(15_000),
   SSE_HEARTBEAT_SECONDS: integerFromEnv(1, 300).default(15),
 });

@@ -21,6 +21,8 @@ export interface ApiDeps {
   /** Fans the event log out to SSE streams (one LISTEN connection per process). */
   hub: EventHub;
   sources: VideoSource[];
+  /** Event streams open on this server, ended at shutdown. */
+  openStreams: Set<{ end(): void }>;
 }
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -106,7 +106,7 @@ export const streamSearchRoute = defineRoute({
     if (resumeFrom && !resume) throw new AppError('INVALID_INPUT', `Last-Event-ID: "${resumeFrom}" is not an event id of this stream`);
 
     let unsubscribe = () => {};
-    const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, () => unsubscribe());
+    const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
     const live: Position = resume?.phase === 'live' && resume.after.xid !== '0' ? resume.after : { xid: session.joinXid, id: '0' };
 
     if (!resume || resume.phase === 'snapshot') {

@@ -1,7 +1,10 @@
 import type { ServerResponse } from 'node:http';
 
-/** A Server-Sent Events response: typed events with optional ids, comments as heartbeats. */
-export function openEventStream(res: ServerResponse, heartbeatSeconds: number, onClose: () => void) {
+/**
+ * A Server-Sent Events response: typed events with optional ids, comments as heartbeats. It sits in
+ * `openStreams` while open, so a shutting-down server can end it at once (the client resumes elsewhere).
+ */
+export function openEventStream(res: ServerResponse, heartbeatSeconds: number, openStreams: Set<{ end(): void }>, onClose: () => void) {
   res.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-cache, no-transform',
@@ -16,11 +19,12 @@ export function openEventStream(res: ServerResponse, heartbeatSeconds: number, o
   const close = () => {
     if (!open) return;
     open = false;
+    openStreams.delete(stream);
     clearInterval(heartbeat);
     onClose();
   };
   res.on('close', close);
-  return {
+  const stream = {
     get open() {
       return open;
     },
@@ -34,5 +38,7 @@ export function openEventStream(res: ServerResponse, heartbeatSeconds: number, o
       res.end();
     },
   };
+  openStreams.add(stream);
+  return stream;
 }
 export type EventStream = ReturnType<typeof openEventStream>;

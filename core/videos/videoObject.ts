@@ -19,7 +19,7 @@ export const videoObject = z.object({
   hasSummary: z.boolean(),
   tags: z.array(z.string()),
   language: z.string().nullable(),
-  captions: z.array(z.object({ language: z.string(), kind: z.enum(['manual', 'auto']) })),
+  captions: z.array(z.object({ language: z.string(), kind: z.enum(['manual', 'auto', 'translated']) })),
   sources: z.array(z.enum(['archive', 'youtube_api', 'wayback'])).describe('which sources have seen the video'),
 });
 export type VideoObject = z.infer<typeof videoObject>;

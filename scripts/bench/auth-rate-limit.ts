@@ -7,11 +7,13 @@
  * server do not share an event loop. Both share the machine with PostgreSQL.
  */
 import type { Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { createApi, startApi } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
-import type { ApiDeps } from '../../api/http/route.ts';
 import { defineRoute } from '../../api/http/route.ts';
 import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
@@ -136,6 +138,30 @@ function background(machineUs: number | null, seconds: number, ...ours: Array<nu
   return round(Math.max(0, machineUs - ours.reduce<number>((sum, us) => sum + us!, 0)) / (seconds * 1e6), 2);
 }
 
+/**
+ * How fast this disk makes a write durable: 8 kB written and fdatasync'd in a loop for `seconds`, in
+ * DATA_DIR (where the embedded cluster's WAL is). Every synchronous commit waits for one such flush.
+ */
+function diskFlush(dataDir: string, seconds = 1): { flushesPerSecond: number; meanMs: number } {
+  const file = join(dataDir, `flush-probe-${process.pid}`);
+  const fd = openSync(file, 'w');
+  const page = Buffer.alloc(8192, 1);
+  let flushes = 0;
+  const started = performance.now();
+  try {
+    while (performance.now() - started < seconds * 1000) {
+      writeSync(fd, page, 0, page.length, 0);
+      fdatasyncSync(fd);
+      flushes += 1;
+    }
+  } finally {
+    closeSync(fd);
+    rmSync(file, { force: true });
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  return { flushesPerSecond: round(flushes / elapsed, 0)!, meanMs: round((elapsed * 1000) / flushes, 3)! };
+}
+
 async function walPosition(sql: Sql): Promise<string> {
   const [row] = await sql<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
   return row!.lsn;
@@ -234,12 +260,12 @@ async function run(ctx: BenchContext) {
   const config = loadConfig({ DATA_DIR: ctx.dataDir, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: String(POOL_SIZE) });
   // No video sources: the routes measured here never reach them.
   const hub = await createEventHub(sql, log);
-  const deps: ApiDeps = { config, sql, tiers: cachedTiers(sql), log, version: packageVersion, startedAt: new Date(), hub, sources: [] };
-  const asyncDeps: ApiDeps = { ...deps, sql: asyncCommitSql, tiers: cachedTiers(asyncCommitSql) };
+  const deps: Parameters<typeof startApi>[0] = { config, sql, tiers: cachedTiers(sql), log, version: packageVersion, startedAt: new Date(), hub, sources: [] };
+  const asyncDeps: Parameters<typeof startApi>[0] = { ...deps, sql: asyncCommitSql, tiers: cachedTiers(asyncCommitSql) };
 
   const real = await startApi(deps, 0, '127.0.0.1');
-  const bench = await listen(createApi(deps, [keyRoute, publicRoute]));
-  const benchAsync = await listen(createApi(asyncDeps, [keyRoute, publicRoute]));
+  const bench = await listen(createApi({ ...deps, openStreams: new Set() }, [keyRoute, publicRoute]));
+  const benchAsync = await listen(createApi({ ...asyncDeps, openStreams: new Set() }, [keyRoute, publicRoute]));
   const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
   const postmaster = postmasterOf(backend!.pid);
 
@@ -260,6 +286,8 @@ async function run(ctx: BenchContext) {
     { id: 'health', label: 'GET /api/health (public; one database probe), for reference', port: () => real.port, path: '/api/health', keys: 'none', expect: (body) => (body?.data?.database?.ok === true ? undefined : `expected a healthy database, got ${JSON.stringify(body).slice(0, 200)}`) },
   ];
 
+  const flushBefore = diskFlush(ctx.dataDir);
+  ctx.progress(`disk flush (8 kB write + fdatasync): ${flushBefore.flushesPerSecond}/s, ${flushBefore.meanMs} ms each`);
   const problems: string[] = [];
   const results: VariantResult[] = [];
   try {
@@ -338,12 +366,16 @@ async function run(ctx: BenchContext) {
   const pro = tiers.get('pro')!;
   const rule = pro.limits.requestsPerMinute;
   const features = Object.values(pro.limits).map((limit) => ({ subject: mainUser.id, rule: limit }));
+  // A subject that has used its one request: every further call is refused.
+  const overLimit = { subject: randomUUID(), rule: { ...rule, max: 1 } };
+  await consumeQuota(sql, overLimit.subject, overLimit.rule);
   const queries: Array<[string, string, (i: number) => Promise<unknown>]> = [
     ['select-1', 'select 1 (round-trip floor)', () => sql`select 1`],
     ['find-api-key', 'findApiKey: key → owner and tier (authentication)', () => findApiKey(sql, hash)],
     ['consume-quota', 'consumeQuota requestsPerMinute, one user (rate limit)', () => consumeQuota(sql, mainUser.id, rule)],
     ['consume-quota-32-users', `consumeQuota requestsPerMinute, ${DISTINCT_USERS} users in turn`, (i) => consumeQuota(sql, others[i % others.length]!.user.id, rule)],
     ['consume-quota-async-commit', 'consumeQuota, one user, synchronous_commit=off (what-if)', () => consumeQuota(asyncCommitSql, mainUser.id, rule)],
+    ['consume-quota-refused', 'consumeQuota over the limit (refused: 429), one user', () => consumeQuota(sql, overLimit.subject, overLimit.rule)],
     ['read-quotas', `readQuotas, ${features.length} limits (what /api/features adds)`, () => readQuotas(sql, features)],
   ];
   const queryResults = await measureQueries(sql, postmaster, queries);
@@ -351,7 +383,9 @@ async function run(ctx: BenchContext) {
     ctx.progress(`${result.id}: ${result.operationsPerSecond} ops/s (${result.operationsPerSecondByRound.join(' / ')}), mean ${result.latencyMs.mean} ms, PostgreSQL ${result.cpuUsPerOperation.postgres ?? '?'} µs/op`);
   }
 
-  return { results, queryResults, problems, database: db };
+  const flushAfter = diskFlush(ctx.dataDir);
+  ctx.progress(`disk flush (8 kB write + fdatasync): ${flushAfter.flushesPerSecond}/s, ${flushAfter.meanMs} ms each`);
+  return { results, queryResults, problems, database: db, diskFlush: { before: flushBefore, after: flushAfter } };
 }
 
 function describe(variants: VariantResult[], queries: QueryResult[]) {
@@ -398,7 +432,9 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
   if (key && many) {
     notes.push(
       `One key on all ${CONNECTIONS} connections vs a key per connection: ${key.requestsPerSecond} vs ${many.requestsPerSecond} req/s, p50 ${round(key.latencyMs.p50, 1)} vs ${round(many.latencyMs.p50, 1)} ms, p99 ${round(key.latencyMs.p99, 1)} vs ${round(many.latencyMs.p99, 1)} ms ` +
-        '(every request of one user updates the same usage_counters row, so concurrent requests of one user queue on its row lock).',
+        (key.requestsPerSecond < many.requestsPerSecond * 0.85
+          ? '(every request of one user updates the same usage_counters row, so concurrent requests of one user queue on its row lock, held until the commit is flushed).'
+          : '(no clear difference in this run).'),
     );
   }
   const asyncCommit = byId('key-noop-async-commit');
@@ -408,7 +444,7 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
         `instead of ${key.requestsPerSecond} (p50 ${round(key.latencyMs.p50, 1)}, p99 ${round(key.latencyMs.p99, 1)}).`,
     );
   }
-  const [select1, find, consume, consumeMany, consumeAsync, read] = ['select-1', 'find-api-key', 'consume-quota', 'consume-quota-32-users', 'consume-quota-async-commit', 'read-quotas'].map(queryById);
+  const [select1, find, consume, consumeMany, consumeAsync, read, refused] = ['select-1', 'find-api-key', 'consume-quota', 'consume-quota-32-users', 'consume-quota-async-commit', 'read-quotas', 'consume-quota-refused'].map(queryById);
   if (select1 && find && consume) {
     notes.push(
       `Query by query (${QUERY_CONCURRENCY} in flight, no HTTP): select 1 ${select1.operationsPerSecond}/s, findApiKey ${find.operationsPerSecond}/s, ` +
@@ -417,6 +453,12 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
         (consume.operationsPerSecond < find.operationsPerSecond
           ? `**the rate-limit counter upsert dominates** (${round(consume.latencyMs.mean / find.latencyMs.mean, 1)}× the key lookup's mean latency).`
           : '**the key lookup dominates**.'),
+    );
+  }
+  if (refused && consume) {
+    notes.push(
+      `Refusing is not cheaper than counting: over the limit, consumeQuota does ${refused.operationsPerSecond}/s (${refused.walBytesPerOperation ?? '?'} B of WAL each: ` +
+        'the upsert\'s ON CONFLICT still locks the row, which is WAL-logged and committed synchronously, and a second query reads the buckets for Retry-After).',
     );
   }
   const busiest = Math.max(0, ...variants.map((variant) => variant.backgroundCores ?? 0), ...queries.map((query) => query.backgroundCores ?? 0));
@@ -454,8 +496,12 @@ export const benchmark: Benchmark = {
     'so their difference is the per-request cost of authentication + rate limiting. The Pro tier\'s requestsPerMinute is unlimited for the run ' +
     '(the counter is still written), and every variant must answer only 2xx. CPU is measured from /proc for the server process, the load client and PostgreSQL.',
   async run(ctx) {
-    const { results, queryResults, problems, database } = await run(ctx);
+    const { results, queryResults, problems, database, diskFlush } = await run(ctx);
     const { tables, notes, cost } = describe(results, queryResults);
+    notes.push(
+      `Disk flush (8 kB write + fdatasync in DATA_DIR, what every synchronous commit waits for): ${diskFlush.before.meanMs} ms before the HTTP runs, ${diskFlush.after.meanMs} ms after the queries; ` +
+        'the counter upsert\'s cost moves with it, so compare runs made on the same disk in the same conditions.',
+    );
     notes.push(
       'Same 2-core machine for client, server and PostgreSQL (embedded, fsync on); latencies are client-side, closed loop; per-request logs are serialised (LOG_LEVEL=info) but not written.',
     );
@@ -475,7 +521,7 @@ export const benchmark: Benchmark = {
         loadGenerator: 'autocannon (child process), latencies recorded per response',
         database: `${database.server} PostgreSQL ${database.serverVersion}`,
       },
-      results: { variants: results, authAndRateLimitCost: cost, queries: queryResults },
+      results: { variants: results, authAndRateLimitCost: cost, queries: queryResults, diskFlush },
       tables,
       notes,
       ok: problems.length === 0,

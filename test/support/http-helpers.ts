@@ -163,7 +163,7 @@ export async function buildApiDeps(sql: Sql, options: { tiers?: TierCache; hubSq
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...options.env });
   const hub = await createEventHub(options.hubSql ?? sql, log);
   return {
-    deps: { config, sql, tiers: options.tiers ?? cachedTiers(sql, 0), log, version: 'test', startedAt: new Date(), hub, sources: [] },
+    deps: { config, sql, tiers: options.tiers ?? cachedTiers(sql, 0), log, version: 'test', startedAt: new Date(), hub, sources: [], openStreams: new Set() },
     close: () => hub.close(),
   };
 }

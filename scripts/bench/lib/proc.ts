@@ -75,14 +75,18 @@ export interface ServiceProcess {
 
 /**
  * Starts `node scripts/bin.mjs <role>` with `env` on top of this process's environment and waits for
- * its 'afterimage ready' log line. With `openFiles`, the child's soft limit of open files is raised to
+ * its 'afterimage ready' log line. `nodeArgs` go to node before the script (e.g. --cpu-prof). With `openFiles`, the child's soft limit of open files is raised to
  * at least that many first (through bash, which then execs node: the pid stays the child's).
  */
-export async function startService(role: 'api' | 'worker' | 'start', env: Record<string, string>, options: { openFiles?: number; timeoutMs?: number } = {}): Promise<ServiceProcess> {
+export async function startService(
+  role: 'api' | 'worker' | 'start',
+  env: Record<string, string>,
+  options: { openFiles?: number; timeoutMs?: number; nodeArgs?: string[] } = {},
+): Promise<ServiceProcess> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...env };
   const spawnedAt = performance.now();
-  const args = ['scripts/bin.mjs', role];
+  const args = [...(options.nodeArgs ?? []), 'scripts/bin.mjs', role];
   const child = options.openFiles
     ? spawn('bash', ['-c', `if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt ${options.openFiles} ]; then ulimit -n ${options.openFiles} || exit 97; fi; exec "$0" "$@"`, process.execPath, ...args], {
         cwd: repoRoot,
