@@ -43,7 +43,7 @@ function dispatchUnguarded(route: Route, deps: ApiDeps) {
     if (route.feature && !caller.tier.features[route.feature]) {
       throw new AppError('FEATURE_DISABLED', `${route.feature} is not part of the ${caller.tier.displayName} tier`);
     }
-    if (route.rateLimited !== false) await chargeQuota(deps.sql, caller, 'requestsPerMinute', res);
+    if (route.rateLimited !== false) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'requestsPerMinute', res);
     const params = parse(route.params, req.params, 'path');
     const query = parse(route.query, { ...req.query }, 'query');
     const body = route.body ? parse(route.body, (await readJsonBody(req, deps.config.BODY_LIMIT_BYTES)) ?? {}, 'body') : undefined;
@@ -109,7 +109,9 @@ export async function startApi(deps: Omit<ApiDeps, 'openStreams'>, port: number,
   const app = createApi({ ...deps, openStreams });
   await new Promise<void>((resolve, reject) => {
     app.listen({ port, host }, () => resolve());
-    app.server.once('error', reject);
+    app.server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} on ${host} is already in use; stop what uses it or set PORT to another port`) : error),
+    );
   });
   const server = app.server as Server;
   server.keepAliveTimeout = 5_000;

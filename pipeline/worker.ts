@@ -6,6 +6,7 @@ import type { Database } from '../core/db/database.ts';
 import { graphileLogger } from '../core/jobs.ts';
 import type { Logger } from '../core/log.ts';
 import type { VideoSource } from '../core/sources/types.ts';
+import { configuredSubtitleSources } from '../core/subtitles/sources.ts';
 import { processId, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from './heartbeat.ts';
 import { crontab, taskList } from './tasks/index.ts';
 
@@ -36,7 +37,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
     connectionString: db.url,
     concurrency: config.WORKER_CONCURRENCY,
     maxPoolSize: config.WORKER_CONCURRENCY + 2,
-    taskList: taskList({ sql: db.sql, sources, log }),
+    taskList: taskList({ sql: db.sql, sources, log, subtitleSources: configuredSubtitleSources(config) }),
     crontab,
     noHandleSignals: true,
     logger: graphileLogger(log),

@@ -24,20 +24,27 @@ export function rateLimitHeaders(decision: QuotaDecision): Record<string, string
 export const quotaSubject = (caller: Caller, rule: LimitRule) => (rule.countedPer === 'key' && caller.kind === 'key' ? caller.keyId : caller.subject);
 
 /**
- * Counts one unit of a limit for the caller (per user, per key, or per address when anonymous), puts
- * the RateLimit headers on the response, and refuses with 429 RATE_LIMITED when the limit is reached.
+ * Counts one unit (or `units`, all or none) of a limit for the caller (per user, per key, or per address
+ * when anonymous), puts the RateLimit headers on the response, and refuses with 429 RATE_LIMITED when
+ * the limit cannot take them.
  */
-export async function chargeQuota(sql: Sql, caller: Caller, name: LimitName, res: ServerResponse): Promise<QuotaDecision> {
+export async function chargeQuota(sql: Sql, caller: Caller, name: LimitName, res: ServerResponse, units = 1): Promise<QuotaDecision> {
   const rule = caller.tier.limits[name];
-  const decision = await consumeQuota(sql, quotaSubject(caller, rule), rule);
+  const decision = await consumeQuota(sql, quotaSubject(caller, rule), rule, units);
   const headers = rateLimitHeaders(decision);
   if (decision.allowed) {
     for (const [header, value] of Object.entries(headers)) res.setHeader(header, value);
     return decision;
   }
   const retryAfter = decision.retryAfterSeconds!;
+  const needs = units > 1 ? `this request needs ${units} ${rule.unit} and ${decision.remaining ?? 0} remain; ` : '';
   const message = rule.max === 0
     ? `Limit reached: the ${caller.tier.displayName} tier allows no ${rule.unit} (${name})`
-    : `Limit reached: ${rule.max} ${rule.unit} ${per(rule)} (${name}); resets at ${describeReset(retryAfter)} (in ${retryAfter} s)`;
-  throw new AppError('RATE_LIMITED', message, { headers: { ...headers, 'Retry-After': String(retryAfter) }, details: { limit: name, max: rule.max, retryAfterSeconds: retryAfter } });
+    : units > (rule.max ?? Number.MAX_SAFE_INTEGER)
+      ? `Limit reached: this request needs ${units} ${rule.unit}, more than the ${rule.max} ${per(rule)} the ${caller.tier.displayName} tier allows (${name}); ask for fewer`
+      : `Limit reached: ${needs}${rule.max} ${rule.unit} ${per(rule)} (${name}); resets at ${describeReset(retryAfter)} (in ${retryAfter} s)`;
+  throw new AppError('RATE_LIMITED', message, {
+    headers: { ...headers, 'Retry-After': String(retryAfter) },
+    details: { limit: name, max: rule.max, retryAfterSeconds: retryAfter, ...(units > 1 ? { units, remaining: decision.remaining } : {}) },
+  });
 }

@@ -14,6 +14,11 @@ import type { Caller, RouteAuth } from './auth.ts';
 export interface ApiDeps {
   config: Config;
   sql: Sql;
+  /**
+   * Where usage counters are written: a pool without synchronous commit, since a crash may forget the
+   * last instant of counts but must not make every request wait for a disk flush. Defaults to sql.
+   */
+  counterSql?: Sql;
   tiers: TierCache;
   log: Logger;
   version: string;

@@ -42,7 +42,7 @@ export const startSearchRoute = defineRoute({
   async handler({ body, caller, deps, res, log }) {
     const parsed = parseChannelQuery(body.query);
     if (!parsed) throw new AppError('INVALID_INPUT', `query: not a channel or video reference; accepted forms: ${ACCEPTED_FORMS.join('; ')}`);
-    await chargeQuota(deps.sql, caller, 'channelSearchesPerHour', res);
+    await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
     const channel = await resolveChannel(deps.sql, deps.sources, parsed, log);
     if (!channel) throw notFound(`no source knows the channel of "${body.query}"`);
     const started = await startSearch(deps.sql, { userId: ownerId(caller), channel, query: body.query, kind: 'full' });
@@ -185,7 +185,7 @@ export const continueSearchRoute = defineRoute({
       order by (kind = 'archive_page' and status = 'running') desc, coalesce(finished_at, started_at) desc limit 1`;
     const running = latest?.kind === 'archive_page' && latest.status === 'running';
     if (!running && !latest?.next) throw new AppError('INVALID_INPUT', 'this channel has no further archive page (or the first pass has not reached the archives yet)');
-    await chargeQuota(deps.sql, caller, 'channelSearchesPerHour', res);
+    await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
     const [channel] = await deps.sql<{ title: string }[]>`select title from channels where channel_id = ${session.channelId}`;
     const started = await startSearch(deps.sql, {
       userId: ownerId(caller),

@@ -20,7 +20,7 @@ export interface Database {
 export const applicationName = (role: string) => `afterimage:${process.pid}:${role}`;
 
 /** A postgres.js pool; a `?host=/socket/dir` in the URL (libpq's form, as pg reads it) selects a Unix socket. */
-export function connect(url: string, options: { max: number; role: string; statementTimeoutMs?: number }): Sql {
+export function connect(url: string, options: { max: number; role: string; statementTimeoutMs?: number; settings?: Record<string, string> }): Sql {
   const parsed = new URL(url);
   const socketDir = parsed.searchParams.get('host');
   if (socketDir) parsed.searchParams.delete('host');
@@ -33,6 +33,7 @@ export function connect(url: string, options: { max: number; role: string; state
     connection: {
       application_name: applicationName(options.role),
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+      ...options.settings,
     },
   });
 }

@@ -7,11 +7,11 @@ export type QuotaDecision = QuotaState & { allowed: boolean; retryAfterSeconds?:
 const UNLIMITED = 2_147_483_647;
 
 /**
- * Counts one unit of `rule` for `subject` if it fits, atomically across every process sharing the
- * database: the row lock of the upsert serialises concurrent callers, and a refused unit is not counted.
- * Bucket boundaries come from the database clock so that all processes agree on them.
+ * Counts `units` (default one) of `rule` for `subject` if they all fit, atomically across every process
+ * sharing the database: the row lock of the upsert serialises concurrent callers, and refused units are
+ * not counted (all or none). Bucket boundaries come from the database clock so that all processes agree on them.
  */
-export async function consumeQuota(sql: Sql, subject: string, rule: LimitRule): Promise<QuotaDecision> {
+export async function consumeQuota(sql: Sql, subject: string, rule: LimitRule, units = 1): Promise<QuotaDecision> {
   const max = rule.max ?? UNLIMITED;
   const sliding = rule.window === 'sliding';
   const [counted] = await sql<Bucket[]>`
@@ -29,13 +29,13 @@ export async function consumeQuota(sql: Sql, subject: string, rule: LimitRule): 
       select case when ${sliding} then floor(previous.used * (1 - bucket.elapsed)) else 0 end as used from previous, bucket
     )
     insert into usage_counters as c (subject, limit_name, window_start, used)
-    select ${subject}, ${rule.name}, current_start, 1 from bucket, carried where 1 + carried.used <= ${max}
-    on conflict (subject, limit_name, window_start) do update set used = c.used + 1
-      where c.used + 1 + (select used from carried) <= ${max}
+    select ${subject}, ${rule.name}, current_start, ${units}::int from bucket, carried where ${units}::int + carried.used <= ${max}
+    on conflict (subject, limit_name, window_start) do update set used = c.used + ${units}::int
+      where c.used + ${units}::int + (select used from carried) <= ${max}
     returning c.used, (select used from previous)::int as previous, (select elapsed from bucket)::float8 as elapsed`;
   if (counted) return { ...quotaState(rule, counted), allowed: true };
   const [bucket] = await readBuckets(sql, [{ subject, rule }]);
-  return { ...quotaState(rule, bucket!), allowed: false, retryAfterSeconds: retryAfterSeconds(rule, bucket!) };
+  return { ...quotaState(rule, bucket!), allowed: false, retryAfterSeconds: retryAfterSeconds(rule, bucket!, units) };
 }
 
 /** The current and previous bucket of each (subject, limit) pair, in one query, on the database clock. */

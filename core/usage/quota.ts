@@ -38,20 +38,21 @@ export function quotaState(rule: LimitRule, bucket: Bucket): QuotaState {
   };
 }
 
-/** Seconds until one more unit fits under the limit. */
-export function retryAfterSeconds(rule: LimitRule, bucket: Bucket): number {
+/** Seconds until `units` more (default one) fit under the limit (a whole window when they never can). */
+export function retryAfterSeconds(rule: LimitRule, bucket: Bucket, units = 1): number {
   const W = rule.windowSeconds;
   const untilBucketEnds = (1 - bucket.elapsed) * W;
   const max = rule.max ?? Number.MAX_SAFE_INTEGER;
-  if (max === 0) return Math.ceil(untilBucketEnds + (rule.window === 'sliding' ? W : 0));
+  if (max === 0 || units > max) return Math.ceil(untilBucketEnds + (rule.window === 'sliding' ? W : 0));
+  const room = max - (units - 1);
   if (rule.window === 'utc_day') return Math.max(1, Math.ceil(untilBucketEnds));
-  if (bucket.used < max && bucket.previous > 0) {
+  if (bucket.used < room && bucket.previous > 0) {
     // Within this bucket, once enough of the previous bucket has slid out of the window.
-    const elapsedNeeded = 1 - (max - bucket.used) / bucket.previous;
+    const elapsedNeeded = 1 - (room - bucket.used) / bucket.previous;
     return Math.max(1, Math.ceil((elapsedNeeded - bucket.elapsed) * W));
   }
   // In the next bucket this one becomes "previous" and must slide out far enough.
-  const elapsedNeeded = Math.max(0, 1 - max / Math.max(bucket.used, 1));
+  const elapsedNeeded = Math.max(0, 1 - room / Math.max(bucket.used, 1));
   return Math.max(1, Math.ceil(untilBucketEnds + elapsedNeeded * W));
 }
 

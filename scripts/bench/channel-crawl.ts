@@ -77,11 +77,16 @@ interface CrawlRun {
   /** Time between consecutive steps' store transactions (their now()), ms. */
   stepIntervalMs: { median: number; p90: number; max: number } | null;
   worker: { baselineRssMiB: number; peakRssMiB: number; maxSampledRssMiB: number; cpuSeconds: number | null };
-  /** CPU during the crawl, seconds: the worker, PostgreSQL, this process (API + SSE reader + Data API stand-in), the whole machine. */
-  cpuSeconds: { worker: number | null; postgres: number | null; harness: number; machine: number | null };
+  /**
+   * CPU during the crawl, seconds: the worker, PostgreSQL, this process (API + SSE reader + Data API
+   * stand-in), the whole machine, and what other processes of the machine used meanwhile (a disturbance gauge).
+   */
+  cpuSeconds: { worker: number | null; postgres: number | null; harness: number; machine: number | null; other: number | null };
   /** RSS of this process (which runs the API) around POST /api/search: what resolving the channel through the sources kept. */
   harnessRssMiB: { beforePost: number; afterPost: number };
   sourceRequests: Record<string, number> | null;
+  /** Jobs of other tasks waiting or running when the crawl completed (e.g. subtitle fetches the crawl enqueued), by task. */
+  otherJobsQueued: Record<string, number>;
   workerWarnings: string[];
 }
 
@@ -241,6 +246,9 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
     if (stream.status !== 200) throw new Error(`the stream answered ${stream.status}`);
     if (stream.final !== 'search:complete') problems.push(`${prepared.kind}: the stream ended with ${stream.final || 'nothing'} ${stream.finalData.slice(0, 200)}`);
 
+    const otherJobs = await sql<{ task: string; n: number }[]>`
+      select t.identifier as task, count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier <> 'crawl_channel' group by t.identifier order by t.identifier`;
     const [stored] = await sql<{ n: number }[]>`select count(*)::int as n from videos where channel_id = ${channelId}`;
     const [crawl] = await sql<{ id: string; seconds: number; status: string }[]>`
       select id::text, extract(epoch from finished_at - started_at)::float8 as seconds, status from crawls where channel_id = ${channelId}`;
@@ -284,9 +292,14 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
         postgres: cpu.postgresUs === null ? null : round(cpu.postgresUs / 1e6, 2),
         harness: round(cpu.selfUs / 1e6, 2)!,
         machine: cpu.machineBusyUs === null ? null : round(cpu.machineBusyUs / 1e6, 2),
+        other:
+          cpu.machineBusyUs === null || workerCpuStart === undefined || workerCpuEnd === undefined
+            ? null
+            : round(Math.max(0, cpu.machineBusyUs - (workerCpuEnd - workerCpuStart) - (cpu.postgresUs ?? 0) - cpu.selfUs) / 1e6, 2),
       },
       harnessRssMiB: { beforePost: round(rssBeforePost, 0)!, afterPost: round(rssAfterPost, 0)! },
       sourceRequests: prepared.requests(),
+      otherJobsQueued: Object.fromEntries(otherJobs.map((row) => [row.task, row.n])),
       workerWarnings: worker.warnings.map((entry) => String(entry.msg)).slice(0, 10),
     };
     ctx.progress(
@@ -346,7 +359,7 @@ function timedQueries<T extends Queryable>(tx: T, into: Map<string, number>): T 
 
 /** The store half alone: each batch in its own transaction, as a crawl step stores it (without the job hand-off). */
 async function replayStore(sql: Sql, kind: SourceKind, channel: ChannelRecord, videos: VideoRecord[], batch: number) {
-  await sql`truncate videos, video_sources, events`;
+  await sql`truncate videos, video_sources, events cascade`;
   await upsertChannel(sql, channel);
   const stream = crawlStream(0);
   let upsertMs = 0;
@@ -416,7 +429,7 @@ async function replay(ctx: BenchContext, kind: SourceKind, config: ReturnType<ty
 function describe(runs: CrawlRun[], replays: Replay[]) {
   const crawlTable = {
     title: `Crawl of one ${VIDEOS.toLocaleString('en')}-video channel, POST /api/search → search:complete (worker in a child process)`,
-    columns: ['source', 'videos stored', 'end-to-end s', 'videos/s', 'target met', 'first video s', 'streaming videos/s', 'crawl jobs', 'median step ms', 'worker peak RSS MiB', 'worker CPU s', 'PG CPU s', 'API+harness CPU s'],
+    columns: ['source', 'videos stored', 'end-to-end s', 'videos/s', 'target met', 'first video s', 'streaming videos/s', 'crawl jobs', 'median step ms', 'worker peak RSS MiB', 'worker CPU s', 'PG CPU s', 'API+harness CPU s', 'other CPU s'],
     rows: runs.map((run): Cell[] => [
       run.label,
       run.videosStored,
@@ -431,6 +444,7 @@ function describe(runs: CrawlRun[], replays: Replay[]) {
       run.cpuSeconds.worker,
       run.cpuSeconds.postgres,
       run.cpuSeconds.harness,
+      run.cpuSeconds.other,
     ]),
   };
   const replayTable = {
@@ -475,6 +489,8 @@ function describe(runs: CrawlRun[], replays: Replay[]) {
       const statements = Object.entries(production.statementsMs).sort((a, b) => b[1] - a[1]);
       note += ` Store statements over the ${production.transactions} transactions: ${statements.map(([label, ms]) => `\`${label}…\` ${ms} ms`).join(', ')}; commits ${production.commitMs} ms.`;
     }
+    const queued = Object.entries(run.otherJobsQueued);
+    if (queued.length) note += ` When the crawl completed, other jobs it left in the queue: ${queued.map(([task, n]) => `${task} ${n}`).join(', ')} (the worker runs them beside the crawl's steps).`;
     if (run.postMs > 1_000) {
       note += ` POST /api/search took ${run.postMs} ms because the API resolved the unknown channel through the sources (this process's RSS went from ${run.harnessRssMiB.beforePost} to ${run.harnessRssMiB.afterPost} MiB).`;
     }
@@ -482,7 +498,7 @@ function describe(runs: CrawlRun[], replays: Replay[]) {
   }
   notes.push(
     'Worker memory: VmHWM of the `afterimage worker` child process (peak resident set since its start, including the start itself); "maxSampled" in the JSON is VmRSS sampled every 100 ms during the crawl.',
-    'Same 2-core machine for the worker, PostgreSQL (embedded, fsync on) and this process, which hosts the API, the SSE reader and the Data API stand-in.',
+    'Same 2-core machine for the worker, PostgreSQL (embedded, fsync on) and this process, which hosts the API, the SSE reader and the Data API stand-in; "other CPU s" is what processes outside the benchmark used meanwhile (a disturbance gauge).',
   );
   return { tables: [crawlTable, replayTable], notes };
 }

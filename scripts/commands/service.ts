@@ -1,6 +1,6 @@
 import { bootstrapAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import { describeConfig } from '../../core/config.ts';
-import { openDatabase } from '../../core/db/database.ts';
+import { connect, openDatabase } from '../../core/db/database.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
@@ -18,37 +18,52 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
   const started = Date.now();
   const { config, log } = setup();
   const role = sides.api && sides.worker ? 'start' : sides.api ? 'api' : 'worker';
-  const db = await openDatabase(config, log, role);
-  await migrate(db.sql, db.url, log);
-
-  const sources = configuredSources(config);
-  const hub = sides.api ? await createEventHub(db.sql, log) : undefined;
-  const api = hub
-    ? await startApi({ config, sql: db.sql, tiers: cachedTiers(db.sql), log, version, startedAt: new Date(), hub, sources }, config.PORT, config.HOST)
-    : undefined;
-  const worker = sides.worker ? await startWorker(config, db, log, sources) : undefined;
-  const baseUrl = api ? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${api.port}` : undefined;
-  log.info('afterimage ready', { role, version, ms: Date.now() - started, url: baseUrl, database: db.embedded ? 'embedded' : 'DATABASE_URL' });
-
-  if (api) {
-    const admin = await bootstrapAdmin(db.sql);
-    if (admin) {
-      process.stdout.write(
-        [
-          '',
-          'First run: created the administrator admin@afterimage.localhost (Pro, L4).',
-          'Its API key is shown only this once; store it now:',
-          '',
-          `  ${admin.key}`,
-          '',
-          `Try it:  curl -H "X-API-Key: ${admin.key}" ${baseUrl}/api/features`,
-          '',
-        ].join('\n'),
-      );
-    }
-  }
-
+  // Whatever has started is closed in reverse order, also when a signal comes during start-up.
+  const closers: Array<() => Promise<void>> = [];
   let stopping = false;
+
+  const startup = (async () => {
+    const db = await openDatabase(config, log, role);
+    closers.push(() => db.close());
+    if (stopping) return;
+    await migrate(db.sql, db.url, log);
+    const sources = configuredSources(config);
+    if (sides.api && !stopping) {
+      const hub = await createEventHub(db.sql, log);
+      closers.push(() => hub.close());
+      const counterSql = connect(db.url, { max: Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2)), role: `${role}-counters`, settings: { synchronous_commit: 'off' } });
+      closers.push(() => counterSql.end({ timeout: 5 }));
+      const api = await startApi(
+        { config, sql: db.sql, counterSql, tiers: cachedTiers(db.sql), log, version, startedAt: new Date(), hub, sources },
+        config.PORT,
+        config.HOST,
+      );
+      closers.push(() => api.close());
+      const baseUrl = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${api.port}`;
+      const admin = await bootstrapAdmin(db.sql);
+      if (admin) {
+        process.stdout.write(
+          [
+            '',
+            'First run: created the administrator admin@afterimage.localhost (Pro, L4).',
+            'Its API key is shown only this once; store it now:',
+            '',
+            `  ${admin.key}`,
+            '',
+            `Try it:  curl -H "X-API-Key: ${admin.key}" ${baseUrl}/api/features`,
+            '',
+          ].join('\n'),
+        );
+      }
+      log.info('API listening', { url: baseUrl });
+    }
+    if (sides.worker && !stopping) {
+      const worker = await startWorker(config, db, log, sources);
+      closers.push(() => worker.stop());
+    }
+    log.info('afterimage ready', { role, version, ms: Date.now() - started, database: db.embedded ? 'embedded' : 'DATABASE_URL' });
+  })();
+
   const shutdown = async (signal: string) => {
     if (stopping) {
       log.warn('second signal: exiting without waiting', { signal });
@@ -57,10 +72,8 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
     stopping = true;
     log.info('shutting down', { signal });
     try {
-      await api?.close();
-      await hub?.close();
-      await worker?.stop();
-      await db.close();
+      await startup.catch(() => undefined);
+      for (const close of closers.reverse()) await close();
       process.exit(0);
     } catch (error) {
       log.error('shutdown failed', { err: error });
@@ -69,6 +82,14 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  try {
+    await startup;
+  } catch (error) {
+    // A failed start-up still releases what it opened (the embedded cluster above all).
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    throw error;
+  }
 }
 
 export async function migrateCommand(args: string[]): Promise<void> {

@@ -1,0 +1,134 @@
+/**
+ * The platform's own caption tracks: the watch page's player response lists them
+ * (captions.playerCaptionsTracklistRenderer.captionTracks, each with a signed timedtext baseUrl),
+ * and each is read from timedtext as json3. Used only when YOUTUBE_CAPTIONS=true.
+ *
+ * Every call goes through fetchText (timeouts, retries with backoff). A bot check or "try again
+ * later" is transient (the fetch job retries later); a missing page or track is simply no track.
+ * Timedtext URLs on youtube.com are fetched from the configured web URL (a proxy or a test server).
+ */
+import { DefiniteError, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from './http.ts';
+import { findPlayerResponses, formattedText } from './waybackParse.ts';
+
+export interface CaptionTrackRef {
+  language: string;
+  kind: 'manual' | 'auto';
+  /** Where the track is read (json3), on the configured web URL. */
+  url: string;
+  /** The same without the signature parameters, as provenance. */
+  publicUrl: string;
+  name?: string;
+}
+
+export interface FetchedCaption {
+  language: string;
+  kind: 'manual' | 'auto';
+  text: string;
+  bytes: number;
+  url: string;
+}
+
+export interface YoutubeCaptionsOptions {
+  /** Default https://www.youtube.com; tests point it at a local server. */
+  webUrl?: string;
+  fetchOptions?: Omit<FetchOptions, 'signal' | 'isTransient'>;
+  /** Tracks read per video at most (default 20). */
+  maxTracks?: number;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+
+/** The caption tracks a watch page's player response lists (the player of this video only). */
+export function captionTracksOf(html: string, videoId: string, webUrl: string): { tracks: CaptionTrackRef[]; botCheck: boolean; playable: boolean } {
+  const base = new URL(webUrl);
+  const players = findPlayerResponses(html).filter((player) => {
+    const id = isObject(player.videoDetails) ? player.videoDetails.videoId : undefined;
+    return id === undefined || id === videoId;
+  });
+  let botCheck = false;
+  let playable = false;
+  const tracks: CaptionTrackRef[] = [];
+  const seen = new Set<string>();
+  for (const player of players) {
+    const status = isObject(player.playabilityStatus) ? player.playabilityStatus : {};
+    const reasons = [status.reason, isObject(status.errorScreen) && isObject(status.errorScreen.playerErrorMessageRenderer) ? status.errorScreen.playerErrorMessageRenderer.reason : undefined]
+      .map((value) => formattedText(value) ?? '')
+      .join(' ');
+    if (looksLikeBotCheck(reasons)) botCheck = true;
+    if (status.status === 'OK' || isObject(player.videoDetails)) playable = true;
+    const list = isObject(player.captions) && isObject(player.captions.playerCaptionsTracklistRenderer) ? player.captions.playerCaptionsTracklistRenderer.captionTracks : undefined;
+    if (!Array.isArray(list)) continue;
+    for (const entry of list) {
+      if (!isObject(entry) || typeof entry.baseUrl !== 'string' || typeof entry.languageCode !== 'string') continue;
+      const kind = entry.kind === 'asr' || (typeof entry.vssId === 'string' && entry.vssId.startsWith('a.')) ? 'auto' : 'manual';
+      const key = `${kind}:${entry.languageCode}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      let url: URL;
+      try {
+        url = new URL(entry.baseUrl, base);
+      } catch {
+        continue;
+      }
+      if (/(^|\.)youtube\.com$/i.test(url.hostname)) url = new URL(`${url.pathname}${url.search}`, base);
+      url.searchParams.set('fmt', 'json3');
+      const publicUrl = new URL('/api/timedtext', base);
+      publicUrl.searchParams.set('v', videoId);
+      publicUrl.searchParams.set('lang', entry.languageCode);
+      if (kind === 'auto') publicUrl.searchParams.set('kind', 'asr');
+      const name = formattedText(entry.name);
+      tracks.push({ language: entry.languageCode, kind, url: url.toString(), publicUrl: publicUrl.toString(), ...(name ? { name } : {}) });
+    }
+  }
+  return { tracks, botCheck, playable };
+}
+
+export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}) {
+  const webUrl = (options.webUrl ?? 'https://www.youtube.com').replace(/\/+$/, '');
+  const maxTracks = options.maxTracks ?? 20;
+  const base: FetchOptions = {
+    timeoutMs: 15_000,
+    retries: 2,
+    ...options.fetchOptions,
+    // Skips the consent interstitial some regions get, and asks for English track names.
+    headers: { 'Accept-Language': 'en-US,en;q=0.8', Cookie: 'CONSENT=YES+cb; SOCS=CAI', ...options.fetchOptions?.headers },
+    // A watch page carries i18n strings of every message, bot checks included: judge the player response, not the text.
+    isTransient: () => false,
+  };
+  const withSignal = (signal?: AbortSignal): FetchOptions => (signal ? { ...base, signal } : base);
+
+  /** The tracks the watch page lists; [] when the page is gone. */
+  async function listTracks(videoId: string, signal?: AbortSignal): Promise<CaptionTrackRef[]> {
+    let html: string;
+    try {
+      ({ body: html } = await fetchText(`${webUrl}/watch?v=${encodeURIComponent(videoId)}&hl=en`, withSignal(signal)));
+    } catch (error) {
+      if (error instanceof DefiniteError) return [];
+      throw error;
+    }
+    const { tracks, botCheck, playable } = captionTracksOf(html, videoId, webUrl);
+    if (botCheck || (!playable && looksLikeBotCheck(html))) throw new TransientError(`${new URL(webUrl).host}: the watch page of ${videoId} is a bot check`);
+    return tracks;
+  }
+
+  /** Every listed track's json3 text; tracks that answer 4xx or nothing are left out. */
+  async function fetchCaptions(videoId: string, signal?: AbortSignal): Promise<FetchedCaption[]> {
+    const tracks = (await listTracks(videoId, signal)).slice(0, maxTracks);
+    const fetched: FetchedCaption[] = [];
+    for (const track of tracks) {
+      let body: string;
+      try {
+        ({ body } = await fetchText(track.url, withSignal(signal)));
+      } catch (error) {
+        if (error instanceof DefiniteError) continue;
+        throw error;
+      }
+      if (!body.trim()) continue; // timedtext answers an empty 200 when it will not serve the track
+      fetched.push({ language: track.language, kind: track.kind, text: body, bytes: Buffer.byteLength(body), url: track.publicUrl });
+    }
+    return fetched;
+  }
+
+  return { name: 'youtube' as const, listTracks, fetchCaptions };
+}
+export type YoutubeCaptionsSource = ReturnType<typeof createYoutubeCaptionsSource>;

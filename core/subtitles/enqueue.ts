@@ -1,0 +1,42 @@
+/**
+ * Queuing subtitle fetches (the fetch_subtitles task). One job per video at a time: the job key
+ * `subtitles:<videoId>` with graphile-worker's unsafe_dedupe mode makes a second request join the
+ * job that is queued or already running instead of starting another. The task never ends failed
+ * (its last attempt records the failure and succeeds), so a dead job never holds the key.
+ */
+import type { Queryable } from '../db/database.ts';
+import { markTranscriptsPending } from './transcript.ts';
+
+export const FETCH_SUBTITLES_TASK = 'fetch_subtitles';
+export const FETCH_SUBTITLES_ATTEMPTS = 3;
+/** Fetches a crawl asks for run one at a time in this queue, behind what callers asked for. */
+export const CRAWL_SUBTITLES_QUEUE = 'subtitles-crawl';
+export const CRAWL_SUBTITLES_PRIORITY = 10;
+
+export const subtitlesJobKey = (videoId: string) => `subtitles:${videoId}`;
+
+export interface EnqueueOptions {
+  /** graphile-worker priority: lower runs first (default 0). */
+  priority?: number;
+  /** A named queue runs its jobs one at a time (default none: in parallel). */
+  queueName?: string;
+}
+
+/**
+ * Queues a fetch for each video (joining one already queued or running) and marks its transcript
+ * pending, inside the caller's transaction. Answers the job ids.
+ */
+export async function enqueueSubtitleFetch(tx: Queryable, videoIds: readonly string[], options: EnqueueOptions = {}): Promise<string[]> {
+  const ids = [...new Set(videoIds)];
+  if (ids.length === 0) return [];
+  const jobs = await tx<{ id: string }[]>`
+    select (graphile_worker.add_job(${FETCH_SUBTITLES_TASK}, json_build_object('videoId', id),
+      queue_name => ${options.queueName ?? null}::text,
+      max_attempts => ${FETCH_SUBTITLES_ATTEMPTS},
+      job_key => 'subtitles:' || id,
+      priority => ${options.priority ?? 0},
+      job_key_mode => 'unsafe_dedupe')).id::text as id
+    from unnest(${ids}::text[]) as id`;
+  await markTranscriptsPending(tx, ids);
+  return jobs.map((job) => job.id);
+}

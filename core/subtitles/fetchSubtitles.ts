@@ -1,0 +1,107 @@
+/**
+ * One fetch of a video's subtitles (the body of the fetch_subtitles task): ask every source, store
+ * every track found (a new version only when its content changed), choose the transcript again,
+ * and tell running crawls of the video's channel with search:caption_info, all in one transaction.
+ */
+import type { Sql } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import { appendEvents, crawlStream } from '../events/events.ts';
+import type { Logger } from '../log.ts';
+import { DefiniteError } from '../sources/http.ts';
+import { VIDEO_JSON, type VideoObject } from '../videos/videoObject.ts';
+import type { SubtitleSource, SubtitleVideo } from './sources.ts';
+import { insertTrack, prepareTrack, type PreparedTrack } from './store.ts';
+import { refreshTranscript, type TranscriptInfo } from './transcript.ts';
+import { latestTracks, type TrackInfo } from './tracks.ts';
+
+export interface SourceProblem {
+  source: string;
+  message: string;
+  /** Worth trying again later (network, rate limit, bot check); otherwise a definite answer or unreadable content. */
+  transient: boolean;
+}
+
+export interface FetchReport {
+  videoId: string;
+  /** Tracks the sources gave that hold cues. */
+  found: number;
+  /** New versions stored by this fetch. */
+  stored: TrackInfo[];
+  /** The newest version of every track of the video after the fetch. */
+  tracks: TrackInfo[];
+  transcript: TranscriptInfo;
+  problems: SourceProblem[];
+  /** A source failed transiently and this was not the last attempt: the job should be retried. */
+  retry: boolean;
+}
+
+export interface FetchSubtitlesOptions {
+  log: Logger;
+  /** The job's last attempt: transient failures are recorded (transcript failed) instead of retried. */
+  finalAttempt: boolean;
+  signal?: AbortSignal;
+}
+
+async function loadVideo(sql: Sql, videoId: string): Promise<SubtitleVideo | undefined> {
+  const [row] = await sql<SubtitleVideo[]>`
+    select v.video_id as "videoId", v.channel_id as "channelId", v.language, v.video_file_url as "videoFileUrl",
+      coalesce((select array_agg(s.evidence_url) from video_sources s where s.video_id = v.video_id and s.source = 'archive' and s.evidence_url is not null), '{}') as "archiveEvidence"
+    from videos v where v.video_id = ${videoId}`;
+  return row;
+}
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** Fetches, stores and announces one video's subtitles. Undefined when the video is unknown. */
+export async function fetchSubtitles(sql: Sql, sources: readonly SubtitleSource[], videoId: string, options: FetchSubtitlesOptions): Promise<FetchReport | undefined> {
+  const video = await loadVideo(sql, videoId);
+  if (!video) return undefined;
+  const problems: SourceProblem[] = [];
+  const prepared: PreparedTrack[] = [];
+  for (const source of sources) {
+    options.signal?.throwIfAborted();
+    let fetched;
+    try {
+      fetched = await source.fetchTracks(video, options.signal);
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const transient = !(error instanceof DefiniteError);
+      problems.push({ source: source.name, message: describe(error), transient });
+      options.log.warn('subtitle source failed', { videoId, source: source.name, transient, err: error });
+      continue;
+    }
+    for (const track of fetched) {
+      try {
+        const ready = prepareTrack({ videoId, ...track });
+        if (ready) prepared.push(ready);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        problems.push({ source: source.name, message: `${track.language} (${track.kind}) from ${track.originUrl}: ${error.message}`, transient: false });
+      }
+    }
+  }
+  const transientFailure = problems.filter((problem) => problem.transient);
+  const retry = transientFailure.length > 0 && !options.finalAttempt;
+  const failure = transientFailure.length ? transientFailure.map((problem) => `${problem.source}: ${problem.message}`).join('; ') : undefined;
+
+  return sql.begin(async (tx) => {
+    const stored: TrackInfo[] = [];
+    for (const track of prepared) {
+      const outcome = await insertTrack(tx, track);
+      if (outcome.created) stored.push(outcome.track);
+    }
+    // Finished unless a source is to be asked again; a failure counts only when nothing was found.
+    const { transcript } = await refreshTranscript(tx, videoId, retry ? { checked: false } : { checked: true, ...(failure ? { failure } : {}) });
+    const tracks = await latestTracks(tx, [videoId]);
+    if (tracks.length > 0) {
+      const crawls = await tx<{ id: string }[]>`select id::text from crawls where channel_id = ${video.channelId} and status = 'running'`;
+      if (crawls.length) {
+        const [row] = await tx<{ video: VideoObject }[]>`
+          select ${tx.unsafe(VIDEO_JSON)} as video from videos v join channels c on c.channel_id = v.channel_id where v.video_id = ${videoId}`;
+        const payload = { videos: [{ videoId, hasSubtitles: row!.video.hasSubtitles, captions: row!.video.captions }] };
+        for (const crawl of crawls) await appendEvents(tx, crawlStream(crawl.id), [{ type: 'search:caption_info', payload }]);
+      }
+    }
+    return { videoId, found: prepared.length, stored, tracks, transcript, problems, retry };
+  });
+}

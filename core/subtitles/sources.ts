@@ -1,0 +1,123 @@
+/**
+ * Where subtitles are fetched from: the local yt-dlp archive (files beside the video's info.json),
+ * the Wayback Machine's timedtext captures (WAYBACK_ENABLED) and the platform's caption tracks
+ * (YOUTUBE_CAPTIONS). Each answers the tracks it has for one video, as fetched (not yet parsed).
+ */
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Config } from '../config.ts';
+import { findArchiveSubtitleFiles, readArchiveSubtitleFile } from '../sources/archive.ts';
+import { createWaybackCaptionsSource, type WaybackCaptionsOptions } from '../sources/waybackCaptions.ts';
+import { createYoutubeCaptionsSource, type YoutubeCaptionsOptions } from '../sources/youtubeCaptions.ts';
+import type { TrackKind, TrackSource } from './tracks.ts';
+
+/** What the fetch knows of a video before asking the sources. */
+export interface SubtitleVideo {
+  videoId: string;
+  channelId: string;
+  language: string | null;
+  /** file:// URLs of the info.json files the local archive read the video from (video_sources.evidence_url). */
+  archiveEvidence: string[];
+  /** videos.video_file_url: a media file of the archive, whose base name the subtitle files share. */
+  videoFileUrl: string | null;
+}
+
+export interface FetchedTrack {
+  language: string;
+  kind: TrackKind;
+  source: TrackSource;
+  text: string;
+  originalBytes: number;
+  /** A format or file name that helps the codecs tell SRT from WebVTT. */
+  formatHint?: string;
+  originUrl: string;
+}
+
+export interface SubtitleSource {
+  name: TrackSource;
+  /** The tracks this source has for the video; throws TransientError when it could not tell now. */
+  fetchTracks(video: SubtitleVideo, signal?: AbortSignal): Promise<FetchedTrack[]>;
+}
+
+const localPath = (url: string): string | undefined => {
+  if (!url.startsWith('file:')) return undefined;
+  try {
+    return fileURLToPath(url);
+  } catch {
+    return undefined;
+  }
+};
+
+/** Subtitle files beside the info.json the archive read the video from, else beside its media file. */
+export function archiveSubtitleSource(): SubtitleSource {
+  return {
+    name: 'archive',
+    async fetchTracks(video) {
+      const infoJsons = video.archiveEvidence.map(localPath).filter((path): path is string => !!path && path.toLowerCase().endsWith('.info.json'));
+      const media = video.videoFileUrl ? localPath(video.videoFileUrl) : undefined;
+      const candidates = infoJsons.length ? infoJsons : media ? [media] : [];
+      const tracks: FetchedTrack[] = [];
+      const seen = new Set<string>();
+      for (const candidate of candidates) {
+        for (const file of await findArchiveSubtitleFiles(candidate)) {
+          if (seen.has(file.language)) continue;
+          seen.add(file.language);
+          let read: { text: string; bytes: number };
+          try {
+            read = await readArchiveSubtitleFile(file.path);
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed since the listing
+            throw error;
+          }
+          tracks.push({ language: file.language, kind: file.kind, source: 'archive', text: read.text, originalBytes: read.bytes, formatHint: file.path, originUrl: pathToFileURL(file.path).href });
+        }
+      }
+      return tracks;
+    },
+  };
+}
+
+export function youtubeSubtitleSource(options: YoutubeCaptionsOptions = {}): SubtitleSource {
+  const captions = createYoutubeCaptionsSource(options);
+  return {
+    name: 'youtube',
+    async fetchTracks(video, signal) {
+      const found = await captions.fetchCaptions(video.videoId, signal);
+      return found.map((track) => ({ language: track.language, kind: track.kind, source: 'youtube' as const, text: track.text, originalBytes: track.bytes, formatHint: 'json3', originUrl: track.url }));
+    },
+  };
+}
+
+export function waybackSubtitleSource(options: WaybackCaptionsOptions = {}): SubtitleSource {
+  const captures = createWaybackCaptionsSource(options);
+  return {
+    name: 'wayback',
+    async fetchTracks(video, signal) {
+      const found = await captures.fetchCaptions(video.videoId, signal);
+      return found.map((track) => ({
+        language: track.language,
+        kind: track.kind,
+        source: 'wayback' as const,
+        text: track.text,
+        originalBytes: track.bytes,
+        ...(track.format ? { formatHint: track.format } : {}),
+        originUrl: track.url,
+      }));
+    },
+  };
+}
+
+/**
+ * The subtitle sources of this deployment, oldest evidence first (so versions are numbered in the
+ * order the content existed): Wayback captures, the local archive, the platform's current tracks.
+ */
+export function configuredSubtitleSources(config: Config): SubtitleSource[] {
+  const fetchOptions = { timeoutMs: config.SOURCE_TIMEOUT_MS };
+  const sources: SubtitleSource[] = [];
+  if (config.WAYBACK_ENABLED) {
+    const base = config.WAYBACK_URL.replace(/\/$/, '');
+    sources.push(waybackSubtitleSource({ cdxUrl: `${base}/cdx/search/cdx`, captureBaseUrl: `${base}/web`, fetchOptions }));
+  }
+  sources.push(archiveSubtitleSource());
+  if (config.YOUTUBE_CAPTIONS) sources.push(youtubeSubtitleSource({ webUrl: config.YOUTUBE_WEB_URL, fetchOptions }));
+  return sources;
+}

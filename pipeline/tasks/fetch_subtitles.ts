@@ -1,0 +1,36 @@
+import type { Task } from 'graphile-worker';
+import { z } from 'zod';
+import type { Sql } from '../../core/db/database.ts';
+import type { Logger } from '../../core/log.ts';
+import { fetchSubtitles } from '../../core/subtitles/fetchSubtitles.ts';
+import type { SubtitleSource } from '../../core/subtitles/sources.ts';
+import { refreshTranscript } from '../../core/subtitles/transcript.ts';
+import { VIDEO_ID } from '../../core/youtube/channelQuery.ts';
+
+const payloadSchema = z.object({ videoId: z.string().regex(VIDEO_ID) });
+
+export interface FetchSubtitlesDeps { sql: Sql; log: Logger; subtitleSources: SubtitleSource[] }
+
+/**
+ * Fetches one video's subtitles from every subtitle source (job key `subtitles:<videoId>`, so
+ * repeated requests join one job). A source failing transiently makes graphile-worker retry the
+ * job with backoff (what was found is kept); the last attempt records the failure on the
+ * transcript and ends the job successfully, so the key is free for the next request.
+ */
+export function fetchSubtitlesTask(deps: FetchSubtitlesDeps): Task {
+  return async (rawPayload, helpers) => {
+    const { videoId } = payloadSchema.parse(rawPayload);
+    const finalAttempt = helpers.job.attempts >= helpers.job.max_attempts;
+    const log = deps.log.child({ task: 'fetch_subtitles', videoId, attempt: helpers.job.attempts });
+    try {
+      const report = await fetchSubtitles(deps.sql, deps.subtitleSources, videoId, { log, finalAttempt, signal: helpers.abortSignal });
+      if (!report) return; // the video is not (or no longer) stored
+      log.debug('subtitles fetched', { found: report.found, stored: report.stored.length, tracks: report.tracks.length, transcript: report.transcript.state });
+      if (report.retry) throw new Error(`subtitle sources failed, will retry: ${report.problems.filter((problem) => problem.transient).map((problem) => `${problem.source}: ${problem.message}`).join('; ')}`);
+    } catch (error) {
+      if (!finalAttempt || helpers.abortSignal?.aborted) throw error;
+      log.warn('subtitle fetch failed on its last attempt', { err: error });
+      await deps.sql.begin((tx) => refreshTranscript(tx, videoId, { checked: true, failure: (error as Error).message ?? String(error) }));
+    }
+  };
+}
