@@ -3,6 +3,7 @@ import { featuresRoute } from './features.ts';
 import { healthRoute } from './health.ts';
 import { openApiRoute } from './openapi.ts';
 import { backgroundStatusRoute, continueSearchRoute, startSearchRoute, streamSearchRoute } from './search.ts';
+import { subtitleRoutes } from './subtitles.ts';
 import { listTiersRoute, updateTierRoute } from './tiers.ts';
 
 /** Every route of the API, in the order they are matched. */
@@ -16,4 +17,5 @@ export const allRoutes: Route[] = [
   backgroundStatusRoute,
   streamSearchRoute,
   continueSearchRoute,
+  ...subtitleRoutes,
 ];

@@ -347,9 +347,12 @@ function timedQueries<T extends Queryable>(tx: T, into: Map<string, number>): T 
       const label = String(strings[0]).replace(/\s+/g, ' ').trim().split(' ').slice(0, 4).join(' ');
       const started = performance.now();
       const then = query.then.bind(query);
+      // Counted once: postgres.js calls then() again itself (Query.catch inside transactions).
+      let counted = false;
       query.then = ((resolve, reject) =>
         then((value) => {
-          into.set(label, (into.get(label) ?? 0) + performance.now() - started);
+          if (!counted) into.set(label, (into.get(label) ?? 0) + performance.now() - started);
+          counted = true;
           return resolve ? resolve(value) : value;
         }, reject)) as typeof query.then;
       return query;
