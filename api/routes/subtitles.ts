@@ -218,7 +218,7 @@ export const subtitleStatusRoute = defineRoute({
   async handler({ params, deps }) {
     const video = await findVideo(deps.sql, params.videoId);
     const [tracks, transcript] = await Promise.all([latestTracks(deps.sql, [video.videoId]), readTranscript(deps.sql, video.videoId)]);
-    const status = tracks.length > 0 ? 'available' : transcript.state === 'pending' ? 'pending' : transcript.state === 'failed' ? 'failed' : 'none';
+    const status: 'available' | 'pending' | 'failed' | 'none' = tracks.length > 0 ? 'available' : transcript.state === 'pending' ? 'pending' : transcript.state === 'failed' ? 'failed' : 'none';
     return { videoId: video.videoId, status, tracks: tracks.map(describeTrack), transcript: describeTranscript(transcript) };
   },
 });

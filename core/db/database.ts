@@ -16,6 +16,13 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/** A database URL with another database name, keeping its socket or host settings. */
+export function withDatabaseName(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
 /** Every connection names its process, so the embedded cluster knows when its last user has gone. */
 export const applicationName = (role: string) => `afterimage:${process.pid}:${role}`;
 

@@ -4,7 +4,7 @@ import { connect } from '../../core/db/database.ts';
 import { readMigrations } from '../../core/db/migrate.ts';
 import { parseJson, runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { withDatabaseName } from '../support/global-setup.ts';
+import { withDatabaseName } from '../../core/db/database.ts';
 
 // `afterimage tiers|migrate|config|help`, run as real commands.
 

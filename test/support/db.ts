@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { connect, type Sql } from '../../core/db/database.ts';
-import { withDatabaseName } from './global-setup.ts';
+import { withDatabaseName } from '../../core/db/database.ts';
 
 export interface TestDatabase { name: string; url: string; sql: Sql; drop(): Promise<void> }
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { connect } from '../../core/db/database.ts';
+import { connect, withDatabaseName } from '../../core/db/database.ts';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { createLogger } from '../../core/log.ts';
@@ -12,12 +12,6 @@ declare module 'vitest' {
   }
 }
 
-/** A server URL with another database name (keeps the socket or host settings). */
-export function withDatabaseName(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
 
 /**
  * One PostgreSQL for the whole run (TEST_DATABASE_URL, else an embedded cluster under

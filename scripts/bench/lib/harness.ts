@@ -78,12 +78,7 @@ export function machineInfo(): MachineInfo {
   };
 }
 
-/** A database URL with another database name, keeping its socket or host settings. */
-export function withDatabaseName(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
+export { withDatabaseName } from '../../../core/db/database.ts';
 
 export const uniqueDatabaseName = (benchmark: string) =>
   `afterimage_bench_${benchmark.replace(/[^a-z0-9]+/gi, '_').toLowerCase()}_${randomBytes(4).toString('hex')}`;
