@@ -142,7 +142,7 @@ export const getSubtitlesRoute = defineRoute({
       if (!older) throw notFound(`the ${chosen.language} (${chosen.kind}) subtitles of ${video.videoId} have versions 1 to ${chosen.version}, not ${query.version}`);
       track = older;
     }
-    await chargeQuota(deps.sql, caller, 'subtitleDownloadsPerDay', res);
+    await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res);
     const cues = (await readCues(deps.sql, [track.id])).get(track.id) ?? [];
     const body = render(cues, query.format);
     res.writeHead(200, {
@@ -329,7 +329,7 @@ export const bulkDownloadRoute = defineRoute({
     if (textBytes > limit) {
       throw invalidInput(`videoIds: these subtitles hold ${textBytes} bytes of text, more than the ${limit} bytes one download may carry; ask for fewer videos`, { textBytes, maxBytes: limit });
     }
-    if (planned.length > 0) await chargeQuota(deps.sql, caller, 'subtitleDownloadsPerDay', res, planned.length);
+    if (planned.length > 0) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res, planned.length);
     if (body.format === 'zip') await sendZip(deps.sql, res, body, planned, missing, ids.length);
     else await sendJson(deps.sql, res, body, planned, missing, ids.length);
     return handled;

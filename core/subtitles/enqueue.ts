@@ -9,8 +9,11 @@ import { markTranscriptsPending } from './transcript.ts';
 
 export const FETCH_SUBTITLES_TASK = 'fetch_subtitles';
 export const FETCH_SUBTITLES_ATTEMPTS = 3;
-/** Fetches a crawl asks for run one at a time in this queue, behind what callers asked for. */
-export const CRAWL_SUBTITLES_QUEUE = 'subtitles-crawl';
+/**
+ * Fetches a crawl asks for run after every job of higher priority (crawl steps, what callers asked
+ * for). Not in a named queue: graphile-worker starts the next job of a queue only at its next poll
+ * (2 s), which would make a crawl's thousands of fetches take hours.
+ */
 export const CRAWL_SUBTITLES_PRIORITY = 10;
 
 export const subtitlesJobKey = (videoId: string) => `subtitles:${videoId}`;

@@ -5,7 +5,7 @@ import { appendEvents, crawlStream } from '../../core/events/events.ts';
 import type { Logger } from '../../core/log.ts';
 import { DefiniteError } from '../../core/sources/http.ts';
 import type { ChannelRecord, VideoRecord, VideoSource } from '../../core/sources/types.ts';
-import { CRAWL_SUBTITLES_PRIORITY, CRAWL_SUBTITLES_QUEUE, enqueueSubtitleFetch } from '../../core/subtitles/enqueue.ts';
+import { CRAWL_SUBTITLES_PRIORITY, enqueueSubtitleFetch } from '../../core/subtitles/enqueue.ts';
 import { upsertChannel } from '../../core/videos/upsertChannel.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { CHANNEL_JSON } from '../../core/videos/videoObject.ts';
@@ -138,9 +138,9 @@ function crawlStep(deps: CrawlDeps) {
       events.push({ type: 'search:progress', payload: { stage: source.name, percent, videosInBatch: result?.videos.length ?? 0, ...(failure ? { warning: failure } : {}) } });
       for (const video of changed) events.push({ type: 'search:video', payload: video });
       const withCaptions = changed.filter((video) => video.captions.length > 0 || video.hasSubtitles);
-      // Captions announced but none stored yet: fetch them in the background, one at a time, after what callers asked for.
+      // Captions announced but none stored yet: fetched in the background, after crawl steps and what callers asked for.
       const toFetch = withCaptions.filter((video) => !video.hasSubtitles).map((video) => video.videoId);
-      if (toFetch.length) await enqueueSubtitleFetch(tx, toFetch, { queueName: CRAWL_SUBTITLES_QUEUE, priority: CRAWL_SUBTITLES_PRIORITY });
+      if (toFetch.length) await enqueueSubtitleFetch(tx, toFetch, { priority: CRAWL_SUBTITLES_PRIORITY });
       if (withCaptions.length) {
         events.push({ type: 'search:caption_info', payload: { videos: withCaptions.map((video) => ({ videoId: video.videoId, hasSubtitles: video.hasSubtitles, captions: video.captions })) } });
       }

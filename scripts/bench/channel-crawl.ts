@@ -209,10 +209,12 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
   const workerBaseline = memoryOf(worker.pid);
   ctx.progress(`${prepared.kind}: worker pid ${worker.pid} ready in ${Math.round(worker.readyAt - worker.spawnedAt)} ms, RSS ${round(workerBaseline?.rssMiB ?? NaN, 0)} MiB`);
 
+  // As scripts/commands/service.ts wires the API: its pool, a counter pool without synchronous commit, one hub.
   const apiSql = db.pool({ max: config.DATABASE_POOL_SIZE, role: 'api' });
+  const counterSql = db.pool({ max: Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2)), role: 'api-counters', connection: { synchronous_commit: 'off' } });
   const hub = await createEventHub(apiSql, ctx.log);
   const api = await startApi(
-    { config, sql: apiSql, tiers: cachedTiers(apiSql), log: ctx.log, version: packageVersion, startedAt: new Date(), hub, sources: configuredSources(config) },
+    { config, sql: apiSql, counterSql, tiers: cachedTiers(apiSql), log: ctx.log, version: packageVersion, startedAt: new Date(), hub, sources: configuredSources(config) },
     0,
     '127.0.0.1',
   );
@@ -429,6 +431,31 @@ async function replay(ctx: BenchContext, kind: SourceKind, config: ReturnType<ty
   return { source: kind, resolveMs: round(listed.resolveMs, 0)!, listMs: round(listed.listMs, 0)!, pages: listed.pages, videos: listed.videos.length, store, eventBytes };
 }
 
+/** Where a run's time went, from its own numbers and its replay, with what would change it. */
+function bottleneck(run: CrawlRun, r: Replay, production: Replay['store'][number]): string {
+  const endToEndMs = run.endToEndSeconds * 1000;
+  const share = (ms: number) => `${Math.round((ms / endToEndMs) * 100)} %`;
+  if (run.source === 'archive') {
+    const beforeFirstVideo = run.firstVideoSeconds * 1000 - run.postMs;
+    const withoutScans = run.videosStored / ((endToEndMs - run.postMs - r.resolveMs) / 1000);
+    return (
+      `**Bottleneck (archive): the archive index is built twice before the first video.** The API builds it to resolve the channel on POST (${run.postMs} ms, ${share(run.postMs)}), ` +
+      `then the worker builds its own on the first step (the first video came ${Math.round(beforeFirstVideo)} ms after the POST returned; the build alone took ${r.resolveMs} ms in the replay): ` +
+      `every info.json of the directory is read and parsed each time, and the index stays in both processes' memory. Without the two builds the crawl would run at about ${Math.round(withoutScans)} videos/s. ` +
+      'Suggestions: build the archive index once at process start (worker and API), or resolve a channel from the channel-level `… - Videos [UC…].info.json` files and directory names without parsing every video, ' +
+      'or load the archive with `afterimage import` first so that POST /api/search resolves the channel from the database.'
+    );
+  }
+  const calls = run.sourceRequests ? (run.sourceRequests.playlistItems ?? 0) + (run.sourceRequests.videos ?? 0) : r.pages * 2;
+  return (
+    `**Where the time goes (Data API):** each step first fetches its pages (about ${Math.round(r.pages / Math.max(1, run.jobsBySource.youtube_api ?? 1))} pages of 50, a playlistItems.list and a videos.list call each, one after another), then stores them; the two never overlap. ` +
+    `Alone, fetching took ${r.listMs} ms (${share(r.listMs)} of the crawl) and storing ${production.totalMs} ms (${share(production.totalMs)}); ${calls} sequential calls mean that every millisecond of real Data API latency adds ${round(calls / 1000, 1)} s to a ${VIDEOS.toLocaleString('en')}-video crawl ` +
+    `(at 100 ms a call: about ${Math.round(VIDEOS / ((calls * 100) / 1000 + endToEndMs / 1000))} videos/s). ` +
+    'Suggestions: in core/sources/youtubeApi.ts listVideos, request page N+1 of the playlist while videos.list of page N runs; in pipeline/tasks/crawl_channel.ts, fetch the next batch while the store transaction of this one commits. ' +
+    `Storing costs ${production.perVideoUs} µs a video; its statements are listed above (larger batches change little: ${r.store.map((entry) => `${entry.batch}: ${entry.totalMs} ms`).join(', ')}).`
+  );
+}
+
 function describe(runs: CrawlRun[], replays: Replay[]) {
   const crawlTable = {
     title: `Crawl of one ${VIDEOS.toLocaleString('en')}-video channel, POST /api/search → search:complete (worker in a child process)`,
@@ -498,6 +525,7 @@ function describe(runs: CrawlRun[], replays: Replay[]) {
       note += ` POST /api/search took ${run.postMs} ms because the API resolved the unknown channel through the sources (this process's RSS went from ${run.harnessRssMiB.beforePost} to ${run.harnessRssMiB.afterPost} MiB).`;
     }
     notes.push(note);
+    if (r && production) notes.push(bottleneck(run, r, production));
   }
   notes.push(
     'Worker memory: VmHWM of the `afterimage worker` child process (peak resident set since its start, including the start itself); "maxSampled" in the JSON is VmRSS sampled every 100 ms during the crawl.',

@@ -12,6 +12,10 @@
  * crawl, so the API's hub has one shared feed), and CLIENTS_PER_SESSION clients follow each session.
  * A second run with fewer clients per session (fresh database and API) serves as the reference where
  * one API process keeps up, and yields the API's CPU cost per delivered event.
+ *
+ * For exploring (the defaults are the benchmark): SSE_FANOUT_SESSIONS, SSE_FANOUT_CLIENTS_PER_SESSION,
+ * SSE_FANOUT_REFERENCE_CLIENTS_PER_SESSION, SSE_FANOUT_COMMITS_PER_SECOND, SSE_FANOUT_SECONDS, and
+ * SSE_FANOUT_API_NODE_ARGS (node options for the API process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -25,7 +29,7 @@ import { updateTier } from '../../core/tiers/updateTier.ts';
 import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
 import { round, sleep, type BenchContext, type Benchmark, type Cell } from './lib/harness.ts';
 import { cpuOf, memoryOf, memorySampler, startService } from './lib/proc.ts';
-import type { ClientMessage, FanoutReport, LatencySummary, ParentMessage } from './lib/sse-fanout-client.ts';
+import type { ClientMessage, LatencySummary, ParentMessage } from './lib/sse-fanout-client.ts';
 
 /** The shape of the load; the environment variables are for exploring (e.g. after a fix), the defaults are the benchmark. */
 const knob = (name: string, fallback: number) => {
@@ -386,6 +390,17 @@ function describe(runs: RunResult[]) {
       `Capacity: at ${reference.label} the API process spent **${reference.apiCpuUsPerDelivery} µs of CPU per delivered event** (per client and event). ` +
         `${main.clients} clients × ${perSecond} events/s need ${round((main.clients * perSecond * reference.apiCpuUsPerDelivery) / 1e6, 2)} cores of its single event loop, ` +
         `so one API process can follow this crawl rate with at most about ${capacity} clients even on an idle machine; beyond that the hub falls behind, reads its backlog in pages of up to 1,000 events and writes each page to every client at once.`,
+    );
+  }
+  if (main.delivery.fromSentAtMs.p99 > TARGET_P99_MS || main.apiMemoryMiB.peak * 1.048576 > TARGET_RSS_MIB) {
+    notes.push(
+      `**Bottleneck:** with ${main.clients} clients the API process's one thread was busy ${main.cpuWhilePublishing.apiCores} cores' worth while publishing: every event is serialised (JSON.stringify) and written once per client ` +
+        '(each search:video twice: inside its search:video_batch and alone). Once it falls behind, the hub (api/sse/hub.ts poll) reads the backlog in pages of up to 1,000 events and hands each page to every subscriber in one synchronous loop; ' +
+        `Node corks each response until the loop ends, so a whole page for all clients is held in memory at once (peak ${main.apiMemoryMiB.peak} MiB) and no client gets anything until every client's share is written, which feeds the delay. ` +
+        'Suggestions: serialise each event\'s SSE frame once per delivery and share it among the subscribers (the hub hands the same StoredEvent objects to all of them, so a WeakMap from event to frame text works in api/routes/search.ts), ' +
+        'write one chunk per subscriber per delivery; in the hub, read smaller pages and deliver them to the subscribers in slices with a setImmediate between slices; ' +
+        'and end the stream of a subscriber whose res.writableLength grows past a bound (it resumes exactly with Last-Event-ID), so memory stays bounded when clients or the process fall behind. ' +
+        'A CPU profile of the API shows the split: run with SSE_FANOUT_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".',
     );
   }
   notes.push(

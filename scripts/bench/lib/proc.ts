@@ -59,7 +59,7 @@ export function memorySampler(pid: number, everyMs = 200) {
 export interface ServiceProcess {
   child: ChildProcess;
   pid: number;
-  /** The base URL of an `api` process (from its 'afterimage ready' log line), else undefined. */
+  /** The base URL of an `api` or `start` process (from its 'API listening' log line), else undefined. */
   url: string | undefined;
   /** performance.now() at spawn and when 'afterimage ready' was logged. */
   spawnedAt: number;
@@ -121,10 +121,9 @@ export async function startService(
         continue;
       }
       if (entry.level === 'warn' || entry.level === 'error') warnings.push(entry);
-      if (entry.msg === 'afterimage ready') {
-        readyAt ??= performance.now();
-        if (typeof entry.url === 'string') url = entry.url;
-      }
+      // The API's address: on 'API listening' (or, from older versions, 'afterimage ready').
+      if ((entry.msg === 'API listening' || entry.msg === 'afterimage ready') && typeof entry.url === 'string') url ??= entry.url;
+      if (entry.msg === 'afterimage ready') readyAt ??= performance.now();
     }
   });
   const describeTail = () => tail.slice(-12).map((line) => `    ${line.slice(0, 400)}`).join('\n');

@@ -1,0 +1,194 @@
+/**
+ * POST /api/subtitles/bulk-download of 100 videos' subtitles: latency and the API's memory.
+ *
+ * The API runs as `node scripts/bin.mjs api` in a child process (its RSS read from /proc, sampled
+ * every 25 ms) over a fresh database holding 100 videos with one auto-caption track each, stored
+ * the way fetches store them (core/subtitles/store.ts: parsed and normalised from generated rolling
+ * auto-caption WebVTT). Two sizes: 30-minute videos (about 28 kB of text each) and 2-hour videos
+ * (about 110 kB each, 11 MB in all, near the 20 MiB limit of one download).
+ *
+ * Each variant (format json, json with a query, srt, zip) is asked once to warm up, then RUNS times
+ * one after another; latency is from sending the request to the last byte of the answer.
+ */
+import { createApiKey } from '../../core/accounts/createApiKey.ts';
+import { createUser } from '../../core/accounts/createUser.ts';
+import { storeTrack } from '../../core/subtitles/store.ts';
+import { updateTier } from '../../core/tiers/updateTier.ts';
+import { join } from 'node:path';
+import { packageVersion, percentile, round, type BenchContext, type Benchmark, type BenchOutcome, type Cell } from './lib/harness.ts';
+import { memoryOf, memorySampler, startService } from './lib/proc.ts';
+import { rollingCaptions } from './subtitles-parse.ts';
+
+const VIDEOS = 100;
+const RUNS = 7;
+const CHANNEL_ID = 'UCbenchSubtitlesBulk0000'; // UC + 22
+const SIZES = [
+  { id: '30min', label: '100 videos of 30 minutes', vttMB: 0.25 },
+  { id: '2h', label: '100 videos of 2 hours', vttMB: 1 },
+] as const;
+const FORMATS = [
+  { id: 'json', label: 'json (cues)', body: { format: 'json' } },
+  { id: 'json+query', label: 'json (cues) + query', body: { format: 'json', query: 'the developer' } },
+  { id: 'srt', label: 'srt (text in JSON)', body: { format: 'srt' } },
+  { id: 'zip', label: 'zip of SRT files', body: { format: 'zip' } },
+] as const;
+
+interface VariantResult {
+  size: string;
+  format: string;
+  runs: number;
+  latencyMs: { p50: number; p95: number; max: number; all: number[] };
+  responseMB: number;
+  /** API RSS just before the variant's first request, its highest sample during the variant, and the difference (MiB). */
+  rssBeforeMiB: number;
+  rssPeakMiB: number;
+  rssDeltaMiB: number;
+}
+
+interface SizeResult {
+  size: string;
+  label: string;
+  cues: number;
+  textMB: number;
+  storedJsonMB: number;
+  storeSeconds: number;
+  variants: VariantResult[];
+}
+
+const videoId = (size: string, i: number) => `${size.replace(/[^a-z0-9]/gi, '')}${String(i).padStart(3, '0')}bulkbench`.slice(0, 11).padEnd(11, '_');
+
+async function run(ctx: BenchContext): Promise<BenchOutcome> {
+  const db = await ctx.database();
+  const sql = db.pool({ max: 4, role: 'bench' });
+  await updateTier(sql, 'pro', { limits: { requestsPerMinute: null, subtitleDownloadsPerDay: null } });
+  const user = await createUser(sql, { email: 'bulk-bench@example.org', tier: 'pro', isAdmin: false });
+  const { key } = await createApiKey(sql, { userId: user.id });
+  await sql`insert into channels (channel_id, title) values (${CHANNEL_ID}, 'Bench bulk channel')`;
+
+  const sizes: SizeResult[] = [];
+  const problems: string[] = [];
+  for (const size of SIZES) {
+    const started = performance.now();
+    let cues = 0;
+    let textBytes = 0;
+    for (let i = 0; i < VIDEOS; i++) {
+      const id = videoId(size.id, i);
+      await sql`insert into videos (video_id, channel_id, title, status) values (${id}, ${CHANNEL_ID}, ${`Bench video ${i}`}, 'live')`;
+      const stored = await sql.begin((tx) => storeTrack(tx, { videoId: id, language: 'en', kind: 'auto', source: 'archive', text: rollingCaptions(size.vttMB, 1000 + i).text }));
+      cues += stored!.track.cueCount;
+      textBytes += stored!.track.textBytes;
+    }
+    const [json] = await sql<{ bytes: number }[]>`
+      select coalesce(sum(pg_column_size(cues)), 0)::int as bytes from subtitle_tracks where video_id like ${`${videoId(size.id, 0).slice(0, 2)}%`}`;
+    const storeSeconds = (performance.now() - started) / 1000;
+    ctx.progress(`${size.label}: ${cues} cues, ${round(textBytes / 1e6)} MB of text stored in ${round(storeSeconds, 1)} s`);
+    sizes.push({ size: size.id, label: size.label, cues, textMB: round(textBytes / 1e6)!, storedJsonMB: round(json!.bytes / 1e6)!, storeSeconds: round(storeSeconds, 1)!, variants: [] });
+  }
+
+  const api = await startService('api', {
+    DATABASE_URL: db.url,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: ctx.dataDir,
+    ARCHIVE_DIR: join(ctx.dataDir, 'subtitles-bulk-no-archive'),
+    YOUTUBE_API_KEY: '',
+    WAYBACK_ENABLED: 'false',
+  });
+  const idle = memoryOf(api.pid)!;
+  ctx.progress(`API pid ${api.pid} at ${api.url}, ready in ${Math.round(api.readyAt - api.spawnedAt)} ms, RSS ${round(idle.rssMiB, 0)} MiB`);
+  const sampler = memorySampler(api.pid, 25);
+  try {
+    for (const size of sizes) {
+      const ids = Array.from({ length: VIDEOS }, (_, i) => videoId(size.size, i));
+      for (const format of FORMATS) {
+        const request = async () => {
+          const startedAt = performance.now();
+          const response = await fetch(`${api.url}/api/subtitles/bulk-download`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+            body: JSON.stringify({ videoIds: ids, ...format.body }),
+          });
+          const bytes = new Uint8Array(await response.arrayBuffer());
+          const ms = performance.now() - startedAt;
+          if (response.status !== 200) throw new Error(`${format.id}: status ${response.status}: ${new TextDecoder().decode(bytes.slice(0, 300))}`);
+          if (format.id !== 'zip') {
+            const body = JSON.parse(new TextDecoder().decode(bytes)) as { data: { totals: { returned: number } } };
+            if (body.data.totals.returned !== VIDEOS) problems.push(`${size.size} ${format.id}: ${body.data.totals.returned} videos returned, not ${VIDEOS}`);
+          } else if (bytes[0] !== 0x50 || bytes[1] !== 0x4b) problems.push(`${size.size} zip: not a zip archive`);
+          return { ms, bytes: bytes.length };
+        };
+        await request(); // warm-up
+        const before = memoryOf(api.pid)!.rssMiB;
+        const since = performance.now();
+        const latencies: number[] = [];
+        let bytes = 0;
+        for (let i = 0; i < RUNS; i++) {
+          const result = await request();
+          latencies.push(result.ms);
+          bytes = result.bytes;
+        }
+        const peak = Math.max(sampler.maxSince(since), memoryOf(api.pid)!.rssMiB);
+        const sorted = [...latencies].sort((a, b) => a - b);
+        const variant: VariantResult = {
+          size: size.size,
+          format: format.id,
+          runs: RUNS,
+          latencyMs: { p50: round(percentile(sorted, 50), 1)!, p95: round(percentile(sorted, 95), 1)!, max: round(sorted.at(-1)!, 1)!, all: latencies.map((ms) => round(ms, 1)!) },
+          responseMB: round(bytes / 1e6, 2)!,
+          rssBeforeMiB: round(before, 1)!,
+          rssPeakMiB: round(peak, 1)!,
+          rssDeltaMiB: round(peak - before, 1)!,
+        };
+        size.variants.push(variant);
+        ctx.progress(`${size.label}, ${format.label}: p50 ${variant.latencyMs.p50} ms, p95 ${variant.latencyMs.p95} ms, ${variant.responseMB} MB, RSS +${variant.rssDeltaMiB} MiB`);
+      }
+    }
+  } finally {
+    sampler.stop();
+    await api.stop();
+  }
+  if (api.warnings.length) problems.push(`the API logged ${api.warnings.length} warnings, first: ${JSON.stringify(api.warnings[0]).slice(0, 200)}`);
+
+  const rows: Cell[][] = sizes.flatMap((size) =>
+    size.variants.map((variant) => [
+      `${size.label}, ${FORMATS.find((format) => format.id === variant.format)!.label}`,
+      variant.latencyMs.p50,
+      variant.latencyMs.p95,
+      variant.responseMB,
+      variant.rssPeakMiB,
+      variant.rssDeltaMiB,
+    ]),
+  );
+  const overallPeak = Math.max(...sizes.flatMap((size) => size.variants.map((variant) => variant.rssPeakMiB)));
+  return {
+    parameters: { videos: VIDEOS, runs: RUNS, sizes: SIZES, formats: FORMATS.map((format) => format.body), version: packageVersion },
+    results: { apiIdleRssMiB: round(idle.rssMiB, 1), apiPeakRssMiB: round(overallPeak, 1), sizes },
+    tables: [
+      {
+        title: `POST /api/subtitles/bulk-download, 100 video ids, ${RUNS} runs each after a warm-up`,
+        columns: ['request', 'p50 ms', 'p95 ms', 'answer MB', 'API RSS peak MiB', 'RSS Δ MiB'],
+        rows,
+      },
+      {
+        title: 'Stored subtitles',
+        columns: ['videos', 'cues', 'text MB', 'stored cues (jsonb) MB', 'store s'],
+        rows: sizes.map((size) => [size.label, size.cues, size.textMB, size.storedJsonMB, size.storeSeconds]),
+      },
+    ],
+    notes: [
+      `The API process idles at ${round(idle.rssMiB, 0)} MiB RSS; its highest sample during any download was ${round(overallPeak, 0)} MiB. RSS Δ is the variant's peak over the RSS just before its measured runs (after its warm-up).`,
+      'Answers stream: cues are read 10 videos at a time and written as they are rendered (JSON by hand, the zip with fflate, level 6), so memory follows the batch, not the whole answer.',
+      'Latency includes the client reading the whole answer over loopback; both run on the same machine.',
+    ],
+    ok: problems.length === 0,
+    problems,
+  };
+}
+
+export const benchmark: Benchmark = {
+  name: 'subtitles-bulk',
+  title: 'Bulk download of 100 videos\' subtitles',
+  description:
+    'POST /api/subtitles/bulk-download with 100 video ids, against `afterimage api` in a child process: latency (p50/p95 of 7 runs) and the API\'s RSS, for 30-minute and 2-hour auto captions, as JSON cues, JSON cues with a query, SRT in JSON and a zip.',
+  run,
+};
