@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { AppError, notFound } from '../../core/errors.ts';
-import { crawlStream, parsePosition, type Position, type StoredEvent } from '../../core/events/events.ts';
+import { crawlStream, formatPosition, parsePosition, type Position, type StoredEvent } from '../../core/events/events.ts';
 import { resolveChannel } from '../../core/search/resolveChannel.ts';
 import { startSearch } from '../../core/search/startSearch.ts';
 import { ACCEPTED_FORMS, CHANNEL_ID, parseChannelQuery } from '../../core/youtube/channelQuery.ts';
 import { CHANNEL_JSON, VIDEO_JSON, type VideoObject } from '../../core/videos/videoObject.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, type RouteContext } from '../http/route.ts';
-import { openEventStream, type EventStream } from '../sse/writer.ts';
+import { eventFrame, openEventStream } from '../sse/writer.ts';
 import type { Caller } from '../http/auth.ts';
 
 const sessionResponse = z.object({
@@ -65,10 +65,42 @@ async function findSession(ctx: RouteContext<{ sessionId: string }, unknown, unk
 }
 
 /** Every search:video also reaches clients that read only batches: a batch (without id) precedes its videos. */
-function sendVideos(stream: EventStream, videos: Array<{ video: VideoObject; id: string }>) {
-  if (videos.length === 0) return;
-  stream.send('search:video_batch', { videos: videos.map((entry) => entry.video) });
-  for (const entry of videos) stream.send('search:video', entry.video, entry.id);
+function videoFrames(videos: Array<{ video: VideoObject; id: string }>): string {
+  if (videos.length === 0) return '';
+  return eventFrame('search:video_batch', { videos: videos.map((entry) => entry.video) }) + videos.map((entry) => eventFrame('search:video', entry.video, entry.id)).join('');
+}
+
+const isFinal = (type: string) => type === 'search:complete' || type === 'search:error';
+
+/**
+ * The frames of one delivery of crawl events, up to the final one if it is there. Made once per
+ * delivery: the hub hands the same array to every caught-up stream of the crawl, and all of them
+ * write this one Buffer.
+ */
+const deliveryFrames = new WeakMap<readonly StoredEvent[], { frames: Buffer; final: boolean }>();
+function framesOf(events: readonly StoredEvent[]): { frames: Buffer; final: boolean } {
+  const known = deliveryFrames.get(events);
+  if (known) return known;
+  let text = '';
+  let videos: Array<{ video: VideoObject; id: string }> = [];
+  let final = false;
+  for (const event of events) {
+    const id = `c:${formatPosition(event)}`;
+    if (event.type === 'search:video') {
+      videos.push({ video: event.payload as VideoObject, id });
+      continue;
+    }
+    text += videoFrames(videos) + eventFrame(event.type, event.payload, id);
+    videos = [];
+    if (isFinal(event.type)) {
+      final = true;
+      break;
+    }
+  }
+  text += videoFrames(videos);
+  const made = { frames: Buffer.from(text), final };
+  deliveryFrames.set(events, made);
+  return made;
 }
 
 const SNAPSHOT_PAGE = 500;
@@ -110,7 +142,7 @@ export const streamSearchRoute = defineRoute({
     const live: Position = resume?.phase === 'live' && resume.after.xid !== '0' ? resume.after : { xid: session.joinXid, id: '0' };
 
     if (!resume || resume.phase === 'snapshot') {
-      if (!resume) stream.send('search:channel_resolved', session.channel, 's:');
+      if (!resume) stream.write(eventFrame('search:channel_resolved', session.channel, 's:'));
       let after = resume?.after ?? '';
       let total = 0;
       for (;;) {
@@ -119,16 +151,18 @@ export const streamSearchRoute = defineRoute({
           where v.channel_id = ${session.channelId} and v.first_seen_at <= ${session.createdAt} and v.video_id > ${after} collate "C"
           order by v.video_id collate "C" limit ${SNAPSHOT_PAGE}`;
         if (!stream.open) return handled;
-        sendVideos(stream, page.map(({ video }) => ({ video, id: `s:${video.videoId}` })));
         const withCaptions = page.filter(({ video }) => video.captions.length > 0 || video.hasSubtitles);
-        if (withCaptions.length) {
-          stream.send('search:caption_info', { videos: withCaptions.map(({ video }) => ({ videoId: video.videoId, hasSubtitles: video.hasSubtitles, captions: video.captions })) });
-        }
+        stream.write(
+          videoFrames(page.map(({ video }) => ({ video, id: `s:${video.videoId}` }))) +
+            (withCaptions.length ? eventFrame('search:caption_info', { videos: withCaptions.map(({ video }) => ({ videoId: video.videoId, hasSubtitles: video.hasSubtitles, captions: video.captions })) }) : ''),
+        );
+        // The stored part is read at the client's pace, so it never counts as falling behind.
+        await stream.drained();
         total += page.length;
         if (page.length < SNAPSHOT_PAGE) break;
         after = page[page.length - 1]!.video.videoId;
       }
-      stream.send('search:progress', { stage: 'database', percent: 100, videos: total }, SNAPSHOT_DONE);
+      stream.write(eventFrame('search:progress', { stage: 'database', percent: 100, videos: total }, SNAPSHOT_DONE));
     }
 
     // Resumed after the final event of a finished crawl: nothing more will come.
@@ -139,24 +173,11 @@ export const streamSearchRoute = defineRoute({
         return handled;
       }
     }
-    unsubscribe = deps.hub.subscribe(crawlStream(session.crawlId), live, (events: StoredEvent[]) => {
-      let videos: Array<{ video: VideoObject; id: string }> = [];
-      for (const event of events) {
-        const id = `c:${event.xid}.${event.id}`;
-        if (event.type === 'search:video') {
-          videos.push({ video: event.payload as VideoObject, id });
-          continue;
-        }
-        sendVideos(stream, videos);
-        videos = [];
-        stream.send(event.type, event.payload, id);
-        if (event.type === 'search:complete' || event.type === 'search:error') {
-          stream.end();
-          return;
-        }
-      }
-      sendVideos(stream, videos);
-    });
+    unsubscribe = deps.hub.subscribe(crawlStream(session.crawlId), live, (events) => {
+      const { frames, final } = framesOf(events);
+      stream.write(frames);
+      if (final) stream.end();
+    }, stream.drained);
     if (!stream.open) unsubscribe();
     return handled;
   },

@@ -29,7 +29,7 @@ export async function appendEvents(sql: Queryable, stream: string, events: Array
  * returned once every transaction older than its own has ended. `heldBack` says more are committed
  * or coming beyond the horizon, so the caller should look again shortly.
  */
-export async function readEvents(sql: Queryable, stream: string, after: Position, limit = 1000): Promise<{ events: StoredEvent[]; heldBack: boolean }> {
+export async function readEvents(sql: Queryable, stream: string, after: Position, limit: number): Promise<{ events: StoredEvent[]; heldBack: boolean }> {
   // Ordered by the columns, not the text aliases of the same names (which would sort "10" before "9").
   const rows = await sql<(StoredEvent & { visible: boolean })[]>`
     select xid::text as xid, id::text as id, type, payload, xid < pg_snapshot_xmin(pg_current_snapshot()) as visible
@@ -43,4 +43,14 @@ export async function readEvents(sql: Queryable, stream: string, after: Position
     events: visible.map(({ visible: _visible, ...event }) => event),
     heldBack: firstHidden !== -1 || rows.length === limit,
   };
+}
+
+/** The position of the stream's last event that no later commit can come before (see readEvents), if any. */
+export async function finalHead(sql: Queryable, stream: string): Promise<Position | undefined> {
+  const [head] = await sql<Position[]>`
+    select xid::text as xid, id::text as id from events
+    where stream = ${stream} and xid < pg_snapshot_xmin(pg_current_snapshot())
+    order by events.xid desc, events.id desc
+    limit 1`;
+  return head;
 }

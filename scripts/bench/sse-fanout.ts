@@ -217,6 +217,7 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
       port: Number(url.port),
       clients: Array.from({ length: clientCount }, (_, i) => sessions[i % sessionsCount]!),
       timeoutMs: CONNECT_TIMEOUT_MS,
+      expectedDeliveries: clientCount * Array.from({ length: COMMITS }, (_, seq) => eventsInCommit(seq)).reduce((sum, n) => sum + n, 0),
     });
     const connected = (await connectedMessage) as Extract<ClientMessage, { type: 'connected' }>;
     const apiCpuAfterConnect = cpuOf(api.pid);
@@ -291,6 +292,8 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
           missing: report.missing,
           clientsShort: report.clientsShort,
           duplicatesOrReordered: report.duplicatesOrReordered,
+          /** Streams the API ended because their client fell too far behind; each resumed with Last-Event-ID. */
+          resumed: report.resumed,
           videoBatches: report.batches,
           heartbeats: report.heartbeats,
         },
@@ -352,12 +355,13 @@ function describe(runs: RunResult[]) {
   };
   const runTable = {
     title: 'Connections, completeness, memory and CPU (CPU while publishing, in cores of 2)',
-    columns: ['clients', 'ramp-up ms', 'missing', 'repeated/reordered', 'streams closed', 'API RSS idle MiB', 'after connect MiB', 'API peak RSS MiB', `RSS ≤ ${TARGET_RSS_MIB} MB`, 'API cores', 'API µs/delivery', 'clients cores', 'PG cores', 'other cores'],
+    columns: ['clients', 'ramp-up ms', 'missing', 'repeated/reordered', 'resumed', 'streams closed', 'API RSS idle MiB', 'after connect MiB', 'API peak RSS MiB', `RSS ≤ ${TARGET_RSS_MIB} MB`, 'API cores', 'API µs/delivery', 'clients cores', 'PG cores', 'other cores'],
     rows: runs.map((run): Cell[] => [
       run.label,
       run.connect.rampMs,
       run.delivery.missing,
       run.delivery.duplicatesOrReordered,
+      run.delivery.resumed,
       `${run.end.ended}/${run.clients}`,
       run.apiMemoryMiB.idle,
       run.apiMemoryMiB.afterConnect,
@@ -379,7 +383,10 @@ function describe(runs: RunResult[]) {
         `${run.delivery.firstLateAtSecond === null ? '' : ` (a commit first took over ${TARGET_P99_MS} ms to reach its last client ${run.delivery.firstLateAtSecond} s into publishing; slowest delivery per second: ${run.delivery.slowestPerSecondMs.join(', ')} ms)`}. ` +
         `API peak RSS **${peak} MiB** (VmHWM; ${run.apiMemoryMiB.idle} MiB idle, ${run.apiMemoryMiB.afterConnect} MiB with the streams open): ${peak * 1.048576 <= TARGET_RSS_MIB ? 'meets' : '**misses**'} ≤ ${TARGET_RSS_MIB} MB. ` +
         `${run.delivery.delivered.toLocaleString('en')} of ${run.delivery.expected.toLocaleString('en')} deliveries, ${run.delivery.missing} missing, ${run.delivery.duplicatesOrReordered} repeated or reordered; ${run.end.ended} of ${run.clients} streams closed after search:complete (${run.end.afterCompleteMs} ms after it). ` +
-        `Ramp-up: all ${run.connect.connected} streams past their snapshot ${run.connect.rampMs} ms after being requested at once (per client p50 ${run.connect.perClientMs.p50} ms).`,
+        `Ramp-up: all ${run.connect.connected} streams past their snapshot ${run.connect.rampMs} ms after being requested at once (per client p50 ${run.connect.perClientMs.p50} ms); ` +
+        `it cost the API ${run.connect.apiCpuSeconds} s of CPU (${run.connect.apiCpuSeconds === null ? '?' : round((run.connect.apiCpuSeconds * 1000) / run.clients, 2)} ms per stream: key, session and snapshot queries, subscription) ` +
+        `and ${round(((run.apiMemoryMiB.afterConnect - run.apiMemoryMiB.idle) * 1024) / run.clients, 0)} KiB of RSS per open stream.` +
+        `${run.delivery.resumed ? ` ${run.delivery.resumed} streams were ended for falling over 1 MiB behind and resumed with Last-Event-ID.` : ''}`,
     );
   }
   const reference = runs.find((run) => run !== main && run.apiCpuUsPerDelivery !== null);
@@ -389,18 +396,16 @@ function describe(runs: RunResult[]) {
     notes.push(
       `Capacity: at ${reference.label} the API process spent **${reference.apiCpuUsPerDelivery} µs of CPU per delivered event** (per client and event). ` +
         `${main.clients} clients × ${perSecond} events/s need ${round((main.clients * perSecond * reference.apiCpuUsPerDelivery) / 1e6, 2)} cores of its single event loop, ` +
-        `so one API process can follow this crawl rate with at most about ${capacity} clients even on an idle machine; beyond that the hub falls behind, reads its backlog in pages of up to 1,000 events and writes each page to every client at once.`,
+        `so one API process can follow this crawl rate with about ${capacity} clients on an idle machine (here the clients' process, at ${main.cpuWhilePublishing.clientsCores} cores, is the tighter limit). ` +
+        'Beyond that the hub falls behind: it reads the backlog in pages of up to 200 events, renders each page\'s frames once and writes that one Buffer to every stream, 100 streams per turn of the event loop, ' +
+        'so memory holds a page\'s frames and what the sockets have not taken yet; a client more than 1 MiB behind has its stream ended and resumes with Last-Event-ID.',
     );
   }
   if (main.delivery.fromSentAtMs.p99 > TARGET_P99_MS || main.apiMemoryMiB.peak * 1.048576 > TARGET_RSS_MIB) {
     notes.push(
-      `**Bottleneck:** with ${main.clients} clients the API process's one thread was busy ${main.cpuWhilePublishing.apiCores} cores' worth while publishing: every event is serialised (JSON.stringify) and written once per client ` +
-        '(each search:video twice: inside its search:video_batch and alone). Once it falls behind, the hub (api/sse/hub.ts poll) reads the backlog in pages of up to 1,000 events and hands each page to every subscriber in one synchronous loop; ' +
-        `Node corks each response until the loop ends, so a whole page for all clients is held in memory at once (peak ${main.apiMemoryMiB.peak} MiB) and no client gets anything until every client's share is written, which feeds the delay. ` +
-        'Suggestions: serialise each event\'s SSE frame once per delivery and share it among the subscribers (the hub hands the same StoredEvent objects to all of them, so a WeakMap from event to frame text works in api/routes/search.ts), ' +
-        'write one chunk per subscriber per delivery; in the hub, read smaller pages and deliver them to the subscribers in slices with a setImmediate between slices; ' +
-        'and end the stream of a subscriber whose res.writableLength grows past a bound (it resumes exactly with Last-Event-ID), so memory stays bounded when clients or the process fall behind. ' +
-        'A CPU profile of the API shows the split: run with SSE_FANOUT_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".',
+      `**Missed:** with ${main.clients} clients the API process was busy ${main.cpuWhilePublishing.apiCores} cores, the clients' process ${main.cpuWhilePublishing.clientsCores} and other processes ${main.cpuWhilePublishing.otherCores} (of 2). ` +
+        'Per delivery the API renders the frames once (api/routes/search.ts framesOf) and makes one write per stream, which in a profile is mostly the writev system call of each socket; ' +
+        'if other cores are busy, rerun on a quieter machine. A CPU profile of the API shows the split: run with SSE_FANOUT_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".',
     );
   }
   notes.push(

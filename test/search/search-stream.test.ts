@@ -1,5 +1,8 @@
+import { request } from 'node:http';
+import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.ts';
+import { appendEvents, crawlStream } from '../../core/events/events.ts';
 import { createLogger } from '../../core/log.ts';
 import { DefiniteError } from '../../core/sources/http.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
@@ -25,6 +28,8 @@ const broken = generateChannel(5);
 const slow = generateChannel(3);
 let releaseSlow: () => void = () => {};
 const partly = generateChannel(12);
+const stalled = generateChannel(2);
+let releaseStalled: () => void = () => {};
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -33,6 +38,7 @@ beforeAll(async () => {
     fakeSource({ name: 'archive', channel: gated.channel, videos: gated.videos, gate: new Promise<void>((resolve) => (releaseGate = resolve)) }),
     fakeSource({ name: 'youtube_api', channel: partly.channel, videos: partly.videos }),
     fakeSource({ name: 'archive', channel: slow.channel, videos: slow.videos, gate: new Promise<void>((resolve) => (releaseSlow = resolve)) }),
+    fakeSource({ name: 'archive', channel: stalled.channel, videos: stalled.videos, gate: new Promise<void>((resolve) => (releaseStalled = resolve)) }),
   );
   // Every source answers for its own channel only; a combined source routes by channel id.
   const bySource: VideoSource = {
@@ -63,6 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   releaseGate();
   releaseSlow();
+  releaseStalled();
   await worker.stop();
   await api.close();
   await otherApi.close();
@@ -192,6 +199,53 @@ describe('a channel search streamed over SSE', () => {
     expect(events.at(-1)!.event).toBe('search:complete');
     const ids = [...first.events, ...events].filter((event) => event.id).map((event) => event.id);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('ends the stream of a client that stops reading, which then resumes exactly with Last-Event-ID', async () => {
+    const started = await search(stalled.channel.channelId);
+    const path: string = started.body.data.sseEndpointUrl;
+    // A client that reads up to the end of the stored part, then nothing: what the API sends piles up.
+    const ids: string[] = [];
+    let resume = () => {};
+    let ended: Promise<unknown> = Promise.resolve();
+    const live = new Promise<void>((subscribed) => {
+      const parser = createParser({
+        onEvent(message) {
+          if (message.id) ids.push(message.id);
+          if (message.id === 's:~') subscribed();
+        },
+      });
+      const req = request(streamUrl(path), { headers: { Accept: 'text/event-stream', 'X-API-Key': key } }, (response) => {
+        response.setEncoding('utf8');
+        const read = (chunk: string) => {
+          parser.feed(chunk);
+          if (ids.includes('s:~')) response.off('data', read).pause();
+        };
+        response.on('data', read);
+        resume = () => response.on('data', (chunk: string) => parser.feed(chunk)).resume();
+        ended = new Promise((done) => response.on('end', done));
+      });
+      req.end();
+    });
+    await live;
+
+    // Three hub pages of events far bigger than what the sockets hold: the second finds the client too far behind.
+    const [session] = await db.sql<{ crawlId: string }[]>`select crawl_id::text as "crawlId" from search_sessions where id = ${started.body.data.searchSessionId}`;
+    const bulky = Array.from({ length: 600 }, (_, index) => ({ type: 'search:progress', payload: { stage: 'test', percent: 0, index, padding: 'x'.repeat(40_000) } }));
+    await db.sql.begin((tx) => appendEvents(tx, crawlStream(session!.crawlId), bulky));
+    // Once a client that reads has them all, the hub has made its deliveries to the stalled one, which joined first.
+    await readStream(streamUrl(path), { key, until: (event) => event.data.index === 599, timeoutMs: 30_000 });
+    resume();
+    await ended;
+    expect(ids.at(-1)).toMatch(/^c:/);
+    expect(ids.length).toBeLessThan(2 + bulky.length);
+
+    const rest = readStream(streamUrl(path), { key, lastEventId: ids.at(-1)!, timeoutMs: 30_000 });
+    releaseStalled();
+    const resumed = await rest;
+    expect(resumed.events.at(-1)!.event).toBe('search:complete');
+    const whole = await readStream(streamUrl(path), { key, timeoutMs: 30_000 });
+    expect([...ids, ...resumed.events.filter((event) => event.id).map((event) => event.id)]).toEqual(whole.events.filter((event) => event.id).map((event) => event.id));
   });
 
   it('ends with search:error when every source fails', async () => {

@@ -9,6 +9,8 @@
  * (the event within it) and `sentAt` (wall clock, ms, stamped just before the commit) in their data;
  * each arrival is recorded. 'finish' brings every commit's acknowledgement time and the expected event
  * count; the clients then wait for their streams to end (search:complete) and send a 'report'.
+ * A stream the API ends before search:complete (a client too far behind) is resumed with
+ * Last-Event-ID, as EventSource does, and counted.
  */
 import { request, type ClientRequest } from 'node:http';
 import { createSseParser } from './sse-parse.ts';
@@ -16,7 +18,7 @@ import { createSseParser } from './sse-parse.ts';
 export interface FanoutClientSpec { path: string; key: string }
 
 export type ParentMessage =
-  | { type: 'connect'; host: string; port: number; clients: FanoutClientSpec[]; timeoutMs: number }
+  | { type: 'connect'; host: string; port: number; clients: FanoutClientSpec[]; timeoutMs: number; expectedDeliveries: number }
   | { type: 'finish'; acks: number[]; expectedEvents: number; timeoutMs: number };
 
 export interface LatencySummary { count: number; mean: number; p50: number; p90: number; p95: number; p99: number; p999: number; max: number; min: number }
@@ -47,6 +49,8 @@ export interface FanoutReport {
   lastClientPerCommit: LatencySummary;
   /** The same, commit by commit (null when no client got the commit), ms: the timeline of the run. */
   lastClientByCommit: Array<number | null>;
+  /** Streams the API ended before search:complete, each resumed with Last-Event-ID. */
+  resumed: number;
   /** Clients whose stream delivered search:complete and then ended. */
   completed: number;
   ended: number;
@@ -87,6 +91,8 @@ function numberField(data: string, name: string): number {
 
 interface Client {
   request?: ClientRequest;
+  /** The id of the last event received: where a resumed stream starts. */
+  lastEventId?: string;
   status: number;
   connectedAt: number;
   lastKey: number;
@@ -103,6 +109,7 @@ let count = 0;
 let duplicatesOrReordered = 0;
 let batches = 0;
 let heartbeats = 0;
+let resumed = 0;
 let maxRssMiB = 0;
 const errors: string[] = [];
 let connectStarted = 0;
@@ -132,62 +139,80 @@ function open(host: string, port: number, spec: FanoutClientSpec, timeoutMs: num
     client.ended = true;
     onProgress();
   };
-  const req = request({ host, port, path: spec.path, method: 'GET', agent: false, headers: { Accept: 'text/event-stream', 'X-API-Key': spec.key } }, (response) => {
-    client.status = response.statusCode ?? 0;
-    if (client.status !== 200) {
-      let body = '';
+  const get = () => {
+    const headers: Record<string, string> = { Accept: 'text/event-stream', 'X-API-Key': spec.key };
+    if (client.lastEventId !== undefined) headers['Last-Event-ID'] = client.lastEventId;
+    const req = request({ host, port, path: spec.path, method: 'GET', agent: false, headers }, (response) => {
+      client.status = response.statusCode ?? 0;
+      if (client.status !== 200) {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => {
+          errors.push(`status ${client.status}: ${body.slice(0, 200)}`);
+          finish();
+        });
+        return;
+      }
       response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
+      const feed = createSseParser(
+        (frame) => {
+          const id = frame.id;
+          if (id !== undefined) client.lastEventId = id;
+          if (id !== undefined && id.charCodeAt(0) === 99 /* c */) {
+            const arrival = wall();
+            if (frame.event === 'search:complete') {
+              client.completed = true;
+              return;
+            }
+            const seq = numberField(frame.data, 'seq');
+            const idx = numberField(frame.data, 'idx');
+            const key = seq * 1024 + idx;
+            if (!(key > client.lastKey)) duplicatesOrReordered++;
+            else client.lastKey = key;
+            client.received++;
+            record(arrival, numberField(frame.data, 'sentAt'), seq);
+          } else if (id === 's:~') {
+            client.connectedAt = performance.now();
+            onProgress();
+          } else if (frame.event === 'search:video_batch') batches++;
+        },
+        (comment) => {
+          if (comment.startsWith('keep-alive')) heartbeats++;
+        },
+      );
+      response.on('data', feed);
+      // Ended early by the API (this client fell too far behind): resume where it left off.
+      const endedEarly = () => !client.completed && !Number.isNaN(client.connectedAt);
       response.on('end', () => {
-        errors.push(`status ${client.status}: ${body.slice(0, 200)}`);
+        if (!endedEarly()) return finish();
+        resumed++;
+        get();
+      });
+      response.on('error', (error) => {
+        errors.push(`stream error: ${error.message}`);
         finish();
       });
-      return;
-    }
-    response.setEncoding('utf8');
-    const feed = createSseParser(
-      (frame) => {
-        const id = frame.id;
-        if (id !== undefined && id.charCodeAt(0) === 99 /* c */) {
-          const arrival = wall();
-          if (frame.event === 'search:complete') {
-            client.completed = true;
-            return;
-          }
-          const seq = numberField(frame.data, 'seq');
-          const idx = numberField(frame.data, 'idx');
-          const key = seq * 1024 + idx;
-          if (!(key > client.lastKey)) duplicatesOrReordered++;
-          else client.lastKey = key;
-          client.received++;
-          record(arrival, numberField(frame.data, 'sentAt'), seq);
-        } else if (id === 's:~') {
-          client.connectedAt = performance.now();
-          onProgress();
-        } else if (frame.event === 'search:video_batch') batches++;
-      },
-      (comment) => {
-        if (comment.startsWith('keep-alive')) heartbeats++;
-      },
-    );
-    response.on('data', feed);
-    response.on('end', finish);
-    response.on('error', (error) => {
-      errors.push(`stream error: ${error.message}`);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error('no data within the timeout')));
+    req.on('error', (error) => {
+      errors.push(`request error: ${error.message}`);
       finish();
     });
-  });
-  req.setTimeout(timeoutMs, () => req.destroy(new Error('no data within the timeout')));
-  req.on('error', (error) => {
-    errors.push(`request error: ${error.message}`);
-    finish();
-  });
-  req.end();
-  client.request = req;
+    req.end();
+    client.request = req;
+  };
+  get();
   return client;
 }
 
 async function connect(message: Extract<ParentMessage, { type: 'connect' }>) {
+  // Room for every arrival up front: growing the arrays mid-run would pause the clients and show as latency.
+  if (message.expectedDeliveries > arrivals.length) {
+    arrivals = new Float64Array(message.expectedDeliveries);
+    sentAts = new Float64Array(message.expectedDeliveries);
+    seqs = new Int32Array(message.expectedDeliveries);
+  }
   connectStarted = performance.now();
   const ready = new Promise<void>((resolve) => {
     onProgress = () => {
@@ -244,6 +269,7 @@ async function finish(message: Extract<ParentMessage, { type: 'finish' }>) {
     duplicatesOrReordered,
     batches,
     heartbeats,
+    resumed,
     fromSentAt: summarise(fromSentAt),
     fromCommit: summarise(fromCommit),
     lastClientPerCommit: summarise(lastClient.filter((value) => Number.isFinite(value))),
