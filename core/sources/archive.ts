@@ -251,6 +251,11 @@ export function createArchiveSource(options: ArchiveSourceOptions): ArchiveSourc
       return page;
     },
 
+    async warmUp() {
+      const { info } = await current();
+      return { dir: info.dir, exists: info.exists, channels: info.channels, videos: info.videos };
+    },
+
     refresh,
 
     info: () => index?.info,

@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
 import { createArchiveSource } from './archive.ts';
 import type { VideoSource } from './types.ts';
 import { createWaybackSource } from './wayback.ts';
@@ -19,4 +20,23 @@ export function configuredSources(config: Config): VideoSource[] {
     sources.push(createWaybackSource({ cdxUrl: `${base}/cdx/search/cdx`, captureBaseUrl: `${base}/web`, fetchOptions }));
   }
   return sources;
+}
+
+/**
+ * Warms every source up in the background at process start, so the first search does not wait for
+ * the archive's index (each process keeps its own). A search that comes earlier joins the build.
+ */
+export function warmUpSources(sources: VideoSource[], log: Logger): Promise<void> {
+  return Promise.all(
+    sources.map(async (source) => {
+      if (!source.warmUp) return;
+      const started = Date.now();
+      try {
+        const facts = await source.warmUp();
+        log.info('source ready', { source: source.name, ms: Date.now() - started, ...facts });
+      } catch (error) {
+        log.warn('source warm-up failed; it is retried at its first use', { source: source.name, err: error });
+      }
+    }),
+  ).then(() => undefined);
 }

@@ -60,4 +60,6 @@ export interface VideoSource {
   resolveChannel(query: ChannelQuery, signal?: AbortSignal): Promise<ChannelRecord | undefined>;
   /** One page of the channel's videos; pass the previous page's `next` to continue. */
   listVideos(channel: ChannelRecord, cursor: string | undefined, signal?: AbortSignal): Promise<VideoPage>;
+  /** Prepares what the first request would otherwise wait for (the archive's index); facts for the log. */
+  warmUp?(): Promise<Record<string, unknown>>;
 }

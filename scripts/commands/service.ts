@@ -2,7 +2,7 @@ import { bootstrapAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import { describeConfig } from '../../core/config.ts';
 import { connect, openDatabase } from '../../core/db/database.ts';
 import { migrate } from '../../core/db/migrate.ts';
-import { configuredSources } from '../../core/sources/configured.ts';
+import { configuredSources, warmUpSources } from '../../core/sources/configured.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { startApi } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
@@ -28,6 +28,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
     if (stopping) return;
     await migrate(db.sql, db.url, log);
     const sources = configuredSources(config);
+    void warmUpSources(sources, log);
     if (sides.api && !stopping) {
       const hub = await createEventHub(db.sql, log);
       closers.push(() => hub.close());

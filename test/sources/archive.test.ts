@@ -14,7 +14,9 @@ import {
   type ArchiveScan,
   type ParsedItem,
 } from '../../core/sources/archive.ts';
-import type { VideoRecord } from '../../core/sources/types.ts';
+import { warmUpSources } from '../../core/sources/configured.ts';
+import type { VideoRecord, VideoSource } from '../../core/sources/types.ts';
+import { createLogger } from '../../core/log.ts';
 import { parseChannelQuery, type ChannelQuery } from '../../core/youtube/channelQuery.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../support/archive-fixture.ts';
 
@@ -507,6 +509,25 @@ describe('the archive index and odd trees', () => {
       expect(source.info()?.builds).toBe(2);
       await source.refresh();
       expect(source.info()?.builds).toBe(3);
+    } finally {
+      await fx.cleanup();
+    }
+  });
+
+  it('is built by the warm-up at start; a search during the build joins it instead of building again', async () => {
+    const fx = await createArchiveFixture({ videos: 3, legacyChannel: false, flatOnly: 0 });
+    try {
+      const source = createArchiveSource({ dir: fx.dir });
+      const lines: Array<Record<string, unknown>> = [];
+      const log = createLogger('info', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
+      const failing: VideoSource = { name: 'wayback', resolveChannel: async () => undefined, listVideos: async () => ({ videos: [] }), warmUp: async () => { throw new Error('boom'); } };
+      const warming = warmUpSources([source, failing], log);
+      const channel = await source.resolveChannel({ kind: 'handle', handle: fx.handle });
+      await warming;
+      expect(channel?.channelId).toBe(fx.channelId);
+      expect(source.info()?.builds).toBe(1);
+      expect(lines.find((line) => line.msg === 'source ready')).toMatchObject({ source: 'archive', exists: true, videos: 3, channels: 1 });
+      expect(lines.find((line) => line.level === 'warn')).toMatchObject({ source: 'wayback' });
     } finally {
       await fx.cleanup();
     }

@@ -64,6 +64,8 @@ export interface ServiceProcess {
   /** performance.now() at spawn and when 'afterimage ready' was logged. */
   spawnedAt: number;
   readyAt: number;
+  /** performance.now() when each log message named in `waitFor` was first seen. */
+  seenAt: Map<string, number>;
   /** Log lines (parsed JSON) of level warn and above seen so far. */
   warnings: Array<Record<string, unknown>>;
   /** The last stderr lines, for error messages. */
@@ -75,13 +77,13 @@ export interface ServiceProcess {
 
 /**
  * Starts `node scripts/bin.mjs <role>` with `env` on top of this process's environment and waits for
- * its 'afterimage ready' log line. `nodeArgs` go to node before the script (e.g. --cpu-prof). With `openFiles`, the child's soft limit of open files is raised to
+ * its 'afterimage ready' log line, and for the log messages named in `waitFor`. `nodeArgs` go to node before the script (e.g. --cpu-prof). With `openFiles`, the child's soft limit of open files is raised to
  * at least that many first (through bash, which then execs node: the pid stays the child's).
  */
 export async function startService(
   role: 'api' | 'worker' | 'start',
   env: Record<string, string>,
-  options: { openFiles?: number; timeoutMs?: number; nodeArgs?: string[] } = {},
+  options: { openFiles?: number; timeoutMs?: number; nodeArgs?: string[]; waitFor?: string[] } = {},
 ): Promise<ServiceProcess> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...env };
@@ -98,6 +100,8 @@ export async function startService(
   const warnings: Array<Record<string, unknown>> = [];
   let url: string | undefined;
   let readyAt: number | undefined;
+  const seenAt = new Map<string, number>();
+  const waitFor = options.waitFor ?? [];
   let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   const exit = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -124,6 +128,7 @@ export async function startService(
       // The API's address: on 'API listening' (or, from older versions, 'afterimage ready').
       if ((entry.msg === 'API listening' || entry.msg === 'afterimage ready') && typeof entry.url === 'string') url ??= entry.url;
       if (entry.msg === 'afterimage ready') readyAt ??= performance.now();
+      if (typeof entry.msg === 'string' && waitFor.includes(entry.msg) && !seenAt.has(entry.msg)) seenAt.set(entry.msg, performance.now());
     }
   });
   const describeTail = () => tail.slice(-12).map((line) => `    ${line.slice(0, 400)}`).join('\n');
@@ -135,7 +140,7 @@ export async function startService(
       clearTimeout(timer);
     }
   };
-  while (readyAt === undefined) {
+  while (readyAt === undefined || waitFor.some((msg) => !seenAt.has(msg))) {
     if (exited) throw new Error(`\`afterimage ${role}\` exited (${exited.signal ?? exited.code}) before it was ready; last log lines:\n${describeTail()}`);
     if (performance.now() - spawnedAt > timeoutMs) {
       child.kill('SIGKILL');
@@ -150,6 +155,7 @@ export async function startService(
     url,
     spawnedAt,
     readyAt,
+    seenAt,
     warnings,
     tail: describeTail,
     exited: () => exited,
