@@ -38,6 +38,11 @@ export const configSchema = z.object({
   SUBTITLE_BULK_MAX_BYTES: integerFromEnv(1024, 512 * 1024 * 1024).default(20 * 1024 * 1024),
   SOURCE_TIMEOUT_MS: integerFromEnv(100, 600_000).default(15_000),
   SSE_HEARTBEAT_SECONDS: integerFromEnv(1, 300).default(15),
+  STATUS_WATCH_PROBE: booleanFromEnv.default(false).describe("probe videos' status on their watch pages (YOUTUBE_WEB_URL) too"),
+  STATUS_CONFIRM_MINUTES: integerFromEnv(0, 7 * 24 * 60).default(60),
+  STATUS_RECHECK_DAYS: integerFromEnv(1, 3650).default(30),
+  STATUS_CHECKS_PER_MINUTE: integerFromEnv(50, 1_000_000).default(5_000),
+  RECRAWL_HOURS: integerFromEnv(1, 24 * 365).default(24),
 });
 
 type RawConfig = z.output<typeof configSchema>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { VIDEO_ID } from './youtube/channelQuery.ts';
 
 /** Domain values shared by the API, the pipeline and the operator commands. */
 export const tierName = z.enum(['anonymous', 'registered', 'plus', 'pro']);
@@ -56,3 +57,7 @@ export const tier = z.object({
   updatedAt: z.string().describe('ISO 8601 timestamp'),
 });
 export type Tier = z.infer<typeof tier>;
+
+export const videoIdSchema = z.string().regex(VIDEO_ID, { message: 'expected an 11-character video id (letters, digits, _ and -)' });
+/** Path parameters of the routes under a video (/…/:videoId). */
+export const videoParams = z.strictObject({ videoId: videoIdSchema });

@@ -6,6 +6,7 @@ import type { Database } from '../core/db/database.ts';
 import { graphileLogger } from '../core/jobs.ts';
 import type { Logger } from '../core/log.ts';
 import type { VideoSource } from '../core/sources/types.ts';
+import { configuredStatusProbe } from '../core/status/probes.ts';
 import { configuredSubtitleSources } from '../core/subtitles/sources.ts';
 import { processId, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from './heartbeat.ts';
 import { crontab, taskList } from './tasks/index.ts';
@@ -29,6 +30,8 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
     const freed = await unlockAbandonedJobs(db.sql);
     if (freed.length) log.warn('freed jobs locked by workers that stopped beating', { workerIds: freed });
   };
+  const statusProbe = configuredStatusProbe(config);
+  if (!statusProbe) log.info('no status probe configured (YOUTUBE_API_KEY or STATUS_WATCH_PROBE): video statuses stay as the sources describe them');
   const reaped = await reapDeadLocalWorkers(db.sql);
   if (reaped.length) log.warn('freed jobs locked by killed worker processes of this machine', { workerIds: reaped });
   await beat();
@@ -37,7 +40,19 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
     connectionString: db.url,
     concurrency: config.WORKER_CONCURRENCY,
     maxPoolSize: config.WORKER_CONCURRENCY + 2,
-    taskList: taskList({ sql: db.sql, sources, log, subtitleSources: configuredSubtitleSources(config) }),
+    taskList: taskList({
+      sql: db.sql,
+      sources,
+      log,
+      subtitleSources: configuredSubtitleSources(config),
+      ...(statusProbe ? { statusProbe } : {}),
+      statusSchedule: {
+        confirmMinutes: config.STATUS_CONFIRM_MINUTES,
+        recheckDays: config.STATUS_RECHECK_DAYS,
+        checksPerMinute: config.STATUS_CHECKS_PER_MINUTE,
+        recrawlHours: config.RECRAWL_HOURS,
+      },
+    }),
     crontab,
     noHandleSignals: true,
     logger: graphileLogger(log),

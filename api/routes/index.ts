@@ -5,6 +5,7 @@ import { openApiRoute } from './openapi.ts';
 import { backgroundStatusRoute, continueSearchRoute, startSearchRoute, streamSearchRoute } from './search.ts';
 import { subtitleRoutes } from './subtitles.ts';
 import { listTiersRoute, updateTierRoute } from './tiers.ts';
+import { statusHistoryRoute } from './videos.ts';
 
 /** Every route of the API, in the order they are matched. */
 export const allRoutes: Route[] = [
@@ -18,4 +19,5 @@ export const allRoutes: Route[] = [
   streamSearchRoute,
   continueSearchRoute,
   ...subtitleRoutes,
+  statusHistoryRoute,
 ];

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { Zip, ZipDeflate } from 'fflate';
 import { z } from 'zod';
+import { videoIdSchema, videoParams } from '../../core/schemas.ts';
 import type { Queryable } from '../../core/db/database.ts';
 import { invalidInput, notFound } from '../../core/errors.ts';
 import type { Cue, OutputFormat } from '../../core/subtitles/cue.ts';
@@ -22,7 +23,6 @@ import {
   type TrackInfo,
   type TrackKind,
 } from '../../core/subtitles/tracks.ts';
-import { VIDEO_ID } from '../../core/youtube/channelQuery.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, reply } from '../http/route.ts';
 
@@ -31,10 +31,8 @@ export const BULK_MAX_VIDEOS = 100;
 /** Videos whose cues are read from the database at once while a bulk download streams. */
 const BULK_BATCH = 10;
 
-const videoId = z.string().regex(VIDEO_ID, { message: 'expected an 11-character video id (letters, digits, _ and -)' });
 const language = z.string().regex(LANGUAGE, { message: 'expected a language code such as en, en-GB or pt-BR' });
 const kind = z.enum(trackKinds, { message: 'expected manual, auto or translated' });
-const videoParams = z.strictObject({ videoId });
 
 const CONTENT_TYPES: Record<OutputFormat, string> = {
   srt: 'application/x-subrip; charset=utf-8',
@@ -230,7 +228,7 @@ export const subtitleStatusRoute = defineRoute({
 const bulkBody = z
   .strictObject({
     videoIds: z
-      .array(videoId)
+      .array(videoIdSchema)
       .min(1, { message: 'give at least one video id' })
       .max(BULK_MAX_VIDEOS, { message: `at most ${BULK_MAX_VIDEOS} video ids per request` }),
     query: z.string().trim().min(1, { message: 'an empty query marks nothing; leave it out' }).max(200, { message: 'at most 200 characters' }).optional(),

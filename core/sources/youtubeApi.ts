@@ -35,6 +35,8 @@ export interface YoutubeApiSourceOptions {
 }
 
 export interface YoutubeApiSource extends VideoSource {
+  /** Which of these ids (at most 50) videos.list still returns: the others are not public any more. */
+  publicVideoIds(videoIds: string[], signal?: AbortSignal): Promise<Set<string>>;
   name: 'youtube_api';
   /** Quota units the calls made so far cost (retries not counted), as the API bills them. */
   readonly quotaUnitsUsed: number;
@@ -276,6 +278,13 @@ export function createYoutubeApiSource(options: YoutubeApiSourceOptions): Youtub
     return result;
   }
 
+  /** Which of these ids (at most 50) videos.list still returns: the others are not public any more. */
+  async function publicVideoIds(videoIds: string[], signal?: AbortSignal): Promise<Set<string>> {
+    if (videoIds.length > PAGE_SIZE) throw new Error(`videos.list takes at most ${PAGE_SIZE} ids`);
+    const response = await call('videos', { part: 'id', id: videoIds.join(',') }, signal);
+    return new Set(listItems(response).map((item) => item.id).filter((id): id is string => typeof id === 'string'));
+  }
+
   return {
     name: 'youtube_api',
     get quotaUnitsUsed() {
@@ -283,5 +292,6 @@ export function createYoutubeApiSource(options: YoutubeApiSourceOptions): Youtub
     },
     resolveChannel,
     listVideos,
+    publicVideoIds,
   };
 }

@@ -36,6 +36,8 @@ export async function upsertVideos(sql: Queryable, source: SourceName, records: 
     tags: record.tags ?? null,
     language: record.language ?? null,
     status: record.availability === 'live' ? 'live' : record.availability === 'deleted' ? 'deleted' : 'checking',
+    // Sources say a video is gone, never why: the status probes find the reason.
+    status_reason: record.availability === 'deleted' ? 'unknown' : null,
     caption_languages: record.captions ?? [],
     evidence_url: record.evidenceUrl ?? record.archiveUrl ?? null,
   }));
@@ -45,12 +47,12 @@ export async function upsertVideos(sql: Queryable, source: SourceName, records: 
     on conflict (channel_id) do nothing`;
   const touched = await sql<{ videoId: string; inserted: boolean }[]>`
     insert into videos as v (video_id, channel_id, title, description, duration_seconds, view_count, upload_date, thumbnail_url,
-      archive_url, video_file_url, tags, language, status, caption_languages, metadata_rank)
+      archive_url, video_file_url, tags, language, status, status_reason, status_source, status_evidence, caption_languages, metadata_rank)
     select video_id, channel_id, title, description, duration_seconds, view_count, upload_date, thumbnail_url,
-      archive_url, video_file_url, coalesce(tags, '{}'), language, status, caption_languages, ${sourceRank[source]}
+      archive_url, video_file_url, coalesce(tags, '{}'), language, status, status_reason, ${source}, evidence_url, caption_languages, ${sourceRank[source]}
     from jsonb_to_recordset(${json}::text::jsonb) as x(video_id text, channel_id text, title text, description text, duration_seconds integer,
       view_count bigint, upload_date date, thumbnail_url text, archive_url text, video_file_url text, tags text[], language text,
-      status text, caption_languages jsonb)
+      status text, status_reason text, evidence_url text, caption_languages jsonb)
     on conflict (video_id) do update set
       ${sql.unsafe(MERGE)},
       tags = case when excluded.metadata_rank >= v.metadata_rank and cardinality(excluded.tags) > 0 then excluded.tags else v.tags end,
@@ -59,7 +61,11 @@ export async function upsertVideos(sql: Queryable, source: SourceName, records: 
       caption_languages = (
         select coalesce(jsonb_agg(distinct entry), '[]') from jsonb_array_elements(v.caption_languages || excluded.caption_languages) as entry
       ),
+      -- A source settles only an unverified status; after that only the status probes change it.
       status = case when v.status = 'checking' and excluded.status <> 'checking' then excluded.status else v.status end,
+      status_reason = case when v.status = 'checking' and excluded.status <> 'checking' then excluded.status_reason else v.status_reason end,
+      status_source = case when v.status = 'checking' and excluded.status <> 'checking' then excluded.status_source else v.status_source end,
+      status_evidence = case when v.status = 'checking' and excluded.status <> 'checking' then excluded.status_evidence else v.status_evidence end,
       metadata_rank = greatest(v.metadata_rank, excluded.metadata_rank)
     returning v.video_id as "videoId", (xmax = 0) as inserted`;
   await sql`

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STATUS_REASONS } from '../status/observation.ts';
 
 /** A video as events and search results show it (camelCase, as the hosted service's clients expect). */
 export const videoObject = z.object({
@@ -10,7 +11,11 @@ export const videoObject = z.object({
   duration: z.number().int().nullable().describe('seconds'),
   viewCount: z.number().int().nullable(),
   uploadDate: z.string().nullable().describe('YYYY-MM-DD'),
-  status: z.enum(['checking', 'live', 'deleted', 're-uploaded']),
+  status: z.enum(['checking', 'live', 'deleted', 're-uploaded']).describe('checking: not verified yet'),
+  statusReason: z.enum(STATUS_REASONS).nullable().describe('why a deleted or re-uploaded video is gone'),
+  statusSince: z.string().describe('when the status last changed (ISO 8601)'),
+  reuploadedAs: z.string().nullable().describe('the video id a re-uploaded video lives on as'),
+  reuploadOf: z.string().nullable().describe('the deleted video this one re-uploads'),
   thumbnailUrl: z.string().nullable(),
   archiveUrl: z.string().nullable().describe('a Wayback capture URL with its 14-digit timestamp'),
   videoFileUrl: z.string().nullable().describe('non-empty when an archived media file exists'),
@@ -44,7 +49,9 @@ export type ChannelObject = z.infer<typeof channelObject>;
 export const VIDEO_JSON = `json_build_object(
   'videoId', v.video_id, 'title', v.title, 'description', v.description, 'channelId', v.channel_id,
   'channelTitle', nullif(c.title, ''), 'duration', v.duration_seconds, 'viewCount', v.view_count,
-  'uploadDate', to_char(v.upload_date, 'YYYY-MM-DD'), 'status', v.status, 'thumbnailUrl', v.thumbnail_url,
+  'uploadDate', to_char(v.upload_date, 'YYYY-MM-DD'), 'status', v.status, 'statusReason', v.status_reason,
+  'statusSince', to_char(v.status_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  'reuploadedAs', v.reuploaded_as, 'reuploadOf', v.reupload_of, 'thumbnailUrl', v.thumbnail_url,
   'archiveUrl', v.archive_url, 'videoFileUrl', v.video_file_url, 'hasVideo', coalesce(v.video_file_url, '') <> '',
   'hasSubtitles', v.has_subtitles, 'hasSummary', v.has_summary, 'tags', to_json(v.tags), 'language', v.language,
   'captions', v.caption_languages,

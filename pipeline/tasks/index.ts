@@ -1,24 +1,44 @@
 import type { TaskList } from 'graphile-worker';
+import type { StatusProbe } from '../../core/status/probes.ts';
+import type { StatusSchedule } from '../../core/status/recordObservations.ts';
 import type { SubtitleSource } from '../../core/subtitles/sources.ts';
+import { checkStatusTask } from './check_status.ts';
 import { cleanupTask } from './cleanup.ts';
 import { crawlChannelTask, type CrawlDeps } from './crawl_channel.ts';
 import { fetchSubtitlesTask } from './fetch_subtitles.ts';
+import { linkReuploadsTask } from './link_reuploads.ts';
+import { recrawlChannelsTask } from './recrawl_channels.ts';
+import { scheduleStatusChecksTask } from './schedule_status_checks.ts';
 
 export interface TaskDeps extends CrawlDeps {
   /** Where fetch_subtitles looks (configuredSubtitleSources); none when not given. */
   subtitleSources?: SubtitleSource[];
+  /** How check_status probes (configuredStatusProbe); none: videos cannot be verified. */
+  statusProbe?: StatusProbe;
+  statusSchedule?: StatusSchedule & { checksPerMinute: number; recrawlHours: number };
 }
 
+const DEFAULT_SCHEDULE = { confirmMinutes: 60, recheckDays: 30, checksPerMinute: 5_000, recrawlHours: 24 };
+
 export function taskList(deps: TaskDeps): TaskList {
+  const schedule = deps.statusSchedule ?? DEFAULT_SCHEDULE;
   return {
     cleanup: cleanupTask(deps.sql),
     crawl_channel: crawlChannelTask(deps),
     fetch_subtitles: fetchSubtitlesTask({ sql: deps.sql, log: deps.log, subtitleSources: deps.subtitleSources ?? [] }),
+    check_status: checkStatusTask({ sql: deps.sql, log: deps.log, statusSchedule: schedule, ...(deps.statusProbe ? { statusProbe: deps.statusProbe } : {}) }),
+    schedule_status_checks: scheduleStatusChecksTask(deps.sql, schedule.checksPerMinute),
+    link_reuploads: linkReuploadsTask(deps.sql, deps.log),
+    recrawl_channels: recrawlChannelsTask(deps.sql, schedule.recrawlHours),
   };
 }
 
 /**
  * graphile-worker's crontab (UTC): each line runs exactly once across all workers, and `fill`
- * backfills runs missed while no worker was up.
+ * backfills runs missed while no worker was up (max=1: one catch-up run does the missed work).
  */
-export const crontab = ['0 * * * * cleanup ?fill=1d&max=1'].join('\n');
+export const crontab = [
+  '0 * * * * cleanup ?fill=1d&max=1',
+  '* * * * * schedule_status_checks ?fill=1h&max=1',
+  '30 * * * * recrawl_channels ?fill=1d&max=1',
+].join('\n');

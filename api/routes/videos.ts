@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { notFound } from '../../core/errors.ts';
+import { videoParams } from '../../core/schemas.ts';
+import { STATUS_REASONS } from '../../core/status/observation.ts';
+import { defineRoute } from '../http/route.ts';
+
+const statusValue = z.enum(['checking', 'live', 'deleted', 're-uploaded']);
+const reason = z.enum(STATUS_REASONS).nullable();
+
+const historyEntry = z.object({
+  status: statusValue,
+  previousStatus: statusValue.nullable().describe('null on the first entry'),
+  reason,
+  claimant: z.string().nullable().describe('the copyright claimant, when the platform names one'),
+  observedAt: z.string().describe('ISO 8601, UTC'),
+  source: z.string().nullable().describe('youtube_api, watch_page, archive, wayback, reupload_link or migration'),
+  evidence: z.string().nullable().describe("what the probe saw: the platform's message, a capture URL, the re-upload match"),
+  linkedVideoId: z.string().nullable().describe('the re-upload (on a re-uploaded entry)'),
+});
+
+const currentStatus = z.object({
+  status: statusValue,
+  reason,
+  claimant: z.string().nullable(),
+  since: z.string(),
+  checkedAt: z.string().nullable().describe('when a probe last answered definitely'),
+  nextCheckAt: z.string(),
+  reuploadedAs: z.string().nullable(),
+  reuploadOf: z.string().nullable(),
+  reuploadScore: z.number().nullable(),
+});
+
+export const statusHistoryRoute = defineRoute({
+  method: 'GET',
+  path: '/api/videos/:videoId/status-history',
+  tag: 'Video status',
+  summary: "A video's current status and every change of it, oldest first",
+  description:
+    'status: checking (not verified yet), live, deleted, re-uploaded (deleted, with its content under another id: reuploadedAs). A deletion is recorded only after two probes, spaced in time, agree; transient answers never change a status.',
+  auth: 'key',
+  scope: 'L1',
+  params: videoParams,
+  response: z.object({
+    videoId: z.string(),
+    current: currentStatus,
+    history: z.array(historyEntry),
+  }),
+  errors: ['NOT_FOUND'],
+  async handler({ params, deps }) {
+    const iso = (column: string) => deps.sql.unsafe(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+    const [video] = await deps.sql<Array<{ videoId: string; current: z.infer<typeof currentStatus> }>>`
+      select video_id as "videoId", json_build_object('status', status, 'reason', status_reason, 'claimant', status_claimant,
+        'since', ${iso('status_since')}, 'checkedAt', ${iso('status_checked_at')}, 'nextCheckAt', ${iso('next_check_at')},
+        'reuploadedAs', reuploaded_as, 'reuploadOf', reupload_of, 'reuploadScore', reupload_score) as current
+      from videos where video_id = ${params.videoId}`;
+    if (!video) throw notFound(`no video ${params.videoId} is stored; a channel search finds a channel's videos`);
+    const history = await deps.sql<Array<z.infer<typeof historyEntry>>>`
+      select status, previous_status as "previousStatus", reason, claimant, ${iso('observed_at')} as "observedAt", source, evidence,
+        linked_video_id as "linkedVideoId"
+      from video_status_history where video_id = ${params.videoId} order by id`;
+    return { videoId: video.videoId, current: video.current, history };
+  },
+});

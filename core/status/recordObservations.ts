@@ -1,0 +1,122 @@
+/**
+ * Applies probe observations to videos in one statement (call inside a transaction):
+ * - available: live (a gone or re-uploaded video is reinstated), suspicion cleared;
+ * - gone, for a live or unverified video: suspected first; deleted only when a later probe, at
+ *   least STATUS_CONFIRM_MINUTES after the first, agrees (the reason is the more specific of the two);
+ * - gone, for a gone video: a more specific reason replaces "unknown"; rechecks come further apart;
+ * - transient: nothing changes but the time of the next look.
+ * The history rows are written by the videos_status_history trigger; running crawls of the
+ * videos' channels get search:status_change and the updated search:video; confirmed deletions and
+ * rechecked gone videos queue a re-upload search.
+ */
+import type { Queryable } from '../db/database.ts';
+import { appendEvents, crawlStream } from '../events/events.ts';
+import { VIDEO_JSON, type VideoObject } from '../videos/videoObject.ts';
+import type { Observation } from './observation.ts';
+
+export interface StatusSchedule {
+  /** How long after a first "gone" a second probe may confirm it. */
+  confirmMinutes: number;
+  /** Videos older than 30 days are rechecked about this often (±10 %, spread by id). */
+  recheckDays: number;
+}
+
+export interface StatusChange { videoId: string; channelId: string; previousStatus: string; status: string; reason: string | null }
+
+export const LINK_REUPLOADS_TASK = 'link_reuploads';
+
+export async function recordObservations(tx: Queryable, observations: Observation[], schedule: StatusSchedule): Promise<{ changes: StatusChange[]; suspected: number }> {
+  if (observations.length === 0) return { changes: [], suspected: 0 };
+  const rows = JSON.stringify(
+    observations.map((o) => ({ video_id: o.videoId, outcome: o.outcome, reason: o.outcome === 'gone' ? o.reason : null, claimant: o.outcome === 'gone' ? (o.claimant ?? null) : null, source: o.source, evidence: o.evidence.slice(0, 2000) })),
+  );
+  const rowsOut = await tx<Array<StatusChange & { suspectedNow: boolean; lookForReupload: boolean }>>`
+    with o as (
+      select distinct on (video_id) * from jsonb_to_recordset(${rows}::text::jsonb)
+        as o(video_id text, outcome text, reason text, claimant text, source text, evidence text)
+    ), d as (
+      select v.video_id, v.status as previous_status, o.outcome, o.reason, o.claimant, o.source, o.evidence,
+        o.outcome = 'gone' and v.status in ('live', 'checking') as gone_from_live,
+        o.outcome = 'gone' and v.status in ('live', 'checking') and v.suspected_at is not null
+          and v.suspected_at <= now() - make_interval(mins => ${schedule.confirmMinutes}) as confirmed,
+        o.outcome = 'gone' and v.status in ('deleted', 're-uploaded') as still_gone
+      from o join videos v on v.video_id = o.video_id
+      for update of v
+    )
+    update videos v set
+      status = case when d.outcome = 'available' then 'live' when d.confirmed then 'deleted' else v.status end,
+      status_reason = case
+        when d.outcome = 'available' then null
+        when d.confirmed then coalesce(nullif(d.reason, 'unknown'), v.suspected_reason, 'unknown')
+        when d.still_gone and d.reason <> 'unknown' then d.reason
+        else v.status_reason end,
+      status_claimant = case
+        when d.outcome = 'available' then null
+        when d.confirmed then coalesce(d.claimant, v.suspected_claimant)
+        when d.still_gone and d.reason <> 'unknown' then d.claimant
+        else v.status_claimant end,
+      status_source = case when d.outcome = 'transient' or (d.gone_from_live and not d.confirmed) then v.status_source else d.source end,
+      status_evidence = case
+        when d.outcome = 'transient' or (d.gone_from_live and not d.confirmed) then v.status_evidence
+        when d.confirmed then concat_ws(' | then: ', v.suspected_evidence, d.evidence)
+        else d.evidence end,
+      reuploaded_as = case when d.outcome = 'available' then null else v.reuploaded_as end,
+      suspected_reason = case when d.gone_from_live and not d.confirmed then coalesce(nullif(d.reason, 'unknown'), v.suspected_reason, d.reason)
+        when d.outcome = 'transient' then v.suspected_reason end,
+      suspected_claimant = case when d.gone_from_live and not d.confirmed then coalesce(d.claimant, v.suspected_claimant)
+        when d.outcome = 'transient' then v.suspected_claimant end,
+      suspected_evidence = case when d.gone_from_live and not d.confirmed then coalesce(v.suspected_evidence, d.evidence)
+        when d.outcome = 'transient' then v.suspected_evidence end,
+      suspected_at = case when d.gone_from_live and not d.confirmed then coalesce(v.suspected_at, now())
+        when d.outcome = 'transient' then v.suspected_at end,
+      checks_while_gone = case when d.still_gone then v.checks_while_gone + 1 when d.outcome = 'transient' then v.checks_while_gone else 0 end,
+      status_checked_at = case when d.outcome = 'transient' then v.status_checked_at else now() end,
+      next_check_at = case
+        when d.outcome = 'transient' then now() + interval '1 hour'
+        when d.gone_from_live and not d.confirmed then coalesce(v.suspected_at, now()) + make_interval(mins => ${schedule.confirmMinutes})
+        when d.confirmed then now() + interval '1 day'
+        -- Gone videos: 2, 4, 8 … days apart, at most the recheck window, so reinstatements are caught.
+        when d.still_gone then now() + least(make_interval(days => ${schedule.recheckDays}), interval '1 day' * power(2, least(v.checks_while_gone + 1, 20)))
+        when v.upload_date >= current_date - 30 then now() + interval '1 day'
+        else now() + make_interval(days => ${schedule.recheckDays}) * (0.9 + 0.2 * (abs(hashtext(v.video_id)) % 1000) / 1000.0)
+      end
+    from d where v.video_id = d.video_id
+    returning v.video_id as "videoId", v.channel_id as "channelId", d.previous_status as "previousStatus", v.status, v.status_reason as reason,
+      (d.gone_from_live and not d.confirmed) as "suspectedNow",
+      ((d.confirmed or d.still_gone) and v.reuploaded_as is null) as "lookForReupload"`;
+
+  const changes = rowsOut.filter((row) => row.status !== row.previousStatus);
+  const lookFor = rowsOut.filter((row) => row.lookForReupload).map((row) => row.videoId);
+  if (lookFor.length) {
+    await tx`select graphile_worker.add_job(${LINK_REUPLOADS_TASK}, json_build_object('videoIds', ${lookFor}::text[]), priority => 5)`;
+  }
+  await announceStatusChanges(tx, changes.map((change) => change.videoId));
+  return { changes: changes.map(({ videoId, channelId, previousStatus, status, reason }) => ({ videoId, channelId, previousStatus, status, reason })), suspected: rowsOut.filter((row) => row.suspectedNow).length };
+}
+
+/**
+ * Tells the running crawls of these videos' channels (their open search streams) about the
+ * videos' current status: search:status_change, then the whole video as search:video for clients
+ * that merge videos by id. Called in the transaction that changed them.
+ */
+export async function announceStatusChanges(tx: Queryable, videoIds: string[]): Promise<void> {
+  if (videoIds.length === 0) return;
+  const rows = await tx<{ crawlId: string; video: VideoObject; previousStatus: string | null; since: Date }[]>`
+    select cr.id::text as "crawlId", ${tx.unsafe(VIDEO_JSON)} as video, v.status_since as since,
+      (select h.previous_status from video_status_history h where h.video_id = v.video_id order by h.id desc limit 1) as "previousStatus"
+    from videos v join channels c on c.channel_id = v.channel_id join crawls cr on cr.channel_id = v.channel_id and cr.status = 'running'
+    where v.video_id = any(${videoIds})`;
+  const byCrawl = new Map<string, Array<{ type: string; payload: unknown }>>();
+  for (const row of rows) {
+    const events = byCrawl.get(row.crawlId) ?? [];
+    events.push(
+      {
+        type: 'search:status_change',
+        payload: { videoId: row.video.videoId, previousStatus: row.previousStatus, status: row.video.status, reason: row.video.statusReason, since: row.since },
+      },
+      { type: 'search:video', payload: row.video },
+    );
+    byCrawl.set(row.crawlId, events);
+  }
+  for (const [crawlId, events] of byCrawl) await appendEvents(tx, crawlStream(crawlId), events);
+}
