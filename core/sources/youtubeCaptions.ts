@@ -83,18 +83,23 @@ export function captionTracksOf(html: string, videoId: string, webUrl: string): 
   return { tracks, botCheck, playable };
 }
 
-export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}) {
-  const webUrl = (options.webUrl ?? 'https://www.youtube.com').replace(/\/+$/, '');
-  const maxTracks = options.maxTracks ?? 20;
-  const base: FetchOptions = {
+/** How the platform's watch pages (and timedtext) are requested. */
+export function watchPageFetchOptions(fetchOptions?: Omit<FetchOptions, 'signal' | 'isTransient'>): FetchOptions {
+  return {
     timeoutMs: 15_000,
     retries: 2,
-    ...options.fetchOptions,
-    // Skips the consent interstitial some regions get, and asks for English track names.
-    headers: { 'Accept-Language': 'en-US,en;q=0.8', Cookie: 'CONSENT=YES+cb; SOCS=CAI', ...options.fetchOptions?.headers },
+    ...fetchOptions,
+    // Skips the consent interstitial some regions get, and asks for English messages and track names.
+    headers: { 'Accept-Language': 'en-US,en;q=0.8', Cookie: 'CONSENT=YES+cb; SOCS=CAI', ...fetchOptions?.headers },
     // A watch page carries i18n strings of every message, bot checks included: judge the player response, not the text.
     isTransient: () => false,
   };
+}
+
+export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}) {
+  const webUrl = (options.webUrl ?? 'https://www.youtube.com').replace(/\/+$/, '');
+  const maxTracks = options.maxTracks ?? 20;
+  const base = watchPageFetchOptions(options.fetchOptions);
   const withSignal = (signal?: AbortSignal): FetchOptions => (signal ? { ...base, signal } : base);
 
   /** The tracks the watch page lists; [] when the page is gone. */

@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import { DefiniteError, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
 import { findPlayerResponses } from '../sources/waybackParse.ts';
 import { createYoutubeApiSource, PAGE_SIZE } from '../sources/youtubeApi.ts';
+import { watchPageFetchOptions } from '../sources/youtubeCaptions.ts';
 import { classifyPlayerResponse, type Observation } from './observation.ts';
 
 export type StatusProbe = (videoIds: string[], signal?: AbortSignal) => Promise<Observation[]>;
@@ -41,16 +42,9 @@ export function dataApiProbe(options: { apiKey: string; baseUrl: string; fetchOp
   };
 }
 
-export function watchPageProbe(options: { webUrl: string; fetchOptions?: Omit<FetchOptions, 'signal'>; concurrency?: number }): StatusProbe {
+export function watchPageProbe(options: { webUrl: string; fetchOptions?: Omit<FetchOptions, 'signal' | 'isTransient'>; concurrency?: number }): StatusProbe {
   const webUrl = options.webUrl.replace(/\/+$/, '');
-  const base: FetchOptions = {
-    timeoutMs: 15_000,
-    retries: 2,
-    ...options.fetchOptions,
-    headers: { 'Accept-Language': 'en-US,en;q=0.8', Cookie: 'CONSENT=YES+cb; SOCS=CAI', ...options.fetchOptions?.headers },
-    // Judge the player response, not the page's text (which carries every message's translation).
-    isTransient: () => false,
-  };
+  const base = watchPageFetchOptions(options.fetchOptions);
   async function probeOne(videoId: string, signal?: AbortSignal): Promise<Observation> {
     const url = `${webUrl}/watch?v=${encodeURIComponent(videoId)}&hl=en`;
     let html: string;
