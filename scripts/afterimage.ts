@@ -3,6 +3,7 @@ import { AppError } from '../core/errors.ts';
 import { UsageError, version } from './cli.ts';
 import { keysCommand, usersCommand } from './commands/accounts.ts';
 import { configCommand, migrateCommand, serve } from './commands/service.ts';
+import { backfillCommand, refreshCommand } from './commands/status.ts';
 import { subtitlesCommand } from './commands/subtitles.ts';
 import { importCommand } from './commands/import.ts';
 import { tiersCommand } from './commands/tiers.ts';
@@ -18,6 +19,8 @@ service
 
 operator (each takes --json for scripts)
   import <dir>          load a yt-dlp archive directory (idempotent, with progress)
+  backfill <@handle|channel URL|UC…|video URL>...   crawl these channels now from every source, then check their videos
+  refresh [--channel UC…]... [--video ID]... [--no-wait]   check video statuses now (default: every video due)
   migrate               apply database migrations (start does this too)
   config                print the effective configuration, secrets masked
   users create --email E --tier anonymous|registered|plus|pro [--admin]
@@ -41,6 +44,8 @@ const commands: Record<string, (args: string[]) => Promise<void> | void> = {
   tiers: tiersCommand,
   import: importCommand,
   subtitles: subtitlesCommand,
+  refresh: refreshCommand,
+  backfill: backfillCommand,
 };
 
 async function main([name, ...args]: string[]): Promise<void> {

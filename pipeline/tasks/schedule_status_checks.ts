@@ -8,7 +8,7 @@ import { scheduleStatusChecks } from '../../core/status/scheduleChecks.ts';
  */
 export function scheduleStatusChecksTask(sql: Sql, perMinute: number): Task {
   return async (_payload, helpers) => {
-    const queued = await sql.begin((tx) => scheduleStatusChecks(tx, { limit: perMinute }));
-    if (queued.videos) helpers.logger.info('status checks queued', queued);
+    const { videos, jobs } = await sql.begin((tx) => scheduleStatusChecks(tx, { limit: perMinute }));
+    if (videos) helpers.logger.info('status checks queued', { videos, jobs });
   };
 }

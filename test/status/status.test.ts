@@ -200,8 +200,9 @@ describe('video status', () => {
     await db.sql`update videos set next_check_at = now() - interval '1 minute'`;
     const first = await db.sql.begin((tx) => scheduleStatusChecks(tx, { limit: 1000 }));
     const [count] = await db.sql<{ n: number }[]>`select count(*)::int as n from videos`;
-    expect(first).toEqual({ videos: count!.n, jobs: Math.ceil(count!.n / 50) });
-    expect(await db.sql.begin((tx) => scheduleStatusChecks(tx, { limit: 1000 }))).toEqual({ videos: 0, jobs: 0 });
+    expect(first).toMatchObject({ videos: count!.n, jobs: Math.ceil(count!.n / 50) });
+    expect(first.jobIds).toHaveLength(first.jobs);
+    expect(await db.sql.begin((tx) => scheduleStatusChecks(tx, { limit: 1000 }))).toEqual({ videos: 0, jobs: 0, jobIds: [] });
   });
 
   it('answers 400 for a malformed id and 404 for an unknown video, in the envelope', async () => {

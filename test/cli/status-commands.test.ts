@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../core/log.ts';
+import { loadConfig } from '../../core/config.ts';
+import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
+import { eventually, parseJson, runCli } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { start as startYoutubeApi, generatedVideoId, type YoutubeApiServer } from '../support/servers/youtube-api-server.ts';
+import { configuredSources } from '../../core/sources/configured.ts';
+
+// `afterimage backfill` and `afterimage refresh`, as real commands, with a worker running.
+
+const CHANNEL = 'UCbackfillbackfillback01';
+let db: TestDatabase;
+let youtube: YoutubeApiServer;
+let worker: WorkerHandle;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  youtube = await startYoutubeApi({ apiKey: 'cli-key' });
+  youtube.createChannel({ channelId: CHANNEL, handle: '@backfilled', title: 'Backfilled', videoCount: 120, deleted: [generatedVideoId(CHANNEL, 7)] });
+  env = { DATABASE_URL: db.url, YOUTUBE_API_KEY: 'cli-key', YOUTUBE_API_URL: youtube.url, STATUS_CONFIRM_MINUTES: '0', ARCHIVE_DIR: '/nonexistent-afterimage-archive' };
+  const config = loadConfig(env);
+  worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, createLogger('silent'), configuredSources(config));
+});
+afterAll(async () => {
+  await worker?.stop();
+  await youtube?.close();
+  await db?.drop();
+});
+
+describe('operator status commands', () => {
+  it('backfill crawls a channel from every source, then checks its videos, with progress', async () => {
+    const result = await runCli(['backfill', '@backfilled', '@nobody-knows-this', '--json'], env);
+    expect(result.code, result.stderr).toBe(1); // one of the two is unknown
+    const printed = parseJson(result);
+    expect(printed.channels[0]).toMatchObject({ query: '@backfilled', channelId: CHANNEL, videos: 120, crawl: 'complete', statusJobs: 3 });
+    expect(printed.channels[1]).toMatchObject({ query: '@nobody-knows-this', channelId: null });
+    expect(result.stderr).toMatch(/crawling/);
+  });
+
+  it('refresh checks the given videos now and waits for the checks', async () => {
+    const gone = generatedVideoId(CHANNEL, 3);
+    youtube.setVideoState(gone, 'deleted');
+    // STATUS_CONFIRM_MINUTES=0: the second look confirms at once.
+    for (let i = 0; i < 2; i++) {
+      const result = await runCli(['refresh', `--video=${gone}`, `--video=${generatedVideoId(CHANNEL, 4)}`, '--json'], env);
+      expect(result.code, result.stderr + result.stdout).toBe(0);
+      expect(parseJson(result)).toMatchObject({ videos: 2, jobs: 1, finished: true, failedJobs: 0 });
+    }
+    const [row] = await db.sql`select status, status_reason from videos where video_id = ${gone}`;
+    expect(row).toMatchObject({ status: 'deleted', status_reason: 'unknown' });
+  });
+
+  it('refresh --channel checks a whole channel; bad ids are usage errors', async () => {
+    // Video 7 was gone from the start, video 3 since the test above.
+    const result = await runCli(['refresh', '--channel', CHANNEL, '--json'], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson(result)).toMatchObject({ videos: 120, jobs: 3, finished: true, statuses: { live: 118, deleted: 2, checking: 0 } });
+    const bad = await runCli(['refresh', '--video', 'nope'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--video nope: expected an 11-character video id/);
+  });
+
+  it('the worker registers the status and re-crawl schedules in its crontab; a due channel is re-crawled', async () => {
+    const known = await db.sql<{ identifier: string }[]>`select identifier from graphile_worker._private_known_crontabs`;
+    expect(known.map((row) => row.identifier)).toEqual(expect.arrayContaining(['schedule_status_checks', 'recrawl_channels', 'cleanup']));
+    await db.sql`update crawls set finished_at = now() - interval '25 hours' where channel_id = ${CHANNEL}`;
+    await db.sql`select graphile_worker.add_job('recrawl_channels', '{}'::json)`;
+    await eventually(async () => {
+      const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from crawls where channel_id = ${CHANNEL}`;
+      return row!.n === 2 ? row : undefined;
+    }, 'a second crawl of the channel');
+  });
+});
