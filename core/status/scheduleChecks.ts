@@ -1,22 +1,34 @@
-import type { Queryable } from '../db/database.ts';
+import type { Queryable, Sql } from '../db/database.ts';
 
 export const CHECK_STATUS_TASK = 'check_status';
 /** Videos one check_status job probes: one videos.list call. */
 export const CHECK_BATCH = 50;
+/** Videos queued per transaction when many are: each chunk stays well inside the statement timeout. */
+const CHUNK = 20_000;
+
+/** Which videos: those due now, or (due or not) these videos, or the videos of these channels. */
+export interface CheckSelection { videoIds?: string[]; channelIds?: string[] }
+
+export interface Scheduled { videos: number; jobs: number; jobIds: string[] }
 
 /**
- * Queues check_status jobs for up to `limit` videos that are due (or, due or not, for these videos or
- * the videos of these channels),
- * 50 a job, in one transaction. Each picked video's next check moves an hour ahead at once, a lease
- * that keeps the next run from picking it again while its job waits; the job sets the real one.
- * Rows another scheduler holds are skipped, so concurrent runs never queue a video twice.
+ * Queues check_status jobs for up to `limit` selected videos, 50 a job, in one transaction: the
+ * due ones oldest first, explicit selections by id after `after` (so a caller can walk them in
+ * chunks). Each picked video's next check moves an hour ahead at once, a lease that keeps the next
+ * run from picking it again while its job waits; the job sets the real one. Rows another scheduler
+ * holds are skipped, so concurrent runs never queue a video twice.
  */
-export async function scheduleStatusChecks(tx: Queryable, options: { limit: number; videoIds?: string[]; channelIds?: string[]; priority?: number }): Promise<{ videos: number; jobs: number; jobIds: string[] }> {
-  const [row] = await tx<{ videos: number; jobs: number; jobIds: string[] }[]>`
+export async function scheduleStatusChecks(
+  tx: Queryable,
+  options: CheckSelection & { limit: number; after?: string; priority?: number },
+): Promise<Scheduled & { lastVideoId: string | null }> {
+  const explicit = options.videoIds !== undefined || options.channelIds !== undefined;
+  const [row] = await tx<Array<Scheduled & { lastVideoId: string | null }>>`
     with picked as (
       select video_id from videos
       where ${options.videoIds ? tx`video_id = any(${options.videoIds})` : options.channelIds ? tx`channel_id = any(${options.channelIds})` : tx`next_check_at <= now()`}
-      order by next_check_at
+        and video_id > ${options.after ?? ''}
+      order by ${explicit ? tx`video_id` : tx`next_check_at`}
       limit ${options.limit}
       for update skip locked
     ), leased as (
@@ -29,6 +41,27 @@ export async function scheduleStatusChecks(tx: Queryable, options: { limit: numb
       select (graphile_worker.add_job(${CHECK_STATUS_TASK}, json_build_object('videoIds', ids), priority => ${options.priority ?? 8}, max_attempts => 3)).id from batches
     )
     select (select count(*) from leased)::int as videos, (select count(*) from queued)::int as jobs,
-      coalesce((select array_agg(id::text) from queued), '{}') as "jobIds"`;
+      coalesce((select array_agg(id::text) from queued), '{}') as "jobIds", (select max(video_id) from leased) as "lastVideoId"`;
   return row!;
+}
+
+/** Queues checks of every selected video, a transaction per chunk, telling `onChunk` the running totals. */
+export async function scheduleAllStatusChecks(
+  sql: Sql,
+  selection: CheckSelection & { priority?: number; chunk?: number },
+  onChunk: (scheduled: Scheduled) => void = () => {},
+): Promise<Scheduled> {
+  const total: Scheduled = { videos: 0, jobs: 0, jobIds: [] };
+  let after: string | undefined;
+  for (;;) {
+    const size = selection.chunk ?? CHUNK;
+    const chunk = await sql.begin((tx) => scheduleStatusChecks(tx, { ...selection, limit: size, ...(after ? { after } : {}) }));
+    total.videos += chunk.videos;
+    total.jobs += chunk.jobs;
+    total.jobIds.push(...chunk.jobIds);
+    onChunk(total);
+    if (chunk.videos < size || !chunk.lastVideoId) return total;
+    // Due videos leave the due set as they are leased; explicit selections are walked by id.
+    if (selection.videoIds || selection.channelIds) after = chunk.lastVideoId;
+  }
 }

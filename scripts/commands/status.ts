@@ -7,7 +7,7 @@ import type { Sql } from '../../core/db/database.ts';
 import { resolveChannel } from '../../core/search/resolveChannel.ts';
 import { startSearch } from '../../core/search/startSearch.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
-import { scheduleStatusChecks } from '../../core/status/scheduleChecks.ts';
+import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';
 import { CHANNEL_ID, parseChannelQuery, VIDEO_ID } from '../../core/youtube/channelQuery.ts';
 import { output, parseOptions, setup, UsageError, withDatabase } from '../cli.ts';
 import { progressBar } from '../progress.ts';
@@ -57,11 +57,13 @@ export async function refreshCommand(args: string[]): Promise<void> {
     ];
     const jobIds: string[] = [];
     let queuedVideos = 0;
+    const queueing = progressBar('queueing');
     for (const selection of selections) {
-      const queued = await db.sql.begin((tx) => scheduleStatusChecks(tx, { limit: 10_000_000, priority: 0, ...selection }));
+      const queued = await scheduleAllStatusChecks(db.sql, { ...selection, priority: 0 }, (sofar) => queueing.update(queuedVideos + sofar.videos, undefined, 'videos'));
       jobIds.push(...queued.jobIds);
       queuedVideos += queued.videos;
     }
+    queueing.done(`${queuedVideos} videos in ${jobIds.length} jobs`);
     if (videos.length) {
       const known = await db.sql<{ videoId: string }[]>`select video_id as "videoId" from videos where video_id = any(${videos})`;
       const missing = videos.filter((id) => !known.some((row) => row.videoId === id));
@@ -109,7 +111,7 @@ export async function backfillCommand(args: string[]): Promise<void> {
       const started = await startSearch(db.sql, { userId: null, channel, query: text, kind: 'full' });
       let crawl = 'queued';
       if (!values['no-wait']) crawl = await followCrawl(db.sql, started.crawlId, `${text}: crawling`);
-      const queued = await db.sql.begin((tx) => scheduleStatusChecks(tx, { limit: 10_000_000, channelIds: [channel.channelId], priority: 5 }));
+      const queued = await scheduleAllStatusChecks(db.sql, { channelIds: [channel.channelId], priority: 5 });
       const [count] = await db.sql<{ n: number }[]>`select count(*)::int as n from videos where channel_id = ${channel.channelId}`;
       done.push({ query: text, channelId: channel.channelId, ...(channel.title ? { title: channel.title } : {}), videos: count!.n, crawl, statusJobs: queued.jobs });
     }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataApiProbe, combineProbes, watchPageProbe, type StatusProbe } from '../../core/status/probes.ts';
 import { linkReuploads } from '../../core/status/linkReuploads.ts';
 import { recordObservations } from '../../core/status/recordObservations.ts';
-import { scheduleStatusChecks } from '../../core/status/scheduleChecks.ts';
+import { scheduleAllStatusChecks, scheduleStatusChecks } from '../../core/status/scheduleChecks.ts';
 import { crawlStream } from '../../core/events/events.ts';
 import { startSearch } from '../../core/search/startSearch.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
@@ -202,7 +202,15 @@ describe('video status', () => {
     const [count] = await db.sql<{ n: number }[]>`select count(*)::int as n from videos`;
     expect(first).toMatchObject({ videos: count!.n, jobs: Math.ceil(count!.n / 50) });
     expect(first.jobIds).toHaveLength(first.jobs);
-    expect(await db.sql.begin((tx) => scheduleStatusChecks(tx, { limit: 1000 }))).toEqual({ videos: 0, jobs: 0, jobIds: [] });
+    expect(await db.sql.begin((tx) => scheduleStatusChecks(tx, { limit: 1000 }))).toMatchObject({ videos: 0, jobs: 0, jobIds: [] });
+    // Explicit selections are walked in chunks, each video once, due or not.
+    const chunks: number[] = [];
+    const all = await scheduleAllStatusChecks(db.sql, { channelIds: [CHANNEL], chunk: 4 }, (sofar) => chunks.push(sofar.videos));
+    expect(all).toMatchObject({ videos: 6, jobs: 2 });
+    expect(chunks).toEqual([4, 6]);
+    const queuedIds = await db.sql<{ id: string }[]>`
+      select jsonb_array_elements_text((j.payload::jsonb)->'videoIds') as id from graphile_worker._private_jobs j where j.id = any(${all.jobIds}::bigint[])`;
+    expect(queuedIds.map((row) => row.id).sort()).toEqual([...ids()].sort());
   });
 
   it('answers 400 for a malformed id and 404 for an unknown video, in the envelope', async () => {
