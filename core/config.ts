@@ -39,6 +39,7 @@ export const configSchema = z.object({
   SOURCE_TIMEOUT_MS: integerFromEnv(100, 600_000).default(15_000),
   SSE_HEARTBEAT_SECONDS: integerFromEnv(1, 300).default(15),
   STATUS_WATCH_PROBE: booleanFromEnv.default(false).describe("probe videos' status on their watch pages (YOUTUBE_WEB_URL) too"),
+  YTDLP_PATH: z.string().min(1).optional().describe('yt-dlp to probe video status with (when STATUS_WATCH_PROBE is off)'),
   STATUS_CONFIRM_MINUTES: integerFromEnv(0, 7 * 24 * 60).default(60),
   STATUS_RECHECK_DAYS: integerFromEnv(1, 3650).default(30),
   STATUS_CHECKS_PER_MINUTE: integerFromEnv(50, 1_000_000).default(5_000),

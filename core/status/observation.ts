@@ -8,7 +8,7 @@ import { formattedText } from '../sources/waybackParse.ts';
 
 export const STATUS_REASONS = ['private', 'removed_by_uploader', 'terms_of_service', 'copyright', 'account_terminated', 'blocked_in_region', 'unknown'] as const;
 export type StatusReason = (typeof STATUS_REASONS)[number];
-export type ProbeName = 'youtube_api' | 'watch_page';
+export type ProbeName = 'youtube_api' | 'watch_page' | 'yt_dlp';
 
 export type Observation =
   | { videoId: string; outcome: 'available'; source: ProbeName; evidence: string }
@@ -39,22 +39,26 @@ function playabilityText(status: Record<string, unknown>): string {
     .join(' ');
 }
 
+/** What a message of the platform says of a video: gone (and why), or nothing definite. */
+export function classifyMessage(text: string): { outcome: 'gone'; reason: StatusReason; claimant?: string } | { outcome: 'transient' } {
+  if (!text || looksLikeBotCheck(text) || TRY_AGAIN.test(text)) return { outcome: 'transient' };
+  const reason = REASON_PATTERNS.find(([pattern]) => pattern.test(text))?.[1] ?? 'unknown';
+  const claim = reason === 'copyright' ? CLAIMANT.exec(text) : null;
+  const claimant = claim ? (claim[1] ?? claim[2])?.trim() : undefined;
+  return { outcome: 'gone', reason, ...(claimant ? { claimant } : {}) };
+}
+
 /** Reads a player response of `videoId` as an observation. */
 export function classifyPlayerResponse(videoId: string, player: Record<string, unknown>, evidence: string): Observation {
   const status = isObject(player.playabilityStatus) ? player.playabilityStatus : {};
   const code = typeof status.status === 'string' ? status.status : '';
   const text = playabilityText(status);
-  const said = (message: string) => `${code || 'no status'}: ${message || 'no message'} (${evidence})`;
-  if (looksLikeBotCheck(text)) return { videoId, outcome: 'transient', source: 'watch_page', evidence: said(text) };
+  const said = `${code || 'no status'}: ${text || 'no message'} (${evidence})`;
+  if (looksLikeBotCheck(text)) return { videoId, outcome: 'transient', source: 'watch_page', evidence: said };
   // Playable, age-gated ("inappropriate for some users") or an upcoming/offline live stream: the video exists.
   if (code === 'OK' || code === 'LIVE_STREAM_OFFLINE' || (code === 'LOGIN_REQUIRED' && !/private/i.test(text))) {
-    return { videoId, outcome: 'available', source: 'watch_page', evidence: said(text) };
+    return { videoId, outcome: 'available', source: 'watch_page', evidence: said };
   }
-  if ((code === 'ERROR' || code === 'UNPLAYABLE' || code === 'LOGIN_REQUIRED' || code === 'CUSTOM') && text && !TRY_AGAIN.test(text)) {
-    const reason = REASON_PATTERNS.find(([pattern]) => pattern.test(text))?.[1] ?? 'unknown';
-    const claim = reason === 'copyright' ? CLAIMANT.exec(text) : null;
-    const claimant = claim ? (claim[1] ?? claim[2])?.trim() : undefined;
-    return { videoId, outcome: 'gone', reason, ...(claimant ? { claimant } : {}), source: 'watch_page', evidence: said(text) };
-  }
-  return { videoId, outcome: 'transient', source: 'watch_page', evidence: said(text) };
+  const read = code === 'ERROR' || code === 'UNPLAYABLE' || code === 'LOGIN_REQUIRED' || code === 'CUSTOM' ? classifyMessage(text) : ({ outcome: 'transient' } as const);
+  return { videoId, ...read, source: 'watch_page', evidence: said };
 }

@@ -1,7 +1,7 @@
 /**
  * The status probes of this deployment: the Data API (videos.list, 50 ids a call) when a key is
- * set, and the watch page's player response when STATUS_WATCH_PROBE is on. The Data API tells
- * whether a video is public; the watch page tells why it is not. Without either, nothing can be
+ * set, and a probe that tells why a video is gone: the watch page's player response when
+ * STATUS_WATCH_PROBE is on, else yt-dlp when YTDLP_PATH is set. Without any, nothing can be
  * verified and videos stay as their sources described them.
  */
 import type { Config } from '../config.ts';
@@ -9,7 +9,8 @@ import { DefiniteError, TransientError, fetchText, looksLikeBotCheck, type Fetch
 import { findPlayerResponses } from '../sources/waybackParse.ts';
 import { createYoutubeApiSource, PAGE_SIZE } from '../sources/youtubeApi.ts';
 import { watchPageFetchOptions } from '../sources/youtubeCaptions.ts';
-import { classifyPlayerResponse, type Observation } from './observation.ts';
+import { execFile } from 'node:child_process';
+import { classifyMessage, classifyPlayerResponse, type Observation } from './observation.ts';
 
 export type StatusProbe = (videoIds: string[], signal?: AbortSignal) => Promise<Observation[]>;
 
@@ -65,39 +66,76 @@ export function watchPageProbe(options: { webUrl: string; fetchOptions?: Omit<Fe
     }
     return classifyPlayerResponse(videoId, player, url);
   }
-  const concurrency = options.concurrency ?? 4;
+  return inLanes(options.concurrency ?? 4, probeOne);
+}
+
+/** Runs `lanes` probes of single videos at a time, keeping the order of `videoIds`. */
+function inLanes(lanes: number, probeOne: (videoId: string, signal?: AbortSignal) => Promise<Observation>): StatusProbe {
   return async (videoIds, signal) => {
     const observations: Observation[] = new Array(videoIds.length);
     let next = 0;
-    const lanes = Array.from({ length: Math.min(concurrency, videoIds.length) }, async () => {
-      while (next < videoIds.length) {
-        const index = next++;
-        observations[index] = await probeOne(videoIds[index]!, signal);
-      }
-    });
-    await Promise.all(lanes);
+    await Promise.all(
+      Array.from({ length: Math.min(lanes, videoIds.length) }, async () => {
+        while (next < videoIds.length) {
+          const index = next++;
+          observations[index] = await probeOne(videoIds[index]!, signal);
+        }
+      }),
+    );
     return observations;
   };
 }
 
 /**
- * One observation per video from every configured probe: the Data API's answer stands; for the
- * videos it no longer returns, the watch page adds the reason. When they disagree (the API has lost
- * a video its page still plays) the answer is transient, looked at again later.
+ * yt-dlp (YTDLP_PATH) asked for a video's metadata without downloading it: a JSON answer means
+ * the video is there; an error line is read like the platform's messages (its "Video unavailable.
+ * This video has been removed by the uploader" and the like); bot checks, HTTP 429/5xx, timeouts
+ * and anything unclear are transient.
  */
-export function combineProbes(probes: { dataApi?: StatusProbe; watchPage?: StatusProbe }): StatusProbe | undefined {
-  const { dataApi, watchPage } = probes;
-  if (!dataApi) return watchPage;
-  if (!watchPage) return dataApi;
+export function ytDlpProbe(options: { command: string; timeoutMs?: number; concurrency?: number }): StatusProbe {
+  const timeout = options.timeoutMs ?? 60_000;
+  const run = (videoId: string, signal?: AbortSignal) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const url = `https://www.youtube.com/watch?v=${videoId}`;
+      execFile(
+        options.command,
+        ['--skip-download', '--dump-single-json', '--no-playlist', '--no-warnings', '--', url],
+        { timeout, maxBuffer: 64 * 1024 * 1024, ...(signal ? { signal } : {}) },
+        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+      );
+    });
+  return inLanes(options.concurrency ?? 2, async (videoId, signal) => {
+    const { code, stdout, stderr } = await run(videoId, signal);
+    if (code === 0 && stdout.trim().startsWith('{')) return { videoId, outcome: 'available', source: 'yt_dlp', evidence: 'yt-dlp read its metadata' };
+    const message = stderr.split('\n').filter((line) => line.startsWith('ERROR:')).at(-1) ?? '';
+    const evidence = `yt-dlp exited ${code ?? 'on a signal or timeout'}: ${(message || stderr.trim().split('\n').at(-1) || 'no message').slice(0, 500)}`;
+    // Network and throttling failures are not answers about the video.
+    if (code === null || !message || /HTTP Error (429|5\d\d)|timed out|Unable to download|Connection|getaddrinfo|Temporary failure/i.test(message)) {
+      return { videoId, outcome: 'transient', source: 'yt_dlp', evidence };
+    }
+    return { videoId, ...classifyMessage(message.replace(/^ERROR:\s*(\[[^\]]+\]\s*)?[\w-]{11}:\s*/, '')), source: 'yt_dlp', evidence };
+  });
+}
+
+/**
+ * One observation per video from every configured probe: the Data API's answer stands; for the
+ * videos it no longer returns, the reasons probe (the watch page, else yt-dlp) adds why. When
+ * they disagree (the API has lost a video the other still finds) the answer is transient, looked
+ * at again later.
+ */
+export function combineProbes(probes: { dataApi?: StatusProbe; reasons?: StatusProbe }): StatusProbe | undefined {
+  const { dataApi, reasons } = probes;
+  if (!dataApi) return reasons;
+  if (!reasons) return dataApi;
   return async (videoIds, signal) => {
     const first = await dataApi(videoIds, signal);
     const gone = first.filter((observation) => observation.outcome === 'gone').map((observation) => observation.videoId);
-    const paged = new Map((gone.length ? await watchPage(gone, signal) : []).map((observation) => [observation.videoId, observation]));
+    const paged = new Map((gone.length ? await reasons(gone, signal) : []).map((observation) => [observation.videoId, observation]));
     return first.map((observation) => {
       const page = paged.get(observation.videoId);
       if (!page || page.outcome === 'transient') return observation;
       if (page.outcome === 'gone') return page;
-      return { videoId: observation.videoId, outcome: 'transient', source: 'youtube_api', evidence: `${observation.evidence}, but its watch page plays it (${page.evidence})` };
+      return { videoId: observation.videoId, outcome: 'transient', source: 'youtube_api', evidence: `${observation.evidence}, but ${page.source} finds it (${page.evidence})` };
     });
   };
 }
@@ -106,6 +144,10 @@ export function configuredStatusProbe(config: Config): StatusProbe | undefined {
   const fetchOptions = { timeoutMs: config.SOURCE_TIMEOUT_MS };
   return combineProbes({
     ...(config.YOUTUBE_API_KEY ? { dataApi: dataApiProbe({ apiKey: config.YOUTUBE_API_KEY, baseUrl: config.YOUTUBE_API_URL, fetchOptions }) } : {}),
-    ...(config.STATUS_WATCH_PROBE ? { watchPage: watchPageProbe({ webUrl: config.YOUTUBE_WEB_URL, fetchOptions }) } : {}),
+    ...(config.STATUS_WATCH_PROBE
+      ? { reasons: watchPageProbe({ webUrl: config.YOUTUBE_WEB_URL, fetchOptions }) }
+      : config.YTDLP_PATH
+        ? { reasons: ytDlpProbe({ command: config.YTDLP_PATH }) }
+        : {}),
   });
 }

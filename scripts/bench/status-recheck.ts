@@ -90,7 +90,6 @@ export const benchmark: Benchmark = {
       const queued = await scheduleAllStatusChecks(sql, {});
       const scheduleMs = performance.now() - scheduleStarted;
       ctx.progress(`scheduled ${queued.videos.toLocaleString('en')} checks in ${queued.jobs} jobs in ${Math.round(scheduleMs)} ms`);
-      if (queued.videos !== VIDEOS) problems.push(`scheduled ${queued.videos} videos, expected ${VIDEOS}`);
 
       let remaining = queued.jobs;
       let lastReport = 0;
@@ -141,6 +140,7 @@ export const benchmark: Benchmark = {
         loadMs: Math.round(loadMs),
         scheduleMs: Math.round(scheduleMs),
         jobs: queued.jobs,
+        queuedByCrontab: VIDEOS - queued.videos,
         runSeconds: round(runMs / 1000, 1),
         checksPerSecond: Math.round(checksPerSecond),
         targetMet: checksPerSecond >= TARGET_CHECKS_PER_SECOND,
@@ -180,7 +180,7 @@ export const benchmark: Benchmark = {
           },
         ],
         notes: [
-          `${results.checksPerSecond} checks/s end to end (scheduling included): ${queued.jobs} check_status jobs, each one videos.list call of 50 ids and one UPDATE … FROM of 50 rows; ${results.dataApiCalls?.videos ?? '?'} videos.list calls in all.`,
+          `${results.checksPerSecond} checks/s end to end (scheduling included, ${results.scheduleMs} ms of it, while the worker already ran the first jobs): ${queued.jobs} check_status jobs from this run and ${VIDEOS - queued.videos} videos that the worker's own crontab (schedule_status_checks, every minute, up to 5,000) queued meanwhile; each job is one videos.list call of 50 ids and one UPDATE … FROM of 50 rows; ${results.dataApiCalls?.videos ?? '?'} videos.list calls in all.`,
           `Database CPU ${results.postgresCpuMsPer1000Checks} ms per 1,000 checks (the graphile-worker job queue included: taking, completing and deleting ${queued.jobs / (VIDEOS / 1000)} jobs per 1,000 checks), the worker ${results.workerCpuMsPer1000Checks} ms; the machine was ${results.machineBusyCores} of 2 cores busy.`,
           `History after the cycle: ${historyAfter.rows.toLocaleString('en')} rows, ${historyAfter.totalMiB} MiB (before: ${historyBefore.rows.toLocaleString('en')}, ${historyBefore.totalMiB} MiB). A check that finds nothing new writes no history; the ${gone.toLocaleString('en')} gone videos are only suspected after one probe (a row comes when a second, ${60} minutes later, confirms). The videos table went from ${videosBefore.totalMiB} to ${videosAfter.totalMiB} MiB (every row is rewritten once per check: status_checked_at, next_check_at).`,
           'Same 2-core machine for the worker, PostgreSQL (embedded, fsync on) and this process (the Data API stand-in and the poller).',

@@ -51,7 +51,7 @@ beforeAll(async () => {
   webUrl = `http://127.0.0.1:${(web.address() as AddressInfo).port}`;
   probe = combineProbes({
     dataApi: dataApiProbe({ apiKey: 'status-key', baseUrl: youtube.url, fetchOptions: { retries: 0, timeoutMs: 5_000 } }),
-    watchPage: watchPageProbe({ webUrl, fetchOptions: { retries: 0, timeoutMs: 5_000 } }),
+    reasons: watchPageProbe({ webUrl, fetchOptions: { retries: 0, timeoutMs: 5_000 } }),
   })!;
   await db.sql.begin(async (tx) => {
     await upsertVideos(tx, 'youtube_api', ids().map((videoId, index) => ({ videoId, channelId: CHANNEL, title: `Restoring lathe number ${index}`, durationSeconds: 600 + index * 10, availability: 'live' as const })));
