@@ -18,10 +18,8 @@ const START_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 60_000;
 const POLL_INTERVAL_MS = 20;
 /**
- * The service answers /api/health as soon as the API listens, but installs its SIGTERM handler only
- * after the worker has started and the first-run administrator exists ('afterimage ready' and a
- * transaction later). A SIGTERM before that kills it outright, leaving the embedded cluster running,
- * so the shutdown is measured from this long after 'afterimage ready'.
+ * Shutdown is measured from a settled service: this long after 'afterimage ready', when the first
+ * heartbeat and the first-run administrator's transaction are behind it.
  */
 const SETTLE_AFTER_READY_MS = 1_000;
 
@@ -133,7 +131,7 @@ async function startAndStop(ctx: BenchContext, dataDir: string, kind: StartRun['
     throw error;
   }
 
-  // Fully started (and the signal handlers installed) before the SIGTERM: see SETTLE_AFTER_READY_MS.
+  // Fully started and settled before the SIGTERM: see SETTLE_AFTER_READY_MS.
   while (milestones.ready === null && !exited && since() < START_TIMEOUT_MS) await sleep(POLL_INTERVAL_MS);
   if (milestones.ready === null) {
     child.kill('SIGKILL');
@@ -234,7 +232,7 @@ export const benchmark: Benchmark = {
     const notes = [
       'healthy = first 200 from /api/health (the API listens before the worker starts); started = the \'afterimage ready\' log line (API and worker up). ' +
         'Phases (medians): boot = node + tsx + module loading until serve() starts; initdb; PG start = pg_ctl start; migrate + start = migrations, API and worker until \'afterimage ready\'.',
-      `SIGTERM is sent ${SETTLE_AFTER_READY_MS} ms after 'afterimage ready': the service installs its signal handlers only at the very end of its start, and a SIGTERM before that kills it without a shutdown (the embedded PostgreSQL is left running).`,
+      `SIGTERM is sent ${SETTLE_AFTER_READY_MS} ms after 'afterimage ready': shutdown is measured from a settled service (a signal during start-up also shuts it down cleanly, closing what had started).`,
     ];
     return {
       parameters: { runs: RUNS, command: 'node scripts/bin.mjs start', logLevel: 'info', pollIntervalMs: POLL_INTERVAL_MS, sigtermAfterReadyMs: SETTLE_AFTER_READY_MS, dataDir: `${base}/run-N (removed afterwards)` },

@@ -54,7 +54,7 @@ export const benchmark: Benchmark = {
         // Stored live, as a crawl from the Data API leaves them (the history trigger writes their first row).
         await sql`
           insert into videos (video_id, channel_id, title, duration_seconds, upload_date, status, status_source)
-          select id, channel, 'Video ' || n, 60 + n % 3600, date '2015-01-01' + (n % 3000)::int, 'live', 'youtube_api'
+          select id, channel, 'Video ' || id, 60 + n % 3600, date '2015-01-01' + (n % 3000)::int, 'live', 'youtube_api'
           from unnest(${batch}::text[], ${channels}::text[]) with ordinality as x(id, channel, n)`;
       }
       await sql`vacuum analyze videos`;
@@ -91,28 +91,8 @@ export const benchmark: Benchmark = {
       const scheduleMs = performance.now() - scheduleStarted;
       ctx.progress(`scheduled ${queued.videos.toLocaleString('en')} checks in ${queued.jobs} jobs in ${Math.round(scheduleMs)} ms`);
 
-      let remaining = queued.jobs;
-      let lastReport = 0;
-      while (remaining > 0) {
-        if (performance.now() - scheduleStarted > TIMEOUT_MS) {
-          problems.push(`${remaining} jobs were still queued after ${TIMEOUT_MS / 60_000} minutes`);
-          break;
-        }
-        if (worker.exited()) {
-          problems.push(`the worker exited: ${worker.tail()}`);
-          break;
-        }
-        await sleep(250);
-        const [row] = await sql<{ n: number }[]>`
-          select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-          where t.identifier = 'check_status' and j.attempts < j.max_attempts`;
-        remaining = row!.n;
-        if (performance.now() - lastReport > 10_000) {
-          lastReport = performance.now();
-          const done = (queued.jobs - remaining) * 50;
-          ctx.progress(`${done.toLocaleString('en')} checks done, ${Math.round(done / ((performance.now() - scheduleStarted) / 1000))}/s`);
-        }
-      }
+      const waitFor = (tasks: string[], since: number, label: string) => waitForJobs(sql, tasks, () => (worker!.exited() ? worker!.tail() : false), since, (done) => ctx.progress(`${label}: ${done}`));
+      problems.push(...(await waitFor(['check_status'], scheduleStarted, 'checks')));
       const runMs = performance.now() - scheduleStarted;
       const cpu = cpuDelta(cpuStart, cpuSnapshot(postmaster));
       const workerCpuUs = (cpuOf(worker.pid) ?? 0) - (workerCpuStart ?? 0);
@@ -130,6 +110,21 @@ export const benchmark: Benchmark = {
       await sql`vacuum analyze video_status_history`;
       const historyAfter = await tableSize(sql, 'video_status_history');
       const videosAfter = await tableSize(sql, 'videos');
+
+      // The confirming look, as if an hour had passed: the suspected videos are probed again, recorded
+      // deleted (a history row each), and searched for re-uploads (none exist: every title is unique).
+      await sql`update videos set suspected_at = suspected_at - interval '61 minutes' where suspected_at is not null`;
+      const suspectedIds = (await sql<{ id: string }[]>`select video_id as id from videos where suspected_at is not null`).map((row) => row.id);
+      const confirmStarted = performance.now();
+      await scheduleAllStatusChecks(sql, { videoIds: suspectedIds });
+      problems.push(...(await waitFor(['check_status', 'link_reuploads'], confirmStarted, 'confirmations')));
+      const confirmMs = performance.now() - confirmStarted;
+      const [confirmed] = await sql<{ deleted: number; reuploaded: number }[]>`
+        select count(*) filter (where status = 'deleted')::int as deleted, count(*) filter (where status = 're-uploaded')::int as reuploaded from videos`;
+      if (confirmed!.deleted !== gone) problems.push(`${confirmed!.deleted} videos are deleted after the confirming probe, expected ${gone}`);
+      if (confirmed!.reuploaded !== 0) problems.push(`${confirmed!.reuploaded} videos were linked to re-uploads that do not exist`);
+      await sql`vacuum analyze video_status_history`;
+      const historyConfirmed = await tableSize(sql, 'video_status_history');
 
       const checksPerSecond = VIDEOS / (runMs / 1000);
       const pgMsPer1000 = cpu.postgresUs === null ? null : cpu.postgresUs / 1000 / (VIDEOS / 1000);
@@ -153,6 +148,7 @@ export const benchmark: Benchmark = {
         dataApiCalls: server.counts(),
         historyBefore,
         historyAfter,
+        confirmation: { videos: suspectedIds.length, seconds: round(confirmMs / 1000, 1), deleted: confirmed!.deleted, history: historyConfirmed },
         videosTableBefore: videosBefore,
         videosTableAfter: videosAfter,
       };
@@ -168,6 +164,7 @@ export const benchmark: Benchmark = {
         results.workerPeakRssMiB,
         `${historyBefore.rows.toLocaleString('en')} / ${historyBefore.totalMiB}`,
         `${historyAfter.rows.toLocaleString('en')} / ${historyAfter.totalMiB}`,
+        `${historyConfirmed.rows.toLocaleString('en')} / ${historyConfirmed.totalMiB}`,
       ];
       return {
         parameters: { videos: VIDEOS, channels: CHANNELS, goneEvery: GONE_EVERY, workerConcurrency: WORKER_CONCURRENCY, batch: 50, confirmMinutes: 60, server: 'test/support/servers/youtube-api-server.ts in this process' },
@@ -175,7 +172,7 @@ export const benchmark: Benchmark = {
         tables: [
           {
             title: `Full recheck of ${VIDEOS.toLocaleString('en')} videos: schedule, then probe and record until the queue is empty`,
-            columns: ['videos', 'schedule ms', 'run s', 'checks/s', `≥ ${TARGET_CHECKS_PER_SECOND}/s`, 'PG CPU ms / 1,000 checks', 'worker CPU ms / 1,000', 'worker peak RSS MiB', 'history rows / MiB before', 'history rows / MiB after'],
+            columns: ['videos', 'schedule ms', 'run s', 'checks/s', `≥ ${TARGET_CHECKS_PER_SECOND}/s`, 'PG CPU ms / 1,000 checks', 'worker CPU ms / 1,000', 'worker peak RSS MiB', 'history rows / MiB before', 'after the cycle', 'after confirming the deletions'],
             rows: [row],
           },
         ],
@@ -183,6 +180,7 @@ export const benchmark: Benchmark = {
           `${results.checksPerSecond} checks/s end to end (scheduling included, ${results.scheduleMs} ms of it, while the worker already ran the first jobs): ${queued.jobs} check_status jobs from this run and ${VIDEOS - queued.videos} videos that the worker's own crontab (schedule_status_checks, every minute, up to 5,000) queued meanwhile; each job is one videos.list call of 50 ids and one UPDATE … FROM of 50 rows; ${results.dataApiCalls?.videos ?? '?'} videos.list calls in all.`,
           `Database CPU ${results.postgresCpuMsPer1000Checks} ms per 1,000 checks (the graphile-worker job queue included: taking, completing and deleting ${queued.jobs / (VIDEOS / 1000)} jobs per 1,000 checks), the worker ${results.workerCpuMsPer1000Checks} ms; the machine was ${results.machineBusyCores} of 2 cores busy.`,
           `History after the cycle: ${historyAfter.rows.toLocaleString('en')} rows, ${historyAfter.totalMiB} MiB (before: ${historyBefore.rows.toLocaleString('en')}, ${historyBefore.totalMiB} MiB). A check that finds nothing new writes no history; the ${gone.toLocaleString('en')} gone videos are only suspected after one probe (a row comes when a second, ${60} minutes later, confirms). The videos table went from ${videosBefore.totalMiB} to ${videosAfter.totalMiB} MiB (every row is rewritten once per check: status_checked_at, next_check_at).`,
+          `Confirming the ${suspectedIds.length.toLocaleString('en')} deletions (their second probe, a history row each, and a re-upload search each) took ${round(confirmMs / 1000, 1)} s; the history grew by ${(historyConfirmed.rows - historyAfter.rows).toLocaleString('en')} rows to ${historyConfirmed.totalMiB} MiB (about ${Math.round(((historyConfirmed.totalMiB - historyBefore.totalMiB) * 2 ** 20) / Math.max(1, historyConfirmed.rows - historyBefore.rows))} bytes a row with its indexes).`,
           'Same 2-core machine for the worker, PostgreSQL (embedded, fsync on) and this process (the Data API stand-in and the poller).',
         ],
         ok: problems.length === 0,
@@ -195,6 +193,25 @@ export const benchmark: Benchmark = {
     }
   },
 };
+
+/** Waits until no job of these tasks is left (or only failed ones); the problems met, if any. */
+async function waitForJobs(sql: Sql, tasks: string[], exited: () => string | false, since: number, report: (done: string) => void): Promise<string[]> {
+  let lastReport = performance.now();
+  for (;;) {
+    if (performance.now() - since > TIMEOUT_MS) return [`jobs of ${tasks.join(', ')} were still queued after ${TIMEOUT_MS / 60_000} minutes`];
+    const tail = exited();
+    if (tail) return [`the worker exited: ${tail}`];
+    await sleep(250);
+    const [row] = await sql<{ n: number }[]>`
+      select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = any(${tasks}) and j.attempts < j.max_attempts`;
+    if (row!.n === 0) return [];
+    if (performance.now() - lastReport > 10_000) {
+      lastReport = performance.now();
+      report(`${row!.n} jobs left after ${Math.round((performance.now() - since) / 1000)} s`);
+    }
+  }
+}
 
 async function tableSize(sql: Sql, table: string): Promise<TableSize> {
   const [row] = await sql<{ rows: number; bytes: number }[]>`
