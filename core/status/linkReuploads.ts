@@ -43,7 +43,7 @@ export async function linkReuploads(tx: Queryable, videoIds: string[]): Promise<
     join lateral (
       select c.* from videos c
       where lower(c.title) % lower(g.title) and c.video_id <> g.video_id and c.status = 'live' and c.reupload_of is null
-        and abs(c.duration_seconds - g.duration_seconds) <= ${DURATION_SLACK}
+        and c.duration_seconds between g.duration_seconds - ${DURATION_SLACK} and g.duration_seconds + ${DURATION_SLACK}
         and (c.upload_date is null or g.upload_date is null or c.upload_date >= g.upload_date)
       order by similarity(lower(c.title), lower(g.title)) desc limit 5
     ) c on true
