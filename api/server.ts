@@ -3,6 +3,7 @@ import type { Server, ServerResponse } from 'node:http';
 import polka, { type Middleware, type Request as PolkaRequest } from 'polka';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
+import { configuredSearchBackend } from '../core/fts/configured.ts';
 import { scopeLevel } from '../core/schemas.ts';
 import { authenticate } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
@@ -64,7 +65,11 @@ function methodsByPattern(routes: Route[]): Array<{ pattern: RegExp; methods: st
   }));
 }
 
-export function createApi(deps: ApiDeps, routes: Route[] = allRoutes) {
+/** What an API is built from; the search backend defaults to the configured one. */
+export type ApiInput = Omit<ApiDeps, 'search'> & Partial<Pick<ApiDeps, 'search'>>;
+
+export function createApi(input: ApiInput, routes: Route[] = allRoutes) {
+  const deps: ApiDeps = { ...input, search: input.search ?? configuredSearchBackend(input.config, input.sql, input.log) };
   const patterns = methodsByPattern(routes);
   const app = polka<Request>({
     onError: (error, req, res) => sendFailure(error, req, res, deps.log),
@@ -104,7 +109,7 @@ export function createApi(deps: ApiDeps, routes: Route[] = allRoutes) {
 }
 
 /** Listens until `close()`, which stops accepting, lets requests in flight finish, then ends idle connections. */
-export async function startApi(deps: Omit<ApiDeps, 'openStreams'>, port: number, host: string): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+export async function startApi(deps: Omit<ApiInput, 'openStreams'>, port: number, host: string): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const openStreams = new Set<{ end(): void }>();
   const app = createApi({ ...deps, openStreams });
   await new Promise<void>((resolve, reject) => {

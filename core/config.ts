@@ -44,13 +44,17 @@ export const configSchema = z.object({
   STATUS_RECHECK_DAYS: integerFromEnv(1, 3650).default(30),
   STATUS_CHECKS_PER_MINUTE: integerFromEnv(50, 1_000_000).default(5_000),
   RECRAWL_HOURS: integerFromEnv(1, 24 * 365).default(24),
+  TYPESENSE_URL: z.url({ message: 'expected an http(s) URL, e.g. http://localhost:8108' }).optional().describe('search with Typesense instead of Postgres'),
+  TYPESENSE_API_KEY: z.string().min(1).optional(),
+  TYPESENSE_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'expected letters, digits, _ or - (at most 64)' }).default('videos'),
+  FTS_TIMEOUT_MS: integerFromEnv(50, 600_000).default(3_000),
 });
 
 type RawConfig = z.output<typeof configSchema>;
 export type Config = RawConfig & { dataDir: string; archiveDir: string };
 
 /** Names of settings whose values are secrets: never printed or logged as they are. */
-const secretSettings = new Set<keyof RawConfig>(['DATABASE_URL', 'YOUTUBE_API_KEY']);
+const secretSettings = new Set<keyof RawConfig>(['DATABASE_URL', 'YOUTUBE_API_KEY', 'TYPESENSE_API_KEY']);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import type { ErrorCode } from '../../core/errors.ts';
+import type { SearchBackend } from '../../core/fts/backend.ts';
 import type { Logger } from '../../core/log.ts';
 import type { FeatureName, ScopeLabel } from '../../core/schemas.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
@@ -26,6 +27,8 @@ export interface ApiDeps {
   /** Fans the event log out to SSE streams (one LISTEN connection per process). */
   hub: EventHub;
   sources: VideoSource[];
+  /** Full-text search: Postgres, or Typesense when configured. */
+  search: SearchBackend;
   /** Event streams open on this server, ended at shutdown. */
   openStreams: Set<{ end(): void }>;
 }

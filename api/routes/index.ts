@@ -1,5 +1,6 @@
 import type { Route } from '../http/route.ts';
 import { featuresRoute } from './features.ts';
+import { ftsRoute } from './fts.ts';
 import { healthRoute } from './health.ts';
 import { openApiRoute } from './openapi.ts';
 import { backgroundStatusRoute, continueSearchRoute, startSearchRoute, streamSearchRoute } from './search.ts';
@@ -18,6 +19,7 @@ export const allRoutes: Route[] = [
   backgroundStatusRoute,
   streamSearchRoute,
   continueSearchRoute,
+  ftsRoute,
   ...subtitleRoutes,
   statusHistoryRoute,
 ];

@@ -1,8 +1,7 @@
 import { request } from 'node:http';
 import { createServer, connect as netConnect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { expect } from 'vitest';
-import type { ApiDeps } from '../../api/http/route.ts';
-import { startApi } from '../../api/server.ts';
+import { startApi, type ApiInput } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
 import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
@@ -158,7 +157,7 @@ export async function startPgProxy(targetUrl: string): Promise<PgProxy> {
 }
 
 /** What createApi/startApi need, built as startTestApi does; `close` ends what it opened (the event hub). */
-export async function buildApiDeps(sql: Sql, options: { tiers?: TierCache; hubSql?: Sql; env?: Record<string, string> } = {}): Promise<{ deps: ApiDeps; close(): Promise<void> }> {
+export async function buildApiDeps(sql: Sql, options: { tiers?: TierCache; hubSql?: Sql; env?: Record<string, string> } = {}): Promise<{ deps: ApiInput; close(): Promise<void> }> {
   const log = createLogger('silent');
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...options.env });
   const hub = await createEventHub(options.hubSql ?? sql, log);

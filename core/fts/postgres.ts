@@ -1,0 +1,156 @@
+import type { PendingQuery, Row } from 'postgres';
+import type { Queryable, Sql } from '../db/database.ts';
+import { AppError } from '../errors.ts';
+import { type FtsFilters, type FtsPage, type FtsRequest, type FtsSort, type SearchBackend } from './backend.ts';
+import { formatQuery, type FtsQuery, type Term } from './query.ts';
+
+type Fragment = PendingQuery<Row[]>;
+
+/**
+ * A query matching at most this many videos is answered from all its matches (read through the GIN index,
+ * sorted in memory, relevance exact). A broader one matches at least 1 % of a million-video archive, so
+ * walking the index of the requested order and filtering finds a page after reading a bounded number of rows.
+ */
+const ALL_MATCHES_CAP = 10_000;
+/** A broad query under relevance ranks its this-many most viewed matches; further pages follow by views. */
+const RANKED_POOL = 1_000;
+/** Title matches weigh most, then tags, then the description ({D, C, B, A} as ts_rank takes them). */
+const WEIGHTS = '{0.05, 0.2, 0.5, 1.0}';
+
+const ORDER: Record<Exclude<FtsSort, 'relevance'>, string> = {
+  'date-desc': 'upload_date desc nulls last, view_count desc nulls last, video_id',
+  'date-asc': 'upload_date asc nulls last, view_count desc nulls last, video_id',
+  'duration-desc': 'duration_seconds desc nulls last, view_count desc nulls last, video_id',
+  'duration-asc': 'duration_seconds asc nulls last, view_count desc nulls last, video_id',
+};
+const BY_VIEWS = 'view_count desc nulls last, video_id';
+
+const join = (sql: Queryable, parts: Fragment[], operator: string): Fragment =>
+  parts.reduce((joined, part) => sql`${joined} ${sql.unsafe(operator)} ${part}`);
+
+/** The tsquery of a parsed query, folded in SQL exactly as the documents are (sql/009_full_text_search.sql). */
+export function tsquery(sql: Queryable, query: FtsQuery): Fragment {
+  const term = (t: Term) => sql`phraseto_tsquery('afterimage', fts_fold(${t.text}))`;
+  const groups = query.groups.map((group) => sql`(${join(sql, group.map(term), '||')})`);
+  const excluded = query.excluded.map((t) => sql`!! ${term(t)}`);
+  return join(sql, [...groups, ...excluded], '&&');
+}
+
+export function filterClause(sql: Queryable, filters: FtsFilters): Fragment {
+  const conditions: Fragment[] = [];
+  if (filters.status === 'live') conditions.push(sql`status = 'live'`);
+  if (filters.status === 'deleted') conditions.push(sql`status in ('deleted', 're-uploaded')`);
+  if (filters.hasVideo !== undefined) conditions.push(sql`(coalesce(video_file_url, '') <> '') = ${filters.hasVideo}`);
+  if (filters.hasSubtitles !== undefined) conditions.push(sql`has_subtitles = ${filters.hasSubtitles}`);
+  if (filters.hasSummary !== undefined) conditions.push(sql`has_summary = ${filters.hasSummary}`);
+  return conditions.length === 0 ? sql`true` : join(sql, conditions, 'and');
+}
+
+const isStatementTimeout = (error: unknown) => (error as { code?: string }).code === '57014';
+
+/** Postgres full-text search over the `fts` column of videos; every query runs under a statement timeout. */
+export function createPostgresBackend({ sql, timeoutMs }: { sql: Sql; timeoutMs: number }): SearchBackend {
+  async function search(request: FtsRequest): Promise<FtsPage> {
+    const { sort, offset, limit } = request;
+    const matches = sql`fts @@ (${tsquery(sql, request.query)}) and ${filterClause(sql, request.filters)}`;
+    try {
+      return await sql.begin(async (tx) => {
+        // Plans are chosen here, from the exact match count, not by estimates that a rare pair of common words defeats.
+        await tx.unsafe(`set local statement_timeout = ${timeoutMs}; set local enable_seqscan = off; set local enable_indexscan = off`);
+        const order = sort === 'relevance' ? `ts_rank('${WEIGHTS}', fts, q, 1) desc, ${BY_VIEWS}` : ORDER[sort];
+        const [few] = await tx<{ total: number; ids: string[] | null }[]>`
+          with m as materialized (
+            select video_id, view_count, upload_date, duration_seconds, ${tx.unsafe(sort === 'relevance' ? 'fts' : 'null::tsvector as fts')}
+            from videos where ${matches} limit ${ALL_MATCHES_CAP + 1}
+          )
+          select (select count(*)::int from m) as total,
+            (select array_agg(video_id) from (
+              select video_id from m, (select ${tsquery(sql, request.query)} as q) query
+              order by ${tx.unsafe(order)} offset ${offset} limit ${limit}) page) as ids`;
+        if (few!.total <= ALL_MATCHES_CAP) return { videoIds: few!.ids ?? [], total: few!.total, totalExact: true };
+
+        await tx.unsafe('set local enable_indexscan = on; set local enable_bitmapscan = off');
+        const total = Math.max(ALL_MATCHES_CAP + 1, await estimateMatches(tx, matches));
+        if (sort !== 'relevance') {
+          const rows = await tx<{ video_id: string }[]>`
+            select video_id from videos where ${matches} order by ${tx.unsafe(ORDER[sort])} offset ${offset} limit ${limit}`;
+          return { videoIds: rows.map((row) => row.video_id), total, totalExact: false };
+        }
+        const ranked = offset < RANKED_POOL
+          ? await tx<{ video_id: string }[]>`
+              select video_id from (
+                select video_id, view_count, fts from videos where ${matches} order by ${tx.unsafe(BY_VIEWS)} limit ${RANKED_POOL}
+              ) pool, (select ${tsquery(sql, request.query)} as q) query
+              order by ${tx.unsafe(`ts_rank('${WEIGHTS}', fts, q, 1) desc, ${BY_VIEWS}`)} offset ${offset} limit ${limit}`
+          : [];
+        const rest = offset + limit > RANKED_POOL
+          ? await tx<{ video_id: string }[]>`
+              select video_id from videos where ${matches} order by ${tx.unsafe(BY_VIEWS)}
+              offset ${Math.max(offset, RANKED_POOL)} limit ${offset + limit - Math.max(offset, RANKED_POOL)}`
+          : [];
+        return { videoIds: [...ranked, ...rest].map((row) => row.video_id), total, totalExact: false };
+      });
+    } catch (error) {
+      if (!isStatementTimeout(error)) throw error;
+      throw new AppError('SERVICE_UNAVAILABLE', `the search took longer than ${timeoutMs} ms and was stopped; add words or filters to narrow it, or try again`);
+    }
+  }
+
+  async function suggest(query: FtsQuery, filters: FtsFilters): Promise<string | null> {
+    let changed = false;
+    const correct = async (term: Term): Promise<Term> => {
+      const tokens = await Promise.all(term.tokens.map((token) => closestWord(sql, token)));
+      if (tokens.every((token, index) => token === term.tokens[index])) return term;
+      changed = true;
+      return { text: tokens.join(' '), tokens };
+    };
+    const corrected: FtsQuery = {
+      groups: await Promise.all(query.groups.map((group) => Promise.all(group.map(correct)))),
+      excluded: query.excluded,
+    };
+    if (!changed) return null;
+    const found = await search({ query: corrected, filters, sort: 'date-desc', offset: 0, limit: 1 });
+    return found.total > 0 ? formatQuery(corrected) : null;
+  }
+
+  return { name: 'postgres', search, suggest, close: async () => {} };
+}
+
+/** The planner's estimate of a broad query's matches: counting them exactly would read them all. */
+async function estimateMatches(sql: Queryable, matches: Fragment): Promise<number> {
+  const [plan] = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }[]>`explain (format json) select 1 from videos where ${matches}`;
+  return Math.round(plan!['QUERY PLAN'][0]!.Plan['Plan Rows']);
+}
+
+/** The token itself when the archive has it, else the most frequent similar word the archive has (pg_trgm). */
+async function closestWord(sql: Sql, token: string): Promise<string> {
+  const [row] = await sql<{ word: string }[]>`
+    with folded as (select fts_fold(${token}) as token)
+    select coalesce(
+      (select word from fts_words, folded where word = folded.token),
+      (select word from fts_words, folded where word % folded.token order by similarity(word, folded.token) desc, videos desc, word limit 1),
+      ${token}) as word`;
+  return row!.word;
+}
+
+/**
+ * Brings the did-you-mean vocabulary up to date: words of the videos changed since the last refresh are
+ * added (counts grow by their videos), or, the first time, every word is counted.
+ */
+export async function refreshSearchWords(sql: Sql): Promise<{ words: number; videos: number }> {
+  return sql.begin(async (tx) => {
+    const [state] = await tx<{ since: Date | null }[]>`select refreshed_at as since from fts_words_state for update`;
+    const [{ now }] = await tx<[{ now: Date }]>`select now()`;
+    const since = state?.since ?? null;
+    const [counted] = await tx<{ videos: number }[]>`
+      select count(*)::int as videos from videos where ${since ? tx`updated_at > ${since}` : tx`true`}`;
+    const statement = `select fts from videos${since ? ` where updated_at > '${since.toISOString()}'` : ''}`;
+    const inserted = await tx`
+      insert into fts_words (word, videos)
+      select word, ndoc from ts_stat(${statement}) where length(word) between 2 and 40
+      on conflict (word) do update set videos = fts_words.videos + excluded.videos
+      returning 1`;
+    await tx`insert into fts_words_state (id, refreshed_at) values (true, ${now}) on conflict (id) do update set refreshed_at = excluded.refreshed_at`;
+    return { words: inserted.count, videos: counted!.videos };
+  });
+}
