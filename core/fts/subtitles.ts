@@ -18,8 +18,9 @@ export const subtitleHit = z.object({
 });
 export type SubtitleHit = z.infer<typeof subtitleHit>;
 
+// Relevance counts mentions without length normalisation: a talk that says the words often is about them.
 const ORDER = {
-  relevance: `ts_rank(t.fts, q, 1) desc, view_count desc nulls last, video_id`,
+  relevance: `ts_rank(fts, q) desc, view_count desc nulls last, video_id`,
   'date-desc': 'upload_date desc nulls last, view_count desc nulls last, video_id',
   'date-asc': 'upload_date asc nulls last, view_count desc nulls last, video_id',
   'duration-desc': 'duration_seconds desc nulls last, view_count desc nulls last, video_id',
