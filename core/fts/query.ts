@@ -81,6 +81,6 @@ export function parseQuery(q: string): FtsQuery {
 
 /** The query written back in its own language, e.g. after a did-you-mean replaced some terms. */
 export function formatQuery(query: FtsQuery): string {
-  const term = (t: Term) => (t.tokens.length > 1 || /\s/.test(t.text) ? `"${t.text}"` : t.text);
+  const term = (t: Term) => (t.tokens.length > 1 ? `"${t.tokens.join(' ')}"` : t.tokens[0]!);
   return [...query.groups.map((group) => group.map(term).join(' OR ')), ...query.excluded.map((t) => `-${term(t)}`)].join(' ');
 }

@@ -1,0 +1,11 @@
+import type { Task } from 'graphile-worker';
+import type { Sql } from '../../core/db/database.ts';
+import { refreshSearchWords } from '../../core/fts/postgres.ts';
+
+/** Crontab, every 10 minutes: the words of videos changed since the last run join the did-you-mean vocabulary. */
+export function refreshSearchWordsTask(sql: Sql): Task {
+  return async (_payload, helpers) => {
+    const { words, videos } = await refreshSearchWords(sql);
+    if (videos > 0) helpers.logger.info('search words refreshed', { words, videos });
+  };
+}
