@@ -8,6 +8,7 @@ import { crawlChannelTask, type CrawlDeps } from './crawl_channel.ts';
 import { fetchSubtitlesTask } from './fetch_subtitles.ts';
 import { linkReuploadsTask } from './link_reuploads.ts';
 import { recrawlChannelsTask } from './recrawl_channels.ts';
+import { refreshSearchWordsTask } from './refresh_search_words.ts';
 import { scheduleStatusChecksTask } from './schedule_status_checks.ts';
 
 export interface TaskDeps extends CrawlDeps {
@@ -30,6 +31,7 @@ export function taskList(deps: TaskDeps): TaskList {
     schedule_status_checks: scheduleStatusChecksTask(deps.sql, schedule.checksPerMinute),
     link_reuploads: linkReuploadsTask(deps.sql, deps.log),
     recrawl_channels: recrawlChannelsTask(deps.sql, schedule.recrawlHours),
+    refresh_search_words: refreshSearchWordsTask(deps.sql),
   };
 }
 
@@ -41,4 +43,5 @@ export const crontab = [
   '0 * * * * cleanup ?fill=1d&max=1',
   '* * * * * schedule_status_checks ?fill=1h&max=1',
   '30 * * * * recrawl_channels ?fill=1d&max=1',
+  '*/10 * * * * refresh_search_words ?fill=1h&max=1',
 ].join('\n');
