@@ -17,7 +17,7 @@ const RANKED_POOL = 1_000;
 /** Title matches weigh most, then tags, then the description ({D, C, B, A} as ts_rank takes them). */
 const WEIGHTS = '{0.05, 0.2, 0.5, 1.0}';
 
-const ORDER: Record<Exclude<FtsSort, 'relevance'>, string> = {
+export const ORDER: Record<Exclude<FtsSort, 'relevance'>, string> = {
   'date-desc': 'upload_date desc nulls last, view_count desc nulls last, video_id',
   'date-asc': 'upload_date asc nulls last, view_count desc nulls last, video_id',
   'duration-desc': 'duration_seconds desc nulls last, view_count desc nulls last, video_id',

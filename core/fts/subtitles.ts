@@ -5,7 +5,7 @@ import { readCues } from '../subtitles/tracks.ts';
 import type { Cue } from '../subtitles/cue.ts';
 import { MAX_RESULT_WINDOW, type FtsPage, type FtsRequest } from './backend.ts';
 import { highlighter } from './highlight.ts';
-import { filterClause, tsquery } from './postgres.ts';
+import { filterClause, ORDER as SORT_ORDER, tsquery } from './postgres.ts';
 
 /** Cues shown per video: one long talk must not fill a page. */
 const CUES_PER_VIDEO = 3;
@@ -19,13 +19,7 @@ export const subtitleHit = z.object({
 export type SubtitleHit = z.infer<typeof subtitleHit>;
 
 // Relevance counts mentions without length normalisation: a talk that says the words often is about them.
-const ORDER = {
-  relevance: `ts_rank(fts, q) desc, view_count desc nulls last, video_id`,
-  'date-desc': 'upload_date desc nulls last, view_count desc nulls last, video_id',
-  'date-asc': 'upload_date asc nulls last, view_count desc nulls last, video_id',
-  'duration-desc': 'duration_seconds desc nulls last, view_count desc nulls last, video_id',
-  'duration-asc': 'duration_seconds asc nulls last, view_count desc nulls last, video_id',
-} as const;
+const ORDER = { ...SORT_ORDER, relevance: 'ts_rank(fts, q) desc, view_count desc nulls last, video_id' };
 
 /**
  * Videos whose transcript holds the query (Postgres, whichever backend searches metadata: cues stay in the
