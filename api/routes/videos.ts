@@ -50,9 +50,9 @@ export const statusHistoryRoute = defineRoute({
     const iso = (column: string) => deps.sql.unsafe(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
     const [video] = await deps.sql<Array<{ videoId: string; current: z.infer<typeof currentStatus> }>>`
       select video_id as "videoId", json_build_object('status', status, 'reason', status_reason, 'claimant', status_claimant,
-        'since', ${iso('status_since')}, 'checkedAt', ${iso('status_checked_at')}, 'nextCheckAt', ${iso('next_check_at')},
+        'since', ${iso('status_since')}, 'checkedAt', ${iso('k.checked_at')}, 'nextCheckAt', ${iso('k.next_check_at')},
         'reuploadedAs', reuploaded_as, 'reuploadOf', reupload_of, 'reuploadScore', reupload_score) as current
-      from videos where video_id = ${params.videoId}`;
+      from videos v join video_checks k using (video_id) where video_id = ${params.videoId}`;
     if (!video) throw notFound(`no video ${params.videoId} is stored; a channel search finds a channel's videos`);
     const history = await deps.sql<Array<z.infer<typeof historyEntry>>>`
       select status, previous_status as "previousStatus", reason, claimant, ${iso('observed_at')} as "observedAt", source, evidence,

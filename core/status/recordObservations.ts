@@ -35,55 +35,64 @@ export async function recordObservations(tx: Queryable, observations: Observatio
       select distinct on (video_id) * from jsonb_to_recordset(${rows}::text::jsonb)
         as o(video_id text, outcome text, reason text, claimant text, source text, evidence text)
     ), d as (
-      select v.video_id, v.status as previous_status, o.outcome, o.reason, o.claimant, o.source, o.evidence,
+      select v.video_id, v.channel_id, v.status as previous_status, v.status_reason as previous_reason, v.status_claimant as previous_claimant,
+        v.reuploaded_as, v.upload_date, k.suspected_reason, k.suspected_claimant, k.suspected_evidence, k.suspected_at, k.checks_while_gone,
+        o.outcome, o.reason, o.claimant, o.source, o.evidence,
         o.outcome = 'gone' and v.status in ('live', 'checking') as gone_from_live,
-        o.outcome = 'gone' and v.status in ('live', 'checking') and v.suspected_at is not null
-          and v.suspected_at <= now() - make_interval(mins => ${schedule.confirmMinutes}) as confirmed,
+        o.outcome = 'gone' and v.status in ('live', 'checking') and k.suspected_at is not null
+          and k.suspected_at <= now() - make_interval(mins => ${schedule.confirmMinutes}) as confirmed,
         o.outcome = 'gone' and v.status in ('deleted', 're-uploaded') as still_gone
-      from o join videos v on v.video_id = o.video_id
-      for update of v
+      from o join videos v on v.video_id = o.video_id join video_checks k on k.video_id = o.video_id
+      for update of v, k
+    ), s as (
+      select d.*,
+        case when outcome = 'available' then 'live' when confirmed then 'deleted' else previous_status end as status,
+        case
+          when outcome = 'available' then null
+          when confirmed then coalesce(nullif(reason, 'unknown'), suspected_reason, 'unknown')
+          when still_gone and reason <> 'unknown' then reason
+          else previous_reason end as status_reason,
+        case
+          when outcome = 'available' then null
+          when confirmed then coalesce(claimant, suspected_claimant)
+          when still_gone and reason <> 'unknown' then claimant
+          else previous_claimant end as status_claimant
+      from d
+    ), status_written as (
+      -- Only a real change touches videos (and, by trigger, the history): a check that confirms what is known writes the schedule alone.
+      update videos v set status = s.status, status_reason = s.status_reason, status_claimant = s.status_claimant,
+        status_source = s.source,
+        status_evidence = case when s.confirmed then concat_ws(' | then: ', s.suspected_evidence, s.evidence) else s.evidence end,
+        reuploaded_as = case when s.outcome = 'available' then null else v.reuploaded_as end
+      from s where v.video_id = s.video_id
+        and (s.status, s.status_reason, s.status_claimant) is distinct from (s.previous_status, s.previous_reason, s.previous_claimant)
+    ), schedule_written as (
+      update video_checks k set
+        suspected_reason = case when s.gone_from_live and not s.confirmed then coalesce(nullif(s.reason, 'unknown'), s.suspected_reason, s.reason)
+          when s.outcome = 'transient' then s.suspected_reason end,
+        suspected_claimant = case when s.gone_from_live and not s.confirmed then coalesce(s.claimant, s.suspected_claimant)
+          when s.outcome = 'transient' then s.suspected_claimant end,
+        suspected_evidence = case when s.gone_from_live and not s.confirmed then coalesce(s.suspected_evidence, s.evidence)
+          when s.outcome = 'transient' then s.suspected_evidence end,
+        suspected_at = case when s.gone_from_live and not s.confirmed then coalesce(s.suspected_at, now())
+          when s.outcome = 'transient' then s.suspected_at end,
+        checks_while_gone = case when s.still_gone then s.checks_while_gone + 1 when s.outcome = 'transient' then s.checks_while_gone else 0 end,
+        checked_at = case when s.outcome = 'transient' then k.checked_at else now() end,
+        next_check_at = case
+          when s.outcome = 'transient' then now() + interval '1 hour'
+          when s.gone_from_live and not s.confirmed then coalesce(s.suspected_at, now()) + make_interval(mins => ${schedule.confirmMinutes})
+          when s.confirmed then now() + interval '1 day'
+          -- Gone videos: 2, 4, 8 … days apart, at most the recheck window, so reinstatements are caught.
+          when s.still_gone then now() + least(make_interval(days => ${schedule.recheckDays}), interval '1 day' * power(2, least(s.checks_while_gone + 1, 20)))
+          when s.upload_date >= current_date - 30 then now() + interval '1 day'
+          else now() + make_interval(days => ${schedule.recheckDays}) * (0.9 + 0.2 * (abs(hashtext(s.video_id)) % 1000) / 1000.0)
+        end
+      from s where k.video_id = s.video_id
     )
-    update videos v set
-      status = case when d.outcome = 'available' then 'live' when d.confirmed then 'deleted' else v.status end,
-      status_reason = case
-        when d.outcome = 'available' then null
-        when d.confirmed then coalesce(nullif(d.reason, 'unknown'), v.suspected_reason, 'unknown')
-        when d.still_gone and d.reason <> 'unknown' then d.reason
-        else v.status_reason end,
-      status_claimant = case
-        when d.outcome = 'available' then null
-        when d.confirmed then coalesce(d.claimant, v.suspected_claimant)
-        when d.still_gone and d.reason <> 'unknown' then d.claimant
-        else v.status_claimant end,
-      status_source = case when d.outcome = 'transient' or (d.gone_from_live and not d.confirmed) then v.status_source else d.source end,
-      status_evidence = case
-        when d.outcome = 'transient' or (d.gone_from_live and not d.confirmed) then v.status_evidence
-        when d.confirmed then concat_ws(' | then: ', v.suspected_evidence, d.evidence)
-        else d.evidence end,
-      reuploaded_as = case when d.outcome = 'available' then null else v.reuploaded_as end,
-      suspected_reason = case when d.gone_from_live and not d.confirmed then coalesce(nullif(d.reason, 'unknown'), v.suspected_reason, d.reason)
-        when d.outcome = 'transient' then v.suspected_reason end,
-      suspected_claimant = case when d.gone_from_live and not d.confirmed then coalesce(d.claimant, v.suspected_claimant)
-        when d.outcome = 'transient' then v.suspected_claimant end,
-      suspected_evidence = case when d.gone_from_live and not d.confirmed then coalesce(v.suspected_evidence, d.evidence)
-        when d.outcome = 'transient' then v.suspected_evidence end,
-      suspected_at = case when d.gone_from_live and not d.confirmed then coalesce(v.suspected_at, now())
-        when d.outcome = 'transient' then v.suspected_at end,
-      checks_while_gone = case when d.still_gone then v.checks_while_gone + 1 when d.outcome = 'transient' then v.checks_while_gone else 0 end,
-      status_checked_at = case when d.outcome = 'transient' then v.status_checked_at else now() end,
-      next_check_at = case
-        when d.outcome = 'transient' then now() + interval '1 hour'
-        when d.gone_from_live and not d.confirmed then coalesce(v.suspected_at, now()) + make_interval(mins => ${schedule.confirmMinutes})
-        when d.confirmed then now() + interval '1 day'
-        -- Gone videos: 2, 4, 8 … days apart, at most the recheck window, so reinstatements are caught.
-        when d.still_gone then now() + least(make_interval(days => ${schedule.recheckDays}), interval '1 day' * power(2, least(v.checks_while_gone + 1, 20)))
-        when v.upload_date >= current_date - 30 then now() + interval '1 day'
-        else now() + make_interval(days => ${schedule.recheckDays}) * (0.9 + 0.2 * (abs(hashtext(v.video_id)) % 1000) / 1000.0)
-      end
-    from d where v.video_id = d.video_id
-    returning v.video_id as "videoId", v.channel_id as "channelId", d.previous_status as "previousStatus", v.status, v.status_reason as reason,
-      (d.gone_from_live and not d.confirmed) as "suspectedNow",
-      ((d.confirmed or d.still_gone) and v.reuploaded_as is null) as "lookForReupload"`;
+    select video_id as "videoId", channel_id as "channelId", previous_status as "previousStatus", status, status_reason as reason,
+      (gone_from_live and not confirmed) as "suspectedNow",
+      ((confirmed or still_gone) and reuploaded_as is null) as "lookForReupload"
+    from s`;
 
   const changes = rowsOut.filter((row) => row.status !== row.previousStatus);
   const lookFor = rowsOut.filter((row) => row.lookForReupload).map((row) => row.videoId);

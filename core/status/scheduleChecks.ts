@@ -25,14 +25,14 @@ export async function scheduleStatusChecks(
   const explicit = options.videoIds !== undefined || options.channelIds !== undefined;
   const [row] = await tx<Array<Scheduled & { lastVideoId: string | null }>>`
     with picked as (
-      select video_id from videos
-      where ${options.videoIds ? tx`video_id = any(${options.videoIds})` : options.channelIds ? tx`channel_id = any(${options.channelIds})` : tx`next_check_at <= now()`}
-        and video_id > ${options.after ?? ''}
-      order by ${explicit ? tx`video_id` : tx`next_check_at`}
+      select k.video_id from video_checks k
+      where ${options.videoIds ? tx`k.video_id = any(${options.videoIds})` : options.channelIds ? tx`k.video_id in (select video_id from videos where channel_id = any(${options.channelIds}))` : tx`k.next_check_at <= now()`}
+        and k.video_id > ${options.after ?? ''}
+      order by ${explicit ? tx`k.video_id` : tx`k.next_check_at`}
       limit ${options.limit}
       for update skip locked
     ), leased as (
-      update videos v set next_check_at = now() + interval '1 hour' from picked where v.video_id = picked.video_id returning v.video_id
+      update video_checks k set next_check_at = now() + interval '1 hour' from picked where k.video_id = picked.video_id returning k.video_id
     ), batches as (
       select array_agg(video_id order by video_id) as ids from (
         select video_id, (row_number() over (order by video_id) - 1) / ${CHECK_BATCH} as batch from leased

@@ -20,7 +20,7 @@ export function checkStatusTask(deps: CheckStatusDeps): Task {
   return async (rawPayload, helpers) => {
     const { videoIds } = payloadSchema.parse(rawPayload);
     if (!deps.statusProbe) {
-      await deps.sql`update videos set next_check_at = now() + make_interval(days => ${deps.statusSchedule.recheckDays}) where video_id = any(${videoIds})`;
+      await deps.sql`update video_checks set next_check_at = now() + make_interval(days => ${deps.statusSchedule.recheckDays}) where video_id = any(${videoIds})`;
       return;
     }
     const observations = await deps.statusProbe(videoIds, helpers.abortSignal);

@@ -75,12 +75,13 @@ async function check(videoIds: string[]) {
 }
 async function statusOf(videoId: string) {
   const [row] = await db.sql<{ status: string; reason: string | null; claimant: string | null; suspectedAt: Date | null; nextCheckAt: Date }[]>`
-    select status, status_reason as reason, status_claimant as claimant, suspected_at as "suspectedAt", next_check_at as "nextCheckAt" from videos where video_id = ${videoId}`;
+    select status, status_reason as reason, status_claimant as claimant, suspected_at as "suspectedAt", next_check_at as "nextCheckAt"
+    from videos join video_checks using (video_id) where video_id = ${videoId}`;
   return row!;
 }
 /** As if the first "gone" had been seen this long ago: the confirmation may come now. */
 async function ageSuspicion(videoId: string, minutes: number) {
-  await db.sql`update videos set suspected_at = now() - make_interval(mins => ${minutes}) where video_id = ${videoId} and suspected_at is not null`;
+  await db.sql`update video_checks set suspected_at = now() - make_interval(mins => ${minutes}) where video_id = ${videoId} and suspected_at is not null`;
 }
 const history = async (videoId: string) =>
   (await api.call(`/api/videos/${videoId}/status-history`, { key })).body.data as {
@@ -197,7 +198,7 @@ describe('video status', () => {
   });
 
   it('queues due videos 50 to a job, each once', async () => {
-    await db.sql`update videos set next_check_at = now() - interval '1 minute'`;
+    await db.sql`update video_checks set next_check_at = now() - interval '1 minute'`;
     const first = await db.sql.begin((tx) => scheduleStatusChecks(tx, { limit: 1000 }));
     const [count] = await db.sql<{ n: number }[]>`select count(*)::int as n from videos`;
     expect(first).toMatchObject({ videos: count!.n, jobs: Math.ceil(count!.n / 50) });
