@@ -2,6 +2,7 @@ import { ConfigError } from '../core/config.ts';
 import { AppError } from '../core/errors.ts';
 import { UsageError, version } from './cli.ts';
 import { keysCommand, usersCommand } from './commands/accounts.ts';
+import { benchCommand } from './commands/bench.ts';
 import { configCommand, migrateCommand, serve } from './commands/service.ts';
 import { backfillCommand, refreshCommand } from './commands/status.ts';
 import { subtitlesCommand } from './commands/subtitles.ts';
@@ -30,6 +31,7 @@ operator (each takes --json for scripts)
   tiers list
   tiers set <tier> [--api-access true|false] [--max-scope L3] [--feature NAME=on|off] [--limit NAME=N|unlimited]
   subtitles convert <file> --to srt|vtt|txt   any WebVTT/SRT/timedtext/json3 file, normalised, to stdout
+  bench generate --videos N [--seed S] [--channels M]   write a synthetic seeded corpus (for benchmarks) into the database
 
 Configuration comes from the environment: see README.md or \`afterimage config\`.`;
 
@@ -46,6 +48,7 @@ const commands: Record<string, (args: string[]) => Promise<void> | void> = {
   subtitles: subtitlesCommand,
   refresh: refreshCommand,
   backfill: backfillCommand,
+  bench: benchCommand,
 };
 
 async function main([name, ...args]: string[]): Promise<void> {

@@ -1,0 +1,61 @@
+import { createCorpus, frequencyCounter, wordsBetween, writeCorpus } from '../bench/corpus.ts';
+import { output, parseOptions, UsageError, withDatabase } from '../cli.ts';
+import { progressBar } from '../progress.ts';
+
+const USAGE = 'usage: afterimage bench generate --videos N [--seed S] [--channels M] [--json]';
+
+const whole = (value: string | undefined, flag: string, min: number, fallback?: number): number => {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (value === undefined || !/^\d+$/.test(value) || Number(value) < min || Number(value) > 2 ** 31 - 1) {
+    throw new UsageError(`${flag} takes a whole number of at least ${min} (got ${value === undefined ? 'nothing' : JSON.stringify(value)})\n${USAGE}`);
+  }
+  return Number(value);
+};
+
+/**
+ * `afterimage bench generate`: writes a synthetic, seeded corpus of channels and videos (scripts/bench/corpus.ts)
+ * into the service's database, through every index, and reports how fast. A seed's videos are written once.
+ */
+export async function benchCommand([action, ...args]: string[]): Promise<void> {
+  if (action !== 'generate') throw new UsageError(USAGE);
+  const { values } = parseOptions(args, { videos: { type: 'string' }, seed: { type: 'string' }, channels: { type: 'string' } });
+  const videos = whole(values.videos, '--videos', 1);
+  const seed = whole(values.seed, '--seed', 0, 1);
+  const channels = values.channels === undefined ? undefined : whole(values.channels, '--channels', 1);
+
+  const corpus = createCorpus({ seed, videos, ...(channels ? { channels } : {}) });
+  const counter = frequencyCounter(corpus);
+  const summary = await withDatabase(async (db) => {
+    const bar = progressBar('generating');
+    const started = performance.now();
+    const result = await writeCorpus(db.sql, corpus, {
+      counter,
+      onProgress: (done, total) => bar.update(done, total, `${Math.round(done / ((performance.now() - started) / 1000))} videos/s`),
+    });
+    bar.done(`${result.videos} videos, ${result.channels} channels`);
+    return result;
+  });
+  const table = counter.table();
+  const common = wordsBetween(table, Math.ceil(videos * 0.3), videos).slice(0, 5);
+  const report = {
+    seed,
+    videos: summary.videos,
+    channels: summary.channels,
+    vocabulary: corpus.vocabulary.source,
+    vocabularyFiles: corpus.vocabulary.files,
+    languages: summary.languages,
+    statuses: summary.statuses,
+    seconds: Math.round(summary.seconds * 100) / 100,
+    videosPerSecond: Math.round(summary.videosPerSecond),
+    commonWords: common.map((w) => ({ word: w.word, videos: w.videos })),
+  };
+  output(values.json, report, () =>
+    [
+      `generated ${report.videos} videos in ${report.channels} channels (seed ${seed}) in ${report.seconds} s: ${report.videosPerSecond} videos/s`,
+      `  words:     ${report.vocabulary === 'built-in' ? 'the built-in word list (no trending datasets found)' : `trending datasets (${report.vocabularyFiles.join(', ')})`}`,
+      `  languages: ${Object.entries(report.languages).map(([language, n]) => `${language} ${n}`).join(', ')}`,
+      `  statuses:  ${Object.entries(report.statuses).map(([status, n]) => `${status} ${n}`).join(', ')}`,
+      `  in ≥ 30 % of videos: ${report.commonWords.map((w) => `${w.word} (${w.videos})`).join(', ') || 'none'}`,
+    ].join('\n'),
+  );
+}
