@@ -3,6 +3,7 @@ import { run, type Runner, type WorkerEvents } from 'graphile-worker';
 import cron from 'node-cron';
 import type { Config } from '../core/config.ts';
 import type { Database } from '../core/db/database.ts';
+import { setSearchSync, typesenseTarget } from '../core/fts/typesense.ts';
 import { graphileLogger } from '../core/jobs.ts';
 import type { Logger } from '../core/log.ts';
 import type { VideoSource } from '../core/sources/types.ts';
@@ -32,6 +33,10 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
   };
   const statusProbe = configuredStatusProbe(config);
   if (!statusProbe) log.info('no status probe configured (YOUTUBE_API_KEY or STATUS_WATCH_PROBE): video statuses stay as the sources describe them');
+  const typesense = typesenseTarget(config, log, { purpose: 'indexing' });
+  if (await setSearchSync(db.sql, Boolean(typesense))) {
+    log.info(typesense ? 'search sync on: changed videos are indexed in Typesense; run `afterimage reindex` once to index the videos stored before' : 'search sync off: no TYPESENSE_URL, changed videos are no longer queued for Typesense');
+  }
   const reaped = await reapDeadLocalWorkers(db.sql);
   if (reaped.length) log.warn('freed jobs locked by killed worker processes of this machine', { workerIds: reaped });
   await beat();
@@ -46,6 +51,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
       log,
       subtitleSources: configuredSubtitleSources(config),
       ...(statusProbe ? { statusProbe } : {}),
+      ...(typesense ? { typesense } : {}),
       statusSchedule: {
         confirmMinutes: config.STATUS_CONFIRM_MINUTES,
         recheckDays: config.STATUS_RECHECK_DAYS,

@@ -3,6 +3,7 @@ import { AppError } from '../core/errors.ts';
 import { UsageError, version } from './cli.ts';
 import { keysCommand, usersCommand } from './commands/accounts.ts';
 import { benchCommand } from './commands/bench.ts';
+import { reindexCommand } from './commands/reindex.ts';
 import { configCommand, migrateCommand, serve } from './commands/service.ts';
 import { backfillCommand, refreshCommand } from './commands/status.ts';
 import { subtitlesCommand } from './commands/subtitles.ts';
@@ -22,6 +23,7 @@ operator (each takes --json for scripts)
   import <dir>          load a yt-dlp archive directory (idempotent, with progress)
   backfill <@handle|channel URL|UC…|video URL>...   crawl these channels now from every source, then check their videos
   refresh [--channel UC…]... [--video ID]... [--no-wait]   check video statuses now (default: every video due)
+  reindex               rebuild the Typesense search index from every video, then switch searches to it
   migrate               apply database migrations (start does this too)
   config                print the effective configuration, secrets masked
   users create --email E --tier anonymous|registered|plus|pro [--admin]
@@ -48,6 +50,7 @@ const commands: Record<string, (args: string[]) => Promise<void> | void> = {
   subtitles: subtitlesCommand,
   refresh: refreshCommand,
   backfill: backfillCommand,
+  reindex: reindexCommand,
   bench: benchCommand,
 };
 

@@ -1,4 +1,5 @@
 import type { TaskList } from 'graphile-worker';
+import type { TypesenseTarget } from '../../core/fts/typesense.ts';
 import type { StatusProbe } from '../../core/status/probes.ts';
 import type { StatusSchedule } from '../../core/status/recordObservations.ts';
 import type { SubtitleSource } from '../../core/subtitles/sources.ts';
@@ -6,6 +7,7 @@ import { checkStatusTask } from './check_status.ts';
 import { cleanupTask } from './cleanup.ts';
 import { crawlChannelTask, type CrawlDeps } from './crawl_channel.ts';
 import { fetchSubtitlesTask } from './fetch_subtitles.ts';
+import { indexVideosTask } from './index_videos.ts';
 import { linkReuploadsTask } from './link_reuploads.ts';
 import { recrawlChannelsTask } from './recrawl_channels.ts';
 import { refreshSearchWordsTask } from './refresh_search_words.ts';
@@ -17,6 +19,8 @@ export interface TaskDeps extends CrawlDeps {
   /** How check_status probes (configuredStatusProbe); none: videos cannot be verified. */
   statusProbe?: StatusProbe;
   statusSchedule?: StatusSchedule & { checksPerMinute: number; recrawlHours: number };
+  /** Where index_videos writes (typesenseTarget); none: queued videos wait for a worker that has it. */
+  typesense?: TypesenseTarget;
 }
 
 const DEFAULT_SCHEDULE = { confirmMinutes: 60, recheckDays: 30, checksPerMinute: 5_000, recrawlHours: 24 };
@@ -32,6 +36,7 @@ export function taskList(deps: TaskDeps): TaskList {
     link_reuploads: linkReuploadsTask(deps.sql, deps.log),
     recrawl_channels: recrawlChannelsTask(deps.sql, schedule.recrawlHours),
     refresh_search_words: refreshSearchWordsTask(deps.sql),
+    index_videos: indexVideosTask({ sql: deps.sql, log: deps.log, ...(deps.typesense ? { typesense: deps.typesense } : {}) }),
   };
 }
 
