@@ -27,6 +27,17 @@ create function fts_document(title text, tags text[], description text) returns 
 
 alter table videos add column fts tsvector generated always as (fts_document(title, tags, description)) stored;
 
+-- A BEFORE trigger sees generated columns of NEW as null (they are computed after it), so the whole-row
+-- comparison that skips no-op upserts must leave them out, or every upsert would count as a change.
+create or replace function skip_unchanged_update() returns trigger language plpgsql as $$
+begin
+  if to_jsonb(new) - 'fts' = to_jsonb(old) - 'fts' then
+    return null;
+  end if;
+  new.updated_at := now();
+  return new;
+end $$;
+
 -- Pending-list updates keep ingest fast; searches read the short pending list too.
 create index videos_fts on videos using gin (fts) with (fastupdate = on, gin_pending_list_limit = 4096);
 
