@@ -19,6 +19,7 @@ import postgres from 'postgres';
 import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { loadConfig } from '../../core/config.ts';
+import { connect } from '../../core/db/database.ts';
 import { FTS_SORTS, type FtsFilters, type FtsSort, type SearchBackend } from '../../core/fts/backend.ts';
 import { createPostgresBackend, refreshSearchWords } from '../../core/fts/postgres.ts';
 import { parseQuery, tokenize, type FtsQuery, type Term } from '../../core/fts/query.ts';
@@ -233,7 +234,8 @@ async function explainSearch(url: string, timeoutMs: number, request: BenchReque
     ...(socketDir ? { host: socketDir } : {}),
     max: 1,
     onnotice: () => undefined,
-    debug: (_connection, text, params) => recording && statements.push({ text, params: params as unknown[] }),
+    // A copy: postgres.js later serialises the array in place.
+    debug: (_connection, text, params) => recording && statements.push({ text, params: [...(params as unknown[])] }),
   });
   try {
     await createPostgresBackend({ sql, timeoutMs }).search({ query: parseQuery(request.q), filters: request.filters, sort: request.sort, offset: 0, limit: PAGE_SIZE });
@@ -329,6 +331,8 @@ async function run(ctx: BenchContext) {
   const problems: string[] = [];
   const db = await ctx.database();
   const sql = db.pool({ max: POOL_SIZE, role: 'bench' });
+  // Building a million rows takes statements longer than the harness pools' 15 s timeout: none here.
+  const buildSql = connect(db.url, { max: INGEST_CONNECTIONS, role: 'bench-build' });
   const config = loadConfig({ DATA_DIR: ctx.dataDir });
   const sqliteFile = join(ctx.dataDir, `fts-bench-${process.pid}.sqlite`);
   let api: Awaited<ReturnType<typeof startService>> | undefined;
@@ -339,7 +343,7 @@ async function run(ctx: BenchContext) {
     ctx.progress(`corpus of ${VIDEOS.toLocaleString('en')} videos in ${corpus.channels.toLocaleString('en')} channels, words from ${corpus.vocabulary.source === 'built-in' ? 'the built-in list' : `the trending datasets (${corpus.vocabulary.files.join(', ')})`}`);
     const counter = frequencyCounter(corpus);
     let reported = 0;
-    const written = await writeCorpus(sql, corpus, {
+    const written = await writeCorpus(buildSql, corpus, {
       connections: INGEST_CONNECTIONS,
       counter,
       onProgress: (done, total) => {
@@ -349,14 +353,14 @@ async function run(ctx: BenchContext) {
       },
     });
     const indexStarted = performance.now();
-    await sql`select gin_clean_pending_list('videos_fts'::regclass)`;
-    await sql`vacuum videos`;
+    await buildSql`select gin_clean_pending_list('videos_fts'::regclass)`;
+    await buildSql`vacuum videos`;
     const indexSeconds = (performance.now() - indexStarted) / 1000;
     const analyzeStarted = performance.now();
-    await sql`analyze videos`;
+    await buildSql`analyze videos`;
     const analyzeSeconds = (performance.now() - analyzeStarted) / 1000;
     const wordsStarted = performance.now();
-    const words = await refreshSearchWords(sql);
+    const words = await refreshSearchWords(buildSql);
     const wordsSeconds = (performance.now() - wordsStarted) / 1000;
     const [size] = await sql<{ table: number; fts: number; total: number }[]>`
       select pg_table_size('videos')::float8 as table, pg_relation_size('videos_fts')::float8 as fts, pg_total_relation_size('videos')::float8 as total`;
@@ -468,7 +472,7 @@ async function run(ctx: BenchContext) {
   } finally {
     await Promise.all(engines.map((engine) => engine.close()));
     await api?.stop();
-    await sql.end({ timeout: 5 });
+    await Promise.all([sql.end({ timeout: 5 }), buildSql.end({ timeout: 5 })]);
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${sqliteFile}${suffix}`, { force: true });
   }
 }
