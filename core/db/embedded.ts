@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
+import { tmpdir, totalmem, userInfo } from 'node:os';
 import { dirname, join, parse as parsePath } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../log.ts';
@@ -116,6 +116,10 @@ export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Prom
       `port = ${SOCKET_PORT}`,
       'max_connections = 200',
       'fsync = on',
+      // Postgres's own defaults (128 MB) suit a shared server; the embedded one has the machine to itself.
+      `shared_buffers = ${sharedBuffersMb()}MB`,
+      `effective_cache_size = ${Math.round(totalmem() / 2 ** 21)}MB`,
+      'random_page_cost = 1.1',
     ];
     const confFile = join(pgDir, 'afterimage.conf');
     await writeFile(confFile, `${settings.join('\n')}\n`);
@@ -134,6 +138,9 @@ export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Prom
   await ensureDatabase(dataDir);
   return embeddedUrl(dataDir);
 }
+
+/** A quarter of the machine's memory, at most 4 GiB: a million videos and their indexes stay in memory. */
+const sharedBuffersMb = () => Math.max(128, Math.min(4096, Math.round(totalmem() / 4 / 2 ** 20)));
 
 async function waitForReady(pgDir: string, timeoutMs: number): Promise<boolean> {
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {

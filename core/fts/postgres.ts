@@ -12,10 +12,19 @@ type Fragment = PendingQuery<Row[]>;
  * walking the index of the requested order and filtering finds a page after reading a bounded number of rows.
  */
 const ALL_MATCHES_CAP = 10_000;
-/** A broad query under relevance ranks its this-many most viewed matches; further pages follow by views. */
+/** A broad query under relevance ranks at most this many of its most viewed matches; further pages follow by views. */
 const RANKED_POOL = 1_000;
+const MIN_RANKED_POOL = 100;
 /** Title matches weigh most, then tags, then the description ({D, C, B, A} as ts_rank takes them). */
 const WEIGHTS = '{0.05, 0.2, 0.5, 1.0}';
+/**
+ * A query the planner expects to be broad first walks at most this many rows of the requested order: three
+ * times what its estimated share of the archive needs to fill the page. Estimates multiply word frequencies,
+ * so a phrase of two common words looks broad when it is rare; its walk comes up short and the exact path
+ * answers instead, the walk's cost bounded.
+ */
+const WALK_MAX_ROWS = 20_000;
+const WALK_MARGIN = 3;
 
 export const ORDER: Record<Exclude<FtsSort, 'relevance'>, string> = {
   'date-desc': 'upload_date desc nulls last, view_count desc nulls last, video_id',
@@ -24,6 +33,7 @@ export const ORDER: Record<Exclude<FtsSort, 'relevance'>, string> = {
   'duration-asc': 'duration_seconds asc nulls last, view_count desc nulls last, video_id',
 };
 const BY_VIEWS = 'view_count desc nulls last, video_id';
+const RANKED = `ts_rank('${WEIGHTS}', fts, q, 1) desc, ${BY_VIEWS}`;
 
 const join = (sql: Queryable, parts: Fragment[], operator: string): Fragment =>
   parts.reduce((joined, part) => sql`${joined} ${sql.unsafe(operator)} ${part}`);
@@ -40,7 +50,7 @@ export function filterClause(sql: Queryable, filters: FtsFilters): Fragment {
   const conditions: Fragment[] = [];
   if (filters.status === 'live') conditions.push(sql`status = 'live'`);
   if (filters.status === 'deleted') conditions.push(sql`status in ('deleted', 're-uploaded')`);
-  if (filters.hasVideo !== undefined) conditions.push(sql`(coalesce(video_file_url, '') <> '') = ${filters.hasVideo}`);
+  if (filters.hasVideo !== undefined) conditions.push(sql`has_video = ${filters.hasVideo}`);
   if (filters.hasSubtitles !== undefined) conditions.push(sql`has_subtitles = ${filters.hasSubtitles}`);
   if (filters.hasSummary !== undefined) conditions.push(sql`has_summary = ${filters.hasSummary}`);
   return conditions.length === 0 ? sql`true` : join(sql, conditions, 'and');
@@ -48,47 +58,83 @@ export function filterClause(sql: Queryable, filters: FtsFilters): Fragment {
 
 const isStatementTimeout = (error: unknown) => (error as { code?: string }).code === '57014';
 
+export interface PostgresBackendOptions {
+  sql: Sql;
+  timeoutMs: number;
+  /** Tuning (tests set them low to take every plan on a small archive). */
+  allMatchesCap?: number;
+  rankedPool?: number;
+}
+
 /** Postgres full-text search over the `fts` column of videos; every query runs under a statement timeout. */
-export function createPostgresBackend({ sql, timeoutMs }: { sql: Sql; timeoutMs: number }): SearchBackend {
+export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATCHES_CAP, rankedPool = RANKED_POOL }: PostgresBackendOptions): SearchBackend {
   async function search(request: FtsRequest): Promise<FtsPage> {
     const { sort, offset, limit } = request;
-    const matches = sql`fts @@ (${tsquery(sql, request.query)}) and ${filterClause(sql, request.filters)}`;
+    const q = tsquery(sql, request.query);
+    const matches = sql`fts @@ (${q}) and ${filterClause(sql, request.filters)}`;
+    /** Matches in `order`, by walking its index: `rows` bounds the rows read (null: until the page is full). */
+    const walk = (tx: Queryable, order: string, from: number, count: number, rows: number | null) => tx<{ video_id: string }[]>`
+      select video_id from (
+        select video_id from ${rows === null
+          ? tx`videos where ${matches} order by ${tx.unsafe(order)}`
+          : tx`(select * from videos order by ${tx.unsafe(order)} limit ${rows}) walked where ${matches} order by ${tx.unsafe(order)}`}
+        offset ${from} limit ${count}) page`;
+    const rankPool = (tx: Queryable, pool: number, rows: number | null) => tx<{ video_id: string }[]>`
+      select video_id from (
+        select video_id, view_count, fts from ${rows === null
+          ? tx`videos where ${matches} order by ${tx.unsafe(BY_VIEWS)}`
+          : tx`(select * from videos order by ${tx.unsafe(BY_VIEWS)} limit ${rows}) walked where ${matches} order by ${tx.unsafe(BY_VIEWS)}`}
+        limit ${pool}) pool, (select ${q} as q) query
+      order by ${tx.unsafe(RANKED)}`;
+    /** The page of a broad query, or null when a bounded walk did not find enough matches to fill it. */
+    async function broadPage(tx: Queryable, pool: number, rows: number | null): Promise<string[] | null> {
+      const end = offset + limit;
+      if (sort !== 'relevance') {
+        const page = await walk(tx, ORDER[sort], offset, limit, rows);
+        return rows !== null && page.length < limit ? null : page.map((row) => row.video_id);
+      }
+      const ranked = offset < pool ? await rankPool(tx, pool, rows) : [];
+      if (rows !== null && offset < pool && ranked.length < pool) return null;
+      const from = Math.max(offset, pool);
+      const rest = end > pool ? await walk(tx, BY_VIEWS, from, end - from, rows) : [];
+      if (rows !== null && end > pool && rest.length < end - from) return null;
+      return [...ranked.slice(offset, end), ...rest].map((row) => row.video_id);
+    }
+    /**
+     * How many of a broad query's most viewed matches relevance ranks: up to `rankedPool`, fewer when its
+     * matches are sparser, so that finding them stays within a bounded walk.
+     */
+    const poolFor = (estimate: number, videos: number) =>
+      Math.min(rankedPool, Math.max(MIN_RANKED_POOL, Math.floor((WALK_MAX_ROWS * estimate) / (WALK_MARGIN * Math.max(videos, 1)))));
+
     try {
       return await sql.begin(async (tx) => {
-        // Plans are chosen here, from the exact match count, not by estimates that a rare pair of common words defeats.
-        await tx.unsafe(`set local statement_timeout = ${timeoutMs}; set local enable_seqscan = off; set local enable_indexscan = off`);
-        const order = sort === 'relevance' ? `ts_rank('${WEIGHTS}', fts, q, 1) desc, ${BY_VIEWS}` : ORDER[sort];
+        // Plans are chosen here, by the estimate and then the exact match count, never left to the planner
+        // alone: a rare pair of common words defeats its estimates.
+        const [, { estimate, videos }] = await Promise.all([
+          tx.unsafe(`set local statement_timeout = ${timeoutMs}; set local enable_seqscan = off; set local enable_bitmapscan = off`),
+          estimateMatches(tx, matches),
+        ]);
+        const pool = sort === 'relevance' ? poolFor(Math.max(estimate, allMatchesCap + 1), videos) : 0;
+        const rows = Math.ceil((WALK_MARGIN * Math.max(pool, offset + limit) * videos) / Math.max(estimate, 1));
+        if (estimate > allMatchesCap && rows <= WALK_MAX_ROWS) {
+          const page = await broadPage(tx, pool, rows);
+          if (page) return { videoIds: page, total: estimate, totalExact: false };
+        }
+
+        await tx.unsafe('set local enable_bitmapscan = on; set local enable_indexscan = off');
         const [few] = await tx<{ total: number; ids: string[] | null }[]>`
           with m as materialized (
-            select video_id, view_count, upload_date, duration_seconds, ${tx.unsafe(sort === 'relevance' ? 'fts' : 'null::tsvector as fts')}
-            from videos where ${matches} limit ${ALL_MATCHES_CAP + 1}
+            select video_id, view_count, upload_date, duration_seconds, ${sort === 'relevance' ? tx`ts_rank(${tx.unsafe(`'${WEIGHTS}'`)}, fts, ${q}, 1)` : tx`0`} as rank
+            from videos where ${matches} limit ${allMatchesCap + 1}
           )
           select (select count(*)::int from m) as total,
             (select array_agg(video_id) from (
-              select video_id from m, (select ${tsquery(sql, request.query)} as q) query
-              order by ${tx.unsafe(order)} offset ${offset} limit ${limit}) page) as ids`;
-        if (few!.total <= ALL_MATCHES_CAP) return { videoIds: few!.ids ?? [], total: few!.total, totalExact: true };
+              select video_id from m order by ${tx.unsafe(sort === 'relevance' ? `rank desc, ${BY_VIEWS}` : ORDER[sort])} offset ${offset} limit ${limit}) page) as ids`;
+        if (few!.total <= allMatchesCap) return { videoIds: few!.ids ?? [], total: few!.total, totalExact: true };
 
         await tx.unsafe('set local enable_indexscan = on; set local enable_bitmapscan = off');
-        const total = Math.max(ALL_MATCHES_CAP + 1, await estimateMatches(tx, matches));
-        if (sort !== 'relevance') {
-          const rows = await tx<{ video_id: string }[]>`
-            select video_id from videos where ${matches} order by ${tx.unsafe(ORDER[sort])} offset ${offset} limit ${limit}`;
-          return { videoIds: rows.map((row) => row.video_id), total, totalExact: false };
-        }
-        const ranked = offset < RANKED_POOL
-          ? await tx<{ video_id: string }[]>`
-              select video_id from (
-                select video_id, view_count, fts from videos where ${matches} order by ${tx.unsafe(BY_VIEWS)} limit ${RANKED_POOL}
-              ) pool, (select ${tsquery(sql, request.query)} as q) query
-              order by ${tx.unsafe(`ts_rank('${WEIGHTS}', fts, q, 1) desc, ${BY_VIEWS}`)} offset ${offset} limit ${limit}`
-          : [];
-        const rest = offset + limit > RANKED_POOL
-          ? await tx<{ video_id: string }[]>`
-              select video_id from videos where ${matches} order by ${tx.unsafe(BY_VIEWS)}
-              offset ${Math.max(offset, RANKED_POOL)} limit ${offset + limit - Math.max(offset, RANKED_POOL)}`
-          : [];
-        return { videoIds: [...ranked, ...rest].map((row) => row.video_id), total, totalExact: false };
+        return { videoIds: (await broadPage(tx, pool, null))!, total: Math.max(allMatchesCap + 1, estimate), totalExact: false };
       });
     } catch (error) {
       if (!isStatementTimeout(error)) throw error;
@@ -116,10 +162,14 @@ export function createPostgresBackend({ sql, timeoutMs }: { sql: Sql; timeoutMs:
   return { name: 'postgres', search, suggest, close: async () => {} };
 }
 
-/** The planner's estimate of a broad query's matches: counting them exactly would read them all. */
-async function estimateMatches(sql: Queryable, matches: Fragment): Promise<number> {
-  const [plan] = await sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }[]>`explain (format json) select 1 from videos where ${matches}`;
-  return Math.round(plan!['QUERY PLAN'][0]!.Plan['Plan Rows']);
+/** The planner's estimate of a query's matches (counting them exactly would read them all), and of all videos. */
+async function estimateMatches(sql: Queryable, matches: Fragment): Promise<{ estimate: number; videos: number }> {
+  // Sent together: one round trip.
+  const [[plan], [table]] = await Promise.all([
+    sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }[]>`explain (format json) select 1 from videos where ${matches}`,
+    sql<{ videos: number }[]>`select greatest(reltuples, 0)::float8 as videos from pg_class where oid = 'videos'::regclass`,
+  ]);
+  return { estimate: Math.round(plan!['QUERY PLAN'][0]!.Plan['Plan Rows']), videos: table!.videos };
 }
 
 /** The token itself when the archive has it, else the most frequent similar word the archive has (pg_trgm). */

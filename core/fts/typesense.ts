@@ -186,7 +186,7 @@ interface DocumentRow {
 // Re-uploaded counts as deleted (gone from its first address), as status=deleted promises.
 const DOCUMENT_COLUMNS = `video_id as id, title, tags, description,
   case when status = 're-uploaded' then 'deleted' else status end as status,
-  coalesce(video_file_url, '') <> '' as "hasVideo", has_subtitles as "hasSubtitles", has_summary as "hasSummary",
+  has_video as "hasVideo", has_subtitles as "hasSubtitles", has_summary as "hasSummary",
   channel_id as "channelId", language, upload_date - date '1970-01-01' as "uploadDay", duration_seconds as duration,
   view_count::float8 as views`;
 

@@ -52,7 +52,7 @@ export const VIDEO_JSON = `json_build_object(
   'uploadDate', to_char(v.upload_date, 'YYYY-MM-DD'), 'status', v.status, 'statusReason', v.status_reason,
   'statusSince', to_char(v.status_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
   'reuploadedAs', v.reuploaded_as, 'reuploadOf', v.reupload_of, 'thumbnailUrl', v.thumbnail_url,
-  'archiveUrl', v.archive_url, 'videoFileUrl', v.video_file_url, 'hasVideo', coalesce(v.video_file_url, '') <> '',
+  'archiveUrl', v.archive_url, 'videoFileUrl', v.video_file_url, 'hasVideo', v.has_video,
   'hasSubtitles', v.has_subtitles, 'hasSummary', v.has_summary, 'tags', to_json(v.tags), 'language', v.language,
   'captions', v.caption_languages,
   'sources', coalesce((select json_agg(s.source order by s.source) from video_sources s where s.video_id = v.video_id), '[]'))`;

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FILTER_SETS, QUERY_CLASSES, createCorpus, frequencyCounter, queryMix, writeCorpus, type QueryMix } from '../../scripts/bench/corpus.ts';
+import { FTS_SORTS, type FtsFilters, type SearchBackend } from '../../core/fts/backend.ts';
+import { createPostgresBackend } from '../../core/fts/postgres.ts';
+import { parseQuery } from '../../core/fts/query.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+
+/**
+ * The Postgres backend answers a query by one of three plans: all matches (at most a cap), a bounded walk
+ * of the order's index when the planner expects many matches, or an unbounded walk when there are more than
+ * the cap. With the cap and the ranked pool set low, a small generated archive takes every plan, and each
+ * must give the page that reading every match would.
+ */
+const VIDEOS = 3_000;
+const PAGE = 20;
+let db: TestDatabase;
+let mix: QueryMix;
+let exact: SearchBackend;
+let walking: SearchBackend;
+let pooled: SearchBackend;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const corpus = createCorpus({ seed: 5, videos: VIDEOS, channels: 20, vocabularyDir: null });
+  const counter = frequencyCounter(corpus);
+  await writeCorpus(db.sql, corpus, { counter });
+  await db.sql`analyze videos`;
+  mix = queryMix(corpus, counter.table(), 2);
+  exact = createPostgresBackend({ sql: db.sql, timeoutMs: 5_000, allMatchesCap: VIDEOS });
+  walking = createPostgresBackend({ sql: db.sql, timeoutMs: 5_000, allMatchesCap: 20, rankedPool: VIDEOS });
+  pooled = createPostgresBackend({ sql: db.sql, timeoutMs: 5_000, allMatchesCap: 20, rankedPool: 30 });
+}, 60_000);
+afterAll(async () => {
+  await db?.drop();
+});
+
+const filterSets: FtsFilters[] = [{}, ...FILTER_SETS];
+
+describe('Postgres search plans', () => {
+  it('give the pages of the all-matches plan, in every sort, with and without filters', async () => {
+    let broad = 0;
+    for (const queryClass of QUERY_CLASSES) {
+      for (const q of mix.queries[queryClass]) {
+        for (const filters of filterSets) {
+          for (const sort of FTS_SORTS) {
+            for (const offset of [0, 2 * PAGE]) {
+              const request = { query: parseQuery(q), filters, sort, offset, limit: PAGE };
+              const [want, got] = await Promise.all([exact.search(request), walking.search(request)]);
+              expect(got.videoIds, `${q} ${JSON.stringify(filters)} ${sort} @${offset}`).toEqual(want.videoIds);
+              expect(want.totalExact).toBe(true);
+              if (want.total <= 20) expect(got).toMatchObject({ total: want.total, totalExact: true });
+              else {
+                broad += 1;
+                expect(got.totalExact).toBe(false);
+                expect(got.total).toBeGreaterThan(20);
+              }
+            }
+          }
+        }
+      }
+    }
+    expect(broad).toBeGreaterThan(100);
+  }, 120_000);
+
+  it('rank the most viewed matches of a broad query, then continue by views, each match once', async () => {
+    const common = mix.queries.common[0]!;
+    for (const filters of [{}, { status: 'live' as const }]) {
+      const request = { query: parseQuery(common), filters, sort: 'relevance' as const };
+      const all = await exact.search({ ...request, sort: 'date-desc', offset: 0, limit: VIDEOS });
+      const byViews = await db.sql<{ video_id: string }[]>`
+        select video_id from videos where video_id = any(${all.videoIds}) order by view_count desc nulls last, video_id`;
+      const pages: string[] = [];
+      for (let offset = 0; offset < 80; offset += PAGE) pages.push(...(await pooled.search({ ...request, offset, limit: PAGE })).videoIds);
+      expect(new Set(pages).size).toBe(pages.length);
+      expect(new Set(pages.slice(0, 30))).toEqual(new Set(byViews.slice(0, 30).map((row) => row.video_id)));
+      expect(pages.slice(30)).toEqual(byViews.slice(30, 80).map((row) => row.video_id));
+    }
+  }, 60_000);
+});
