@@ -20,11 +20,13 @@ const WEIGHTS = '{0.05, 0.2, 0.5, 1.0}';
 /**
  * A query the planner expects to be broad first walks at most this many rows of the requested order: three
  * times what its estimated share of the archive needs to fill the page. Estimates multiply word frequencies,
- * so a phrase of two common words looks broad when it is rare; its walk comes up short and the exact path
- * answers instead, the walk's cost bounded.
+ * so a phrase of two common words looks broad when it is rarer; its walk comes up short, is retried longer,
+ * and past WALK_LONGEST the all-matches path answers instead.
  */
 const WALK_MAX_ROWS = 20_000;
 const WALK_MARGIN = 3;
+/** A walk that comes up short is retried eight times as long, up to this many rows. */
+const WALK_LONGEST = 160_000;
 
 export const ORDER: Record<Exclude<FtsSort, 'relevance'>, string> = {
   'date-desc': 'upload_date desc nulls last, view_count desc nulls last, video_id',
@@ -117,8 +119,10 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
         ]);
         const pool = sort === 'relevance' ? poolFor(Math.max(estimate, allMatchesCap + 1), videos) : 0;
         const rows = Math.ceil((WALK_MARGIN * Math.max(pool, offset + limit) * videos) / Math.max(estimate, 1));
-        if (estimate > allMatchesCap && rows <= WALK_MAX_ROWS) {
-          const page = await broadPage(tx, pool, rows);
+        // A walk that comes up short was misled by the estimate (phrases of common words are rarer than
+        // their words); a longer one still reads fewer rows than rechecking every video with both words.
+        for (let budget = rows; estimate > allMatchesCap && rows <= WALK_MAX_ROWS && budget <= WALK_LONGEST; budget *= 8) {
+          const page = await broadPage(tx, pool, budget);
           if (page) return { videoIds: page, total: estimate, totalExact: false };
         }
 

@@ -14,6 +14,7 @@ import { AppError } from '../../core/errors.ts';
 import type { FtsFilters } from '../../core/fts/backend.ts';
 import { isCjkToken, tokenize } from '../../core/fts/query.ts';
 import { repoRoot } from './lib/harness.ts';
+import { random } from './random.ts';
 
 export const TRENDING_DIR = join(repoRoot, '..', 'shared', 'fixtures', 'real', 'trending-datasets');
 
@@ -99,17 +100,6 @@ function scramble(value: number): number {
 const mix32 = (a: number, b: number) => scramble(Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x632be5ab, 0xc2b2ae35));
 /** Keyed, still a bijection: ids built on it never collide within a seed. */
 const permute32 = (value: number, key: number) => (scramble(value + key) ^ key) >>> 0;
-
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const normal = (rnd: () => number) => Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd());
 const between = (rnd: () => number, min: number, max: number) => min + Math.floor(rnd() * (max - min + 1));

@@ -14,22 +14,11 @@ import { parse } from '../../core/subtitles/parse.ts';
 import { parseVtt } from '../../core/subtitles/parseVtt.ts';
 import { formatTimestamp } from '../../core/subtitles/timestamps.ts';
 import type { Benchmark, BenchOutcome, Cell } from './lib/harness.ts';
+import { random } from './random.ts';
 
 const TARGET_MB_PER_S = 30;
 const DEFAULT_MB = 32;
 const RUNS = 5;
-
-/** A small deterministic generator, so every run measures the same text. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Words as speech recognition writes them, a few with characters WebVTT escapes.
 const VOCABULARY = [
