@@ -74,19 +74,15 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
     const { sort, offset, limit } = request;
     const q = tsquery(sql, request.query);
     const matches = sql`fts @@ (${q}) and ${filterClause(sql, request.filters)}`;
-    /** Matches in `order`, by walking its index: `rows` bounds the rows read (null: until the page is full). */
+    /** The matches in `order`, walking its index: `rows` bounds the rows read (null: as many as the limit needs). */
+    const inOrder = (tx: Queryable, order: string, rows: number | null) => rows === null
+      ? tx`videos where ${matches} order by ${tx.unsafe(order)}`
+      : tx`(select * from videos order by ${tx.unsafe(order)} limit ${rows}) walked where ${matches} order by ${tx.unsafe(order)}`;
     const walk = (tx: Queryable, order: string, from: number, count: number, rows: number | null) => tx<{ video_id: string }[]>`
-      select video_id from (
-        select video_id from ${rows === null
-          ? tx`videos where ${matches} order by ${tx.unsafe(order)}`
-          : tx`(select * from videos order by ${tx.unsafe(order)} limit ${rows}) walked where ${matches} order by ${tx.unsafe(order)}`}
-        offset ${from} limit ${count}) page`;
+      select video_id from (select video_id from ${inOrder(tx, order, rows)} offset ${from} limit ${count}) page`;
     const rankPool = (tx: Queryable, pool: number, rows: number | null) => tx<{ video_id: string }[]>`
-      select video_id from (
-        select video_id, view_count, fts from ${rows === null
-          ? tx`videos where ${matches} order by ${tx.unsafe(BY_VIEWS)}`
-          : tx`(select * from videos order by ${tx.unsafe(BY_VIEWS)} limit ${rows}) walked where ${matches} order by ${tx.unsafe(BY_VIEWS)}`}
-        limit ${pool}) pool, (select ${q} as q) query
+      select video_id from (select video_id, view_count, fts from ${inOrder(tx, BY_VIEWS, rows)} limit ${pool}) pool,
+        (select ${q} as q) query
       order by ${tx.unsafe(RANKED)}`;
     /** The page of a broad query, or null when a bounded walk did not find enough matches to fill it. */
     async function broadPage(tx: Queryable, pool: number, rows: number | null): Promise<string[] | null> {
