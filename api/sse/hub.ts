@@ -120,7 +120,6 @@ function openFeed(hub: Hub, stream: string, from: Position): Feed {
 
 /** One subscriber's place: the last event it was given, whether it still listens, whether it is level with its feed. */
 interface Subscription {
-  stream: string;
   feed: Feed;
   deliver: Deliver;
   last: Position;
@@ -130,7 +129,7 @@ interface Subscription {
 
 function subscribe(hub: Hub, stream: string, from: Position, deliver: Deliver, readyForMore?: () => Promise<void>): () => void {
   const feed = hub.feeds.get(stream) ?? openFeed(hub, stream, from);
-  const subscription: Subscription = { stream, feed, deliver, last: from, active: true, caughtUp: false };
+  const subscription: Subscription = { feed, deliver, last: from, active: true, caughtUp: false };
   const fromFeed = feedDeliveries(subscription);
   feed.subscribers.add(fromFeed);
   void catchUp(hub, subscription, readyForMore);
@@ -159,11 +158,11 @@ function feedDeliveries(subscription: Subscription): Deliver {
  * Waits for `readyForMore` between pages, so a subscriber far behind is fed at its own pace.
  */
 async function catchUp(hub: Hub, subscription: Subscription, readyForMore?: () => Promise<void>): Promise<void> {
-  const { feed, stream } = subscription;
+  const { feed } = subscription;
   try {
     await feed.placed;
     while (subscription.active && comparePositions(subscription.last, feed.cursor) < 0) {
-      const { events } = await readEvents(hub.sql, stream, subscription.last, PAGE_SIZE);
+      const { events } = await readEvents(hub.sql, feed.stream, subscription.last, PAGE_SIZE);
       const upTo = events.filter((event) => comparePositions(event, feed.cursor) <= 0);
       if (upTo.length === 0) break;
       subscription.last = upTo[upTo.length - 1]!;
@@ -173,7 +172,7 @@ async function catchUp(hub: Hub, subscription: Subscription, readyForMore?: () =
     subscription.caughtUp = true;
     void poll(hub, feed);
   } catch (error) {
-    hub.log.warn('event replay failed; retrying', { stream, err: error });
+    hub.log.warn('event replay failed; retrying', { stream: feed.stream, err: error });
     if (subscription.active) setTimeout(() => void catchUp(hub, subscription, readyForMore), 1_000).unref();
   }
 }

@@ -14,8 +14,6 @@ import { findVideos, type SubtitleVideo } from './videos.ts';
 
 export interface BulkRequest {
   videoIds: readonly string[];
-  /** Cues that contain it are marked (bulkJson) or listed (matches). */
-  query?: string | undefined;
   lang?: string | undefined;
   kind?: TrackKind | undefined;
 }
