@@ -1,35 +1,24 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import { Zip, ZipDeflate } from 'fflate';
 import { z } from 'zod';
 import { videoIdSchema, videoParams } from '../../core/schemas.ts';
 import type { Queryable } from '../../core/db/database.ts';
-import { invalidInput, notFound } from '../../core/errors.ts';
-import type { Cue, OutputFormat } from '../../core/subtitles/cue.ts';
+import { notFound } from '../../core/errors.ts';
+import { planBulkDownload } from '../../core/subtitles/bulk.ts';
+import { bulkJson } from '../../core/subtitles/bulkJson.ts';
+import { bulkZip } from '../../core/subtitles/bulkZip.ts';
+import type { OutputFormat } from '../../core/subtitles/cue.ts';
 import { enqueueSubtitleFetch } from '../../core/subtitles/enqueue.ts';
-import { matchCues } from '../../core/subtitles/match.ts';
+import { noMatchingTrack } from '../../core/subtitles/noMatch.ts';
 import { render } from '../../core/subtitles/render.ts';
-import { formatTimestamp } from '../../core/subtitles/timestamps.ts';
 import { readTranscript, transcriptStates, type TranscriptInfo } from '../../core/subtitles/transcript.ts';
-import {
-  LANGUAGE,
-  chooseTrack,
-  describeTrack,
-  latestTracks,
-  readCues,
-  trackKinds,
-  trackSources,
-  trackVersion,
-  type TrackInfo,
-  type TrackKind,
-} from '../../core/subtitles/tracks.ts';
+import { LANGUAGE, chooseTrack, describeTrack, latestTracks, readCues, trackKinds, trackSources, trackVersion } from '../../core/subtitles/tracks.ts';
+import { findVideos, type SubtitleVideo } from '../../core/subtitles/videos.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, reply } from '../http/route.ts';
 
 /** At most this many video ids per bulk download. */
 export const BULK_MAX_VIDEOS = 100;
-/** Videos whose cues are read from the database at once while a bulk download streams. */
-const BULK_BATCH = 10;
 
 const language = z.string().regex(LANGUAGE, { message: 'expected a language code such as en, en-GB or pt-BR' });
 const kind = z.enum(trackKinds, { message: 'expected manual, auto or translated' });
@@ -73,31 +62,10 @@ const describeTranscript = (transcript: TranscriptInfo): z.infer<typeof transcri
   checkedAt: transcript.checkedAt?.toISOString() ?? null,
 });
 
-interface VideoRow { videoId: string; title: string | null; channelId: string; channelTitle: string | null; language: string | null }
-
-async function findVideos(sql: Queryable, ids: readonly string[]): Promise<Map<string, VideoRow>> {
-  const rows = await sql<VideoRow[]>`
-    select v.video_id as "videoId", v.title, v.channel_id as "channelId", nullif(c.title, '') as "channelTitle", v.language
-    from videos v join channels c on c.channel_id = v.channel_id where v.video_id = any(${ids as string[]}::text[])`;
-  return new Map(rows.map((row) => [row.videoId, row]));
-}
-
-async function findVideo(sql: Queryable, id: string): Promise<VideoRow> {
+async function findVideo(sql: Queryable, id: string): Promise<SubtitleVideo> {
   const video = (await findVideos(sql, [id])).get(id);
   if (!video) throw notFound(`no video ${id} is stored; a channel search finds a channel's videos`);
   return video;
-}
-
-const listTracks = (tracks: readonly TrackInfo[]) => tracks.map((track) => `${track.language} (${track.kind})`).join(', ');
-
-function filterText(choice: { lang?: string | undefined; kind?: TrackKind | undefined }): string {
-  return [choice.lang ? `in ${choice.lang}` : '', choice.kind ? `of kind ${choice.kind}` : ''].filter(Boolean).join(' ');
-}
-
-/** Resolves when the response can take more (or is gone): the backpressure of a streamed answer. */
-async function drained(res: ServerResponse): Promise<void> {
-  if (!res.writableNeedDrain || res.destroyed) return;
-  await Promise.race([once(res, 'drain'), once(res, 'close')]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -131,7 +99,7 @@ export const getSubtitlesRoute = defineRoute({
       throw notFound(
         tracks.length === 0
           ? `video ${video.videoId} has no subtitles stored; POST /api/subtitles/${video.videoId}/fetch looks for them`
-          : `video ${video.videoId} has no subtitles ${filterText(query)}; it has ${listTracks(tracks)}`,
+          : `video ${video.videoId} has ${noMatchingTrack(query, tracks)}`,
       );
     }
     let track = chosen;
@@ -239,55 +207,6 @@ const bulkBody = z
   })
   .refine((body) => body.fileFormat === undefined || body.format === 'zip', { message: 'only a zip has files: fileFormat goes with format "zip"', path: ['fileFormat'] });
 
-type BulkBody = z.output<typeof bulkBody>;
-type MissingReason = 'unknown_video' | 'no_subtitles' | 'no_matching_track';
-interface Missing { videoId: string; reason: MissingReason; message: string }
-interface Planned { video: VideoRow; track: TrackInfo }
-
-const timed = (ms: number) => formatTimestamp(ms, '.');
-
-/** One cue as bulk JSON shows it. */
-function cueJson(cue: Cue, match: boolean) {
-  return {
-    startMs: cue.startMs,
-    endMs: cue.endMs,
-    start: timed(cue.startMs),
-    end: timed(cue.endMs),
-    text: cue.text,
-    ...(cue.speakerChange ? { speakerChange: true } : {}),
-    ...(match ? { match: true } : {}),
-  };
-}
-
-function plan(body: BulkBody, videos: Map<string, VideoRow>, tracks: TrackInfo[]): { planned: Planned[]; missing: Missing[] } {
-  const byVideo = new Map<string, TrackInfo[]>();
-  for (const track of tracks) byVideo.set(track.videoId, [...(byVideo.get(track.videoId) ?? []), track]);
-  const planned: Planned[] = [];
-  const missing: Missing[] = [];
-  for (const id of new Set(body.videoIds)) {
-    const video = videos.get(id);
-    if (!video) {
-      missing.push({ videoId: id, reason: 'unknown_video', message: `no video ${id} is stored` });
-      continue;
-    }
-    const own = byVideo.get(id) ?? [];
-    const track = chooseTrack(own, { videoLanguage: video.language, lang: body.lang, kind: body.kind });
-    if (track) planned.push({ video, track });
-    else if (own.length === 0) missing.push({ videoId: id, reason: 'no_subtitles', message: `no subtitles stored; POST /api/subtitles/${id}/fetch looks for them` });
-    else missing.push({ videoId: id, reason: 'no_matching_track', message: `no subtitles ${filterText(body)}; it has ${listTracks(own)}` });
-  }
-  return { planned, missing };
-}
-
-/** The cues of the planned videos, BULK_BATCH videos' worth at a time, in request order. */
-async function* cuesInBatches(sql: Queryable, planned: Planned[]): AsyncGenerator<{ entry: Planned; cues: Cue[] }> {
-  for (let start = 0; start < planned.length; start += BULK_BATCH) {
-    const batch = planned.slice(start, start + BULK_BATCH);
-    const cues = await readCues(sql, batch.map((entry) => entry.track.id));
-    for (const entry of batch) yield { entry, cues: cues.get(entry.track.id) ?? [] };
-  }
-}
-
 export const bulkDownloadRoute = defineRoute({
   method: 'POST',
   path: '/api/subtitles/bulk-download',
@@ -319,117 +238,44 @@ export const bulkDownloadRoute = defineRoute({
   }),
   errors: ['RATE_LIMITED'],
   async handler({ body, caller, deps, res }) {
-    const ids = [...new Set(body.videoIds)];
-    const [videos, tracks] = await Promise.all([findVideos(deps.sql, ids), latestTracks(deps.sql, ids)]);
-    const { planned, missing } = plan(body, videos, tracks);
-    const textBytes = planned.reduce((sum, entry) => sum + entry.track.textBytes, 0);
-    const limit = deps.config.SUBTITLE_BULK_MAX_BYTES;
-    if (textBytes > limit) {
-      throw invalidInput(`videoIds: these subtitles hold ${textBytes} bytes of text, more than the ${limit} bytes one download may carry; ask for fewer videos`, { textBytes, maxBytes: limit });
+    const plan = await planBulkDownload(deps.sql, body, deps.config.SUBTITLE_BULK_MAX_BYTES);
+    if (plan.planned.length > 0) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res, plan.planned.length);
+    if (body.format === 'zip') {
+      res.writeHead(200, {
+        'Content-Type': 'application/zip',
+        'Content-Disposition': `attachment; filename="subtitles-${plan.planned.length}-videos.zip"`,
+        'Cache-Control': 'no-store',
+      });
+      await pipe(res, bulkZip(deps.sql, plan, { fileFormat: body.fileFormat ?? 'srt', query: body.query }));
+    } else {
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+      await pipe(res, inDataEnvelope(bulkJson(deps.sql, plan, { format: body.format, query: body.query })));
     }
-    if (planned.length > 0) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res, planned.length);
-    if (body.format === 'zip') await sendZip(deps.sql, res, body, planned, missing, ids.length);
-    else await sendJson(deps.sql, res, body, planned, missing, ids.length);
     return handled;
   },
 });
 
-interface VideoResult {
-  matchCount: number;
-  cueCount: number;
+/** Wraps a streamed JSON document as every answer is wrapped: {"data": …}. */
+async function* inDataEnvelope(document: AsyncIterable<string>): AsyncGenerator<string> {
+  yield '{"data":';
+  yield* document;
+  yield '}';
 }
 
-function matchesOf(cues: Cue[], query: string | undefined): Set<number> {
-  return query ? new Set(matchCues(cues, query)) : new Set();
-}
-
-async function sendJson(sql: Queryable, res: ServerResponse, body: BulkBody, planned: Planned[], missing: Missing[], requested: number): Promise<void> {
-  const format = body.format as 'json' | OutputFormat;
-  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-  res.write(`{"data":{"format":${JSON.stringify(format)},"query":${JSON.stringify(body.query ?? null)},"videos":[`);
-  const totals = { requested, returned: planned.length, missing: missing.length, cues: 0, matches: 0, textBytes: 0 };
-  let first = true;
-  for await (const { entry, cues } of cuesInBatches(sql, planned)) {
+/** Writes the pieces as they come, each once the client has taken the last; stops reading when the client is gone. */
+async function pipe(res: ServerResponse, pieces: AsyncIterable<string | Uint8Array>): Promise<void> {
+  for await (const piece of pieces) {
     if (res.destroyed) return;
-    const matched = matchesOf(cues, body.query);
-    const base = {
-      videoId: entry.video.videoId,
-      title: entry.video.title,
-      channelId: entry.video.channelId,
-      channelTitle: entry.video.channelTitle,
-      track: describeTrack(entry.track),
-    };
-    const item =
-      format === 'json'
-        ? { ...base, cues: cues.map((cue, index) => cueJson(cue, matched.has(index))), ...(body.query ? { matchCount: matched.size } : {}) }
-        : {
-            ...base,
-            text: render(cues, format),
-            ...(body.query ? { matchCount: matched.size, matches: [...matched].map((index) => cueJson(cues[index]!, false)) } : {}),
-          };
-    totals.cues += cues.length;
-    totals.matches += matched.size;
-    totals.textBytes += entry.track.textBytes;
-    res.write(`${first ? '' : ','}${JSON.stringify(item)}`);
-    first = false;
+    res.write(piece);
     await drained(res);
   }
-  res.end(`],"missing":${JSON.stringify(missing)},"totals":${JSON.stringify(totals)}}}`);
+  res.end();
 }
 
-async function sendZip(sql: Queryable, res: ServerResponse, body: BulkBody, planned: Planned[], missing: Missing[], requested: number): Promise<void> {
-  const fileFormat = body.fileFormat ?? 'srt';
-  res.writeHead(200, {
-    'Content-Type': 'application/zip',
-    'Content-Disposition': `attachment; filename="subtitles-${planned.length}-videos.zip"`,
-    'Cache-Control': 'no-store',
-  });
-  const zip = new Zip((error, chunk, final) => {
-    if (error) {
-      res.destroy(error);
-      return;
-    }
-    if (!res.destroyed) res.write(chunk);
-    if (final) res.end();
-  });
-  const addFile = (name: string, text: string) => {
-    const file = new ZipDeflate(name, { level: 6 });
-    zip.add(file);
-    file.push(Buffer.from(text, 'utf8'), true);
-  };
-  const manifest: Array<Record<string, unknown>> = [];
-  const results: VideoResult[] = [];
-  for await (const { entry, cues } of cuesInBatches(sql, planned)) {
-    if (res.destroyed) {
-      zip.terminate();
-      return;
-    }
-    const matched = matchesOf(cues, body.query);
-    const file = `${entry.video.videoId}.${entry.track.language}.${fileFormat}`;
-    addFile(file, render(cues, fileFormat));
-    results.push({ matchCount: matched.size, cueCount: cues.length });
-    manifest.push({
-      videoId: entry.video.videoId,
-      title: entry.video.title,
-      channelId: entry.video.channelId,
-      channelTitle: entry.video.channelTitle,
-      file,
-      track: describeTrack(entry.track),
-      ...(body.query ? { matchCount: matched.size, matches: [...matched].map((index) => cueJson(cues[index]!, false)) } : {}),
-    });
-    await drained(res);
-  }
-  const totals = {
-    requested,
-    returned: planned.length,
-    missing: missing.length,
-    cues: results.reduce((sum, result) => sum + result.cueCount, 0),
-    matches: results.reduce((sum, result) => sum + result.matchCount, 0),
-    textBytes: planned.reduce((sum, entry) => sum + entry.track.textBytes, 0),
-  };
-  addFile('manifest.json', `${JSON.stringify({ format: 'zip', fileFormat, query: body.query ?? null, videos: manifest, missing, totals }, null, 2)}\n`);
-  zip.end();
-  await drained(res);
+/** Resolves when the response can take more (or is gone): the backpressure of a streamed answer. */
+async function drained(res: ServerResponse): Promise<void> {
+  if (!res.writableNeedDrain || res.destroyed) return;
+  await Promise.race([once(res, 'drain'), once(res, 'close')]);
 }
 
 /** Every subtitle route, in matching order. */

@@ -39,116 +39,140 @@ async function deliverInSlices(subscribers: Deliver[], events: readonly StoredEv
   }
 }
 
+/** What the functions below share: the feeds by stream, and whether the hub is closed. */
+interface Hub {
+  sql: Sql;
+  log: Logger;
+  feeds: Map<string, Feed>;
+  closed: boolean;
+}
+
 /**
  * One LISTEN connection per API process. Streams with listeners share a feed: one query per
  * notification however many clients follow the stream; each subscriber catches up privately first.
  */
 export async function createEventHub(sql: Sql, log: Logger): Promise<EventHub> {
-  const feeds = new Map<string, Feed>();
-  let closed = false;
-
-  const poll = async (feed: Feed): Promise<void> => {
-    if (feed.polling) {
-      feed.again = true;
-      return;
-    }
-    feed.polling = true;
-    try {
-      await feed.placed;
-      for (;;) {
-        feed.again = false;
-        const { events, heldBack } = await readEvents(sql, feed.stream, feed.cursor, PAGE_SIZE);
-        if (events.length) {
-          // Who joins from here on catches up to the new cursor privately, so the list is taken now.
-          feed.cursor = events[events.length - 1]!;
-          await deliverInSlices([...feed.subscribers], events);
-        }
-        if (closed || feed.subscribers.size === 0) break;
-        if (heldBack) {
-          // Committed events wait behind an older open transaction, or there are more pages: look again.
-          if (!events.length) await new Promise((done) => setTimeout(done, RECHECK_MS));
-          continue;
-        }
-        if (!feed.again) break;
-      }
-    } catch (error) {
-      log.warn('event feed poll failed; retrying', { stream: feed.stream, err: error });
-      setTimeout(() => void poll(feed), 1_000).unref();
-    } finally {
-      feed.polling = false;
-    }
-  };
-
+  const hub: Hub = { sql, log, feeds: new Map(), closed: false };
   const listener = await sql.listen(
     'afterimage_events',
     (stream) => {
-      const feed = feeds.get(stream);
-      if (feed) void poll(feed);
+      const feed = hub.feeds.get(stream);
+      if (feed) void poll(hub, feed);
     },
     // Also after a reconnect: notifications sent while the connection was down are lost, so look.
-    () => feeds.forEach((feed) => void poll(feed)),
+    () => hub.feeds.forEach((feed) => void poll(hub, feed)),
   );
-
   return {
-    subscribe(stream, from, deliver, readyForMore) {
-      let feed = feeds.get(stream);
-      if (!feed) {
-        // The feed starts at the stream's head, so whoever is behind catches up privately, at their own pace.
-        const created: Feed = { stream, cursor: from, placed: Promise.resolve(), subscribers: new Set(), polling: false, again: false };
-        created.placed = finalHead(sql, stream)
-          .then((head) => {
-            if (head && comparePositions(head, from) > 0) created.cursor = head;
-          })
-          .catch((error) => log.warn('event feed start failed; it starts where its first subscriber is', { stream, err: error }));
-        feed = created;
-        feeds.set(stream, feed);
-      }
-      const shared = feed;
-      let last = from;
-      let active = true;
-      let caughtUp = false;
-      const subscriber: Deliver = (events) => {
-        if (!active || !caughtUp || events.length === 0) return;
-        // Past the catch-up every event is new: the shared array passes on as it is.
-        const fresh = comparePositions(events[0]!, last) > 0 ? events : events.filter((event) => comparePositions(event, last) > 0);
-        if (fresh.length === 0) return;
-        last = fresh[fresh.length - 1]!;
-        deliver(fresh);
-      };
-      shared.subscribers.add(subscriber);
-
-      // Read privately until level with the feed's cursor, then take its deliveries: a delivery under
-      // way is either covered by what was read or arrives after the switch, and repeats are dropped.
-      const catchUp = async (): Promise<void> => {
-        try {
-          await shared.placed;
-          while (active && comparePositions(last, shared.cursor) < 0) {
-            const { events } = await readEvents(sql, stream, last, PAGE_SIZE);
-            const upTo = events.filter((event) => comparePositions(event, shared.cursor) <= 0);
-            if (upTo.length === 0) break;
-            last = upTo[upTo.length - 1]!;
-            if (active) deliver(upTo);
-            await readyForMore?.();
-          }
-          caughtUp = true;
-          void poll(shared);
-        } catch (error) {
-          log.warn('event replay failed; retrying', { stream, err: error });
-          if (active) setTimeout(() => void catchUp(), 1_000).unref();
-        }
-      };
-      void catchUp();
-
-      return () => {
-        active = false;
-        shared.subscribers.delete(subscriber);
-        if (shared.subscribers.size === 0 && feeds.get(stream) === shared) feeds.delete(stream);
-      };
-    },
+    subscribe: (stream, from, deliver, readyForMore) => subscribe(hub, stream, from, deliver, readyForMore),
     async close() {
-      closed = true;
-      feeds.clear();
+      hub.closed = true;
+      hub.feeds.clear();
       await listener.unlisten();
     },
   };
+}
+
+/** Reads the feed's new events, a page at a time, and hands each page to its subscribers; one poll per feed at a time. */
+async function poll(hub: Hub, feed: Feed): Promise<void> {
+  if (feed.polling) {
+    feed.again = true;
+    return;
+  }
+  feed.polling = true;
+  try {
+    await feed.placed;
+    for (;;) {
+      feed.again = false;
+      const { events, heldBack } = await readEvents(hub.sql, feed.stream, feed.cursor, PAGE_SIZE);
+      if (events.length) {
+        // Who joins from here on catches up to the new cursor privately, so the list is taken now.
+        feed.cursor = events[events.length - 1]!;
+        await deliverInSlices([...feed.subscribers], events);
+      }
+      if (hub.closed || feed.subscribers.size === 0) break;
+      if (heldBack) {
+        // Committed events wait behind an older open transaction, or there are more pages: look again.
+        if (!events.length) await new Promise((done) => setTimeout(done, RECHECK_MS));
+        continue;
+      }
+      if (!feed.again) break;
+    }
+  } catch (error) {
+    hub.log.warn('event feed poll failed; retrying', { stream: feed.stream, err: error });
+    setTimeout(() => void poll(hub, feed), 1_000).unref();
+  } finally {
+    feed.polling = false;
+  }
+}
+
+/** A new feed for `stream`, registered in the hub. */
+function openFeed(hub: Hub, stream: string, from: Position): Feed {
+  // The feed starts at the stream's head, so whoever is behind catches up privately, at their own pace.
+  const feed: Feed = { stream, cursor: from, placed: Promise.resolve(), subscribers: new Set(), polling: false, again: false };
+  feed.placed = finalHead(hub.sql, stream)
+    .then((head) => {
+      if (head && comparePositions(head, from) > 0) feed.cursor = head;
+    })
+    .catch((error) => hub.log.warn('event feed start failed; it starts where its first subscriber is', { stream, err: error }));
+  hub.feeds.set(stream, feed);
+  return feed;
+}
+
+/** One subscriber's place: the last event it was given, whether it still listens, whether it is level with its feed. */
+interface Subscription {
+  feed: Feed;
+  deliver: Deliver;
+  last: Position;
+  active: boolean;
+  caughtUp: boolean;
+}
+
+function subscribe(hub: Hub, stream: string, from: Position, deliver: Deliver, readyForMore?: () => Promise<void>): () => void {
+  const feed = hub.feeds.get(stream) ?? openFeed(hub, stream, from);
+  const subscription: Subscription = { feed, deliver, last: from, active: true, caughtUp: false };
+  const fromFeed = feedDeliveries(subscription);
+  feed.subscribers.add(fromFeed);
+  void catchUp(hub, subscription, readyForMore);
+  return () => {
+    subscription.active = false;
+    feed.subscribers.delete(fromFeed);
+    if (feed.subscribers.size === 0 && hub.feeds.get(stream) === feed) hub.feeds.delete(stream);
+  };
+}
+
+/** What the feed's deliveries become for one subscriber: nothing until it has caught up, then only what is new to it. */
+function feedDeliveries(subscription: Subscription): Deliver {
+  return (events) => {
+    if (!subscription.active || !subscription.caughtUp || events.length === 0) return;
+    // Past the catch-up every event is new: the shared array passes on as it is.
+    const fresh = comparePositions(events[0]!, subscription.last) > 0 ? events : events.filter((event) => comparePositions(event, subscription.last) > 0);
+    if (fresh.length === 0) return;
+    subscription.last = fresh[fresh.length - 1]!;
+    subscription.deliver(fresh);
+  };
+}
+
+/**
+ * Reads privately until level with the feed's cursor, then takes its deliveries: a delivery under
+ * way is either covered by what was read or arrives after the switch, and repeats are dropped.
+ * Waits for `readyForMore` between pages, so a subscriber far behind is fed at its own pace.
+ */
+async function catchUp(hub: Hub, subscription: Subscription, readyForMore?: () => Promise<void>): Promise<void> {
+  const { feed } = subscription;
+  try {
+    await feed.placed;
+    while (subscription.active && comparePositions(subscription.last, feed.cursor) < 0) {
+      const { events } = await readEvents(hub.sql, feed.stream, subscription.last, PAGE_SIZE);
+      const upTo = events.filter((event) => comparePositions(event, feed.cursor) <= 0);
+      if (upTo.length === 0) break;
+      subscription.last = upTo[upTo.length - 1]!;
+      if (subscription.active) subscription.deliver(upTo);
+      await readyForMore?.();
+    }
+    subscription.caughtUp = true;
+    void poll(hub, feed);
+  } catch (error) {
+    hub.log.warn('event replay failed; retrying', { stream: feed.stream, err: error });
+    if (subscription.active) setTimeout(() => void catchUp(hub, subscription, readyForMore), 1_000).unref();
+  }
 }

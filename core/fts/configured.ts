@@ -3,7 +3,7 @@ import type { Sql } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import type { SearchBackend } from './backend.ts';
 import { createPostgresBackend } from './postgres.ts';
-import { createTypesenseBackend } from './typesense.ts';
+import { createTypesenseBackend } from './typesense/backend.ts';
 
 /** Typesense when TYPESENSE_URL is set, else Postgres full-text search on the service's own database. */
 export function configuredSearchBackend(config: Config, sql: Sql, log: Logger): SearchBackend {

@@ -1,5 +1,5 @@
 import type { TaskList } from 'graphile-worker';
-import type { TypesenseTarget } from '../../core/fts/typesense.ts';
+import type { TypesenseTarget } from '../../core/fts/typesense/client.ts';
 import type { StatusProbe } from '../../core/status/probes.ts';
 import type { StatusSchedule } from '../../core/status/recordObservations.ts';
 import type { SubtitleSource } from '../../core/subtitles/sources.ts';

@@ -1,7 +1,9 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { Sql } from '../../core/db/database.ts';
-import { deleteDocuments, searchSyncPaused, toDocuments, upsertDocuments, type TypesenseTarget } from '../../core/fts/typesense.ts';
+import type { TypesenseTarget } from '../../core/fts/typesense/client.ts';
+import { deleteDocuments, toDocuments, upsertDocuments } from '../../core/fts/typesense/documents.ts';
+import { searchSyncPaused } from '../../core/fts/typesense/sync.ts';
 import type { Logger } from '../../core/log.ts';
 
 // Queued by the videos triggers (sql/010_search_sync.sql) with an empty payload; one job key joins them all.

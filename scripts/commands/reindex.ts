@@ -1,4 +1,4 @@
-import { reindexAll } from '../../core/fts/typesense.ts';
+import { reindexAll } from '../../core/fts/typesense/reindex.ts';
 import { output, parseOptions, setup, UsageError, withDatabase } from '../cli.ts';
 import { progressBar } from '../progress.ts';
 

@@ -26,7 +26,8 @@ const backends: BackendCase[] = [
     name: 'typesense',
     ...(typesenseUrl ? {} : { skip: 'TYPESENSE_URL is not set: the Typesense run of the conformance suite is skipped (set TYPESENSE_URL and TYPESENSE_API_KEY to a test server to run it)' }),
     async open(db) {
-      const { createTypesenseBackend, reindexAll } = await import('../../core/fts/typesense.ts');
+      const { createTypesenseBackend } = await import('../../core/fts/typesense/backend.ts');
+      const { reindexAll } = await import('../../core/fts/typesense/reindex.ts');
       const config = loadConfig({ TYPESENSE_URL: typesenseUrl, TYPESENSE_API_KEY: process.env.TYPESENSE_API_KEY ?? 'xyz', TYPESENSE_COLLECTION: `conformance_${db.name}` });
       const log = createLogger('silent');
       await reindexAll({ config, sql: db.sql, log });
