@@ -1,16 +1,13 @@
 import { z } from 'zod';
 import { notFound } from '../../core/errors.ts';
 import { videoParams } from '../../core/schemas.ts';
-import { STATUS_REASONS } from '../../core/status/observation.ts';
+import { statusReason, videoStatus } from '../../core/videos/videoStatus.ts';
 import { defineRoute } from '../http/route.ts';
 
-const statusValue = z.enum(['checking', 'live', 'deleted', 're-uploaded']);
-const reason = z.enum(STATUS_REASONS).nullable();
-
 const historyEntry = z.object({
-  status: statusValue,
-  previousStatus: statusValue.nullable().describe('null on the first entry'),
-  reason,
+  status: videoStatus,
+  previousStatus: videoStatus.nullable().describe('null on the first entry'),
+  reason: statusReason.nullable(),
   claimant: z.string().nullable().describe('the copyright claimant, when the platform names one'),
   observedAt: z.string().describe('ISO 8601, UTC'),
   source: z.string().nullable().describe('youtube_api, watch_page, archive, wayback, reupload_link or migration'),
@@ -19,8 +16,8 @@ const historyEntry = z.object({
 });
 
 const currentStatus = z.object({
-  status: statusValue,
-  reason,
+  status: videoStatus,
+  reason: statusReason.nullable(),
   claimant: z.string().nullable(),
   since: z.string(),
   checkedAt: z.string().nullable().describe('when a probe last answered definitely'),
@@ -39,6 +36,7 @@ export const statusHistoryRoute = defineRoute({
     'status: checking (not verified yet), live, deleted, re-uploaded (deleted, with its content under another id: reuploadedAs). A deletion is recorded only after two probes, spaced in time, agree; transient answers never change a status.',
   auth: 'key',
   scope: 'L1',
+  feature: 'statusHistory',
   params: videoParams,
   response: z.object({
     videoId: z.string(),

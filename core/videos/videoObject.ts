@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STATUS_REASONS } from '../status/observation.ts';
+import { statusReason, videoStatus } from './videoStatus.ts';
 
 /** A video as events and search results show it (camelCase, as the hosted service's clients expect). */
 export const videoObject = z.object({
@@ -11,8 +11,8 @@ export const videoObject = z.object({
   duration: z.number().int().nullable().describe('seconds'),
   viewCount: z.number().int().nullable(),
   uploadDate: z.string().nullable().describe('YYYY-MM-DD'),
-  status: z.enum(['checking', 'live', 'deleted', 're-uploaded']).describe('checking: not verified yet'),
-  statusReason: z.enum(STATUS_REASONS).nullable().describe('why a deleted or re-uploaded video is gone'),
+  status: videoStatus.describe('checking: not verified yet'),
+  statusReason: statusReason.nullable().describe('why a deleted or re-uploaded video is gone'),
   statusSince: z.string().describe('when the status last changed (ISO 8601)'),
   reuploadedAs: z.string().nullable().describe('the video id a re-uploaded video lives on as'),
   reuploadOf: z.string().nullable().describe('the deleted video this one re-uploads'),
