@@ -4,7 +4,7 @@ import { AppError } from '../../core/errors.ts';
 import { defineRoute } from '../http/route.ts';
 
 /** A worker process counts as alive while its heartbeat is younger than this. */
-export const HEARTBEAT_STALE_SECONDS = 30;
+const HEARTBEAT_STALE_SECONDS = 30;
 
 const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']).describe('degraded: the API works but no worker process is alive'),

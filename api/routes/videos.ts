@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoTimestamp } from '../../core/db/isoTimestamp.ts';
 import { notFound } from '../../core/errors.ts';
 import { videoParams } from '../../core/schemas.ts';
 import { statusReason, videoStatus } from '../../core/videos/videoStatus.ts';
@@ -45,7 +46,7 @@ export const statusHistoryRoute = defineRoute({
   }),
   errors: ['NOT_FOUND'],
   async handler({ params, deps }) {
-    const iso = (column: string) => deps.sql.unsafe(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+    const iso = (column: string) => deps.sql.unsafe(isoTimestamp(column));
     const [video] = await deps.sql<Array<{ videoId: string; current: z.infer<typeof currentStatus> }>>`
       select video_id as "videoId", json_build_object('status', status, 'reason', status_reason, 'claimant', status_claimant,
         'since', ${iso('status_since')}, 'checkedAt', ${iso('k.checked_at')}, 'nextCheckAt', ${iso('k.next_check_at')},

@@ -12,7 +12,7 @@ export function withDatabaseName(url: string, name: string): string {
 }
 
 /** Every connection names its process, so the embedded cluster knows when its last user has gone. */
-export const applicationName = (role: string) => `afterimage:${process.pid}:${role}`;
+const applicationName = (role: string) => `afterimage:${process.pid}:${role}`;
 
 /** A postgres.js pool; a `?host=/socket/dir` in the URL (libpq's form, as pg reads it) selects a Unix socket. */
 export function connect(url: string, options: { max: number; role: string; statementTimeoutMs?: number; settings?: Record<string, string> }): Sql {
