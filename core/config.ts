@@ -85,7 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Hides the password of a URL, or the whole value when it is not a URL. */
-export function maskSecret(value: string): string {
+function maskSecret(value: string): string {
   try {
     const url = new URL(value);
     if (url.password) url.password = '****';

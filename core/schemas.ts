@@ -35,7 +35,7 @@ export const featureName = z.enum([
 ]);
 export type FeatureName = z.infer<typeof featureName>;
 
-export const limitRule = z.object({
+const limitRule = z.object({
   name: limitName,
   description: z.string(),
   unit: z.string(),

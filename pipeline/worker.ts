@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { run, type Runner, type WorkerEvents } from 'graphile-worker';
 import cron from 'node-cron';
 import type { Config } from '../core/config.ts';
-import type { Database } from '../core/db/database.ts';
+import type { Database } from '../core/db/openDatabase.ts';
 import { typesenseTarget } from '../core/fts/typesense/client.ts';
 import { setSearchSync } from '../core/fts/typesense/sync.ts';
 import { graphileLogger } from '../core/jobs.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig, type Config } from '../core/config.ts';
-import { openDatabase, type Database } from '../core/db/database.ts';
+import { openDatabase, type Database } from '../core/db/openDatabase.ts';
 import { migrate } from '../core/db/migrate.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 

@@ -15,7 +15,7 @@ export type Caller =
 export type RouteAuth = 'public' | 'optional' | 'key';
 
 /** The key from `X-API-Key`, or from `Authorization: Bearer`; undefined when neither header is sent. */
-export function extractApiKey(req: IncomingMessage): string | undefined {
+function extractApiKey(req: IncomingMessage): string | undefined {
   const header = req.headers['x-api-key'];
   if (typeof header === 'string' && header.trim()) return header.trim();
   const authorization = req.headers.authorization?.trim();
@@ -31,7 +31,7 @@ export function anonymousSubject(address: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
-export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
   const forwarded = trustProxy ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
   return forwarded || req.socket.remoteAddress || 'unknown';
 }

@@ -17,7 +17,7 @@ export function describeIssues(error: z.ZodError, where: string): string {
 
 const connectionErrors = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'ENOENT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P03', '08006', '08001', '08003']);
 
-export function isDatabaseUnavailable(error: unknown): boolean {
+function isDatabaseUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return typeof code === 'string' && connectionErrors.has(code);
 }

@@ -10,7 +10,7 @@ const per = (rule: LimitRule) =>
   rule.window === 'utc_day' ? 'per day (UTC)' : ({ 60: 'per minute', 3600: 'per hour', 86400: 'per day' } as Record<number, string>)[rule.windowSeconds] ?? `per ${rule.windowSeconds} s`;
 
 /** RateLimit header fields (IETF httpapi draft) describing the quota that governed this request. */
-export function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
+function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
   if (decision.max === null) return {};
   return {
     'RateLimit-Limit': String(decision.max),

@@ -33,7 +33,7 @@ export interface ApiDeps {
   openStreams: Set<{ end(): void }>;
 }
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RouteContext<P, Q, B> {
   req: IncomingMessage & { id: string };

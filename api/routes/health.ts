@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import type { Sql } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors.ts';
+import { HEARTBEAT_STALE_SECONDS } from '../../core/workerHeartbeat.ts';
 import { defineRoute } from '../http/route.ts';
-
-/** A worker process counts as alive while its heartbeat is younger than this. */
-export const HEARTBEAT_STALE_SECONDS = 30;
 
 const healthSchema = z.object({
   status: z.enum(['ok', 'degraded']).describe('degraded: the API works but no worker process is alive'),

@@ -14,7 +14,7 @@ export const allRoutes: Route[] = [
   featuresRoute,
   listTiersRoute,
   updateTierRoute,
-  openApiRoute,
+  openApiRoute(() => allRoutes),
   startSearchRoute,
   backgroundStatusRoute,
   streamSearchRoute,

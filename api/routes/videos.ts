@@ -1,16 +1,14 @@
 import { z } from 'zod';
+import { isoTimestamp } from '../../core/db/isoTimestamp.ts';
 import { notFound } from '../../core/errors.ts';
 import { videoParams } from '../../core/schemas.ts';
-import { STATUS_REASONS } from '../../core/status/observation.ts';
+import { statusReason, videoStatus } from '../../core/videos/videoStatus.ts';
 import { defineRoute } from '../http/route.ts';
 
-const statusValue = z.enum(['checking', 'live', 'deleted', 're-uploaded']);
-const reason = z.enum(STATUS_REASONS).nullable();
-
 const historyEntry = z.object({
-  status: statusValue,
-  previousStatus: statusValue.nullable().describe('null on the first entry'),
-  reason,
+  status: videoStatus,
+  previousStatus: videoStatus.nullable().describe('null on the first entry'),
+  reason: statusReason.nullable(),
   claimant: z.string().nullable().describe('the copyright claimant, when the platform names one'),
   observedAt: z.string().describe('ISO 8601, UTC'),
   source: z.string().nullable().describe('youtube_api, watch_page, archive, wayback, reupload_link or migration'),
@@ -19,8 +17,8 @@ const historyEntry = z.object({
 });
 
 const currentStatus = z.object({
-  status: statusValue,
-  reason,
+  status: videoStatus,
+  reason: statusReason.nullable(),
   claimant: z.string().nullable(),
   since: z.string(),
   checkedAt: z.string().nullable().describe('when a probe last answered definitely'),
@@ -39,6 +37,7 @@ export const statusHistoryRoute = defineRoute({
     'status: checking (not verified yet), live, deleted, re-uploaded (deleted, with its content under another id: reuploadedAs). A deletion is recorded only after two probes, spaced in time, agree; transient answers never change a status.',
   auth: 'key',
   scope: 'L1',
+  feature: 'statusHistory',
   params: videoParams,
   response: z.object({
     videoId: z.string(),
@@ -47,7 +46,7 @@ export const statusHistoryRoute = defineRoute({
   }),
   errors: ['NOT_FOUND'],
   async handler({ params, deps }) {
-    const iso = (column: string) => deps.sql.unsafe(`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+    const iso = (column: string) => deps.sql.unsafe(isoTimestamp(column));
     const [video] = await deps.sql<Array<{ videoId: string; current: z.infer<typeof currentStatus> }>>`
       select video_id as "videoId", json_build_object('status', status, 'reason', status_reason, 'claimant', status_claimant,
         'since', ${iso('status_since')}, 'checkedAt', ${iso('k.checked_at')}, 'nextCheckAt', ${iso('k.next_check_at')},

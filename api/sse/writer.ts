@@ -75,4 +75,3 @@ export function openEventStream(res: ServerResponse, heartbeatSeconds: number, o
   openStreams.add(stream);
   return stream;
 }
-export type EventStream = ReturnType<typeof openEventStream>;

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import { issueApiKey, type CreatedApiKey } from './createApiKey.ts';
 
-export const FIRST_ADMIN_EMAIL = 'admin@afterimage.localhost';
+const FIRST_ADMIN_EMAIL = 'admin@afterimage.localhost';
 const BOOTSTRAP_LOCK = 7_246_154;
 
 /**

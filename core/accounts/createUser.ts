@@ -16,7 +16,7 @@ export async function createUser(sql: Sql, input: { email: string; tier: TierNam
   }
 }
 
-export async function findUserByEmail(sql: Sql, email: string): Promise<User | undefined> {
+async function findUserByEmail(sql: Sql, email: string): Promise<User | undefined> {
   const [user] = await sql<User[]>`
     select id, email, tier, is_admin as "isAdmin", created_at as "createdAt" from users where lower(email) = lower(${email})`;
   return user;

@@ -7,6 +7,7 @@ import { dirname, join, parse as parsePath } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../log.ts';
 import { processAlive } from '../processAlive.ts';
+import { connect } from './database.ts';
 
 const run = promisify(execFile);
 const SOCKET_PORT = 5432;
@@ -151,7 +152,6 @@ async function waitForReady(pgDir: string, timeoutMs: number): Promise<boolean> 
 }
 
 async function ensureDatabase(dataDir: string): Promise<void> {
-  const { connect } = await import('./database.ts');
   const sql = connect(embeddedUrl(dataDir, 'postgres'), { max: 1, role: 'setup' });
   try {
     const [found] = await sql`select 1 from pg_database where datname = ${DATABASE}`;

@@ -5,9 +5,8 @@
  */
 import { looksLikeBotCheck } from '../sources/http.ts';
 import { formattedText } from '../sources/waybackParse.ts';
+import type { StatusReason } from '../videos/videoStatus.ts';
 
-export const STATUS_REASONS = ['private', 'removed_by_uploader', 'terms_of_service', 'copyright', 'account_terminated', 'blocked_in_region', 'unknown'] as const;
-export type StatusReason = (typeof STATUS_REASONS)[number];
 export type ProbeName = 'youtube_api' | 'watch_page' | 'yt_dlp';
 
 export type Observation =

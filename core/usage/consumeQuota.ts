@@ -39,7 +39,7 @@ export async function consumeQuota(sql: Sql, subject: string, rule: LimitRule, u
 }
 
 /** The current and previous bucket of each (subject, limit) pair, in one query, on the database clock. */
-export async function readBuckets(sql: Sql, wanted: Array<{ subject: string; rule: LimitRule }>): Promise<Bucket[]> {
+async function readBuckets(sql: Sql, wanted: Array<{ subject: string; rule: LimitRule }>): Promise<Bucket[]> {
   const subjects = [...new Set(wanted.map((entry) => entry.subject))];
   const [row] = await sql<{ nowS: number; counters: Array<{ subject: string; limit: string; start: number; used: number }> }[]>`
     select extract(epoch from clock_timestamp())::float8 as "nowS",

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { STATUS_REASONS } from '../status/observation.ts';
+import { isoTimestamp } from '../db/isoTimestamp.ts';
+import { statusReason, videoStatus } from './videoStatus.ts';
 
 /** A video as events and search results show it (camelCase, as the hosted service's clients expect). */
 export const videoObject = z.object({
@@ -11,8 +12,8 @@ export const videoObject = z.object({
   duration: z.number().int().nullable().describe('seconds'),
   viewCount: z.number().int().nullable(),
   uploadDate: z.string().nullable().describe('YYYY-MM-DD'),
-  status: z.enum(['checking', 'live', 'deleted', 're-uploaded']).describe('checking: not verified yet'),
-  statusReason: z.enum(STATUS_REASONS).nullable().describe('why a deleted or re-uploaded video is gone'),
+  status: videoStatus.describe('checking: not verified yet'),
+  statusReason: statusReason.nullable().describe('why a deleted or re-uploaded video is gone'),
   statusSince: z.string().describe('when the status last changed (ISO 8601)'),
   reuploadedAs: z.string().nullable().describe('the video id a re-uploaded video lives on as'),
   reuploadOf: z.string().nullable().describe('the deleted video this one re-uploads'),
@@ -29,34 +30,19 @@ export const videoObject = z.object({
 });
 export type VideoObject = z.infer<typeof videoObject>;
 
-export const channelObject = z.object({
-  channelId: z.string(),
-  channelTitle: z.string(),
-  channelUrl: z.string(),
-  handle: z.string().nullable(),
-  avatarUrl: z.string().nullable(),
-  bannerUrl: z.string().nullable(),
-  description: z.string().nullable(),
-  subscriberCount: z.number().int().nullable(),
-  country: z.string().nullable(),
-  videoCount: z.number().int().nullable(),
-  channelStatus: z.enum(['live', 'deleted']),
-  aliases: z.array(z.string()).describe('former names'),
-});
-export type ChannelObject = z.infer<typeof channelObject>;
-
 /** The SQL select list that yields a VideoObject as json from `videos v` joined with `channels c`. */
 export const VIDEO_JSON = `json_build_object(
   'videoId', v.video_id, 'title', v.title, 'description', v.description, 'channelId', v.channel_id,
   'channelTitle', nullif(c.title, ''), 'duration', v.duration_seconds, 'viewCount', v.view_count,
   'uploadDate', to_char(v.upload_date, 'YYYY-MM-DD'), 'status', v.status, 'statusReason', v.status_reason,
-  'statusSince', to_char(v.status_since at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  'statusSince', ${isoTimestamp('v.status_since')},
   'reuploadedAs', v.reuploaded_as, 'reuploadOf', v.reupload_of, 'thumbnailUrl', v.thumbnail_url,
   'archiveUrl', v.archive_url, 'videoFileUrl', v.video_file_url, 'hasVideo', v.has_video,
   'hasSubtitles', v.has_subtitles, 'hasSummary', v.has_summary, 'tags', to_json(v.tags), 'language', v.language,
   'captions', v.caption_languages,
   'sources', coalesce((select json_agg(s.source order by s.source) from video_sources s where s.video_id = v.video_id), '[]'))`;
 
+/** The SQL select list that yields a channel as json from `channels c` (the `channel` that search streams send). */
 export const CHANNEL_JSON = `json_build_object(
   'channelId', c.channel_id, 'channelTitle', c.title,
   'channelUrl', 'https://www.youtube.com/' || coalesce(c.handle, 'channel/' || c.channel_id),

@@ -1,6 +1,7 @@
 import { bootstrapAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import { describeConfig } from '../../core/config.ts';
-import { connect, openDatabase } from '../../core/db/database.ts';
+import { connect } from '../../core/db/database.ts';
+import { openDatabase } from '../../core/db/openDatabase.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { configuredSources, warmUpSources } from '../../core/sources/configured.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';

@@ -8,6 +8,7 @@ import { resolveChannel } from '../../core/search/resolveChannel.ts';
 import { startSearch } from '../../core/search/startSearch.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
 import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';
+import { HEARTBEAT_STALE_SECONDS } from '../../core/workerHeartbeat.ts';
 import { CHANNEL_ID, parseChannelQuery, VIDEO_ID } from '../../core/youtube/channelQuery.ts';
 import { output, parseOptions, setup, UsageError, withDatabase } from '../cli.ts';
 import { progressBar } from '../progress.ts';
@@ -17,7 +18,7 @@ const POLL_MS = 500;
 const WORKER_GRACE_MS = 15_000;
 
 async function workerRunning(sql: Sql): Promise<boolean> {
-  const [row] = await sql`select 1 from worker_heartbeats where last_seen_at > now() - interval '30 seconds' limit 1`;
+  const [row] = await sql`select 1 from worker_heartbeats where last_seen_at > now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}) limit 1`;
   return Boolean(row);
 }
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import cron, { type ScheduledTask } from 'node-cron';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.ts';
-import type { Database } from '../../core/db/database.ts';
+import type { Database } from '../../core/db/openDatabase.ts';
 import { createLogger } from '../../core/log.ts';
 import { ABANDONED_AFTER_SECONDS, recordHeartbeat, unlockAbandonedJobs } from '../../pipeline/heartbeat.ts';
 import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';

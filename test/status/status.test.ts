@@ -7,6 +7,7 @@ import { recordObservations } from '../../core/status/recordObservations.ts';
 import { scheduleAllStatusChecks, scheduleStatusChecks } from '../../core/status/scheduleChecks.ts';
 import { crawlStream } from '../../core/events/events.ts';
 import { startSearch } from '../../core/search/startSearch.ts';
+import { updateTier } from '../../core/tiers/updateTier.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -222,5 +223,19 @@ describe('video status', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('NOT_FOUND');
     expect((await api.call(`/api/videos/${video(0)}/status-history`)).status).toBe(401);
+  });
+
+  it("answers 403 FEATURE_DISABLED when the caller's tier has statusHistory switched off", async () => {
+    const path = `/api/videos/${video(0)}/status-history`;
+    expect((await api.call(path, { key })).status).toBe(200);
+    await updateTier(db.sql, 'pro', { features: { statusHistory: false } });
+    try {
+      const refused = await api.call(path, { key });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: 'FEATURE_DISABLED', message: 'statusHistory is not part of the Pro tier' });
+    } finally {
+      await updateTier(db.sql, 'pro', { features: { statusHistory: true } });
+    }
+    expect((await api.call(path, { key })).status).toBe(200);
   });
 });

@@ -1,0 +1,41 @@
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { connect, type Sql } from './database.ts';
+import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from './embedded.ts';
+
+export interface Database {
+  sql: Sql;
+  /** Connection URL for libraries that take one (graphile-worker); may hold a password: never log it. */
+  url: string;
+  embedded: boolean;
+  /** Ends this process's connections; the last process using the embedded cluster also stops it. */
+  close(): Promise<void>;
+}
+
+/** The configured database, or the embedded cluster under DATA_DIR (started when needed) when none is. */
+export async function openDatabase(config: Config, log: Logger, role: string): Promise<Database> {
+  const embedded = !config.DATABASE_URL;
+  const url = config.DATABASE_URL ?? (await ensureEmbeddedPostgres(config.dataDir, log));
+  const sql = connect(url, { max: config.DATABASE_POOL_SIZE, role, statementTimeoutMs: config.STATEMENT_TIMEOUT_MS });
+  let closed = false;
+  return {
+    sql,
+    url,
+    embedded,
+    async close() {
+      if (closed) return;
+      closed = true;
+      const othersConnected = embedded ? await otherProcessesConnected(sql).catch(() => true) : true;
+      await sql.end({ timeout: 5 });
+      if (!othersConnected) await stopEmbeddedPostgres(config.dataDir, log);
+    },
+  };
+}
+
+async function otherProcessesConnected(sql: Sql): Promise<boolean> {
+  const [row] = await sql<{ others: number }[]>`
+    select count(*)::int as others from pg_stat_activity
+    where application_name like 'afterimage:%'
+      and split_part(application_name, ':', 2) <> ${String(process.pid)}`;
+  return (row?.others ?? 0) > 0;
+}
