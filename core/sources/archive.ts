@@ -15,8 +15,6 @@ export type { ArchiveItem, ArchiveProgress, ArchiveScan, ArchiveScanStats, Archi
 export { parseYtDlpDocument, looksLikeYtDlp, captionKind, channelUrlFacts } from './archive/parse.ts';
 export type { ChannelNames, ParsedItem, ParseOutcome, Siblings } from './archive/parse.ts';
 export { mergeVideos, mergeChannels } from './archive/merge.ts';
-export { findArchiveSubtitleFiles, readArchiveSubtitleFile } from './archive/subtitles.ts';
-export type { ArchiveSubtitleFile, ArchiveSubtitleFormat } from './archive/subtitles.ts';
 
 export interface ArchiveSourceOptions {
   dir: string;

@@ -4,7 +4,8 @@
  * anything unreadable are transient and never change a status.
  */
 import { looksLikeBotCheck } from '../sources/http.ts';
-import { formattedText } from '../sources/waybackParse.ts';
+import { isObject } from '../youtube/json.ts';
+import { formattedText } from '../youtube/playerResponse.ts';
 
 export const STATUS_REASONS = ['private', 'removed_by_uploader', 'terms_of_service', 'copyright', 'account_terminated', 'blocked_in_region', 'unknown'] as const;
 export type StatusReason = (typeof STATUS_REASONS)[number];
@@ -14,8 +15,6 @@ export type Observation =
   | { videoId: string; outcome: 'available'; source: ProbeName; evidence: string }
   | { videoId: string; outcome: 'gone'; reason: StatusReason; claimant?: string; source: ProbeName; evidence: string }
   | { videoId: string; outcome: 'transient'; source: ProbeName; evidence: string };
-
-const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /** The platform's wording of each reason (English pages: the probe asks for hl=en). */
 const REASON_PATTERNS: Array<[RegExp, StatusReason]> = [

@@ -9,12 +9,10 @@ import {
   bestThumbnail,
   channelFromApi,
   channelsFromSearch,
-  decodeHtmlEntities,
   isTransientApiError,
   listItems,
   listPage,
   parseApiError,
-  parseIsoDuration,
   playlistItemVideoId,
   uploadsPlaylistFromChannelId,
   uploadsPlaylistOf,
@@ -22,6 +20,8 @@ import {
   videoFromPlaylistItem,
   videosFromSearch,
 } from '../../core/sources/youtubeApiParse.ts';
+import { decodeEntities as decodeHtmlEntities } from '../../core/text/entities.ts';
+import { parseIsoDuration } from '../../core/youtube/isoDuration.ts';
 import { generatedVideoId, isoDuration, start, type YoutubeApiServer } from '../support/servers/youtube-api-server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
