@@ -7,7 +7,8 @@
 import type { Config } from '../config.ts';
 import { DefiniteError, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
 import { watchPageFetchOptions } from '../sources/watchPageFetch.ts';
-import { createYoutubeApiSource, PAGE_SIZE } from '../sources/youtubeApi.ts';
+import { createYoutubeApiSource } from '../sources/youtubeApi.ts';
+import { PAGE_SIZE } from '../sources/youtubeApi/client.ts';
 import { findPlayerResponses, isPlayerOf } from '../youtube/playerResponse.ts';
 import { execFile } from 'node:child_process';
 import { classifyMessage, classifyPlayerResponse, type Observation } from './observation.ts';

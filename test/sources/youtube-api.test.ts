@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DefiniteError, TransientError } from '../../core/sources/http.ts';
 import type { VideoRecord } from '../../core/sources/types.ts';
-import { createYoutubeApiSource, decodeCursor, encodeCursor } from '../../core/sources/youtubeApi.ts';
+import { createYoutubeApiSource } from '../../core/sources/youtubeApi.ts';
+import { decodeCursor, encodeCursor } from '../../core/sources/youtubeApi/cursor.ts';
 import {
   bestThumbnail,
   channelFromApi,
