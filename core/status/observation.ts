@@ -5,7 +5,7 @@
  */
 import { looksLikeBotCheck } from '../sources/http.ts';
 import { isObject } from '../youtube/json.ts';
-import { formattedText } from '../youtube/playerResponse.ts';
+import { playabilityMessages } from '../youtube/playerResponse.ts';
 
 export const STATUS_REASONS = ['private', 'removed_by_uploader', 'terms_of_service', 'copyright', 'account_terminated', 'blocked_in_region', 'unknown'] as const;
 export type StatusReason = (typeof STATUS_REASONS)[number];
@@ -30,12 +30,8 @@ const TRY_AGAIN = /try again later|something went wrong|an error occurred/i;
 
 /** Every message a player response shows about playability, joined. */
 function playabilityText(status: Record<string, unknown>): string {
-  const screen = isObject(status.errorScreen) ? status.errorScreen : {};
-  const renderer = isObject(screen.playerErrorMessageRenderer) ? screen.playerErrorMessageRenderer : {};
-  return [status.reason, renderer.reason, renderer.subreason, ...(Array.isArray(status.messages) ? status.messages : [])]
-    .map((value) => (typeof value === 'string' ? value : formattedText(value) ?? ''))
-    .filter(Boolean)
-    .join(' ');
+  const { reason, errorReason, errorSubreason, messages } = playabilityMessages(status);
+  return [reason, errorReason, errorSubreason, ...messages].filter(Boolean).join(' ');
 }
 
 /** What a message of the platform says of a video: gone (and why), or nothing definite. */

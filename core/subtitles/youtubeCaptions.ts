@@ -10,7 +10,7 @@
 import { DefiniteError, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
 import { watchPageFetchOptions } from '../sources/watchPageFetch.ts';
 import { isObject } from '../youtube/json.ts';
-import { findPlayerResponses, formattedText, isPlayerOf } from '../youtube/playerResponse.ts';
+import { findPlayerResponses, formattedText, isPlayerOf, playabilityMessages } from '../youtube/playerResponse.ts';
 
 export interface CaptionTrackRef {
   language: string;
@@ -48,9 +48,8 @@ export function captionTracksOf(html: string, videoId: string, webUrl: string): 
   const seen = new Set<string>();
   for (const player of players) {
     const status = isObject(player.playabilityStatus) ? player.playabilityStatus : {};
-    const reasons = [status.reason, isObject(status.errorScreen) && isObject(status.errorScreen.playerErrorMessageRenderer) ? status.errorScreen.playerErrorMessageRenderer.reason : undefined]
-      .map((value) => formattedText(value) ?? '')
-      .join(' ');
+    const { reason, errorReason } = playabilityMessages(status);
+    const reasons = `${reason ?? ''} ${errorReason ?? ''}`;
     if (looksLikeBotCheck(reasons)) botCheck = true;
     if (status.status === 'OK' || isObject(player.videoDetails)) playable = true;
     const list = isObject(player.captions) && isObject(player.captions.playerCaptionsTracklistRenderer) ? player.captions.playerCaptionsTracklistRenderer.captionTracks : undefined;

@@ -39,6 +39,23 @@ export function findPlayerResponses(html: string): JsonObject[] {
   return found.filter((object) => isObject(object.videoDetails) || isObject(object.playabilityStatus));
 }
 
+/** What a player response's playabilityStatus says, each message as text (empty ones left out). */
+export interface PlayabilityMessages {
+  reason?: string;
+  /** errorScreen.playerErrorMessageRenderer's reason and subreason. */
+  errorReason?: string;
+  errorSubreason?: string;
+  messages: string[];
+}
+
+/** The messages of a playabilityStatus; callers join them in the order their reading needs. */
+export function playabilityMessages(status: JsonObject): PlayabilityMessages {
+  const text = (value: unknown) => formattedText(value) || undefined;
+  const renderer = asObject(asObject(status.errorScreen)?.playerErrorMessageRenderer);
+  const messages = (Array.isArray(status.messages) ? status.messages : []).map(text).filter((message): message is string => message !== undefined);
+  return { reason: text(status.reason), errorReason: text(renderer?.reason), errorSubreason: text(renderer?.subreason), messages };
+}
+
 /** Whether a player response may be `videoId`'s: it names that video, or names none (error pages). */
 export const isPlayerOf = (player: JsonObject, videoId: string): boolean => {
   const id = asObject(player.videoDetails)?.videoId;

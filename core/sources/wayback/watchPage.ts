@@ -6,7 +6,7 @@ import { decodeEntities } from '../../text/entities.ts';
 import { CHANNEL_ID } from '../../youtube/channelQuery.ts';
 import { parseIsoDuration } from '../../youtube/isoDuration.ts';
 import { asObject, asString } from '../../youtube/json.ts';
-import { findPlayerConfigs, findPlayerResponses, formattedText, isPlayerOf } from '../../youtube/playerResponse.ts';
+import { findPlayerConfigs, findPlayerResponses, formattedText, isPlayerOf, playabilityMessages } from '../../youtube/playerResponse.ts';
 import { looksLikeBotCheck } from '../http.ts';
 import type { VideoRecord } from '../types.ts';
 import { bestThumbnail, cleanTitle, headTags, htmlToText, linkHref, metaValues, normaliseDate, toInt, unwrapArchiveUrl } from './archivedPage.ts';
@@ -168,18 +168,10 @@ function mergeMeta(base: VideoMeta, extra: VideoMeta | undefined): VideoMeta {
   return merged;
 }
 
+/** The player's messages, most specific first (the error screen's subreason names the removal). */
 function playabilityTexts(status: Record<string, unknown>): string[] {
-  const texts: string[] = [];
-  const add = (value: unknown) => {
-    const text = formattedText(value)?.trim();
-    if (text) texts.push(text);
-  };
-  const error = asObject(asObject(status.errorScreen)?.playerErrorMessageRenderer);
-  add(error?.subreason);
-  add(error?.reason);
-  if (Array.isArray(status.messages)) status.messages.forEach(add);
-  add(status.reason);
-  return texts;
+  const { errorSubreason, errorReason, messages, reason } = playabilityMessages(status);
+  return [errorSubreason, errorReason, ...messages, reason].map((text) => text?.trim()).filter((text): text is string => !!text);
 }
 
 /** Player errors that are not removals: age gates, region blocks, paid or members-only videos, upcoming lives. */
