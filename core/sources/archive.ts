@@ -7,16 +7,16 @@
  */
 import { resolve } from 'node:path';
 import type { ChannelQuery } from '../youtube/channelQuery.ts';
-import type { ChannelRecord, VideoPage, VideoRecord, VideoSource } from './types.ts';
-import { archiveSignature, scanArchive, type ArchiveScanStats, type ArchiveWarning, type ScanOptions } from './archive/scan.ts';
+import type { ChannelRecord, VideoPage, VideoSource } from './types.ts';
+import { channelInIndex, emptyIndex, indexOfScan, isMissing, offsetOfCursor, scanDirectory, videoPageOfIndex, type ArchiveIndex, type ArchiveIndexInfo } from './archive/archiveIndex.ts';
+import { archiveSignature, type ScanOptions } from './archive/scan.ts';
 
 export { scanArchive, streamArchive, archiveSignature, ArchiveCollector, classifyDirectory, MEDIA_EXTENSIONS, SUBTITLE_EXTENSIONS } from './archive/scan.ts';
 export type { ArchiveItem, ArchiveProgress, ArchiveScan, ArchiveScanStats, ArchiveWarning, ScanOptions } from './archive/scan.ts';
+export type { ArchiveIndexInfo } from './archive/archiveIndex.ts';
 export { parseYtDlpDocument, looksLikeYtDlp, captionKind, channelUrlFacts } from './archive/parse.ts';
 export type { ChannelNames, ParsedItem, ParseOutcome, Siblings } from './archive/parse.ts';
 export { mergeVideos, mergeChannels } from './archive/merge.ts';
-export { findArchiveSubtitleFiles, readArchiveSubtitleFile } from './archive/subtitles.ts';
-export type { ArchiveSubtitleFile, ArchiveSubtitleFormat } from './archive/subtitles.ts';
 
 export interface ArchiveSourceOptions {
   dir: string;
@@ -32,42 +32,12 @@ export interface ArchiveSourceOptions {
   now?: () => number;
 }
 
-export interface ArchiveIndexInfo {
-  dir: string;
-  /** When the index was built (ms since epoch), and when the directory was last found unchanged. */
-  builtAt: number;
-  checkedAt: number;
-  /** Number of builds so far (1 after the first use). */
-  builds: number;
-  channels: number;
-  videos: number;
-  /** False when the directory does not exist (the index is then empty). */
-  exists: boolean;
-  stats?: ArchiveScanStats;
-  warnings: ArchiveWarning[];
-}
-
 export interface ArchiveSource extends VideoSource {
   name: 'archive';
   /** Rebuilds the index now (normally automatic). */
   refresh(signal?: AbortSignal): Promise<ArchiveIndexInfo>;
   /** The current index's facts; undefined before first use. */
   info(): ArchiveIndexInfo | undefined;
-}
-
-interface ArchiveIndex {
-  info: ArchiveIndexInfo;
-  signature: string;
-  channels: Map<string, ChannelRecord>;
-  /** lower-cased "@handle" → channel id */
-  byHandle: Map<string, string>;
-  /** lower-cased /c/ names → channel id */
-  byCustomName: Map<string, string>;
-  /** lower-cased /user/ names → channel id */
-  byUserName: Map<string, string>;
-  videoChannel: Map<string, string>;
-  /** Newest first. */
-  videosByChannel: Map<string, VideoRecord[]>;
 }
 
 function throwIfAborted(signal?: AbortSignal) {
@@ -94,14 +64,6 @@ function withSignal<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
   });
 }
 
-const isMissing = (error: unknown) => (error as NodeJS.ErrnoException)?.code === 'ENOENT' || (error as NodeJS.ErrnoException)?.code === 'ENOTDIR';
-
-function addName(map: Map<string, string>, name: string | undefined, channelId: string) {
-  if (!name) return;
-  const key = name.toLowerCase();
-  if (!map.has(key)) map.set(key, channelId);
-}
-
 export function createArchiveSource(options: ArchiveSourceOptions): ArchiveSource {
   const dir = resolve(options.dir);
   const pageSize = Math.max(1, options.pageSize ?? 500);
@@ -113,60 +75,9 @@ export function createArchiveSource(options: ArchiveSourceOptions): ArchiveSourc
 
   async function build(): Promise<ArchiveIndex> {
     const started = now();
-    let signature: string;
-    try {
-      signature = (await archiveSignature(dir)).signature;
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-      builds++;
-      return emptyIndex(started);
-    }
-    let scan;
-    try {
-      scan = await scanArchive(dir, { concurrency: options.concurrency, onProgress: options.onProgress });
-    } catch (error) {
-      if (!isMissing(error)) throw error;
-      builds++;
-      return emptyIndex(started);
-    }
+    const scanned = await scanDirectory(dir, options);
     builds++;
-    const next: ArchiveIndex = {
-      info: { dir, builtAt: started, checkedAt: started, builds, channels: scan.channels.length, videos: scan.videos.length, exists: true, stats: scan.stats, warnings: scan.warnings },
-      signature,
-      channels: new Map(scan.channels.map((c) => [c.channelId, c])),
-      byHandle: new Map(),
-      byCustomName: new Map(),
-      byUserName: new Map(),
-      videoChannel: new Map(),
-      videosByChannel: new Map(),
-    };
-    for (const channel of scan.channels) {
-      addName(next.byHandle, channel.handle, channel.channelId);
-      const names = scan.channelNames.get(channel.channelId);
-      for (const name of names?.customNames ?? []) addName(next.byCustomName, name, channel.channelId);
-      for (const name of names?.userNames ?? []) addName(next.byUserName, name, channel.channelId);
-    }
-    // scan.videos is ordered by channel, newest first.
-    for (const video of scan.videos) {
-      next.videoChannel.set(video.videoId, video.channelId);
-      const list = next.videosByChannel.get(video.channelId);
-      if (list) list.push(video);
-      else next.videosByChannel.set(video.channelId, [video]);
-    }
-    return next;
-  }
-
-  function emptyIndex(at: number): ArchiveIndex {
-    return {
-      info: { dir, builtAt: at, checkedAt: at, builds, channels: 0, videos: 0, exists: false, warnings: [] },
-      signature: 'missing',
-      channels: new Map(),
-      byHandle: new Map(),
-      byCustomName: new Map(),
-      byUserName: new Map(),
-      videoChannel: new Map(),
-      videosByChannel: new Map(),
-    };
+    return scanned ? indexOfScan(dir, scanned.signature, scanned.scan, started, builds) : emptyIndex(dir, started, builds);
   }
 
   /** The index, rebuilt when older than maxAgeMs and the directory's signature changed. */
@@ -206,49 +117,16 @@ export function createArchiveSource(options: ArchiveSourceOptions): ArchiveSourc
     return (await withSignal(inFlight, signal)).info;
   }
 
-  function channelOf(idx: ArchiveIndex, channelId: string | undefined): ChannelRecord | undefined {
-    return channelId ? idx.channels.get(channelId) : undefined;
-  }
-
   return {
     name: 'archive',
 
     async resolveChannel(query: ChannelQuery, signal?: AbortSignal): Promise<ChannelRecord | undefined> {
-      const idx = await withSignal(current(), signal);
-      switch (query.kind) {
-        case 'channelId':
-          return channelOf(idx, query.channelId);
-        case 'handle': {
-          const handle = query.handle.startsWith('@') ? query.handle : `@${query.handle}`;
-          return channelOf(idx, idx.byHandle.get(handle.toLowerCase()));
-        }
-        case 'customUrl': {
-          // youtube.com/<name> is either a custom URL or a legacy user name.
-          const name = query.name.toLowerCase();
-          return channelOf(idx, idx.byCustomName.get(name) ?? idx.byUserName.get(name));
-        }
-        case 'user': {
-          const name = query.name.toLowerCase();
-          return channelOf(idx, idx.byUserName.get(name) ?? idx.byCustomName.get(name));
-        }
-        case 'video':
-          return channelOf(idx, idx.videoChannel.get(query.videoId));
-      }
+      return channelInIndex(await withSignal(current(), signal), query);
     },
 
     async listVideos(channel: ChannelRecord, cursor: string | undefined, signal?: AbortSignal): Promise<VideoPage> {
-      let offset = 0;
-      if (cursor !== undefined) {
-        if (!/^\d{1,9}$/.test(cursor)) throw new Error(`archive: not a cursor of this source: ${JSON.stringify(cursor)}`);
-        offset = Number(cursor);
-      }
-      const idx = await withSignal(current(), signal);
-      const all = idx.videosByChannel.get(channel.channelId) ?? [];
-      const videos = all.slice(offset, offset + pageSize);
-      const end = offset + videos.length;
-      const page: VideoPage = { videos, progress: all.length ? Math.min(1, end / all.length) : 1 };
-      if (end < all.length) page.next = String(end);
-      return page;
+      const offset = offsetOfCursor(cursor);
+      return videoPageOfIndex(await withSignal(current(), signal), channel.channelId, offset, pageSize);
     },
 
     async warmUp() {

@@ -2,7 +2,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { createArchiveSource } from './archive.ts';
 import type { VideoSource } from './types.ts';
-import { createWaybackSource } from './wayback.ts';
+import { createWaybackSource } from './wayback/source.ts';
 import { createYoutubeApiSource } from './youtubeApi.ts';
 
 /**

@@ -4,11 +4,11 @@
  * the API leaves parts out (hidden statistics, deleted entries, unrequested parts), so nothing here
  * assumes a field is present.
  */
+import { decodeEntities } from '../text/entities.ts';
+import { parseIsoDuration } from '../youtube/isoDuration.ts';
+import { isObject, type JsonObject as Json } from '../youtube/json.ts';
 import type { ChannelRecord, VideoRecord } from './types.ts';
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 const obj = (value: unknown): Json => (isObject(value) ? value : {});
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 /** The API sends counts as decimal strings ("7920"); numbers are accepted too. */
@@ -47,46 +47,12 @@ export function listPage(response: unknown): ListPage {
 // Small value parsers
 // ---------------------------------------------------------------------------------------------
 
-const DURATION = /^P(?:(\d+(?:[.,]\d+)?)W)?(?:(\d+(?:[.,]\d+)?)D)?(?:T(?:(\d+(?:[.,]\d+)?)H)?(?:(\d+(?:[.,]\d+)?)M)?(?:(\d+(?:[.,]\d+)?)S)?)?$/;
-
-/**
- * Seconds of an ISO 8601 duration as videos.list gives it: "PT21M7S", "P1DT2H3M4S", "PT0S", "P0D",
- * "P1W". Years and months (no fixed length) and malformed values give undefined.
- */
-export function parseIsoDuration(value: unknown): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const text = value.trim().toUpperCase();
-  const match = DURATION.exec(text);
-  if (!match || text === 'P' || text.endsWith('T')) return undefined;
-  const [, weeks, days, hours, minutes, seconds] = match;
-  const part = (field: string | undefined) => (field ? Number(field.replace(',', '.')) : 0);
-  const total = part(weeks) * 604_800 + part(days) * 86_400 + part(hours) * 3_600 + part(minutes) * 60 + part(seconds);
-  return Number.isFinite(total) ? Math.round(total) : undefined;
-}
-
 /** YYYY-MM-DD (UTC) of an RFC 3339 timestamp such as "2019-03-21T20:37:49.000Z". */
 export function isoDate(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const time = Date.parse(value);
   if (Number.isNaN(time)) return undefined;
   return new Date(time).toISOString().slice(0, 10);
-}
-
-const NAMED_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
-
-/**
- * Undoes the HTML escaping search.list applies to titles and descriptions ("YouTube&#39;s API",
- * "&amp;", "&quot;"). One pass, so "&amp;#39;" becomes "&#39;" and not "'".
- */
-export function decodeHtmlEntities(text: string): string {
-  if (!text.includes('&')) return text;
-  return text.replace(/&(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[a-zA-Z]+);/g, (whole, entity: string) => {
-    if (entity.startsWith('#')) {
-      const code = entity[1] === 'x' || entity[1] === 'X' ? Number.parseInt(entity.slice(2), 16) : Number.parseInt(entity.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED_ENTITIES[entity.toLowerCase()] ?? whole;
-  });
 }
 
 const THUMBNAIL_ORDER = ['maxres', 'standard', 'high', 'medium', 'default'];
@@ -216,7 +182,7 @@ export function channelsFromSearch(response: unknown): SearchChannelHit[] {
     if (!channelId) continue;
     const hit: SearchChannelHit = { channelId };
     const title = str(obj(item.snippet).title);
-    if (title) hit.title = decodeHtmlEntities(title);
+    if (title) hit.title = decodeEntities(title);
     hits.push(hit);
   }
   return hits;
@@ -232,9 +198,9 @@ export function videosFromSearch(response: unknown): VideoRecord[] {
     if (!videoId || !channelId) continue;
     const record: VideoRecord = { videoId, channelId };
     const title = str(snippet.title);
-    if (title) record.title = decodeHtmlEntities(title);
+    if (title) record.title = decodeEntities(title);
     const description = str(snippet.description);
-    if (description) record.description = decodeHtmlEntities(description);
+    if (description) record.description = decodeEntities(description);
     const uploadDate = isoDate(snippet.publishedAt);
     if (uploadDate) record.uploadDate = uploadDate;
     const thumbnailUrl = bestThumbnail(snippet.thumbnails);
@@ -293,11 +259,6 @@ export function playlistItemVideoId(item: unknown): string | undefined {
 /** Placeholders the API puts in playlist entries of videos that are gone or private: not real titles. */
 const PLACEHOLDER_TITLES = new Set(['Deleted video', 'Private video']);
 const PLACEHOLDER_DESCRIPTIONS = new Set(['This video is unavailable.', 'This video is private.']);
-
-export function isPlaceholderEntry(item: unknown): boolean {
-  const snippet = obj(obj(item).snippet);
-  return PLACEHOLDER_TITLES.has(str(snippet.title) ?? '');
-}
 
 /**
  * A playlist entry on its own: what the playlist knows of a video that videos.list no longer returns

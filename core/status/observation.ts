@@ -4,8 +4,9 @@
  * anything unreadable are transient and never change a status.
  */
 import { looksLikeBotCheck } from '../sources/http.ts';
-import { formattedText } from '../sources/waybackParse.ts';
 import type { StatusReason } from '../videos/videoStatus.ts';
+import { isObject } from '../youtube/json.ts';
+import { playabilityMessages } from '../youtube/playerResponse.ts';
 
 export type ProbeName = 'youtube_api' | 'watch_page' | 'yt_dlp';
 
@@ -13,8 +14,6 @@ export type Observation =
   | { videoId: string; outcome: 'available'; source: ProbeName; evidence: string }
   | { videoId: string; outcome: 'gone'; reason: StatusReason; claimant?: string; source: ProbeName; evidence: string }
   | { videoId: string; outcome: 'transient'; source: ProbeName; evidence: string };
-
-const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /** The platform's wording of each reason (English pages: the probe asks for hl=en). */
 const REASON_PATTERNS: Array<[RegExp, StatusReason]> = [
@@ -30,12 +29,8 @@ const TRY_AGAIN = /try again later|something went wrong|an error occurred/i;
 
 /** Every message a player response shows about playability, joined. */
 function playabilityText(status: Record<string, unknown>): string {
-  const screen = isObject(status.errorScreen) ? status.errorScreen : {};
-  const renderer = isObject(screen.playerErrorMessageRenderer) ? screen.playerErrorMessageRenderer : {};
-  return [status.reason, renderer.reason, renderer.subreason, ...(Array.isArray(status.messages) ? status.messages : [])]
-    .map((value) => (typeof value === 'string' ? value : formattedText(value) ?? ''))
-    .filter(Boolean)
-    .join(' ');
+  const { reason, errorReason, errorSubreason, messages } = playabilityMessages(status);
+  return [reason, errorReason, errorSubreason, ...messages].filter(Boolean).join(' ');
 }
 
 /** What a message of the platform says of a video: gone (and why), or nothing definite. */

@@ -6,9 +6,10 @@
  */
 import type { Config } from '../config.ts';
 import { DefiniteError, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
-import { findPlayerResponses } from '../sources/waybackParse.ts';
-import { createYoutubeApiSource, PAGE_SIZE } from '../sources/youtubeApi.ts';
-import { watchPageFetchOptions } from '../sources/youtubeCaptions.ts';
+import { watchPageFetchOptions } from '../sources/watchPageFetch.ts';
+import { createYoutubeApiSource } from '../sources/youtubeApi.ts';
+import { PAGE_SIZE } from '../sources/youtubeApi/client.ts';
+import { findPlayerResponses, isPlayerOf } from '../youtube/playerResponse.ts';
 import { execFile } from 'node:child_process';
 import { classifyMessage, classifyPlayerResponse, type Observation } from './observation.ts';
 
@@ -56,10 +57,7 @@ export function watchPageProbe(options: { webUrl: string; fetchOptions?: Omit<Fe
       // The platform answers gone videos with a 200 page: an error status is a proxy's or an outage's.
       return { videoId, outcome: 'transient', source: 'watch_page', evidence: describeError(error) };
     }
-    const player = findPlayerResponses(html).find((candidate) => {
-      const details = candidate.videoDetails as { videoId?: unknown } | undefined;
-      return details?.videoId === undefined || details.videoId === videoId;
-    });
+    const player = findPlayerResponses(html).find((candidate) => isPlayerOf(candidate, videoId));
     if (!player) {
       const why = looksLikeBotCheck(html) ? 'a bot check' : 'no player response';
       return { videoId, outcome: 'transient', source: 'watch_page', evidence: `${why} on ${url}` };

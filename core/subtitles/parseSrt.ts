@@ -1,5 +1,5 @@
 import type { Cue } from './cue.ts';
-import { decodeEntities } from './entities.ts';
+import { decodeEntities } from '../text/entities.ts';
 import { splitLines } from './lines.ts';
 import { stripTags } from './markup.ts';
 import { parseTiming } from './timestamps.ts';

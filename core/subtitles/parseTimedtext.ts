@@ -1,5 +1,5 @@
 import type { Cue } from './cue.ts';
-import { decodeEntities } from './entities.ts';
+import { decodeEntities } from '../text/entities.ts';
 import { stripTags } from './markup.ts';
 
 // srv1: <text start="1.2" dur="3.4">; srv2: <text t="1200" d="3400">; srv3: <p t="1200" d="3400"><s>…</s></p>.

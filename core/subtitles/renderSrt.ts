@@ -1,6 +1,6 @@
 import type { Cue } from './cue.ts';
 import { SPEAKER_MARKER } from './cue.ts';
-import { ENTITY } from './entities.ts';
+import { ENTITY } from '../text/entities.ts';
 import { formatTimestamp } from './timestamps.ts';
 
 /**

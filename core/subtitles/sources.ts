@@ -5,10 +5,10 @@
  */
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Config } from '../config.ts';
-import { findArchiveSubtitleFiles, readArchiveSubtitleFile } from '../sources/archive.ts';
-import { createWaybackCaptionsSource, type WaybackCaptionsOptions } from '../sources/waybackCaptions.ts';
-import { createYoutubeCaptionsSource, type YoutubeCaptionsOptions } from '../sources/youtubeCaptions.ts';
+import { findArchiveSubtitleFiles, readArchiveSubtitleFile } from './archiveFiles.ts';
 import type { TrackKind, TrackSource } from './tracks.ts';
+import { createWaybackCaptionsSource, type WaybackCaptionsOptions } from './waybackCaptions.ts';
+import { createYoutubeCaptionsSource, type YoutubeCaptionsOptions } from './youtubeCaptions.ts';
 
 /** What the fetch knows of a video before asking the sources. */
 export interface SubtitleVideo {

@@ -1,3 +1,5 @@
+import { decodeURIComponentSafe } from '../text/decodeUriComponentSafe.ts';
+
 /** What a person pasted into a channel search, once recognised. */
 export type ChannelQuery =
   | { kind: 'handle'; handle: string }
@@ -23,17 +25,9 @@ export const ACCEPTED_FORMS = [
   'an 11-character video id',
 ];
 
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
-}
-
 function fromUrl(url: URL): ChannelQuery | undefined {
   const host = url.hostname.toLowerCase();
-  const parts = url.pathname.split('/').filter(Boolean).map(decode);
+  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponentSafe);
   if (host === 'youtu.be' || host === 'www.youtu.be') {
     return parts[0] && VIDEO_ID.test(parts[0]) ? { kind: 'video', videoId: parts[0] } : undefined;
   }

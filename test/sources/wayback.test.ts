@@ -7,8 +7,13 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TransientError } from '../../core/sources/http.ts';
 import type { ChannelRecord, VideoRecord } from '../../core/sources/types.ts';
-import { buildCdxUrl, createWaybackSource, decodeCursor, listingForms, queryCdx, type WaybackSourceOptions } from '../../core/sources/wayback.ts';
-import { CDX_FIELDS, classifyWatchPage, extractChannelInfo, extractListedVideos, parseCdx } from '../../core/sources/waybackParse.ts';
+import { CDX_FIELDS, parseCdx } from '../../core/sources/wayback/cdx.ts';
+import { buildCdxUrl, queryCdx } from '../../core/sources/wayback/cdxQuery.ts';
+import { extractChannelInfo } from '../../core/sources/wayback/channelPage.ts';
+import { decodeCursor, listingForms } from '../../core/sources/wayback/cursor.ts';
+import { extractListedVideos } from '../../core/sources/wayback/listingPage.ts';
+import { createWaybackSource, type WaybackSourceOptions } from '../../core/sources/wayback/source.ts';
+import { classifyWatchPage } from '../../core/sources/wayback/watchPage.ts';
 import {
   channelPageHtml,
   fakeChannelId,

@@ -4,17 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DefiniteError, TransientError } from '../../core/sources/http.ts';
 import type { VideoRecord } from '../../core/sources/types.ts';
-import { createYoutubeApiSource, decodeCursor, encodeCursor } from '../../core/sources/youtubeApi.ts';
+import { createYoutubeApiSource } from '../../core/sources/youtubeApi.ts';
+import { decodeCursor, encodeCursor } from '../../core/sources/youtubeApi/cursor.ts';
 import {
   bestThumbnail,
   channelFromApi,
   channelsFromSearch,
-  decodeHtmlEntities,
   isTransientApiError,
   listItems,
   listPage,
   parseApiError,
-  parseIsoDuration,
   playlistItemVideoId,
   uploadsPlaylistFromChannelId,
   uploadsPlaylistOf,
@@ -22,6 +21,8 @@ import {
   videoFromPlaylistItem,
   videosFromSearch,
 } from '../../core/sources/youtubeApiParse.ts';
+import { decodeEntities as decodeHtmlEntities } from '../../core/text/entities.ts';
+import { parseIsoDuration } from '../../core/youtube/isoDuration.ts';
 import { generatedVideoId, isoDuration, start, type YoutubeApiServer } from '../support/servers/youtube-api-server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -12,7 +12,7 @@ import { TransientError } from '../../core/sources/http.ts';
 import { archiveSubtitleSource, waybackSubtitleSource, youtubeSubtitleSource, type SubtitleSource } from '../../core/subtitles/sources.ts';
 import { markTranscriptsPending, readTranscript } from '../../core/subtitles/transcript.ts';
 import { latestTracks, readCues } from '../../core/subtitles/tracks.ts';
-import { describeTimedtextUrl } from '../../core/sources/waybackCaptions.ts';
+import { describeTimedtextUrl } from '../../core/subtitles/waybackCaptions.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { fetchSubtitlesTask } from '../../pipeline/tasks/fetch_subtitles.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../support/archive-fixture.ts';

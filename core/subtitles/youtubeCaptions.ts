@@ -7,8 +7,10 @@
  * later" is transient (the fetch job retries later); a missing page or track is simply no track.
  * Timedtext URLs on youtube.com are fetched from the configured web URL (a proxy or a test server).
  */
-import { DefiniteError, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from './http.ts';
-import { findPlayerResponses, formattedText } from './waybackParse.ts';
+import { DefiniteError, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
+import { watchPageFetchOptions } from '../sources/watchPageFetch.ts';
+import { isObject } from '../youtube/json.ts';
+import { findPlayerResponses, formattedText, isPlayerOf, playabilityMessages } from '../youtube/playerResponse.ts';
 
 export interface CaptionTrackRef {
   language: string;
@@ -36,24 +38,18 @@ export interface YoutubeCaptionsOptions {
   maxTracks?: number;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
-
 /** The caption tracks a watch page's player response lists (the player of this video only). */
 export function captionTracksOf(html: string, videoId: string, webUrl: string): { tracks: CaptionTrackRef[]; botCheck: boolean; playable: boolean } {
   const base = new URL(webUrl);
-  const players = findPlayerResponses(html).filter((player) => {
-    const id = isObject(player.videoDetails) ? player.videoDetails.videoId : undefined;
-    return id === undefined || id === videoId;
-  });
+  const players = findPlayerResponses(html).filter((player) => isPlayerOf(player, videoId));
   let botCheck = false;
   let playable = false;
   const tracks: CaptionTrackRef[] = [];
   const seen = new Set<string>();
   for (const player of players) {
     const status = isObject(player.playabilityStatus) ? player.playabilityStatus : {};
-    const reasons = [status.reason, isObject(status.errorScreen) && isObject(status.errorScreen.playerErrorMessageRenderer) ? status.errorScreen.playerErrorMessageRenderer.reason : undefined]
-      .map((value) => formattedText(value) ?? '')
-      .join(' ');
+    const { reason, errorReason } = playabilityMessages(status);
+    const reasons = `${reason ?? ''} ${errorReason ?? ''}`;
     if (looksLikeBotCheck(reasons)) botCheck = true;
     if (status.status === 'OK' || isObject(player.videoDetails)) playable = true;
     const list = isObject(player.captions) && isObject(player.captions.playerCaptionsTracklistRenderer) ? player.captions.playerCaptionsTracklistRenderer.captionTracks : undefined;
@@ -81,19 +77,6 @@ export function captionTracksOf(html: string, videoId: string, webUrl: string): 
     }
   }
   return { tracks, botCheck, playable };
-}
-
-/** How the platform's watch pages (and timedtext) are requested. */
-export function watchPageFetchOptions(fetchOptions?: Omit<FetchOptions, 'signal' | 'isTransient'>): FetchOptions {
-  return {
-    timeoutMs: 15_000,
-    retries: 2,
-    ...fetchOptions,
-    // Skips the consent interstitial some regions get, and asks for English messages and track names.
-    headers: { 'Accept-Language': 'en-US,en;q=0.8', Cookie: 'CONSENT=YES+cb; SOCS=CAI', ...fetchOptions?.headers },
-    // A watch page carries i18n strings of every message, bot checks included: judge the player response, not the text.
-    isTransient: () => false,
-  };
 }
 
 export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}) {

@@ -10,8 +10,9 @@
  */
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { decodeBytes } from '../../subtitles/decodeBytes.ts';
-import { SUBTITLE_EXTENSIONS } from './scan.ts';
+import { SUBTITLE_EXTENSIONS } from '../sources/archive/scan.ts';
+import { isObject } from '../youtube/json.ts';
+import { decodeBytes } from './decodeBytes.ts';
 
 /** The formats the codecs read, best first: word timings (json3, srv3), then WebVTT, older XML, SRT. */
 const READABLE = ['json3', 'srv3', 'vtt', 'srv2', 'srv1', 'srt'] as const;
@@ -78,9 +79,6 @@ async function directoryIndex(dir: string): Promise<DirectoryIndex> {
   while (listings.size > CACHED_DIRECTORIES) listings.delete(listings.keys().next().value!);
   return built;
 }
-
-type Obj = Record<string, unknown>;
-const isObject = (value: unknown): value is Obj => !!value && typeof value === 'object' && !Array.isArray(value);
 
 /** Kinds of the languages an info.json lists, or an empty map when it cannot be read. */
 async function captionKinds(infoJsonPath: string): Promise<Map<string, ArchiveSubtitleFile['kind']>> {

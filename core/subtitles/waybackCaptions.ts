@@ -8,9 +8,10 @@
  * `tlang=` is a translation (its language is tlang's), `kind=asr` is speech recognition, anything
  * else a manual track. Track lists (`type=list`) and answers without a language are skipped.
  */
-import { DefiniteError, fetchText, type FetchOptions } from './http.ts';
-import { queryCdx } from './wayback.ts';
-import type { CdxRow } from './waybackParse.ts';
+import { DefiniteError, fetchText, type FetchOptions } from '../sources/http.ts';
+import type { CdxRow } from '../sources/wayback/cdx.ts';
+import { queryCdx } from '../sources/wayback/cdxQuery.ts';
+import { escapeRegExp } from '../text/escapeRegExp.ts';
 
 export interface WaybackCaptionsOptions {
   cdxUrl?: string;
@@ -38,7 +39,6 @@ export interface ArchivedCaption {
 }
 
 const PREFIXES = ['youtube.com/api/timedtext', 'video.google.com/timedtext'];
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Language, kind and format a captured timedtext URL asks for; undefined for lists and other videos. */
 export function describeTimedtextUrl(original: string, videoId: string): { language: string; kind: ArchivedCaption['kind']; format?: string } | undefined {
