@@ -18,7 +18,7 @@ import { warmUpSources } from '../../core/sources/configured.ts';
 import type { VideoRecord, VideoSource } from '../../core/sources/types.ts';
 import { createLogger } from '../../core/log.ts';
 import { parseChannelQuery, type ChannelQuery } from '../../core/youtube/channelQuery.ts';
-import { createArchiveFixture, type ArchiveFixture } from '../support/archive-fixture.ts';
+import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const realDir = resolve(repoRoot, '..', 'shared', 'fixtures', 'real');

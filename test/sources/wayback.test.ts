@@ -22,7 +22,7 @@ import {
   type ChannelFixture,
   type VideoFixture,
   type WaybackServer,
-} from '../support/servers/wayback-server.ts';
+} from '../kit/servers/wayback-server.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const REAL = process.env.REAL_FIXTURES_DIR ?? resolve(here, '../../../shared/fixtures/real');

@@ -22,7 +22,7 @@ import {
   videoFromPlaylistItem,
   videosFromSearch,
 } from '../../core/sources/youtubeApiParse.ts';
-import { generatedVideoId, isoDuration, start, type YoutubeApiServer } from '../support/servers/youtube-api-server.ts';
+import { generatedVideoId, isoDuration, start, type YoutubeApiServer } from '../kit/servers/youtube-api-server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const realFixtures = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'real');
