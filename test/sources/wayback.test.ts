@@ -9,8 +9,6 @@ import { buildCdxUrl, createWaybackSource, decodeCursor, listingForms, queryCdx,
 import { CDX_FIELDS, classifyWatchPage, extractChannelInfo, extractListedVideos, parseCdx } from '../../core/sources/waybackParse.ts';
 import {
   channelPageHtml,
-  fakeChannelId,
-  fakeVideoId,
   legacyWatchPageHtml,
   playerResponse,
   removalNoticeHtml,
@@ -22,6 +20,7 @@ import {
   type WaybackServer,
 } from '../kit/servers/wayback-server.ts';
 import { describeReal } from '../kit/describeReal.ts';
+import { fakeChannelId, fakeVideoId } from '../kit/ids.ts';
 import { realFixture } from '../kit/realFixtures.ts';
 
 const present = (path: string) => existsSync(realFixture(path));
