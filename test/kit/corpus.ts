@@ -71,7 +71,50 @@ const DELETE_REASONS: Array<[string, number]> = [['removed_by_uploader', 0.45], 
 const FIRST_DAY = Date.UTC(2006, 0, 1) / 86_400_000;
 const LAST_DAY = Date.UTC(2026, 5, 30) / 86_400_000;
 
-export function createCorpus(options: { seed: number; videos: number; channels?: number; vocabularyDir?: string | null; vocabulary?: ReturnType<typeof loadVocabulary> }): Corpus {
+type Vocabulary = ReturnType<typeof loadVocabulary>;
+type Seen = (tokenId: number) => void;
+const noop: Seen = () => {};
+
+/** Words drawn by frequency rank; `seen` gets the token id of each. */
+function wordDrawers({ vocabularies, cjk, token }: Vocabulary) {
+  function word(language: Exclude<Language, 'ja'>, rnd: () => number, seen: Seen): string {
+    const v = vocabularies[language];
+    const rank = draw(v.cdf, rnd);
+    if (rank < v.words.length) {
+      seen(v.wordIds[rank]!);
+      return v.words[rank]!;
+    }
+    const id = v.tailBase + rank - v.words.length;
+    seen(id);
+    return token(id);
+  }
+  function cjkWord(rnd: () => number, seen: Seen): string {
+    const index = draw(cjk.cdf, rnd);
+    for (const id of cjk.ids[index]!) seen(id);
+    return cjk.words[index]!;
+  }
+  return { word, cjkWord };
+}
+
+const words = (count: number, next: () => string) => Array.from({ length: count }, next);
+
+function sentences(count: number, next: () => string, rnd: () => number): string {
+  let text = '';
+  let inSentence = 0;
+  for (let i = 0; i < count; i++) {
+    const w = next();
+    text += inSentence === 0 ? w[0]!.toUpperCase() + w.slice(1) : w;
+    inSentence += 1;
+    if (i === count - 1) text += '.';
+    else if (inSentence >= 6 && rnd() < 0.15) {
+      text += rnd() < 0.3 ? '.\n' : '. ';
+      inSentence = 0;
+    } else text += rnd() < 0.05 ? ', ' : ' ';
+  }
+  return text;
+}
+
+export function createCorpus(options: { seed: number; videos: number; channels?: number; vocabularyDir?: string | null; vocabulary?: Vocabulary }): Corpus {
   const { seed, videos } = options;
   const channels = Math.max(LANGUAGES.length, options.channels ?? Math.ceil(videos / 200));
   const vocabulary = options.vocabulary ?? loadVocabulary(options.vocabularyDir === undefined ? TRENDING_DIR : options.vocabularyDir);
@@ -88,42 +131,9 @@ export function createCorpus(options: { seed: number; videos: number; channels?:
   for (let index = 0; index < channels; index++) channelsOf[channelLanguage(index)].push(index);
   const channelCdf = Object.fromEntries(LANGUAGES.map((language) => [language, zipfCdf(channelsOf[language].length, 1, 1)])) as Record<Language, Float64Array>;
 
-  const noop = () => {};
-  function word(language: Exclude<Language, 'ja'>, rnd: () => number, seen: (id: number) => void): string {
-    const v = vocabularies[language];
-    const rank = draw(v.cdf, rnd);
-    if (rank < v.words.length) {
-      seen(v.wordIds[rank]!);
-      return v.words[rank]!;
-    }
-    const id = v.tailBase + rank - v.words.length;
-    seen(id);
-    return token(id);
-  }
-  function cjkWord(rnd: () => number, seen: (id: number) => void): string {
-    const index = draw(cjk.cdf, rnd);
-    for (const id of cjk.ids[index]!) seen(id);
-    return cjk.words[index]!;
-  }
-  const words = (count: number, next: () => string) => Array.from({ length: count }, next);
+  const { word, cjkWord } = wordDrawers(vocabulary);
 
-  function sentences(count: number, next: () => string, rnd: () => number): string {
-    let text = '';
-    let inSentence = 0;
-    for (let i = 0; i < count; i++) {
-      const w = next();
-      text += inSentence === 0 ? w[0]!.toUpperCase() + w.slice(1) : w;
-      inSentence += 1;
-      if (i === count - 1) text += '.';
-      else if (inSentence >= 6 && rnd() < 0.15) {
-        text += rnd() < 0.3 ? '.\n' : '. ';
-        inSentence = 0;
-      } else text += rnd() < 0.05 ? ', ' : ' ';
-    }
-    return text;
-  }
-
-  function video(index: number, seen: (id: number) => void = noop): VideoRow {
+  function video(index: number, seen: Seen = noop): VideoRow {
     const rnd = random(mix32(seed, index));
     let u = rnd();
     let language: Language = 'en';
