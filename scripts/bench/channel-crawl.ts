@@ -1,7 +1,7 @@
 /**
  * A full crawl of one 20,000-video channel, end to end, from each local source in turn: the YouTube
- * Data API v3 stand-in (test/support/servers/youtube-api-server.ts, 50 videos a page) and a yt-dlp
- * archive directory (test/support/archive-fixture.ts, ARCHIVE_DIR).
+ * Data API v3 stand-in (test/kit/servers/youtube-api-server.ts, 50 videos a page) and a yt-dlp
+ * archive directory (test/kit/archive-fixture.ts, ARCHIVE_DIR).
  *
  * The API runs in this process (startApi with configuredSources(loadConfig(...)), as `afterimage api`
  * wires it) together with the Data API stand-in; the worker runs as `node scripts/bin.mjs worker` in a
@@ -30,8 +30,8 @@ import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { upsertChannel } from '../../core/videos/upsertChannel.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
-import { createArchiveFixture } from '../../test/support/archive-fixture.ts';
-import { start as startYoutubeApiServer } from '../../test/support/servers/youtube-api-server.ts';
+import { createArchiveFixture } from '../../test/kit/archive-fixture.ts';
+import { start as startYoutubeApiServer } from '../../test/kit/servers/youtube-api-server.ts';
 import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
 import { median, packageVersion, percentile, round, type BenchContext, type Benchmark, type Cell } from './lib/harness.ts';
 import { cpuOf, memoryOf, memorySampler, startService } from './lib/proc.ts';
@@ -578,7 +578,7 @@ export const benchmark: Benchmark = {
         workerConcurrency: WORKER_CONCURRENCY,
         worker: '`node scripts/bin.mjs worker` (child process)',
         api: 'startApi in the harness process, configuredSources(loadConfig(...))',
-        sources: { youtube_api: 'test/support/servers/youtube-api-server.ts, 50 videos a page (playlistItems.list + videos.list)', archive: 'test/support/archive-fixture.ts, default options (8 formats an info.json, media every 4th, subtitles every 3rd), no legacy channel' },
+        sources: { youtube_api: 'test/kit/servers/youtube-api-server.ts, 50 videos a page (playlistItems.list + videos.list)', archive: 'test/kit/archive-fixture.ts, default options (8 formats an info.json, media every 4th, subtitles every 3rd), no legacy channel' },
         crawlBatch: PRODUCTION_BATCH,
         whatIfBatch: WHAT_IF_BATCH,
       },

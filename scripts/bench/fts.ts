@@ -1,5 +1,5 @@
 /**
- * Full-text search over a generated archive (scripts/bench/corpus.ts, FTS_BENCH_VIDEOS videos, default
+ * Full-text search over a generated archive (test/kit/corpus.ts, FTS_BENCH_VIDEOS videos, default
  * 1,000,000): build time of the Postgres index (ingest through every index, then the GIN pending list
  * flushed and ANALYZE), then a fixed query mix (each class × with and without filters × each sort) at
  * CLIENTS concurrent clients against three engines side by side, cell by cell, taking turns:
@@ -24,7 +24,9 @@ import { FTS_SORTS, type FtsFilters, type FtsSort, type SearchBackend } from '..
 import { createPostgresBackend, refreshSearchWords } from '../../core/fts/postgres.ts';
 import { parseQuery, tokenize, type FtsQuery, type Term } from '../../core/fts/query.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
-import { createCorpus, FILTER_SETS, frequencyCounter, QUERY_CLASSES, queryMix, writeCorpus, type Corpus, type QueryClass } from './corpus.ts';
+import { FILTER_SETS, frequencyCounter, QUERY_CLASSES, queryMix, type QueryClass } from '../../test/kit/corpus-queries.ts';
+import { writeCorpus } from '../../test/kit/corpus-write.ts';
+import { createCorpus, type Corpus } from '../../test/kit/corpus.ts';
 import { percentile, round, type Benchmark, type BenchContext, type Cell } from './lib/harness.ts';
 import { startService } from './lib/proc.ts';
 
@@ -528,7 +530,7 @@ export const benchmark: Benchmark = {
   name: 'fts',
   title: `Full-text search over ${VIDEOS.toLocaleString('en')} videos: Postgres backend, HTTP and SQLite FTS5`,
   description:
-    `A generated archive (scripts/bench/corpus.ts, seed ${SEED}: English, French and Russian words from real trending-video metadata with Zipf-like frequencies, a few Japanese titles) is written into a fresh database through every index (\`afterimage bench generate\`'s path), the GIN pending list is flushed and the table analyzed. ` +
+    `A generated archive (test/kit/corpus.ts, seed ${SEED}: English, French and Russian words from real trending-video metadata with Zipf-like frequencies, a few Japanese titles) is written into a fresh database through every index (\`afterimage bench generate\`'s path), the GIN pending list is flushed and the table analyzed. ` +
     `Then, for each query class (rare words, very common words, phrases, OR, exclusions) × without and with filters × each of the 5 sorts, ${REQUESTS_PER_CELL} requests (or ${CELL_SECONDS} s) at ${CLIENTS} concurrent clients go to three engines in turn: ` +
     `SearchBackend.search (createPostgresBackend, in this process), GET /api/fts (\`afterimage api\` in its own process, a Pro key with the FTS quota lifted), and SQLite FTS5 (better-sqlite3, contentless table of the same folded title/tags/description tokens, bm25 weights 10/5/1, filters on a companion table, one worker thread per client). Page size ${PAGE_SIZE}; totals exact up to ${EXACT_TOTAL_CAP.toLocaleString('en')} in every engine. ` +
     `Targets: p95 ≤ ${TARGET.p95Ms} ms in every class (very common words under relevance included), p50 ≤ ${TARGET.p50Ms} ms, p95 no slower than SQLite, build ≥ ${TARGET.ingestPerSecond.toLocaleString('en')} videos/s.`,

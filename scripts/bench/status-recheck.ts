@@ -8,7 +8,7 @@
  */
 import type { Sql } from '../../core/db/database.ts';
 import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';
-import { start as startYoutubeApiServer, generatedVideoId } from '../../test/support/servers/youtube-api-server.ts';
+import { start as startYoutubeApiServer, generatedVideoId } from '../../test/kit/servers/youtube-api-server.ts';
 import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
 import { round, sleep, type Benchmark, type Cell } from './lib/harness.ts';
 import { cpuOf, memoryOf, startService } from './lib/proc.ts';
@@ -167,7 +167,7 @@ export const benchmark: Benchmark = {
         `${historyConfirmed.rows.toLocaleString('en')} / ${historyConfirmed.totalMiB}`,
       ];
       return {
-        parameters: { videos: VIDEOS, channels: CHANNELS, goneEvery: GONE_EVERY, workerConcurrency: WORKER_CONCURRENCY, batch: 50, confirmMinutes: 60, server: 'test/support/servers/youtube-api-server.ts in this process' },
+        parameters: { videos: VIDEOS, channels: CHANNELS, goneEvery: GONE_EVERY, workerConcurrency: WORKER_CONCURRENCY, batch: 50, confirmMinutes: 60, server: 'test/kit/servers/youtube-api-server.ts in this process' },
         results,
         tables: [
           {

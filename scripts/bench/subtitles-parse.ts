@@ -14,7 +14,7 @@ import { parse } from '../../core/subtitles/parse.ts';
 import { parseVtt } from '../../core/subtitles/parseVtt.ts';
 import { formatTimestamp } from '../../core/subtitles/timestamps.ts';
 import type { Benchmark, BenchOutcome, Cell } from './lib/harness.ts';
-import { random } from './random.ts';
+import { random } from '../../test/kit/random.ts';
 
 const TARGET_MB_PER_S = 30;
 const DEFAULT_MB = 32;

@@ -1,4 +1,6 @@
-import { createCorpus, frequencyCounter, wordsBetween, writeCorpus } from '../bench/corpus.ts';
+import { frequencyCounter, wordsBetween } from '../../test/kit/corpus-queries.ts';
+import { writeCorpus } from '../../test/kit/corpus-write.ts';
+import { createCorpus } from '../../test/kit/corpus.ts';
 import { output, parseOptions, UsageError, withDatabase } from '../cli.ts';
 import { progressBar } from '../progress.ts';
 
@@ -13,7 +15,7 @@ const whole = (value: string | undefined, flag: string, min: number, fallback?: 
 };
 
 /**
- * `afterimage bench generate`: writes a synthetic, seeded corpus of channels and videos (scripts/bench/corpus.ts)
+ * `afterimage bench generate`: writes a synthetic, seeded corpus of channels and videos (test/kit/corpus.ts)
  * into the service's database, through every index, and reports how fast. A seed's videos are written once.
  */
 export async function benchCommand([action, ...args]: string[]): Promise<void> {

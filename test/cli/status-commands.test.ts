@@ -4,7 +4,7 @@ import { loadConfig } from '../../core/config.ts';
 import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
 import { eventually, parseJson, runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { start as startYoutubeApi, generatedVideoId, type YoutubeApiServer } from '../support/servers/youtube-api-server.ts';
+import { start as startYoutubeApi, generatedVideoId, type YoutubeApiServer } from '../kit/servers/youtube-api-server.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
 
 // `afterimage backfill` and `afterimage refresh`, as real commands, with a worker running.

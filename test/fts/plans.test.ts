@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FILTER_SETS, QUERY_CLASSES, createCorpus, frequencyCounter, queryMix, writeCorpus, type QueryMix } from '../../scripts/bench/corpus.ts';
+import { FILTER_SETS, QUERY_CLASSES, frequencyCounter, queryMix, type QueryMix } from '../kit/corpus-queries.ts';
+import { writeCorpus } from '../kit/corpus-write.ts';
+import { createCorpus } from '../kit/corpus.ts';
 import { FTS_SORTS, type FtsFilters, type SearchBackend } from '../../core/fts/backend.ts';
 import { createPostgresBackend } from '../../core/fts/postgres.ts';
 import { parseQuery } from '../../core/fts/query.ts';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyedUser, type TestApi } from '../support/api.ts';
-import { createArchiveFixture, type ArchiveFixture } from '../support/archive-fixture.ts';
+import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { readStream } from '../support/sse.ts';
 import { startSearchStack } from '../support/stack.ts';
-import { start as startYoutubeApi, type YoutubeApiServer } from '../support/servers/youtube-api-server.ts';
+import { start as startYoutubeApi, type YoutubeApiServer } from '../kit/servers/youtube-api-server.ts';
 
 // The real sources (local archive directory, Data API v3 client) against a yt-dlp directory and a
 // local server that answers in the Data API's formats.

@@ -3,7 +3,8 @@ import { createKeyedUser, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { readStream } from '../support/sse.ts';
 import { startSearchStack } from '../support/stack.ts';
-import { fakeChannelId, fakeVideoId, start as startWayback, ts, type ChannelFixture, type VideoFixture, type WaybackServer } from '../support/servers/wayback-server.ts';
+import { fakeChannelId, fakeVideoId } from '../kit/ids.ts';
+import { start as startWayback, ts, type ChannelFixture, type VideoFixture, type WaybackServer } from '../kit/servers/wayback-server.ts';
 
 // Archive look-ups through the real Wayback source against a local server in the CDX and capture
 // formats: a channel known only to the archive, paged with "continue".

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createArchiveSource,
@@ -18,15 +18,12 @@ import { warmUpSources } from '../../core/sources/configured.ts';
 import type { VideoRecord, VideoSource } from '../../core/sources/types.ts';
 import { createLogger } from '../../core/log.ts';
 import { parseChannelQuery, type ChannelQuery } from '../../core/youtube/channelQuery.ts';
-import { createArchiveFixture, type ArchiveFixture } from '../support/archive-fixture.ts';
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const realDir = resolve(repoRoot, '..', 'shared', 'fixtures', 'real');
-const haveReal = existsSync(realDir);
-if (!haveReal) console.warn(`archive tests: real yt-dlp fixtures not found at ${realDir}; their tests are skipped`);
+import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
+import { describeReal } from '../kit/describeReal.ts';
+import { realFixture } from '../kit/realFixtures.ts';
 
 async function loadReal(relative: string): Promise<unknown> {
-  const path = join(realDir, relative);
+  const path = realFixture(relative);
   if (!existsSync(path)) {
     console.warn(`archive tests: real fixture ${relative} is missing; its test is skipped`);
     return undefined;
@@ -48,7 +45,7 @@ const query = (text: string): ChannelQuery => {
   return parsed;
 };
 
-describe.skipIf(!haveReal)('real yt-dlp documents', () => {
+describeReal('real yt-dlp documents', () => {
   it('modern full dump (peace/video_basic.json)', async () => {
     const data = await loadReal('peace/video_basic.json');
     if (!data) return;
@@ -154,9 +151,9 @@ describe.skipIf(!haveReal)('real yt-dlp documents', () => {
     const dir = await mkdtemp(join(tmpdir(), 'afterimage-real-archive-'));
     try {
       const copy = async (from: string, to: string) => {
-        if (!existsSync(join(realDir, from))) return false;
+        if (!existsSync(realFixture(from))) return false;
         await mkdir(dirname(join(dir, to)), { recursive: true });
-        await copyFile(join(realDir, from), join(dir, to));
+        await copyFile(realFixture(from), join(dir, to));
         return true;
       };
       const zoo = 'jawed/Me at the zoo [jNQXAC9IVRw]';

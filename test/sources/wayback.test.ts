@@ -1,8 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TransientError } from '../../core/sources/http.ts';
@@ -16,8 +14,6 @@ import { createWaybackSource, type WaybackSourceOptions } from '../../core/sourc
 import { classifyWatchPage } from '../../core/sources/wayback/watchPage.ts';
 import {
   channelPageHtml,
-  fakeChannelId,
-  fakeVideoId,
   legacyWatchPageHtml,
   playerResponse,
   removalNoticeHtml,
@@ -27,12 +23,12 @@ import {
   type ChannelFixture,
   type VideoFixture,
   type WaybackServer,
-} from '../support/servers/wayback-server.ts';
+} from '../kit/servers/wayback-server.ts';
+import { describeReal } from '../kit/describeReal.ts';
+import { fakeChannelId, fakeVideoId } from '../kit/ids.ts';
+import { realFixture } from '../kit/realFixtures.ts';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const REAL = process.env.REAL_FIXTURES_DIR ?? resolve(here, '../../../shared/fixtures/real');
-const present = (path: string) => existsSync(join(REAL, path));
-const skipNote = (path: string) => (present(path) ? '' : ` [SKIPPED: real fixture ${join(REAL, path)} not found]`);
+const present = (path: string) => existsSync(realFixture(path));
 
 /** Fast retries for tests: the production defaults wait seconds between attempts. */
 const FAST = { timeoutMs: 1_000, retries: 2, minDelayMs: 5, maxDelayMs: 20 };
@@ -49,7 +45,7 @@ interface Interaction {
 }
 
 function readCassette(name: string): Interaction[] {
-  const text = readFileSync(join(REAL, 'edgi-wayback', name), 'utf8');
+  const text = readFileSync(realFixture(`edgi-wayback/${name}`), 'utf8');
   return text
     .split(/^- request:$/m)
     .slice(1)
@@ -95,7 +91,7 @@ async function replayServer(interactions: Interaction[]): Promise<{ url: string;
   };
 }
 
-describe(`CDX answers in the real formats${skipNote('edgi-wayback')}`, () => {
+describeReal('CDX answers in the real formats', () => {
   it.skipIf(!present('edgi-wayback/test_search.yaml'))('reads default text rows and gives rows repeated verbatim once', () => {
     const [interaction] = readCassette('test_search.yaml');
     const page = parseCdx(interaction!.body);
@@ -170,7 +166,10 @@ describe(`CDX answers in the real formats${skipNote('edgi-wayback')}`, () => {
       await replay.close();
     }
   });
+});
 
+// The same subject, without real fixtures: these run whether or not the folder is there.
+describe('CDX answers in the real formats', () => {
   it('reads output=json with its header row and [] [key] ending (the CDX server README shape)', () => {
     const body = `[["urlkey","timestamp","original","mimetype","statuscode","digest","length"],
  ["org,archive)/", "19970126045828", "http://www.archive.org:80/", "text/html", "200", "Q4YULN754FHV2U6Q5JUT6Q2P57WEWNNY", "1415"],
@@ -198,9 +197,9 @@ describe(`CDX answers in the real formats${skipNote('edgi-wayback')}`, () => {
 // Watch pages
 // ---------------------------------------------------------------------------------------------
 
-const loadJson = (path: string) => JSON.parse(readFileSync(join(REAL, path), 'utf8')) as Record<string, unknown>;
+const loadJson = (path: string) => JSON.parse(readFileSync(realFixture(path), 'utf8')) as Record<string, unknown>;
 
-describe(`watch pages around real player responses${skipNote('iv-org-mocks')}`, () => {
+describeReal('watch pages around real player responses', () => {
   it.skipIf(!present('iv-org-mocks/regular_mrbeast.player.json'))('recovers every field of regular_mrbeast.player.json', () => {
     const player = loadJson('iv-org-mocks/regular_mrbeast.player.json');
     const details = player.videoDetails as Record<string, string>;
@@ -260,7 +259,9 @@ describe(`watch pages around real player responses${skipNote('iv-org-mocks')}`, 
     const unavailable = classifyWatchPage(watchPageHtml(loadJson('youtube-transcript-api/youtube_video_unavailable.innertube.json.static')), 'xxxxxxxxxxx');
     expect(unavailable).toMatchObject({ kind: 'removed', reason: 'This video is unavailable', category: 'unavailable' });
   });
+});
 
+describe('watch pages around real player responses', () => {
   it('reads 2014 watch pages: microdata, eow-description, view count, Published on', () => {
     const video: VideoFixture = { videoId: 'abcDEF12345', channelId: fakeChannelId('legacy'), title: 'Rock & "Roll" <live>', description: 'First line\nSecond line', lengthSeconds: 253, viewCount: 98765, keywords: ['rock', 'live'], uploadDate: '2014-03-02' };
     const page = classifyWatchPage(legacyWatchPageHtml(video, { user: 'rocker' }), 'abcDEF12345');

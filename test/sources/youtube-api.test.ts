@@ -1,6 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DefiniteError, TransientError } from '../../core/sources/http.ts';
 import type { VideoRecord } from '../../core/sources/types.ts';
@@ -23,14 +21,12 @@ import {
 } from '../../core/sources/youtubeApiParse.ts';
 import { decodeEntities as decodeHtmlEntities } from '../../core/text/entities.ts';
 import { parseIsoDuration } from '../../core/youtube/isoDuration.ts';
-import { generatedVideoId, isoDuration, start, type YoutubeApiServer } from '../support/servers/youtube-api-server.ts';
+import { describeReal, itReal } from '../kit/describeReal.ts';
+import { realFixture } from '../kit/realFixtures.ts';
+import { generatedVideoId, isoDuration, start, type YoutubeApiServer } from '../kit/servers/youtube-api-server.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const realFixtures = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'real');
-const haveFixtures = existsSync(realFixtures);
-if (!haveFixtures) console.warn(`youtube-api.test: ${realFixtures} is missing, so the real-response parsing cases are skipped`);
-const fixture = (relative: string): any => JSON.parse(readFileSync(path.join(realFixtures, relative), 'utf8'));
-const fixtureText = (relative: string): string => readFileSync(path.join(realFixtures, relative), 'utf8');
+const fixture = (relative: string): any => JSON.parse(readFileSync(realFixture(relative), 'utf8'));
+const fixtureText = (relative: string): string => readFileSync(realFixture(relative), 'utf8');
 
 /** Dotted paths of an object's keys, arrays entered through their first element. */
 function keyPaths(value: unknown, depth: number, prefix = ''): string[] {
@@ -40,7 +36,7 @@ function keyPaths(value: unknown, depth: number, prefix = ''): string[] {
   return Object.entries(target as Record<string, unknown>).flatMap(([key, inner]) => [`${prefix}${key}`, ...keyPaths(inner, depth - 1, `${prefix}${key}.`)]);
 }
 
-describe.skipIf(!haveFixtures)('parsing real Data API responses', () => {
+describeReal('parsing real Data API responses', () => {
   it('channels.list of one channel (customUrl is the handle)', () => {
     const items = listItems(fixture('python-youtube/apidata/channels/info.json'));
     expect(items).toHaveLength(1);
@@ -299,7 +295,7 @@ describe('the local server answers in the real shapes', () => {
     return { status: response.status, body: (await response.json()) as any };
   };
 
-  it.skipIf(!haveFixtures)('has every field of the recorded responses', async () => {
+  itReal('has every field of the recorded responses', async () => {
     const pairs: Array<[string, any, any]> = [
       ['channels', fixture('python-youtube/apidata/channels/info_multiple.json'), (await get('channels', { part: 'snippet,contentDetails,statistics,brandingSettings', id: MAIN })).body],
       ['playlistItems', fixture('thoroldvix-youtube-transcript-api/api_v3_responses/playlist_page_one.json'), (await get('playlistItems', { part: 'snippet', playlistId: `UU${MAIN.slice(2)}`, maxResults: '1' })).body],

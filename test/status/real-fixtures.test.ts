@@ -1,14 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
 import { classifyPlayerResponse } from '../../core/status/observation.ts';
+import { describeReal } from '../kit/describeReal.ts';
+import { realFixture } from '../kit/realFixtures.ts';
 
 // Real player responses from public repositories (SOURCES.md section 3 there), read in place.
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const realDir = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'real');
-const present = existsSync(realDir);
-if (!present) console.warn(`test/status/real-fixtures.test.ts skipped: the real fixtures folder ${realDir} does not exist`);
 
 const cases: Array<{ file: string; outcome: 'available' | 'gone' | 'transient'; reason?: string }> = [
   { file: 'youtube-transcript-api/youtube.innertube.json.static', outcome: 'available' },
@@ -22,9 +18,9 @@ const cases: Array<{ file: string; outcome: 'available' | 'gone' | 'transient'; 
   { file: 'youtube-transcript-api/youtube_unplayable.innertube.json.static', outcome: 'transient' },
 ];
 
-describe.skipIf(!present)('status classification of real player responses', () => {
+describeReal('status classification of real player responses', () => {
   it.each(cases)('$file reads as $outcome', ({ file, outcome, reason }) => {
-    const player = JSON.parse(readFileSync(path.join(realDir, file), 'utf8')) as Record<string, unknown>;
+    const player = JSON.parse(readFileSync(realFixture(file), 'utf8')) as Record<string, unknown>;
     const observation = classifyPlayerResponse('dQw4w9WgXcQ', player, file);
     expect(observation.outcome).toBe(outcome);
     if (reason) expect(observation).toMatchObject({ reason });

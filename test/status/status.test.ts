@@ -11,8 +11,8 @@ import { updateTier } from '../../core/tiers/updateTier.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { start as startYoutubeApi, generatedVideoId, type YoutubeApiServer } from '../support/servers/youtube-api-server.ts';
-import { botCheckHtml, watchPageHtml } from '../support/servers/wayback-server.ts';
+import { start as startYoutubeApi, generatedVideoId, type YoutubeApiServer } from '../kit/servers/youtube-api-server.ts';
+import { botCheckHtml, watchPageHtml } from '../kit/servers/wayback-server.ts';
 
 const CHANNEL = 'UCstatusstatusstatus0001';
 const OTHER_CHANNEL = 'UCstatusstatusstatus0002';

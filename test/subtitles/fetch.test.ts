@@ -15,9 +15,9 @@ import { latestTracks, readCues } from '../../core/subtitles/tracks.ts';
 import { describeTimedtextUrl } from '../../core/subtitles/waybackCaptions.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { fetchSubtitlesTask } from '../../pipeline/tasks/fetch_subtitles.ts';
-import { createArchiveFixture, type ArchiveFixture } from '../support/archive-fixture.ts';
+import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { botCheckHtml, playerResponse, start as startWayback, ts, watchPageHtml, type WaybackServer } from '../support/servers/wayback-server.ts';
+import { botCheckHtml, playerResponse, start as startWayback, ts, watchPageHtml, type WaybackServer } from '../kit/servers/wayback-server.ts';
 import { addVideos, channelIdFor, json3Of, srtOf, srv3Of, videoIdFor } from '../support/subtitles.ts';
 
 let db: TestDatabase;

@@ -1,21 +1,16 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
 import type { Cue } from '../../core/subtitles/cue.ts';
 import { detectFormat } from '../../core/subtitles/detectFormat.ts';
 import { parse } from '../../core/subtitles/parse.ts';
 import { render } from '../../core/subtitles/render.ts';
+import { describeReal } from '../kit/describeReal.ts';
+import { haveRealFixtures, realFixture } from '../kit/realFixtures.ts';
 
-// Real caption files from public repositories (see SOURCES.md section 2 there). They live beside
-// the repository, not in it, and are read in place.
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const realDir = path.resolve(repoRoot, '..', 'shared', 'fixtures', 'real');
-const present = existsSync(realDir);
-if (!present) console.warn(`test/subtitles/real-fixtures.test.ts skipped: the real fixtures folder ${realDir} does not exist`);
+// Real caption files from public repositories (see SOURCES.md section 2 there), read in place.
 
 type Kind = 'roll-up' | 'manual';
-const lattifai = present ? readdirSync(path.join(realDir, 'lattifai-benchmark')).filter((name) => name.endsWith('.vtt')) : [];
+const lattifai = haveRealFixtures() ? readdirSync(realFixture('lattifai-benchmark')).filter((name) => name.endsWith('.vtt')) : [];
 const fixtures: Array<{ file: string; kind: Kind; format: string }> = [
   { file: 'vtt-rs/test.vtt', kind: 'roll-up', format: 'vtt' },
   { file: 'wrolpi/example1.en.vtt', kind: 'roll-up', format: 'vtt' },
@@ -74,13 +69,13 @@ function checkManual(cues: Cue[], cueLines: string[][]) {
   expect(cues.filter((cue) => cue.speakerChange)).toHaveLength(cueLines.flat().filter((line) => line.startsWith('>>')).length);
 }
 
-describe.skipIf(!present)('real caption files', () => {
+describeReal('real caption files', () => {
   it('include the lattifai benchmark track', () => {
     expect(lattifai.length).toBeGreaterThan(0);
   });
 
   it.each(fixtures)('$file ($kind) converts to SRT, WebVTT and text without losing or repeating words', ({ file, kind, format }) => {
-    const raw = readFileSync(path.join(realDir, file), 'utf8');
+    const raw = readFileSync(realFixture(file), 'utf8');
     expect(detectFormat(raw, file)).toBe(format);
     const cues = parse(raw, file);
     expect(cues.length).toBeGreaterThan(0);

@@ -8,7 +8,7 @@ import type { VideoRecord, VideoSource } from '../../core/sources/types.ts';
 import { upsertChannel } from '../../core/videos/upsertChannel.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { createKeyedUser, type TestApi } from '../support/api.ts';
-import { createArchiveFixture, type ArchiveFixture } from '../support/archive-fixture.ts';
+import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { fakeSource } from '../support/fake-source.ts';
 import { readStream, type ReceivedEvent } from '../support/sse.ts';

@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
 import type { Sql } from '../../core/db/database.ts';
 import { storeTrack, type TrackInput } from '../../core/subtitles/store.ts';
 import { formatTimestamp } from '../../core/subtitles/timestamps.ts';
+import { fakeChannelId, fakeVideoId } from '../kit/ids.ts';
 
 /** An 11-character video id and a UC… channel id, stable for the label. */
-export const videoIdFor = (label: string) => createHash('sha1').update(`video:${label}`).digest('base64url').slice(0, 11);
-export const channelIdFor = (label: string) => `UC${createHash('sha1').update(`channel:${label}`).digest('base64url').slice(0, 22)}`;
+export const videoIdFor = (label: string) => fakeVideoId(`video:${label}`);
+export const channelIdFor = (label: string) => fakeChannelId(`channel:${label}`);
 
 /** Stores a channel and its videos (only the columns subtitles care about). */
 export async function addVideos(sql: Sql, channelId: string, videos: Array<{ videoId: string; title?: string; language?: string | null }>, channelTitle = 'Subtitle Channel'): Promise<void> {

@@ -100,16 +100,6 @@ export function ts(year: number, month = 1, day = 1, hms = '120000'): string {
   return `${year}${String(month).padStart(2, '0')}${String(day).padStart(2, '0')}${hms}`;
 }
 
-/** An 11-character id, stable for the seed. */
-export function fakeVideoId(seed: string): string {
-  return createHash('sha1').update(seed).digest('base64url').slice(0, 11);
-}
-
-/** A UC… channel id, stable for the seed. */
-export function fakeChannelId(seed: string): string {
-  return `UC${createHash('sha1').update(seed).digest('base64url').slice(0, 22)}`;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Page builders
 // ---------------------------------------------------------------------------------------------

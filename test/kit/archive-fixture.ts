@@ -21,6 +21,7 @@ import { writeFile as writeFileCallback } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { random } from './random.ts';
 
 export interface ArchiveFixtureOptions {
   /** Videos of the main channel with a full info.json (default 24). */
@@ -75,18 +76,6 @@ function idFrom(seed: string, label: string, length: number): string {
   let out = '';
   for (let i = 0; i < length; i++) out += ALPHABET[digest[i]! & 63];
   return out;
-}
-
-/** Small deterministic PRNG (mulberry32), so content varies but is reproducible. */
-function rng(seedNumber: number) {
-  let a = seedNumber >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = ['restoring', 'a', 'vintage', 'lathe', 'from', 'scrap', 'why', 'the', 'old', 'bridge', 'collapsed', 'building', 'tiny', 'cabin', 'winter', 'review', 'guide', 'every', 'mistake', 'I', 'made', 'deep', 'dive', 'into', 'radio', 'history', 'field', 'recording', 'forest', 'night', 'tour', 'workshop'];
@@ -495,7 +484,7 @@ export async function createArchiveFixture(options: ArchiveFixtureOptions = {}):
     const channelDir = join(dir, channel.title);
     await mkdir(channelDir, { recursive: true });
     const epoch = 1_763_675_106;
-    const rand = rng(createHash('sha256').update(seed).digest().readUInt32BE(0));
+    const rand = random(createHash('sha256').update(seed).digest().readUInt32BE(0));
     const firstDay = Date.UTC(2012, 0, 1);
     const heavy = heavyParts(formats);
 

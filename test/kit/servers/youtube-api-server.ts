@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { fakeVideoId } from '../ids.ts';
 
 export type Endpoint = 'channels' | 'search' | 'playlistItems' | 'videos';
 const ENDPOINTS: Endpoint[] = ['channels', 'search', 'playlistItems', 'videos'];
@@ -162,7 +163,7 @@ function etag(input: string): string {
 
 /** An 11-character video id, stable for (channel, index). */
 export function generatedVideoId(channelId: string, index: number): string {
-  return createHash('sha1').update(`${channelId}:${index}`).digest('base64url').slice(0, 11);
+  return fakeVideoId(`${channelId}:${index}`);
 }
 
 export function isoDuration(seconds: number): string {
