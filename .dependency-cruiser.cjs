@@ -4,7 +4,8 @@
  * Type-only imports count too: a cycle of types is still two modules that cannot be understood apart.
  */
 const production = '^(core|api|pipeline|scripts)/';
-const benchmarks = '^scripts/bench/';
+// The benchmarks, and `afterimage bench generate` that builds their corpus for trying search by hand.
+const benchmarks = '^scripts/(bench/|commands/bench\\.ts$)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -51,6 +52,13 @@ module.exports = {
       comment: 'Shipped code does not depend on test code (the benchmarks may use its fake servers).',
       from: { path: production, pathNot: benchmarks },
       to: { path: '^test/' },
+    },
+    {
+      name: 'tests-not-benchmarks',
+      severity: 'error',
+      comment: 'What tests and benchmarks share lives in test/kit, so neither imports the other.',
+      from: { path: '^test/' },
+      to: { path: '^scripts/bench/' },
     },
     {
       name: 'test-kit-not-scripts',
