@@ -18,7 +18,7 @@ import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, reply } from '../http/route.ts';
 
 /** At most this many video ids per bulk download. */
-export const BULK_MAX_VIDEOS = 100;
+const BULK_MAX_VIDEOS = 100;
 
 const language = z.string().regex(LANGUAGE, { message: 'expected a language code such as en, en-GB or pt-BR' });
 const kind = z.enum(trackKinds, { message: 'expected manual, auto or translated' });
@@ -72,7 +72,7 @@ async function findVideo(sql: Queryable, id: string): Promise<SubtitleVideo> {
 // GET /api/subtitles/:videoId
 // ---------------------------------------------------------------------------------------------
 
-export const getSubtitlesRoute = defineRoute({
+const getSubtitlesRoute = defineRoute({
   method: 'GET',
   path: '/api/subtitles/:videoId',
   tag: 'Subtitles',
@@ -132,7 +132,7 @@ export const getSubtitlesRoute = defineRoute({
 
 const statusUrl = (id: string) => `/api/subtitles/${id}/status`;
 
-export const fetchSubtitlesRoute = defineRoute({
+const fetchSubtitlesRoute = defineRoute({
   method: 'POST',
   path: '/api/subtitles/:videoId/fetch',
   tag: 'Subtitles',
@@ -163,7 +163,7 @@ export const fetchSubtitlesRoute = defineRoute({
   },
 });
 
-export const subtitleStatusRoute = defineRoute({
+const subtitleStatusRoute = defineRoute({
   method: 'GET',
   path: '/api/subtitles/:videoId/status',
   tag: 'Subtitles',
@@ -207,7 +207,7 @@ const bulkBody = z
   })
   .refine((body) => body.fileFormat === undefined || body.format === 'zip', { message: 'only a zip has files: fileFormat goes with format "zip"', path: ['fileFormat'] });
 
-export const bulkDownloadRoute = defineRoute({
+const bulkDownloadRoute = defineRoute({
   method: 'POST',
   path: '/api/subtitles/bulk-download',
   tag: 'Subtitles',

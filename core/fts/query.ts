@@ -15,7 +15,7 @@ export interface FtsQuery {
 }
 
 export const MAX_QUERY_LENGTH = 500;
-export const MAX_QUERY_TERMS = 32;
+const MAX_QUERY_TERMS = 32;
 
 // Han, kana, Hangul syllables, CJK compatibility ideographs: written without spaces, so each character is a token.
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/u;

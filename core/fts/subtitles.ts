@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Queryable, Sql } from '../db/database.ts';
+import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { readCues } from '../subtitles/tracks.ts';
 import type { Cue } from '../subtitles/cue.ts';

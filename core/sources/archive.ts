@@ -11,12 +11,11 @@ import type { ChannelRecord, VideoPage, VideoSource } from './types.ts';
 import { channelInIndex, emptyIndex, indexOfScan, isMissing, offsetOfCursor, scanDirectory, videoPageOfIndex, type ArchiveIndex, type ArchiveIndexInfo } from './archive/archiveIndex.ts';
 import { archiveSignature, type ScanOptions } from './archive/scan.ts';
 
-export { scanArchive, streamArchive, archiveSignature, ArchiveCollector, classifyDirectory, MEDIA_EXTENSIONS, SUBTITLE_EXTENSIONS } from './archive/scan.ts';
-export type { ArchiveItem, ArchiveProgress, ArchiveScan, ArchiveScanStats, ArchiveWarning, ScanOptions } from './archive/scan.ts';
-export type { ArchiveIndexInfo } from './archive/archiveIndex.ts';
-export { parseYtDlpDocument, looksLikeYtDlp, captionKind, channelUrlFacts } from './archive/parse.ts';
-export type { ChannelNames, ParsedItem, ParseOutcome, Siblings } from './archive/parse.ts';
-export { mergeVideos, mergeChannels } from './archive/merge.ts';
+export { scanArchive, streamArchive } from './archive/scan.ts';
+export type { ArchiveProgress, ArchiveScan } from './archive/scan.ts';
+export { parseYtDlpDocument } from './archive/parse.ts';
+export type { ParsedItem } from './archive/parse.ts';
+export { mergeVideos } from './archive/merge.ts';
 
 export interface ArchiveSourceOptions {
   dir: string;

@@ -48,7 +48,7 @@ export function listPage(response: unknown): ListPage {
 // ---------------------------------------------------------------------------------------------
 
 /** YYYY-MM-DD (UTC) of an RFC 3339 timestamp such as "2019-03-21T20:37:49.000Z". */
-export function isoDate(value: unknown): string | undefined {
+function isoDate(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const time = Date.parse(value);
   if (Number.isNaN(time)) return undefined;
@@ -112,7 +112,7 @@ export function parseApiError(body: string): ApiErrorInfo | undefined {
 }
 
 /** Reasons that mean "not now" rather than "no": the daily quota or a per-second/per-user rate limit. */
-export const TRANSIENT_REASONS = new Set(['quotaExceeded', 'rateLimitExceeded', 'userRateLimitExceeded', 'dailyLimitExceeded', 'RATE_LIMIT_EXCEEDED']);
+const TRANSIENT_REASONS = new Set(['quotaExceeded', 'rateLimitExceeded', 'userRateLimitExceeded', 'dailyLimitExceeded', 'RATE_LIMIT_EXCEEDED']);
 
 /** The isTransient hook of fetchJson: a 403/429 carrying a quota or rate-limit reason. */
 export function isTransientApiError(status: number, body: string): boolean {

@@ -12,14 +12,14 @@ import { announceStatusChanges } from './recordObservations.ts';
 
 const DURATION_SLACK = 2;
 const MIN_TITLE_SIMILARITY = 0.5;
-export const MIN_SCORE = 0.75;
+const MIN_SCORE = 0.75;
 /** Words of a transcript compared (its start): enough to tell two talks apart, cheap to read. */
 const TRANSCRIPT_WORDS = 3_000;
 
 interface Candidate { goneId: string; candidateId: string; titleSimilarity: number; durationDelta: number; goneTrack: string | null; candidateTrack: string | null }
 
 /** Word-trigram overlap (Jaccard) of two texts, 0..1. */
-export function transcriptSimilarity(a: string, b: string): number {
+function transcriptSimilarity(a: string, b: string): number {
   const shingles = (text: string) => {
     const words = foldText(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean).slice(0, TRANSCRIPT_WORDS);
     const set = new Set<string>();

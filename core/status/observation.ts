@@ -8,7 +8,7 @@ import type { StatusReason } from '../videos/videoStatus.ts';
 import { isObject } from '../youtube/json.ts';
 import { playabilityMessages } from '../youtube/playerResponse.ts';
 
-export type ProbeName = 'youtube_api' | 'watch_page' | 'yt_dlp';
+type ProbeName = 'youtube_api' | 'watch_page' | 'yt_dlp';
 
 export type Observation =
   | { videoId: string; outcome: 'available'; source: ProbeName; evidence: string }

@@ -16,7 +16,7 @@ import { decodeBytes } from './decodeBytes.ts';
 
 /** The formats the codecs read, best first: word timings (json3, srv3), then WebVTT, older XML, SRT. */
 const READABLE = ['json3', 'srv3', 'vtt', 'srv2', 'srv1', 'srt'] as const;
-export type ArchiveSubtitleFormat = (typeof READABLE)[number];
+type ArchiveSubtitleFormat = (typeof READABLE)[number];
 
 /** Subtitle "languages" that are not captions. */
 const NOT_CAPTIONS = new Set(['live_chat', 'rechat', 'danmaku', 'comments']);

@@ -18,8 +18,8 @@ export interface BulkRequest {
   kind?: TrackKind | undefined;
 }
 
-export type MissingReason = 'unknown_video' | 'no_subtitles' | 'no_matching_track';
-export interface Missing { videoId: string; reason: MissingReason; message: string }
+type MissingReason = 'unknown_video' | 'no_subtitles' | 'no_matching_track';
+interface Missing { videoId: string; reason: MissingReason; message: string }
 export interface Planned { video: SubtitleVideo; track: TrackInfo }
 
 export interface BulkPlan {

@@ -5,7 +5,7 @@ import { render } from './render.ts';
 import { describeTrack } from './tracks.ts';
 
 /** json: each video's cues (marked match: true with a query); srt, vtt or txt: each video's text in that format. */
-export type BulkJsonFormat = 'json' | OutputFormat;
+type BulkJsonFormat = 'json' | OutputFormat;
 
 export interface BulkJsonOptions { format: BulkJsonFormat; query?: string | undefined }
 

@@ -8,7 +8,7 @@ import { describeTrack } from './tracks.ts';
 export interface BulkZipOptions { fileFormat: OutputFormat; query?: string | undefined }
 
 /** The zip entry of one video's file: <videoId>.<language>.<fileFormat>. */
-export const zipEntryName = (entry: Planned, fileFormat: OutputFormat) => `${entry.video.videoId}.${entry.track.language}.${fileFormat}`;
+const zipEntryName = (entry: Planned, fileFormat: OutputFormat) => `${entry.video.videoId}.${entry.track.language}.${fileFormat}`;
 
 /**
  * The bulk answer as a zip, in pieces as it is deflated: one file per video (its cues read a page of

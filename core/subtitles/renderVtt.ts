@@ -5,7 +5,7 @@ import { formatTimestamp } from './timestamps.ts';
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
 
 /** WebVTT cue text escaping; escaping ">" also keeps "-->" out of cue text. */
-export function escapeVttText(text: string): string {
+function escapeVttText(text: string): string {
   return text.replace(/[&<>]/g, (char) => ESCAPES[char]!);
 }
 

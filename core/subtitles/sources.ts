@@ -21,7 +21,7 @@ export interface SubtitleVideo {
   videoFileUrl: string | null;
 }
 
-export interface FetchedTrack {
+interface FetchedTrack {
   language: string;
   kind: TrackKind;
   source: TrackSource;

@@ -43,7 +43,7 @@ const KIND_RANK: Record<TrackKind, number> = { manual: 0, auto: 1, translated: 2
 const primary = (language: string) => language.toLowerCase().split(/[-_]/, 1)[0]!;
 
 /** 2: the same language (case aside); 1: the same primary language (en and en-GB); 0: another one. */
-export function languageMatch(language: string, wanted: string): 0 | 1 | 2 {
+function languageMatch(language: string, wanted: string): 0 | 1 | 2 {
   if (language.toLowerCase() === wanted.toLowerCase()) return 2;
   return primary(language) === primary(wanted) ? 1 : 0;
 }
@@ -129,4 +129,3 @@ export function describeTrack(track: TrackInfo) {
     url: `/api/subtitles/${track.videoId}?lang=${encodeURIComponent(track.language)}&kind=${track.kind}`,
   };
 }
-export type TrackDescription = ReturnType<typeof describeTrack>;

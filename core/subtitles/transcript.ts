@@ -6,7 +6,7 @@ import type { Queryable } from '../db/database.ts';
 import { chooseTrack, latestTracks, type TrackInfo, type TrackKind } from './tracks.ts';
 
 export const transcriptStates = ['none', 'pending', 'completed', 'failed'] as const;
-export type TranscriptState = (typeof transcriptStates)[number];
+type TranscriptState = (typeof transcriptStates)[number];
 
 export interface TranscriptInfo {
   state: TranscriptState;

@@ -122,4 +122,3 @@ export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}
 
   return { name: 'wayback' as const, listCaptures, fetchCaptions };
 }
-export type WaybackCaptionsSource = ReturnType<typeof createWaybackCaptionsSource>;

@@ -39,7 +39,7 @@ export interface YoutubeCaptionsOptions {
 }
 
 /** The caption tracks a watch page's player response lists (the player of this video only). */
-export function captionTracksOf(html: string, videoId: string, webUrl: string): { tracks: CaptionTrackRef[]; botCheck: boolean; playable: boolean } {
+function captionTracksOf(html: string, videoId: string, webUrl: string): { tracks: CaptionTrackRef[]; botCheck: boolean; playable: boolean } {
   const base = new URL(webUrl);
   const players = findPlayerResponses(html).filter((player) => isPlayerOf(player, videoId));
   let botCheck = false;
@@ -119,4 +119,3 @@ export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}
 
   return { name: 'youtube' as const, listTracks, fetchCaptions };
 }
-export type YoutubeCaptionsSource = ReturnType<typeof createYoutubeCaptionsSource>;

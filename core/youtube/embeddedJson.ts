@@ -2,7 +2,7 @@
 import { isObject, type JsonObject } from './json.ts';
 
 /** The balanced `{…}` starting at `start` (which must be `{`), strings and escapes respected. */
-export function sliceJsonObject(text: string, start: number): string | undefined {
+function sliceJsonObject(text: string, start: number): string | undefined {
   if (text.charCodeAt(start) !== 123) return undefined;
   let depth = 0;
   let inString = false;

@@ -43,7 +43,6 @@ const EXACT_TOTAL_CAP = 10_000; // the Postgres backend counts exactly up to thi
 const TARGET = { p95Ms: 50, p50Ms: 10, ingestPerSecond: 5_000 };
 const ENGINES = ['backend', 'http', 'sqlite'] as const;
 type EngineId = (typeof ENGINES)[number];
-const ENGINE_LABEL: Record<EngineId, string> = { backend: 'backend (in-process)', http: 'HTTP /api/fts', sqlite: 'SQLite FTS5' };
 
 interface BenchRequest { q: string; filters: FtsFilters; sort: FtsSort }
 interface Answer { ids: string[]; total: number }

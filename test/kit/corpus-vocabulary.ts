@@ -40,7 +40,7 @@ interface Vocabulary {
 }
 
 /** RFC 4180 with leniency: a quote inside a quoted field that does not end it is kept (the `"a"|"b"` tag lists). */
-export function parseCsv(text: string): string[][] {
+function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let i = 0;

@@ -29,7 +29,7 @@ export interface VideoRow {
   videoFileUrl: string | null;
 }
 
-export interface ChannelRow { channelId: string; title: string; language: Language; subscriberCount: number }
+interface ChannelRow { channelId: string; title: string; language: Language; subscriberCount: number }
 
 export interface Corpus {
   seed: number;
@@ -60,7 +60,7 @@ export function corpusVideoId(seed: number, index: number): string {
   return chars(unique, 5) + ALPHABET[((unique >>> 30) | ((more & 15) << 2)) & 63] + chars(hashed, 5);
 }
 
-export function corpusChannelId(seed: number, index: number): string {
+function corpusChannelId(seed: number, index: number): string {
   const unique = permute32(index, mix32(seed, 0xc4a7));
   let id = `UC${chars(unique, 5)}`;
   for (let part = 1; id.length < 24; part++) id += chars(mix32(unique, part ^ seed), 5);

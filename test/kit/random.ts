@@ -17,7 +17,7 @@ export function random(seed: number): () => number {
 }
 
 /** A bijection of 32-bit integers that spreads every bit over all others (lowbias32). */
-export function scramble(value: number): number {
+function scramble(value: number): number {
   let x = value >>> 0;
   x ^= x >>> 16;
   x = Math.imul(x, 0x7feb352d);

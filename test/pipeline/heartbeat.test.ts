@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ABANDONED_AFTER_SECONDS, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from '../../pipeline/heartbeat.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';

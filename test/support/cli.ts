@@ -11,7 +11,7 @@ import { configSchema } from '../../core/config.ts';
 const exec = promisify(execFile);
 
 /** The checkout: commands run from here, as an operator would run them. */
-export const root = fileURLToPath(new URL('../../', import.meta.url));
+const root = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface CliResult { code: number; stdout: string; stderr: string }
 
@@ -19,7 +19,7 @@ export interface CliResult { code: number; stdout: string; stderr: string }
  * The environment of a child command: this process's (PATH and the like) without any setting the
  * service reads, so only what a test passes counts; logs at warn so stderr stays short.
  */
-export function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(configSchema.shape)) delete base[key];
   return { ...base, LOG_LEVEL: 'warn', ...env };
@@ -93,7 +93,7 @@ export async function killService(service: Service | undefined, signal: NodeJS.S
   await service.exited;
 }
 
-export const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
+const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /** Polls until check() returns something truthy; a functional wait with a generous ceiling, not a timing assertion. */
 export async function eventually<T>(check: () => Promise<T> | T, what: string, timeoutMs = 20_000): Promise<NonNullable<T>> {

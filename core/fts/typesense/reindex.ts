@@ -8,7 +8,7 @@ import { pauseSync, resumeSync } from './sync.ts';
 
 /** A full reindex into a new collection behind the alias. */
 
-export const REINDEX_BATCH = 5_000;
+const REINDEX_BATCH = 5_000;
 
 export interface ReindexOptions {
   config: Config;

@@ -22,11 +22,11 @@ const SORT_BY: Record<Exclude<FtsSort, 'relevance'>, string> = {
   'duration-desc': `duration_desc:desc,${TIE_BREAK}`,
   'duration-asc': `duration_asc:asc,${TIE_BREAK}`,
 };
-export const MAX_PER_PAGE = 250;
+const MAX_PER_PAGE = 250;
 
 const phrase = (term: Term) => (term.tokens.length > 1 ? `"${term.tokens.join(' ')}"` : term.tokens[0]!);
 
-export function filterClauses(filters: FtsFilters): string[] {
+function filterClauses(filters: FtsFilters): string[] {
   const clauses: string[] = [];
   if (filters.status) clauses.push(`status:=${filters.status}`);
   if (filters.hasVideo !== undefined) clauses.push(`has_video:=${filters.hasVideo}`);
@@ -50,7 +50,7 @@ function anyOf(group: Term[]): string {
  * only alternatives has q=* (ranked by views, not text), and its excluded phrases drop the videos that
  * hold all their tokens, adjacent or not.
  */
-export function queryParameters(query: FtsQuery): { q: string; filters: string[] } {
+function queryParameters(query: FtsQuery): { q: string; filters: string[] } {
   const required = query.groups.filter((group) => group.length === 1).map((group) => phrase(group[0]!));
   const filters = query.groups.filter((group) => group.length > 1).map(anyOf);
   const excludedWords = query.excluded.filter((term) => term.tokens.length === 1).map((term) => term.tokens[0]!);

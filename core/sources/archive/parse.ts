@@ -22,7 +22,7 @@ export interface ChannelNames {
 }
 
 /** Files found beside the document (same base name), as absolute paths or file URLs. */
-export interface Siblings {
+interface Siblings {
   /** file:// URL of the chosen media file */
   mediaUrl?: string;
   /** Subtitle files: language code from the file name (`<base>.<lang>.<ext>`). */
@@ -140,7 +140,7 @@ interface UrlFacts {
 }
 
 /** What a channel_url / uploader_url says: /channel/UC…, /@handle, /c/name, /user/name, /name. */
-export function channelUrlFacts(value: unknown): UrlFacts {
+function channelUrlFacts(value: unknown): UrlFacts {
   const s = str(value);
   if (!s) return {};
   let url: URL;
@@ -249,7 +249,7 @@ function foreignExtractor(obj: Obj): string | undefined {
  * is auto. A language in neither list (old dumps with empty lists, files added by hand) is
  * reported as 'auto': we will not claim a human-made track without evidence.
  */
-export function captionKind(language: string, manual: Set<string>, auto: Set<string>): 'manual' | 'auto' {
+function captionKind(language: string, manual: Set<string>, auto: Set<string>): 'manual' | 'auto' {
   if (manual.has(language)) return 'manual';
   if (auto.has(language)) return 'auto';
   return 'auto';

@@ -25,7 +25,7 @@ import { InvalidJsonError, ParsePool, parseHere } from './parsePool.ts';
 /** Documents at least this big are parsed on a worker thread (when there are any). */
 const WORKER_PARSE_BYTES = 128 * 1024;
 
-export const MEDIA_EXTENSIONS = new Set(['mp4', 'webm', 'mkv', 'm4a', 'mp3', 'opus', 'flv', '3gp', 'mov', 'm4v', 'mka', 'ogg', 'oga', 'wav', 'flac', 'aac', 'avi', 'wmv']);
+const MEDIA_EXTENSIONS = new Set(['mp4', 'webm', 'mkv', 'm4a', 'mp3', 'opus', 'flv', '3gp', 'mov', 'm4v', 'mka', 'ogg', 'oga', 'wav', 'flac', 'aac', 'avi', 'wmv']);
 export const SUBTITLE_EXTENSIONS = new Set(['vtt', 'srt', 'srv1', 'srv2', 'srv3', 'json3', 'ttml', 'ass', 'ssa', 'lrc', 'sbv']);
 
 export interface ArchiveProgress {
@@ -124,7 +124,7 @@ function isPartialDownload(lower: string): boolean {
 }
 
 /** Groups one directory's file names into metadata jobs with the media and subtitle files beside them. */
-export function classifyDirectory(dir: string, names: readonly string[]): { jobs: Job[]; partialFiles: number } {
+function classifyDirectory(dir: string, names: readonly string[]): { jobs: Job[]; partialFiles: number } {
   const bases = new Map<string, Job>();
   const jsonNames: string[] = [];
   const media = new Map<string, string[]>();
@@ -506,7 +506,7 @@ export async function* streamArchive(dir: string, options: ScanOptions = {}): As
 }
 
 /** Collects scan items into merged records. */
-export class ArchiveCollector {
+class ArchiveCollector {
   private readonly videos = new Map<string, HeldVideo>();
   private readonly channels = new Map<string, HeldChannel>();
   readonly warnings: ArchiveWarning[] = [];
@@ -549,7 +549,7 @@ export class ArchiveCollector {
 }
 
 /** By channel, then newest upload first (undated last), then video id. */
-export function compareVideos(a: VideoRecord, b: VideoRecord): number {
+function compareVideos(a: VideoRecord, b: VideoRecord): number {
   if (a.channelId !== b.channelId) return a.channelId < b.channelId ? -1 : 1;
   const da = a.uploadDate ?? '';
   const db = b.uploadDate ?? '';

@@ -5,7 +5,7 @@
 
 /** The CDX fields the Wayback serves, in its default order. */
 export const CDX_FIELDS = ['urlkey', 'timestamp', 'original', 'mimetype', 'statuscode', 'digest', 'length'] as const;
-export type CdxField = (typeof CDX_FIELDS)[number];
+type CdxField = (typeof CDX_FIELDS)[number];
 
 /** One capture as the CDX lists it; `statuscode` is "-" for warc/revisit rows. */
 export type CdxRow = Partial<Record<CdxField, string>> & { timestamp: string; original: string };

@@ -45,7 +45,7 @@ const REMOVAL_PHRASES = [
   /Private video/i,
 ];
 
-export function removalCategory(reason: string): RemovalCategory {
+function removalCategory(reason: string): RemovalCategory {
   if (/terminat|account .*closed/i.test(reason)) return 'account_terminated';
   if (/removed by the (?:user|uploader)|deleted/i.test(reason)) return 'removed_by_uploader';
   if (/private/i.test(reason)) return 'private';

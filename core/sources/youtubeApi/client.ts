@@ -5,9 +5,9 @@
 import { DefiniteError, TransientError, fetchJson, type FetchOptions } from '../http.ts';
 import { isTransientApiError, parseApiError } from '../youtubeApiParse.ts';
 
-export type Endpoint = 'channels' | 'search' | 'playlistItems' | 'videos';
+type Endpoint = 'channels' | 'search' | 'playlistItems' | 'videos';
 
-export const QUOTA_COST: Record<Endpoint, number> = { channels: 1, search: 100, playlistItems: 1, videos: 1 };
+const QUOTA_COST: Record<Endpoint, number> = { channels: 1, search: 100, playlistItems: 1, videos: 1 };
 /** The API's largest page and the most ids one videos.list / channels.list call takes. */
 export const PAGE_SIZE = 50;
 

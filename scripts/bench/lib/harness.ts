@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Sql } from '../../../core/db/database.ts';
 import type { Logger } from '../../../core/log.ts';
@@ -121,4 +121,3 @@ export function markdownTable(columns: string[], rows: Cell[][]): string {
   ].join('\n');
 }
 
-export const here = (url: string) => dirname(fileURLToPath(url));

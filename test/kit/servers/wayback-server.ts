@@ -35,10 +35,10 @@ import type { AddressInfo, Socket } from 'node:net';
 // Index
 // ---------------------------------------------------------------------------------------------
 
-export const CDX_FIELDS = ['urlkey', 'timestamp', 'original', 'mimetype', 'statuscode', 'digest', 'length'] as const;
+const CDX_FIELDS = ['urlkey', 'timestamp', 'original', 'mimetype', 'statuscode', 'digest', 'length'] as const;
 type Field = (typeof CDX_FIELDS)[number];
 
-export interface CaptureSeed {
+interface CaptureSeed {
   /** The URL as captured, e.g. "https://www.youtube.com/watch?v=…". */
   url: string;
   /** 14 digits. */
@@ -66,7 +66,7 @@ interface Stored {
 }
 
 /** SURT-style key of the CDX: "com,youtube)/watch?v=abc" (lower-cased, www. dropped, query sorted). */
-export function surtKey(raw: string): string {
+function surtKey(raw: string): string {
   let value = raw.trim();
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) value = `http://${value}`;
   const url = new URL(value);
@@ -78,7 +78,7 @@ export function surtKey(raw: string): string {
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 /** SHA-1 in base32, 32 characters, like the CDX digest column. */
-export function digestOf(body: string): string {
+function digestOf(body: string): string {
   const bytes = createHash('sha1').update(body).digest();
   let bits = 0;
   let value = 0;
@@ -237,7 +237,7 @@ ${(video.keywords ?? []).map((tag) => `<meta property="og:video:tag" content="${
 }
 
 /** The player error of a removed video on a 2020s watch page. */
-export function removalPlayer(reason: string): Record<string, unknown> {
+function removalPlayer(reason: string): Record<string, unknown> {
   const isPrivate = /private/i.test(reason);
   return {
     responseContext: { serviceTrackingParams: [] },
@@ -311,7 +311,7 @@ export interface ListingSeed {
   style?: 'modern' | 'legacy';
 }
 
-export function listingUrl(channel: ChannelFixture, form: ListingSeed['form'] = 'channel', tab = ''): string {
+function listingUrl(channel: ChannelFixture, form: ListingSeed['form'] = 'channel', tab = ''): string {
   switch (form) {
     case 'handle':
       if (!channel.handle) throw new Error('channel has no handle');
@@ -384,7 +384,7 @@ export function channelPageHtml(channel: ChannelFixture, listing: Omit<ListingSe
 }
 
 /** A terminated-channel page. */
-export function terminatedChannelHtml(): string {
+function terminatedChannelHtml(): string {
   return `<!DOCTYPE html><html lang="en"><head><title>YouTube</title></head><body><div class="channel-empty-message banner-message"><p>This account has been terminated due to multiple or severe violations of YouTube's policy prohibiting hate speech.</p></div></body></html>`;
 }
 
@@ -392,7 +392,7 @@ export function terminatedChannelHtml(): string {
 // Server
 // ---------------------------------------------------------------------------------------------
 
-export type Failure =
+type Failure =
   | { type: 'status'; status: number; body?: string }
   /** No answer at all until the client gives up. */
   | { type: 'hang' }
@@ -401,9 +401,9 @@ export type Failure =
   /** The connection is destroyed without an answer. */
   | { type: 'reset' };
 
-export type Target = 'cdx' | 'web';
+type Target = 'cdx' | 'web';
 
-export interface RequestLogEntry {
+interface RequestLogEntry {
   target: Target | 'other';
   /** CDX: the query; replay: the path. */
   params?: Record<string, string | string[]>;
@@ -416,7 +416,7 @@ export interface RequestLogEntry {
   failure?: Failure['type'];
 }
 
-export interface WatchCaptureSpec {
+interface WatchCaptureSpec {
   timestamp: string;
   /** metadata (default), a removal notice, or an archived bot check. */
   kind?: 'metadata' | 'removed' | 'botcheck';

@@ -18,14 +18,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { fakeVideoId } from '../ids.ts';
 
-export type Endpoint = 'channels' | 'search' | 'playlistItems' | 'videos';
+type Endpoint = 'channels' | 'search' | 'playlistItems' | 'videos';
 const ENDPOINTS: Endpoint[] = ['channels', 'search', 'playlistItems', 'videos'];
-export const QUOTA_COST: Record<Endpoint, number> = { channels: 1, search: 100, playlistItems: 1, videos: 1 };
+const QUOTA_COST: Record<Endpoint, number> = { channels: 1, search: 100, playlistItems: 1, videos: 1 };
 
 /** What the uploads playlist and videos.list make of a video. */
-export type VideoState = 'public' | 'unlisted' | 'private' | 'deleted';
+type VideoState = 'public' | 'unlisted' | 'private' | 'deleted';
 
-export interface VideoSeed {
+interface VideoSeed {
   videoId: string;
   title?: string;
   description?: string;
@@ -44,7 +44,7 @@ export interface VideoSeed {
   state?: VideoState;
 }
 
-export interface ChannelSeed {
+interface ChannelSeed {
   channelId: string;
   /** "@name"; becomes snippet.customUrl (lower-cased, as the API gives it) and forHandle's key. */
   handle?: string;
@@ -87,7 +87,7 @@ interface StoredChannel {
   publicCount: number;
 }
 
-export interface CreatedChannel {
+interface CreatedChannel {
   channelId: string;
   uploadsPlaylistId: string;
   handle?: string;
@@ -95,7 +95,7 @@ export interface CreatedChannel {
   videoIds: string[];
 }
 
-export type Failure =
+type Failure =
   | { type: 'status'; status: number }
   | { type: 'quotaExceeded' | 'rateLimitExceeded' | 'userRateLimitExceeded' }
   /** No answer for `ms` (then the normal one), or none at all until the client gives up. */
@@ -105,9 +105,9 @@ export type Failure =
   /** The connection is destroyed without an answer. */
   | { type: 'reset' };
 
-export type FailureSpec = Failure | Failure['type'] | number;
+type FailureSpec = Failure | Failure['type'] | number;
 
-export interface RequestLogEntry {
+interface RequestLogEntry {
   endpoint: Endpoint | 'other';
   /** Query parameters without the key. */
   params: Record<string, string>;
@@ -230,7 +230,7 @@ function videoThumbnails(videoId: string, hd: boolean) {
   return thumbnails;
 }
 
-export function avatarUrl(channelId: string, size: 88 | 240 | 800): string {
+function avatarUrl(channelId: string, size: 88 | 240 | 800): string {
   return `https://yt3.ggpht.com/ytc/${etag(channelId)}=s${size}-c-k-c0x00ffffff-no-rj`;
 }
 
