@@ -4,7 +4,7 @@ import cron from 'node-cron';
 import type { Config } from '../core/config.ts';
 import type { Database } from '../core/db/database.ts';
 import { setSearchSync, typesenseTarget } from '../core/fts/typesense.ts';
-import { graphileLogger } from '../core/jobs.ts';
+import { graphileLogger } from '../core/jobs/graphileLogger.ts';
 import type { Logger } from '../core/log.ts';
 import type { VideoSource } from '../core/sources/types.ts';
 import { configuredStatusProbe } from '../core/status/probes.ts';
