@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { backgroundStatus } from '../../core/crawl/backgroundStatus.ts';
-import { findSession as findStoredSession } from '../../core/crawl/findSession.ts';
+import { findSession } from '../../core/crawl/findSession.ts';
 import { nextArchivePage } from '../../core/crawl/nextArchivePage.ts';
 import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
 import { snapshotPages } from '../../core/crawl/snapshotPages.ts';
@@ -55,8 +55,9 @@ export const startSearchRoute = defineRoute({
   },
 });
 
-async function findSession(ctx: RouteContext<{ sessionId: string }, unknown, unknown>) {
-  const session = await findStoredSession(ctx.deps.sql, ctx.params.sessionId, ownerId(ctx.caller));
+/** The caller's session; another account's is as unknown as a missing one. */
+async function callersSession(ctx: RouteContext<{ sessionId: string }, unknown, unknown>) {
+  const session = await findSession(ctx.deps.sql, ctx.params.sessionId, ownerId(ctx.caller));
   if (!session) throw notFound(`no search session ${ctx.params.sessionId}`);
   return session;
 }
@@ -78,7 +79,7 @@ export const streamSearchRoute = defineRoute({
   errors: ['NOT_FOUND'],
   async handler(ctx) {
     const { req, res, deps, query } = ctx;
-    const session = await findSession(ctx);
+    const session = await callersSession(ctx);
     const header = req.headers['last-event-id'];
     const resumeFrom = (typeof header === 'string' && header) || query.lastEventId;
     const resume = parseResume(resumeFrom);
@@ -130,7 +131,7 @@ export const continueSearchRoute = defineRoute({
   errors: ['NOT_FOUND'],
   async handler(ctx) {
     const { deps, caller, res } = ctx;
-    const session = await findSession(ctx);
+    const session = await callersSession(ctx);
     if (!deps.sources.some((source) => source.name === 'wayback')) {
       throw new AppError('INVALID_INPUT', 'archive look-ups are not configured on this server (WAYBACK_ENABLED=false), so there is no next page');
     }

@@ -30,5 +30,3 @@ export const jobPayloads = {
 
 export type TaskName = keyof typeof jobPayloads;
 export type JobPayload<T extends TaskName> = z.output<(typeof jobPayloads)[T]>;
-
-export const taskNames = Object.keys(jobPayloads) as TaskName[];

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
 import type { Queryable } from '../../core/db/database.ts';
 import { enqueue, enqueueMany } from '../../core/jobs/enqueue.ts';
-import { taskNames } from '../../core/jobs/registry.ts';
+import { jobPayloads } from '../../core/jobs/registry.ts';
 import { createLogger } from '../../core/log.ts';
 import { crawlChannelTask } from '../../pipeline/tasks/crawl_channel.ts';
 import { crontab } from '../../pipeline/tasks/index.ts';
@@ -21,6 +21,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
+const taskNames = Object.keys(jobPayloads);
 const sqlDir = fileURLToPath(new URL('../../sql/', import.meta.url));
 
 describe('the job registry', () => {
