@@ -34,6 +34,48 @@ const errorResponse = (codes: ErrorCode[]) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+/** 'search:caption_info' → 'SearchCaptionInfoEvent' */
+const eventComponent = (type: string) => `${type.split(/[:_]/).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('')}Event`;
+
+/**
+ * Component schemas of the events of streaming routes, from the event schemas themselves: one per
+ * event (its `event:` name, `id:` and JSON `data:`), and per vocabulary a oneOf of them that the
+ * route's text/event-stream response names (one schema per event of the stream).
+ */
+function eventSchemas(routes: Route[]): Record<string, JsonSchema> {
+  const schemas: Record<string, JsonSchema> = {};
+  for (const vocabulary of new Set(routes.flatMap((route) => (route.events ? [route.events] : [])))) {
+    const mapping: Record<string, string> = {};
+    for (const event of vocabulary.events) {
+      const name = eventComponent(event.type);
+      mapping[event.type] = `#/components/schemas/${name}`;
+      schemas[name] = {
+        type: 'object',
+        required: ['event', 'data'],
+        properties: {
+          event: { type: 'string', const: event.type },
+          id: { type: 'string', description: 'resume after this event with Last-Event-ID (absent on events that cannot be resumed after)' },
+          data: jsonSchema(event.schema, 'output'),
+        },
+      };
+    }
+    schemas[vocabulary.name] = {
+      description: 'One Server-Sent Event of the stream: its event name and its data (JSON)',
+      oneOf: Object.values(mapping).map(($ref) => ({ $ref })),
+      discriminator: { propertyName: 'event', mapping },
+    };
+  }
+  return schemas;
+}
+
+const successResponse = (route: Route) =>
+  route.events
+    ? { description: 'Server-Sent Events', content: { 'text/event-stream': { schema: { $ref: `#/components/schemas/${route.events.name}` } } } }
+    : {
+        description: 'Success',
+        content: { 'application/json': { schema: { type: 'object', required: ['data'], properties: { data: jsonSchema(route.response, 'output') } } } },
+      };
+
 /** OpenAPI 3.1 from the very zod schemas the routes validate with. */
 export function buildOpenApi(routes: Route[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -59,10 +101,7 @@ export function buildOpenApi(routes: Route[], version: string) {
         parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
         ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
         responses: {
-          [String(route.status ?? 200)]: {
-            description: 'Success',
-            content: { 'application/json': { schema: { type: 'object', required: ['data'], properties: { data: jsonSchema(route.response, 'output') } } } },
-          },
+          [String(route.status ?? 200)]: successResponse(route),
           ...Object.fromEntries([...byStatus].map(([status, codes]) => [String(status), errorResponse(codes)])),
         },
       },
@@ -93,6 +132,7 @@ export function buildOpenApi(routes: Route[], version: string) {
             },
           },
         },
+        ...eventSchemas(routes),
       },
     },
     paths,

@@ -5,7 +5,7 @@ import type { Config } from '../core/config.ts';
 import type { Database } from '../core/db/openDatabase.ts';
 import { typesenseTarget } from '../core/fts/typesense/client.ts';
 import { setSearchSync } from '../core/fts/typesense/sync.ts';
-import { graphileLogger } from '../core/jobs.ts';
+import { graphileLogger } from '../core/graphileLogger.ts';
 import type { Logger } from '../core/log.ts';
 import type { VideoSource } from '../core/sources/types.ts';
 import { configuredStatusProbe } from '../core/status/probes.ts';

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import type { ErrorCode } from '../../core/errors.ts';
+import type { EventVocabulary } from '../../core/events/defineEvent.ts';
 import type { SearchBackend } from '../../core/fts/backend.ts';
 import type { Logger } from '../../core/log.ts';
 import type { FeatureName, ScopeLabel } from '../../core/schemas.ts';
@@ -78,6 +79,8 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
   query?: Q;
   body?: B;
   response: R;
+  /** The events of a text/event-stream response, documented instead of `response`. */
+  events?: EventVocabulary;
   status?: number;
   errors?: ErrorCode[];
   handler(ctx: RouteContext<Out<P>, Out<Q>, Out<B>>): Promise<z.output<R> | Reply<z.output<R>> | typeof handled>;

@@ -1,13 +1,18 @@
 import { z } from 'zod';
+import { backgroundStatus } from '../../core/crawl/backgroundStatus.ts';
+import { findSession } from '../../core/crawl/findSession.ts';
+import { nextArchivePage } from '../../core/crawl/nextArchivePage.ts';
+import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
+import { snapshotPages } from '../../core/crawl/snapshotPages.ts';
+import { startSearch } from '../../core/crawl/startSearch.ts';
 import { AppError, notFound } from '../../core/errors.ts';
-import { crawlStream, formatPosition, parsePosition, type Position, type StoredEvent } from '../../core/events/events.ts';
-import { resolveChannel } from '../../core/search/resolveChannel.ts';
-import { startSearch } from '../../core/search/startSearch.ts';
+import { crawlStream, hasEventsAfter, type Position } from '../../core/events/events.ts';
+import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
 import { ACCEPTED_FORMS, CHANNEL_ID, parseChannelQuery } from '../../core/youtube/channelQuery.ts';
-import { CHANNEL_JSON, VIDEO_JSON, type VideoObject } from '../../core/videos/videoObject.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, type RouteContext } from '../http/route.ts';
-import { eventFrame, openEventStream } from '../sse/writer.ts';
+import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
+import { openEventStream } from '../sse/writer.ts';
 import type { Caller } from '../http/auth.ts';
 
 const sessionResponse = z.object({
@@ -20,11 +25,11 @@ const sessionResponse = z.object({
 const sessionParams = z.strictObject({ sessionId: z.uuid({ message: 'expected a search session id (UUID)' }) });
 
 const ownerId = (caller: Caller) => (caller.kind === 'key' ? caller.userId : null);
-const sessionReply = (sessionId: string, channelId: string, channelTitle: string) => ({
-  searchSessionId: sessionId,
-  sseEndpointUrl: `/api/search/${sessionId}/stream`,
+const sessionReply = (started: { sessionId: string; channelTitle: string }, channelId: string) => ({
+  searchSessionId: started.sessionId,
+  sseEndpointUrl: `/api/search/${started.sessionId}/stream`,
   channelId,
-  channelTitle,
+  channelTitle: started.channelTitle,
 });
 
 export const startSearchRoute = defineRoute({
@@ -46,73 +51,15 @@ export const startSearchRoute = defineRoute({
     const channel = await resolveChannel(deps.sql, deps.sources, parsed, log);
     if (!channel) throw notFound(`no source knows the channel of "${body.query}"`);
     const started = await startSearch(deps.sql, { userId: ownerId(caller), channel, query: body.query, kind: 'full' });
-    const [row] = await deps.sql<{ title: string }[]>`select title from channels where channel_id = ${channel.channelId}`;
-    return sessionReply(started.sessionId, channel.channelId, row?.title ?? channel.title ?? '');
+    return sessionReply(started, channel.channelId);
   },
 });
 
-interface SessionRow { id: string; channelId: string; crawlId: string; crawlFinished: boolean; joinXid: string; createdAt: Date; channel: unknown }
-
-async function findSession(ctx: RouteContext<{ sessionId: string }, unknown, unknown>): Promise<SessionRow> {
-  const [session] = await ctx.deps.sql<SessionRow[]>`
-    select s.id, s.channel_id as "channelId", s.crawl_id::text as "crawlId", s.join_xid::text as "joinXid", s.created_at as "createdAt",
-      cr.status <> 'running' as "crawlFinished", ${ctx.deps.sql.unsafe(CHANNEL_JSON)} as channel
-    from search_sessions s join channels c on c.channel_id = s.channel_id join crawls cr on cr.id = s.crawl_id
-    where s.id = ${ctx.params.sessionId} and s.user_id is not distinct from ${ownerId(ctx.caller)}`;
-  // Another account's session is as unknown as a missing one.
+/** The caller's session; another account's is as unknown as a missing one. */
+async function callersSession(ctx: RouteContext<{ sessionId: string }, unknown, unknown>) {
+  const session = await findSession(ctx.deps.sql, ctx.params.sessionId, ownerId(ctx.caller));
   if (!session) throw notFound(`no search session ${ctx.params.sessionId}`);
   return session;
-}
-
-/** Every search:video also reaches clients that read only batches: a batch (without id) precedes its videos. */
-function videoFrames(videos: Array<{ video: VideoObject; id: string }>): string {
-  if (videos.length === 0) return '';
-  return eventFrame('search:video_batch', { videos: videos.map((entry) => entry.video) }) + videos.map((entry) => eventFrame('search:video', entry.video, entry.id)).join('');
-}
-
-const isFinal = (type: string) => type === 'search:complete' || type === 'search:error';
-
-/**
- * The frames of one delivery of crawl events, up to the final one if it is there. Made once per
- * delivery: the hub hands the same array to every caught-up stream of the crawl, and all of them
- * write this one Buffer.
- */
-const deliveryFrames = new WeakMap<readonly StoredEvent[], { frames: Buffer; final: boolean }>();
-function framesOf(events: readonly StoredEvent[]): { frames: Buffer; final: boolean } {
-  const known = deliveryFrames.get(events);
-  if (known) return known;
-  let text = '';
-  let videos: Array<{ video: VideoObject; id: string }> = [];
-  let final = false;
-  for (const event of events) {
-    const id = `c:${formatPosition(event)}`;
-    if (event.type === 'search:video') {
-      videos.push({ video: event.payload as VideoObject, id });
-      continue;
-    }
-    text += videoFrames(videos) + eventFrame(event.type, event.payload, id);
-    videos = [];
-    if (isFinal(event.type)) {
-      final = true;
-      break;
-    }
-  }
-  text += videoFrames(videos);
-  const made = { frames: Buffer.from(text), final };
-  deliveryFrames.set(events, made);
-  return made;
-}
-
-const SNAPSHOT_PAGE = 500;
-const SNAPSHOT_DONE = 's:~';
-
-/** Resume point: `s:<videoId>` inside the snapshot of stored videos, `c:<xid>.<id>` in the crawl's events. */
-function parseResume(value: string | undefined): { phase: 'snapshot'; after: string } | { phase: 'live'; after: Position } | undefined {
-  if (!value) return undefined;
-  if (value === SNAPSHOT_DONE) return { phase: 'live', after: { xid: '0', id: '0' } };
-  if (value.startsWith('s:')) return /^s:[A-Za-z0-9_-]{0,11}$/.test(value) ? { phase: 'snapshot', after: value.slice(2) } : undefined;
-  const position = value.startsWith('c:') ? parsePosition(value.slice(2)) : undefined;
-  return position ? { phase: 'live', after: position } : undefined;
 }
 
 export const streamSearchRoute = defineRoute({
@@ -121,17 +68,18 @@ export const streamSearchRoute = defineRoute({
   tag: 'Channel search',
   summary: 'Server-Sent Events of a search: what is stored at once, then what the crawl finds, then search:complete or search:error',
   description:
-    'Events: search:channel_resolved, search:channel_update, search:progress {stage, percent}, search:video, search:video_batch, search:caption_info, search:complete {totals}, search:error {code, message}. Reconnect with Last-Event-ID (or ?lastEventId=) to get exactly the events missed.',
+    'Events: search:channel_resolved, search:channel_update, search:progress {stage, percent}, search:video, search:video_batch, search:caption_info, search:status_change, search:complete {totals}, search:error {code, message} (each described by components.schemas.SearchEvent). Reconnect with Last-Event-ID (or ?lastEventId=) to get exactly the events missed.',
   auth: 'key',
   scope: 'L1',
   feature: 'channelSearch',
   params: sessionParams,
   query: z.strictObject({ lastEventId: z.string().max(64).optional() }),
   response: z.string().describe('text/event-stream'),
+  events: searchEventVocabulary,
   errors: ['NOT_FOUND'],
   async handler(ctx) {
     const { req, res, deps, query } = ctx;
-    const session = await findSession(ctx);
+    const session = await callersSession(ctx);
     const header = req.headers['last-event-id'];
     const resumeFrom = (typeof header === 'string' && header) || query.lastEventId;
     const resume = parseResume(resumeFrom);
@@ -142,39 +90,25 @@ export const streamSearchRoute = defineRoute({
     const live: Position = resume?.phase === 'live' && resume.after.xid !== '0' ? resume.after : { xid: session.joinXid, id: '0' };
 
     if (!resume || resume.phase === 'snapshot') {
-      if (!resume) stream.write(eventFrame('search:channel_resolved', session.channel, 's:'));
-      let after = resume?.after ?? '';
+      if (!resume) stream.write(channelResolvedFrame(session.channel));
       let total = 0;
-      for (;;) {
-        const page = await deps.sql<{ video: VideoObject }[]>`
-          select ${deps.sql.unsafe(VIDEO_JSON)} as video from videos v join channels c on c.channel_id = v.channel_id
-          where v.channel_id = ${session.channelId} and v.first_seen_at <= ${session.createdAt} and v.video_id > ${after} collate "C"
-          order by v.video_id collate "C" limit ${SNAPSHOT_PAGE}`;
+      for await (const page of snapshotPages(deps.sql, session, resume?.after ?? '')) {
         if (!stream.open) return handled;
-        const withCaptions = page.filter(({ video }) => video.captions.length > 0 || video.hasSubtitles);
-        stream.write(
-          videoFrames(page.map(({ video }) => ({ video, id: `s:${video.videoId}` }))) +
-            (withCaptions.length ? eventFrame('search:caption_info', { videos: withCaptions.map(({ video }) => ({ videoId: video.videoId, hasSubtitles: video.hasSubtitles, captions: video.captions })) }) : ''),
-        );
+        stream.write(snapshotFrames(page));
         // The stored part is read at the client's pace, so it never counts as falling behind.
         await stream.drained();
         total += page.length;
-        if (page.length < SNAPSHOT_PAGE) break;
-        after = page[page.length - 1]!.video.videoId;
       }
-      stream.write(eventFrame('search:progress', { stage: 'database', percent: 100, videos: total }, SNAPSHOT_DONE));
+      stream.write(snapshotDoneFrame(total));
     }
 
     // Resumed after the final event of a finished crawl: nothing more will come.
-    if (session.crawlFinished) {
-      const [more] = await deps.sql`select 1 from events where stream = ${crawlStream(session.crawlId)} and (xid, id) > (${live.xid}::xid8, ${live.id}::bigint) limit 1`;
-      if (!more) {
-        stream.end();
-        return handled;
-      }
+    if (session.crawlFinished && !(await hasEventsAfter(deps.sql, crawlStream(session.crawlId), live))) {
+      stream.end();
+      return handled;
     }
     unsubscribe = deps.hub.subscribe(crawlStream(session.crawlId), live, (events) => {
-      const { frames, final } = framesOf(events);
+      const { frames, final } = crawlFrames(events);
       stream.write(frames);
       if (final) stream.end();
     }, stream.drained);
@@ -197,25 +131,21 @@ export const continueSearchRoute = defineRoute({
   errors: ['NOT_FOUND'],
   async handler(ctx) {
     const { deps, caller, res } = ctx;
-    const session = await findSession(ctx);
+    const session = await callersSession(ctx);
     if (!deps.sources.some((source) => source.name === 'wayback')) {
       throw new AppError('INVALID_INPUT', 'archive look-ups are not configured on this server (WAYBACK_ENABLED=false), so there is no next page');
     }
-    const [latest] = await deps.sql<{ status: string; next: string | null; kind: string }[]>`
-      select status, next_archive_cursor as next, kind from crawls where channel_id = ${session.channelId}
-      order by (kind = 'archive_page' and status = 'running') desc, coalesce(finished_at, started_at) desc limit 1`;
-    const running = latest?.kind === 'archive_page' && latest.status === 'running';
-    if (!running && !latest?.next) throw new AppError('INVALID_INPUT', 'this channel has no further archive page (or the first pass has not reached the archives yet)');
+    const next = await nextArchivePage(deps.sql, session.channelId);
+    if (!next) throw new AppError('INVALID_INPUT', 'this channel has no further archive page (or the first pass has not reached the archives yet)');
     await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
-    const [channel] = await deps.sql<{ title: string }[]>`select title from channels where channel_id = ${session.channelId}`;
     const started = await startSearch(deps.sql, {
       userId: ownerId(caller),
       channel: { channelId: session.channelId },
       query: `continue ${session.id}`,
       kind: 'archive_page',
-      archiveCursor: latest?.next ?? null,
+      archiveCursor: next.cursor,
     });
-    return sessionReply(started.sessionId, session.channelId, channel?.title ?? '');
+    return sessionReply(started, session.channelId);
   },
 });
 
@@ -230,11 +160,7 @@ export const backgroundStatusRoute = defineRoute({
   params: z.strictObject({ channelId: z.string().regex(CHANNEL_ID, { message: 'expected a channel id (UC followed by 22 characters)' }) }),
   response: z.object({ running: z.boolean(), searchSessionId: z.string().nullable() }),
   async handler({ params, caller, deps }) {
-    const [row] = await deps.sql<{ running: boolean; sessionId: string | null }[]>`
-      select exists (select 1 from crawls where channel_id = ${params.channelId} and status = 'running') as running,
-        (select s.id from search_sessions s join crawls cr on cr.id = s.crawl_id
-          where s.channel_id = ${params.channelId} and cr.status = 'running' and s.user_id is not distinct from ${ownerId(caller)}
-          order by s.created_at desc limit 1) as "sessionId"`;
-    return { running: row!.running, searchSessionId: row!.sessionId };
+    const status = await backgroundStatus(deps.sql, params.channelId, ownerId(caller));
+    return { running: status.running, searchSessionId: status.sessionId };
   },
 });

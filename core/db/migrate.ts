@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runMigrations } from 'graphile-worker';
-import { graphileLogger } from '../jobs.ts';
+import { graphileLogger } from '../graphileLogger.ts';
 import type { Logger } from '../log.ts';
 import type { Sql } from './database.ts';
 

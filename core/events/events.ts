@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.ts';
+import type { TypedEvent } from './defineEvent.ts';
 
 /** Where an event sits in its stream: transaction id first, so late commits are never skipped. */
 export interface Position { xid: string; id: string }
@@ -6,7 +7,6 @@ export interface Position { xid: string; id: string }
 export interface StoredEvent { xid: string; id: string; type: string; payload: unknown }
 
 export const crawlStream = (crawlId: string | number) => `crawl:${crawlId}`;
-export const sessionStream = (sessionId: string) => `session:${sessionId}`;
 
 export const formatPosition = (position: Position) => `${position.xid}.${position.id}`;
 export function parsePosition(value: string): Position | undefined {
@@ -16,8 +16,11 @@ export function parsePosition(value: string): Position | undefined {
 export const comparePositions = (a: Position, b: Position) =>
   BigInt(a.xid) === BigInt(b.xid) ? Number(BigInt(a.id) - BigInt(b.id)) : BigInt(a.xid) < BigInt(b.xid) ? -1 : 1;
 
-/** Appends events to a stream inside the caller's transaction; NOTIFY follows at commit (trigger). */
-export async function appendEvents(sql: Queryable, stream: string, events: Array<{ type: string; payload: unknown }>): Promise<void> {
+/**
+ * Appends events (made by their constructors, e.g. searchEvents) to a stream inside the caller's
+ * transaction; NOTIFY follows at commit (trigger).
+ */
+export async function appendEvents(sql: Queryable, stream: string, events: readonly TypedEvent[]): Promise<void> {
   if (events.length === 0) return;
   await sql`
     insert into events (stream, type, payload)
@@ -53,4 +56,10 @@ export async function finalHead(sql: Queryable, stream: string): Promise<Positio
     order by events.xid desc, events.id desc
     limit 1`;
   return head;
+}
+
+/** Whether the stream has an event after `after` (committed or not). */
+export async function hasEventsAfter(sql: Queryable, stream: string, after: Position): Promise<boolean> {
+  const [more] = await sql`select 1 from events where stream = ${stream} and (xid, id) > (${after.xid}::xid8, ${after.id}::bigint) limit 1`;
+  return Boolean(more);
 }

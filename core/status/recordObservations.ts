@@ -11,6 +11,8 @@
  */
 import type { Queryable } from '../db/database.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
+import { searchEvents, type SearchEvent } from '../events/searchEvents.ts';
+import { enqueue } from '../jobs/enqueue.ts';
 import { VIDEO_JSON, type VideoObject } from '../videos/videoObject.ts';
 import type { Observation } from './observation.ts';
 
@@ -22,8 +24,6 @@ export interface StatusSchedule {
 }
 
 export interface StatusChange { videoId: string; channelId: string; previousStatus: string; status: string; reason: string | null }
-
-export const LINK_REUPLOADS_TASK = 'link_reuploads';
 
 export async function recordObservations(tx: Queryable, observations: Observation[], schedule: StatusSchedule): Promise<{ changes: StatusChange[]; suspected: number }> {
   if (observations.length === 0) return { changes: [], suspected: 0 };
@@ -97,7 +97,7 @@ export async function recordObservations(tx: Queryable, observations: Observatio
   const changes = rowsOut.filter((row) => row.status !== row.previousStatus);
   const lookFor = rowsOut.filter((row) => row.lookForReupload).map((row) => row.videoId);
   if (lookFor.length) {
-    await tx`select graphile_worker.add_job(${LINK_REUPLOADS_TASK}, json_build_object('videoIds', ${lookFor}::text[]), priority => 5)`;
+    await enqueue(tx, 'link_reuploads', { videoIds: lookFor }, { priority: 5 });
   }
   await announceStatusChanges(tx, changes.map((change) => change.videoId));
   return { changes: changes.map(({ videoId, channelId, previousStatus, status, reason }) => ({ videoId, channelId, previousStatus, status, reason })), suspected: rowsOut.filter((row) => row.suspectedNow).length };
@@ -110,20 +110,17 @@ export async function recordObservations(tx: Queryable, observations: Observatio
  */
 export async function announceStatusChanges(tx: Queryable, videoIds: string[]): Promise<void> {
   if (videoIds.length === 0) return;
-  const rows = await tx<{ crawlId: string; video: VideoObject; previousStatus: string | null; since: Date }[]>`
+  const rows = await tx<{ crawlId: string; video: VideoObject; previousStatus: VideoObject['status'] | null; since: Date }[]>`
     select cr.id::text as "crawlId", ${tx.unsafe(VIDEO_JSON)} as video, v.status_since as since,
       (select h.previous_status from video_status_history h where h.video_id = v.video_id order by h.id desc limit 1) as "previousStatus"
     from videos v join channels c on c.channel_id = v.channel_id join crawls cr on cr.channel_id = v.channel_id and cr.status = 'running'
     where v.video_id = any(${videoIds})`;
-  const byCrawl = new Map<string, Array<{ type: string; payload: unknown }>>();
+  const byCrawl = new Map<string, SearchEvent[]>();
   for (const row of rows) {
     const events = byCrawl.get(row.crawlId) ?? [];
     events.push(
-      {
-        type: 'search:status_change',
-        payload: { videoId: row.video.videoId, previousStatus: row.previousStatus, status: row.video.status, reason: row.video.statusReason, since: row.since },
-      },
-      { type: 'search:video', payload: row.video },
+      searchEvents.statusChange({ videoId: row.video.videoId, previousStatus: row.previousStatus, status: row.video.status, reason: row.video.statusReason, since: row.since.toISOString() }),
+      searchEvents.video(row.video),
     );
     byCrawl.set(row.crawlId, events);
   }

@@ -1,8 +1,6 @@
 import type { Queryable, Sql } from '../db/database.ts';
-
-export const CHECK_STATUS_TASK = 'check_status';
-/** Videos one check_status job probes: one videos.list call. */
-export const CHECK_BATCH = 50;
+import { enqueueMany } from '../jobs/enqueue.ts';
+import { CHECK_BATCH } from '../jobs/registry.ts';
 /** Videos queued per transaction when many are: each chunk stays well inside the statement timeout. */
 const CHUNK = 20_000;
 
@@ -23,7 +21,7 @@ export async function scheduleStatusChecks(
   options: CheckSelection & { limit: number; after?: string; priority?: number },
 ): Promise<Scheduled & { lastVideoId: string | null }> {
   const explicit = options.videoIds !== undefined || options.channelIds !== undefined;
-  const [row] = await tx<Array<Scheduled & { lastVideoId: string | null }>>`
+  const leased = await tx<{ videoId: string }[]>`
     with picked as (
       select k.video_id from video_checks k
       where ${options.videoIds ? tx`k.video_id = any(${options.videoIds})` : options.channelIds ? tx`k.video_id in (select video_id from videos where channel_id = any(${options.channelIds}))` : tx`k.next_check_at <= now()`}
@@ -33,16 +31,12 @@ export async function scheduleStatusChecks(
       for update skip locked
     ), leased as (
       update video_checks k set next_check_at = now() + interval '1 hour' from picked where k.video_id = picked.video_id returning k.video_id
-    ), batches as (
-      select array_agg(video_id order by video_id) as ids from (
-        select video_id, (row_number() over (order by video_id) - 1) / ${CHECK_BATCH} as batch from leased
-      ) numbered group by batch
-    ), queued as (
-      select (graphile_worker.add_job(${CHECK_STATUS_TASK}, json_build_object('videoIds', ids), priority => ${options.priority ?? 8}, max_attempts => 3)).id from batches
     )
-    select (select count(*) from leased)::int as videos, (select count(*) from queued)::int as jobs,
-      coalesce((select array_agg(id::text) from queued), '{}') as "jobIds", (select max(video_id) from leased) as "lastVideoId"`;
-  return row!;
+    select video_id as "videoId" from leased order by video_id`;
+  const ids = leased.map((row) => row.videoId);
+  const batches = Array.from({ length: Math.ceil(ids.length / CHECK_BATCH) }, (_, index) => ({ videoIds: ids.slice(index * CHECK_BATCH, (index + 1) * CHECK_BATCH) }));
+  const jobIds = await enqueueMany(tx, 'check_status', batches, { priority: options.priority ?? 8, maxAttempts: 3 });
+  return { videos: ids.length, jobs: jobIds.length, jobIds, lastVideoId: ids.at(-1) ?? null };
 }
 
 /** Queues checks of every selected video, a transaction per chunk, telling `onChunk` the running totals. */

@@ -5,10 +5,10 @@
  * (its last attempt records the failure and succeeds), so a dead job never holds the key.
  */
 import type { Queryable } from '../db/database.ts';
+import { enqueueMany } from '../jobs/enqueue.ts';
 import { markTranscriptsPending } from './transcript.ts';
 
-export const FETCH_SUBTITLES_TASK = 'fetch_subtitles';
-export const FETCH_SUBTITLES_ATTEMPTS = 3;
+const FETCH_SUBTITLES_ATTEMPTS = 3;
 /**
  * Fetches a crawl asks for run after every job of higher priority (crawl steps, what callers asked
  * for). Not in a named queue: graphile-worker starts the next job of a queue only at its next poll
@@ -16,7 +16,7 @@ export const FETCH_SUBTITLES_ATTEMPTS = 3;
  */
 export const CRAWL_SUBTITLES_PRIORITY = 10;
 
-export const subtitlesJobKey = (videoId: string) => `subtitles:${videoId}`;
+const subtitlesJobKey = (videoId: string) => `subtitles:${videoId}`;
 
 export interface EnqueueOptions {
   /** graphile-worker priority: lower runs first (default 0). */
@@ -32,14 +32,13 @@ export interface EnqueueOptions {
 export async function enqueueSubtitleFetch(tx: Queryable, videoIds: readonly string[], options: EnqueueOptions = {}): Promise<string[]> {
   const ids = [...new Set(videoIds)];
   if (ids.length === 0) return [];
-  const jobs = await tx<{ id: string }[]>`
-    select (graphile_worker.add_job(${FETCH_SUBTITLES_TASK}, json_build_object('videoId', id),
-      queue_name => ${options.queueName ?? null}::text,
-      max_attempts => ${FETCH_SUBTITLES_ATTEMPTS},
-      job_key => 'subtitles:' || id,
-      priority => ${options.priority ?? 0},
-      job_key_mode => 'unsafe_dedupe')).id::text as id
-    from unnest(${ids}::text[]) as id`;
+  const jobIds = await enqueueMany(tx, 'fetch_subtitles', ids.map((videoId) => ({ videoId })), {
+    queueName: options.queueName,
+    maxAttempts: FETCH_SUBTITLES_ATTEMPTS,
+    jobKey: (payload) => subtitlesJobKey(payload.videoId),
+    priority: options.priority ?? 0,
+    jobKeyMode: 'unsafe_dedupe',
+  });
   await markTranscriptsPending(tx, ids);
-  return jobs.map((job) => job.id);
+  return jobIds;
 }

@@ -6,6 +6,7 @@
 import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
+import { captionInfoOf } from '../events/searchEvents.ts';
 import type { Logger } from '../log.ts';
 import { DefiniteError } from '../sources/http.ts';
 import { VIDEO_JSON, type VideoObject } from '../videos/videoObject.ts';
@@ -14,7 +15,7 @@ import { insertTrack, prepareTrack, type PreparedTrack } from './store.ts';
 import { refreshTranscript, type TranscriptInfo } from './transcript.ts';
 import { latestTracks, type TrackInfo } from './tracks.ts';
 
-export interface SourceProblem {
+interface SourceProblem {
   source: string;
   message: string;
   /** Worth trying again later (network, rate limit, bot check); otherwise a definite answer or unreadable content. */
@@ -98,8 +99,7 @@ export async function fetchSubtitles(sql: Sql, sources: readonly SubtitleSource[
       if (crawls.length) {
         const [row] = await tx<{ video: VideoObject }[]>`
           select ${tx.unsafe(VIDEO_JSON)} as video from videos v join channels c on c.channel_id = v.channel_id where v.video_id = ${videoId}`;
-        const payload = { videos: [{ videoId, hasSubtitles: row!.video.hasSubtitles, captions: row!.video.captions }] };
-        for (const crawl of crawls) await appendEvents(tx, crawlStream(crawl.id), [{ type: 'search:caption_info', payload }]);
+        for (const crawl of crawls) await appendEvents(tx, crawlStream(crawl.id), [captionInfoOf([row!.video])]);
       }
     }
     return { videoId, found: prepared.length, stored, tracks, transcript, problems, retry };

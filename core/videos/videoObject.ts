@@ -30,6 +30,23 @@ export const videoObject = z.object({
 });
 export type VideoObject = z.infer<typeof videoObject>;
 
+/** A channel as search streams show it (search:channel_resolved, search:channel_update). */
+export const channelObject = z.object({
+  channelId: z.string(),
+  channelTitle: z.string(),
+  channelUrl: z.string(),
+  handle: z.string().nullable(),
+  avatarUrl: z.string().nullable(),
+  bannerUrl: z.string().nullable(),
+  description: z.string().nullable(),
+  subscriberCount: z.number().int().nullable(),
+  country: z.string().nullable(),
+  videoCount: z.number().int().nullable(),
+  channelStatus: z.enum(['live', 'deleted']),
+  aliases: z.array(z.string()).describe('former names'),
+});
+export type ChannelObject = z.infer<typeof channelObject>;
+
 /** The SQL select list that yields a VideoObject as json from `videos v` joined with `channels c`. */
 export const VIDEO_JSON = `json_build_object(
   'videoId', v.video_id, 'title', v.title, 'description', v.description, 'channelId', v.channel_id,

@@ -1,13 +1,8 @@
-import type { Task } from 'graphile-worker';
-import { z } from 'zod';
 import type { Sql } from '../../core/db/database.ts';
 import type { Logger } from '../../core/log.ts';
 import type { StatusProbe } from '../../core/status/probes.ts';
 import { recordObservations, type StatusSchedule } from '../../core/status/recordObservations.ts';
-import { CHECK_BATCH } from '../../core/status/scheduleChecks.ts';
-import { VIDEO_ID } from '../../core/youtube/channelQuery.ts';
-
-const payloadSchema = z.object({ videoIds: z.array(z.string().regex(VIDEO_ID)).min(1).max(CHECK_BATCH) });
+import { defineTask } from '../defineTask.ts';
 
 export interface CheckStatusDeps { sql: Sql; log: Logger; statusProbe?: StatusProbe; statusSchedule: StatusSchedule }
 
@@ -16,9 +11,8 @@ export interface CheckStatusDeps { sql: Sql; log: Logger; statusProbe?: StatusPr
  * configured probe nothing can be verified: the videos keep their status and come up again after
  * the recheck window.
  */
-export function checkStatusTask(deps: CheckStatusDeps): Task {
-  return async (rawPayload, helpers) => {
-    const { videoIds } = payloadSchema.parse(rawPayload);
+export function checkStatusTask(deps: CheckStatusDeps) {
+  return defineTask('check_status', async ({ videoIds }, helpers) => {
     if (!deps.statusProbe) {
       await deps.sql`update video_checks set next_check_at = now() + make_interval(days => ${deps.statusSchedule.recheckDays}) where video_id = any(${videoIds})`;
       return;
@@ -29,5 +23,5 @@ export function checkStatusTask(deps: CheckStatusDeps): Task {
     if (changes.length || suspected || transient) {
       deps.log.info('status checked', { task: 'check_status', videos: videoIds.length, changed: changes.length, suspected, transient });
     }
-  };
+  });
 }

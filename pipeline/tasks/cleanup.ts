@@ -1,16 +1,16 @@
-import type { Task } from 'graphile-worker';
 import type { Sql } from '../../core/db/database.ts';
+import { defineTask } from '../defineTask.ts';
 
 /**
  * Hourly housekeeping: usage buckets no window can reach any more, heartbeats of long-gone
  * processes, and search sessions and their events after a week (streams can no longer be resumed).
  */
-export function cleanupTask(sql: Sql): Task {
-  return async (_payload, helpers) => {
+export function cleanupTask(sql: Sql) {
+  return defineTask('cleanup', async (_payload, helpers) => {
     const counters = await sql`delete from usage_counters where window_start < now() - interval '2 days'`;
     const heartbeats = await sql`delete from worker_heartbeats where last_seen_at < now() - interval '1 day'`;
     const sessions = await sql`delete from search_sessions where created_at < now() - interval '7 days'`;
     const events = await sql`delete from events where created_at < now() - interval '7 days'`;
     helpers.logger.info('cleanup done', { usageCounters: counters.count, heartbeats: heartbeats.count, sessions: sessions.count, events: events.count });
-  };
+  });
 }

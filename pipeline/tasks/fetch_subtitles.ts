@@ -1,13 +1,9 @@
-import type { Task } from 'graphile-worker';
-import { z } from 'zod';
 import type { Sql } from '../../core/db/database.ts';
 import type { Logger } from '../../core/log.ts';
 import { fetchSubtitles } from '../../core/subtitles/fetchSubtitles.ts';
 import type { SubtitleSource } from '../../core/subtitles/sources.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
-import { VIDEO_ID } from '../../core/youtube/channelQuery.ts';
-
-const payloadSchema = z.object({ videoId: z.string().regex(VIDEO_ID) });
+import { defineTask } from '../defineTask.ts';
 
 export interface FetchSubtitlesDeps { sql: Sql; log: Logger; subtitleSources: SubtitleSource[] }
 
@@ -17,9 +13,8 @@ export interface FetchSubtitlesDeps { sql: Sql; log: Logger; subtitleSources: Su
  * job with backoff (what was found is kept); the last attempt records the failure on the
  * transcript and ends the job successfully, so the key is free for the next request.
  */
-export function fetchSubtitlesTask(deps: FetchSubtitlesDeps): Task {
-  return async (rawPayload, helpers) => {
-    const { videoId } = payloadSchema.parse(rawPayload);
+export function fetchSubtitlesTask(deps: FetchSubtitlesDeps) {
+  return defineTask('fetch_subtitles', async ({ videoId }, helpers) => {
     const finalAttempt = helpers.job.attempts >= helpers.job.max_attempts;
     const log = deps.log.child({ task: 'fetch_subtitles', videoId, attempt: helpers.job.attempts });
     try {
@@ -32,5 +27,5 @@ export function fetchSubtitlesTask(deps: FetchSubtitlesDeps): Task {
       log.warn('subtitle fetch failed on its last attempt', { err: error });
       await deps.sql.begin((tx) => refreshTranscript(tx, videoId, { checked: true, failure: (error as Error).message ?? String(error) }));
     }
-  };
+  });
 }

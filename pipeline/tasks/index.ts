@@ -1,11 +1,14 @@
 import type { TaskList } from 'graphile-worker';
+import type { CrawlDeps } from '../../core/crawl/crawlStep.ts';
 import type { TypesenseTarget } from '../../core/fts/typesense/client.ts';
 import type { StatusProbe } from '../../core/status/probes.ts';
 import type { StatusSchedule } from '../../core/status/recordObservations.ts';
 import type { SubtitleSource } from '../../core/subtitles/sources.ts';
+import type { TaskName } from '../../core/jobs/registry.ts';
+import type { NamedTask } from '../defineTask.ts';
 import { checkStatusTask } from './check_status.ts';
 import { cleanupTask } from './cleanup.ts';
-import { crawlChannelTask, type CrawlDeps } from './crawl_channel.ts';
+import { crawlChannelTask } from './crawl_channel.ts';
 import { fetchSubtitlesTask } from './fetch_subtitles.ts';
 import { indexVideosTask } from './index_videos.ts';
 import { linkReuploadsTask } from './link_reuploads.ts';
@@ -25,9 +28,10 @@ export interface TaskDeps extends CrawlDeps {
 
 const DEFAULT_SCHEDULE = { confirmMinutes: 60, recheckDays: 30, checksPerMinute: 5_000, recrawlHours: 24 };
 
+/** Every task of the registry, each under its own name (a missing or misplaced task does not compile). */
 export function taskList(deps: TaskDeps): TaskList {
   const schedule = deps.statusSchedule ?? DEFAULT_SCHEDULE;
-  return {
+  const tasks: { [T in TaskName]: NamedTask<T> } = {
     cleanup: cleanupTask(deps.sql),
     crawl_channel: crawlChannelTask(deps),
     fetch_subtitles: fetchSubtitlesTask({ sql: deps.sql, log: deps.log, subtitleSources: deps.subtitleSources ?? [] }),
@@ -38,15 +42,18 @@ export function taskList(deps: TaskDeps): TaskList {
     refresh_search_words: refreshSearchWordsTask(deps.sql),
     index_videos: indexVideosTask({ sql: deps.sql, log: deps.log, ...(deps.typesense ? { typesense: deps.typesense } : {}) }),
   };
+  return tasks;
 }
+
+const cron = (pattern: string, task: TaskName, options: string) => `${pattern} ${task} ${options}`;
 
 /**
  * graphile-worker's crontab (UTC): each line runs exactly once across all workers, and `fill`
  * backfills runs missed while no worker was up (max=1: one catch-up run does the missed work).
  */
 export const crontab = [
-  '0 * * * * cleanup ?fill=1d&max=1',
-  '* * * * * schedule_status_checks ?fill=1h&max=1',
-  '30 * * * * recrawl_channels ?fill=1d&max=1',
-  '*/10 * * * * refresh_search_words ?fill=1h&max=1',
+  cron('0 * * * *', 'cleanup', '?fill=1d&max=1'),
+  cron('* * * * *', 'schedule_status_checks', '?fill=1h&max=1'),
+  cron('30 * * * *', 'recrawl_channels', '?fill=1d&max=1'),
+  cron('*/10 * * * *', 'refresh_search_words', '?fill=1h&max=1'),
 ].join('\n');

@@ -1,15 +1,11 @@
-import type { Task } from 'graphile-worker';
-import { z } from 'zod';
 import type { Sql } from '../../core/db/database.ts';
 import type { TypesenseTarget } from '../../core/fts/typesense/client.ts';
 import { deleteDocuments, toDocuments, upsertDocuments } from '../../core/fts/typesense/documents.ts';
 import { searchSyncPaused } from '../../core/fts/typesense/sync.ts';
 import type { Logger } from '../../core/log.ts';
+import { defineTask } from '../defineTask.ts';
 
-// Queued by the videos triggers (sql/010_search_sync.sql) with an empty payload; one job key joins them all.
-const payloadSchema = z.object({}).strict();
-
-export const INDEX_BATCH = 1_000;
+const INDEX_BATCH = 1_000;
 
 export interface IndexVideosDeps { sql: Sql; log: Logger; typesense?: TypesenseTarget }
 
@@ -19,9 +15,8 @@ export interface IndexVideosDeps { sql: Sql; log: Logger; typesense?: TypesenseT
  * the batch's transaction commits, so a Typesense that is down leaves the queue as it was. Documents
  * Typesense refuses go back into the queue and the job fails, so its retry takes them again.
  */
-export function indexVideosTask(deps: IndexVideosDeps): Task {
-  return async (rawPayload) => {
-    payloadSchema.parse(rawPayload ?? {});
+export function indexVideosTask(deps: IndexVideosDeps) {
+  return defineTask('index_videos', async () => {
     const log = deps.log.child({ task: 'index_videos' });
     const typesense = deps.typesense;
     if (!typesense) {
@@ -55,5 +50,5 @@ export function indexVideosTask(deps: IndexVideosDeps): Task {
         throw new Error(`Typesense refused ${batch.failures.length} video documents (first: ${batch.failures[0]!.id}: ${batch.failures[0]!.error}); they are queued again for the retry`);
       }
     }
-  };
+  });
 }

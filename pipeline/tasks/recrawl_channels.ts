@@ -1,21 +1,13 @@
-import type { Task } from 'graphile-worker';
 import type { Sql } from '../../core/db/database.ts';
-import { startSearch } from '../../core/search/startSearch.ts';
+import { recrawlDueChannels } from '../../core/crawl/recrawlDueChannels.ts';
+import { defineTask } from '../defineTask.ts';
 
 /**
  * Crontab, hourly: re-crawls every channel whose last full crawl ended more than `everyHours` ago
- * (RECRAWL_HOURS), so new uploads arrive without a search. A channel being crawled is joined, not
- * crawled twice; a channel never crawled (known only from a video) is left to searches.
+ * (RECRAWL_HOURS), so new uploads arrive without a search (see recrawlDueChannels).
  */
-export function recrawlChannelsTask(sql: Sql, everyHours: number): Task {
-  return async (_payload, helpers) => {
-    const due = await sql<{ channelId: string }[]>`
-      select c.channel_id as "channelId" from channels c
-      where c.channel_status = 'live'
-        and exists (select 1 from crawls cr where cr.channel_id = c.channel_id and cr.kind = 'full')
-        and not exists (select 1 from crawls cr where cr.channel_id = c.channel_id and cr.kind = 'full'
-          and (cr.status = 'running' or cr.finished_at > now() - make_interval(hours => ${everyHours})))`;
-    for (const { channelId } of due) await startSearch(sql, { userId: null, channel: { channelId }, query: channelId, kind: 'full' });
-    if (due.length) helpers.logger.info('channels re-crawled', { channels: due.length });
-  };
-}
+export const recrawlChannelsTask = (sql: Sql, everyHours: number) =>
+  defineTask('recrawl_channels', async (_payload, helpers) => {
+    const channels = await recrawlDueChannels(sql, everyHours);
+    if (channels) helpers.logger.info('channels re-crawled', { channels });
+  });

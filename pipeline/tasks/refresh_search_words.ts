@@ -1,11 +1,11 @@
-import type { Task } from 'graphile-worker';
 import type { Sql } from '../../core/db/database.ts';
 import { refreshSearchWords } from '../../core/fts/postgres.ts';
+import { defineTask } from '../defineTask.ts';
 
 /** Crontab, every 10 minutes: the words of videos changed since the last run join the did-you-mean vocabulary. */
-export function refreshSearchWordsTask(sql: Sql): Task {
-  return async (_payload, helpers) => {
+export function refreshSearchWordsTask(sql: Sql) {
+  return defineTask('refresh_search_words', async (_payload, helpers) => {
     const { words, videos } = await refreshSearchWords(sql);
     if (videos > 0) helpers.logger.info('search words refreshed', { words, videos });
-  };
+  });
 }

@@ -24,6 +24,7 @@ import { createUser } from '../../core/accounts/createUser.ts';
 import { loadConfig } from '../../core/config.ts';
 import type { Queryable, Sql } from '../../core/db/database.ts';
 import { appendEvents, crawlStream } from '../../core/events/events.ts';
+import { announcesCaptions, captionInfoOf, searchEvents, type SearchEvent } from '../../core/events/searchEvents.ts';
 import { configuredSources, warmUpSources } from '../../core/sources/configured.ts';
 import type { ChannelRecord, VideoRecord, VideoSource } from '../../core/sources/types.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
@@ -41,7 +42,7 @@ const VIDEOS = 20_000;
 const TARGET_VIDEOS_PER_SECOND = 2_000;
 const WORKER_CONCURRENCY = 4; // the default; a crawl's steps run one after another anyway
 const CRAWL_TIMEOUT_MS = 150_000;
-/** BATCH_VIDEOS of pipeline/tasks/crawl_channel.ts (not exported): what one step stores. */
+/** BATCH_VIDEOS of core/crawl/fetchBatch.ts (not exported): what one step stores. */
 const PRODUCTION_BATCH = 500;
 const WHAT_IF_BATCH = 2_000;
 const CHANNEL_ID = 'UCbenchCrawl20kVideos000'; // UC + 22
@@ -394,10 +395,10 @@ async function replayStore(sql: Sql, kind: SourceKind, channel: ChannelRecord, v
       const t0 = performance.now();
       const { changed } = await upsertVideos(timedQueries(tx, statements), kind, records);
       const t1 = performance.now();
-      const events: Array<{ type: string; payload: unknown }> = [{ type: 'search:progress', payload: { stage: kind, percent: 50, videosInBatch: records.length } }];
-      for (const video of changed) events.push({ type: 'search:video', payload: video });
-      const withCaptions = changed.filter((video) => video.captions.length > 0 || video.hasSubtitles);
-      if (withCaptions.length) events.push({ type: 'search:caption_info', payload: { videos: withCaptions.map((video) => ({ videoId: video.videoId, hasSubtitles: video.hasSubtitles, captions: video.captions })) } });
+      const events: SearchEvent[] = [searchEvents.progress({ stage: kind, percent: 50, videosInBatch: records.length })];
+      for (const video of changed) events.push(searchEvents.video(video));
+      const withCaptions = changed.filter(announcesCaptions);
+      if (withCaptions.length) events.push(captionInfoOf(withCaptions));
       await appendEvents(timedQueries(tx, statements), stream, events);
       bodyDone = performance.now();
       upsertMs += t1 - t0;

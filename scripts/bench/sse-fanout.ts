@@ -25,6 +25,8 @@ import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { appendEvents, crawlStream } from '../../core/events/events.ts';
+import { searchEvents, type SearchEvent } from '../../core/events/searchEvents.ts';
+import type { VideoObject } from '../../core/videos/videoObject.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
 import { round, sleep, type BenchContext, type Benchmark, type Cell } from './lib/harness.ts';
@@ -136,10 +138,11 @@ async function publish(sql: Sql, stream: string): Promise<Commit[]> {
     const n = eventsInCommit(seq);
     const began = performance.now();
     const sentAt = performance.timeOrigin + began;
-    const events: Array<{ type: string; payload: unknown }> = [
-      { type: 'search:progress', payload: { stage: 'youtube_api', percent: Math.floor((seq / COMMITS) * 100), videosInBatch: n - 1, seq, idx: 0, sentAt } },
-    ];
-    for (let idx = 1; idx < n; idx++) events.push({ type: 'search:video', payload: { ...videoPayload(seq, idx), seq, idx, sentAt } });
+    // Each payload carries the stamps the clients time the delivery by (seq, idx, sentAt) beside its own fields.
+    const stamp = (idx: number) => ({ seq, idx, sentAt });
+    const events: SearchEvent[] = [searchEvents.progress({ stage: 'youtube_api', percent: Math.floor((seq / COMMITS) * 100), videosInBatch: n - 1, ...stamp(0) })];
+    // videoPayload stands in for a VideoObject (not every field of one).
+    for (let idx = 1; idx < n; idx++) events.push(searchEvents.video({ ...(videoPayload(seq, idx) as unknown as VideoObject), ...stamp(idx) }));
     await sql.begin((tx) => appendEvents(tx, stream, events));
     const acked = performance.now();
     commits.push({ seq, events: n, scheduledAt, sentAt, ackAt: performance.timeOrigin + acked, commitMs: acked - began, lateMs: began - scheduledAt });
@@ -241,7 +244,7 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
     const finishedAt = performance.now();
     await publisher.begin(async (tx) => {
       await tx`update crawls set status = 'complete', finished_at = now() where id = ${crawlId}`;
-      await appendEvents(tx, stream, [{ type: 'search:complete', payload: { channelId: CHANNEL_ID, totals: { videos: commits.reduce((sum, commit) => sum + commit.events - 1, 0) } } }]);
+      await appendEvents(tx, stream, [searchEvents.complete({ channelId: CHANNEL_ID, totals: { videos: commits.reduce((sum, commit) => sum + commit.events - 1, 0) } })]);
     });
     const expectedEvents = commits.reduce((sum, commit) => sum + commit.events, 0);
     clients.send({ type: 'finish', acks: commits.map((commit) => commit.ackAt), expectedEvents, timeoutMs: FINISH_TIMEOUT_MS });

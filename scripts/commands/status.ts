@@ -4,8 +4,8 @@
  * a progress bar; when no worker runs, the work stays queued and the command says so.
  */
 import type { Sql } from '../../core/db/database.ts';
-import { resolveChannel } from '../../core/search/resolveChannel.ts';
-import { startSearch } from '../../core/search/startSearch.ts';
+import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
+import { startSearch } from '../../core/crawl/startSearch.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
 import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';
 import { HEARTBEAT_STALE_SECONDS } from '../../core/workerHeartbeat.ts';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createEventHub, type EventHub } from '../../api/sse/hub.ts';
 import { appendEvents, comparePositions, formatPosition, readEvents, type Position } from '../../core/events/events.ts';
+import { searchEvents } from '../../core/events/searchEvents.ts';
 import { createLogger } from '../../core/log.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
@@ -34,11 +35,11 @@ it('gives every subscriber each event after its start once, in order, however it
   for (let round = 0; round < 30; round++) {
     // A transaction that commits after a younger one: readers must not skip it.
     const late = db.sql.begin(async (tx) => {
-      await appendEvents(tx, stream, [{ type: 'search:progress', payload: { round, late: true } }]);
+      await appendEvents(tx, stream, [searchEvents.progress({ stage: 'late', percent: round })]);
       await sleep(15);
     });
     await sleep(2);
-    await db.sql.begin((tx) => appendEvents(tx, stream, Array.from({ length: 1 + (round % 4) * 120 }, (_, idx) => ({ type: 'search:video', payload: { round, idx } }))));
+    await db.sql.begin((tx) => appendEvents(tx, stream, Array.from({ length: 1 + (round % 4) * 120 }, (_, idx) => searchEvents.progress({ stage: `round ${round}`, percent: 0, videosInBatch: idx }))));
     await late;
     const { events: sofar } = await readEvents(db.sql, stream, start, 100_000);
     const behind = sofar[Math.floor((sofar.length * (round % 5)) / 5)] ?? start;

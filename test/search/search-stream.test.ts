@@ -3,6 +3,7 @@ import { createParser } from 'eventsource-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.ts';
 import { appendEvents, crawlStream } from '../../core/events/events.ts';
+import { searchEvents } from '../../core/events/searchEvents.ts';
 import { createLogger } from '../../core/log.ts';
 import { DefiniteError } from '../../core/sources/http.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
@@ -231,7 +232,8 @@ describe('a channel search streamed over SSE', () => {
 
     // Three hub pages of events far bigger than what the sockets hold: the second finds the client too far behind.
     const [session] = await db.sql<{ crawlId: string }[]>`select crawl_id::text as "crawlId" from search_sessions where id = ${started.body.data.searchSessionId}`;
-    const bulky = Array.from({ length: 600 }, (_, index) => ({ type: 'search:progress', payload: { stage: 'test', percent: 0, index, padding: 'x'.repeat(40_000) } }));
+    // Padded progress events: the schema's fields, plus the index the reader waits for.
+    const bulky = Array.from({ length: 600 }, (_, index) => searchEvents.progress({ stage: 'test', percent: 0, ...{ index, padding: 'x'.repeat(40_000) } }));
     await db.sql.begin((tx) => appendEvents(tx, crawlStream(session!.crawlId), bulky));
     // Once a client that reads has them all, the hub has made its deliveries to the stalled one, which joined first.
     await readStream(streamUrl(path), { key, until: (event) => event.data.index === 599, timeoutMs: 30_000 });

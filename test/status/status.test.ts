@@ -6,7 +6,7 @@ import { linkReuploads } from '../../core/status/linkReuploads.ts';
 import { recordObservations } from '../../core/status/recordObservations.ts';
 import { scheduleAllStatusChecks, scheduleStatusChecks } from '../../core/status/scheduleChecks.ts';
 import { crawlStream } from '../../core/events/events.ts';
-import { startSearch } from '../../core/search/startSearch.ts';
+import { startSearch } from '../../core/crawl/startSearch.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { runOnce, type TaskList, type WorkerEvents } from 'graphile-worker';
 import type { Sql } from '../../core/db/database.ts';
-import { graphileLogger } from '../../core/jobs.ts';
+import { graphileLogger } from '../../core/graphileLogger.ts';
 import { createLogger } from '../../core/log.ts';
 import { taskList } from '../../pipeline/tasks/index.ts';
 

@@ -1,4 +1,4 @@
-import { Logger as GraphileLogger, makeWorkerUtils, type WorkerUtils } from 'graphile-worker';
+import { Logger as GraphileLogger } from 'graphile-worker';
 import type { Logger } from './log.ts';
 
 /** Routes graphile-worker's own messages into our structured log. */
@@ -8,8 +8,4 @@ export function graphileLogger(log: Logger): GraphileLogger {
     const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'info' ? 'info' : 'debug';
     log[method](message, fields);
   });
-}
-
-export function openWorkerUtils(url: string, log: Logger): Promise<WorkerUtils> {
-  return makeWorkerUtils({ connectionString: url, logger: graphileLogger(log) });
 }

@@ -1,13 +1,15 @@
 import type { Sql } from '../db/database.ts';
 import type { ChannelRecord } from '../sources/types.ts';
 import { upsertChannel } from '../videos/upsertChannel.ts';
+import { queueCrawlStep } from './queueStep.ts';
 
-export interface StartedSearch { sessionId: string; crawlId: string; joined: boolean }
+export interface StartedSearch { sessionId: string; crawlId: string; joined: boolean; channelTitle: string }
 
 /**
  * Opens a search session on a channel in one transaction: records the channel, joins the crawl
- * already running for it or starts one (its first job enqueued in the same transaction), and
- * notes the position from which the crawl's events are the session's live part.
+ * already running for it or starts one (its first step queued in the same transaction), and
+ * notes the position from which the crawl's events are the session's live part. Answers the
+ * channel's title as stored.
  */
 export async function startSearch(
   sql: Sql,
@@ -23,14 +25,12 @@ export async function startSearch(
       const [crawl] = await tx<{ id: string }[]>`
         insert into crawls (channel_id, kind, archive_cursor) values (${channelId}, ${input.kind}, ${input.archiveCursor ?? null}) returning id::text`;
       crawlId = crawl!.id;
-      await tx`
-        select graphile_worker.add_job('crawl_channel', json_build_object('crawlId', ${crawlId}::bigint, 'step', 0),
-          job_key => ${`crawl:${crawlId}:0`}, max_attempts => 5)`;
+      await queueCrawlStep(tx, crawlId, 0);
     }
-    const [session] = await tx<{ id: string }[]>`
+    const [session] = await tx<{ id: string; channelTitle: string }[]>`
       insert into search_sessions (user_id, channel_id, crawl_id, join_xid, query)
       values (${input.userId}, ${channelId}, ${crawlId}, pg_snapshot_xmin(pg_current_snapshot()), ${input.query})
-      returning id`;
-    return { sessionId: session!.id, crawlId, joined: Boolean(running) };
+      returning id, (select title from channels where channel_id = ${channelId}) as "channelTitle"`;
+    return { sessionId: session!.id, crawlId, joined: Boolean(running), channelTitle: session!.channelTitle };
   });
 }

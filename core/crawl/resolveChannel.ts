@@ -1,7 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { TransientError } from '../sources/http.ts';
+import { DefiniteError } from '../sources/http.ts';
 import type { ChannelRecord, VideoSource } from '../sources/types.ts';
 import type { ChannelQuery } from '../youtube/channelQuery.ts';
 
@@ -19,25 +19,26 @@ async function fromDatabase(sql: Sql, query: ChannelQuery): Promise<ChannelRecor
 
 /**
  * The channel a query names: from the database when known (with the title the sources will refresh
- * during the crawl), else from the first source that knows it. When no source answered at all
- * because each failed transiently, that is a 503, not a 404.
+ * during the crawl), else from the first source that knows it. When no source could answer at all
+ * (each one failed) and at least one failure was transient, asking again later may work: that is a
+ * 503, not a 404. Sources that all failed definitely (or answered "unknown") make it a 404.
  */
 export async function resolveChannel(sql: Sql, sources: VideoSource[], query: ChannelQuery, log: Logger): Promise<ChannelRecord | undefined> {
   const known = await fromDatabase(sql, query);
   if (known) return known;
-  const failures: string[] = [];
+  const failures: Array<{ source: string; message: string; transient: boolean }> = [];
   for (const source of sources) {
     try {
       const channel = await source.resolveChannel(query);
       if (channel) return channel;
     } catch (error) {
       log.warn('source could not resolve channel', { source: source.name, err: error });
-      failures.push(`${source.name}: ${(error as Error).message}`);
-      if (!(error instanceof TransientError)) continue;
+      failures.push({ source: source.name, message: (error as Error).message, transient: !(error instanceof DefiniteError) });
     }
   }
-  if (failures.length && failures.length === sources.length) {
-    throw new AppError('SERVICE_UNAVAILABLE', `no source could be asked about this channel right now (${failures.join('; ')}); retry shortly`, { headers: { 'Retry-After': '30' } });
+  if (failures.length > 0 && failures.length === sources.length && failures.some((failure) => failure.transient)) {
+    const reasons = failures.map((failure) => `${failure.source}: ${failure.message}`).join('; ');
+    throw new AppError('SERVICE_UNAVAILABLE', `no source could be asked about this channel right now (${reasons}); retry shortly`, { headers: { 'Retry-After': '30' } });
   }
   return undefined;
 }

@@ -1,0 +1,50 @@
+import type { Queryable } from '../db/database.ts';
+import { appendEvents, crawlStream } from '../events/events.ts';
+import { announcesCaptions, captionInfoOf, searchEvents, type CrawlTotals, type SearchEvent } from '../events/searchEvents.ts';
+import type { VideoSource } from '../sources/types.ts';
+import { CRAWL_SUBTITLES_PRIORITY, enqueueSubtitleFetch } from '../subtitles/enqueue.ts';
+import { upsertChannel } from '../videos/upsertChannel.ts';
+import { upsertVideos } from '../videos/upsertVideos.ts';
+import { CHANNEL_JSON, type ChannelObject } from '../videos/videoObject.ts';
+import { readsOnePage, type Batch } from './fetchBatch.ts';
+import { finishCrawl } from './finishCrawl.ts';
+import type { Crawl } from './loadCrawl.ts';
+import { queueCrawlStep } from './queueStep.ts';
+import { addBatch } from './totals.ts';
+
+/**
+ * Stores a step's batch in the caller's transaction: the refreshed channel, the videos and their
+ * events (channel_update, progress, video, caption_info), subtitle fetches for captions announced
+ * but not stored yet, the crawl's totals, then the next step's job or the crawl's end.
+ */
+export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: VideoSource[]; index: number }, batch: Batch): Promise<void> {
+  const source = step.plan[step.index]!;
+  const events: SearchEvent[] = [];
+  if (batch.channel) {
+    await upsertChannel(tx, batch.channel);
+    const [updated] = await tx<{ channel: ChannelObject }[]>`select ${tx.unsafe(CHANNEL_JSON)} as channel from channels c where c.channel_id = ${crawl.channelId}`;
+    events.push(searchEvents.channelUpdate(updated!.channel));
+  }
+  const { changed, inserted } = await upsertVideos(tx, source.name, batch.videos);
+  const sourceDone = !batch.next || readsOnePage(source);
+  const percent = Math.round(((step.index + (sourceDone ? 1 : (batch.progress ?? 0))) / step.plan.length) * 100);
+  events.push(searchEvents.progress({ stage: source.name, percent, videosInBatch: batch.videos.length, ...(batch.failure ? { warning: batch.failure } : {}) }));
+  for (const video of changed) events.push(searchEvents.video(video));
+  const withCaptions = changed.filter(announcesCaptions);
+  // Captions announced but none stored yet: fetched in the background, after crawl steps and what callers asked for.
+  const toFetch = withCaptions.filter((video) => !video.hasSubtitles).map((video) => video.videoId);
+  if (toFetch.length) await enqueueSubtitleFetch(tx, toFetch, { priority: CRAWL_SUBTITLES_PRIORITY });
+  if (withCaptions.length) events.push(captionInfoOf(withCaptions));
+  await appendEvents(tx, crawlStream(crawl.id), events);
+
+  const [current] = await tx<{ totals: CrawlTotals }[]>`select totals from crawls where id = ${crawl.id} for update`;
+  const totals = addBatch(current!.totals, source.name, { videos: batch.videos.length, inserted, changed: changed.length, ...(batch.failure ? { failure: batch.failure } : {}) });
+  await tx`
+    update crawls set totals = ${JSON.stringify(totals)}::text::jsonb
+      ${readsOnePage(source) ? tx`, next_archive_cursor = ${batch.next ?? null}` : tx``}
+    where id = ${crawl.id}`;
+
+  if (!sourceDone) await queueCrawlStep(tx, crawl.id, step.index, batch.next);
+  else if (step.index + 1 < step.plan.length) await queueCrawlStep(tx, crawl.id, step.index + 1);
+  else await finishCrawl(tx, crawl);
+}
