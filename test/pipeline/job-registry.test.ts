@@ -75,3 +75,18 @@ describe('a task', () => {
     await expect(task({ crawlId: '999999', step: 0 }, helpers)).resolves.toBeUndefined(); // unknown crawl: nothing to do
   });
 });
+
+describe('upgrading (sql/014_crawl_job_payloads.sql)', () => {
+  it('rewrites waiting crawl steps queued with a numeric crawl id, and nothing else', async () => {
+    const [numeric] = await db.sql<{ id: string }[]>`select (graphile_worker.add_job('crawl_channel', '{"crawlId": 77, "step": 0}'::json, job_key => 'upgrade-test')).id::text as id`;
+    const current = await enqueue(db.sql, 'crawl_channel', { crawlId: '78', step: 2, cursor: 'c' });
+    const other = await enqueue(db.sql, 'fetch_subtitles', { videoId: 'upgrade0001' });
+    await db.sql.unsafe(readFileSync(join(sqlDir, '014_crawl_job_payloads.sql'), 'utf8'));
+    const rows = await db.sql<{ id: string; payload: unknown }[]>`select id::text, payload from graphile_worker._private_jobs where id = any(${[numeric!.id, current, other]}::bigint[])`;
+    const payloadOf = (id: string) => rows.find((row) => row.id === id)!.payload;
+    expect(payloadOf(numeric!.id)).toEqual({ crawlId: '77', step: 0 });
+    expect(jobPayloads.crawl_channel.parse(payloadOf(numeric!.id))).toEqual({ crawlId: '77', step: 0 });
+    expect(payloadOf(current)).toEqual({ crawlId: '78', step: 2, cursor: 'c' });
+    expect(payloadOf(other)).toEqual({ videoId: 'upgrade0001' });
+  });
+});
