@@ -460,7 +460,7 @@ function bottleneck(run: CrawlRun, r: Replay, production: Replay['store'][number
     `**Where the time goes (Data API):** each step first fetches its pages (about ${Math.round(r.pages / Math.max(1, run.jobsBySource.youtube_api ?? 1))} pages of 50, a playlistItems.list and a videos.list call each, one after another), then stores them; the two never overlap. ` +
     `Alone, fetching took ${r.listMs} ms (${share(r.listMs)} of the crawl) and storing ${production.totalMs} ms (${share(production.totalMs)}); ${calls} sequential calls mean that every millisecond of real Data API latency adds ${round(calls / 1000, 1)} s to a ${VIDEOS.toLocaleString('en')}-video crawl ` +
     `(at 100 ms a call: about ${Math.round(VIDEOS / ((calls * 100) / 1000 + endToEndMs / 1000))} videos/s). ` +
-    'Suggestions: in core/sources/youtubeApi.ts listVideos, request page N+1 of the playlist while videos.list of page N runs; in pipeline/tasks/crawl_channel.ts, fetch the next batch while the store transaction of this one commits. ' +
+    'Suggestions: in core/sources/youtubeApi/uploads.ts, request page N+1 of the playlist while videos.list of page N runs; in core/crawl/crawlStep.ts, fetch the next batch while the store transaction of this one commits. ' +
     `Storing costs ${production.perVideoUs} µs a video; its statements are listed above (larger batches change little: ${r.store.map((entry) => `${entry.batch}: ${entry.totalMs} ms`).join(', ')}).`
   );
 }

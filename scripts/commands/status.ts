@@ -4,6 +4,7 @@
  * a progress bar; when no worker runs, the work stays queued and the command says so.
  */
 import type { Sql } from '../../core/db/database.ts';
+import { crawlProgress } from '../../core/crawl/crawlProgress.ts';
 import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
 import { startSearch } from '../../core/crawl/startSearch.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
@@ -136,11 +137,7 @@ async function followCrawl(sql: Sql, crawlId: string, label: string): Promise<st
   const bar = progressBar(label);
   const started = Date.now();
   for (;;) {
-    const [crawl] = await sql<{ status: string; channelId: string; steps: number; videos: number }[]>`
-      select cr.status, cr.channel_id as "channelId",
-        (select count(*) from events e where e.stream = 'crawl:' || cr.id and e.type = 'search:progress')::int as steps,
-        (select count(*) from videos v where v.channel_id = cr.channel_id)::int as videos
-      from crawls cr where cr.id = ${crawlId}`;
+    const crawl = await crawlProgress(sql, crawlId);
     bar.update(crawl!.videos, undefined, `videos, ${crawl!.steps} steps`);
     if (crawl!.status !== 'running') {
       bar.done(`${crawl!.status}: ${crawl!.videos} videos`);
