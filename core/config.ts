@@ -48,13 +48,23 @@ export const configSchema = z.object({
   TYPESENSE_API_KEY: z.string().min(1).optional(),
   TYPESENSE_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'expected letters, digits, _ or - (at most 64)' }).default('videos'),
   FTS_TIMEOUT_MS: integerFromEnv(50, 600_000).default(3_000),
+  PUBLIC_URL: z.url({ message: 'expected an http(s) URL, e.g. https://archive.example.org' }).optional().describe('the address the public reaches the service at, for absolute URLs (sitemap, canonical links); unset: the request\'s Host'),
+  LLM_BASE_URL: z
+    .url({ message: 'expected an http(s) URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1' })
+    .optional()
+    .describe('an OpenAI-compatible endpoint that writes AI summaries; unset: the offline generator'),
+  LLM_API_KEY: z.string().min(1).optional(),
+  LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  LLM_CONTEXT_TOKENS: integerFromEnv(2048, 10_000_000).default(8192).describe("the model's context window: long transcripts are summarised in chunks that fit it"),
+  LLM_CONCURRENCY: integerFromEnv(1, 64).default(2).describe('LLM calls in flight at once, per process'),
+  LLM_TIMEOUT_MS: integerFromEnv(1_000, 3_600_000).default(120_000),
 });
 
 type RawConfig = z.output<typeof configSchema>;
 export type Config = RawConfig & { dataDir: string; archiveDir: string };
 
 /** Names of settings whose values are secrets: never printed or logged as they are. */
-const secretSettings = new Set<keyof RawConfig>(['DATABASE_URL', 'YOUTUBE_API_KEY', 'TYPESENSE_API_KEY']);
+const secretSettings = new Set<keyof RawConfig>(['DATABASE_URL', 'YOUTUBE_API_KEY', 'TYPESENSE_API_KEY', 'LLM_API_KEY']);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

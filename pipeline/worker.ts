@@ -10,6 +10,7 @@ import type { Logger } from '../core/log.ts';
 import type { VideoSource } from '../core/sources/types.ts';
 import { configuredStatusProbe } from '../core/status/probes.ts';
 import { configuredSubtitleSources } from '../core/subtitles/sources.ts';
+import { configuredSummaryGenerator } from '../core/summaries/configuredGenerator.ts';
 import { processId, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from './heartbeat.ts';
 import { crontab, taskList } from './tasks/index.ts';
 
@@ -34,6 +35,8 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
   };
   const statusProbe = configuredStatusProbe(config);
   if (!statusProbe) log.info('no status probe configured (YOUTUBE_API_KEY or STATUS_WATCH_PROBE): video statuses stay as the sources describe them');
+  const summaryGenerator = configuredSummaryGenerator(config, log);
+  log.info(config.LLM_BASE_URL ? `summaries are written by ${summaryGenerator.model} (LLM_BASE_URL)` : `summaries are written offline by ${summaryGenerator.model}; set LLM_BASE_URL for an LLM`);
   const typesense = typesenseTarget(config, log, { purpose: 'indexing' });
   if (await setSearchSync(db.sql, Boolean(typesense))) {
     log.info(typesense ? 'search sync on: changed videos are indexed in Typesense; run `afterimage reindex` once to index the videos stored before' : 'search sync off: no TYPESENSE_URL, changed videos are no longer queued for Typesense');
@@ -51,6 +54,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
       sources,
       log,
       subtitleSources: configuredSubtitleSources(config),
+      summaryGenerator,
       ...(statusProbe ? { statusProbe } : {}),
       ...(typesense ? { typesense } : {}),
       statusSchedule: {

@@ -7,14 +7,9 @@ import { searchSubtitles, subtitleHit } from '../../core/fts/subtitles.ts';
 import { VIDEO_JSON, videoObject, type VideoObject } from '../../core/videos/videoObject.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { chargeQuota } from '../http/quota.ts';
+import { flag, wholeNumber } from '../http/queryParams.ts';
 import { defineRoute } from '../http/route.ts';
 
-const flag = z.enum(['true', 'false'], { message: 'expected true or false' }).transform((value) => value === 'true');
-const wholeNumber = (name: string, min: number, max: number) =>
-  z.coerce.number({ message: `expected a whole number from ${min} to ${max}` })
-    .int({ message: `expected a whole number from ${min} to ${max}` })
-    .min(min, { message: `${name} starts at ${min}` })
-    .max(max, { message: `at most ${max}` });
 
 const highlight = z.object({
   title: z.string().nullable(),

@@ -5,6 +5,8 @@ import { healthRoute } from './health.ts';
 import { openApiRoute } from './openapi.ts';
 import { backgroundStatusRoute, continueSearchRoute, startSearchRoute, streamSearchRoute } from './search.ts';
 import { subtitleRoutes } from './subtitles.ts';
+import { summaryRoutes } from './summaries.ts';
+import { summaryPageRoutes } from './summaryPages.ts';
 import { listTiersRoute, updateTierRoute } from './tiers.ts';
 import { statusHistoryRoute } from './videos.ts';
 
@@ -21,5 +23,7 @@ export const allRoutes: Route[] = [
   continueSearchRoute,
   ftsRoute,
   ...subtitleRoutes,
+  ...summaryRoutes,
+  ...summaryPageRoutes,
   statusHistoryRoute,
 ];

@@ -1,9 +1,8 @@
+import { escapeHtml } from '../text/escapeHtml.ts';
 import { fold, type FtsQuery } from './query.ts';
 
 /** Words as they stand in a text (accents and case kept), each CJK character alone, as tokenize() splits them. */
 const WORD = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\p{L}\p{N}\p{M}]+/gu;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 export interface Highlighter {
   /**

@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import type { TokenUsage } from '../summaries/summary.ts';
+
+/**
+ * Tokens a call used, as the server counted them (0 when it does not say). Declared here, not
+ * imported from core/summaries (whose tokenUsage schema has the same shape): summaries use this
+ * layer, so an import back would be a folder cycle.
+ */
+export interface TokenUsage { prompt: number; completion: number }
 
 /** One structured request to a chat model: the answer must satisfy `schema`. */
 export interface JsonRequest<S extends z.ZodType> {

@@ -4,12 +4,15 @@ import type { TypesenseTarget } from '../../core/fts/typesense/client.ts';
 import type { StatusProbe } from '../../core/status/probes.ts';
 import type { StatusSchedule } from '../../core/status/recordObservations.ts';
 import type { SubtitleSource } from '../../core/subtitles/sources.ts';
+import { createExtractiveGenerator } from '../../core/summaries/offline/createExtractiveGenerator.ts';
+import type { SummaryGenerator } from '../../core/summaries/summary.ts';
 import type { TaskName } from '../../core/jobs/registry.ts';
 import type { NamedTask } from '../defineTask.ts';
 import { checkStatusTask } from './check_status.ts';
 import { cleanupTask } from './cleanup.ts';
 import { crawlChannelTask } from './crawl_channel.ts';
 import { fetchSubtitlesTask } from './fetch_subtitles.ts';
+import { generateSummaryTask } from './generate_summary.ts';
 import { indexVideosTask } from './index_videos.ts';
 import { linkReuploadsTask } from './link_reuploads.ts';
 import { recrawlChannelsTask } from './recrawl_channels.ts';
@@ -24,6 +27,8 @@ export interface TaskDeps extends CrawlDeps {
   statusSchedule?: StatusSchedule & { checksPerMinute: number; recrawlHours: number };
   /** Where index_videos writes (typesenseTarget); none: queued videos wait for a worker that has it. */
   typesense?: TypesenseTarget;
+  /** Who writes summaries (configuredSummaryGenerator); default the built-in offline generator. */
+  summaryGenerator?: SummaryGenerator;
 }
 
 const DEFAULT_SCHEDULE = { confirmMinutes: 60, recheckDays: 30, checksPerMinute: 5_000, recrawlHours: 24 };
@@ -35,6 +40,7 @@ export function taskList(deps: TaskDeps): TaskList {
     cleanup: cleanupTask(deps.sql),
     crawl_channel: crawlChannelTask(deps),
     fetch_subtitles: fetchSubtitlesTask({ sql: deps.sql, log: deps.log, subtitleSources: deps.subtitleSources ?? [] }),
+    generate_summary: generateSummaryTask({ sql: deps.sql, log: deps.log, generator: deps.summaryGenerator ?? createExtractiveGenerator() }),
     check_status: checkStatusTask({ sql: deps.sql, log: deps.log, statusSchedule: schedule, ...(deps.statusProbe ? { statusProbe: deps.statusProbe } : {}) }),
     schedule_status_checks: scheduleStatusChecksTask(deps.sql, schedule.checksPerMinute),
     link_reuploads: linkReuploadsTask(deps.sql, deps.log),

@@ -1,0 +1,257 @@
+import { z } from 'zod';
+import { AppError, notFound } from '../../core/errors.ts';
+import { parsePosition, type Position } from '../../core/events/events.ts';
+import { isFinalSummaryEvent, summaryEvents, summaryEventVocabulary, summaryStream } from '../../core/summaries/summaryEvents.ts';
+import { MAX_RESULT_WINDOW } from '../../core/fts/backend.ts';
+import { videoIdSchema, videoParams } from '../../core/schemas.ts';
+import { browseSummaries } from '../../core/summaries/browseSummaries.ts';
+import { deletePublicSummary } from '../../core/summaries/deleteSummary.ts';
+import { findSummary } from '../../core/summaries/findSummary.ts';
+import { requestSummary } from '../../core/summaries/requestSummary.ts';
+import { summaryChannels, summaryLanguages, summaryTags } from '../../core/summaries/summaryFacets.ts';
+import { summaryObject, toSummaryObject, type SummaryRow } from '../../core/summaries/summaryObject.ts';
+import type { Caller } from '../http/auth.ts';
+import { wholeNumber } from '../http/queryParams.ts';
+import { chargeQuota } from '../http/quota.ts';
+import { defineRoute, handled, reply } from '../http/route.ts';
+import { eventFrame, openEventStream } from '../sse/writer.ts';
+
+const TAG = 'AI summaries';
+const viewerOf = (caller: Caller) => ({ userId: caller.kind === 'key' ? caller.userId : null });
+
+const language = z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 language code such as en (or ISO 639-3)' });
+const limit = (fallback: number, max: number) => wholeNumber('limit', 1, max).default(fallback);
+const pageOf = (page: number, size: number, name = 'page') => {
+  if (page * size > MAX_RESULT_WINDOW) throw new AppError('INVALID_INPUT', `${name}: results past position ${MAX_RESULT_WINDOW} are not served; narrow the filters`);
+  return { offset: (page - 1) * size, limit: size };
+};
+const listed = <T extends z.ZodType>(items: T) =>
+  z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() }).extend({ items: z.array(items) });
+
+const countsPage = (page: number, size: number, total: number) => ({ page, limit: size, total, totalPages: Math.ceil(total / size) });
+
+// ---------------------------------------------------------------------------------------------
+// Lists of public ready summaries: fixed words under /api/summary/, registered before /:videoId
+// ---------------------------------------------------------------------------------------------
+
+const summaryList = listed(summaryObject);
+
+const browseRoute = defineRoute({
+  method: 'GET',
+  path: '/api/summary/browse',
+  tag: TAG,
+  summary: 'Public summaries, newest first, filtered by tag, channel and language',
+  description: `Private summaries never appear. page × limit ≤ ${MAX_RESULT_WINDOW}. Reading is free (no quota but requestsPerMinute).`,
+  auth: 'optional',
+  feature: 'summaries',
+  query: z.strictObject({
+    tag: z.string().trim().toLowerCase().min(1, { message: 'an empty tag matches nothing; leave it out' }).max(40, { message: 'at most 40 characters' }).optional(),
+    channelId: z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, { message: 'expected a channel id (UC and 22 more characters)' }).optional(),
+    language: language.optional(),
+    page: wholeNumber('page', 1, MAX_RESULT_WINDOW).default(1),
+    limit: limit(20, 100),
+  }),
+  response: summaryList,
+  async handler({ query, deps }) {
+    const { tag, channelId, language: lang } = query;
+    const { rows, total } = await browseSummaries(deps.sql, { ...(tag ? { tag } : {}), ...(channelId ? { channelId } : {}), ...(lang ? { language: lang } : {}) }, pageOf(query.page, query.limit));
+    return { items: rows.map(toSummaryObject), ...countsPage(query.page, query.limit, total) };
+  },
+});
+
+const latestRoute = defineRoute({
+  method: 'GET',
+  path: '/api/summary/latest',
+  tag: TAG,
+  summary: 'The most recently generated public summaries',
+  auth: 'optional',
+  feature: 'summaries',
+  query: z.strictObject({ limit: limit(20, 100) }),
+  response: z.object({ items: z.array(summaryObject) }),
+  async handler({ query, deps }) {
+    const { rows } = await browseSummaries(deps.sql, {}, { offset: 0, limit: query.limit });
+    return { items: rows.map(toSummaryObject) };
+  },
+});
+
+const tagCount = z.object({ tag: z.string(), count: z.number().int().describe('public summaries with this tag') });
+
+const tagsRoute = defineRoute({
+  method: 'GET',
+  path: '/api/summary/tags',
+  tag: TAG,
+  summary: 'Popular tags of public summaries: across all languages, and per language',
+  auth: 'optional',
+  feature: 'summaries',
+  query: z.strictObject({ language: language.optional(), limit: limit(50, 200).describe('tags per list') }),
+  response: z.object({
+    tags: z.array(tagCount).describe('most used first (of the language, when given)'),
+    languages: z.array(z.object({ language: z.string(), count: z.number().int(), tags: z.array(tagCount) })).describe('each language, most summaries first, with its own most used tags'),
+  }),
+  async handler({ query, deps }) {
+    return summaryTags(deps.sql, { limit: query.limit, ...(query.language ? { language: query.language } : {}) });
+  },
+});
+
+const languagesRoute = defineRoute({
+  method: 'GET',
+  path: '/api/summary/languages',
+  tag: TAG,
+  summary: 'Languages of public summaries with their counts',
+  auth: 'optional',
+  feature: 'summaries',
+  response: z.object({ languages: z.array(z.object({ language: z.string(), count: z.number().int() })) }),
+  async handler({ deps }) {
+    return { languages: await summaryLanguages(deps.sql) };
+  },
+});
+
+const channelsRoute = defineRoute({
+  method: 'GET',
+  path: '/api/summary/channels',
+  tag: TAG,
+  summary: 'Channels that have public summaries, most summaries first',
+  auth: 'optional',
+  feature: 'summaries',
+  query: z.strictObject({ page: wholeNumber('page', 1, MAX_RESULT_WINDOW).default(1), limit: limit(50, 100) }),
+  response: listed(z.object({ channelId: z.string(), channelTitle: z.string().nullable(), handle: z.string().nullable(), summaries: z.number().int() })),
+  async handler({ query, deps }) {
+    const { rows, total } = await summaryChannels(deps.sql, pageOf(query.page, query.limit));
+    return { items: rows, ...countsPage(query.page, query.limit, total) };
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// POST /api/summary/generate
+// ---------------------------------------------------------------------------------------------
+
+const generateRoute = defineRoute({
+  method: 'POST',
+  path: '/api/summary/generate',
+  tag: TAG,
+  summary: 'Generate a video\'s summary: 202 and one background job, or 200 with the summary when it is ready',
+  description:
+    'Body {videoId, private?}. A ready summary answers 200 (not charged); a generation already running answers 202 and is joined (not charged); a failed one is generated again. A new generation counts one summaryGenerationsPerDay and answers 202 {status: "generating", videoId, …, streamUrl}: follow streamUrl (SSE) or poll GET /api/summary/{videoId}. Without a transcript the answer is 409 TRANSCRIPT_REQUIRED and a subtitle fetch is queued; generate again once GET /api/subtitles/{videoId}/status says available. private: true makes a summary only its owner sees, never listed.',
+  auth: 'key',
+  scope: 'L2',
+  feature: 'summaryGeneration',
+  body: z.strictObject({ videoId: videoIdSchema, private: z.boolean({ message: 'expected true or false' }).default(false) }),
+  response: summaryObject,
+  errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED'],
+  async handler({ body, caller, deps, res }) {
+    if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key');
+    const request = await requestSummary(deps.sql, {
+      videoId: body.videoId,
+      ownerId: caller.userId,
+      private: body.private,
+      charge: async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'summaryGenerationsPerDay', res)),
+    });
+    if (request.outcome === 'ready') return toSummaryObject(request.summary);
+    if (request.outcome === 'generating') {
+      return reply(toSummaryObject(request.summary), { status: 202, headers: { Location: `/api/summary/${body.videoId}` } });
+    }
+    const { transcript } = request;
+    const pollUrl = `/api/subtitles/${body.videoId}/status`;
+    throw new AppError(
+      'TRANSCRIPT_REQUIRED',
+      transcript.state === 'pending'
+        ? `video ${body.videoId} has no transcript yet; its subtitles are being fetched: poll ${pollUrl} and generate again when it says available`
+        : `video ${body.videoId} has no transcript${transcript.error ? ` (the last fetch failed: ${transcript.error})` : ''}; a subtitle fetch is queued: poll ${pollUrl} and generate again when it says available`,
+      { details: { transcript: transcript.state, pollUrl } },
+    );
+  },
+});
+
+// ---------------------------------------------------------------------------------------------
+// GET and DELETE /api/summary/:videoId, GET /api/summary/:videoId/stream
+// ---------------------------------------------------------------------------------------------
+
+async function visibleSummary(deps: { sql: Parameters<typeof findSummary>[0] }, videoId: string, caller: Caller): Promise<SummaryRow> {
+  const summary = await findSummary(deps.sql, videoId, viewerOf(caller));
+  if (!summary) throw notFound(`video ${videoId} has no summary; POST /api/summary/generate makes one`);
+  return summary;
+}
+
+const getRoute = defineRoute({
+  method: 'GET',
+  path: '/api/summary/:videoId',
+  tag: TAG,
+  summary: 'A video\'s summary: the caller\'s own private one, else the public one',
+  description: 'While generating: status and requestedAt; failed: error. Another user\'s private summary is 404, as if it did not exist. Free (no quota but requestsPerMinute).',
+  auth: 'optional',
+  feature: 'summaries',
+  params: videoParams,
+  response: summaryObject,
+  errors: ['NOT_FOUND'],
+  async handler({ params, caller, deps }) {
+    return toSummaryObject(await visibleSummary(deps, params.videoId, caller));
+  },
+});
+
+const deleteRoute = defineRoute({
+  method: 'DELETE',
+  path: '/api/summary/:videoId',
+  tag: TAG,
+  summary: 'Delete a video\'s public summary (administrators)',
+  description: 'hasSummary of the video turns false in the same transaction. Private summaries are their owners\' and are not touched.',
+  auth: 'key',
+  admin: true,
+  params: videoParams,
+  response: z.object({ videoId: z.string(), deleted: z.literal(true) }),
+  errors: ['NOT_FOUND'],
+  async handler({ params, deps }) {
+    if (!(await deletePublicSummary(deps.sql, params.videoId))) throw notFound(`video ${params.videoId} has no public summary`);
+    return { videoId: params.videoId, deleted: true as const };
+  },
+});
+
+const streamRoute = defineRoute({
+  method: 'GET',
+  path: '/api/summary/:videoId/stream',
+  tag: TAG,
+  summary: 'Server-Sent Events of a summary\'s generation, ending with summary:complete or summary:error',
+  description:
+    'An addition to the spec. Events: summary:progress {stage, percent, chunk?, of?}, then summary:complete {summary} or summary:error {code, message} (described by components.schemas.SummaryEvent). A summary that is already ready or failed answers its final event at once. Reconnect with Last-Event-ID (or ?lastEventId=) to get only the events missed.',
+  auth: 'optional',
+  feature: 'summaries',
+  params: videoParams,
+  query: z.strictObject({ lastEventId: z.string().max(64).optional() }),
+  response: z.string().describe('text/event-stream'),
+  events: summaryEventVocabulary,
+  errors: ['NOT_FOUND'],
+  async handler({ req, res, params, query, caller, deps }) {
+    const summary = await visibleSummary(deps, params.videoId, caller);
+    const header = req.headers['last-event-id'];
+    const resumeFrom = (typeof header === 'string' && header) || query.lastEventId;
+    const resume = resumeFrom ? parsePosition(resumeFrom) : undefined;
+    if (resumeFrom && !resume) throw new AppError('INVALID_INPUT', `Last-Event-ID: "${resumeFrom}" is not an event id of this stream`);
+
+    let unsubscribe = () => {};
+    const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
+    if (summary.status !== 'generating') {
+      stream.write(finalFrame(summary));
+      stream.end();
+      return handled;
+    }
+    const from: Position = resume ?? { xid: '0', id: '0' };
+    unsubscribe = deps.hub.subscribe(summaryStream(summary.id), from, (events) => {
+      for (const event of events) {
+        stream.write(eventFrame(event.type, event.payload, `${event.xid}.${event.id}`));
+        if (isFinalSummaryEvent(event.type)) return stream.end();
+      }
+    }, stream.drained);
+    if (!stream.open) unsubscribe();
+    return handled;
+  },
+});
+
+/** The last event of a finished generation, from the stored summary (its logged events may be cleaned up by now). */
+function finalFrame(summary: SummaryRow): string {
+  const event = summary.status === 'ready'
+    ? summaryEvents.complete({ summary: toSummaryObject(summary) })
+    : summaryEvents.error({ code: 'INTERNAL_ERROR', message: summary.error ?? 'the generation failed' });
+  return eventFrame(event.type, event.payload);
+}
+
+/** In matching order: the fixed words before /:videoId, so no video id can shadow them. */
+export const summaryRoutes = [browseRoute, latestRoute, tagsRoute, languagesRoute, channelsRoute, generateRoute, getRoute, deleteRoute, streamRoute];

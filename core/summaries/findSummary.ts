@@ -1,0 +1,28 @@
+import type { Queryable } from '../db/database.ts';
+import { SUMMARY_COLUMNS, type SummaryRow } from './summaryObject.ts';
+
+/** Who is looking: their own private summaries are theirs to see; everybody sees public ones. */
+export interface SummaryViewer { userId: string | null }
+
+/**
+ * The summary of a video that `viewer` may see: their own private one first, else the public one.
+ * Another user's private summary is as unknown as a missing one (filtered in SQL).
+ */
+export async function findSummary(sql: Queryable, videoId: string, viewer: SummaryViewer): Promise<SummaryRow | undefined> {
+  const [row] = await sql<SummaryRow[]>`
+    select ${sql.unsafe(SUMMARY_COLUMNS)}
+    from summaries s join videos v on v.video_id = s.video_id join channels c on c.channel_id = s.channel_id
+    where s.video_id = ${videoId} and (not s.private or s.owner_id = ${viewer.userId}::uuid)
+    order by s.private desc
+    limit 1`;
+  return row;
+}
+
+/** One summary by id, as the generation job and its final event show it. */
+export async function readSummary(sql: Queryable, summaryId: string): Promise<SummaryRow | undefined> {
+  const [row] = await sql<SummaryRow[]>`
+    select ${sql.unsafe(SUMMARY_COLUMNS)}
+    from summaries s join videos v on v.video_id = s.video_id join channels c on c.channel_id = s.channel_id
+    where s.id = ${summaryId}`;
+  return row;
+}

@@ -1,0 +1,21 @@
+import type { Queryable } from '../db/database.ts';
+
+/** URLs per sitemap file, the protocol's maximum: past it /sitemap.xml becomes an index of files. */
+export const SITEMAP_URLS_PER_FILE = 50_000;
+
+export async function countPublicSummaries(sql: Queryable): Promise<number> {
+  const [row] = await sql<{ count: number }[]>`select coalesce(sum(count), 0)::int as count from summary_facets where facet = 'language' and language = ''`;
+  return row!.count;
+}
+
+/**
+ * One sitemap file of public ready summaries, oldest first (so a file's URLs change only when a
+ * summary is deleted or regenerated). Private summaries and stenograms are never listed.
+ */
+export async function sitemapEntries(sql: Queryable, file: number): Promise<Array<{ videoId: string; generatedAt: Date }>> {
+  return sql<Array<{ videoId: string; generatedAt: Date }>>`
+    select video_id as "videoId", generated_at as "generatedAt" from summaries
+    where status = 'ready' and not private
+    order by generated_at, id
+    limit ${SITEMAP_URLS_PER_FILE} offset ${(file - 1) * SITEMAP_URLS_PER_FILE}`;
+}
