@@ -58,13 +58,23 @@ export const configSchema = z.object({
   LLM_CONTEXT_TOKENS: integerFromEnv(2048, 10_000_000).default(8192).describe("the model's context window: long transcripts are summarised in chunks that fit it"),
   LLM_CONCURRENCY: integerFromEnv(1, 64).default(2).describe('LLM calls in flight at once, per process'),
   LLM_TIMEOUT_MS: integerFromEnv(1_000, 3_600_000).default(120_000),
+  STENOGRAM_STORE: z
+    .string()
+    .regex(/^(file|s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[\w!.*'()/-]*)?)$/, { message: 'expected file or s3://bucket/optional/prefix' })
+    .default('file')
+    .describe("where stenograms' Markdown lives: file (DATA_DIR/stenograms) or an S3 bucket and key prefix"),
+  S3_ENDPOINT: z.url({ message: 'expected an http(s) URL, e.g. http://localhost:9000' }).optional().describe('an S3-compatible server (MinIO, …); unset: AWS'),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional().describe("unset: the AWS SDK's default credential chain"),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: booleanFromEnv.optional().describe('address buckets as endpoint/bucket rather than bucket.endpoint; unset: true when S3_ENDPOINT is set'),
 });
 
 type RawConfig = z.output<typeof configSchema>;
 export type Config = RawConfig & { dataDir: string; archiveDir: string };
 
 /** Names of settings whose values are secrets: never printed or logged as they are. */
-const secretSettings = new Set<keyof RawConfig>(['DATABASE_URL', 'YOUTUBE_API_KEY', 'TYPESENSE_API_KEY', 'LLM_API_KEY']);
+const secretSettings = new Set<keyof RawConfig>(['DATABASE_URL', 'YOUTUBE_API_KEY', 'TYPESENSE_API_KEY', 'LLM_API_KEY', 'S3_SECRET_ACCESS_KEY']);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

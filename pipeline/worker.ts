@@ -10,6 +10,7 @@ import type { Logger } from '../core/log.ts';
 import type { VideoSource } from '../core/sources/types.ts';
 import { configuredStatusProbe } from '../core/status/probes.ts';
 import { configuredSubtitleSources } from '../core/subtitles/sources.ts';
+import { configuredStenogramStore } from '../core/stenograms/store.ts';
 import { configuredSummaryGenerator } from '../core/summaries/configuredGenerator.ts';
 import { processId, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from './heartbeat.ts';
 import { crontab, taskList } from './tasks/index.ts';
@@ -55,6 +56,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
       log,
       subtitleSources: configuredSubtitleSources(config),
       summaryGenerator,
+      stenogramStore: configuredStenogramStore(config),
       ...(statusProbe ? { statusProbe } : {}),
       ...(typesense ? { typesense } : {}),
       statusSchedule: {

@@ -26,11 +26,11 @@ export const quotaSubject = (caller: Caller, rule: LimitRule) => (rule.countedPe
 /**
  * Counts one unit (or `units`, all or none) of a limit for the caller (per user, per key, or per address
  * when anonymous), puts the RateLimit headers on the response, and refuses with 429 RATE_LIMITED when
- * the limit cannot take them.
+ * the limit cannot take them. `at` replaces the database clock (tests of a window's end).
  */
-export async function chargeQuota(sql: Sql, caller: Caller, name: LimitName, res: ServerResponse, units = 1): Promise<QuotaDecision> {
+export async function chargeQuota(sql: Sql, caller: Caller, name: LimitName, res: ServerResponse, units = 1, at?: Date): Promise<QuotaDecision> {
   const rule = caller.tier.limits[name];
-  const decision = await consumeQuota(sql, quotaSubject(caller, rule), rule, units);
+  const decision = await consumeQuota(sql, quotaSubject(caller, rule), rule, units, at);
   const headers = rateLimitHeaders(decision);
   if (decision.allowed) {
     for (const [header, value] of Object.entries(headers)) res.setHeader(header, value);
@@ -42,7 +42,7 @@ export async function chargeQuota(sql: Sql, caller: Caller, name: LimitName, res
     ? `Limit reached: the ${caller.tier.displayName} tier allows no ${rule.unit} (${name})`
     : units > (rule.max ?? Number.MAX_SAFE_INTEGER)
       ? `Limit reached: this request needs ${units} ${rule.unit}, more than the ${rule.max} ${per(rule)} the ${caller.tier.displayName} tier allows (${name}); ask for fewer`
-      : `Limit reached: ${needs}${rule.max} ${rule.unit} ${per(rule)} (${name}); resets at ${describeReset(retryAfter)} (in ${retryAfter} s)`;
+      : `Limit reached: ${needs}${rule.max} ${rule.unit} ${per(rule)} (${name}); resets at ${describeReset(retryAfter, at?.getTime())} (in ${retryAfter} s)`;
   throw new AppError('RATE_LIMITED', message, {
     headers: { ...headers, 'Retry-After': String(retryAfter) },
     details: { limit: name, max: rule.max, retryAfterSeconds: retryAfter, ...(units > 1 ? { units, remaining: decision.remaining } : {}) },

@@ -20,6 +20,8 @@ export const jobPayloads = {
   crawl_channel: z.object({ crawlId: z.string().regex(/^\d+$/), step: z.number().int().min(0), cursor: z.string().optional() }),
   fetch_subtitles: z.object({ videoId: z.string().regex(VIDEO_ID) }),
   generate_summary: z.object({ summaryId: z.string().regex(/^\d+$/) }),
+  generate_stenogram: z.object({ stenogramId: z.string().regex(/^\d+$/) }),
+  reconcile_stenograms: noPayload,
   check_status: videoIds(CHECK_BATCH),
   schedule_status_checks: noPayload,
   link_reuploads: videoIds(REUPLOAD_BATCH),

@@ -1,22 +1,23 @@
-import type { Sql } from '../db/database.ts';
-import type { LimitRule } from '../schemas.ts';
+import type { Queryable, Sql } from '../db/database.ts';
+import type { LimitName, LimitRule } from '../schemas.ts';
 import { quotaState, retryAfterSeconds, type Bucket, type QuotaState } from './quota.ts';
 
-export type QuotaDecision = QuotaState & { allowed: boolean; retryAfterSeconds?: number };
+export type QuotaDecision = QuotaState & { allowed: boolean; retryAfterSeconds?: number; /** The bucket the units were counted in (when allowed): where a refund goes. */ windowStart?: Date };
 
 const UNLIMITED = 2_147_483_647;
 
 /**
  * Counts `units` (default one) of `rule` for `subject` if they all fit, atomically across every process
  * sharing the database: the row lock of the upsert serialises concurrent callers, and refused units are
- * not counted (all or none). Bucket boundaries come from the database clock so that all processes agree on them.
+ * not counted (all or none). Bucket boundaries come from the database clock so that all processes agree
+ * on them; `at` replaces that clock (tests of a window's end).
  */
-export async function consumeQuota(sql: Sql, subject: string, rule: LimitRule, units = 1): Promise<QuotaDecision> {
+export async function consumeQuota(sql: Sql, subject: string, rule: LimitRule, units = 1, at?: Date): Promise<QuotaDecision> {
   const max = rule.max ?? UNLIMITED;
   const sliding = rule.window === 'sliding';
-  const [counted] = await sql<Bucket[]>`
+  const [counted] = await sql<(Bucket & { windowStart: Date })[]>`
     with clock as (
-      select extract(epoch from clock_timestamp()) as now_s
+      select extract(epoch from coalesce(${at ?? null}::timestamptz, clock_timestamp())) as now_s
     ), bucket as (
       select to_timestamp(floor(now_s / ${rule.windowSeconds}) * ${rule.windowSeconds}) as current_start,
         to_timestamp(floor(now_s / ${rule.windowSeconds}) * ${rule.windowSeconds} - ${rule.windowSeconds}) as previous_start,
@@ -32,17 +33,20 @@ export async function consumeQuota(sql: Sql, subject: string, rule: LimitRule, u
     select ${subject}, ${rule.name}, current_start, ${units}::int from bucket, carried where ${units}::int + carried.used <= ${max}
     on conflict (subject, limit_name, window_start) do update set used = c.used + ${units}::int
       where c.used + ${units}::int + (select used from carried) <= ${max}
-    returning c.used, (select used from previous)::int as previous, (select elapsed from bucket)::float8 as elapsed`;
-  if (counted) return { ...quotaState(rule, counted), allowed: true };
-  const [bucket] = await readBuckets(sql, [{ subject, rule }]);
+    returning c.used, (select used from previous)::int as previous, (select elapsed from bucket)::float8 as elapsed, (select current_start from bucket) as "windowStart"`;
+  if (counted) {
+    const { windowStart, ...bucket } = counted;
+    return { ...quotaState(rule, bucket), allowed: true, windowStart };
+  }
+  const [bucket] = await readBuckets(sql, [{ subject, rule }], at);
   return { ...quotaState(rule, bucket!), allowed: false, retryAfterSeconds: retryAfterSeconds(rule, bucket!, units) };
 }
 
 /** The current and previous bucket of each (subject, limit) pair, in one query, on the database clock. */
-async function readBuckets(sql: Sql, wanted: Array<{ subject: string; rule: LimitRule }>): Promise<Bucket[]> {
+async function readBuckets(sql: Sql, wanted: Array<{ subject: string; rule: LimitRule }>, at?: Date): Promise<Bucket[]> {
   const subjects = [...new Set(wanted.map((entry) => entry.subject))];
   const [row] = await sql<{ nowS: number; counters: Array<{ subject: string; limit: string; start: number; used: number }> }[]>`
-    select extract(epoch from clock_timestamp())::float8 as "nowS",
+    select extract(epoch from coalesce(${at ?? null}::timestamptz, clock_timestamp()))::float8 as "nowS",
       coalesce((select json_agg(json_build_object('subject', subject, 'limit', limit_name, 'start', extract(epoch from window_start), 'used', used))
         from usage_counters where subject = any(${subjects}::uuid[]) and window_start > now() - interval '2 days'), '[]') as counters`;
   const { nowS, counters } = row!;
@@ -62,4 +66,11 @@ async function readBuckets(sql: Sql, wanted: Array<{ subject: string; rule: Limi
 export async function readQuotas(sql: Sql, wanted: Array<{ subject: string; rule: LimitRule }>): Promise<QuotaState[]> {
   const buckets = await readBuckets(sql, wanted);
   return wanted.map(({ rule }, index) => quotaState(rule, buckets[index]!));
+}
+
+/** Gives back `units` counted in the bucket that starts at `windowStart` (work that was charged but never done). */
+export async function refundQuota(sql: Queryable, subject: string, limit: LimitName, windowStart: Date, units = 1): Promise<void> {
+  await sql`
+    update usage_counters set used = greatest(used - ${units}::int, 0)
+    where subject = ${subject} and limit_name = ${limit} and window_start = ${windowStart}`;
 }

@@ -89,6 +89,16 @@ describe('offline summary generator: sentences from cues', () => {
     ]);
   });
 
+  it('joins Chinese and Japanese cues without spaces, other scripts with one', () => {
+    const zh = buildUnits(spokenCues([
+      { start: 0, end: 2, text: '今天我们来介绍' },
+      { start: 2, end: 4, text: '如何种植番茄。' },
+      { start: 4, end: 6, text: '首先要选择阳光充足的地方。' },
+    ]), createTokeniser('zh'));
+    expect(zh.map((unit) => [unit.text, unit.start])).toEqual([['今天我们来介绍如何种植番茄。', 0], ['首先要选择阳光充足的地方。', 4]]);
+    expect(zh[0]!.words.map((word) => zh[0]!.text.slice(word.index, word.end))).toContain('番茄');
+  });
+
   it('leaves sound descriptions, notes and speaker labels out of what it quotes', () => {
     const cues = spokenCues([
       { start: 0, end: 2, text: '[Music]' },
@@ -172,6 +182,7 @@ describe('offline summary generator: summaries', () => {
     expectValid(ja);
     expect(ja.language).toBe('ja');
     expect(ja.tags).toContain('玉ねぎ');
+    expect(ja.tldr).not.toMatch(/\s/);
     const zh = await generator.summarise(input(sentences(CHINESE)));
     expectValid(zh);
     expect(zh.language).toBe('zh');
@@ -231,6 +242,15 @@ describe('offline summary generator: edges', () => {
 
   it('refuses a transcript without cues', async () => {
     await expect(generator.summarise(input([]))).rejects.toThrow(/no cues/);
+  });
+
+  it('copes with a transcript that is one long cue without punctuation', async () => {
+    const text = speech(TRAVEL, 2000, 71).join(' ');
+    const summary = await generator.summarise(input([{ start: 0, end: 900, text }]));
+    expectValid(summary);
+    expect(summary.keyPoints.every((point) => point.startSeconds === 0)).toBe(true);
+    const units = buildUnits(spokenCues([{ start: 0, end: 900, text }]), createTokeniser('en'));
+    expect(units.every((unit) => unit.words.length >= 12 && unit.words.length <= 40)).toBe(true);
   });
 
   it('summarises a transcript of one short line', async () => {

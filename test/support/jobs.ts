@@ -1,8 +1,10 @@
 import { EventEmitter } from 'node:events';
 import { runOnce, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { graphileLogger } from '../../core/graphileLogger.ts';
 import { createLogger } from '../../core/log.ts';
+import { configuredStenogramStore } from '../../core/stenograms/store.ts';
 import { taskList } from '../../pipeline/tasks/index.ts';
 
 export interface JobRow { id: string; lockedBy: string | null; lockedAt: Date | null; attempts: number; lastError: string | null }
@@ -44,7 +46,7 @@ export async function queueLock(sql: Sql, queueName: string): Promise<string | n
 
 /** The service's task list as the worker builds it, with no video sources configured. */
 export function serviceTaskList(sql: Sql): TaskList {
-  return taskList({ sql, sources: [], log: createLogger('silent') });
+  return taskList({ sql, sources: [], log: createLogger('silent'), stenogramStore: configuredStenogramStore(loadConfig({ DATA_DIR: '.afterimage-test' })) });
 }
 
 /**

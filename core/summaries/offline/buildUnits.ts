@@ -3,6 +3,7 @@
  * where there is some (Intl.Segmenter's sentence rules, per language); auto captions have none, so
  * an over-long "sentence" is cut between cues, at the longest pause within a word-count window.
  */
+import { joinText } from './displayText.ts';
 import type { SpokenCue } from './stageDirections.ts';
 import type { Tokeniser, Word } from './tokenise.ts';
 
@@ -66,18 +67,19 @@ function blockSentences(cues: readonly SpokenCue[], [from, to]: [number, number]
   return out;
 }
 
-/** A piece of more than MAX_WORDS words (a long manual cue) as pieces of about TARGET_WORDS. */
+/** A piece of more than MAX_WORDS words (a long cue without punctuation) as pieces of about TARGET_WORDS. */
 function chopPiece(piece: Piece, tokeniser: Tokeniser): Piece[] {
-  if (piece.words.length <= MAX_WORDS) return [piece];
   const { words } = piece;
-  const parts = Math.ceil(words.length / TARGET_WORDS);
-  const size = Math.ceil(words.length / parts);
-  return Array.from({ length: parts }, (_, k) => {
-    const from = k === 0 ? 0 : words[k * size]!.index;
-    const to = k === parts - 1 ? piece.text.length : words[(k + 1) * size]!.index;
+  if (words.length <= MAX_WORDS) return [piece];
+  const size = Math.ceil(words.length / Math.ceil(words.length / TARGET_WORDS));
+  const out: Piece[] = [];
+  for (let k = 0; k < words.length; k += size) {
+    const from = k === 0 ? 0 : words[k]!.index;
+    const to = k + size < words.length ? words[k + size]!.index : piece.text.length;
     const text = piece.text.slice(from, to).trim();
-    return { cue: piece.cue, text, words: tokeniser.words(text), opensTurn: piece.opensTurn && k === 0 };
-  });
+    out.push({ cue: piece.cue, text, words: tokeniser.words(text), opensTurn: piece.opensTurn && k === 0 });
+  }
+  return out;
 }
 
 /** A sentence of more than MAX_WORDS words cut between pieces: in each window of MIN..MAX words, after the longest pause. */
@@ -140,14 +142,13 @@ export function buildUnits(cues: readonly SpokenCue[], tokeniser: Tokeniser): Un
   const sentences = new Intl.Segmenter(tokeniser.locale, { granularity: 'sentence' });
   const protos = turnBlocks(cues).flatMap((block) => blockSentences(cues, block, tokeniser, sentences).flatMap((s) => splitLong(s, cues, tokeniser)));
   return joinShort(protos).map((pieces) => {
-    // The pieces joined by spaces; their words moved to where each piece lands.
+    // The pieces joined (by spaces, except in Chinese and Japanese); their words moved to where each piece lands.
     let text = '';
     const words: Word[] = [];
     for (const piece of pieces) {
-      if (text) text += ' ';
-      const at = text.length;
+      text = joinText(text, piece.text);
+      const at = text.length - piece.text.length;
       for (const word of piece.words) words.push({ index: word.index + at, end: word.end + at, term: word.term });
-      text += piece.text;
     }
     return { text, start: cues[pieces[0]!.cue]!.start, end: cues[pieces.at(-1)!.cue]!.end, words };
   });

@@ -48,8 +48,9 @@ function sample(text: string): string {
  */
 export function detectLanguage(text: string, hint: string | null): string {
   const known = normaliseHint(hint);
-  const letters = text.match(/\p{L}/gu)?.length ?? 0;
-  const candidates = letters < MIN_LETTERS ? [] : francAll(sample(text), { minLength: MIN_LETTERS });
+  const sampled = sample(text);
+  const letters = sampled.match(/\p{L}/gu)?.length ?? 0;
+  const candidates = letters < MIN_LETTERS ? [] : francAll(sampled, { minLength: MIN_LETTERS });
   const best = candidates[0];
   if (!best || best[0] === 'und') return known ?? 'und';
   const tied = candidates.filter(([, score]) => score >= TIE).map(([code]) => toIso6391(code));

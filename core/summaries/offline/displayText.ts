@@ -12,12 +12,27 @@ export function clip(text: string, max: number): string {
   return `${head.replace(/[\uD800-\uDBFF]$/, '').replace(/[\s,;:–—-]+$/u, '')}…`;
 }
 
+/** `text` with its first letter in capitals (auto captions are all lower case). */
+export function capitalise(text: string, locale: string | undefined): string {
+  const first = text.codePointAt(0);
+  if (first === undefined) return text;
+  const head = String.fromCodePoint(first);
+  return head.toLocaleUpperCase(locale) + text.slice(head.length);
+}
+
 /** `text` as a sentence: clipped, a capital first letter, and "…" where auto captions give no full stop. */
 export function asSentence(text: string, locale: string | undefined, max: number): string {
-  const clipped = clip(text.trim(), max);
-  const first = clipped.codePointAt(0);
-  if (first === undefined) return clipped;
-  const head = String.fromCodePoint(first);
-  const capitalised = head.toLocaleUpperCase(locale) + clipped.slice(head.length);
-  return TERMINAL.test(capitalised) ? capitalised : `${capitalised.replace(/[\s,;:–—-]+$/u, '')}…`;
+  const capitalised = capitalise(clip(text.trim(), max), locale);
+  return TERMINAL.test(capitalised) || !capitalised ? capitalised : `${capitalised.replace(/[\s,;:–—-]+$/u, '')}…`;
 }
+
+// Chinese and Japanese put no space between words or after a full stop.
+const CLOSED_UP = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}。、，！？ー]/u;
+
+/** `left` and `right` run together: with a space, or none between Chinese or Japanese text. */
+export function joinText(left: string, right: string): string {
+  if (!left || !right) return left + right;
+  return CLOSED_UP.test(left.at(-1)!) && CLOSED_UP.test(right[0]!) ? left + right : `${left} ${right}`;
+}
+
+export const joinSentences = (sentences: readonly string[]): string => sentences.reduce(joinText, '');

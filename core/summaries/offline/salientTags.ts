@@ -1,7 +1,7 @@
 /**
  * Tags: the transcript's salient terms and two-word phrases, weighted TF-IDF-like against the
  * transcript itself (its units are the documents): tf · ln(1 + N/df), phrases ×1.5. A term must come
- * back at least twice (once in a very short transcript); a tag shares no word with a better one.
+ * back at least twice (a word: once in a very short transcript); a tag shares no word with a better one.
  */
 import type { Unit } from './buildUnits.ts';
 
@@ -10,6 +10,9 @@ const MAX_LENGTH = 40;
 const PHRASE_BOOST = 1.5;
 // Fewer content words than this and a single mention is all there is.
 const SHORT_TRANSCRIPT = 60;
+
+// One or two hiragana alone are the inflections Intl.Segmenter leaves of Japanese verbs ("しく", "えて").
+const KANA_ENDING = /^\p{Script=Hiragana}{1,2}$/u;
 
 interface Candidate { tag: string; parts: string[]; count: number; units: number }
 
@@ -44,10 +47,11 @@ export function salientTags(units: readonly Unit[]): string[] {
       seen.add(tag);
     }
   }
-  const minCount = contentWords < SHORT_TRANSCRIPT ? 1 : 2;
+  // A phrase said once is no phrase of the talk's; a word said once is all a very short one has.
+  const minCount = (c: Candidate) => (c.parts.length > 1 || contentWords >= SHORT_TRANSCRIPT ? 2 : 1);
   const weight = (c: Candidate) => c.count * Math.log(1 + units.length / c.units) * (c.parts.length > 1 ? PHRASE_BOOST : 1);
   const ranked = [...candidates.values()]
-    .filter((c) => c.count >= minCount && c.tag.length <= MAX_LENGTH)
+    .filter((c) => c.count >= minCount(c) && c.tag.length <= MAX_LENGTH && !KANA_ENDING.test(c.tag))
     .map((c) => ({ c, w: weight(c) }))
     .sort((a, b) => b.w - a.w || (a.c.tag < b.c.tag ? -1 : 1));
   const tags: string[] = [];

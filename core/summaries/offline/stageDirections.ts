@@ -28,7 +28,7 @@ function spoken(text: string): { text: string; turn: boolean } {
   return { text: rest.trim(), turn: marker !== null || labelled };
 }
 
-/** The cues that have spoken words, in order, with only those words. */
+/** The cues that have spoken words, in order of start, with only those words. */
 export function spokenCues(cues: readonly TranscriptCue[]): SpokenCue[] {
   const out: SpokenCue[] = [];
   for (const cue of cues) {
@@ -36,7 +36,8 @@ export function spokenCues(cues: readonly TranscriptCue[]): SpokenCue[] {
     // Real files have cues ending before they start; such a cue lasts until its start.
     if (text) out.push({ start: cue.start, end: Math.max(cue.start, cue.end), text, turn });
   }
-  return out;
+  // The codec hands them over in order; a stable sort keeps it so for any other caller.
+  return out.sort((a, b) => a.start - b.start);
 }
 
 /** Every cue's text as written, for a transcript with no spoken words: all it has are sound descriptions. */

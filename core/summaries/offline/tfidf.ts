@@ -7,10 +7,6 @@ export interface TfIdf {
   vectors: SparseVector[];
   /** For each term id, the units that have it and its weight there. */
   postings: Array<{ units: number[]; weights: number[] }>;
-  /** For each term id, how many units have it. */
-  documentFrequency: number[];
-  /** Term id of each term. */
-  ids: Map<string, number>;
 }
 
 /** Sublinear term frequency (1 + ln tf) times smooth idf (ln(1 + N/df)), L2-normalised per unit. */
@@ -40,7 +36,7 @@ export function tfidf(termsPerUnit: readonly (readonly string[])[]): TfIdf {
     }
     return { ids: termIds, weights };
   });
-  return { vectors, postings, documentFrequency, ids };
+  return { vectors, postings };
 }
 
 /** The cosine of two unit-length vectors. */

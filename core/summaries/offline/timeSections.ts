@@ -2,6 +2,7 @@
  * The video cut into 3-8 equal time sections (about one per five minutes, whole minutes when a
  * section is a minute or longer): the detailed summary's paragraphs, and what spreads the key points.
  */
+import { clock } from '../../text/clock.ts';
 
 const MIN_SECTIONS = 3;
 const MAX_SECTIONS = 8;
@@ -15,14 +16,6 @@ export interface TimeSections {
   of(seconds: number): number;
   /** "0:00–4:59", the last one ending at the end of the video. */
   label(section: number): string;
-}
-
-/** 75 → "1:15", 3725 → "1:02:05". */
-export function clock(seconds: number): string {
-  const whole = Math.max(0, Math.floor(seconds));
-  const [h, m, s] = [Math.floor(whole / 3600), Math.floor((whole % 3600) / 60), whole % 60];
-  const mmss = `${String(m).padStart(h > 0 ? 2 : 1, '0')}:${String(s).padStart(2, '0')}`;
-  return h > 0 ? `${h}:${mmss}` : mmss;
 }
 
 export function timeSections(durationSeconds: number): TimeSections {

@@ -5,7 +5,7 @@
  */
 import type { KeyPoint } from '../summary.ts';
 import type { Unit } from './buildUnits.ts';
-import { asSentence, clip } from './displayText.ts';
+import { asSentence, capitalise, clip, joinSentences } from './displayText.ts';
 import { pickDistinct } from './pickDistinct.ts';
 import type { Ranked } from './pickKeyPoints.ts';
 import type { TimeSections } from './timeSections.ts';
@@ -32,14 +32,13 @@ export function writeTitle({ units, ranked, locale }: Writing, videoTitle: strin
   const best = units[ranked.order[0]!]!;
   const cut = best.words[TITLE_WORDS]?.index ?? best.text.length;
   const words = clip(best.text.slice(0, cut).trim(), TITLE_CHARS).replace(/[\s\p{P}]+$/u, '');
-  const head = String.fromCodePoint(words.codePointAt(0) ?? 32);
-  return (head.toLocaleUpperCase(locale) + words.slice(head.length)).trim() || best.text;
+  return capitalise(words, locale) || best.text;
 }
 
 /** The 2-3 best sentences that do not repeat each other, in video order. */
 export function writeTldr({ units, ranked, locale }: Writing): string {
   const picked = pickDistinct(ranked.order, units.length >= 6 ? 3 : 2, ranked.similarity, { fillWithRepeats: true });
-  return picked.sort(byTime).map((unit) => asSentence(units[unit]!.text, locale, TLDR_SENTENCE_CHARS)).join(' ');
+  return joinSentences(picked.sort(byTime).map((unit) => asSentence(units[unit]!.text, locale, TLDR_SENTENCE_CHARS)));
 }
 
 export function writeKeyPoints({ units, locale }: Writing, chosen: readonly number[]): KeyPoint[] {
@@ -56,7 +55,7 @@ export function writeDetailed({ units, ranked, sections, locale }: Writing): str
     const count = Math.min(MAX_PER_PARAGRAPH, Math.max(1, Math.ceil(Math.sqrt(section.length) / 2)));
     const picked = pickDistinct(section, count, ranked.similarity).sort(byTime);
     const sentences = picked.map((unit) => asSentence(units[unit]!.text, locale, POINT_CHARS));
-    paragraphs.push(`${sections.label(index)}: ${sentences.join(' ')}`);
+    paragraphs.push(`${sections.label(index)}: ${joinSentences(sentences)}`);
   });
   return paragraphs.join('\n\n');
 }

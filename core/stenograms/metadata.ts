@@ -1,0 +1,100 @@
+/**
+ * A stenogram's metadata as the meta endpoint, the list and stenogram:complete show it: the fields
+ * of api-spec §2.4 first, then what a client needs to trust and find it.
+ */
+import { z } from 'zod';
+
+export const stenogramMetadata = z.object({
+  videoId: z.string(),
+  title: z.string().describe("the video's title"),
+  channelTitle: z.string(),
+  channelId: z.string(),
+  language: z.string().describe('ISO 639-1 (639-2/3 where there is none) of the text'),
+  tokensUsed: z.number().int().describe('prompt + completion tokens of every LLM call; 0 for the offline generator'),
+  llmModel: z.string().describe('the LLM model, or afterimage-stenogram-1 for the built-in offline generator'),
+  generatedAt: z.string().nullable().describe('ISO 8601; null while generating'),
+  status: z.enum(['generating', 'generated', 'failed']),
+  error: z.string().nullable(),
+  speakers: z.number().int().nullable(),
+  paragraphs: z.number().int().nullable(),
+  words: z.number().int().nullable(),
+  chunks: z.number().int().nullable().describe('parts an LLM wrote (0 offline)'),
+  fallbackChunks: z.number().int().nullable().describe('parts whose LLM text was not word for word, replaced by the offline text'),
+  bytes: z.number().int().nullable().describe('UTF-8 bytes of the Markdown'),
+  sha256: z.string().nullable().describe('SHA-256 (hex) of the Markdown'),
+  transcript: z.object({ language: z.string(), kind: z.string(), version: z.number().int() }).nullable().describe('the subtitle track version it was built from'),
+  requestedAt: z.string(),
+  markdownUrl: z.string().describe('GET it: text/markdown'),
+  streamUrl: z.string().describe('Server-Sent Events of the generation; resumable with Last-Event-ID'),
+});
+export type StenogramMetadata = z.infer<typeof stenogramMetadata>;
+
+/** The select list toMetadata reads, from `stenograms g` joined with `videos v` and `channels c`. */
+export const STENOGRAM_COLUMNS = `g.id::text as id, g.owner_id::text as owner_id, g.video_id, g.status, g.error,
+  coalesce(g.title, v.title, '') as title, coalesce(g.channel_title, c.title, '') as channel_title, v.channel_id,
+  coalesce(g.language, g.requested_language, '') as language, g.llm_model, g.prompt_tokens, g.completion_tokens,
+  g.speakers, g.paragraphs, g.words, g.chunks, g.fallback_chunks, g.bytes, g.content_sha256,
+  g.transcript_language, g.transcript_kind, g.transcript_version, g.requested_at, g.generated_at,
+  g.api_key_id::text as api_key_id, g.charged_window_start, g.requested_language`;
+
+export interface StenogramRow {
+  id: string;
+  owner_id: string;
+  video_id: string;
+  status: 'generating' | 'generated' | 'failed';
+  error: string | null;
+  title: string;
+  channel_title: string;
+  channel_id: string;
+  language: string;
+  llm_model: string | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  speakers: number | null;
+  paragraphs: number | null;
+  words: number | null;
+  chunks: number | null;
+  fallback_chunks: number | null;
+  bytes: number | null;
+  content_sha256: string | null;
+  transcript_language: string | null;
+  transcript_kind: string | null;
+  transcript_version: number | null;
+  requested_at: Date;
+  generated_at: Date | null;
+  api_key_id: string | null;
+  charged_window_start: Date | null;
+  requested_language: string | null;
+}
+
+/** Where a stenogram is read: the spec's `@:userId` path segment. */
+export const stenogramUrl = (ownerId: string, videoId: string) => `/api/stenograms/@${ownerId}/${videoId}`;
+
+export function toMetadata(row: StenogramRow): StenogramMetadata {
+  return {
+    videoId: row.video_id,
+    title: row.title,
+    channelTitle: row.channel_title,
+    channelId: row.channel_id,
+    language: row.language,
+    tokensUsed: (row.prompt_tokens ?? 0) + (row.completion_tokens ?? 0),
+    llmModel: row.llm_model ?? '',
+    generatedAt: row.generated_at?.toISOString() ?? null,
+    status: row.status,
+    error: row.error,
+    speakers: row.speakers,
+    paragraphs: row.paragraphs,
+    words: row.words,
+    chunks: row.chunks,
+    fallbackChunks: row.fallback_chunks,
+    bytes: row.bytes,
+    sha256: row.content_sha256,
+    transcript:
+      row.transcript_language && row.transcript_kind && row.transcript_version !== null
+        ? { language: row.transcript_language, kind: row.transcript_kind, version: row.transcript_version }
+        : null,
+    requestedAt: row.requested_at.toISOString(),
+    markdownUrl: stenogramUrl(row.owner_id, row.video_id),
+    streamUrl: `${stenogramUrl(row.owner_id, row.video_id)}/stream`,
+  };
+}

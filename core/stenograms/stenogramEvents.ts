@@ -1,0 +1,42 @@
+/**
+ * The events of a stenogram's generation (`stenogram:<id>` in the event log), streamed by
+ * POST /api/stenograms/:videoId/generate and resumable at GET …/stream. The spec names only
+ * stenogram:complete; the others are this service's (api/REFERENCE.md).
+ */
+import { z } from 'zod';
+import { defineEvent, type EventVocabulary } from '../events/defineEvent.ts';
+import { stenogramMetadata } from './metadata.ts';
+
+export const stenogramStream = (stenogramId: string) => `stenogram:${stenogramId}`;
+
+export const stenogramEvents = {
+  started: defineEvent('stenogram:started', z.object({ videoId: z.string(), metadata: stenogramMetadata }).describe('the generation was accepted and queued (first event)')),
+  progress: defineEvent(
+    'stenogram:progress',
+    z.object({
+      stage: z.enum(['reading', 'chunk', 'writing', 'storing']).describe('chunk: an LLM writes part `chunk` of `of`'),
+      percent: z.number().int().min(0).max(100),
+      chunk: z.number().int().min(1).optional(),
+      of: z.number().int().min(1).optional(),
+    }),
+  ),
+  complete: defineEvent(
+    'stenogram:complete',
+    z.object({
+      stenogram: z.object({ markdown: z.string().describe('the stenogram (text/markdown)'), url: z.string() }),
+      metadata: stenogramMetadata,
+    }).describe('the stenogram is stored (last event)'),
+  ),
+  error: defineEvent(
+    'stenogram:error',
+    z.object({
+      code: z.string().describe('TRANSCRIPT_REQUIRED: the transcript went away; INTERNAL_ERROR: the generator or the store failed'),
+      message: z.string(),
+      refunded: z.boolean().describe('the apiStenogramsPerDay unit was given back'),
+    }).describe('the generation failed (last event)'),
+  ),
+};
+
+export const isFinalStenogramEvent = (type: string) => type === stenogramEvents.complete.type || type === stenogramEvents.error.type;
+
+export const stenogramEventVocabulary: EventVocabulary = { name: 'StenogramEvent', events: Object.values(stenogramEvents) };
