@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { configuredSearchBackend } from '../core/fts/configured.ts';
 import { scopeLevel } from '../core/schemas.ts';
+import { configuredStenogramStore } from '../core/stenograms/store.ts';
 import { authenticate } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
@@ -65,11 +66,15 @@ function methodsByPattern(routes: Route[]): Array<{ pattern: RegExp; methods: st
   }));
 }
 
-/** What an API is built from; the search backend defaults to the configured one. */
-export type ApiInput = Omit<ApiDeps, 'search'> & Partial<Pick<ApiDeps, 'search'>>;
+/** What an API is built from; the search backend and the stenogram store default to the configured ones. */
+export type ApiInput = Omit<ApiDeps, 'search' | 'stenogramStore'> & Partial<Pick<ApiDeps, 'search' | 'stenogramStore'>>;
 
 export function createApi(input: ApiInput, routes: Route[] = allRoutes) {
-  const deps: ApiDeps = { ...input, search: input.search ?? configuredSearchBackend(input.config, input.sql, input.log) };
+  const deps: ApiDeps = {
+    ...input,
+    search: input.search ?? configuredSearchBackend(input.config, input.sql, input.log),
+    stenogramStore: input.stenogramStore ?? configuredStenogramStore(input.config),
+  };
   const patterns = methodsByPattern(routes);
   const app = polka<Request>({
     onError: (error, req, res) => sendFailure(error, req, res, deps.log),

@@ -8,6 +8,7 @@ import type { SearchBackend } from '../../core/fts/backend.ts';
 import type { Logger } from '../../core/log.ts';
 import type { FeatureName, ScopeLabel } from '../../core/schemas.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
+import type { StenogramStore } from '../../core/stenograms/store.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
 import type { EventHub } from '../sse/hub.ts';
 import type { Caller, RouteAuth } from './auth.ts';
@@ -32,6 +33,10 @@ export interface ApiDeps {
   search: SearchBackend;
   /** Event streams open on this server, ended at shutdown. */
   openStreams: Set<{ end(): void }>;
+  /** Where stenograms' Markdown lives (STENOGRAM_STORE). */
+  stenogramStore: StenogramStore;
+  /** Replaces the database clock for quota windows (tests of midnight UTC); unset in production. */
+  clock?: () => Date;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -4,6 +4,7 @@ import { ftsRoute } from './fts.ts';
 import { healthRoute } from './health.ts';
 import { openApiRoute } from './openapi.ts';
 import { backgroundStatusRoute, continueSearchRoute, startSearchRoute, streamSearchRoute } from './search.ts';
+import { stenogramRoutes } from './stenograms.ts';
 import { subtitleRoutes } from './subtitles.ts';
 import { summaryRoutes } from './summaries.ts';
 import { summaryPageRoutes } from './summaryPages.ts';
@@ -25,5 +26,6 @@ export const allRoutes: Route[] = [
   ...subtitleRoutes,
   ...summaryRoutes,
   ...summaryPageRoutes,
+  ...stenogramRoutes,
   statusHistoryRoute,
 ];

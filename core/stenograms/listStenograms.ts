@@ -20,7 +20,10 @@ export async function listStenograms(sql: Queryable, ownerId: string, page: numb
   return { rows, total: count!.total };
 }
 
-/** The video ids of the owner's stenograms by state, newest first, at most STENOGRAM_VIDEO_IDS_CAP in all. */
+/**
+ * The video ids of every stenogram the owner has (any state), newest first, at most
+ * STENOGRAM_VIDEO_IDS_CAP; those still generating or failed are also listed apart.
+ */
 export async function stenogramVideoIds(sql: Queryable, ownerId: string) {
   const rows = await sql<{ videoId: string; status: StenogramRow['status'] }[]>`
     select video_id as "videoId", status from stenograms where owner_id = ${ownerId}::uuid
@@ -28,5 +31,5 @@ export async function stenogramVideoIds(sql: Queryable, ownerId: string) {
     limit ${STENOGRAM_VIDEO_IDS_CAP + 1}`;
   const kept = rows.slice(0, STENOGRAM_VIDEO_IDS_CAP);
   const of = (status: StenogramRow['status']) => kept.filter((row) => row.status === status).map((row) => row.videoId);
-  return { generated: of('generated'), generating: of('generating'), failed: of('failed'), capped: rows.length > STENOGRAM_VIDEO_IDS_CAP };
+  return { videoIds: kept.map((row) => row.videoId), generating: of('generating'), failed: of('failed'), capped: rows.length > STENOGRAM_VIDEO_IDS_CAP };
 }

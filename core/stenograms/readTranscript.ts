@@ -4,7 +4,7 @@
  * Both generators read a transcript this way; the LLM's prompt lines are made of these pieces too.
  */
 import { createTokeniser, type Tokeniser } from '../summaries/offline/tokenise.ts';
-import { readCaption, type CaptionPart } from './captionText.ts';
+import { readCaption, type CaptionPart, type SpeakerLabel } from './captionText.ts';
 import { withoutRollUp } from './rollUp.ts';
 import { wordSpans } from './words.ts';
 import { speakerLabeller } from './speakerLabels.ts';
@@ -41,14 +41,17 @@ export interface Transcript { language: string; tokeniser: Tokeniser; pieces: Pi
 
 type Speech = Extract<CaptionPart, { kind: 'speech' }>;
 
-/** Labels that may be words ("Note:" opening a caption) count as names when they open turns more than once. */
+/**
+ * Labels that may be words ("Note:" opening a caption) are names where the captions label their
+ * speakers: when a label is certain (capitals, after a marker) or recurs. Elsewhere they are words.
+ */
 function confirmLabels(captions: CaptionPart[][]): void {
+  const labelled = captions.flat().filter((part): part is Speech & { label: SpeakerLabel } => part.kind === 'speech' && part.label !== null);
   const seen = new Map<string, number>();
-  const uncertain = captions.flat().filter((part): part is Speech => part.kind === 'speech' && part.label !== null && !part.label.certain);
-  for (const part of uncertain) seen.set(part.label!.name, (seen.get(part.label!.name) ?? 0) + 1);
-  for (const part of uncertain) {
-    if (seen.get(part.label!.name)! >= 2) continue;
-    part.text = part.text ? `${part.label!.written} ${part.text}` : part.label!.written;
+  for (const part of labelled) seen.set(part.label.name, (seen.get(part.label.name) ?? 0) + 1);
+  if (labelled.some((part) => part.label.certain || seen.get(part.label.name)! >= 2)) return;
+  for (const part of labelled) {
+    part.text = part.text ? `${part.label.written} ${part.text}` : part.label.written;
     part.label = null;
   }
 }

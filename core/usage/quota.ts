@@ -24,6 +24,9 @@ export function estimateUsed(rule: Pick<LimitRule, 'window'>, bucket: Bucket): n
   return bucket.used + carried;
 }
 
+/** Seconds until the bucket ends, to the millisecond (so float noise never rounds a whole second up). */
+const secondsLeft = (bucket: Bucket, windowSeconds: number) => Math.round((1 - bucket.elapsed) * windowSeconds * 1000) / 1000;
+
 export function quotaState(rule: LimitRule, bucket: Bucket): QuotaState {
   const used = estimateUsed(rule, bucket);
   return {
@@ -32,7 +35,7 @@ export function quotaState(rule: LimitRule, bucket: Bucket): QuotaState {
     max: rule.max,
     used,
     remaining: rule.max === null ? null : Math.max(0, rule.max - used),
-    resetSeconds: Math.max(1, Math.ceil((1 - bucket.elapsed) * rule.windowSeconds)),
+    resetSeconds: Math.max(1, Math.ceil(secondsLeft(bucket, rule.windowSeconds))),
     windowSeconds: rule.windowSeconds,
     window: rule.window,
   };
@@ -41,7 +44,7 @@ export function quotaState(rule: LimitRule, bucket: Bucket): QuotaState {
 /** Seconds until `units` more (default one) fit under the limit (a whole window when they never can). */
 export function retryAfterSeconds(rule: LimitRule, bucket: Bucket, units = 1): number {
   const W = rule.windowSeconds;
-  const untilBucketEnds = (1 - bucket.elapsed) * W;
+  const untilBucketEnds = secondsLeft(bucket, W);
   const max = rule.max ?? Number.MAX_SAFE_INTEGER;
   if (max === 0 || units > max) return Math.ceil(untilBucketEnds + (rule.window === 'sliding' ? W : 0));
   const room = max - (units - 1);

@@ -18,11 +18,11 @@ export interface TestApi {
 }
 
 /** The real HTTP server on an ephemeral port, over the given database. */
-export async function startTestApi(sql: Sql, env: Record<string, string> = {}, log: Logger = createLogger('silent'), sources: VideoSource[] = []): Promise<TestApi> {
+export async function startTestApi(sql: Sql, env: Record<string, string> = {}, log: Logger = createLogger('silent'), sources: VideoSource[] = [], clock?: () => Date): Promise<TestApi> {
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...env });
   const tiers = cachedTiers(sql, 0);
   const hub = await createEventHub(sql, log);
-  const api = await startApi({ config, sql, tiers, log, version: 'test', startedAt: new Date(), hub, sources }, 0, '127.0.0.1');
+  const api = await startApi({ config, sql, tiers, log, version: 'test', startedAt: new Date(), hub, sources, ...(clock ? { clock } : {}) }, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${api.port}`;
   return {
     url,

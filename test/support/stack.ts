@@ -10,11 +10,11 @@ import type { TestDatabase } from './db.ts';
  * API and worker over one test database, as `afterimage start` wires them: the sources come from
  * the configuration (env) unless given.
  */
-export async function startSearchStack(db: TestDatabase, env: Record<string, string>, sources?: VideoSource[]) {
+export async function startSearchStack(db: TestDatabase, env: Record<string, string>, sources?: VideoSource[], clock?: () => Date) {
   const log = createLogger((process.env.TEST_LOG as 'debug' | undefined) ?? 'silent');
   const config = loadConfig({ DATABASE_URL: db.url, ...env });
   const used = sources ?? configuredSources(config);
-  const api = await startTestApi(db.sql, env, log, used);
+  const api = await startTestApi(db.sql, env, log, used, clock);
   const worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, used);
   return {
     api,

@@ -85,7 +85,8 @@ const badDigest = (what: string) =>
 
 /** The child: s3rver plus the checks above, printing `listening <port>` once it accepts requests. */
 async function serve(options: StandInOptions): Promise<void> {
-  const S3rver = createRequire(import.meta.url)('s3rver') as S3rverConstructor;
+  const require = createRequire(import.meta.url);
+  const S3rver = require('s3rver') as S3rverConstructor;
   const server = new S3rver({ address: '127.0.0.1', port: 0, directory: options.directory, silent: true, configureBuckets: [{ name: options.bucket }] });
   let corruptNext = false;
   server.middleware.unshift(async (ctx, next) => {

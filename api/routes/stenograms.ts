@@ -1,0 +1,227 @@
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import { AppError, notFound } from '../../core/errors.ts';
+import { parsePosition, type Position } from '../../core/events/events.ts';
+import { videoParams, videoIdSchema } from '../../core/schemas.ts';
+import { deleteStenogram } from '../../core/stenograms/deleteStenogram.ts';
+import { findStenogram } from '../../core/stenograms/findStenogram.ts';
+import { listStenograms, STENOGRAMS_PER_PAGE, STENOGRAM_VIDEO_IDS_CAP, stenogramVideoIds } from '../../core/stenograms/listStenograms.ts';
+import { stenogramMetadata, stenogramUrl, toMetadata, type StenogramRow } from '../../core/stenograms/metadata.ts';
+import { requestStenogram } from '../../core/stenograms/requestStenogram.ts';
+import { isFinalStenogramEvent, stenogramEvents, stenogramEventVocabulary, stenogramStream } from '../../core/stenograms/stenogramEvents.ts';
+import type { Caller } from '../http/auth.ts';
+import { wholeNumber } from '../http/queryParams.ts';
+import { chargeQuota } from '../http/quota.ts';
+import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
+import { eventFrame, openEventStream } from '../sse/writer.ts';
+
+const TAG = 'AI stenograms';
+/** Every stenogram route: an L3+ key of a tier with the stenograms feature (api-spec §4.5). */
+const access = { auth: 'key', scope: 'L3', feature: 'stenograms' } as const;
+
+/** The spec's `@:userId` segment: `@` and the owner's user id. */
+const ownerParams = z.strictObject({
+  owner: z.string().regex(/^@[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { message: 'expected @ followed by your user id' }).transform((value) => value.slice(1).toLowerCase()),
+  videoId: videoIdSchema,
+});
+
+const userIdOf = (caller: Caller) => {
+  if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'stenograms need an API key');
+  return caller.userId;
+};
+
+/** The caller's own stenogram; anybody else's (administrators' too) is as unknown as a missing one. */
+async function ownStenogram(deps: ApiDeps, caller: Caller, owner: string, videoId: string): Promise<StenogramRow> {
+  const userId = userIdOf(caller);
+  const row = owner === userId ? await findStenogram(deps.sql, userId, videoId) : undefined;
+  if (!row) throw notFound(`no stenogram ${stenogramUrl(owner, videoId)}`);
+  return row;
+}
+
+function resumePosition(req: IncomingMessage, queryValue: string | undefined): Position | undefined {
+  const header = req.headers['last-event-id'];
+  const given = (typeof header === 'string' && header) || queryValue;
+  if (!given) return undefined;
+  const position = parsePosition(given);
+  if (!position) throw new AppError('INVALID_INPUT', `Last-Event-ID: "${given}" is not an event id of this stream`);
+  return position;
+}
+
+/** Follows the generation's events from `from` until its final event (a client that leaves loses nothing: the job goes on). */
+function followGeneration(deps: ApiDeps, res: Parameters<typeof openEventStream>[0], stenogramId: string, from: Position) {
+  let unsubscribe = () => {};
+  const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
+  unsubscribe = deps.hub.subscribe(stenogramStream(stenogramId), from, (events) => {
+    for (const event of events) {
+      stream.write(eventFrame(event.type, event.payload, `${event.xid}.${event.id}`));
+      if (isFinalStenogramEvent(event.type)) return stream.end();
+    }
+  }, stream.drained);
+  if (!stream.open) unsubscribe();
+}
+
+const languageHint = z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 or 639-2 language code such as en or deu' });
+
+const generateRoute = defineRoute({
+  method: 'POST',
+  path: '/api/stenograms/:videoId/generate',
+  tag: TAG,
+  summary: 'Generate your private stenogram of a video: a stream of progress events ending with stenogram:complete',
+  description:
+    'Optional body {language}: an ISO 639-1/639-2 hint (else detected). Errors come as the JSON envelope before any stream: 400, 404, 409 TRANSCRIPT_REQUIRED (a subtitle fetch is queued), 409 STENOGRAM_CONFLICT (you have one, or one is being generated), 429 RATE_LIMITED (apiStenogramsPerDay, per key, reset at midnight UTC; charged when accepted, given back if the generation fails). Then text/event-stream: stenogram:started, stenogram:progress…, stenogram:complete {stenogram, metadata} or stenogram:error. The generation runs as a job: a client that disconnects loses nothing; GET …/stream resumes with Last-Event-ID.',
+  ...access,
+  params: videoParams,
+  body: z.strictObject({ language: languageHint.optional() }),
+  response: z.string().describe('text/event-stream'),
+  events: stenogramEventVocabulary,
+  errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED', 'STENOGRAM_CONFLICT'],
+  async handler({ params, body, caller, deps, res }) {
+    if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'stenograms need an API key');
+    const request = await requestStenogram(deps.sql, {
+      videoId: params.videoId,
+      ownerId: caller.userId,
+      apiKeyId: caller.keyId,
+      language: body.language ?? null,
+      charge: async () => (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'apiStenogramsPerDay', res, 1, deps.clock?.())).windowStart,
+    });
+    if (request.outcome === 'transcript_required') {
+      const pollUrl = `/api/subtitles/${params.videoId}/status`;
+      throw new AppError(
+        'TRANSCRIPT_REQUIRED',
+        `video ${params.videoId} has no completed transcript; ${request.transcript.state === 'pending' ? 'its subtitles are being fetched' : 'a subtitle fetch is queued'}: poll ${pollUrl} and generate again when it says available`,
+        { details: { transcript: request.transcript.state, pollUrl } },
+      );
+    }
+    followGeneration(deps, res, request.stenogram.id, { xid: '0', id: '0' });
+    return handled;
+  },
+});
+
+const streamRoute = defineRoute({
+  method: 'GET',
+  path: '/api/stenograms/:owner/:videoId/stream',
+  tag: TAG,
+  summary: 'The events of your stenogram\'s generation again: resume with Last-Event-ID after a disconnect',
+  description: 'A finished stenogram answers stenogram:complete (or stenogram:error) at once.',
+  ...access,
+  params: ownerParams,
+  query: z.strictObject({ lastEventId: z.string().max(64).optional() }),
+  response: z.string().describe('text/event-stream'),
+  events: stenogramEventVocabulary,
+  errors: ['NOT_FOUND'],
+  async handler({ req, res, params, query, caller, deps }) {
+    const row = await ownStenogram(deps, caller, params.owner, params.videoId);
+    const from = resumePosition(req, query.lastEventId);
+    if (row.status === 'generating') {
+      followGeneration(deps, res, row.id, from ?? { xid: '0', id: '0' });
+      return handled;
+    }
+    const final = row.status === 'generated'
+      ? stenogramEvents.complete({ stenogram: { markdown: await markdownOf(deps, row), url: stenogramUrl(row.owner_id, row.video_id) }, metadata: toMetadata(row) })
+      : stenogramEvents.error({ code: 'INTERNAL_ERROR', message: row.error ?? 'the generation failed', refunded: row.charged_window_start === null });
+    const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => {});
+    stream.write(eventFrame(final.type, final.payload));
+    stream.end();
+    return handled;
+  },
+});
+
+/** The Markdown of a generated stenogram; a row whose file is gone is removed (it cannot be read, and must not block a new generation). */
+async function markdownOf(deps: ApiDeps, row: StenogramRow): Promise<string> {
+  const markdown = await deps.stenogramStore.get(row.owner_id, row.video_id);
+  if (markdown !== undefined) return markdown;
+  deps.log.warn('stenogram file missing: row removed', { videoId: row.video_id, store: deps.stenogramStore.location });
+  await deleteStenogram(deps.sql, deps.stenogramStore, row.owner_id, row.video_id);
+  throw notFound(`the stenogram of ${row.video_id} is lost (its file is missing); generate it again`);
+}
+
+const readRoute = defineRoute({
+  method: 'GET',
+  path: '/api/stenograms/:owner/:videoId',
+  tag: TAG,
+  summary: 'Your stenogram as raw Markdown (404 for anyone who is not its owner)',
+  ...access,
+  params: ownerParams,
+  response: z.string().describe('text/markdown'),
+  errors: ['NOT_FOUND'],
+  async handler({ req, res, params, caller, deps }) {
+    const row = await ownStenogram(deps, caller, params.owner, params.videoId);
+    if (row.status !== 'generated') throw notFound(`your stenogram of ${row.video_id} is ${row.status === 'generating' ? `still being generated: follow ${stenogramUrl(row.owner_id, row.video_id)}/stream` : `not there: the generation failed (${row.error})`}`);
+    const etag = `"${row.content_sha256}"`;
+    const headers = { ETag: etag, 'Cache-Control': 'private, no-cache' };
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, headers);
+      res.end();
+      return handled;
+    }
+    const markdown = await markdownOf(deps, row);
+    res.writeHead(200, { ...headers, 'Content-Type': 'text/markdown; charset=utf-8', 'Content-Length': Buffer.byteLength(markdown) });
+    res.end(markdown);
+    return handled;
+  },
+});
+
+const metaRoute = defineRoute({
+  method: 'GET',
+  path: '/api/stenograms/:owner/:videoId/meta',
+  tag: TAG,
+  summary: 'Your stenogram\'s metadata',
+  ...access,
+  params: ownerParams,
+  response: stenogramMetadata,
+  errors: ['NOT_FOUND'],
+  async handler({ params, caller, deps }) {
+    return toMetadata(await ownStenogram(deps, caller, params.owner, params.videoId));
+  },
+});
+
+const deleteRoute = defineRoute({
+  method: 'DELETE',
+  path: '/api/stenograms/:owner/:videoId',
+  tag: TAG,
+  summary: 'Delete your stenogram for good: its row, its events and its file (no soft delete)',
+  ...access,
+  params: ownerParams,
+  response: z.object({ videoId: z.string(), deleted: z.literal(true) }),
+  errors: ['NOT_FOUND'],
+  async handler({ params, caller, deps }) {
+    const row = await ownStenogram(deps, caller, params.owner, params.videoId);
+    if (!(await deleteStenogram(deps.sql, deps.stenogramStore, row.owner_id, row.video_id))) throw notFound(`no stenogram ${stenogramUrl(params.owner, params.videoId)}`);
+    return { videoId: row.video_id, deleted: true as const };
+  },
+});
+
+const listRoute = defineRoute({
+  method: 'GET',
+  path: '/api/user/stenograms',
+  tag: TAG,
+  summary: `Your stenograms, newest first, ${STENOGRAMS_PER_PAGE} a page`,
+  ...access,
+  query: z.strictObject({ page: wholeNumber('page', 1, 100_000).default(1) }),
+  response: z.object({ items: z.array(stenogramMetadata), page: z.number().int(), pageSize: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
+  async handler({ query, caller, deps }) {
+    const { rows, total } = await listStenograms(deps.sql, userIdOf(caller), query.page);
+    return { items: rows.map(toMetadata), page: query.page, pageSize: STENOGRAMS_PER_PAGE, total, totalPages: Math.ceil(total / STENOGRAMS_PER_PAGE) };
+  },
+});
+
+const videoIdsRoute = defineRoute({
+  method: 'GET',
+  path: '/api/user/stenograms/video-ids',
+  tag: TAG,
+  summary: `The video ids of all your stenograms (at most ${STENOGRAM_VIDEO_IDS_CAP}), to show view or generate per video in one call`,
+  ...access,
+  response: z.object({
+    videoIds: z.array(z.string()).describe('newest first, any state'),
+    generating: z.array(z.string()).describe('of those, still being generated'),
+    failed: z.array(z.string()).describe('of those, failed (generate again)'),
+    capped: z.boolean().describe(`true: you have more than ${STENOGRAM_VIDEO_IDS_CAP}; the newest are listed`),
+    cap: z.number().int(),
+  }),
+  async handler({ caller, deps }) {
+    return { ...(await stenogramVideoIds(deps.sql, userIdOf(caller))), cap: STENOGRAM_VIDEO_IDS_CAP };
+  },
+});
+
+/** In matching order: the fixed /api/user/stenograms/video-ids before anything with a parameter. */
+export const stenogramRoutes = [videoIdsRoute, listRoute, generateRoute, streamRoute, metaRoute, readRoute, deleteRoute];
