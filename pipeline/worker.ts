@@ -10,8 +10,12 @@ import type { Logger } from '../core/log.ts';
 import type { VideoSource } from '../core/sources/types.ts';
 import { configuredStatusProbe } from '../core/status/probes.ts';
 import { configuredSubtitleSources } from '../core/subtitles/sources.ts';
+import { createLlmStenogramGenerator } from '../core/stenograms/createLlmStenogramGenerator.ts';
+import { createOfflineStenogramGenerator } from '../core/stenograms/createOfflineStenogramGenerator.ts';
 import { configuredStenogramStore } from '../core/stenograms/store.ts';
-import { configuredSummaryGenerator } from '../core/summaries/configuredGenerator.ts';
+import { configuredLlmClient } from '../core/llm/configuredClient.ts';
+import { createLlmSummaryGenerator } from '../core/summaries/llmSummariser.ts';
+import { createExtractiveGenerator } from '../core/summaries/offline/createExtractiveGenerator.ts';
 import { processId, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from './heartbeat.ts';
 import { crontab, taskList } from './tasks/index.ts';
 
@@ -36,8 +40,13 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
   };
   const statusProbe = configuredStatusProbe(config);
   if (!statusProbe) log.info('no status probe configured (YOUTUBE_API_KEY or STATUS_WATCH_PROBE): video statuses stay as the sources describe them');
-  const summaryGenerator = configuredSummaryGenerator(config, log);
-  log.info(config.LLM_BASE_URL ? `summaries are written by ${summaryGenerator.model} (LLM_BASE_URL)` : `summaries are written offline by ${summaryGenerator.model}; set LLM_BASE_URL for an LLM`);
+  // One LLM client for summaries and stenograms alike, so LLM_CONCURRENCY holds for the process.
+  const llm = configuredLlmClient(config, log);
+  const summaryGenerator = llm ? createLlmSummaryGenerator(llm) : createExtractiveGenerator();
+  const offlineStenograms = createOfflineStenogramGenerator();
+  const stenogramGenerator = llm ? createLlmStenogramGenerator(llm, offlineStenograms) : offlineStenograms;
+  const stenogramStore = configuredStenogramStore(config);
+  log.info(llm ? `summaries and stenograms are written by ${llm.model} (LLM_BASE_URL)` : `summaries and stenograms are written offline (${summaryGenerator.model}, ${stenogramGenerator.model}); set LLM_BASE_URL for an LLM`, { stenogramStore: stenogramStore.location });
   const typesense = typesenseTarget(config, log, { purpose: 'indexing' });
   if (await setSearchSync(db.sql, Boolean(typesense))) {
     log.info(typesense ? 'search sync on: changed videos are indexed in Typesense; run `afterimage reindex` once to index the videos stored before' : 'search sync off: no TYPESENSE_URL, changed videos are no longer queued for Typesense');
@@ -56,7 +65,8 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
       log,
       subtitleSources: configuredSubtitleSources(config),
       summaryGenerator,
-      stenogramStore: configuredStenogramStore(config),
+      stenogramGenerator,
+      stenogramStore,
       ...(statusProbe ? { statusProbe } : {}),
       ...(typesense ? { typesense } : {}),
       statusSchedule: {

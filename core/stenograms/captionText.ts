@@ -3,14 +3,14 @@
  * sound descriptions and lyrics ([Music], (APPLAUSE), ♪ la la ♪), speaker turns (a ">>" left in
  * the line, dialogue dashes) and speaker labels ("MIRA MURATI:", "Anna:").
  */
-import { spokenCues } from '../summaries/offline/stageDirections.ts';
+import { spokenCues } from '../subtitles/stageDirections.ts';
 
 /** Part of a caption: a stage direction (kept as written), or speech that may open a turn, maybe with a label. */
 export type CaptionPart =
   | { kind: 'direction'; text: string }
   | { kind: 'speech'; text: string; marked: boolean; label: SpeakerLabel | null };
 
-export interface SpeakerLabel {
+interface SpeakerLabel {
   name: string;
   /** The label as written ("Anna:"), to put back when it turns out to be no name. */
   written: string;
@@ -21,12 +21,13 @@ export interface SpeakerLabel {
 // Candidates for what nobody says: a bracketed or parenthesised span, or music notes up to the next
 // notes (or the caption's end) with the lyrics between them.
 const SPANS = /\[[^\]]*\]|\([^()]*\)|[♩♪♫♬🎵🎶][^♩♪♫♬🎵🎶]*(?:[♩♪♫♬🎵🎶]+|$)/gu;
-// Turn markers: ">>" anywhere (normaliseCues takes only a line's leading one), a dash opening the
-// caption, and a dash after a sentence's end ("Where? - Home.") or anywhere in a caption that opened
-// with one (two speakers' lines joined). A dash inside a sentence ("well - never mind") is punctuation.
-const TURNS = /(?:^|\s)(?:>>\s*)+|^[-–—]\s+|(?<=[.!?…]["'”’»)\]]*)\s+[-–—]\s+/gu;
+// Turn markers: ">>" anywhere (normaliseCues takes only a line's leading one), a dash opening a
+// caption that follows a sentence's end, and a dash after a sentence's end ("Where? - Home.") or
+// anywhere in a caption that opened with one (two speakers' lines joined). A dash inside a sentence
+// ("well - never mind", Russian "X — это Y" wrapped onto a new caption) is punctuation.
+const TURNS = /(?:^|\s)(?:>>\s*)+|(?<=[.!?…]["'”’»)\]]*)\s+[-–—]\s+/gu;
 const DIALOGUE_TURNS = /(?:^|\s)(?:>>\s*)+|(?:^|\s)[-–—]\s+/gu;
-const OPENING_DASH = /^[-–—]\s/;
+const OPENING_DASH = /^(?:\[[^\]]*\]\s*)*[-–—]\s/;
 // Up to four capitalised words and a colon before a space: "DR. SMITH:", "Anna Lee:"; never a time
 // ("10:30") or a URL ("HTTPS://"), which have no space after the colon or start with a digit.
 const LABEL = /^(\p{Lu}[\p{L}\p{M}'’.-]*(?: \p{Lu}[\p{L}\p{M}'’.-]*){0,3}):(?:\s+|$)/u;
@@ -81,10 +82,14 @@ function splitTurns(text: string, dialogue: boolean, captionStart: boolean): Cap
   return out;
 }
 
-/** A caption's text (one line, as normaliseCues leaves it) as stage directions and speech parts, in order. */
-export function readCaption(text: string): CaptionPart[] {
+/**
+ * A caption's text (one line, as normaliseCues leaves it) as stage directions and speech parts, in
+ * order. `midSentence`: the caption before ended without a sentence's end, so a dash opening this
+ * one continues that sentence.
+ */
+export function readCaption(text: string, midSentence: boolean): CaptionPart[] {
   const parts: CaptionPart[] = [];
-  const dialogue = OPENING_DASH.test(text);
+  const dialogue = !midSentence && OPENING_DASH.test(text);
   for (const part of splitDirections(text)) {
     if (part.direction) parts.push({ kind: 'direction', text: part.text });
     else parts.push(...splitTurns(part.text, dialogue, !parts.some((earlier) => earlier.kind === 'speech' && earlier.text)));

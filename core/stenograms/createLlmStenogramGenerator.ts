@@ -9,12 +9,12 @@
 import { z } from 'zod';
 import { LlmError } from '../llm/openaiClient.ts';
 import type { LlmClient, TokenUsage } from '../llm/types.ts';
-import { formatLine, nearestLineStart } from '../summaries/chunkTranscript.ts';
-import type { Tokeniser } from '../summaries/offline/tokenise.ts';
+import { estimateTokens, formatLine, nearestLineStart } from '../llm/chunkTranscript.ts';
+import type { Tokeniser } from '../text/tokenise.ts';
 import { escapeRegExp } from '../text/escapeRegExp.ts';
 import { splitDirections } from './captionText.ts';
 import type { OfflineStenogramGenerator } from './createOfflineStenogramGenerator.ts';
-import { progressSteps, type GenerateOptions, type Step } from './progressSteps.ts';
+import { progressSteps, type GenerateOptions } from './progressSteps.ts';
 import { answerTokens, chunkBudget, chunkPrompt, NAMES_TOKENS, promptLines, type Chunk } from './promptChunks.ts';
 import type { Piece } from './readTranscript.ts';
 import type { GeneratedStenogram, StenogramGenerator, StenogramInput } from './stenogram.ts';
@@ -51,21 +51,26 @@ const norm = (name: string) => name.replace(/\s+/g, ' ').replace(/:+$/, '').trim
 /** Who has spoken so far, for the next chunk's prompt and for spelling names one way. */
 interface Speakers { names: Map<string, string>; order: string[]; current: string | null }
 
-function speakerOf(speakers: Speakers, name: string): string {
+/** `name` as first written (case and spacing aside). */
+const spelt = (speakers: Speakers, name: string) => {
   const written = norm(name) || 'Speaker 1';
-  const key = written.toLowerCase();
-  const known = speakers.names.get(key);
-  if (known) return known;
-  speakers.names.set(key, written);
-  return written;
+  return speakers.names.get(written.toLowerCase()) ?? written;
+};
+
+/** `name` as first written, remembered from now on. */
+function speakerOf(speakers: Speakers, name: string): string {
+  const speaker = spelt(speakers, name);
+  speakers.names.set(speaker.toLowerCase(), speaker);
+  return speaker;
 }
 
 function speakersNote(speakers: Speakers): string {
   if (speakers.order.length === 0) return 'No speakers are named yet.\n';
-  let names = speakers.order.join(', ');
-  // The newest names are the likeliest to speak next; the oldest go first if the list is long.
-  while (names.length > NAMES_TOKENS * 2 && names.includes(', ')) names = names.slice(names.indexOf(', ') + 2);
-  return `Speakers so far: ${names}. Speaking at the end of the previous part: ${speakers.current}.\n`;
+  const note = (names: string[]) => `Speakers so far: ${names.join(', ')}. Speaking at the end of the previous part: ${speakers.current}.\n`;
+  // The budget keeps room for NAMES_TOKENS; a long cast loses its earliest names first.
+  let names = speakers.order;
+  while (names.length > 1 && estimateTokens(note(names)) > NAMES_TOKENS) names = names.slice(1);
+  return note(names);
 }
 
 /** The answer's paragraphs as blocks: starts placed on the chunk's lines and in order, directions on lines of their own. */
@@ -76,7 +81,7 @@ function answerBlocks(paragraphs: Paragraph[], chunk: Chunk, speakers: Speakers,
   let start = first;
   for (const paragraph of paragraphs) {
     start = Math.max(start, nearestLineStart(chunk.lines, Math.min(last, Math.max(first, paragraph.startSeconds))));
-    const speaker = speakerOf(speakers, paragraph.speaker);
+    const speaker = spelt(speakers, paragraph.speaker);
     // A model that copies the line's ">> NAME:" into the text: that is the tag, not words.
     const text = paragraph.text.replace(/^\s*(?:>>\s*)+/, '').replace(new RegExp(`^${escapeRegExp(speaker)}:\\s*`, 'i'), '');
     for (const part of splitDirections(text)) {
@@ -131,7 +136,7 @@ async function writeChunk(run: Run, chunk: Chunk, index: number, of: number): Pr
 }
 
 async function generate(client: LlmClient, offline: OfflineStenogramGenerator, input: StenogramInput, options: GenerateOptions): Promise<GeneratedStenogram> {
-  const step: Step = progressSteps(options);
+  const step = progressSteps(options);
   await step({ stage: 'reading', percent: 0 });
   if (input.cues.length === 0) throw new Error('the transcript has no cues: nothing to write');
   const transcript = offline.read(input);

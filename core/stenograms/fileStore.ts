@@ -5,11 +5,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { z } from 'zod';
-import { videoIdSchema } from '../schemas.ts';
+import { documentIds } from './documentIds.ts';
 
 // Postgres prints uuids in lower case: one folder per user whatever case the caller used.
-const documentIds = z.object({ userId: z.uuid().transform((id) => id.toLowerCase()), videoId: videoIdSchema });
 const documentName = /^([A-Za-z0-9_-]{11})\.md$/;
 const temporaryName = /^\..+\.tmp$/;
 /** A temporary file this old is a write that a crash interrupted, not one in progress. */

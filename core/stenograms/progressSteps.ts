@@ -4,9 +4,7 @@ import type { StenogramProgress } from './stenogram.ts';
 
 export interface GenerateOptions { signal?: AbortSignal; onProgress?: (progress: StenogramProgress) => void }
 
-export type Step = (progress: StenogramProgress) => Promise<void>;
-
-export function progressSteps({ signal, onProgress }: GenerateOptions): Step {
+export function progressSteps({ signal, onProgress }: GenerateOptions): (progress: StenogramProgress) => Promise<void> {
   return async (progress) => {
     signal?.throwIfAborted();
     onProgress?.(progress);

@@ -1,10 +1,10 @@
 /**
  * A transcript's pieces as the LLM reads them: lines opened by the second they start at
- * (`[754] >> ANNA: words…`, the summaries' line format), cut into chunks by time that fit the
- * model's context together with the answer, which repeats every word of the chunk.
+ * (`[754] >> ANNA: words…`, the summaries' line format and token estimate), cut into chunks by
+ * time that fit the model's context together with the answer, which repeats every word of the chunk.
  */
 import { z } from 'zod';
-import { chunkLines, estimateTokens, formatLine, type TranscriptLine } from '../summaries/chunkTranscript.ts';
+import { estimateTokens, formatLine, packConsecutive, type TranscriptLine } from '../llm/chunkTranscript.ts';
 import type { Piece } from './readTranscript.ts';
 
 /** A line of the prompt, and the pieces it was made of: [from, to) of the transcript's pieces. */
@@ -18,32 +18,35 @@ const LINE_CHARS = 240;
 /*
  * A call's budget, as the summariser reckons it: the context less a 10% margin for the estimate's
  * error and the chat template, the note a malformed answer's retry adds, the messages' overhead and
- * headers, the system prompt, the schema and the speakers named so far. The answer repeats the
- * chunk's words (without the [seconds]) inside JSON, with a start and a speaker per paragraph:
- * estimated at ANSWER_FACTOR times the chunk's tokens, plus ANSWER_BASE.
+ * headers, the system prompt, the schema and the speakers named so far. What is left holds the
+ * chunk's lines and their answer, which repeats each line's words (ANSWER_FACTOR of their estimate,
+ * for JSON's escapes) and may open a paragraph at each (PARAGRAPH_TOKENS for its keys, start and
+ * speaker): so a line of quick turns ("Yes.") costs the answer far more than its own words.
  */
 const SAFETY = 0.9;
 const RETRY_NOTE_TOKENS = 250;
 const MESSAGE_OVERHEAD = 24;
 const HEADER_TOKENS = 40;
 export const NAMES_TOKENS = 160;
-const ANSWER_FACTOR = 1.25;
+const ANSWER_FACTOR = 1.1;
+const PARAGRAPH_TOKENS = 20;
 const ANSWER_BASE = 64;
-// Many models cap an answer at 4096 tokens whatever their context: a chunk is no more than that can repeat.
+// Many models cap an answer at 4096 tokens whatever their context: a chunk's lines and answer
+// together stay under it, so the answer does.
 const MAX_ANSWER_TOKENS = 4096;
 // Below this a chunk is a sentence or two: the model could not tell who speaks.
-const MIN_CHUNK_TOKENS = 200;
+const MIN_CHUNK_TOKENS = 300;
 
-const linesTokens = (lines: readonly TranscriptLine[]) => lines.reduce((sum, line) => sum + estimateTokens(formatLine(line)) + 1, 0);
+const promptCost = (line: TranscriptLine) => estimateTokens(formatLine(line)) + 1;
+const answerCost = (line: TranscriptLine) => Math.ceil(estimateTokens(line.text) * ANSWER_FACTOR) + PARAGRAPH_TOKENS;
 
 /** max_tokens for the answer to a chunk of these lines. */
-export const answerTokens = (lines: readonly TranscriptLine[]) => Math.ceil(linesTokens(lines) * ANSWER_FACTOR) + ANSWER_BASE;
+export const answerTokens = (lines: readonly TranscriptLine[]) => lines.reduce((sum, line) => sum + answerCost(line), ANSWER_BASE);
 
-/** The tokens a chunk's lines may take, given what else a call carries; throws when the context is too small for any. */
+/** The tokens a chunk's lines and their answer may take together, given what else a call carries; throws when the context is too small. */
 export function chunkBudget(contextTokens: number, fixedText: string, schema: z.ZodType): number {
-  const fixed = RETRY_NOTE_TOKENS + MESSAGE_OVERHEAD + HEADER_TOKENS + NAMES_TOKENS + estimateTokens(fixedText) + estimateTokens(JSON.stringify(z.toJSONSchema(schema))) + 20;
-  const room = Math.floor(contextTokens * SAFETY) - fixed - ANSWER_BASE;
-  const budget = Math.min(Math.floor(room / (1 + ANSWER_FACTOR)), Math.floor((MAX_ANSWER_TOKENS - ANSWER_BASE) / ANSWER_FACTOR));
+  const fixed = RETRY_NOTE_TOKENS + MESSAGE_OVERHEAD + HEADER_TOKENS + NAMES_TOKENS + ANSWER_BASE + estimateTokens(fixedText) + estimateTokens(JSON.stringify(z.toJSONSchema(schema))) + 20;
+  const budget = Math.min(Math.floor(contextTokens * SAFETY) - fixed, MAX_ANSWER_TOKENS - ANSWER_BASE);
   if (budget < MIN_CHUNK_TOKENS) throw new Error(`a context of ${contextTokens} tokens leaves no room for a transcript chunk and its word-for-word answer`);
   return budget;
 }
@@ -74,14 +77,18 @@ export function promptLines(pieces: readonly Piece[]): PromptLine[] {
   return lines;
 }
 
-/** The lines in chunks of about equal size within the budget (the summaries' chunking), with the pieces each covers. */
+/**
+ * The lines in consecutive chunks within the budget, each line costing its prompt and its answer,
+ * of about equal size as the summaries' chunkLines makes them (so the last is no scrap); chunkLines
+ * itself counts only the prompt.
+ */
 export function chunkPrompt(lines: PromptLine[], budget: number): Chunk[] {
-  const chunks: Chunk[] = [];
-  let at = 0;
-  for (const { length } of chunkLines(lines, budget)) {
-    const chunk = lines.slice(at, at + length);
-    chunks.push({ lines: chunk, from: chunk[0]!.from, to: chunk.at(-1)!.to });
-    at += length;
-  }
-  return chunks;
+  const costs = lines.map((line) => promptCost(line) + answerCost(line));
+  const total = costs.reduce((sum, cost) => sum + cost, 0);
+  const longest = costs.reduce((max, cost) => Math.max(max, cost), 0);
+  const even = Math.ceil(total / Math.max(1, Math.ceil(total / budget))) + longest;
+  return packConsecutive(costs, Math.min(budget, even)).map((run) => {
+    const chunk = run.map((index) => lines[index]!);
+    return { lines: chunk, from: chunk[0]!.from, to: chunk.at(-1)!.to };
+  });
 }

@@ -3,8 +3,8 @@
  * pieces of at most a few sentences, each with its speaker and whether a turn or a pause opens it.
  * Both generators read a transcript this way; the LLM's prompt lines are made of these pieces too.
  */
-import { createTokeniser, type Tokeniser } from '../summaries/offline/tokenise.ts';
-import { readCaption, type CaptionPart, type SpeakerLabel } from './captionText.ts';
+import { createTokeniser, type Tokeniser } from '../text/tokenise.ts';
+import { readCaption, type CaptionPart } from './captionText.ts';
 import { withoutRollUp } from './rollUp.ts';
 import { wordSpans } from './words.ts';
 import { speakerLabeller } from './speakerLabels.ts';
@@ -20,7 +20,7 @@ const SENTENCE_BREAK = /(?<=[.!?…。！？]["'”’»)\]]*)\s+/u;
 const SENTENCE_END = /[.!?…。！？]["'”’»)\]]*$/u;
 
 /** Some consecutive words of one caption; `sentenceEnd` when they end with a full stop or the like. */
-export interface Fragment { text: string; words: number; sentenceEnd: boolean }
+interface Fragment { text: string; words: number; sentenceEnd: boolean }
 
 export type Piece =
   | { kind: 'direction'; start: number; text: string }
@@ -39,19 +39,17 @@ export type Piece =
 
 export interface Transcript { language: string; tokeniser: Tokeniser; pieces: Piece[] }
 
-type Speech = Extract<CaptionPart, { kind: 'speech' }>;
-
 /**
  * Labels that may be words ("Note:" opening a caption) are names where the captions label their
  * speakers: when a label is certain (capitals, after a marker) or recurs. Elsewhere they are words.
  */
 function confirmLabels(captions: CaptionPart[][]): void {
-  const labelled = captions.flat().filter((part): part is Speech & { label: SpeakerLabel } => part.kind === 'speech' && part.label !== null);
+  const labelled = captions.flat().flatMap((part) => (part.kind === 'speech' && part.label ? [{ part, label: part.label }] : []));
   const seen = new Map<string, number>();
-  for (const part of labelled) seen.set(part.label.name, (seen.get(part.label.name) ?? 0) + 1);
-  if (labelled.some((part) => part.label.certain || seen.get(part.label.name)! >= 2)) return;
-  for (const part of labelled) {
-    part.text = part.text ? `${part.label.written} ${part.text}` : part.label.written;
+  for (const { label } of labelled) seen.set(label.name, (seen.get(label.name) ?? 0) + 1);
+  if (labelled.some(({ label }) => label.certain || seen.get(label.name)! >= 2)) return;
+  for (const { part, label } of labelled) {
+    part.text = part.text ? `${label.written} ${part.text}` : label.written;
     part.label = null;
   }
 }
@@ -101,7 +99,12 @@ export function readTranscript(input: { language: string | null; cues: readonly 
   const cues = inOrder(input.cues);
   const texts = withoutRollUp(cues);
   // The flag is the caption's leading ">>" that normaliseCues took away: read as written, it opens a turn there.
-  const captions = texts.map((text, index) => readCaption(cues[index]!.speakerChange ? `>> ${text}` : text));
+  let midSentence = false;
+  const captions = texts.map((text, index) => {
+    const parts = readCaption(cues[index]!.speakerChange ? `>> ${text}` : text, midSentence);
+    for (const part of parts) if (part.kind === 'speech' && part.text) midSentence = !SENTENCE_END.test(part.text);
+    return parts;
+  });
   confirmLabels(captions);
   const spoken = captions.flatMap((parts) => parts.flatMap((part) => (part.kind === 'speech' && part.text ? [part.text] : [])));
   const language = stenogramLanguage(input.language, spoken.join(' '));

@@ -45,6 +45,8 @@ export async function requestStenogram(sql: Sql, input: StenogramRequestInput): 
 
     const windowStart = (await input.charge()) ?? null;
     const id = await upsertGenerating(tx, input, windowStart);
+    // A failed attempt's events would end the new stream at once: the stream starts over with the attempt.
+    if (existing) await tx`delete from events where stream = ${stenogramStream(id)}`;
     await enqueue(tx, 'generate_stenogram', { stenogramId: id }, { jobKey: `stenogram:${id}`, maxAttempts: GENERATE_STENOGRAM_ATTEMPTS });
     const stenogram = (await readStenogram(tx, id))!;
     await appendEvents(tx, stenogramStream(id), [stenogramEvents.started({ videoId: input.videoId, metadata: toMetadata(stenogram) })]);

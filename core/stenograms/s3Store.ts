@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { videoIdSchema } from '../schemas.ts';
+import { documentIds } from './documentIds.ts';
 
 export interface S3StoreOptions {
   /** An S3-compatible server's URL; unset: AWS. */
@@ -21,7 +21,6 @@ export interface S3StoreOptions {
 }
 
 // Postgres prints uuids in lower case: one key per user whatever case the caller used.
-const documentIds = z.object({ userId: z.uuid().transform((id) => id.toLowerCase()), videoId: videoIdSchema });
 
 export function createS3Store(options: S3StoreOptions) {
   const prefix = options.prefix === '' || options.prefix.endsWith('/') ? options.prefix : `${options.prefix}/`;

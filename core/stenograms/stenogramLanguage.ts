@@ -3,7 +3,7 @@
  * detectLanguage (the offline summaries' franc-based detector) reads in the words.
  */
 import { iso6393 } from 'iso-639-3';
-import { detectLanguage, toIso6391 } from '../summaries/offline/detectLanguage.ts';
+import { detectLanguage, toIso6391 } from '../text/detectLanguage.ts';
 
 let codes: Map<string, string> | undefined;
 

@@ -4,7 +4,7 @@
  * words of scripts written without spaces, but it costs about 12 µs a word in Node: a two-hour
  * transcript would take a quarter of a second. Text written with spaces is read with a regex instead.
  */
-import type { Tokeniser } from '../summaries/offline/tokenise.ts';
+import type { Tokeniser } from '../text/tokenise.ts';
 
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]/u;
 // Letters and digits, with apostrophes and the dots and commas of numbers and initials inside: "don't", "3.5", "U.S".

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { JsonRequest, LlmClient } from '../llm/types.ts';
-import { chunkLines, estimateTokens, formatLine, nearestLineStart, packConsecutive, transcriptLines, type TranscriptLine } from './chunkTranscript.ts';
+import { chunkLines, estimateTokens, formatLine, nearestLineStart, packConsecutive, transcriptLines, type TranscriptLine } from '../llm/chunkTranscript.ts';
 import {
   keyPoint,
   summaryContent,

@@ -79,8 +79,9 @@ async function insert(tx: Queryable, input: SummaryRequestInput, channelId: stri
   return row?.id;
 }
 
-/** A failed summary starts over, asked for by whoever asks now. */
+/** A failed summary starts over, asked for by whoever asks now; its stream too (the failed attempt's events would end it at once). */
 async function restart(tx: Queryable, summaryId: string, ownerId: string): Promise<string> {
+  await tx`delete from events where stream = ${summaryStream(summaryId)}`;
   await tx`
     update summaries set status = 'generating', error = null, owner_id = ${ownerId}::uuid, requested_at = now(), updated_at = now()
     where id = ${summaryId}`;

@@ -4,6 +4,7 @@
  * answers with.
  */
 import { z } from 'zod';
+import type { TranscriptCue } from '../subtitles/transcriptCue.ts';
 
 export const keyPoint = z.object({
   text: z.string().min(1).describe('one point, a sentence or two'),
@@ -25,8 +26,6 @@ export type SummaryContent = z.infer<typeof summaryContent>;
 export const tokenUsage = z.object({ prompt: z.number().int().min(0), completion: z.number().int().min(0) });
 export type TokenUsage = z.infer<typeof tokenUsage>;
 
-/** A cue of the transcript a summary is built from, in seconds. */
-export interface TranscriptCue { start: number; end: number; text: string }
 
 /** What a generator is given: the video's transcript (the chosen track's cues) and what is known of it. */
 export interface SummaryInput {

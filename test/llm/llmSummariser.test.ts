@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLlmClient } from '../../core/llm/openaiClient.ts';
 import { createLlmSummaryGenerator } from '../../core/summaries/llmSummariser.ts';
-import { summaryContent, type SummaryProgress, type TranscriptCue } from '../../core/summaries/summary.ts';
+import { summaryContent, type SummaryProgress } from '../../core/summaries/summary.ts';
+import type { TranscriptCue } from '../../core/subtitles/transcriptCue.ts';
 import { fakeAnswer, start, type ChatRequest, type OpenAiServer } from '../kit/servers/openai-server.ts';
 
 const VOCABULARY = ['archive', 'signal', 'river', 'engine', 'garden', 'theory', 'market', 'window', 'planet', 'language', 'memory', 'circuit', 'harbour', 'pattern', 'village', 'crystal'];

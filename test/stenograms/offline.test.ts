@@ -116,6 +116,13 @@ describe('offline stenograms: speakers', () => {
       ['Speaker 1', 'Now?'],
       ['Speaker 2', 'Yes, now. It was late - very late - and dark.'],
     ]);
+    // A dash opening a caption in the middle of a sentence (Russian "X — это Y" wrapped) continues it.
+    const wrapped = await generate(cues('Windows', '— это коммерческий продукт.', '— А Linux? — Бесплатный.'));
+    expect(paragraphs(wrapped).map((p) => [p.speaker, p.text])).toEqual([
+      ['Speaker 1', 'Windows — это коммерческий продукт.'],
+      ['Speaker 2', 'А Linux?'],
+      ['Speaker 1', 'Бесплатный.'],
+    ]);
   });
 });
 
@@ -225,6 +232,8 @@ describe('offline stenograms: the words are the transcript words', () => {
         drawn.forEach((spec, index) => {
           // A number in every word keeps random captions from repeating each other's words (roll-up).
           const words = spec.words.map(([before, word, after], k) => `${before}${word}${index}n${k}${after}`);
+          // A dash opening a caption is a turn after a sentence's end; within a sentence it is punctuation.
+          if (spec.turn === 'dash' && index > 0 && !/[.?!]$/.test(expected.at(-1)!)) expected.push('-');
           expected.push(...words);
           const half = Math.ceil(words.length / 2);
           const text = {
@@ -241,7 +250,7 @@ describe('offline stenograms: the words are the transcript words', () => {
         });
         const stenogram = await generate(list);
         expect(spokenWords(stenogram)).toEqual(expected);
-        expect(stenogram.words).toBe(expected.length);
+        expect(stenogram.words).toBe(expected.filter((word) => word !== '-').length);
         expect(stenogram.paragraphs).toBe(paragraphs(stenogram).length);
       }),
       { numRuns: 150 },

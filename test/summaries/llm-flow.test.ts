@@ -79,6 +79,10 @@ describe('summaries written by an OpenAI-compatible LLM', () => {
 
     const again = await generate(v.refused);
     expect(again.status).toBe(202);
+    // The new attempt's stream holds only its own events: it ends with summary:complete, not the old error.
+    const restreamed = await readStream(`${stack.api.url}/api/summary/${v.refused}/stream`, { key });
+    expect(restreamed.events.at(-1)!.event).toBe('summary:complete');
+    expect(restreamed.events.map((event) => event.event)).not.toContain('summary:error');
     expect((await settled(v.refused)).status).toBe('ready');
   });
 });

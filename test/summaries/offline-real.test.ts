@@ -4,9 +4,10 @@ import { expect, it } from 'vitest';
 import { parse } from '../../core/subtitles/parse.ts';
 import { buildUnits } from '../../core/summaries/offline/buildUnits.ts';
 import { createExtractiveGenerator } from '../../core/summaries/offline/createExtractiveGenerator.ts';
-import { spokenCues } from '../../core/summaries/offline/stageDirections.ts';
-import { createTokeniser } from '../../core/summaries/offline/tokenise.ts';
-import { summaryContent, type TranscriptCue } from '../../core/summaries/summary.ts';
+import { spokenCues } from '../../core/subtitles/stageDirections.ts';
+import { createTokeniser } from '../../core/text/tokenise.ts';
+import { summaryContent } from '../../core/summaries/summary.ts';
+import type { TranscriptCue } from '../../core/subtitles/transcriptCue.ts';
 import { describeReal } from '../kit/describeReal.ts';
 import { realFixture } from '../kit/realFixtures.ts';
 

@@ -4,11 +4,12 @@ import stopwordsIso from 'stopwords-iso/stopwords-iso.json' with { type: 'json' 
 import { describe, expect, it } from 'vitest';
 import { buildUnits } from '../../core/summaries/offline/buildUnits.ts';
 import { createExtractiveGenerator } from '../../core/summaries/offline/createExtractiveGenerator.ts';
-import { detectLanguage, toIso6391 } from '../../core/summaries/offline/detectLanguage.ts';
-import { spokenCues } from '../../core/summaries/offline/stageDirections.ts';
+import { detectLanguage, toIso6391 } from '../../core/text/detectLanguage.ts';
+import { spokenCues } from '../../core/subtitles/stageDirections.ts';
 import { timeSections } from '../../core/summaries/offline/timeSections.ts';
-import { createTokeniser } from '../../core/summaries/offline/tokenise.ts';
-import { summaryContent, type GeneratedSummary, type SummaryInput, type SummaryProgress, type TranscriptCue } from '../../core/summaries/summary.ts';
+import { createTokeniser } from '../../core/text/tokenise.ts';
+import { summaryContent, type GeneratedSummary, type SummaryInput, type SummaryProgress } from '../../core/summaries/summary.ts';
+import type { TranscriptCue } from '../../core/subtitles/transcriptCue.ts';
 import { random } from '../kit/random.ts';
 
 // Synthetic transcripts in the shape auto captions have: lower case, no punctuation, a few words a cue.

@@ -8,7 +8,7 @@ export interface ReceivedEvent { event: string; id: string | undefined; data: an
  */
 export async function readStream(
   url: string,
-  options: { key: string; lastEventId?: string; until?: (event: ReceivedEvent, all: ReceivedEvent[]) => boolean; timeoutMs?: number },
+  options: { key: string; lastEventId?: string; until?: (event: ReceivedEvent, all: ReceivedEvent[]) => boolean; timeoutMs?: number; method?: 'GET' | 'POST' },
 ): Promise<{ status: number; events: ReceivedEvent[]; comments: string[]; ended: boolean }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 15_000);
@@ -32,7 +32,7 @@ export async function readStream(
   let ended = false;
   let status = 0;
   try {
-    const response = await fetch(url, { headers, signal: controller.signal });
+    const response = await fetch(url, { method: options.method ?? 'GET', headers, signal: controller.signal });
     status = response.status;
     if (!response.ok || !response.body) return { status, events, comments, ended: true };
     const decoder = new TextDecoder();

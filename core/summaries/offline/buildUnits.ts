@@ -4,8 +4,8 @@
  * an over-long "sentence" is cut between cues, at the longest pause within a word-count window.
  */
 import { joinText } from './displayText.ts';
-import type { SpokenCue } from './stageDirections.ts';
-import type { Tokeniser, Word } from './tokenise.ts';
+import type { SpokenCue } from '../../subtitles/stageDirections.ts';
+import type { Tokeniser, Word } from '../../text/tokenise.ts';
 
 // A unit has 12-40 words when cut by count; a punctuated sentence under 6 words joins a neighbour.
 const MIN_WORDS = 12;

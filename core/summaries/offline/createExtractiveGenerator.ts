@@ -9,17 +9,17 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { summaryContent, type GeneratedSummary, type SummaryContent, type SummaryGenerator, type SummaryInput, type SummaryProgress } from '../summary.ts';
 import { buildUnits, type Unit } from './buildUnits.ts';
-import { detectLanguage } from './detectLanguage.ts';
+import { detectLanguage } from '../../text/detectLanguage.ts';
 import { pageRank } from './pageRank.ts';
 import { keyPointCount, pickKeyPoints, type Ranked } from './pickKeyPoints.ts';
 import { repeatMeasure } from './repeats.ts';
 import { salientTags } from './salientTags.ts';
 import { similarityGraph } from './similarityGraph.ts';
 import { soundOnlySummary } from './soundOnlySummary.ts';
-import { spokenCues, type SpokenCue } from './stageDirections.ts';
+import { spokenCues, type SpokenCue } from '../../subtitles/stageDirections.ts';
 import { timeSections } from './timeSections.ts';
 import { tfidf } from './tfidf.ts';
-import { createTokeniser } from './tokenise.ts';
+import { createTokeniser } from '../../text/tokenise.ts';
 import { writeDetailed, writeKeyPoints, writeTitle, writeTldr, type Writing } from './writeSummary.ts';
 
 const MODEL = 'afterimage-extractive-1';

@@ -3,9 +3,10 @@
  * says so, in English, and lists what is heard when. A valid summary rather than an error, because
  * "this video has no speech" is the true answer and retrying cannot change it.
  */
-import type { SummaryContent, TranscriptCue } from '../summary.ts';
+import type { TranscriptCue } from '../../subtitles/transcriptCue.ts';
+import type { SummaryContent } from '../summary.ts';
 import { clip } from './displayText.ts';
-import { soundDescriptions } from './stageDirections.ts';
+import { soundDescriptions } from '../../subtitles/stageDirections.ts';
 import { timeSections } from './timeSections.ts';
 
 const MAX_POINTS = 12;

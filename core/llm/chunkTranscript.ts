@@ -2,7 +2,7 @@
  * A transcript as an LLM reads it: lines of text, each opened by the second of the video it starts
  * at (`[754] …`), cut into chunks whose estimated size fits a token budget.
  */
-import type { TranscriptCue } from './summary.ts';
+import type { TranscriptCue } from '../subtitles/transcriptCue.ts';
 
 /** Some cues joined into one line of the prompt, at the first cue's start (whole seconds). */
 export interface TranscriptLine { start: number; text: string }

@@ -3,7 +3,7 @@
  * music notes, speaker markers and labels (">>", "MIRA MURATI:"). They carry no topic, so they are
  * kept out of the sentences that are ranked and quoted.
  */
-import type { TranscriptCue } from '../summary.ts';
+import type { TranscriptCue } from './transcriptCue.ts';
 
 // [Music], [Applause], [संगीत]: square brackets are never speech in YouTube captions.
 const BRACKETED = /\[[^\]]*\]/g;
