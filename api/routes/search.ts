@@ -14,6 +14,7 @@ import { defineRoute, handled, type RouteContext } from '../http/route.ts';
 import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
 import { openEventStream } from '../sse/writer.ts';
 import type { Caller } from '../http/auth.ts';
+import { lastEventId } from '../sse/followStream.ts';
 
 const sessionResponse = z.object({
   searchSessionId: z.string().uuid(),
@@ -80,8 +81,7 @@ export const streamSearchRoute = defineRoute({
   async handler(ctx) {
     const { req, res, deps, query } = ctx;
     const session = await callersSession(ctx);
-    const header = req.headers['last-event-id'];
-    const resumeFrom = (typeof header === 'string' && header) || query.lastEventId;
+    const resumeFrom = lastEventId(req, query.lastEventId);
     const resume = parseResume(resumeFrom);
     if (resumeFrom && !resume) throw new AppError('INVALID_INPUT', `Last-Event-ID: "${resumeFrom}" is not an event id of this stream`);
 

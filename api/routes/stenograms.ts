@@ -1,7 +1,5 @@
-import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { AppError, notFound } from '../../core/errors.ts';
-import { parsePosition, type Position } from '../../core/events/events.ts';
 import { videoParams, videoIdSchema } from '../../core/schemas.ts';
 import { deleteStenogram } from '../../core/stenograms/deleteStenogram.ts';
 import { findStenogram } from '../../core/stenograms/findStenogram.ts';
@@ -13,7 +11,7 @@ import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
-import { eventFrame, openEventStream } from '../sse/writer.ts';
+import { answerFinalEvent, followStream, resumePosition } from '../sse/followStream.ts';
 
 const TAG = 'AI stenograms';
 /** Every stenogram route: an L3+ key of a tier with the stenograms feature (api-spec §4.5). */
@@ -36,28 +34,6 @@ async function ownStenogram(deps: ApiDeps, caller: Caller, owner: string, videoI
   const row = owner === userId ? await findStenogram(deps.sql, userId, videoId) : undefined;
   if (!row) throw notFound(`no stenogram ${stenogramUrl(owner, videoId)}`);
   return row;
-}
-
-function resumePosition(req: IncomingMessage, queryValue: string | undefined): Position | undefined {
-  const header = req.headers['last-event-id'];
-  const given = (typeof header === 'string' && header) || queryValue;
-  if (!given) return undefined;
-  const position = parsePosition(given);
-  if (!position) throw new AppError('INVALID_INPUT', `Last-Event-ID: "${given}" is not an event id of this stream`);
-  return position;
-}
-
-/** Follows the generation's events from `from` until its final event (a client that leaves loses nothing: the job goes on). */
-function followGeneration(deps: ApiDeps, res: Parameters<typeof openEventStream>[0], stenogramId: string, from: Position) {
-  let unsubscribe = () => {};
-  const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
-  unsubscribe = deps.hub.subscribe(stenogramStream(stenogramId), from, (events) => {
-    for (const event of events) {
-      stream.write(eventFrame(event.type, event.payload, `${event.xid}.${event.id}`));
-      if (isFinalStenogramEvent(event.type)) return stream.end();
-    }
-  }, stream.drained);
-  if (!stream.open) unsubscribe();
 }
 
 const languageHint = z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 or 639-2 language code such as en or deu' });
@@ -92,7 +68,7 @@ const generateRoute = defineRoute({
         { details: { transcript: request.transcript.state, pollUrl } },
       );
     }
-    followGeneration(deps, res, request.stenogram.id, { xid: '0', id: '0' });
+    followStream(deps, res, stenogramStream(request.stenogram.id), { xid: '0', id: '0' }, isFinalStenogramEvent);
     return handled;
   },
 });
@@ -113,15 +89,12 @@ const streamRoute = defineRoute({
     const row = await ownStenogram(deps, caller, params.owner, params.videoId);
     const from = resumePosition(req, query.lastEventId);
     if (row.status === 'generating') {
-      followGeneration(deps, res, row.id, from ?? { xid: '0', id: '0' });
+      followStream(deps, res, stenogramStream(row.id), from, isFinalStenogramEvent);
       return handled;
     }
-    const final = row.status === 'generated'
+    answerFinalEvent(deps, res, row.status === 'generated'
       ? stenogramEvents.complete({ stenogram: { markdown: await markdownOf(deps, row), url: stenogramUrl(row.owner_id, row.video_id) }, metadata: toMetadata(row) })
-      : stenogramEvents.error({ code: 'INTERNAL_ERROR', message: row.error ?? 'the generation failed', refunded: row.charged_window_start === null });
-    const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => {});
-    stream.write(eventFrame(final.type, final.payload));
-    stream.end();
+      : stenogramEvents.error({ code: 'INTERNAL_ERROR', message: row.error ?? 'the generation failed', refunded: row.charged_window_start === null }));
     return handled;
   },
 });

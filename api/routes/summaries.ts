@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { AppError, notFound } from '../../core/errors.ts';
-import { parsePosition, type Position } from '../../core/events/events.ts';
 import { isFinalSummaryEvent, summaryEvents, summaryEventVocabulary, summaryStream } from '../../core/summaries/summaryEvents.ts';
 import { MAX_RESULT_WINDOW } from '../../core/fts/backend.ts';
 import { videoIdSchema, videoParams } from '../../core/schemas.ts';
@@ -14,7 +13,7 @@ import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, reply } from '../http/route.ts';
-import { eventFrame, openEventStream } from '../sse/writer.ts';
+import { answerFinalEvent, followStream, resumePosition } from '../sse/followStream.ts';
 
 const TAG = 'AI summaries';
 const viewerOf = (caller: Caller) => ({ userId: caller.kind === 'key' ? caller.userId : null });
@@ -221,37 +220,17 @@ const streamRoute = defineRoute({
   errors: ['NOT_FOUND'],
   async handler({ req, res, params, query, caller, deps }) {
     const summary = await visibleSummary(deps, params.videoId, caller);
-    const header = req.headers['last-event-id'];
-    const resumeFrom = (typeof header === 'string' && header) || query.lastEventId;
-    const resume = resumeFrom ? parsePosition(resumeFrom) : undefined;
-    if (resumeFrom && !resume) throw new AppError('INVALID_INPUT', `Last-Event-ID: "${resumeFrom}" is not an event id of this stream`);
-
-    let unsubscribe = () => {};
-    const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
-    if (summary.status !== 'generating') {
-      stream.write(finalFrame(summary));
-      stream.end();
+    const from = resumePosition(req, query.lastEventId);
+    if (summary.status === 'generating') {
+      followStream(deps, res, summaryStream(summary.id), from, isFinalSummaryEvent);
       return handled;
     }
-    const from: Position = resume ?? { xid: '0', id: '0' };
-    unsubscribe = deps.hub.subscribe(summaryStream(summary.id), from, (events) => {
-      for (const event of events) {
-        stream.write(eventFrame(event.type, event.payload, `${event.xid}.${event.id}`));
-        if (isFinalSummaryEvent(event.type)) return stream.end();
-      }
-    }, stream.drained);
-    if (!stream.open) unsubscribe();
+    answerFinalEvent(deps, res, summary.status === 'ready'
+      ? summaryEvents.complete({ summary: toSummaryObject(summary) })
+      : summaryEvents.error({ code: 'INTERNAL_ERROR', message: summary.error ?? 'the generation failed' }));
     return handled;
   },
 });
-
-/** The last event of a finished generation, from the stored summary (its logged events may be cleaned up by now). */
-function finalFrame(summary: SummaryRow): string {
-  const event = summary.status === 'ready'
-    ? summaryEvents.complete({ summary: toSummaryObject(summary) })
-    : summaryEvents.error({ code: 'INTERNAL_ERROR', message: summary.error ?? 'the generation failed' });
-  return eventFrame(event.type, event.payload);
-}
 
 /** In matching order: the fixed words before /:videoId, so no video id can shadow them. */
 export const summaryRoutes = [browseRoute, latestRoute, tagsRoute, languagesRoute, channelsRoute, generateRoute, getRoute, deleteRoute, streamRoute];
