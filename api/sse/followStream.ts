@@ -3,8 +3,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../core/errors.ts';
 import type { TypedEvent } from '../../core/events/defineEvent.ts';
 import { parsePosition, type Position } from '../../core/events/events.ts';
-import type { ApiDeps } from '../http/route.ts';
+import type { EventHub } from './hub.ts';
 import { eventFrame, openEventStream } from './writer.ts';
+
+/** What a stream needs of the API's dependencies. */
+interface StreamDeps { hub: EventHub; openStreams: Set<{ end(): void }>; config: { SSE_HEARTBEAT_SECONDS: number } }
 
 /** The id a reconnecting client sends: the Last-Event-ID header, else `?lastEventId=` (for clients that cannot set headers). */
 export function lastEventId(req: IncomingMessage, queryValue: string | undefined): string | undefined {
@@ -25,7 +28,7 @@ export function resumePosition(req: IncomingMessage, queryValue: string | undefi
  * Streams the events of `stream` after `from` as they commit, each with its position as id, and
  * ends after the final one. A client that leaves stops only its own subscription.
  */
-export function followStream(deps: ApiDeps, res: ServerResponse, stream: string, from: Position, isFinal: (type: string) => boolean): void {
+export function followStream(deps: StreamDeps, res: ServerResponse, stream: string, from: Position, isFinal: (type: string) => boolean): void {
   let unsubscribe = () => {};
   const sse = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
   unsubscribe = deps.hub.subscribe(stream, from, (events) => {
@@ -38,7 +41,7 @@ export function followStream(deps: ApiDeps, res: ServerResponse, stream: string,
 }
 
 /** A finished generation's stream: its final event, from what is stored (its logged events may be cleaned up by now). */
-export function answerFinalEvent(deps: ApiDeps, res: ServerResponse, event: TypedEvent): void {
+export function answerFinalEvent(deps: StreamDeps, res: ServerResponse, event: TypedEvent): void {
   const sse = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => {});
   sse.write(eventFrame(event.type, event.payload));
   sse.end();
