@@ -34,7 +34,7 @@ export async function generateStenogram(deps: GenerateStenogramDeps, stenogramId
       language: row.requested_language ?? languageOfTrack(track),
       cues: cues.map((cue) => ({ start: cue.startMs / 1000, end: cue.endMs / 1000, text: cue.text, ...(cue.speakerChange ? { speakerChange: true } : {}) })),
     };
-    const generated = await runGeneration(deps.generator.model, () => deps.generator.generate(input, { ...(options.signal ? { signal: options.signal } : {}), onProgress: report }), report, options.signal);
+    const generated = await runGeneration(deps.generator.model, () => deps.generator.generate(input, { ...(options.signal ? { signal: options.signal } : {}), onProgress: report.within(5, 90) }), report, options.signal);
     report({ stage: 'storing', percent: 95 });
     await report.flushed();
     const written = await deps.store.put(row.owner_id, row.video_id, generated.markdown);

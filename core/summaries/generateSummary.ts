@@ -43,7 +43,7 @@ async function runGenerator(deps: GenerateSummaryDeps, videoId: string, title: s
   const report = progressAppender(deps.sql, deps.log, summaryStream(summaryId), (progress: SummaryProgress) => summaryEvents.progress(progress));
   report({ stage: 'reading', percent: 5 });
   const input = { videoId, title, language: languageOfTrack(track), cues: cues.map((cue) => ({ start: cue.startMs / 1000, end: cue.endMs / 1000, text: cue.text })) };
-  const summary = await runGeneration(deps.generator.model, () => deps.generator.summarise(input, { ...(signal ? { signal } : {}), onProgress: report }), report, signal);
+  const summary = await runGeneration(deps.generator.model, () => deps.generator.summarise(input, { ...(signal ? { signal } : {}), onProgress: report.within(5, 95) }), report, signal);
   return { summary, track };
 }
 

@@ -130,6 +130,8 @@ describe('generate → stream → read → list → delete', () => {
     expect(types[0]).toBe('stenogram:started');
     expect(types).toContain('stenogram:progress');
     expect(types.at(-1)).toBe('stenogram:complete');
+    const percents = generated.events.filter((event) => event.event === 'stenogram:progress').map((event) => event.data.percent as number);
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
     const { stenogram, metadata } = generated.events.at(-1)!.data;
     expect(stenogram.markdown).toMatch(/Speaker 1/);
     expect(stenogram.markdown).toMatch(/Speaker 2/);

@@ -119,6 +119,8 @@ describe('POST /api/summary/generate → job → events → the summary', () => 
     const types = streamed.events.map((event) => event.event);
     expect(types.at(-1)).toBe('summary:complete');
     expect(types.filter((type) => type === 'summary:progress').length).toBeGreaterThan(0);
+    const percents = streamed.events.filter((event) => event.event === 'summary:progress').map((event) => event.data.percent as number);
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
     const summary = streamed.events.at(-1)!.data.summary;
     expect(summary).toMatchObject({ videoId: v.lathe, status: 'ready', llmModel: 'afterimage-extractive-1', language: 'en', tokensUsed: null, videoTitle: 'Restoring a 1950s lathe', channelTitle: 'Workshop' });
     expect(summary.transcript).toEqual({ language: 'en', kind: 'manual', version: 1 });
