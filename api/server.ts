@@ -4,14 +4,15 @@ import polka, { type Middleware, type Request as PolkaRequest } from 'polka';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { configuredSearchBackend } from '../core/fts/configured.ts';
-import { scopeLevel } from '../core/schemas.ts';
 import { configuredStenogramStore } from '../core/stenograms/store.ts';
+import { checkAccess } from './http/access.ts';
 import { authenticate } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
 import { chargeQuota } from './http/quota.ts';
 import { sendData, sendError } from './http/respond.ts';
 import { handled, isReply, type ApiDeps, type Route } from './http/route.ts';
+import { mcpHandler } from './mcp/handler.ts';
 import { allRoutes } from './routes/index.ts';
 
 type Request = PolkaRequest & { id: string };
@@ -35,16 +36,8 @@ function dispatch(route: Route, deps: ApiDeps) {
 function dispatchUnguarded(route: Route, deps: ApiDeps) {
   return async (req: Request, res: ServerResponse) => {
     const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth);
-    if (caller.kind === 'key') {
-      (res as ServerResponse & { userId?: string }).userId = caller.userId;
-      if (route.admin && !caller.isAdmin) throw new AppError('FORBIDDEN', 'this endpoint is for administrators only');
-      if (route.scope && caller.scope < scopeLevel(route.scope)) {
-        throw new AppError('FORBIDDEN', `this endpoint needs an API key with ${route.scope}+ scope; this key has L${caller.scope}`);
-      }
-    }
-    if (route.feature && !caller.tier.features[route.feature]) {
-      throw new AppError('FEATURE_DISABLED', `${route.feature} is not part of the ${caller.tier.displayName} tier`);
-    }
+    if (caller.kind === 'key') (res as ServerResponse & { userId?: string }).userId = caller.userId;
+    checkAccess(caller, route);
     if (route.rateLimited !== false) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'requestsPerMinute', res);
     const params = parse(route.params, req.params, 'path');
     const query = parse(route.query, { ...req.query }, 'query');
@@ -106,6 +99,8 @@ export function createApi(input: ApiInput, routes: Route[] = allRoutes) {
     next();
   });
 
+  // The MCP server (api/mcp/handler.ts): every method, so GET and DELETE get the transport's 405.
+  app.all('/mcp', mcpHandler(deps) as unknown as Middleware<Request>);
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     app[method](route.path, dispatch(route, deps) as unknown as Middleware<Request>);

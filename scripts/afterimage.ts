@@ -8,6 +8,7 @@ import { configCommand, migrateCommand, serve } from './commands/service.ts';
 import { backfillCommand, refreshCommand } from './commands/status.ts';
 import { subtitlesCommand } from './commands/subtitles.ts';
 import { importCommand } from './commands/import.ts';
+import { mcpCommand } from './commands/mcp.ts';
 import { tiersCommand } from './commands/tiers.ts';
 
 const HELP = `afterimage ${version}: finds, keeps and searches the metadata of YouTube channels' videos
@@ -35,6 +36,9 @@ operator (each takes --json for scripts)
   subtitles convert <file> --to srt|vtt|txt   any WebVTT/SRT/timedtext/json3 file, normalised, to stdout
   bench generate --videos N [--seed S] [--channels M]   write a synthetic seeded corpus (for benchmarks) into the database
 
+assistants
+  mcp --url http://host:8080 --key tsk_…   stdio MCP bridge to the service's /mcp (or AFTERIMAGE_URL, AFTERIMAGE_API_KEY)
+
 Configuration comes from the environment: see README.md or \`afterimage config\`.`;
 
 const commands: Record<string, (args: string[]) => Promise<void> | void> = {
@@ -52,6 +56,7 @@ const commands: Record<string, (args: string[]) => Promise<void> | void> = {
   backfill: backfillCommand,
   reindex: reindexCommand,
   bench: benchCommand,
+  mcp: mcpCommand,
 };
 
 async function main([name, ...args]: string[]): Promise<void> {

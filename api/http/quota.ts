@@ -26,14 +26,15 @@ export const quotaSubject = (caller: Caller, rule: LimitRule) => (rule.countedPe
 /**
  * Counts one unit (or `units`, all or none) of a limit for the caller (per user, per key, or per address
  * when anonymous), puts the RateLimit headers on the response, and refuses with 429 RATE_LIMITED when
- * the limit cannot take them. `at` replaces the database clock (tests of a window's end).
+ * the limit cannot take them. `at` replaces the database clock (tests of a window's end). Without `res`
+ * (MCP tool calls, whose answer is not an HTTP response of its own) no headers are set.
  */
-export async function chargeQuota(sql: Sql, caller: Caller, name: LimitName, res: ServerResponse, units = 1, at?: Date): Promise<QuotaDecision> {
+export async function chargeQuota(sql: Sql, caller: Caller, name: LimitName, res: Pick<ServerResponse, 'setHeader'> | undefined, units = 1, at?: Date): Promise<QuotaDecision> {
   const rule = caller.tier.limits[name];
   const decision = await consumeQuota(sql, quotaSubject(caller, rule), rule, units, at);
   const headers = rateLimitHeaders(decision);
   if (decision.allowed) {
-    for (const [header, value] of Object.entries(headers)) res.setHeader(header, value);
+    for (const [header, value] of Object.entries(headers)) res?.setHeader(header, value);
     return decision;
   }
   const retryAfter = decision.retryAfterSeconds!;

@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { backgroundStatus } from '../../core/crawl/backgroundStatus.ts';
 import { findSession } from '../../core/crawl/findSession.ts';
 import { nextArchivePage } from '../../core/crawl/nextArchivePage.ts';
-import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
+import { searchChannel } from '../../core/crawl/searchChannel.ts';
 import { snapshotPages } from '../../core/crawl/snapshotPages.ts';
 import { startSearch } from '../../core/crawl/startSearch.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import { crawlStream, hasEventsAfter, type Position } from '../../core/events/events.ts';
 import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
-import { ACCEPTED_FORMS, CHANNEL_ID, parseChannelQuery } from '../../core/youtube/channelQuery.ts';
+import { ACCEPTED_FORMS, CHANNEL_ID } from '../../core/youtube/channelQuery.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, type RouteContext } from '../http/route.ts';
 import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
@@ -46,13 +46,8 @@ export const startSearchRoute = defineRoute({
   response: sessionResponse,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler({ body, caller, deps, res, log }) {
-    const parsed = parseChannelQuery(body.query);
-    if (!parsed) throw new AppError('INVALID_INPUT', `query: not a channel or video reference; accepted forms: ${ACCEPTED_FORMS.join('; ')}`);
-    await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
-    const channel = await resolveChannel(deps.sql, deps.sources, parsed, log);
-    if (!channel) throw notFound(`no source knows the channel of "${body.query}"`);
-    const started = await startSearch(deps.sql, { userId: ownerId(caller), channel, query: body.query, kind: 'full' });
-    return sessionReply(started, channel.channelId);
+    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log }, { query: body.query, userId: ownerId(caller) }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)));
+    return sessionReply(started, started.channelId);
   },
 });
 

@@ -6,6 +6,7 @@ import { findStenogram } from '../../core/stenograms/findStenogram.ts';
 import { listStenograms, STENOGRAMS_PER_PAGE, STENOGRAM_VIDEO_IDS_CAP, stenogramVideoIds } from '../../core/stenograms/listStenograms.ts';
 import { stenogramMetadata, stenogramUrl, toMetadata, type StenogramRow } from '../../core/stenograms/metadata.ts';
 import { requestStenogram } from '../../core/stenograms/requestStenogram.ts';
+import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
 import { isFinalStenogramEvent, stenogramEvents, stenogramEventVocabulary, stenogramStream } from '../../core/stenograms/stenogramEvents.ts';
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
@@ -60,14 +61,7 @@ const generateRoute = defineRoute({
       language: body.language ?? null,
       charge: async () => (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'apiStenogramsPerDay', res, 1, deps.clock?.())).windowStart,
     });
-    if (request.outcome === 'transcript_required') {
-      const pollUrl = `/api/subtitles/${params.videoId}/status`;
-      throw new AppError(
-        'TRANSCRIPT_REQUIRED',
-        `video ${params.videoId} has no completed transcript; ${request.transcript.state === 'pending' ? 'its subtitles are being fetched' : 'a subtitle fetch is queued'}: poll ${pollUrl} and generate again when it says available`,
-        { details: { transcript: request.transcript.state, pollUrl } },
-      );
-    }
+    if (request.outcome === 'transcript_required') throw transcriptRequired(params.videoId, request.transcript, 'stenogram');
     followStream(deps, res, stenogramStream(request.stenogram.id), { xid: '0', id: '0' }, isFinalStenogramEvent);
     return handled;
   },

@@ -2,18 +2,15 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { videoIdSchema, videoParams } from '../../core/schemas.ts';
-import type { Queryable } from '../../core/db/database.ts';
-import { notFound } from '../../core/errors.ts';
 import { planBulkDownload } from '../../core/subtitles/bulk.ts';
 import { bulkJson } from '../../core/subtitles/bulkJson.ts';
 import { bulkZip } from '../../core/subtitles/bulkZip.ts';
 import type { OutputFormat } from '../../core/subtitles/cue.ts';
 import { enqueueSubtitleFetch } from '../../core/subtitles/enqueue.ts';
-import { noMatchingTrack } from '../../core/subtitles/noMatch.ts';
+import { findVideo, readSubtitles } from '../../core/subtitles/readSubtitles.ts';
 import { render } from '../../core/subtitles/render.ts';
 import { readTranscript, transcriptStates, type TranscriptInfo } from '../../core/subtitles/transcript.ts';
-import { LANGUAGE, chooseTrack, describeTrack, latestTracks, readCues, trackKinds, trackSources, trackVersion } from '../../core/subtitles/tracks.ts';
-import { findVideos, type SubtitleVideo } from '../../core/subtitles/videos.ts';
+import { LANGUAGE, describeTrack, latestTracks, trackKinds, trackSources } from '../../core/subtitles/tracks.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, reply } from '../http/route.ts';
 
@@ -62,12 +59,6 @@ const describeTranscript = (transcript: TranscriptInfo): z.infer<typeof transcri
   checkedAt: transcript.checkedAt?.toISOString() ?? null,
 });
 
-async function findVideo(sql: Queryable, id: string): Promise<SubtitleVideo> {
-  const video = (await findVideos(sql, [id])).get(id);
-  if (!video) throw notFound(`no video ${id} is stored; a channel search finds a channel's videos`);
-  return video;
-}
-
 // ---------------------------------------------------------------------------------------------
 // GET /api/subtitles/:videoId
 // ---------------------------------------------------------------------------------------------
@@ -92,24 +83,7 @@ const getSubtitlesRoute = defineRoute({
   response: z.string().describe('the subtitle file: application/x-subrip, text/vtt or text/plain'),
   errors: ['NOT_FOUND'],
   async handler({ params, query, caller, deps, res }) {
-    const video = await findVideo(deps.sql, params.videoId);
-    const tracks = await latestTracks(deps.sql, [video.videoId]);
-    const chosen = chooseTrack(tracks, { videoLanguage: video.language, lang: query.lang, kind: query.kind });
-    if (!chosen) {
-      throw notFound(
-        tracks.length === 0
-          ? `video ${video.videoId} has no subtitles stored; POST /api/subtitles/${video.videoId}/fetch looks for them`
-          : `video ${video.videoId} has ${noMatchingTrack(query, tracks)}`,
-      );
-    }
-    let track = chosen;
-    if (query.version !== undefined && query.version !== chosen.version) {
-      const older = await trackVersion(deps.sql, video.videoId, chosen.language, chosen.kind, query.version);
-      if (!older) throw notFound(`the ${chosen.language} (${chosen.kind}) subtitles of ${video.videoId} have versions 1 to ${chosen.version}, not ${query.version}`);
-      track = older;
-    }
-    await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res);
-    const cues = (await readCues(deps.sql, [track.id])).get(track.id) ?? [];
+    const { video, track, cues } = await readSubtitles(deps.sql, params.videoId, query, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res)));
     const body = render(cues, query.format);
     res.writeHead(200, {
       'Content-Type': CONTENT_TYPES[query.format],

@@ -8,7 +8,8 @@ import { deletePublicSummary } from '../../core/summaries/deleteSummary.ts';
 import { findSummary } from '../../core/summaries/findSummary.ts';
 import { requestSummary } from '../../core/summaries/requestSummary.ts';
 import { summaryChannels, summaryLanguages, summaryTags } from '../../core/summaries/summaryFacets.ts';
-import { summaryObject, toSummaryObject, type SummaryRow } from '../../core/summaries/summaryObject.ts';
+import { summaryListItem, summaryObject, toSummaryListItem, toSummaryObject, type SummaryRow } from '../../core/summaries/summaryObject.ts';
+import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
@@ -20,20 +21,20 @@ const viewerOf = (caller: Caller) => ({ userId: caller.kind === 'key' ? caller.u
 
 const language = z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 language code such as en (or ISO 639-3)' });
 const limit = (fallback: number, max: number) => wholeNumber('limit', 1, max).default(fallback);
-const pageOf = (page: number, size: number, name = 'page') => {
+export const pageOf = (page: number, size: number, name = 'page') => {
   if (page * size > MAX_RESULT_WINDOW) throw new AppError('INVALID_INPUT', `${name}: results past position ${MAX_RESULT_WINDOW} are not served; narrow the filters`);
   return { offset: (page - 1) * size, limit: size };
 };
 const listed = <T extends z.ZodType>(items: T) =>
   z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() }).extend({ items: z.array(items) });
 
-const countsPage = (page: number, size: number, total: number) => ({ page, limit: size, total, totalPages: Math.ceil(total / size) });
+export const countsPage = (page: number, size: number, total: number) => ({ page, limit: size, total, totalPages: Math.ceil(total / size) });
 
 // ---------------------------------------------------------------------------------------------
 // Lists of public ready summaries: fixed words under /api/summary/, registered before /:videoId
 // ---------------------------------------------------------------------------------------------
 
-const summaryList = listed(summaryObject);
+const summaryList = listed(summaryListItem);
 
 const browseRoute = defineRoute({
   method: 'GET',
@@ -54,7 +55,7 @@ const browseRoute = defineRoute({
   async handler({ query, deps }) {
     const { tag, channelId, language: lang } = query;
     const { rows, total } = await browseSummaries(deps.sql, { ...(tag ? { tag } : {}), ...(channelId ? { channelId } : {}), ...(lang ? { language: lang } : {}) }, pageOf(query.page, query.limit));
-    return { items: rows.map(toSummaryObject), ...countsPage(query.page, query.limit, total) };
+    return { items: rows.map(toSummaryListItem), ...countsPage(query.page, query.limit, total) };
   },
 });
 
@@ -66,10 +67,10 @@ const latestRoute = defineRoute({
   auth: 'optional',
   feature: 'summaries',
   query: z.strictObject({ limit: limit(20, 100) }),
-  response: z.object({ items: z.array(summaryObject) }),
+  response: z.object({ items: z.array(summaryListItem) }),
   async handler({ query, deps }) {
     const { rows } = await browseSummaries(deps.sql, {}, { offset: 0, limit: query.limit });
-    return { items: rows.map(toSummaryObject) };
+    return { items: rows.map(toSummaryListItem) };
   },
 });
 
@@ -149,15 +150,7 @@ const generateRoute = defineRoute({
     if (request.outcome === 'generating') {
       return reply(toSummaryObject(request.summary), { status: 202, headers: { Location: `/api/summary/${body.videoId}` } });
     }
-    const { transcript } = request;
-    const pollUrl = `/api/subtitles/${body.videoId}/status`;
-    throw new AppError(
-      'TRANSCRIPT_REQUIRED',
-      transcript.state === 'pending'
-        ? `video ${body.videoId} has no transcript yet; its subtitles are being fetched: poll ${pollUrl} and generate again when it says available`
-        : `video ${body.videoId} has no transcript${transcript.error ? ` (the last fetch failed: ${transcript.error})` : ''}; a subtitle fetch is queued: poll ${pollUrl} and generate again when it says available`,
-      { details: { transcript: transcript.state, pollUrl } },
-    );
+    throw transcriptRequired(body.videoId, request.transcript, 'summary');
   },
 });
 

@@ -1,32 +1,6 @@
-import { z } from 'zod';
-import { isoTimestamp } from '../../core/db/isoTimestamp.ts';
-import { notFound } from '../../core/errors.ts';
 import { videoParams } from '../../core/schemas.ts';
-import { statusReason, videoStatus } from '../../core/videos/videoStatus.ts';
+import { statusHistory, statusHistorySchema } from '../../core/status/statusHistory.ts';
 import { defineRoute } from '../http/route.ts';
-
-const historyEntry = z.object({
-  status: videoStatus,
-  previousStatus: videoStatus.nullable().describe('null on the first entry'),
-  reason: statusReason.nullable(),
-  claimant: z.string().nullable().describe('the copyright claimant, when the platform names one'),
-  observedAt: z.string().describe('ISO 8601, UTC'),
-  source: z.string().nullable().describe('youtube_api, watch_page, archive, wayback, reupload_link or migration'),
-  evidence: z.string().nullable().describe("what the probe saw: the platform's message, a capture URL, the re-upload match"),
-  linkedVideoId: z.string().nullable().describe('the re-upload (on a re-uploaded entry)'),
-});
-
-const currentStatus = z.object({
-  status: videoStatus,
-  reason: statusReason.nullable(),
-  claimant: z.string().nullable(),
-  since: z.string(),
-  checkedAt: z.string().nullable().describe('when a probe last answered definitely'),
-  nextCheckAt: z.string(),
-  reuploadedAs: z.string().nullable(),
-  reuploadOf: z.string().nullable(),
-  reuploadScore: z.number().nullable(),
-});
 
 export const statusHistoryRoute = defineRoute({
   method: 'GET',
@@ -39,24 +13,9 @@ export const statusHistoryRoute = defineRoute({
   scope: 'L1',
   feature: 'statusHistory',
   params: videoParams,
-  response: z.object({
-    videoId: z.string(),
-    current: currentStatus,
-    history: z.array(historyEntry),
-  }),
+  response: statusHistorySchema,
   errors: ['NOT_FOUND'],
   async handler({ params, deps }) {
-    const iso = (column: string) => deps.sql.unsafe(isoTimestamp(column));
-    const [video] = await deps.sql<Array<{ videoId: string; current: z.infer<typeof currentStatus> }>>`
-      select video_id as "videoId", json_build_object('status', status, 'reason', status_reason, 'claimant', status_claimant,
-        'since', ${iso('status_since')}, 'checkedAt', ${iso('k.checked_at')}, 'nextCheckAt', ${iso('k.next_check_at')},
-        'reuploadedAs', reuploaded_as, 'reuploadOf', reupload_of, 'reuploadScore', reupload_score) as current
-      from videos v join video_checks k using (video_id) where video_id = ${params.videoId}`;
-    if (!video) throw notFound(`no video ${params.videoId} is stored; a channel search finds a channel's videos`);
-    const history = await deps.sql<Array<z.infer<typeof historyEntry>>>`
-      select status, previous_status as "previousStatus", reason, claimant, ${iso('observed_at')} as "observedAt", source, evidence,
-        linked_video_id as "linkedVideoId"
-      from video_status_history where video_id = ${params.videoId} order by id`;
-    return { videoId: video.videoId, current: video.current, history };
+    return statusHistory(deps.sql, params.videoId);
   },
 });

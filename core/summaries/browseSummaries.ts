@@ -1,11 +1,12 @@
 import type { PendingQuery, Row } from 'postgres';
 import type { Queryable } from '../db/database.ts';
-import { SUMMARY_COLUMNS, type SummaryRow } from './summaryObject.ts';
+import { SUMMARY_LIST_COLUMNS, type SummaryRow } from './summaryObject.ts';
 
 export interface BrowseFilters { tag?: string; channelId?: string; language?: string }
 
 /**
- * Public ready summaries, newest first, filtered by tag, channel and language, a page at a time.
+ * Public ready summaries, newest first, filtered by tag, channel and language, a page at a time,
+ * as list items (without key points and the detailed summary).
  * Private summaries are never listed (the partial indexes hold public ready ones only). The total
  * comes from the counts table when at most one filter (or a tag with a language) is given.
  */
@@ -18,12 +19,15 @@ export async function browseSummaries(sql: Queryable, filters: BrowseFilters, pa
   ];
   const where = conditions.reduce((all, condition) => sql`${all} and ${condition}`);
   const [rows, total] = await Promise.all([
+    // The page is cut from summaries alone, then joined: a deep page skips rows without joining them.
     sql<SummaryRow[]>`
-      select ${sql.unsafe(SUMMARY_COLUMNS)}
-      from summaries s join videos v on v.video_id = s.video_id join channels c on c.channel_id = s.channel_id
-      where ${where}
-      order by s.generated_at desc, s.id desc
-      limit ${page.limit} offset ${page.offset}`,
+      select ${sql.unsafe(SUMMARY_LIST_COLUMNS)}
+      from (
+        select * from summaries s where ${where}
+        order by s.generated_at desc, s.id desc
+        limit ${page.limit} offset ${page.offset}
+      ) s join videos v on v.video_id = s.video_id join channels c on c.channel_id = s.channel_id
+      order by s.generated_at desc, s.id desc`,
     countSummaries(sql, filters, where),
   ]);
   return { rows, total };

@@ -68,6 +68,18 @@ export interface SummaryRow {
   error: string | null;
 }
 
+/** A summary in a list (browse, latest): what a card shows, without the long parts; GET /api/summary/{videoId} has the rest. */
+export const summaryListItem = summaryObject.omit({ keyPoints: true, detailedSummary: true, tokenUsage: true, transcript: true, error: true });
+export type SummaryListItem = z.infer<typeof summaryListItem>;
+
+/** The select list of a list item: the same columns with the long ones left out (never read, never sent). */
+export const SUMMARY_LIST_COLUMNS = SUMMARY_COLUMNS.replace('s.key_points, s.detailed_summary,', 'null::jsonb as key_points, null::text as detailed_summary,');
+
+export function toSummaryListItem(row: SummaryRow): SummaryListItem {
+  const { keyPoints: _keyPoints, detailedSummary: _detailed, tokenUsage: _usage, transcript: _transcript, error: _error, ...item } = toSummaryObject(row);
+  return item;
+}
+
 /** A link to the video at a second, as the platform's players understand it. */
 const watchUrl = (videoId: string, seconds: number) => `https://www.youtube.com/watch?v=${videoId}&t=${seconds}s`;
 

@@ -1,0 +1,74 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AppError } from '../../core/errors.ts';
+import { originAllowed, originRule } from '../../core/mcp/originAllowed.ts';
+import { authenticate } from '../http/auth.ts';
+import { readJsonBody } from '../http/body.ts';
+import { sendJson } from '../http/respond.ts';
+import type { ApiDeps } from '../http/route.ts';
+import type { KeyCaller } from './context.ts';
+import { createMcpServer } from './server.ts';
+
+type Request = IncomingMessage & { id: string };
+
+/** A JSON-RPC error outside any request (the transport's own shape), with the HTTP status that goes with it. */
+const rpcError = (res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}) =>
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
+
+/** Whether any message of the body asks for progress: only those need an event stream as their answer. */
+const wantsProgress = (body: unknown) =>
+  (Array.isArray(body) ? body : [body]).some((message) => (message as { params?: { _meta?: { progressToken?: unknown } } })?.params?._meta?.progressToken !== undefined);
+
+/**
+ * Who calls /mcp, as the REST API decides it: no key or a bad one is 401 with WWW-Authenticate
+ * (RFC 6750), a tier without API access 403. Answers undefined when it has answered the request.
+ */
+async function identify(deps: ApiDeps, req: Request, res: ServerResponse): Promise<KeyCaller | undefined> {
+  try {
+    const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, 'key');
+    if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'an API key is required');
+    (res as ServerResponse & { userId?: string }).userId = caller.userId;
+    return caller;
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const challenge = error.code === 'API_KEY_REQUIRED' ? 'Bearer realm="afterimage"' : `Bearer realm="afterimage", error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"`;
+    rpcError(res, error.status, -32001, `${error.code}: ${error.message}`, error.status === 401 ? { 'WWW-Authenticate': challenge } : {});
+    return undefined;
+  }
+}
+
+/**
+ * POST, GET and DELETE /mcp: the MCP Streamable HTTP transport, stateless. Every POST gets a fresh
+ * server and transport, so any API process behind a load balancer can answer any request (no
+ * sticky sessions, nothing to lose when a process goes). GET (a standalone event stream) and DELETE
+ * (ending a session) have nothing to do without sessions: 405, as the transport spec allows.
+ */
+export function mcpHandler(deps: ApiDeps) {
+  const origins = originRule(deps.config);
+  return async (req: Request, res: ServerResponse): Promise<void> => {
+    const origin = req.headers.origin;
+    if (!originAllowed(origin, origins)) return rpcError(res, 403, -32000, `FORBIDDEN: requests from the origin ${origin} are not allowed (DNS rebinding protection); desktop and server clients send no Origin`);
+    const caller = await identify(deps, req, res);
+    if (!caller) return;
+    if (req.method !== 'POST') return rpcError(res, 405, -32000, `${req.method} /mcp is not supported: this server is stateless (no sessions, no standalone stream); POST JSON-RPC messages`, { Allow: 'POST' });
+    let body: unknown;
+    try {
+      body = await readJsonBody(req, deps.config.BODY_LIMIT_BYTES);
+    } catch (error) {
+      if (error instanceof AppError) return rpcError(res, error.status, -32700, `Parse error: ${error.message}`);
+      throw error;
+    }
+    const server = createMcpServer({ deps, caller, log: deps.log.child({ reqId: req.id }), requestId: req.id });
+    // JSON answers unless progress was asked for: those stream their notifications before the result.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
+    const stream = { end: () => void transport.close() };
+    deps.openStreams.add(stream);
+    res.on('close', () => {
+      deps.openStreams.delete(stream);
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+}

@@ -1,0 +1,64 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { AppError } from '../../core/errors.ts';
+import { checkAccess, type Access } from '../http/access.ts';
+import { chargeQuota } from '../http/quota.ts';
+import { counterSql, type McpContext } from './context.ts';
+
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A tool's answer: the structured result (checked against its outputSchema by the SDK), and the text a model reads. */
+interface ToolAnswer<O> { data: O; text?: string }
+
+/** One MCP tool: its contract (zod in and out), what it needs of the caller, and its work. */
+export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  access: Access;
+  /** Reads only: no job queued, nothing stored (quota counters aside). */
+  readOnly: boolean;
+  run(args: z.output<I>, ctx: McpContext, extra: ToolExtra): Promise<ToolAnswer<z.output<O>>>;
+}
+
+export const defineTool = <I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>) => spec as unknown as ToolSpec<z.ZodObject, z.ZodObject>;
+
+/**
+ * A refusal the caller can act on (quota, scope, feature, not found, bad input) is a tool result with
+ * isError, so the model reads it; a fault of ours is too, without internals, with the request id.
+ */
+function toolError(error: unknown, ctx: McpContext): CallToolResult {
+  if (error instanceof AppError) {
+    return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}` }], _meta: { code: error.code, ...(error.options.details ? { details: error.options.details } : {}) } };
+  }
+  ctx.log.error('mcp tool failed', { reqId: ctx.requestId, err: error, stack: (error as Error)?.stack });
+  return { isError: true, content: [{ type: 'text', text: `INTERNAL_ERROR: an unexpected error occurred; quote request id ${ctx.requestId} when reporting it` }] };
+}
+
+/** Registers the tool: access and requestsPerMinute are checked per call, as a REST request's are. */
+export function registerTool(server: McpServer, spec: ToolSpec<z.ZodObject, z.ZodObject>, ctx: McpContext): void {
+  server.registerTool(
+    spec.name,
+    {
+      title: spec.title,
+      description: spec.description,
+      inputSchema: spec.input,
+      outputSchema: spec.output,
+      annotations: { title: spec.title, readOnlyHint: spec.readOnly, destructiveHint: false, idempotentHint: spec.readOnly, openWorldHint: false },
+    },
+    async (args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult> => {
+      try {
+        checkAccess(ctx.caller, spec.access, `the ${spec.name} tool`);
+        await chargeQuota(counterSql(ctx), ctx.caller, 'requestsPerMinute', undefined);
+        const answer = await spec.run(args, ctx, extra);
+        return { content: [{ type: 'text', text: answer.text ?? JSON.stringify(answer.data, null, 2) }], structuredContent: answer.data as Record<string, unknown> };
+      } catch (error) {
+        return toolError(error, ctx);
+      }
+    },
+  );
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { searchChannel } from '../../../core/crawl/searchChannel.ts';
+import { storedVideos } from '../../../core/crawl/storedVideos.ts';
+import { ftsSort, MAX_RESULT_WINDOW } from '../../../core/fts/backend.ts';
+import { MAX_QUERY_LENGTH } from '../../../core/fts/query.ts';
+import { ftsResults, searchVideos } from '../../../core/fts/searchVideos.ts';
+import { videoObject } from '../../../core/videos/videoObject.ts';
+import { chargeQuota } from '../../http/quota.ts';
+import { counterSql } from '../context.ts';
+import { defineTool } from '../tool.ts';
+
+export const searchChannelTool = defineTool({
+  name: 'search_channel',
+  title: 'Search a channel',
+  description:
+    'Starts (or joins) a background crawl of a YouTube channel, deleted videos included, and answers what is stored now: the channel, how many of its videos are stored, the newest of them, and the search session id (its live events stream at sseEndpointUrl). Call again later, or use search_videos, to see what the crawl added. query: @handle, a channel URL or UC… id, or a video URL/id (resolves to its channel). Counts one channelSearchesPerHour.',
+  input: z.object({
+    query: z.string().min(1).max(2048).describe('@handle, youtube.com/@handle, /channel/UC…, a UC… id, or a video URL or id'),
+    limit: z.number().int().min(0).max(200).default(50).describe('how many of the stored videos to list, newest first'),
+  }),
+  output: z.object({
+    searchSessionId: z.string(),
+    sseEndpointUrl: z.string(),
+    channelId: z.string(),
+    channelTitle: z.string().nullable(),
+    joinedRunningCrawl: z.boolean().describe('true: a crawl of this channel was already running and this search joined it'),
+    storedVideos: z.number().int().describe('videos of the channel stored now (the crawl adds more in the background)'),
+    videos: z.array(videoObject).describe('the newest stored videos'),
+  }),
+  access: { scope: 'L1', feature: 'channelSearch' },
+  readOnly: false,
+  async run(args, ctx) {
+    const { deps, caller } = ctx;
+    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log: ctx.log }, { query: args.query, userId: caller.userId }, async () => void (await chargeQuota(counterSql(ctx), caller, 'channelSearchesPerHour', undefined)));
+    const stored = await storedVideos(deps.sql, started.channelId, args.limit);
+    const data = {
+      searchSessionId: started.sessionId,
+      sseEndpointUrl: `/api/search/${started.sessionId}/stream`,
+      channelId: started.channelId,
+      channelTitle: started.channelTitle,
+      joinedRunningCrawl: started.joined,
+      storedVideos: stored.total,
+      videos: stored.videos,
+    };
+    const lines = stored.videos.map((video) => `- ${video.videoId} ${video.uploadDate ?? '????-??-??'} [${video.status}] ${video.title ?? '(no title)'}`);
+    const text = `Channel ${data.channelTitle ?? data.channelId} (${data.channelId}): ${stored.total} videos stored now; a crawl is ${started.joined ? 'already running (joined)' : 'started'} (session ${started.sessionId}).\n${lines.join('\n')}`;
+    return { data, text };
+  },
+});
+
+export const searchVideosTool = defineTool({
+  name: 'search_videos',
+  title: 'Full-text search of videos',
+  description:
+    'Searches the titles, tags and descriptions of every stored video, or with in="subtitles" what was said in them (up to 3 matching cues per video with their times and a link to that second). q: every word must match; "an exact phrase"; -word excludes; a OR b. Filters: status (live, deleted: also re-uploaded), hasVideo, hasSubtitles, hasSummary. Highlights are HTML with <mark>. Counts one ftsQueriesPerMinute.',
+  input: z.object({
+    q: z.string().min(1).max(MAX_QUERY_LENGTH).describe('the query'),
+    page: z.number().int().min(1).max(MAX_RESULT_WINDOW).default(1),
+    pageSize: z.number().int().min(1).max(100).default(20),
+    status: z.enum(['live', 'deleted']).optional(),
+    hasVideo: z.boolean().optional(),
+    hasSubtitles: z.boolean().optional(),
+    hasSummary: z.boolean().optional(),
+    sort: ftsSort.default('relevance'),
+    in: z.enum(['videos', 'subtitles']).default('videos').describe('videos: titles, tags, descriptions; subtitles: what was said'),
+  }),
+  output: ftsResults,
+  access: { scope: 'L1', feature: 'fullTextSearch' },
+  readOnly: true,
+  async run(args, ctx) {
+    const { deps } = ctx;
+    const data = await searchVideos({ sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS }, args, async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'ftsQueriesPerMinute', undefined)));
+    const lines = data.videos.map((video) => {
+      const cues = (video.cues ?? []).map((cue) => `\n    ${cue.url} ${cue.text.replace(/<\/?mark>/g, '*')}`).join('');
+      return `- ${video.videoId} ${video.uploadDate ?? '????-??-??'} [${video.status}] ${video.title ?? '(no title)'} — ${video.channelTitle ?? video.channelId}${cues}`;
+    });
+    const text = `${data.total}${data.totalExact ? '' : '+'} videos match (page ${data.page} of ${data.totalPages})${data.suggestion ? `; did you mean: ${data.suggestion}` : ''}\n${lines.join('\n')}`;
+    return { data, text };
+  },
+});

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { AppError } from '../../../core/errors.ts';
+import { videoIdSchema } from '../../../core/schemas.ts';
+import { stenogramMetadata, toMetadata } from '../../../core/stenograms/metadata.ts';
+import { requestStenogram } from '../../../core/stenograms/requestStenogram.ts';
+import { isFinalStenogramEvent, stenogramEvents, stenogramStream } from '../../../core/stenograms/stenogramEvents.ts';
+import { transcriptRequired } from '../../../core/subtitles/transcriptRequired.ts';
+import { chargeQuota } from '../../http/quota.ts';
+import { counterSql } from '../context.ts';
+import { followGeneration, MAX_WAIT_SECONDS } from '../followGeneration.ts';
+import { defineTool } from '../tool.ts';
+
+export const generateStenogramTool = defineTool({
+  name: 'generate_stenogram',
+  title: 'Generate a stenogram',
+  description: `Your private stenogram of a video: a word-for-word dialogue transcript with speaker tags, as Markdown (the same job as POST /api/stenograms/{videoId}/generate). Counts one apiStenogramsPerDay on your key, shared with the REST endpoint (resets at 00:00 UTC; given back if the generation fails). With a progress token the call reports progress and waits for the Markdown, at most waitSeconds (≤ ${MAX_WAIT_SECONDS}); otherwise it answers at once with status "generating" and markdownUrl. Errors: STENOGRAM_CONFLICT (you have one of this video, or one is being generated), TRANSCRIPT_REQUIRED (a subtitle fetch is queued).`,
+  input: z.object({
+    videoId: videoIdSchema,
+    language: z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/).optional().describe('ISO 639-1/639-2 hint; omitted: detected'),
+    waitSeconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).default(MAX_WAIT_SECONDS).describe('with a progress token: how long to wait for the stenogram'),
+  }),
+  output: z.object({ metadata: stenogramMetadata, markdown: z.string().nullable().describe('the stenogram, when it was ready within the wait') }),
+  access: { scope: 'L3', feature: 'stenograms' },
+  readOnly: false,
+  async run(args, ctx, extra) {
+    const { caller } = ctx;
+    const request = await requestStenogram(ctx.deps.sql, {
+      videoId: args.videoId,
+      ownerId: caller.userId,
+      apiKeyId: caller.keyId,
+      language: args.language ?? null,
+      charge: async () => (await chargeQuota(counterSql(ctx), caller, 'apiStenogramsPerDay', undefined, 1, ctx.deps.clock?.())).windowStart,
+    });
+    if (request.outcome === 'transcript_required') throw transcriptRequired(args.videoId, request.transcript, 'stenogram');
+    let data = { metadata: toMetadata(request.stenogram), markdown: null as string | null };
+    if (extra._meta?.progressToken !== undefined && args.waitSeconds > 0) {
+      const final = await followGeneration(ctx.deps.hub, stenogramStream(request.stenogram.id), isFinalStenogramEvent, extra, args.waitSeconds);
+      if (final?.type === stenogramEvents.error.type) {
+        const failure = final.payload as { message: string; refunded: boolean };
+        throw new AppError('INTERNAL_ERROR', `the stenogram of ${args.videoId} could not be generated: ${failure.message}${failure.refunded ? ' (the apiStenogramsPerDay unit was given back)' : ''}`);
+      }
+      if (final) {
+        const done = final.payload as { stenogram: { markdown: string }; metadata: typeof data.metadata };
+        data = { metadata: done.metadata, markdown: done.stenogram.markdown };
+      }
+    }
+    return { data, text: data.markdown ?? `The stenogram of ${args.videoId} is being generated; read it at ${data.metadata.markdownUrl} (REST, your key) when it is done.` };
+  },
+});

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { AppError, notFound } from '../../../core/errors.ts';
+import { MAX_RESULT_WINDOW } from '../../../core/fts/backend.ts';
+import { videoIdSchema } from '../../../core/schemas.ts';
+import { transcriptRequired } from '../../../core/subtitles/transcriptRequired.ts';
+import { browseSummaries } from '../../../core/summaries/browseSummaries.ts';
+import { findSummary } from '../../../core/summaries/findSummary.ts';
+import { requestSummary } from '../../../core/summaries/requestSummary.ts';
+import { isFinalSummaryEvent, summaryEvents, summaryStream } from '../../../core/summaries/summaryEvents.ts';
+import { summaryListItem, summaryObject, toSummaryListItem, toSummaryObject, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
+import { chargeQuota } from '../../http/quota.ts';
+import { countsPage, pageOf } from '../../routes/summaries.ts';
+import { counterSql, type McpContext } from '../context.ts';
+import { followGeneration, MAX_WAIT_SECONDS } from '../followGeneration.ts';
+import { defineTool } from '../tool.ts';
+
+/** A summary as a model reads it. */
+function summaryText(summary: SummaryObject): string {
+  if (summary.status !== 'ready') return `The summary of ${summary.videoId} is ${summary.status}${summary.error ? `: ${summary.error}` : ''}.`;
+  const points = summary.keyPoints.map((point) => `- ${point.text} (${point.url})`).join('\n');
+  return `# ${summary.title ?? summary.videoTitle ?? summary.videoId}\n${summary.tldr ?? ''}\n\n## Key points\n${points}\n\n## Summary\n${summary.detailedSummary ?? ''}\n\nTags: ${summary.tags.join(', ')}`;
+}
+
+/** The caller's own private summary of the video, else its public one (404 otherwise). */
+export async function visibleSummary(ctx: McpContext, videoId: string): Promise<SummaryObject> {
+  const row = await findSummary(ctx.deps.sql, videoId, { userId: ctx.caller.userId });
+  if (!row) throw notFound(`video ${videoId} has no summary; generate_summary makes one`);
+  return toSummaryObject(row);
+}
+
+export const getSummaryTool = defineTool({
+  name: 'get_summary',
+  title: 'Get a summary',
+  description: 'The AI summary of a video (your private one, else the public one): TL;DR, key points linked to their second in the video, a detailed summary, tags. Free (no quota but requestsPerMinute).',
+  input: z.object({ videoId: videoIdSchema }),
+  output: summaryObject,
+  access: { feature: 'summaries' },
+  readOnly: true,
+  async run(args, ctx) {
+    const data = await visibleSummary(ctx, args.videoId);
+    return { data, text: summaryText(data) };
+  },
+});
+
+export const generateSummaryTool = defineTool({
+  name: 'generate_summary',
+  title: 'Generate a summary',
+  description: `Queues the AI summary of a video (the same job as POST /api/summary/generate). A ready summary is answered at once and not charged; a running generation is joined (not charged); a new one counts one summaryGenerationsPerDay. With a progress token the call reports the job's progress (notifications/progress) and waits for the summary, at most waitSeconds (≤ ${MAX_WAIT_SECONDS}); otherwise it answers status "generating" at once: call get_summary later. Without subtitles the answer is a TRANSCRIPT_REQUIRED error and a subtitle fetch is queued.`,
+  input: z.object({
+    videoId: videoIdSchema,
+    private: z.boolean().default(false).describe('a summary only you see, never listed'),
+    waitSeconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).default(MAX_WAIT_SECONDS).describe('with a progress token: how long to wait for the summary'),
+  }),
+  output: summaryObject,
+  access: { scope: 'L2', feature: 'summaryGeneration' },
+  readOnly: false,
+  async run(args, ctx, extra) {
+    const request = await requestSummary(ctx.deps.sql, {
+      videoId: args.videoId,
+      ownerId: ctx.caller.userId,
+      private: args.private,
+      charge: async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'summaryGenerationsPerDay', undefined)),
+    });
+    if (request.outcome === 'transcript_required') throw transcriptRequired(args.videoId, request.transcript, 'summary');
+    let data = toSummaryObject(request.summary);
+    if (request.outcome === 'generating' && extra._meta?.progressToken !== undefined && args.waitSeconds > 0) {
+      const final = await followGeneration(ctx.deps.hub, summaryStream(request.summary.id), isFinalSummaryEvent, extra, args.waitSeconds);
+      if (final?.type === summaryEvents.error.type) throw new AppError('INTERNAL_ERROR', `the summary of ${args.videoId} could not be generated: ${(final.payload as { message: string }).message}; generate_summary tries again`);
+      if (final) data = (final.payload as { summary: SummaryObject }).summary;
+    }
+    return { data, text: data.status === 'generating' ? `The summary of ${args.videoId} is being generated; call get_summary in a little while.` : summaryText(data) };
+  },
+});
+
+export const browseSummariesTool = defineTool({
+  name: 'browse_summaries',
+  title: 'Browse summaries',
+  description: `Public AI summaries, newest first, filtered by tag, channel and language (ISO 639-1). page × limit ≤ ${MAX_RESULT_WINDOW}. Free.`,
+  input: z.object({
+    tag: z.string().trim().toLowerCase().min(1).max(40).optional(),
+    channelId: z.string().regex(/^UC[A-Za-z0-9_-]{22}$/).optional(),
+    language: z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/).optional(),
+    page: z.number().int().min(1).default(1),
+    limit: z.number().int().min(1).max(100).default(20),
+  }),
+  output: z.object({ items: z.array(summaryListItem), page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
+  access: { feature: 'summaries' },
+  readOnly: true,
+  async run(args, ctx) {
+    const { tag, channelId, language } = args;
+    const { rows, total } = await browseSummaries(ctx.deps.sql, { ...(tag ? { tag } : {}), ...(channelId ? { channelId } : {}), ...(language ? { language } : {}) }, pageOf(args.page, args.limit));
+    const items = rows.map(toSummaryListItem);
+    const lines = items.map((item) => `- ${item.videoId} ${item.title ?? item.videoTitle ?? ''} — ${item.tldr ?? ''} [${item.tags.join(', ')}]`);
+    return { data: { items, ...countsPage(args.page, args.limit, total) }, text: `${total} summaries (page ${args.page})\n${lines.join('\n')}` };
+  },
+});

@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import { usageReportSchema } from '../../../core/usage/usageReport.ts';
+import { callerUsage } from '../../routes/features.ts';
+import { defineTool } from '../tool.ts';
+
+export const getUsageTool = defineTool({
+  name: 'get_usage',
+  title: 'Usage and limits',
+  description: 'Your tier, feature flags, and for every limit (requestsPerMinute, channelSearchesPerHour, ftsQueriesPerMinute, subtitleDownloadsPerDay, summaryGenerationsPerDay, apiStenogramsPerDay) its maximum, use, what remains and when it resets.',
+  input: z.object({}),
+  output: usageReportSchema,
+  access: {},
+  readOnly: true,
+  async run(_args, ctx) {
+    const data = await callerUsage(ctx.deps.sql, ctx.caller);
+    const lines = Object.entries(data.limits).map(([name, limit]) => `- ${name}: ${limit.used} of ${limit.max ?? 'unlimited'} used, ${limit.remaining ?? 'unlimited'} left, resets in ${limit.resetSeconds} s`);
+    return { data, text: `Tier ${data.tier.displayName}, key scope ${data.account?.keyScope ?? '?'}\n${lines.join('\n')}` };
+  },
+});

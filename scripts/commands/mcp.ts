@@ -1,0 +1,49 @@
+/**
+ * `afterimage mcp --url http://host:8080 --key tsk_…`: a stdio bridge for desktop assistants that
+ * start MCP servers as child processes. JSON-RPC messages are passed through unchanged between stdin/
+ * stdout and the service's /mcp (Streamable HTTP), so the tools, resources, prompts, progress and
+ * errors are exactly the service's. stdout carries only protocol messages; diagnostics go to stderr.
+ */
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { parseOptions, UsageError } from '../cli.ts';
+
+export async function mcpCommand(args: string[]): Promise<void> {
+  const { values } = parseOptions(args, { url: { type: 'string' }, key: { type: 'string' } });
+  const base = values.url ?? process.env.AFTERIMAGE_URL;
+  const key = values.key ?? process.env.AFTERIMAGE_API_KEY;
+  if (!base) throw new UsageError('mcp: give the service address with --url http://host:8080 (or AFTERIMAGE_URL)');
+  if (!key) throw new UsageError('mcp: give an API key with --key tsk_… (or AFTERIMAGE_API_KEY)');
+  let endpoint: URL;
+  try {
+    endpoint = new URL(base.replace(/\/+$/, '').replace(/\/mcp$/, '') + '/mcp');
+  } catch {
+    throw new UsageError(`mcp: --url ${base} is not a URL; expected e.g. http://127.0.0.1:8080`);
+  }
+
+  const remote = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
+  const local = new StdioServerTransport();
+  const warn = (message: string) => process.stderr.write(`afterimage mcp: ${message}\n`);
+
+  local.onmessage = (message) => {
+    remote.send(message).catch((error: Error) => {
+      warn(error.message);
+      // A request the service could not take still gets an answer, so the assistant does not wait forever.
+      if ('id' in message && 'method' in message) void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `afterimage at ${endpoint.origin}: ${error.message}` } });
+    });
+  };
+  remote.onmessage = (message) => void local.send(message);
+  remote.onerror = (error) => warn(error.message);
+  local.onclose = () => void remote.close();
+
+  await remote.start();
+  await local.start();
+  await new Promise<void>((resolve) => {
+    const previous = local.onclose;
+    local.onclose = () => {
+      previous?.();
+      resolve();
+    };
+    process.stdin.once('end', () => resolve());
+  });
+}

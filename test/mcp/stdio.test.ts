@@ -1,0 +1,54 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { addVideos, channelIdFor, videoIdFor } from '../support/subtitles.ts';
+import { textOf } from './support.ts';
+
+let db: TestDatabase;
+let api: TestApi;
+let key: string;
+const videoId = videoIdFor('mcp-stdio');
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startTestApi(db.sql);
+  key = (await createKeyedUser(db.sql)).key;
+  await addVideos(db.sql, channelIdFor('mcp-stdio'), [{ videoId, title: 'Bridged' }]);
+});
+
+afterAll(async () => {
+  await api?.close();
+  await db?.drop();
+});
+
+const bridge = (args: string[], env: Record<string, string> = {}) =>
+  new StdioClientTransport({ command: process.execPath, args: ['scripts/bin.mjs', 'mcp', ...args], env: { ...(process.env as Record<string, string>), ...env }, stderr: 'pipe' });
+
+describe('afterimage mcp (stdio bridge)', () => {
+  it('passes tools, resources and prompts through to /mcp', async () => {
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    await client.connect(bridge(['--url', api.url, '--key', key]));
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('get_video');
+    const video = await client.callTool({ name: 'get_video', arguments: { videoId } });
+    expect(video.structuredContent).toMatchObject({ videoId, title: 'Bridged' });
+    expect((await client.listPrompts()).prompts).toHaveLength(3);
+    const missing = await client.callTool({ name: 'get_video', arguments: { videoId: videoIdFor('nowhere') } });
+    expect(textOf(missing)).toMatch(/^NOT_FOUND/);
+    await client.close();
+  }, 30_000);
+
+  it('takes the address and key from AFTERIMAGE_URL and AFTERIMAGE_API_KEY', async () => {
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    await client.connect(bridge([], { AFTERIMAGE_URL: api.url, AFTERIMAGE_API_KEY: key }));
+    expect((await client.callTool({ name: 'get_usage', arguments: {} })).structuredContent).toMatchObject({ tier: { name: 'pro' } });
+    await client.close();
+  }, 30_000);
+
+  it('a bad key is an error the assistant sees', async () => {
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    await expect(client.connect(bridge(['--url', api.url, '--key', `tsk_${'y'.repeat(48)}`]))).rejects.toThrow();
+    await client.close();
+  }, 30_000);
+});
