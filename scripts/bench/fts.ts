@@ -15,7 +15,6 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import postgres from 'postgres';
 import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { loadConfig } from '../../core/config.ts';
@@ -29,6 +28,7 @@ import { writeCorpus } from '../../test/kit/corpus-write.ts';
 import { createCorpus, type Corpus } from '../../test/kit/corpus.ts';
 import { percentile, round, type Benchmark, type BenchContext, type Cell } from './lib/harness.ts';
 import { startService } from './lib/proc.ts';
+import { recordingPool } from './lib/recordingPool.ts';
 
 const VIDEOS = Number(process.env.FTS_BENCH_VIDEOS ?? 1_000_000);
 const SEED = 1;
@@ -226,21 +226,10 @@ function httpEngine(baseUrl: string, key: string): Engine {
  * each SELECT explained) and rolled back.
  */
 async function explainSearch(url: string, timeoutMs: number, request: BenchRequest): Promise<string> {
-  const statements: Array<{ text: string; params: unknown[] }> = [];
-  let recording = true;
-  const parsed = new URL(url);
-  const socketDir = parsed.searchParams.get('host');
-  parsed.searchParams.delete('host');
-  const sql = postgres(parsed.toString(), {
-    ...(socketDir ? { host: socketDir } : {}),
-    max: 1,
-    onnotice: () => undefined,
-    // A copy: postgres.js later serialises the array in place.
-    debug: (_connection, text, params) => recording && statements.push({ text, params: [...(params as unknown[])] }),
-  });
+  const { sql, statements, stop } = recordingPool(url);
   try {
     await createPostgresBackend({ sql, timeoutMs }).search({ query: parseQuery(request.q), filters: request.filters, sort: request.sort, offset: 0, limit: PAGE_SIZE });
-    recording = false;
+    stop();
     const plans: string[] = [];
     await sql.begin(async (tx) => {
       for (const { text, params } of statements) {

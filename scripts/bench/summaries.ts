@@ -39,6 +39,7 @@ import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
 import { median, percentile, round, type Benchmark, type BenchContext, type Cell, type Table } from './lib/harness.ts';
 import { cpuOf, startService } from './lib/proc.ts';
 import type { ChildMessage, OfflineReport, OfflineRequest } from './lib/summaries-child.ts';
+import { recordingPool } from './lib/recordingPool.ts';
 
 const SEED = 1;
 const PARTS = new Set((process.env.SUMMARIES_BENCH_PARTS ?? 'offline,llm,reading').split(',').map((part) => part.trim()));
@@ -930,21 +931,10 @@ const literal = (value: unknown): string =>
 interface PlanTiming { statement: string; customMs: number | null; genericMs: number | null; genericRuns: number | null; customRuns: number | null }
 
 async function explainCall(url: string, call: (sql: Sql) => Promise<unknown>): Promise<{ plan: string; timings: PlanTiming[] }> {
-  const statements: Array<{ text: string; params: unknown[] }> = [];
-  let recording = true;
-  const parsed = new URL(url);
-  const socketDir = parsed.searchParams.get('host');
-  parsed.searchParams.delete('host');
-  const sql = postgres(parsed.toString(), {
-    ...(socketDir ? { host: socketDir } : {}),
-    max: 1,
-    onnotice: () => undefined,
-    // A copy: postgres.js later serialises the array in place.
-    debug: (_connection, text, params) => recording && statements.push({ text, params: [...(params as unknown[])] }),
-  });
+  const { sql, statements, stop } = recordingPool(url);
   try {
     await call(sql);
-    recording = false;
+    stop();
     const selects = statements.filter(({ text }) => /^\s*(with|select)\b/i.test(text) && !text.includes('pg_catalog.'));
     const plans: string[] = [];
     const timings: PlanTiming[] = [];

@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { createOfflineStenogramGenerator } from '../../../core/stenograms/createOfflineStenogramGenerator.ts';
 import type { StenogramInput } from '../../../core/stenograms/stenogram.ts';
 import { memoryOf } from './proc.ts';
+import { answerOnce, sendToParent } from './childMessages.ts';
 
 export interface StenogramsOfflineRequest {
   /** Generated first, results discarded: the JIT's warm-up. */
@@ -40,7 +41,7 @@ export interface StenogramsOfflineReport {
 
 export type StenogramsChildMessage = { type: 'ready' } | { type: 'report'; report: StenogramsOfflineReport } | { type: 'failed'; message: string };
 
-const send = (message: StenogramsChildMessage) => new Promise<void>((done) => process.send!(message, () => done()));
+const send = (message: StenogramsChildMessage) => sendToParent(message);
 
 /** Forgets the process's peak RSS so far (Linux ≥ 4.0: writing 5 to clear_refs resets VmHWM). */
 function resetPeak(): boolean {
@@ -83,16 +84,5 @@ async function measure(request: StenogramsOfflineRequest): Promise<StenogramsOff
   return { warmupMs, wallMs, cpuMs, rssBeforeMiB, peakRssMiB: memoryOf(process.pid)?.peakMiB ?? Number.NaN, peakReset, outputs, deterministic };
 }
 
-process.once('message', (request: StenogramsOfflineRequest) => {
-  measure(request).then(
-    async (report) => {
-      await send({ type: 'report', report });
-      process.disconnect();
-    },
-    async (error: unknown) => {
-      await send({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-      process.disconnect();
-    },
-  );
-});
+answerOnce('report', (request: StenogramsOfflineRequest) => measure(request));
 void send({ type: 'ready' });

@@ -10,6 +10,7 @@ import { createExtractiveGenerator } from '../../../core/summaries/offline/creat
 import type { GeneratedSummary, SummaryInput } from '../../../core/summaries/summary.ts';
 import { start } from '../../../test/kit/servers/openai-server.ts';
 import { memoryOf } from './proc.ts';
+import { answerOnce, sendToParent } from './childMessages.ts';
 
 export interface OfflineRequest {
   /** Summarised first, results discarded: the JIT's warm-up. */
@@ -35,7 +36,7 @@ export interface OfflineReport {
 
 export type ChildMessage = { type: 'ready'; url?: string } | { type: 'offline'; report: OfflineReport } | { type: 'failed'; message: string };
 
-const send = (message: ChildMessage) => new Promise<void>((done) => process.send!(message, () => done()));
+const send = (message: ChildMessage) => sendToParent(message);
 const mib = (bytes: number) => bytes / 2 ** 20;
 
 /** Forgets the process's peak RSS so far (Linux ≥ 4.0: writing 5 to clear_refs resets VmHWM). */
@@ -78,18 +79,7 @@ async function main(role: string | undefined): Promise<void> {
     return;
   }
   if (role !== 'offline') throw new Error(`unknown role ${role}; expected offline or openai`);
-  process.once('message', (request: OfflineRequest) => {
-    offline(request).then(
-      async (report) => {
-        await send({ type: 'offline', report });
-        process.disconnect();
-      },
-      async (error: unknown) => {
-        await send({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-        process.disconnect();
-      },
-    );
-  });
+  answerOnce('offline', (request: OfflineRequest) => offline(request));
   await send({ type: 'ready' });
 }
 
