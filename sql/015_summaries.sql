@@ -40,7 +40,9 @@ create unique index summaries_public_per_video on summaries (video_id) where not
 create unique index summaries_private_per_owner on summaries (owner_id, video_id) where private;
 -- The browse lists: public ready summaries, newest first, by tag, channel or language.
 create index summaries_public_latest on summaries (generated_at desc, id desc) where status = 'ready' and not private;
-create index summaries_public_tags on summaries using gin (tags) where status = 'ready' and not private;
+-- Tags with the language (btree_gin, sql/013): a tag in one language intersects two posting lists instead of
+-- reading every summary with the tag; a tag alone uses the same index.
+create index summaries_public_tags on summaries using gin (tags, language) where status = 'ready' and not private;
 create index summaries_public_language on summaries (language, generated_at desc, id desc) where status = 'ready' and not private;
 create index summaries_public_channel on summaries (channel_id, generated_at desc, id desc) where status = 'ready' and not private;
 
