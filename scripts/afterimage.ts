@@ -1,15 +1,6 @@
 import { ConfigError } from '../core/config.ts';
 import { AppError } from '../core/errors.ts';
 import { UsageError, version } from './cli.ts';
-import { keysCommand, usersCommand } from './commands/accounts.ts';
-import { benchCommand } from './commands/bench.ts';
-import { reindexCommand } from './commands/reindex.ts';
-import { configCommand, migrateCommand, serve } from './commands/service.ts';
-import { backfillCommand, refreshCommand } from './commands/status.ts';
-import { subtitlesCommand } from './commands/subtitles.ts';
-import { importCommand } from './commands/import.ts';
-import { mcpCommand } from './commands/mcp.ts';
-import { tiersCommand } from './commands/tiers.ts';
 
 const HELP = `afterimage ${version}: finds, keeps and searches the metadata of YouTube channels' videos
 
@@ -41,22 +32,27 @@ assistants
 
 Configuration comes from the environment: see README.md or \`afterimage config\`.`;
 
-const commands: Record<string, (args: string[]) => Promise<void> | void> = {
-  start: () => serve({ api: true, worker: true }),
-  api: () => serve({ api: true, worker: false }),
-  worker: () => serve({ api: false, worker: true }),
-  migrate: migrateCommand,
-  config: configCommand,
-  users: usersCommand,
-  keys: keysCommand,
-  tiers: tiersCommand,
-  import: importCommand,
-  subtitles: subtitlesCommand,
-  refresh: refreshCommand,
-  backfill: backfillCommand,
-  reindex: reindexCommand,
-  bench: benchCommand,
-  mcp: mcpCommand,
+type Command = (args: string[]) => Promise<void> | void;
+
+// Each command's module is loaded when it runs: a quick command (subtitles convert, keys list) does
+// not pay for loading the API server, the MCP SDK and the sources.
+const service = () => import('./commands/service.ts');
+const commands: Record<string, () => Promise<Command>> = {
+  start: async () => { const { serve } = await service(); return () => serve({ api: true, worker: true }); },
+  api: async () => { const { serve } = await service(); return () => serve({ api: true, worker: false }); },
+  worker: async () => { const { serve } = await service(); return () => serve({ api: false, worker: true }); },
+  migrate: async () => (await service()).migrateCommand,
+  config: async () => (await service()).configCommand,
+  users: async () => (await import('./commands/accounts.ts')).usersCommand,
+  keys: async () => (await import('./commands/accounts.ts')).keysCommand,
+  tiers: async () => (await import('./commands/tiers.ts')).tiersCommand,
+  import: async () => (await import('./commands/import.ts')).importCommand,
+  subtitles: async () => (await import('./commands/subtitles.ts')).subtitlesCommand,
+  refresh: async () => (await import('./commands/status.ts')).refreshCommand,
+  backfill: async () => (await import('./commands/status.ts')).backfillCommand,
+  reindex: async () => (await import('./commands/reindex.ts')).reindexCommand,
+  bench: async () => (await import('./commands/bench.ts')).benchCommand,
+  mcp: async () => (await import('./commands/mcp.ts')).mcpCommand,
 };
 
 async function main([name, ...args]: string[]): Promise<void> {
@@ -68,9 +64,9 @@ async function main([name, ...args]: string[]): Promise<void> {
     process.stdout.write(`${version}\n`);
     return;
   }
-  const command = commands[name];
-  if (!command) throw new UsageError(`unknown command "${name}"; run afterimage help`);
-  await command(args);
+  const load = commands[name];
+  if (!load) throw new UsageError(`unknown command "${name}"; run afterimage help`);
+  await (await load())(args);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
