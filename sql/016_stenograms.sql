@@ -15,8 +15,8 @@ create table stenograms (
   -- The caller's language hint (ISO 639-1/639-2), and the language of the text.
   requested_language text check (requested_language ~ '^[a-z]{2,3}$'),
   language text check (language ~ '^[a-z]{2,3}$'),
+  -- The video's title and channel name when it was generated (the stenogram's own record of them).
   title text,
-  channel_id text,
   channel_title text,
   llm_model text,
   prompt_tokens integer check (prompt_tokens >= 0),

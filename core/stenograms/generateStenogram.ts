@@ -66,15 +66,14 @@ async function refund(tx: Queryable, row: StenogramRow): Promise<boolean> {
 
 async function markGenerated(tx: Queryable, id: string, generated: GeneratedStenogram, track: TranscriptTrack, written: { bytes: number; sha256: string }): Promise<boolean> {
   const updated = await tx`
-    update stenograms set status = 'generated', error = null, language = ${generated.language}, llm_model = ${generated.llmModel},
+    update stenograms g set status = 'generated', error = null, language = ${generated.language}, llm_model = ${generated.llmModel},
       prompt_tokens = ${generated.tokensUsed?.prompt ?? 0}, completion_tokens = ${generated.tokensUsed?.completion ?? 0},
       speakers = ${generated.speakers}, paragraphs = ${generated.paragraphs}, words = ${generated.words},
       chunks = ${generated.chunks}, fallback_chunks = ${generated.fallbackChunks}, bytes = ${written.bytes}, content_sha256 = ${written.sha256},
-      title = coalesce(title, (select v.title from videos v where v.video_id = stenograms.video_id)),
-      channel_id = (select v.channel_id from videos v where v.video_id = stenograms.video_id),
-      channel_title = (select c.title from videos v join channels c on c.channel_id = v.channel_id where v.video_id = stenograms.video_id),
+      title = v.title, channel_title = c.title,
       transcript_track_id = ${track.id}, transcript_language = ${track.language}, transcript_kind = ${track.kind},
       transcript_version = ${track.version}, generated_at = now(), updated_at = now()
-    where id = ${id} and status = 'generating'`;
+    from videos v join channels c on c.channel_id = v.channel_id
+    where g.id = ${id} and g.status = 'generating' and v.video_id = g.video_id`;
   return updated.count > 0;
 }

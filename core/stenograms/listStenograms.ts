@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { STENOGRAM_COLUMNS, type StenogramRow } from './metadata.ts';
+import { STENOGRAM_COLUMNS, STENOGRAM_SOURCE, type StenogramRow } from './metadata.ts';
 
 /** Stenograms per page of the owner's list (api-spec §8). */
 export const STENOGRAMS_PER_PAGE = 20;
@@ -11,7 +11,7 @@ export async function listStenograms(sql: Queryable, ownerId: string, page: numb
   const [rows, [count]] = await Promise.all([
     sql<StenogramRow[]>`
       select ${sql.unsafe(STENOGRAM_COLUMNS)}
-      from stenograms g join videos v on v.video_id = g.video_id join channels c on c.channel_id = v.channel_id
+      from ${sql.unsafe(STENOGRAM_SOURCE)}
       where g.owner_id = ${ownerId}::uuid
       order by g.requested_at desc, g.id desc
       limit ${STENOGRAMS_PER_PAGE} offset ${(page - 1) * STENOGRAMS_PER_PAGE}`,

@@ -29,7 +29,10 @@ export const stenogramMetadata = z.object({
 });
 export type StenogramMetadata = z.infer<typeof stenogramMetadata>;
 
-/** The select list toMetadata reads, from `stenograms g` joined with `videos v` and `channels c`. */
+/** Where a stenogram row is read from: with its video and channel. */
+export const STENOGRAM_SOURCE = 'stenograms g join videos v on v.video_id = g.video_id join channels c on c.channel_id = v.channel_id';
+
+/** The select list toMetadata reads, from STENOGRAM_SOURCE. */
 export const STENOGRAM_COLUMNS = `g.id::text as id, g.owner_id::text as owner_id, g.video_id, g.status, g.error,
   coalesce(g.title, v.title, '') as title, coalesce(g.channel_title, c.title, '') as channel_title, v.channel_id,
   coalesce(g.language, g.requested_language, '') as language, g.llm_model, g.prompt_tokens, g.completion_tokens,

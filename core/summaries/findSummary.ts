@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.ts';
-import { SUMMARY_COLUMNS, type SummaryRow } from './summaryObject.ts';
+import { SUMMARY_COLUMNS, SUMMARY_SOURCE, type SummaryRow } from './summaryObject.ts';
 
 /** Who is looking: their own private summaries are theirs to see; everybody sees public ones. */
 export interface SummaryViewer { userId: string | null }
@@ -11,7 +11,7 @@ export interface SummaryViewer { userId: string | null }
 export async function findSummary(sql: Queryable, videoId: string, viewer: SummaryViewer): Promise<SummaryRow | undefined> {
   const [row] = await sql<SummaryRow[]>`
     select ${sql.unsafe(SUMMARY_COLUMNS)}
-    from summaries s join videos v on v.video_id = s.video_id join channels c on c.channel_id = s.channel_id
+    from ${sql.unsafe(SUMMARY_SOURCE)}
     where s.video_id = ${videoId} and (not s.private or s.owner_id = ${viewer.userId}::uuid)
     order by s.private desc
     limit 1`;
@@ -22,7 +22,7 @@ export async function findSummary(sql: Queryable, videoId: string, viewer: Summa
 export async function readSummary(sql: Queryable, summaryId: string): Promise<SummaryRow | undefined> {
   const [row] = await sql<SummaryRow[]>`
     select ${sql.unsafe(SUMMARY_COLUMNS)}
-    from summaries s join videos v on v.video_id = s.video_id join channels c on c.channel_id = s.channel_id
+    from ${sql.unsafe(SUMMARY_SOURCE)}
     where s.id = ${summaryId}`;
   return row;
 }

@@ -36,7 +36,10 @@ export const summaryObject = z.object({
 });
 export type SummaryObject = z.infer<typeof summaryObject>;
 
-/** The select list that toSummaryObject reads, from `summaries s` joined with `videos v` and `channels c`. */
+/** Where a summary row is read from: with its video and channel. */
+export const SUMMARY_SOURCE = 'summaries s join videos v on v.video_id = s.video_id join channels c on c.channel_id = s.channel_id';
+
+/** The select list that toSummaryObject reads, from SUMMARY_SOURCE. */
 export const SUMMARY_COLUMNS = `s.id::text as id, s.video_id, s.status, s.private, s.owner_id::text as owner_id, s.title,
   v.title as video_title, s.channel_id, nullif(c.title, '') as channel_title, s.tldr, s.key_points, s.detailed_summary,
   s.tags, s.language, s.llm_model, s.prompt_tokens, s.completion_tokens, s.transcript_language, s.transcript_kind,

@@ -27,7 +27,7 @@
  */
 import { fork } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,7 +45,7 @@ import { fakeChannelId, fakeVideoId } from '../../test/kit/ids.ts';
 import { between, mix32, random } from '../../test/kit/random.ts';
 import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
 import { median, percentile, round, sleep, type BenchContext, type BenchDatabase, type Benchmark, type Cell, type Table } from './lib/harness.ts';
-import { cpuOf, memoryOf, memorySampler, startService, type ServiceProcess } from './lib/proc.ts';
+import { cpuOf, memoryOf, memorySampler, resetPeak, startService, type ServiceProcess } from './lib/proc.ts';
 import { createSseParser } from './lib/sse-parse.ts';
 import type { StenogramsChildMessage, StenogramsOfflineReport, StenogramsOfflineRequest } from './lib/stenograms-child.ts';
 
@@ -380,16 +380,6 @@ function wallClock(): (at: number) => number {
   return (at) => offset + at;
 }
 
-/** Resets a process's VmHWM (writing 5 to its clear_refs), so its peak counts from now; false where not allowed. */
-async function resetPeak(pid: number): Promise<boolean> {
-  try {
-    await writeFile(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Markdown files in the file store (DATA_DIR/stenograms/<user>/<video>.md) and their bytes. */
 async function storedFiles(root: string): Promise<{ files: number; bytes: number }> {
   let files = 0;
@@ -642,7 +632,7 @@ interface Measured {
 async function burst(db: BenchDatabase, base: URL, prepared: Prepared, pids: { api: number; worker: number }, postmaster: number | undefined, sql: Sql) {
   const samplers = { api: memorySampler(pids.api, 100), worker: memorySampler(pids.worker, 100) };
   try {
-    const peakReset = (await resetPeak(pids.api)) && (await resetPeak(pids.worker));
+    const peakReset = resetPeak(pids.api) && resetPeak(pids.worker);
     const since = performance.now();
     const wall = wallClock();
     const activity = activitySampler(process.env.STENOGRAMS_PG_ACTIVITY === '1' ? db.pool({ max: 1, role: 'bench-activity' }) : undefined);

@@ -4,10 +4,20 @@
  * harness and the load it generates.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { repoRoot, sleep } from './harness.ts';
 
 const TICK_US = 10_000; // USER_HZ is 100 on every Linux that Node supports
+
+/** Forgets a process's peak RSS so far (writing 5 to its clear_refs resets VmHWM, Linux ≥ 4.0): false where not allowed. */
+export function resetPeak(pid: number = process.pid): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Resident memory of a process from /proc/<pid>/status, in MiB: now (VmRSS) and its peak (VmHWM). */
 export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | undefined {

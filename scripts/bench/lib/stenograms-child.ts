@@ -5,10 +5,9 @@
  * warm-up, then times each measured one (wall clock and CPU) and reports, with a digest of each
  * stenogram (not the Markdown itself).
  */
-import { writeFileSync } from 'node:fs';
 import { createOfflineStenogramGenerator } from '../../../core/stenograms/createOfflineStenogramGenerator.ts';
 import type { StenogramInput } from '../../../core/stenograms/stenogram.ts';
-import { memoryOf } from './proc.ts';
+import { memoryOf, resetPeak } from './proc.ts';
 import { answerOnce, sendToParent } from './childMessages.ts';
 
 export interface StenogramsOfflineRequest {
@@ -42,16 +41,6 @@ export interface StenogramsOfflineReport {
 export type StenogramsChildMessage = { type: 'ready' } | { type: 'report'; report: StenogramsOfflineReport } | { type: 'failed'; message: string };
 
 const send = (message: StenogramsChildMessage) => sendToParent(message);
-
-/** Forgets the process's peak RSS so far (Linux ≥ 4.0: writing 5 to clear_refs resets VmHWM). */
-function resetPeak(): boolean {
-  try {
-    writeFileSync('/proc/self/clear_refs', '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function measure(request: StenogramsOfflineRequest): Promise<StenogramsOfflineReport> {
   const generator = createOfflineStenogramGenerator();

@@ -5,11 +5,10 @@
  * OpenAI-compatible stand-in (test/kit/servers/openai-server.ts), so its CPU time (read from /proc by
  * the parent) is the model's side of each call, apart from the service's.
  */
-import { writeFileSync } from 'node:fs';
 import { createExtractiveGenerator } from '../../../core/summaries/offline/createExtractiveGenerator.ts';
 import type { GeneratedSummary, SummaryInput } from '../../../core/summaries/summary.ts';
 import { start } from '../../../test/kit/servers/openai-server.ts';
-import { memoryOf } from './proc.ts';
+import { memoryOf, resetPeak } from './proc.ts';
 import { answerOnce, sendToParent } from './childMessages.ts';
 
 export interface OfflineRequest {
@@ -38,16 +37,6 @@ export type ChildMessage = { type: 'ready'; url?: string } | { type: 'offline'; 
 
 const send = (message: ChildMessage) => sendToParent(message);
 const mib = (bytes: number) => bytes / 2 ** 20;
-
-/** Forgets the process's peak RSS so far (Linux ≥ 4.0: writing 5 to clear_refs resets VmHWM). */
-function resetPeak(): boolean {
-  try {
-    writeFileSync('/proc/self/clear_refs', '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function offline(request: OfflineRequest): Promise<OfflineReport> {
   const generator = createExtractiveGenerator();
