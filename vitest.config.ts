@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    setupFiles: ['test/support/conformance-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each file gets its own database cloned from a migrated template, so files run in parallel safely.

@@ -1,6 +1,8 @@
+import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { errorStatus, type ErrorCode } from '../core/errors.ts';
-import type { Route } from './http/route.ts';
+import { binaryBody, type Route } from './http/route.ts';
+import { fileRequestHeaders } from './http/sendFile.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -20,18 +22,32 @@ function parameters(schema: z.ZodType | undefined, location: 'path' | 'query') {
   }));
 }
 
-function errorsOf(route: Route): ErrorCode[] {
+/** Every error a route can answer, as [HTTP status, code]: its own, and those its access rules and inputs bring. */
+function errorsOf(route: Route): Array<[number, ErrorCode]> {
   const codes = new Set<ErrorCode>(route.errors ?? []);
-  if (route.auth !== 'public') ['UNAUTHORIZED', 'FORBIDDEN'].forEach((code) => codes.add(code as ErrorCode));
+  if (route.auth !== 'public') codes.add('UNAUTHORIZED');
+  if ((route.auth !== 'public' && route.apiAccess !== false) || route.admin || route.scope) codes.add('FORBIDDEN');
+  if (route.feature) codes.add('FEATURE_DISABLED');
   if (route.auth === 'key') codes.add('API_KEY_REQUIRED');
   if (route.rateLimited !== false) codes.add('RATE_LIMITED');
   if (route.params || route.query || route.body) codes.add('INVALID_INPUT');
-  return [...codes];
+  // Any request may meet a fault of ours, or a database that is down (even a key lookup needs it).
+  codes.add('INTERNAL_ERROR');
+  codes.add('SERVICE_UNAVAILABLE');
+  const errors = [...codes].map((code): [number, ErrorCode] => [errorStatus[code], code]);
+  // A body is read before it is parsed: too large, or not JSON (api/http/body.ts).
+  if (route.body) errors.push([413, 'INVALID_INPUT'], [415, 'INVALID_INPUT']);
+  return errors;
 }
 
+/** The error envelope, its code narrowed to those this status answers with. */
 const errorResponse = (codes: ErrorCode[]) => ({
-  description: `Error envelope; code is one of ${codes.join(', ')}`,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  description: `Error envelope; code is ${codes.join(' or ')}`,
+  content: {
+    'application/json': {
+      schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } }] },
+    },
+  },
 });
 
 /** 'search:caption_info' → 'SearchCaptionInfoEvent' */
@@ -68,13 +84,38 @@ function eventSchemas(routes: Route[]): Record<string, JsonSchema> {
   return schemas;
 }
 
-const successResponse = (route: Route) =>
-  route.events
-    ? { description: 'Server-Sent Events', content: { 'text/event-stream': { schema: { $ref: `#/components/schemas/${route.events.name}` } } } }
-    : {
-        description: 'Success',
-        content: { 'application/json': { schema: { type: 'object', required: ['data'], properties: { data: jsonSchema(route.response, 'output') } } } },
-      };
+const inEnvelope = (schema: z.ZodType) => ({ schema: { type: 'object', required: ['data'], properties: { data: jsonSchema(schema, 'output') } } });
+
+/** A body sent as it is: bytes have no schema (OpenAPI 3.1's way for binary content), text and JSON have theirs. */
+const rawBody = (schema: z.ZodType) => (schema === binaryBody ? {} : { schema: jsonSchema(schema, 'output') });
+
+/** The success answers of a route: `status` with its JSON envelope, raw media and events, then `alsoAnswers`. */
+function successResponses(route: Route): Record<string, unknown> {
+  const content = {
+    ...(route.response ? { 'application/json': inEnvelope(route.response) } : {}),
+    ...Object.fromEntries(Object.entries(route.media ?? {}).map(([type, schema]) => [type, rawBody(schema)])),
+    ...(route.events ? { 'text/event-stream': { schema: { $ref: `#/components/schemas/${route.events.name}` } } } : {}),
+  };
+  const status = route.status ?? 200;
+  const responses: Record<string, unknown> = { [status]: { description: STATUS_CODES[status], ...(Object.keys(content).length ? { content } : {}) } };
+  for (const [other, data] of Object.entries(route.alsoAnswers ?? {})) {
+    responses[other] = { description: STATUS_CODES[other], ...(data ? { content: { 'application/json': inEnvelope(data) } } : {}) };
+  }
+  return responses;
+}
+
+const headerParameters = Object.entries(fileRequestHeaders).map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
+
+/** What a file route (api/http/sendFile.ts) answers besides 200: one byte range, not modified, failed preconditions. */
+function fileResponses(route: Route): Record<string, unknown> {
+  const contentRange = (description: string) => ({ 'Content-Range': { description, schema: { type: 'string' } } });
+  return {
+    206: { description: 'Partial Content: one byte range', headers: contentRange('bytes a-b/size'), content: Object.fromEntries(Object.entries(route.media ?? {}).map(([type, schema]) => [type, rawBody(schema)])) },
+    304: { description: 'Not Modified: the client\'s copy is current (If-None-Match, If-Modified-Since)' },
+    412: { ...errorResponse(['INVALID_INPUT']), description: 'Precondition Failed (If-Match, If-Unmodified-Since); error envelope, code INVALID_INPUT' },
+    416: { ...errorResponse(['INVALID_INPUT']), description: 'Range Not Satisfiable; error envelope, code INVALID_INPUT', headers: contentRange('bytes */size') },
+  };
+}
 
 /** OpenAPI 3.1 from the very zod schemas the routes validate with. */
 export function buildOpenApi(routes: Route[], version: string) {
@@ -82,7 +123,7 @@ export function buildOpenApi(routes: Route[], version: string) {
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
     const byStatus = new Map<number, ErrorCode[]>();
-    for (const code of errorsOf(route)) byStatus.set(errorStatus[code], [...(byStatus.get(errorStatus[code]) ?? []), code]);
+    for (const [status, code] of errorsOf(route)) byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
     const security = route.auth === 'public' ? [] : [...(route.auth === 'optional' ? [{}] : []), { ApiKeyHeader: [] }, { BearerAuth: [] }];
     const notes = [
       route.description,
@@ -98,10 +139,11 @@ export function buildOpenApi(routes: Route[], version: string) {
         ...(notes.length ? { description: notes.join(' ') } : {}),
         tags: [route.tag],
         security,
-        parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
+        parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.servesFile ? headerParameters : [])],
         ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
         responses: {
-          [String(route.status ?? 200)]: successResponse(route),
+          ...successResponses(route),
+          ...(route.servesFile ? fileResponses(route) : {}),
           ...Object.fromEntries([...byStatus].map(([status, codes]) => [String(status), errorResponse(codes)])),
         },
       },
@@ -112,7 +154,9 @@ export function buildOpenApi(routes: Route[], version: string) {
     info: {
       title: 'Afterimage API',
       version,
-      description: 'Finds, keeps and searches the metadata of videos from YouTube channels, including deleted ones. Successes are {data: …}; failures are {error: {code, message}}.',
+      license: { name: 'MIT', identifier: 'MIT' },
+      description:
+        'Finds, keeps and searches the metadata of videos from YouTube channels, including deleted ones. Successes are {data: …} unless an operation declares another media type (files, event streams, this document); failures are {error: {code, message}} (components.schemas.Error), including those no operation can declare: an unknown path is 404 NOT_FOUND, a method a path does not have is 405 NOT_FOUND with an Allow header, malformed HTTP is 400 INVALID_INPUT, headers over the server\'s limit 431 and a request not received in time 408, both INVALID_INPUT with Connection: close.',
     },
     servers: [{ url: '/' }],
     components: {

@@ -6,6 +6,7 @@ import { AppError } from '../core/errors.ts';
 import { configuredSearchBackend } from '../core/fts/configured.ts';
 import { configuredStenogramStore } from '../core/stenograms/store.ts';
 import { checkAccess } from './http/access.ts';
+import { answerClientError } from './http/clientError.ts';
 import { authenticate } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
@@ -35,7 +36,7 @@ function dispatch(route: Route, deps: ApiDeps) {
 
 function dispatchUnguarded(route: Route, deps: ApiDeps) {
   return async (req: Request, res: ServerResponse) => {
-    const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth);
+    const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth, route.apiAccess !== false);
     if (caller.kind === 'key') (res as ServerResponse & { userId?: string }).userId = caller.userId;
     checkAccess(caller, route);
     if (route.rateLimited !== false) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'requestsPerMinute', res);
@@ -120,6 +121,7 @@ export async function startApi(deps: Omit<ApiInput, 'openStreams'>, port: number
   });
   const server = app.server as Server;
   server.keepAliveTimeout = 5_000;
+  server.on('clientError', answerClientError(deps.log));
   const address = server.address();
   return {
     server,

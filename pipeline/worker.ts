@@ -63,6 +63,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
       sql: db.sql,
       sources,
       log,
+      sourceWaitBudgetMs: config.SOURCE_WAIT_BUDGET_MS,
       subtitleSources: configuredSubtitleSources(config),
       summaryGenerator,
       stenogramGenerator,

@@ -12,7 +12,8 @@ service
   worker                the job worker only (run as many as the queue needs)
 
 operator (each takes --json for scripts)
-  import <dir>          load a yt-dlp archive directory (idempotent, with progress)
+  import <dir>          load a yt-dlp archive directory and its subtitle files (idempotent, with progress;
+                        exit 3 when some files were skipped, each listed with the reason)
   backfill <@handle|channel URL|UC…|video URL>...   crawl these channels now from every source, then check their videos
   refresh [--channel UC…]... [--video ID]... [--no-wait]   check video statuses now (default: every video due)
   reindex               rebuild the Typesense search index from every video, then switch searches to it

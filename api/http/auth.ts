@@ -44,11 +44,11 @@ const lastTouched = new Map<string, number>();
  * Who is calling. The key is looked up by its SHA-256 hash, so the time taken does not depend on how
  * much of a guessed key is right, and the stored hash is compared in constant time.
  */
-export async function authenticate(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth): Promise<Caller> {
-  if (auth !== 'public') return identify(deps, req, auth);
+export async function authenticate(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth, needsApiAccess = true): Promise<Caller> {
+  if (auth !== 'public') return identify(deps, req, auth, needsApiAccess);
   // Public routes count a valid key against its owner, but a stale or wrong key never blocks them
   // (a monitor with an old key still gets its health answer).
-  return identify(deps, req, auth).catch(async (error: unknown) => {
+  return identify(deps, req, auth, needsApiAccess).catch(async (error: unknown) => {
     if (!(error instanceof AppError)) throw error;
     return anonymousCaller(deps, req, await deps.tiers.get());
   });
@@ -59,7 +59,7 @@ function anonymousCaller(deps: AuthDeps, req: IncomingMessage, tiers: Map<string
   return { kind: 'anonymous', tier: tiers.get('anonymous')!, subject: anonymousSubject(address), address };
 }
 
-async function identify(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth): Promise<Caller> {
+async function identify(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth, needsApiAccess: boolean): Promise<Caller> {
   const key = extractApiKey(req);
   const tiers = await deps.tiers.get();
   if (key === undefined) {
@@ -72,7 +72,7 @@ async function identify(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth): 
   if (!owner || !sameHash(owner.keyHash, hash)) throw new AppError('UNAUTHORIZED', 'unknown API key');
   if (owner.revoked) throw new AppError('UNAUTHORIZED', 'this API key was revoked; use the key that replaced it or create a new one');
   const tier = tiers.get(owner.tier)!;
-  if (!owner.apiAccess) {
+  if (needsApiAccess && !owner.apiAccess) {
     throw new AppError('FORBIDDEN', `API access is not enabled for this account: the ${tier.displayName} tier has no API access (it needs Pro)`);
   }
   const now = Date.now();

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import type { ErrorCode } from '../../core/errors.ts';
@@ -57,17 +57,22 @@ const replyTag = Symbol('reply');
 export interface Reply<T> { [replyTag]: true; status?: number; headers?: Record<string, string>; data: T }
 export const reply = <T>(data: T, options: { status?: number; headers?: Record<string, string> } = {}): Reply<T> => ({ [replyTag]: true, ...options, data });
 export const isReply = (value: unknown): value is Reply<unknown> => typeof value === 'object' && value !== null && replyTag in value;
+/** The schema of a `media` body that is bytes (a zip, a video): documented with no schema, checked by its media type. */
+export const binaryBody = z.custom<Uint8Array>((value) => value instanceof Uint8Array);
 /** Returned by a handler that wrote the response itself (plain text, streams). */
 export const handled = Symbol('handled');
 
 type Schema = z.ZodType;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Answers = Record<number, Schema | null>;
+/** The replies `alsoAnswers` allows: each carries the data of one of its schemas. */
+type OtherReply<A extends Answers> = { [S in keyof A]: Reply<A[S] extends Schema ? z.output<A[S]> : undefined> }[keyof A];
 
 /**
  * One route: its contract (validated input, documented output) and its handler. The same schemas
  * validate requests and generate the OpenAPI document, so the two cannot drift apart.
  */
-export interface Route<P extends Schema | undefined = Schema | undefined, Q extends Schema | undefined = Schema | undefined, B extends Schema | undefined = Schema | undefined, R extends Schema = Schema> {
+export interface Route<P extends Schema | undefined = Schema | undefined, Q extends Schema | undefined = Schema | undefined, B extends Schema | undefined = Schema | undefined, R extends Schema = Schema, A extends Answers = Answers> {
   method: Method;
   path: string;
   summary: string;
@@ -78,19 +83,28 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
   scope?: ScopeLabel;
   admin?: boolean;
   feature?: FeatureName;
+  /** false: a valid key of a tier without API access is served too (it may read what its own tier allows). */
+  apiAccess?: false;
   /** Counted against the caller's requestsPerMinute (default true). */
   rateLimited?: boolean;
   params?: P;
   query?: Q;
   body?: B;
-  response: R;
-  /** The events of a text/event-stream response, documented instead of `response`. */
+  /** What a success carries in `{data}` (application/json); absent when the answer is only `media` or `events`. */
+  response?: R;
+  /** Success bodies sent as they are, not in `{data}`: per media type, the body's schema (`binaryBody` for bytes). */
+  media?: Record<string, z.ZodType>;
+  /** The events of a text/event-stream response. */
   events?: EventVocabulary;
   status?: number;
+  /** Success statuses besides `status`, sent with `reply(…, {status})`: per status, what `{data}` holds (null: no body, as 304). */
+  alsoAnswers?: A;
+  /** Answers with api/http/sendFile.ts: documents its request headers and its range and conditional answers (206, 304, 412, 416). */
+  servesFile?: true;
   errors?: ErrorCode[];
-  handler(ctx: RouteContext<Out<P>, Out<Q>, Out<B>>): Promise<z.output<R> | Reply<z.output<R>> | typeof handled>;
+  handler(ctx: RouteContext<Out<P>, Out<Q>, Out<B>>): Promise<z.output<R> | Reply<z.output<R>> | OtherReply<A> | typeof handled>;
 }
 
-export const defineRoute = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined, R extends Schema = Schema>(
-  route: Route<P, Q, B, R>,
+export const defineRoute = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined, R extends Schema = Schema, A extends Answers = Record<never, never>>(
+  route: Route<P, Q, B, R, A>,
 ) => route as unknown as Route;

@@ -18,8 +18,9 @@ export const featuresRoute = defineRoute({
   path: '/api/features',
   tag: 'System',
   summary: 'Feature flags, limits and current usage of the caller',
-  description: 'With a key: the key owner\'s tier and usage. Without a key: the anonymous tier, counted per client address.',
+  description: 'With a key: the key owner\'s tier and usage, whatever the tier (a key of a tier without API access may read this, and nothing else). Without a key: the anonymous tier, counted per client address.',
   auth: 'optional',
+  apiAccess: false,
   response: usageReportSchema,
   async handler({ caller, deps }) {
     return callerUsage(deps.sql, caller);

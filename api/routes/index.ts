@@ -9,7 +9,7 @@ import { subtitleRoutes } from './subtitles.ts';
 import { summaryRoutes } from './summaries.ts';
 import { summaryPageRoutes } from './summaryPages.ts';
 import { listTiersRoute, updateTierRoute } from './tiers.ts';
-import { statusHistoryRoute } from './videos.ts';
+import { statusHistoryRoute, videoFileRoute } from './videos.ts';
 
 /** Every route of the API, in the order they are matched. */
 export const allRoutes: Route[] = [
@@ -28,4 +28,5 @@ export const allRoutes: Route[] = [
   ...summaryPageRoutes,
   ...stenogramRoutes,
   statusHistoryRoute,
+  videoFileRoute,
 ];

@@ -16,7 +16,7 @@ export function openApiRoute(documented: () => Route[]): Route {
     summary: 'This OpenAPI 3.1 document (public, not wrapped in {data})',
     auth: 'public',
     rateLimited: false,
-    response: z.record(z.string(), z.unknown()),
+    media: { 'application/json': z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }) },
     async handler({ res, deps }) {
       document ??= JSON.stringify(buildOpenApi(documented(), deps.version));
       sendJson(res, 200, JSON.parse(document));

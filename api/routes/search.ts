@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { backgroundStatus } from '../../core/crawl/backgroundStatus.ts';
 import { findSession } from '../../core/crawl/findSession.ts';
-import { nextArchivePage } from '../../core/crawl/nextArchivePage.ts';
+import { continueSearch } from '../../core/crawl/continueSearch.ts';
 import { searchChannel } from '../../core/crawl/searchChannel.ts';
 import { snapshotPages } from '../../core/crawl/snapshotPages.ts';
-import { startSearch } from '../../core/crawl/startSearch.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import { crawlStream, hasEventsAfter, type Position } from '../../core/events/events.ts';
 import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
@@ -46,7 +45,7 @@ export const startSearchRoute = defineRoute({
   response: sessionResponse,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler({ body, caller, deps, res, log }) {
-    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log }, { query: body.query, userId: ownerId(caller) }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)));
+    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS }, { query: body.query, userId: ownerId(caller) }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)));
     return sessionReply(started, started.channelId);
   },
 });
@@ -64,13 +63,12 @@ export const streamSearchRoute = defineRoute({
   tag: 'Channel search',
   summary: 'Server-Sent Events of a search: what is stored at once, then what the crawl finds, then search:complete or search:error',
   description:
-    'Events: search:channel_resolved, search:channel_update, search:progress {stage, percent}, search:video, search:video_batch, search:caption_info, search:status_change, search:complete {totals}, search:error {code, message} (each described by components.schemas.SearchEvent). Reconnect with Last-Event-ID (or ?lastEventId=) to get exactly the events missed.',
+    'Events: search:channel_resolved, search:channel_update, search:progress {stage, percent, retry?}, search:video, search:video_batch, search:caption_info, search:status_change, search:complete {totals, failedSources, morePages}, search:error {code, message} (each described by components.schemas.SearchEvent). Comments (: keep-alive) every SSE_HEARTBEAT_SECONDS. Reconnect with Last-Event-ID (or ?lastEventId=) to get exactly the events missed.',
   auth: 'key',
   scope: 'L1',
   feature: 'channelSearch',
   params: sessionParams,
   query: z.strictObject({ lastEventId: z.string().max(64).optional() }),
-  response: z.string().describe('text/event-stream'),
   events: searchEventVocabulary,
   errors: ['NOT_FOUND'],
   async handler(ctx) {
@@ -117,7 +115,8 @@ export const continueSearchRoute = defineRoute({
   path: '/api/search/:sessionId/continue',
   tag: 'Channel search',
   summary: 'Load the next page of archive (Wayback Machine) results: answers a new search session and its stream URL',
-  description: 'Counts against channelSearchesPerHour. 400 INVALID_INPUT when the channel has no further archive page (or archive look-ups are not configured).',
+  description:
+    'Counts against channelSearchesPerHour. With no further archive page (or archive look-ups not configured) the answer is the same, uncharged, and the new stream ends with search:complete {morePages: false, reason}.',
   auth: 'key',
   scope: 'L1',
   feature: 'channelSearch',
@@ -127,18 +126,8 @@ export const continueSearchRoute = defineRoute({
   async handler(ctx) {
     const { deps, caller, res } = ctx;
     const session = await callersSession(ctx);
-    if (!deps.sources.some((source) => source.name === 'wayback')) {
-      throw new AppError('INVALID_INPUT', 'archive look-ups are not configured on this server (WAYBACK_ENABLED=false), so there is no next page');
-    }
-    const next = await nextArchivePage(deps.sql, session.channelId);
-    if (!next) throw new AppError('INVALID_INPUT', 'this channel has no further archive page (or the first pass has not reached the archives yet)');
-    await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
-    const started = await startSearch(deps.sql, {
-      userId: ownerId(caller),
-      channel: { channelId: session.channelId },
-      query: `continue ${session.id}`,
-      kind: 'archive_page',
-      archiveCursor: next.cursor,
+    const started = await continueSearch(deps, { sessionId: session.id, channelId: session.channelId, userId: ownerId(caller) }, async () => {
+      await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
     });
     return sessionReply(started, session.channelId);
   },

@@ -49,7 +49,6 @@ const generateRoute = defineRoute({
   ...access,
   params: videoParams,
   body: z.strictObject({ language: languageHint.optional() }),
-  response: z.string().describe('text/event-stream'),
   events: stenogramEventVocabulary,
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED', 'STENOGRAM_CONFLICT'],
   async handler({ params, body, caller, deps, res }) {
@@ -76,7 +75,6 @@ const streamRoute = defineRoute({
   ...access,
   params: ownerParams,
   query: z.strictObject({ lastEventId: z.string().max(64).optional() }),
-  response: z.string().describe('text/event-stream'),
   events: stenogramEventVocabulary,
   errors: ['NOT_FOUND'],
   async handler({ req, res, params, query, caller, deps }) {
@@ -109,7 +107,8 @@ const readRoute = defineRoute({
   summary: 'Your stenogram as raw Markdown (404 for anyone who is not its owner)',
   ...access,
   params: ownerParams,
-  response: z.string().describe('text/markdown'),
+  media: { 'text/markdown': z.string() },
+  alsoAnswers: { 304: null },
   errors: ['NOT_FOUND'],
   async handler({ req, res, params, caller, deps }) {
     const row = await ownStenogram(deps, caller, params.owner, params.videoId);

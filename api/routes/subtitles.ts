@@ -1,18 +1,21 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
+import { notFound } from '../../core/errors.ts';
 import { videoIdSchema, videoParams } from '../../core/schemas.ts';
 import { planBulkDownload } from '../../core/subtitles/bulk.ts';
 import { bulkJson } from '../../core/subtitles/bulkJson.ts';
 import { bulkZip } from '../../core/subtitles/bulkZip.ts';
 import type { OutputFormat } from '../../core/subtitles/cue.ts';
-import { enqueueSubtitleFetch } from '../../core/subtitles/enqueue.ts';
-import { findVideo, readSubtitles } from '../../core/subtitles/readSubtitles.ts';
+import { enqueueSubtitleFetch, enqueueVideoLookup } from '../../core/subtitles/enqueue.ts';
+import { readSubtitles } from '../../core/subtitles/readSubtitles.ts';
 import { render } from '../../core/subtitles/render.ts';
 import { readTranscript, transcriptStates, type TranscriptInfo } from '../../core/subtitles/transcript.ts';
 import { LANGUAGE, describeTrack, latestTracks, trackKinds, trackSources } from '../../core/subtitles/tracks.ts';
+import { readVideoLookup, type VideoLookup } from '../../core/subtitles/videoLookups.ts';
+import { findVideos } from '../../core/subtitles/videos.ts';
 import { chargeQuota } from '../http/quota.ts';
-import { defineRoute, handled, reply } from '../http/route.ts';
+import { binaryBody, defineRoute, handled, reply } from '../http/route.ts';
 
 /** At most this many video ids per bulk download. */
 const BULK_MAX_VIDEOS = 100;
@@ -80,7 +83,7 @@ const getSubtitlesRoute = defineRoute({
     kind: kind.optional(),
     version: z.coerce.number({ message: 'expected a version number' }).int({ message: 'expected a whole version number' }).min(1, { message: 'versions count from 1' }).optional(),
   }),
-  response: z.string().describe('the subtitle file: application/x-subrip, text/vtt or text/plain'),
+  media: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type.split(';')[0]!, z.string()])),
   errors: ['NOT_FOUND'],
   async handler({ params, query, caller, deps, res }) {
     const { video, track, cues } = await readSubtitles(deps.sql, params.videoId, query, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res)));
@@ -112,30 +115,36 @@ const fetchSubtitlesRoute = defineRoute({
   tag: 'Subtitles',
   summary: 'Fetch a video\'s subtitles: 200 with the tracks when stored, else 202 and one background job to poll',
   description:
-    'No body. 200 {status: "available", videoId, tracks, transcript} when tracks are stored; otherwise a fetch job is queued (the local archive, Wayback captures and the platform\'s caption tracks, as configured) and the answer is 202 {status: "pending", videoId, pollUrl}. Repeated calls join the same job. Counts no download.',
+    'No body. 200 {status: "available", videoId, tracks, transcript} when tracks are stored; otherwise a fetch job is queued (the local archive, Wayback captures and the platform\'s caption tracks, as configured) and the answer is 202 {status: "pending", videoId, pollUrl}. A video that is not stored is first looked up in the configured video sources (archive, Data API, Wayback) and stored with its channel when one knows it; such a lookup counts one subtitleDownloadsPerDay (429 when none is left), a call that joins a pending lookup counts nothing. Repeated calls join the same job. Counts no download otherwise.',
   auth: 'key',
   scope: 'L2',
   feature: 'subtitleDownload',
   params: videoParams,
-  response: z.object({
-    status: z.enum(['available', 'pending']),
-    videoId: z.string(),
-    tracks: z.array(trackSchema).optional(),
-    transcript: transcriptSchema.optional(),
-    pollUrl: z.string().optional().describe('GET it until status is no longer pending'),
-  }),
-  errors: ['NOT_FOUND'],
-  async handler({ params, deps }) {
-    const video = await findVideo(deps.sql, params.videoId);
+  response: z.object({ status: z.literal('available'), videoId: z.string(), tracks: z.array(trackSchema), transcript: transcriptSchema }),
+  alsoAnswers: { 202: z.object({ status: z.literal('pending'), videoId: z.string(), pollUrl: z.string().describe('GET it until status is no longer pending') }) },
+  errors: ['RATE_LIMITED'],
+  async handler({ params, caller, deps, res }) {
+    const video = (await findVideos(deps.sql, [params.videoId])).get(params.videoId);
+    if (!video) {
+      await deps.sql.begin(async (tx) => {
+        // Charged only for a lookup that starts, inside its transaction: a refusal queues nothing.
+        if (await enqueueVideoLookup(tx, params.videoId)) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res);
+      });
+      return pendingReply(params.videoId);
+    }
     const tracks = await latestTracks(deps.sql, [video.videoId]);
     if (tracks.length > 0) {
       return { status: 'available' as const, videoId: video.videoId, tracks: tracks.map(describeTrack), transcript: describeTranscript(await readTranscript(deps.sql, video.videoId)) };
     }
     await deps.sql.begin((tx) => enqueueSubtitleFetch(tx, [video.videoId]));
-    const pollUrl = statusUrl(video.videoId);
-    return reply({ status: 'pending' as const, videoId: video.videoId, pollUrl }, { status: 202, headers: { Location: pollUrl } });
+    return pendingReply(video.videoId);
   },
 });
+
+function pendingReply(videoId: string) {
+  const pollUrl = statusUrl(videoId);
+  return reply({ status: 'pending' as const, videoId, pollUrl }, { status: 202, headers: { Location: pollUrl } });
+}
 
 const subtitleStatusRoute = defineRoute({
   method: 'GET',
@@ -143,7 +152,7 @@ const subtitleStatusRoute = defineRoute({
   tag: 'Subtitles',
   summary: 'Whether a video\'s subtitles are available, being fetched, not found or failed; its tracks and transcript',
   description:
-    'status: available (tracks are stored), pending (a fetch is queued or running), failed (the last fetch failed and nothing is stored; transcript.error says why), none (nothing stored; transcript.checkedAt tells whether a fetch looked).',
+    'status: available (tracks are stored), pending (a fetch is queued or running), failed (the last fetch failed and nothing is stored; transcript.error says why), none (nothing stored; transcript.checkedAt tells whether a fetch looked). A video that is not stored but was asked for with POST …/fetch is pending while the sources are asked, then failed when none knew it (transcript.error names the sources asked); 404 when it was never asked for.',
   auth: 'key',
   scope: 'L1',
   feature: 'subtitleDownload',
@@ -156,30 +165,58 @@ const subtitleStatusRoute = defineRoute({
   }),
   errors: ['NOT_FOUND'],
   async handler({ params, deps }) {
-    const video = await findVideo(deps.sql, params.videoId);
+    const video = (await findVideos(deps.sql, [params.videoId])).get(params.videoId);
+    if (!video) return describeLookup(params.videoId, await readVideoLookup(deps.sql, params.videoId));
     const [tracks, transcript] = await Promise.all([latestTracks(deps.sql, [video.videoId]), readTranscript(deps.sql, video.videoId)]);
     const status: 'available' | 'pending' | 'failed' | 'none' = tracks.length > 0 ? 'available' : transcript.state === 'pending' ? 'pending' : transcript.state === 'failed' ? 'failed' : 'none';
     return { videoId: video.videoId, status, tracks: tracks.map(describeTrack), transcript: describeTranscript(transcript) };
   },
 });
 
+/** The status of a video that is not stored: its lookup's, told as a transcript that has no track (404 when never asked for). */
+function describeLookup(videoId: string, lookup: VideoLookup | undefined) {
+  if (!lookup) throw notFound(`no video ${videoId} is stored; POST /api/subtitles/${videoId}/fetch looks it up in the configured sources`);
+  const transcript: TranscriptInfo = {
+    state: lookup.state,
+    language: null,
+    kind: null,
+    version: null,
+    trackId: null,
+    error: lookup.error,
+    requestedAt: lookup.requestedAt,
+    checkedAt: lookup.checkedAt,
+    updatedAt: lookup.checkedAt ?? lookup.requestedAt,
+  };
+  return { videoId, status: lookup.state, tracks: [], transcript: describeTranscript(transcript) };
+}
+
 // ---------------------------------------------------------------------------------------------
 // POST /api/subtitles/bulk-download
 // ---------------------------------------------------------------------------------------------
 
-const bulkBody = z
-  .strictObject({
-    videoIds: z
-      .array(videoIdSchema)
-      .min(1, { message: 'give at least one video id' })
-      .max(BULK_MAX_VIDEOS, { message: `at most ${BULK_MAX_VIDEOS} video ids per request` }),
-    query: z.string().trim().min(1, { message: 'an empty query marks nothing; leave it out' }).max(200, { message: 'at most 200 characters' }).optional(),
-    format: z.enum(['json', 'srt', 'vtt', 'txt', 'zip'], { message: 'expected json, srt, vtt, txt or zip' }).default('json'),
-    fileFormat: z.enum(['srt', 'vtt', 'txt'], { message: 'expected srt, vtt or txt' }).optional().describe('the files of a zip (default srt)'),
-    lang: language.optional(),
-    kind: kind.optional(),
-  })
-  .refine((body) => body.fileFormat === undefined || body.format === 'zip', { message: 'only a zip has files: fileFormat goes with format "zip"', path: ['fileFormat'] });
+const bulkFields = {
+  videoIds: z
+    .array(videoIdSchema)
+    .min(1, { message: 'give at least one video id' })
+    .max(BULK_MAX_VIDEOS, { message: `at most ${BULK_MAX_VIDEOS} video ids per request` }),
+  query: z.string().trim().regex(/\S/, { message: 'an empty query marks nothing; leave it out' }).max(200, { message: 'at most 200 characters' }).optional(),
+  lang: language.optional(),
+  kind: kind.optional(),
+};
+
+// Two shapes told apart by format, so the OpenAPI document refuses fileFormat without zip as the server does.
+const bulkBody = z.discriminatedUnion(
+  'format',
+  [
+    z.strictObject({ ...bulkFields, format: z.literal('zip'), fileFormat: z.enum(['srt', 'vtt', 'txt'], { message: 'expected srt, vtt or txt' }).optional().describe('the files of the zip (default srt)') }),
+    z.strictObject({
+      ...bulkFields,
+      format: z.enum(['json', 'srt', 'vtt', 'txt']).default('json'),
+      fileFormat: z.never({ message: 'only a zip has files: fileFormat goes with format "zip"' }).optional(),
+    }),
+  ],
+  { error: 'expected json, srt, vtt, txt or zip' },
+);
 
 const bulkDownloadRoute = defineRoute({
   method: 'POST',
@@ -210,6 +247,7 @@ const bulkDownloadRoute = defineRoute({
     missing: z.array(z.object({ videoId: z.string(), reason: z.enum(['unknown_video', 'no_subtitles', 'no_matching_track']), message: z.string() })),
     totals: z.object({ requested: z.number().int(), returned: z.number().int(), missing: z.number().int(), cues: z.number().int(), matches: z.number().int(), textBytes: z.number().int() }),
   }),
+  media: { 'application/zip': binaryBody },
   errors: ['RATE_LIMITED'],
   async handler({ body, caller, deps, res }) {
     const plan = await planBulkDownload(deps.sql, body, deps.config.SUBTITLE_BULK_MAX_BYTES);

@@ -137,6 +137,7 @@ const generateRoute = defineRoute({
   feature: 'summaryGeneration',
   body: z.strictObject({ videoId: videoIdSchema, private: z.boolean({ message: 'expected true or false' }).default(false) }),
   response: summaryObject,
+  alsoAnswers: { 202: summaryObject },
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED'],
   async handler({ body, caller, deps, res }) {
     if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key');
@@ -208,7 +209,6 @@ const streamRoute = defineRoute({
   feature: 'summaries',
   params: videoParams,
   query: z.strictObject({ lastEventId: z.string().max(64).optional() }),
-  response: z.string().describe('text/event-stream'),
   events: summaryEventVocabulary,
   errors: ['NOT_FOUND'],
   async handler({ req, res, params, query, caller, deps }) {

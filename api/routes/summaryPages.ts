@@ -74,7 +74,7 @@ const summaryPageRoute = defineRoute({
   summary: 'A public summary as an HTML page (key points link to that moment of the video)',
   auth: 'public',
   params: videoParams,
-  response: z.string().describe('text/html'),
+  media: { 'text/html': z.string() },
   errors: ['NOT_FOUND'],
   async handler({ req, res, params, deps }) {
     const summary = await findSummary(deps.sql, params.videoId, { userId: null });
@@ -100,7 +100,7 @@ const sitemapRoute = defineRoute({
   tag: TAG,
   summary: `The sitemap of public summaries; past ${SITEMAP_URLS_PER_FILE.toLocaleString('en')} URLs, a sitemap index of /sitemaps/summaries/{n}`,
   auth: 'public',
-  response: z.string().describe('application/xml'),
+  media: { 'application/xml': z.string() },
   async handler({ req, res, deps }) {
     const total = await countPublicSummaries(deps.sql);
     if (total <= SITEMAP_URLS_PER_FILE) {
@@ -121,7 +121,7 @@ const sitemapFileRoute = defineRoute({
   summary: 'One file of the sitemap index (when there are more public summaries than one sitemap holds)',
   auth: 'public',
   params: z.strictObject({ file: wholeNumber('file', 1, 100_000) }),
-  response: z.string().describe('application/xml'),
+  media: { 'application/xml': z.string() },
   errors: ['NOT_FOUND'],
   async handler({ req, res, params, deps }) {
     const total = await countPublicSummaries(deps.sql);

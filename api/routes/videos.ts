@@ -1,6 +1,8 @@
 import { videoParams } from '../../core/schemas.ts';
 import { statusHistory, statusHistorySchema } from '../../core/status/statusHistory.ts';
-import { defineRoute } from '../http/route.ts';
+import { mediaTypes, openMediaFile } from '../../core/videos/mediaFile.ts';
+import { binaryBody, defineRoute, handled } from '../http/route.ts';
+import { sendFile } from '../http/sendFile.ts';
 
 export const statusHistoryRoute = defineRoute({
   method: 'GET',
@@ -17,5 +19,25 @@ export const statusHistoryRoute = defineRoute({
   errors: ['NOT_FOUND'],
   async handler({ params, deps }) {
     return statusHistory(deps.sql, params.videoId);
+  },
+});
+
+export const videoFileRoute = defineRoute({
+  method: 'GET',
+  path: '/api/videos/:videoId/file',
+  tag: 'Video files',
+  summary: "A video's archived media file, with byte ranges (HEAD too)",
+  description:
+    'The media file the local archive recorded for the video (the videoFileUrl of video objects), streamed with its media type by extension. One byte range per request (Range: bytes=a-b, bytes=a-, bytes=-n) answers 206 with Content-Range; several ranges, or a malformed Range, answer the whole file (200). A range outside the file is 416 with Content-Range: bytes */<size>. ETag and Last-Modified validate If-None-Match / If-Modified-Since (304), If-Range, If-Match / If-Unmodified-Since (412). 404 NOT_FOUND with details.reason unknown_video, no_archived_file or file_missing. Counts only as a request (requestsPerMinute), never as a subtitle download.',
+  auth: 'key',
+  scope: 'L1',
+  feature: 'subtitleDownload',
+  params: videoParams,
+  media: Object.fromEntries(mediaTypes.map((type) => [type, binaryBody])),
+  servesFile: true,
+  errors: ['NOT_FOUND'],
+  async handler({ params, deps, req, res }) {
+    await sendFile(req, res, await openMediaFile(deps.sql, params.videoId));
+    return handled;
   },
 });

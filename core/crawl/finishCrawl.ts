@@ -1,26 +1,33 @@
 import type { Queryable, Sql } from '../db/database.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
 import { searchEvents, type CrawlTotals } from '../events/searchEvents.ts';
+import { enqueue } from '../jobs/enqueue.ts';
 
 type Failure = { code: string; message: string };
 
 /**
- * Ends a crawl with search:complete and its totals, or with search:error when it failed or when
- * every source it asked failed (then nothing could be searched at all).
+ * Ends a crawl with search:complete, its totals, the sources that failed and whether "continue" has
+ * more to load (an archive cursor left), or with search:error when it failed or when every source
+ * it asked failed (then nothing could be searched at all).
  */
 export async function finishCrawl(tx: Queryable, crawl: { id: string; channelId: string }, failed?: Failure): Promise<void> {
-  const [current] = await tx<{ totals: CrawlTotals }[]>`select totals from crawls where id = ${crawl.id}`;
+  const [current] = await tx<{ totals: CrawlTotals; morePages: boolean }[]>`
+    select totals, next_archive_cursor is not null as "morePages" from crawls where id = ${crawl.id}`;
   const totals = current?.totals ?? {};
   const sources = Object.entries(totals.sources ?? {});
+  const failedSources = sources.flatMap(([source, counts]) => (counts.error ? [{ source, error: counts.error }] : [])).sort((a, b) => a.source.localeCompare(b.source));
   const error =
     failed ??
-    (sources.length > 0 && sources.every(([, counts]) => counts.error)
-      ? { code: 'SERVICE_UNAVAILABLE', message: `every source failed: ${sources.map(([name, counts]) => `${name}: ${counts.error}`).join('; ')}` }
+    (sources.length > 0 && failedSources.length === sources.length
+      ? { code: 'SERVICE_UNAVAILABLE', message: `every source failed: ${failedSources.map((failure) => `${failure.source}: ${failure.error}`).join('; ')}`, failedSources }
       : undefined);
   await tx`
     update crawls set status = ${error ? 'error' : 'complete'}, finished_at = now(), error = ${error ? JSON.stringify(error) : null}::text::jsonb
     where id = ${crawl.id}`;
-  await appendEvents(tx, crawlStream(crawl.id), [error ? searchEvents.error(error) : searchEvents.complete({ channelId: crawl.channelId, totals })]);
+  await appendEvents(tx, crawlStream(crawl.id), [error ? searchEvents.error(error) : searchEvents.complete({ channelId: crawl.channelId, totals, failedSources, morePages: current?.morePages ?? false })]);
+  // The words of what the crawl stored join the did-you-mean vocabulary now, not at the crontab's next
+  // run. One job key: crawls finishing together join the job still queued (a running one is not joined).
+  if (sources.some(([, counts]) => counts.changed > 0)) await enqueue(tx, 'refresh_search_words', {}, { jobKey: 'refresh_search_words' });
 }
 
 /** A step out of attempts: the crawl ends with search:error instead of staying "running" for ever. */

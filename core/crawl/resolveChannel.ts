@@ -4,6 +4,7 @@ import type { Logger } from '../log.ts';
 import { DefiniteError } from '../sources/http.ts';
 import type { ChannelRecord, VideoSource } from '../sources/types.ts';
 import type { ChannelQuery } from '../youtube/channelQuery.ts';
+import { DEFAULT_SOURCE_WAIT_BUDGET_MS, watchSource } from './watchSource.ts';
 
 async function fromDatabase(sql: Sql, query: ChannelQuery): Promise<ChannelRecord | undefined> {
   const rows = await (query.kind === 'channelId'
@@ -23,14 +24,23 @@ async function fromDatabase(sql: Sql, query: ChannelQuery): Promise<ChannelRecor
  * (each one failed) and at least one failure was transient, asking again later may work: that is a
  * 503, not a 404. Sources that all failed definitely (or answered "unknown") make it a 404.
  */
-export async function resolveChannel(sql: Sql, sources: VideoSource[], query: ChannelQuery, log: Logger): Promise<ChannelRecord | undefined> {
+export async function resolveChannel(
+  sql: Sql,
+  sources: VideoSource[],
+  query: ChannelQuery,
+  log: Logger,
+  waitBudgetMs = DEFAULT_SOURCE_WAIT_BUDGET_MS,
+): Promise<ChannelRecord | undefined> {
   const known = await fromDatabase(sql, query);
   if (known) return known;
   const failures: Array<{ source: string; message: string; transient: boolean }> = [];
   for (const source of sources) {
     try {
-      const channel = await source.resolveChannel(query);
+      // A source that answers nothing holds the caller's request for the wait budget at most.
+      const { result: channel, gaveUp } = await watchSource(source.name, waitBudgetMs, () => {}, (signal) => source.resolveChannel(query, signal));
       if (channel) return channel;
+      // Stopped before it could tell: not an "unknown channel".
+      if (gaveUp) throw gaveUp;
     } catch (error) {
       log.warn('source could not resolve channel', { source: source.name, err: error });
       failures.push({ source: source.name, message: (error as Error).message, transient: !(error instanceof DefiniteError) });

@@ -11,14 +11,14 @@ import { startSearch, type StartedSearch } from './startSearch.ts';
  * (`charge` throws when the quota is used up), resolves the channel and starts or joins its crawl.
  */
 export async function searchChannel(
-  deps: { sql: Sql; sources: VideoSource[]; log: Logger },
+  deps: { sql: Sql; sources: VideoSource[]; log: Logger; sourceWaitBudgetMs?: number },
   input: { query: string; userId: string | null },
   charge: () => Promise<void>,
 ): Promise<StartedSearch & { channelId: string }> {
   const parsed = parseChannelQuery(input.query);
   if (!parsed) throw new AppError('INVALID_INPUT', `query: not a channel or video reference; accepted forms: ${ACCEPTED_FORMS.join('; ')}`);
   await charge();
-  const channel = await resolveChannel(deps.sql, deps.sources, parsed, deps.log);
+  const channel = await resolveChannel(deps.sql, deps.sources, parsed, deps.log, deps.sourceWaitBudgetMs);
   if (!channel) throw notFound(`no source knows the channel of "${input.query}"`);
   const started = await startSearch(deps.sql, { userId: input.userId, channel, query: input.query, kind: 'full' });
   return { ...started, channelId: channel.channelId };

@@ -1,4 +1,4 @@
-import type { Sql } from '../db/database.ts';
+import type { Queryable, Sql } from '../db/database.ts';
 import type { ChannelRecord } from '../sources/types.ts';
 import { upsertChannel } from '../videos/upsertChannel.ts';
 import { queueCrawlStep } from './queueStep.ts';
@@ -27,10 +27,15 @@ export async function startSearch(
       crawlId = crawl!.id;
       await queueCrawlStep(tx, crawlId, 0);
     }
-    const [session] = await tx<{ id: string; channelTitle: string }[]>`
-      insert into search_sessions (user_id, channel_id, crawl_id, join_xid, query)
-      values (${input.userId}, ${channelId}, ${crawlId}, pg_snapshot_xmin(pg_current_snapshot()), ${input.query})
-      returning id, (select title from channels where channel_id = ${channelId}) as "channelTitle"`;
-    return { sessionId: session!.id, crawlId, joined: Boolean(running), channelTitle: session!.channelTitle };
+    return { ...(await openSession(tx, { userId: input.userId, channelId, query: input.query }, crawlId)), joined: Boolean(running) };
   });
+}
+
+/** A search session following crawl `crawlId`, in the caller's transaction: its live part starts at the oldest transaction still open. */
+export async function openSession(tx: Queryable, input: { userId: string | null; channelId: string; query: string }, crawlId: string) {
+  const [session] = await tx<{ id: string; channelTitle: string }[]>`
+    insert into search_sessions (user_id, channel_id, crawl_id, join_xid, query)
+    values (${input.userId}, ${input.channelId}, ${crawlId}, pg_snapshot_xmin(pg_current_snapshot()), ${input.query})
+    returning id, (select title from channels where channel_id = ${input.channelId}) as "channelTitle"`;
+  return { sessionId: session!.id, crawlId, channelTitle: session!.channelTitle };
 }

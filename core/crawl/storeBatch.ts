@@ -17,6 +17,21 @@ import { addBatch } from './totals.ts';
  * events (channel_update, progress, video, caption_info), subtitle fetches for captions announced
  * but not stored yet, the crawl's totals, then the next step's job or the crawl's end.
  */
+/**
+ * Unchanged videos of the batch that announce captions no fetch was ever asked for (stored before
+ * their captions could be fetched: an older import, a source that was not configured). A fetch
+ * that failed or found nothing is not asked again on every crawl.
+ */
+async function neverFetched(tx: Queryable, batch: Batch, changed: readonly { videoId: string }[]): Promise<string[]> {
+  const changedIds = new Set(changed.map((video) => video.videoId));
+  const announcing = batch.videos.filter((record) => record.captions?.length && !changedIds.has(record.videoId)).map((record) => record.videoId);
+  if (announcing.length === 0) return [];
+  const rows = await tx<{ videoId: string }[]>`
+    select v.video_id as "videoId" from videos v left join transcripts t on t.video_id = v.video_id
+    where v.video_id = any(${announcing}) and not v.has_subtitles and coalesce(t.requested_at, t.checked_at) is null`;
+  return rows.map((row) => row.videoId);
+}
+
 export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: VideoSource[]; index: number }, batch: Batch): Promise<void> {
   const source = step.plan[step.index]!;
   const events: SearchEvent[] = [];
@@ -26,13 +41,14 @@ export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: Vide
     events.push(searchEvents.channelUpdate(updated!.channel));
   }
   const { changed, inserted } = await upsertVideos(tx, source.name, batch.videos);
-  const sourceDone = !batch.next || readsOnePage(source);
+  // A failed source is done for this crawl: its `next` only says where a later continue may ask again.
+  const sourceDone = batch.next === undefined || readsOnePage(source) || batch.failure !== undefined;
   const percent = Math.round(((step.index + (sourceDone ? 1 : (batch.progress ?? 0))) / step.plan.length) * 100);
   events.push(searchEvents.progress({ stage: source.name, percent, videosInBatch: batch.videos.length, ...(batch.failure ? { warning: batch.failure } : {}) }));
   for (const video of changed) events.push(searchEvents.video(video));
   const withCaptions = changed.filter(announcesCaptions);
   // Captions announced but none stored yet: fetched in the background, after crawl steps and what callers asked for.
-  const toFetch = withCaptions.filter((video) => !video.hasSubtitles).map((video) => video.videoId);
+  const toFetch = [...withCaptions.filter((video) => !video.hasSubtitles).map((video) => video.videoId), ...(await neverFetched(tx, batch, changed))];
   if (toFetch.length) await enqueueSubtitleFetch(tx, toFetch, { priority: CRAWL_SUBTITLES_PRIORITY });
   if (withCaptions.length) events.push(captionInfoOf(withCaptions));
   await appendEvents(tx, crawlStream(crawl.id), events);

@@ -21,6 +21,10 @@ export type CrawlTotals = z.infer<typeof crawlTotals>;
 
 const captionInfo = videoObject.pick({ videoId: true, hasSubtitles: true, captions: true });
 
+const failedSources = z
+  .array(z.object({ source: z.string(), error: z.string().describe('why it failed, or that it gave no answer for SOURCE_WAIT_BUDGET_MS') }))
+  .describe('the sources that failed during this crawl; what they would have found is missing (a later continue or recrawl asks them again)');
+
 export const searchEvents = {
   channelResolved: defineEvent('search:channel_resolved', channelObject.describe('the channel as stored when the stream opens (first event)'), { parse: false }),
   channelUpdate: defineEvent('search:channel_update', channelObject.describe('the channel after a source refreshed it'), { parse: false }),
@@ -32,6 +36,15 @@ export const searchEvents = {
       videosInBatch: count.optional().describe('videos the step read'),
       videos: count.optional().describe('stored videos sent (database stage)'),
       warning: z.string().optional().describe('the source failed; the crawl goes on with the next one'),
+      retry: z
+        .object({
+          attempt: z.number().int().min(1).describe("the request's failed attempts so far"),
+          error: z.string(),
+          nextTryAt: z.iso.datetime().describe('when the request is tried again'),
+          giveUpAt: z.iso.datetime().describe('when the crawl goes on without the source if it answers nothing before'),
+        })
+        .optional()
+        .describe('a request to the source failed and is tried again (the step waits for it)'),
     }),
   ),
   video: defineEvent('search:video', videoObject.describe('a video stored or changed'), { parse: false }),
@@ -47,10 +60,27 @@ export const searchEvents = {
       since: z.iso.datetime(),
     }),
   ),
-  complete: defineEvent('search:complete', z.object({ channelId: z.string(), totals: crawlTotals }).describe('the crawl ended (last event)')),
+  complete: defineEvent(
+    'search:complete',
+    z
+      .object({
+        channelId: z.string(),
+        totals: crawlTotals,
+        failedSources,
+        morePages: z.boolean().describe('POST /api/search/:sessionId/continue has a further archive page to load (or an archive look-up to try again)'),
+        reason: z.string().optional().describe('why a continue found nothing to load'),
+      })
+      .describe('the crawl ended (last event)'),
+  ),
   error: defineEvent(
     'search:error',
-    z.object({ code: z.string().describe('SERVICE_UNAVAILABLE: every source failed; INTERNAL_ERROR: the crawl failed'), message: z.string() }).describe('the crawl failed (last event)'),
+    z
+      .object({
+        code: z.string().describe('SERVICE_UNAVAILABLE: every source failed; INTERNAL_ERROR: the crawl failed'),
+        message: z.string(),
+        failedSources: failedSources.optional().describe('SERVICE_UNAVAILABLE: each source and why it failed'),
+      })
+      .describe('the crawl failed (last event)'),
   ),
 };
 

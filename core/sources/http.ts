@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry, { AbortError } from 'p-retry';
 
 /** A failure worth retrying later: rate limits, server errors, timeouts, network faults, bot checks. */
@@ -34,12 +36,35 @@ export interface FetchOptions {
 const BOT_CHECK = /Sign in to confirm you(?:'|’|&#39;)re not a bot|unusual traffic from your computer|Our systems have detected unusual traffic/i;
 export const looksLikeBotCheck = (body: string) => BOT_CHECK.test(body);
 
+/** One attempt of a request as fetchText reports it to an observer (see observeAttempts). */
+export type AttemptOutcome =
+  /** A success or a definite answer: the server is there. */
+  | { answered: true }
+  /** A transient failure: `attempt` failed attempts of this request so far; `nextTryAt` unless it has no tries left. */
+  | { answered: false; error: Error; attempt: number; nextTryAt?: Date };
+
+const attemptObserver = new AsyncLocalStorage<(outcome: AttemptOutcome) => void>();
+
+/**
+ * Runs `work` with `observe` told of every attempt of every request made inside it, however deep in
+ * a source: how a crawl step hears that a source is retrying (or answering again) without every
+ * source passing a callback down through each of its calls.
+ */
+export function observeAttempts<T>(observe: (outcome: AttemptOutcome) => void, work: () => Promise<T>): Promise<T> {
+  return attemptObserver.run(observe, work);
+}
+
+/** p-retry's randomised exponential backoff (factor 2), computed here so the next try's time can be told before waiting for it. */
+const backoffDelay = (attempt: number, minDelayMs: number, maxDelayMs: number) =>
+  Math.min(maxDelayMs, Math.round((Math.random() + 1) * minDelayMs * 2 ** (attempt - 1)));
+
 /**
  * GET with a timeout per attempt and exponential backoff between attempts (p-retry). Transient
  * failures are retried; definite ones are thrown at once. Returns the response body as text.
  */
 export async function fetchText(url: string, options: FetchOptions = {}): Promise<{ status: number; body: string; headers: Headers }> {
   const { timeoutMs = 15_000, retries = 3, minDelayMs = 500, maxDelayMs = 8_000 } = options;
+  const observe = attemptObserver.getStore();
   return pRetry(
     async () => {
       const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
@@ -60,10 +85,25 @@ export async function fetchText(url: string, options: FetchOptions = {}): Promis
       if (options.isTransient ? options.isTransient(response.status, body) : looksLikeBotCheck(body)) {
         throw new TransientError(`${new URL(url).host} answered ${response.status} with a transient refusal (bot check, quota or "try again later")`, response.status);
       }
+      observe?.({ answered: true });
       if (response.status >= 400) throw new AbortError(new DefiniteError(`${new URL(url).host} answered ${response.status}`, response.status, body.slice(0, 4096)));
       return { status: response.status, body, headers: response.headers };
     },
-    { retries, minTimeout: minDelayMs, maxTimeout: maxDelayMs, factor: 2, randomize: true, signal: options.signal },
+    {
+      retries,
+      // The backoff is waited for in onFailedAttempt, where the next try's time is known.
+      minTimeout: 0,
+      signal: options.signal,
+      async onFailedAttempt({ error, attemptNumber, retriesLeft }) {
+        if (retriesLeft === 0) return observe?.({ answered: false, error, attempt: attemptNumber });
+        const delayMs = backoffDelay(attemptNumber, minDelayMs, maxDelayMs);
+        observe?.({ answered: false, error, attempt: attemptNumber, nextTryAt: new Date(Date.now() + delayMs) });
+        // Aborted while waiting: p-retry rejects with what this throws, the signal's reason as before.
+        await sleep(delayMs, undefined, options.signal ? { signal: options.signal } : {}).catch(() => {
+          throw options.signal?.reason ?? new Error('aborted');
+        });
+      },
+    },
   );
 }
 

@@ -36,10 +36,18 @@ export interface VideoRecord {
   language?: string;
   /** What the source says of availability; archives-only videos are 'deleted'. */
   availability?: 'live' | 'deleted' | 'unknown';
+  /** When the source saw that availability (ISO 8601): an archive's download time; absent, when it was read (now). */
+  observedAt?: string;
   /** Caption languages the source knows of. */
   captions?: Array<{ language: string; kind: 'manual' | 'auto' }>;
   /** The capture or file this record was read from, kept as provenance. */
   evidenceUrl?: string;
+}
+
+/** One video a source found by its id, with the channel it belongs to. */
+export interface VideoSighting {
+  video: VideoRecord;
+  channel: ChannelRecord;
 }
 
 export interface VideoPage {
@@ -60,6 +68,11 @@ export interface VideoSource {
   resolveChannel(query: ChannelQuery, signal?: AbortSignal): Promise<ChannelRecord | undefined>;
   /** One page of the channel's videos; pass the previous page's `next` to continue. */
   listVideos(channel: ChannelRecord, cursor: string | undefined, signal?: AbortSignal): Promise<VideoPage>;
+  /**
+   * One video by its id, with its channel; undefined when unknown here. Without it a lookup reads
+   * the pages of the channel resolveChannel names for the video (core/subtitles/lookUpVideo.ts).
+   */
+  lookupVideo?(videoId: string, signal?: AbortSignal): Promise<VideoSighting | undefined>;
   /** Prepares what the first request would otherwise wait for (the archive's index); facts for the log. */
   warmUp?(): Promise<Record<string, unknown>>;
 }

@@ -4,7 +4,8 @@
  * 50 at a time, completed by videos.list (./youtubeApi/uploads.ts).
  *
  * Quota (units per call): channels.list 1, playlistItems.list 1, videos.list 1, search.list 100; only
- * a custom URL (youtube.com/c/name) needs a search. A page of 50 videos costs 2 units.
+ * a custom URL (youtube.com/c/name) needs a search. A page of 50 videos costs 2 units, one video
+ * looked up by its id (./youtubeApi/video.ts) 2 units.
  *
  * The key travels in the `key` query parameter and never appears in an error message.
  */
@@ -13,6 +14,7 @@ import type { VideoSource } from './types.ts';
 import { resolveApiChannel } from './youtubeApi/channels.ts';
 import { createApiClient, PAGE_SIZE } from './youtubeApi/client.ts';
 import { listUploads } from './youtubeApi/uploads.ts';
+import { lookupApiVideo } from './youtubeApi/video.ts';
 import { listItems } from './youtubeApiParse.ts';
 
 export interface YoutubeApiSourceOptions {
@@ -49,6 +51,7 @@ export function createYoutubeApiSource(options: YoutubeApiSourceOptions): Youtub
     },
     resolveChannel: (query, signal) => resolveApiChannel(api, query, signal),
     listVideos: (channel, cursor, signal) => listUploads(api, channel, cursor, signal),
+    lookupVideo: (videoId, signal) => lookupApiVideo(api, videoId, signal),
     publicVideoIds,
   };
 }

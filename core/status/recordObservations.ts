@@ -5,6 +5,7 @@
  *   least STATUS_CONFIRM_MINUTES after the first, agrees (the reason is the more specific of the two);
  * - gone, for a gone video: a more specific reason replaces "unknown"; rechecks come further apart;
  * - transient: nothing changes but the time of the next look.
+ * A definite answer agreeing with the status it leaves is the status's confirmation (confirmed_at/by).
  * The history rows are written by the videos_status_history trigger; running crawls of the
  * videos' channels get search:status_change and the updated search:video; confirmed deletions and
  * rechecked gone videos queue a re-upload search.
@@ -78,6 +79,9 @@ export async function recordObservations(tx: Queryable, observations: Observatio
           when s.outcome = 'transient' then s.suspected_at end,
         checks_while_gone = case when s.still_gone then s.checks_while_gone + 1 when s.outcome = 'transient' then s.checks_while_gone else 0 end,
         checked_at = case when s.outcome = 'transient' then k.checked_at else now() end,
+        -- A definite answer that agrees with the status it leaves confirms it; a mere suspicion confirms nothing.
+        confirmed_at = case when s.outcome = 'available' or s.confirmed or s.still_gone then now() else k.confirmed_at end,
+        confirmed_by = case when s.outcome = 'available' or s.confirmed or s.still_gone then s.source else k.confirmed_by end,
         next_check_at = case
           when s.outcome = 'transient' then now() + interval '1 hour'
           when s.gone_from_live and not s.confirmed then coalesce(s.suspected_at, now()) + make_interval(mins => ${schedule.confirmMinutes})

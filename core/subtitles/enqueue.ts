@@ -7,6 +7,7 @@
 import type { Queryable } from '../db/database.ts';
 import { enqueueMany } from '../jobs/enqueue.ts';
 import { markTranscriptsPending } from './transcript.ts';
+import { requestVideoLookup } from './videoLookups.ts';
 
 const FETCH_SUBTITLES_ATTEMPTS = 3;
 /**
@@ -32,13 +33,28 @@ export interface EnqueueOptions {
 export async function enqueueSubtitleFetch(tx: Queryable, videoIds: readonly string[], options: EnqueueOptions = {}): Promise<string[]> {
   const ids = [...new Set(videoIds)];
   if (ids.length === 0) return [];
-  const jobIds = await enqueueMany(tx, 'fetch_subtitles', ids.map((videoId) => ({ videoId })), {
+  const jobIds = await queueFetchJobs(tx, ids, options);
+  await markTranscriptsPending(tx, ids);
+  return jobIds;
+}
+
+/**
+ * Queues the fetch of a video that is not stored: its job looks the video up first (see
+ * lookUpPendingVideo). Answers whether a new lookup started; false when the caller joins one that
+ * is pending (the job is queued again all the same: it joins the one there is).
+ */
+export async function enqueueVideoLookup(tx: Queryable, videoId: string): Promise<boolean> {
+  const started = await requestVideoLookup(tx, videoId);
+  await queueFetchJobs(tx, [videoId], {});
+  return started;
+}
+
+function queueFetchJobs(tx: Queryable, videoIds: string[], options: EnqueueOptions): Promise<string[]> {
+  return enqueueMany(tx, 'fetch_subtitles', videoIds.map((videoId) => ({ videoId })), {
     queueName: options.queueName,
     maxAttempts: FETCH_SUBTITLES_ATTEMPTS,
     jobKey: (payload) => subtitlesJobKey(payload.videoId),
     priority: options.priority ?? 0,
     jobKeyMode: 'unsafe_dedupe',
   });
-  await markTranscriptsPending(tx, ids);
-  return jobIds;
 }

@@ -15,7 +15,7 @@ import { insertTrack, prepareTrack, type PreparedTrack } from './store.ts';
 import { refreshTranscript, type TranscriptInfo } from './transcript.ts';
 import { latestTracks, type TrackInfo } from './tracks.ts';
 
-interface SourceProblem {
+export interface SourceProblem {
   source: string;
   message: string;
   /** Worth trying again later (network, rate limit, bot check); otherwise a definite answer or unreadable content. */

@@ -44,6 +44,8 @@ function isEcho(previous: Cue, cue: Cue, scrollsOff: boolean): boolean {
  *   10 ms transition cues between) keep only the lines not already on screen, so every word comes
  *   once, in order;
  * - whitespace is collapsed and empty cues are dropped;
+ * - a cue that says what the cue before it says, starting before that one ends (no pause between),
+ *   merges into it: the first start, the last end;
  * - a line starting with ">>" is a new speaker: the marker goes, speakerChange is set and a
  *   "NAME:" label after it stays; such a line inside a cue starts a cue of its own (same times);
  * - cues are ordered by start time (stably); sound descriptions like [APPLAUSE] stay text.
@@ -65,7 +67,16 @@ export function normaliseCues(input: readonly Cue[]): Cue[] {
     const cue: Cue = speaker || pendingSpeaker ? { startMs, endMs, text, speakerChange: true } : { startMs, endMs, text };
     // Checked on what comes out too, so that normalising normalised cues finds nothing to drop.
     const last = out.at(-1);
-    if (last && line(last) === line(cue) && isEcho(last, cue, false)) return;
+    if (last && line(last) === line(cue)) {
+      if (isEcho(last, cue, false)) return;
+      // The same words again with no pause between (older auto captions hold a line in a second cue
+      // of its own): one cue from the first start to the last end. After a pause it is said again.
+      if (cue.startMs <= last.endMs) {
+        out[out.length - 1] = { ...last, endMs: Math.max(last.endMs, cue.endMs) };
+        pendingSpeaker = false;
+        return;
+      }
+    }
     pendingSpeaker = false;
     out.push(cue);
   };

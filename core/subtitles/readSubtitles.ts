@@ -8,7 +8,7 @@ import { findVideos, type SubtitleVideo } from './videos.ts';
 export interface SubtitleChoice { lang?: string | undefined; kind?: TrackKind | undefined; version?: number | undefined }
 
 /** A stored video (404 when it is not). */
-export async function findVideo(sql: Queryable, id: string): Promise<SubtitleVideo> {
+async function findVideo(sql: Queryable, id: string): Promise<SubtitleVideo> {
   const video = (await findVideos(sql, [id])).get(id);
   if (!video) throw notFound(`no video ${id} is stored; a channel search finds a channel's videos`);
   return video;

@@ -3,8 +3,9 @@
  * the Wayback Machine's timedtext captures (WAYBACK_ENABLED) and the platform's caption tracks
  * (YOUTUBE_CAPTIONS). Each answers the tracks it has for one video, as fetched (not yet parsed).
  */
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import type { Config } from '../config.ts';
+import { localPath } from '../videos/localPath.ts';
 import { findArchiveSubtitleFiles, readArchiveSubtitleFile } from './archiveFiles.ts';
 import type { TrackKind, TrackSource } from './tracks.ts';
 import { createWaybackCaptionsSource, type WaybackCaptionsOptions } from './waybackCaptions.ts';
@@ -37,15 +38,6 @@ export interface SubtitleSource {
   /** The tracks this source has for the video; throws TransientError when it could not tell now. */
   fetchTracks(video: SubtitleVideo, signal?: AbortSignal): Promise<FetchedTrack[]>;
 }
-
-const localPath = (url: string): string | undefined => {
-  if (!url.startsWith('file:')) return undefined;
-  try {
-    return fileURLToPath(url);
-  } catch {
-    return undefined;
-  }
-};
 
 /** Subtitle files beside the info.json the archive read the video from, else beside its media file. */
 export function archiveSubtitleSource(): SubtitleSource {

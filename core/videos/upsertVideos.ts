@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.ts';
 import type { SourceName, VideoRecord } from '../sources/types.ts';
+import { recordSightings } from './recordSightings.ts';
 import { VIDEO_JSON, type VideoObject } from './videoObject.ts';
 
 /** How much a source's metadata is trusted: the platform's own API over a local archive over old captures. */
@@ -15,7 +16,8 @@ const MERGE = [
 
 /**
  * Stores a batch of one source's videos in one round of statements (call inside a transaction),
- * records the source's sighting of each, and returns the videos that are new or changed, as
+ * records the source's sighting of each (video_sources, and what it saw of availability, at the
+ * time it saw it: recordSightings), and returns the videos that are new or changed, as
  * VideoObjects, in the batch's order. Unchanged rows produce nothing (see skip_unchanged_update).
  */
 export async function upsertVideos(sql: Queryable, source: SourceName, records: VideoRecord[]): Promise<{ changed: VideoObject[]; inserted: number }> {
@@ -38,6 +40,7 @@ export async function upsertVideos(sql: Queryable, source: SourceName, records: 
     status: record.availability === 'live' ? 'live' : record.availability === 'deleted' ? 'deleted' : 'checking',
     // Sources say a video is gone, never why: the status probes find the reason.
     status_reason: record.availability === 'deleted' ? 'unknown' : null,
+    observed_at: record.observedAt ?? null,
     caption_languages: record.captions ?? [],
     evidence_url: record.evidenceUrl ?? record.archiveUrl ?? null,
   }));
@@ -47,12 +50,14 @@ export async function upsertVideos(sql: Queryable, source: SourceName, records: 
     on conflict (channel_id) do nothing`;
   const touched = await sql<{ videoId: string; inserted: boolean }[]>`
     insert into videos as v (video_id, channel_id, title, description, duration_seconds, view_count, upload_date, thumbnail_url,
-      archive_url, video_file_url, tags, language, status, status_reason, status_source, status_evidence, caption_languages, metadata_rank)
+      archive_url, video_file_url, tags, language, status, status_reason, status_source, status_evidence, status_since, caption_languages, metadata_rank)
     select video_id, channel_id, title, description, duration_seconds, view_count, upload_date, thumbnail_url,
-      archive_url, video_file_url, coalesce(tags, '{}'), language, status, status_reason, ${source}, evidence_url, caption_languages, ${sourceRank[source]}
+      archive_url, video_file_url, coalesce(tags, '{}'), language, status, status_reason, ${source}, evidence_url,
+      -- A new video's first status holds since the source saw it (the history's first row says when).
+      case when status = 'checking' then now() else least(coalesce(observed_at, now()), now()) end, caption_languages, ${sourceRank[source]}
     from jsonb_to_recordset(${json}::text::jsonb) as x(video_id text, channel_id text, title text, description text, duration_seconds integer,
       view_count bigint, upload_date date, thumbnail_url text, archive_url text, video_file_url text, tags text[], language text,
-      status text, status_reason text, evidence_url text, caption_languages jsonb)
+      status text, status_reason text, evidence_url text, observed_at timestamptz, caption_languages jsonb)
     on conflict (video_id) do update set
       ${sql.unsafe(MERGE)},
       tags = case when excluded.metadata_rank >= v.metadata_rank and cardinality(excluded.tags) > 0 then excluded.tags else v.tags end,
@@ -61,22 +66,23 @@ export async function upsertVideos(sql: Queryable, source: SourceName, records: 
       caption_languages = (
         select coalesce(jsonb_agg(distinct entry), '[]') from jsonb_array_elements(v.caption_languages || excluded.caption_languages) as entry
       ),
-      -- A source settles only an unverified status; after that only the status probes change it.
-      status = case when v.status = 'checking' and excluded.status <> 'checking' then excluded.status else v.status end,
-      status_reason = case when v.status = 'checking' and excluded.status <> 'checking' then excluded.status_reason else v.status_reason end,
-      status_source = case when v.status = 'checking' and excluded.status <> 'checking' then excluded.status_source else v.status_source end,
-      status_evidence = case when v.status = 'checking' and excluded.status <> 'checking' then excluded.status_evidence else v.status_evidence end,
+      -- A stored video's status changes by what recordSightings makes of the source's sighting, below.
       metadata_rank = greatest(v.metadata_rank, excluded.metadata_rank)
     returning v.video_id as "videoId", (xmax = 0) as inserted`;
   await sql`
     insert into video_sources as s (video_id, source, evidence_url)
     select video_id, ${source}, evidence_url from jsonb_to_recordset(${json}::text::jsonb) as x(video_id text, evidence_url text)
     on conflict (video_id, source) do update set last_seen_at = now(), evidence_url = coalesce(excluded.evidence_url, s.evidence_url)`;
-  if (touched.length === 0) return { changed: [], inserted: 0 };
+  const sightings = records.flatMap(({ videoId, availability, observedAt, evidenceUrl, archiveUrl }) =>
+    availability === 'live' || availability === 'deleted' ? [{ videoId, availability, observedAt: observedAt ?? null, evidence: evidenceUrl ?? archiveUrl ?? null }] : [],
+  );
+  const statusChanged = await recordSightings(sql, source, sightings);
+  const changedIds = [...new Set([...touched.map((row) => row.videoId), ...statusChanged])];
+  if (changedIds.length === 0) return { changed: [], inserted: 0 };
   const order = new Map(records.map((record, index) => [record.videoId, index]));
   const changed = await sql<{ video: VideoObject }[]>`
     select ${sql.unsafe(VIDEO_JSON)} as video from videos v join channels c on c.channel_id = v.channel_id
-    where v.video_id = any(${touched.map((row) => row.videoId)})`;
+    where v.video_id = any(${changedIds})`;
   return {
     changed: changed.map((row) => row.video).sort((a, b) => (order.get(a.videoId) ?? 0) - (order.get(b.videoId) ?? 0)),
     inserted: touched.filter((row) => row.inserted).length,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoTimestamp } from '../db/isoTimestamp.ts';
-import { statusReason, videoStatus } from './videoStatus.ts';
+import { statusObserver, statusReason, videoStatus } from './videoStatus.ts';
 
 /** A video as events and search results show it (camelCase, as the hosted service's clients expect). */
 export const videoObject = z.object({
@@ -14,12 +14,15 @@ export const videoObject = z.object({
   uploadDate: z.string().nullable().describe('YYYY-MM-DD'),
   status: videoStatus.describe('checking: not verified yet'),
   statusReason: statusReason.nullable().describe('why a deleted or re-uploaded video is gone'),
-  statusSince: z.string().describe('when the status last changed (ISO 8601)'),
+  statusSince: z.string().describe('when the status last changed (ISO 8601): the time of the observation that changed it'),
+  statusConfirmedAt: z.string().nullable().describe('when a probe or source last observed what status says (ISO 8601); null while checking'),
+  statusConfirmedBy: statusObserver.nullable().describe('the probe or source of that observation'),
+  metadataCompleteness: z.enum(['full', 'id_only']).describe('id_only: not even a title is known (a deleted video only listed by id)'),
   reuploadedAs: z.string().nullable().describe('the video id a re-uploaded video lives on as'),
   reuploadOf: z.string().nullable().describe('the deleted video this one re-uploads'),
   thumbnailUrl: z.string().nullable(),
   archiveUrl: z.string().nullable().describe('a Wayback capture URL with its 14-digit timestamp'),
-  videoFileUrl: z.string().nullable().describe('non-empty when an archived media file exists'),
+  videoFileUrl: z.string().nullable().describe('non-empty when an archived media file exists: /api/videos/<videoId>/file serves a file of the local archive (root-relative, like every URL of this API); a remote copy keeps its own URL'),
   hasVideo: z.boolean(),
   hasSubtitles: z.boolean(),
   hasSummary: z.boolean(),
@@ -53,8 +56,13 @@ export const VIDEO_JSON = `json_build_object(
   'channelTitle', nullif(c.title, ''), 'duration', v.duration_seconds, 'viewCount', v.view_count,
   'uploadDate', to_char(v.upload_date, 'YYYY-MM-DD'), 'status', v.status, 'statusReason', v.status_reason,
   'statusSince', ${isoTimestamp('v.status_since')},
+  'statusConfirmedAt', (select ${isoTimestamp('k.confirmed_at')} from video_checks k where k.video_id = v.video_id),
+  'statusConfirmedBy', (select k.confirmed_by from video_checks k where k.video_id = v.video_id),
+  'metadataCompleteness', case when v.title is null then 'id_only' else 'full' end,
   'reuploadedAs', v.reuploaded_as, 'reuploadOf', v.reupload_of, 'thumbnailUrl', v.thumbnail_url,
-  'archiveUrl', v.archive_url, 'videoFileUrl', v.video_file_url, 'hasVideo', v.has_video,
+  'archiveUrl', v.archive_url,
+  'videoFileUrl', case when v.video_file_url like 'file:%' then '/api/videos/' || v.video_id || '/file' else nullif(v.video_file_url, '') end,
+  'hasVideo', v.has_video,
   'hasSubtitles', v.has_subtitles, 'hasSummary', v.has_summary, 'tags', to_json(v.tags), 'language', v.language,
   'captions', v.caption_languages,
   'sources', coalesce((select json_agg(s.source order by s.source) from video_sources s where s.video_id = v.video_id), '[]'))`;

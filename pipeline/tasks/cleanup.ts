@@ -3,7 +3,8 @@ import { defineTask } from '../defineTask.ts';
 
 /**
  * Hourly housekeeping: usage buckets no window can reach any more, heartbeats of long-gone
- * processes, and search sessions and their events after a week (streams can no longer be resumed).
+ * processes, search sessions and their events after a week (streams can no longer be resumed), and
+ * failed look-ups of unknown videos after a week (a new fetch of the id asks the sources again).
  */
 export function cleanupTask(sql: Sql) {
   return defineTask('cleanup', async (_payload, helpers) => {
@@ -11,6 +12,7 @@ export function cleanupTask(sql: Sql) {
     const heartbeats = await sql`delete from worker_heartbeats where last_seen_at < now() - interval '1 day'`;
     const sessions = await sql`delete from search_sessions where created_at < now() - interval '7 days'`;
     const events = await sql`delete from events where created_at < now() - interval '7 days'`;
-    helpers.logger.info('cleanup done', { usageCounters: counters.count, heartbeats: heartbeats.count, sessions: sessions.count, events: events.count });
+    const lookups = await sql`delete from video_lookups where state = 'failed' and checked_at < now() - interval '7 days'`;
+    helpers.logger.info('cleanup done', { usageCounters: counters.count, heartbeats: heartbeats.count, sessions: sessions.count, events: events.count, failedLookups: lookups.count });
   });
 }

@@ -48,7 +48,7 @@ export function taskList(deps: TaskDeps): TaskList {
   const tasks: { [T in TaskName]: NamedTask<T> } = {
     cleanup: cleanupTask(deps.sql),
     crawl_channel: crawlChannelTask(deps),
-    fetch_subtitles: fetchSubtitlesTask({ sql: deps.sql, log: deps.log, subtitleSources: deps.subtitleSources ?? [] }),
+    fetch_subtitles: fetchSubtitlesTask({ sql: deps.sql, log: deps.log, subtitleSources: deps.subtitleSources ?? [], videoSources: deps.sources }),
     generate_summary: generateSummaryTask({ sql: deps.sql, log: deps.log, generator: deps.summaryGenerator ?? createExtractiveGenerator() }),
     generate_stenogram: generateStenogramTask({ sql: deps.sql, log: deps.log, generator: deps.stenogramGenerator ?? createOfflineStenogramGenerator(), store: deps.stenogramStore }),
     reconcile_stenograms: reconcileStenogramsTask(deps.sql, deps.stenogramStore, deps.log),

@@ -2,7 +2,10 @@ import type { Sql } from '../../core/db/database.ts';
 import { refreshSearchWords } from '../../core/fts/postgres.ts';
 import { defineTask } from '../defineTask.ts';
 
-/** Crontab, every 10 minutes: the words of videos changed since the last run join the did-you-mean vocabulary. */
+/**
+ * The words of videos changed since the last run join the did-you-mean vocabulary: every 10 minutes
+ * (crontab), and as soon as a crawl that stored videos finishes (core/crawl/finishCrawl.ts).
+ */
 export function refreshSearchWordsTask(sql: Sql) {
   return defineTask('refresh_search_words', async (_payload, helpers) => {
     const { words, videos } = await refreshSearchWords(sql);

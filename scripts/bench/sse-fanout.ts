@@ -244,7 +244,7 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
     const finishedAt = performance.now();
     await publisher.begin(async (tx) => {
       await tx`update crawls set status = 'complete', finished_at = now() where id = ${crawlId}`;
-      await appendEvents(tx, stream, [searchEvents.complete({ channelId: CHANNEL_ID, totals: { videos: commits.reduce((sum, commit) => sum + commit.events - 1, 0) } })]);
+      await appendEvents(tx, stream, [searchEvents.complete({ channelId: CHANNEL_ID, totals: { videos: commits.reduce((sum, commit) => sum + commit.events - 1, 0) }, failedSources: [], morePages: false })]);
     });
     const expectedEvents = commits.reduce((sum, commit) => sum + commit.events, 0);
     clients.send({ type: 'finish', acks: commits.map((commit) => commit.ackAt), expectedEvents, timeoutMs: FINISH_TIMEOUT_MS });

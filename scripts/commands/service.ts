@@ -2,6 +2,8 @@ import { bootstrapAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import { describeConfig } from '../../core/config.ts';
 import { connect } from '../../core/db/database.ts';
 import { openDatabase } from '../../core/db/openDatabase.ts';
+import { databaseLocation } from '../../core/db/databaseLocation.ts';
+import { registerService } from '../../core/db/runningServices.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { configuredSources, warmUpSources } from '../../core/sources/configured.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
@@ -26,6 +28,8 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
   const startup = (async () => {
     const db = await openDatabase(config, log, role);
     closers.push(() => db.close());
+    const unregister = await registerService(role, databaseLocation(config));
+    closers.push(async () => unregister());
     if (stopping) return;
     await migrate(db.sql, db.url, log);
     const sources = configuredSources(config);

@@ -28,6 +28,8 @@ afterAll(async () => {
   await db.drop();
 });
 
+/** A route that needs API access and answers 404 for a video that is not stored. */
+const dataRoute = '/api/videos/dQw4w9WgXcQ/status-history';
 const json = (body: unknown) => ({ headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 const patchTier = (name: string, body: unknown, headers: Record<string, string> = {}) =>
   api.call(`/api/tiers/${name}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -96,10 +98,21 @@ describe('missing and bad keys', () => {
     expectError(await api.call('/api/features', { headers: { Authorization: `Bearer ${key}` } }), 401, 'UNAUTHORIZED');
   });
 
-  it.each(['registered', 'plus'] as const)('a key of a %s account (no API access) is 403 FORBIDDEN', async (tier) => {
+  it.each(['registered', 'plus'] as const)('a key of a %s account (no API access) is 403 FORBIDDEN on the data routes', async (tier) => {
     const { key } = await createKeyedUser(db.sql, { tier });
-    expectError(await api.call('/api/features', { key }), 403, 'FORBIDDEN');
-    expectError(await api.call('/api/features', { headers: { Authorization: `Bearer ${key}` } }), 403, 'FORBIDDEN');
+    expectError(await api.call(dataRoute, { key }), 403, 'FORBIDDEN');
+    expectError(await api.call(dataRoute, { headers: { Authorization: `Bearer ${key}` } }), 403, 'FORBIDDEN');
+  });
+
+  it.each(['registered', 'plus'] as const)('a key of a %s account (no API access) reads its own tier, account and usage at /api/features', async (tier) => {
+    const { key, user } = await createKeyedUser(db.sql, { tier });
+    for (const response of [await api.call('/api/features', { key }), await api.call('/api/features', { headers: { Authorization: `Bearer ${key}` } })]) {
+      expect(response.status).toBe(200);
+      expect(response.body.data.tier.name).toBe(tier);
+      expect(response.body.data.features.apiAccess).toBe(false);
+      expect(response.body.data.account.email).toBe(user.email);
+      expect(response.body.data.limits.requestsPerMinute.used).toBeGreaterThan(0);
+    }
   });
 
   it('API access follows the tier: granting it to plus lets plus keys in, taking it from pro locks pro keys out', async () => {
@@ -107,8 +120,9 @@ describe('missing and bad keys', () => {
     const pro = await createKeyedUser(db.sql, { tier: 'pro' });
     await updateTier(db.sql, 'plus', { apiAccess: true });
     await updateTier(db.sql, 'pro', { apiAccess: false });
-    expect((await api.call('/api/features', { key: plus.key })).status).toBe(200);
-    expectError(await api.call('/api/features', { key: pro.key }), 403, 'FORBIDDEN');
+    expectError(await api.call(dataRoute, { key: plus.key }), 404, 'NOT_FOUND');
+    expectError(await api.call(dataRoute, { key: pro.key }), 403, 'FORBIDDEN');
+    expect((await api.call('/api/features', { key: pro.key })).body.data.tier.name).toBe('pro');
   });
 });
 

@@ -6,6 +6,7 @@ import { defineRoute } from '../../api/http/route.ts';
 import { createApi } from '../../api/server.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { watchConformance } from '../support/conformance.ts';
 import { buildApiDeps, expectError, expectNoInternals, type ApiResponse } from '../support/http-helpers.ts';
 
 let db: TestDatabase;
@@ -204,6 +205,7 @@ describe('no internals in responses', () => {
     const app = createApi(built.deps, routes);
     await new Promise<void>((resolve) => app.listen({ port: 0, host: '127.0.0.1' }, () => resolve()));
     server = app.server as Server;
+    watchConformance(server, routes);
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {

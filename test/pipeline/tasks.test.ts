@@ -42,6 +42,19 @@ describe('cleanup task', () => {
     const keptBeats = await db.sql<{ process_id: string }[]>`select process_id from worker_heartbeats order by process_id`;
     expect(keptBeats.map((row) => row.process_id)).toEqual(['beat 0 seconds', 'beat 23 hours']);
   });
+
+  it('forgets failed look-ups of unknown videos after a week, and keeps pending and recent ones', async () => {
+    await db.sql`
+      insert into video_lookups (video_id, state, error, checked_at) values
+        ('oldFailed01', 'failed', 'no configured source knows this video', now() - interval '8 days'),
+        ('newFailed01', 'failed', 'no configured source knows this video', now() - interval '6 days'),
+        ('pending0001', 'pending', null, null)`;
+    const job = await addJob(db.sql, 'cleanup');
+    await runJobsOnce(db.url, db.sql);
+    expect(await jobRow(db.sql, job)).toBeUndefined();
+    const kept = await db.sql<{ video_id: string }[]>`select video_id from video_lookups order by video_id`;
+    expect(kept.map((row) => row.video_id)).toEqual(['newFailed01', 'pending0001']);
+  });
 });
 
 describe('crontab', () => {

@@ -272,11 +272,27 @@ describe('a channel search streamed over SSE', () => {
     await readStream(streamUrl(started.body.data.sseEndpointUrl), { key, until: done });
   });
 
-  it('refuses continue when archive look-ups are not configured', async () => {
+  it('answers continue without archive look-ups with a stream that says there is nothing further, uncharged', async () => {
     const started = await search(partly.channel.channelId);
-    const response = await api.call(`/api/search/${started.body.data.searchSessionId}/continue`, { method: 'POST', key });
-    expect(response.status).toBe(400);
-    expect(response.body.error.message).toContain('WAYBACK_ENABLED');
     await readStream(streamUrl(started.body.data.sseEndpointUrl), { key, until: done });
+    const searchesCharged = async () => Number((await db.sql`select coalesce(sum(used), 0) as used from usage_counters where limit_name = 'channelSearchesPerHour'`)[0]!.used);
+    const chargedBefore = await searchesCharged();
+    const response = await api.call(`/api/search/${started.body.data.searchSessionId}/continue`, { method: 'POST', key });
+    expect(response.status).toBe(200);
+    expect(response.body.data).toMatchObject({ channelId: partly.channel.channelId });
+    expect(response.body.data.sseEndpointUrl).not.toBe(started.body.data.sseEndpointUrl);
+    expect(await searchesCharged()).toBe(chargedBefore);
+    const { events, ended } = await readStream(streamUrl(response.body.data.sseEndpointUrl), { key });
+    expect(ended).toBe(true);
+    // What is stored comes first, as on every search stream; then the one final event.
+    expect(events.filter((event) => event.event === 'search:video')).toHaveLength(partly.videos.length);
+    const complete = events.at(-1)!;
+    expect(complete.event).toBe('search:complete');
+    expect(complete.data).toMatchObject({ channelId: partly.channel.channelId, morePages: false, failedSources: [] });
+    expect(complete.data.reason).toContain('WAYBACK_ENABLED');
+    expect(searchEvents.complete.schema.safeParse(complete.data).success).toBe(true);
+    // A session of another account stays unknown to continue.
+    const other = await createKeyedUser(db.sql);
+    expect((await api.call(`/api/search/${started.body.data.searchSessionId}/continue`, { method: 'POST', key: other.key })).status).toBe(404);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyedUser, type TestApi } from '../support/api.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { eventually } from '../support/cli.ts';
 import { readStream } from '../support/sse.ts';
 import { startSearchStack } from '../support/stack.ts';
 import { start as startYoutubeApi, type YoutubeApiServer } from '../kit/servers/youtube-api-server.ts';
@@ -63,8 +64,29 @@ describe('channel search over the real sources', () => {
     for (const id of archive.allVideoIds) expect(found.has(id)).toBe(true);
     const withFile = events.filter((event) => event.event === 'search:video' && event.data.hasVideo);
     expect(withFile.length).toBe([...archive.mediaFiles.keys()].filter((id) => found.has(id)).length);
-    expect(withFile.every((event) => event.data.videoFileUrl.startsWith('file://'))).toBe(true);
+    // Served by the API, never a path on the server's disk.
+    expect(withFile.every((event) => event.data.videoFileUrl === `/api/videos/${event.data.videoId}/file`)).toBe(true);
     expect(events.some((event) => event.event === 'search:caption_info')).toBe(true);
+  });
+
+  it('fetches the announced captions of stored videos no fetch was ever asked for, on a crawl that changes nothing', async () => {
+    const announcing = await db.sql<{ video_id: string }[]>`
+      select video_id from videos where channel_id = ${archive.channelId} and jsonb_array_length(caption_languages) > 0`;
+    expect(announcing.length).toBeGreaterThan(0);
+    const ids = announcing.map((row) => row.video_id);
+    await eventually(async () => (await db.sql`select 1 from graphile_worker.jobs where task_identifier = 'fetch_subtitles'`).length === 0 || undefined, 'the first crawl\'s fetches to finish');
+    // As if stored by an import that loaded no subtitles: no track, no fetch ever asked for.
+    await db.sql`delete from transcripts where video_id = any(${ids})`;
+    await db.sql`delete from subtitle_tracks where video_id = any(${ids})`;
+
+    const started = await search(`https://youtu.be/${archive.videoIds[0]!}`);
+    const { events } = await readStream(`${api.url}${started.body.data.sseEndpointUrl}`, { key, timeoutMs: 20_000 });
+    expect(events.at(-1)!.event).toBe('search:complete');
+    const stored = await eventually(async () => {
+      const rows = await db.sql<{ n: number }[]>`select count(*)::int as n from videos where video_id = any(${ids}) and has_subtitles`;
+      return rows[0]!.n === ids.length || undefined;
+    }, 'the announced captions to be fetched again');
+    expect(stored).toBe(true);
   });
 
   it('retries a failing Data API and still completes', async () => {

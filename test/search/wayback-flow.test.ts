@@ -61,20 +61,27 @@ describe('archive look-ups paged with continue', () => {
     const found = new Map(videosOf(first.events).map((video) => [video.videoId, video]));
     expect(found.size).toBeGreaterThan(0);
 
+    expect(first.events.at(-1)!.data.morePages).toBe(true);
+
     let session = started.body.data.searchSessionId as string;
-    for (let page = 0; page < 10; page++) {
+    let morePages = true;
+    for (let page = 0; page < 10 && morePages; page++) {
       const next = await post(`/api/search/${session}/continue`);
-      if (next.status === 400) {
-        expect(next.body.error.message).toContain('no further archive page');
-        break;
-      }
       expect(next.status).toBe(200);
       expect(next.body.data.sseEndpointUrl).not.toBe(started.body.data.sseEndpointUrl);
       session = next.body.data.searchSessionId;
       const { events } = await readStream(`${api.url}${next.body.data.sseEndpointUrl}`, { key, timeoutMs: 30_000 });
       expect(events.at(-1)!.event).toBe('search:complete');
       for (const video of videosOf(events)) found.set(video.videoId, video);
+      morePages = events.at(-1)!.data.morePages;
     }
+    expect(morePages).toBe(false);
+    // Paged to the end, continue still answers a stream: one that says there is nothing further.
+    const after = await post(`/api/search/${session}/continue`);
+    expect(after.status).toBe(200);
+    const { events: last } = await readStream(`${api.url}${after.body.data.sseEndpointUrl}`, { key, timeoutMs: 30_000 });
+    expect(last.at(-1)).toMatchObject({ event: 'search:complete', data: { morePages: false, failedSources: [] } });
+    expect(last.at(-1)!.data.reason).toContain('no further page');
     for (const video of [...videos, removed]) expect(found.has(video.videoId)).toBe(true);
     const sample = found.get(videos[3]!.videoId);
     expect(sample).toMatchObject({ title: 'Archived video 3', duration: 103, channelId: channel.channelId });

@@ -61,7 +61,9 @@ describeReal('real yt-dlp documents', () => {
       viewCount: 1715122711,
       uploadDate: '2009-10-25',
       language: 'en',
-      availability: 'unknown',
+      // Served to yt-dlp when it extracted the video (its epoch): live then.
+      availability: 'live',
+      observedAt: '2025-11-20T21:45:06.000Z',
       thumbnailUrl: 'https://i.ytimg.com/vi_webp/dQw4w9WgXcQ/maxresdefault.webp',
     });
     expect(v.video.tags).toContain('rick astley');
@@ -111,12 +113,29 @@ describeReal('real yt-dlp documents', () => {
     }
   });
 
-  it('pinchflat dump (_type video, anonymised ids)', async () => {
-    const data = await loadReal('pinchflat/media_metadata.json');
+  it('pinchflat dump (_type video, anonymised ids): refused with the reason, read like any dump once its ids are real', async () => {
+    const data = (await loadReal('pinchflat/media_metadata.json')) as Record<string, unknown> | undefined;
     if (!data) return;
-    const { videos, channels } = parseReal(data);
-    expect(videos[0]!.video).toMatchObject({ videoId: 'ABC123', channelId: 'UCEABC123', durationSeconds: 582, uploadDate: '2021-07-20', title: 'Pinchflat Example Video' });
+    expect(parseYtDlpDocument(data, { evidenceUrl: 'file:///archive/x.info.json' })).toEqual({
+      ok: false,
+      skipped: false,
+      reason: 'video id "ABC123" is not a YouTube video id (11 letters, digits, - or _)',
+    });
+    expect(parseYtDlpDocument({ ...data, id: 'ABC123abcde' }, { evidenceUrl: 'file:///archive/x.info.json' })).toMatchObject({
+      ok: false,
+      reason: 'channel id "UCEABC123" is not a YouTube channel id (UC and 22 letters, digits, - or _)',
+    });
+    const channelId = 'UCEABC123abcdefghijklmno';
+    const { videos, channels } = parseReal({ ...data, id: 'ABC123abcde', display_id: 'ABC123abcde', channel_id: channelId });
+    expect(videos[0]!.video).toMatchObject({ videoId: 'ABC123abcde', channelId, durationSeconds: 582, uploadDate: '2021-07-20', title: 'Pinchflat Example Video' });
     expect(channels[0]!.channel).toMatchObject({ handle: '@PinchflatTestChannel', subscriberCount: 35000 });
+  });
+
+  it('flat playlist entries whose ids cannot be YouTube\'s are left out, the rest kept', () => {
+    const channelId = 'UCfQgsKhHjSyRLOp9mnffqVg';
+    const entry = (id: string) => ({ _type: 'url', ie_key: 'Youtube', id, url: `https://www.youtube.com/watch?v=${id}`, title: `video ${id}` });
+    const { videos } = parseReal({ _type: 'playlist', id: channelId, channel_id: 'UCshort', title: 'X - Videos', entries: [entry('ABC123'), entry('57xw33VP67c')] }, 'flat.json');
+    expect(videos.map((v) => v.video.videoId)).toEqual(['57xw33VP67c']);
   });
 
   it('channel-level info.json (ytdl-sub): a channel record with avatar, banner and description, no videos', async () => {
@@ -350,7 +369,7 @@ describe('a generated archive', () => {
       expect(v.durationSeconds).toBeGreaterThan(0);
       expect(v.language).toBe('en');
       expect(v.tags?.length).toBe(3);
-      expect(v.availability).toBe('unknown');
+      expect(v).toMatchObject({ availability: 'live', observedAt: new Date(1_763_675_106_000).toISOString() });
       expect(v.thumbnailUrl).toBe(`https://i.ytimg.com/vi_webp/${id}/maxresdefault.webp`);
       expect(v.evidenceUrl).toMatch(new RegExp(`^file://.*%5B${id.replace(/[-_]/g, '\\$&')}%5D\\.info\\.json$|^file://.*\\[${id.replace(/[-_]/g, '\\$&')}\\]\\.info\\.json$`));
     }

@@ -521,6 +521,8 @@ describe('listVideos', () => {
       archiveUrl: `https://web.archive.org/web/${ts(2019, 1)}/https://www.youtube.com/watch?v=${onlyNotices.videoId}`,
       evidenceUrl: `https://web.archive.org/web/${ts(2019, 1)}/https://www.youtube.com/watch?v=${onlyNotices.videoId}`,
       availability: 'deleted',
+      // Gone when the capture was made, not when it was read.
+      observedAt: '2019-01-01T12:00:00Z',
     });
   });
 

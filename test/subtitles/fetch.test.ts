@@ -81,7 +81,7 @@ afterAll(async () => {
 
 /** Runs the task as graphile-worker would for the given attempt. */
 function run(sources: SubtitleSource[], videoId: string, attempt = 1, maxAttempts = 3) {
-  const task: Task = fetchSubtitlesTask({ sql: db.sql, log, subtitleSources: sources });
+  const task: Task = fetchSubtitlesTask({ sql: db.sql, log, subtitleSources: sources, videoSources: [] });
   return task({ videoId }, { job: { attempts: attempt, max_attempts: maxAttempts }, abortSignal: new AbortController().signal } as unknown as Parameters<Task>[1]);
 }
 

@@ -23,9 +23,16 @@ describe('normaliseCues', () => {
     expect(texts(normaliseCues([cue(0, 1000, 'a\nb'), cue(1000, 2000, 'x\ny')]))).toEqual(['a b', 'x y']);
   });
 
-  it('keeps genuine repeats: after a pause, or held as long as a caption', () => {
-    const cues = [cue(0, 1000, '(MAKES NOISE)'), cue(15000, 16000, '(MAKES NOISE)'), cue(16000, 17000, 'No.'), cue(17000, 18000, 'No.')];
+  it('keeps genuine repeats: after a pause, even a short one', () => {
+    const cues = [cue(0, 1000, '(MAKES NOISE)'), cue(15000, 16000, '(MAKES NOISE)'), cue(16000, 17000, 'No.'), cue(17100, 18000, 'No.')];
     expect(texts(normaliseCues(cues))).toEqual(['(MAKES NOISE)', '(MAKES NOISE)', 'No.', 'No.']);
+  });
+
+  it('merges consecutive cues of the same words without a pause between: the first start, the last end', () => {
+    const cues = [cue(0, 1000, 'a'), cue(1000, 2000, 'No.'), cue(2000, 3500, 'No.'), cue(3000, 4000, ' No. '), cue(4000, 5000, 'b')];
+    expect(normaliseCues(cues)).toEqual([cue(0, 1000, 'a'), cue(1000, 4000, 'No.'), cue(4000, 5000, 'b')]);
+    // A speaker change is part of what a cue says: the same words by someone else stay apart.
+    expect(normaliseCues([cue(0, 1000, 'No.'), cue(1000, 2000, '>> No.')])).toEqual([cue(0, 1000, 'No.'), { ...cue(1000, 2000, 'No.'), speakerChange: true }]);
   });
 
   it('collapses whitespace and drops empty cues', () => {

@@ -5,15 +5,17 @@ import type { Sql } from '../../core/db/database.ts';
 import { createLogger, type Logger } from '../../core/log.ts';
 import type { ScopeLabel, TierName } from '../../core/schemas.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
+import { allRoutes } from '../../api/routes/index.ts';
 import { startApi } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
+import { expectConformingResponses, watchConformance } from './conformance.ts';
 
 export interface TestApi {
   url: string;
   config: Config;
   close(): Promise<void>;
-  /** fetch relative to the API, parsing the JSON body when there is one. */
+  /** fetch relative to the API, parsing the JSON body when there is one; fails on a response the OpenAPI document does not allow. */
   call(path: string, init?: RequestInit & { key?: string }): Promise<{ status: number; headers: Headers; body: any }>;
 }
 
@@ -23,6 +25,7 @@ export async function startTestApi(sql: Sql, env: Record<string, string> = {}, l
   const tiers = cachedTiers(sql, 0);
   const hub = await createEventHub(sql, log);
   const api = await startApi({ config, sql, tiers, log, version: 'test', startedAt: new Date(), hub, sources, ...(clock ? { clock } : {}) }, 0, '127.0.0.1');
+  watchConformance(api.server, allRoutes);
   const url = `http://127.0.0.1:${api.port}`;
   return {
     url,
@@ -39,6 +42,7 @@ export async function startTestApi(sql: Sql, env: Record<string, string> = {}, l
       const text = await response.text();
       let body: unknown = text;
       if ((response.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
+      expectConformingResponses();
       return { status: response.status, headers: response.headers, body };
     },
   };

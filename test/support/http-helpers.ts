@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { createServer, connect as netConnect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { expect } from 'vitest';
+import { allRoutes } from '../../api/routes/index.ts';
 import { startApi, type ApiInput } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
 import { loadConfig } from '../../core/config.ts';
@@ -9,6 +10,7 @@ import { createLogger } from '../../core/log.ts';
 import type { Tier } from '../../core/schemas.ts';
 import { cachedTiers, loadTiers, type TierCache } from '../../core/tiers/loadTiers.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
+import { watchConformance } from './conformance.ts';
 
 export interface ApiResponse { status: number; headers: Headers; body: any }
 
@@ -175,6 +177,7 @@ export async function buildApiDeps(sql: Sql, options: { tiers?: TierCache; hubSq
 export async function startApiServer(sql: Sql, options: { tiers: TierCache; hubSql?: Sql; env?: Record<string, string> }): Promise<{ url: string; close(): Promise<void> }> {
   const { deps, close } = await buildApiDeps(sql, options);
   const api = await startApi(deps, 0, '127.0.0.1');
+  watchConformance(api.server, allRoutes);
   return {
     url: `http://127.0.0.1:${api.port}`,
     async close() {

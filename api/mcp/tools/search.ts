@@ -31,7 +31,7 @@ export const searchChannelTool = defineTool({
   readOnly: false,
   async run(args, ctx) {
     const { deps, caller } = ctx;
-    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log: ctx.log }, { query: args.query, userId: caller.userId }, async () => void (await chargeQuota(counterSql(ctx), caller, 'channelSearchesPerHour', undefined)));
+    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log: ctx.log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS }, { query: args.query, userId: caller.userId }, async () => void (await chargeQuota(counterSql(ctx), caller, 'channelSearchesPerHour', undefined)));
     const stored = await storedVideos(deps.sql, started.channelId, args.limit);
     const data = {
       searchSessionId: started.sessionId,

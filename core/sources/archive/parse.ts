@@ -8,7 +8,7 @@
  * extractor youtube:tab, avatar/banner thumbnails), `--flat-playlist` dumps (entries of
  * `_type: url`), `-J` playlist dumps with full entries, and nested tab playlists.
  */
-import { CHANNEL_ID } from '../../youtube/channelQuery.ts';
+import { CHANNEL_ID, VIDEO_ID } from '../../youtube/channelQuery.ts';
 import type { ChannelRecord, VideoRecord } from '../types.ts';
 
 type Obj = Record<string, unknown>;
@@ -110,12 +110,17 @@ function ymd(value: unknown): string | undefined {
   return validDate(Number(y), Number(m), Number(d)) ? `${y}-${m}-${d}` : undefined;
 }
 
-/** Unix seconds → YYYY-MM-DD (UTC, as yt-dlp derives upload_date). */
-function dateFromTimestamp(value: unknown): string | undefined {
+/** Unix seconds → ISO 8601 instant; nothing before 1990 (not a time this archive can hold). */
+function instantFromSeconds(value: unknown): string | undefined {
   const seconds = num(value);
   if (seconds === undefined || seconds < 631_152_000 /* 1990 */) return undefined;
   const date = new Date(seconds * 1000);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString().slice(0, 10);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/** Unix seconds → YYYY-MM-DD (UTC, as yt-dlp derives upload_date). */
+function dateFromTimestamp(value: unknown): string | undefined {
+  return instantFromSeconds(value)?.slice(0, 10);
 }
 
 function stringList(value: unknown): string[] | undefined {
@@ -173,7 +178,7 @@ function channelUrlFacts(value: unknown): UrlFacts {
 /** channel_id, else uploader_id when it is a UC id, else the id in channel_url / uploader_url. */
 function channelIdOf(obj: Obj): string | undefined {
   const direct = str(obj.channel_id);
-  if (direct) return direct;
+  if (direct && CHANNEL_ID.test(direct)) return direct;
   const uploaderId = str(obj.uploader_id);
   if (uploaderId && CHANNEL_ID.test(uploaderId)) return uploaderId;
   return channelUrlFacts(obj.channel_url).channelId ?? channelUrlFacts(obj.uploader_url).channelId;
@@ -298,10 +303,27 @@ function channelFrom(obj: Obj, channelId: string, rank: 1 | 2, epoch: number, ch
   return { kind: 'channel', channel, names: { customNames: [...new Set(customNames)], userNames: [...new Set(userNames)] }, rank, epoch };
 }
 
+/** yt-dlp `availability` values of a video the platform serves to anyone with its link (an age gate asks only for a sign-in). */
+const SERVED_TO_ANYONE = new Set(['public', 'unlisted', 'needs_auth']);
+
+/**
+ * When a document shows the platform serving the video: a full extraction is one, made at yt-dlp's
+ * `epoch`; without it, at the upload time (`timestamp`, else the upload date), which the video
+ * outlived. Flat entries (placeholders of deleted videos among them) and private or members-only
+ * videos are no such observation.
+ */
+function servedAt(obj: Obj, partial: boolean, epoch: number, uploadDate: string | undefined): string | undefined {
+  const availability = str(obj.availability);
+  if (partial || (availability && !SERVED_TO_ANYONE.has(availability))) return undefined;
+  return instantFromSeconds(epoch) ?? instantFromSeconds(obj.timestamp) ?? (uploadDate && `${uploadDate}T00:00:00.000Z`);
+}
+
 function videoFrom(obj: Obj, id: string, channelId: string, ctx: ParseContext, partial: boolean, epoch: number): ParsedItem {
   const rawTitle = str(obj.title) ?? str(obj.fulltitle);
   const title = rawTitle && !PLACEHOLDER_TITLES.test(rawTitle) ? rawTitle : undefined;
   const duration = num(obj.duration);
+  const uploadDate = ymd(obj.upload_date) ?? dateFromTimestamp(obj.timestamp) ?? ymd(obj.release_date) ?? dateFromTimestamp(obj.release_timestamp);
+  const observedAt = servedAt(obj, partial, epoch, uploadDate);
   const video: VideoRecord = dropUndefined({
     videoId: id,
     channelId,
@@ -309,14 +331,14 @@ function videoFrom(obj: Obj, id: string, channelId: string, ctx: ParseContext, p
     description: typeof obj.description === 'string' && (obj.description !== '' || !partial) ? obj.description : undefined,
     durationSeconds: duration !== undefined ? Math.round(duration) : durationFromString(obj.duration_string),
     viewCount: int(obj.view_count),
-    uploadDate: ymd(obj.upload_date) ?? dateFromTimestamp(obj.timestamp) ?? ymd(obj.release_date) ?? dateFromTimestamp(obj.release_timestamp),
+    uploadDate,
     thumbnailUrl: bestVideoThumbnail(obj),
     videoFileUrl: partial ? undefined : ctx.siblings?.mediaUrl,
     tags: stringList(obj.tags),
     language: str(obj.language),
-    // A local archive says nothing about whether the video is still online, whatever its
-    // `availability` field said when it was downloaded.
-    availability: 'unknown',
+    // Live when downloaded, not necessarily now: the time goes with it, and newer observations win.
+    availability: observedAt ? 'live' : 'unknown',
+    observedAt,
     captions: partial ? undefined : captionsOf(obj, ctx.siblings),
     evidenceUrl: ctx.evidenceUrl,
   });
@@ -339,7 +361,8 @@ function looksExtracted(obj: Obj): boolean {
 
 function parseVideoDoc(obj: Obj, ctx: ParseContext, fallbackChannelId: string | undefined, partial: boolean, epoch: number, out: ParsedItem[]): void {
   const id = str(obj.id) ?? str(obj.display_id);
-  if (!id) return;
+  // An entry whose id is not a YouTube video id could never be stored (see invalidIdReason).
+  if (!id || !VIDEO_ID.test(id)) return;
   const channelId = channelIdOf(obj) ?? fallbackChannelId ?? '';
   out.push(videoFrom(obj, id, channelId, ctx, partial, epoch));
   if (channelId && (!partial || str(obj.channel_id))) out.push(channelFrom(obj, channelId, 1, epoch, false));
@@ -376,6 +399,18 @@ function parsePlaylistDoc(obj: Obj, ctx: ParseContext, parentChannelId: string |
   }
 }
 
+/**
+ * Why a video document's ids cannot be YouTube's (hand-edited or anonymised files exist in the wild,
+ * e.g. id "ABC123", channel "UCEABC123"); the database would refuse them.
+ */
+function invalidIdReason(obj: Obj): string | undefined {
+  const id = str(obj.id) ?? str(obj.display_id);
+  if (id && !VIDEO_ID.test(id)) return `video id ${JSON.stringify(id)} is not a YouTube video id (11 letters, digits, - or _)`;
+  const channelId = str(obj.channel_id);
+  if (channelId && !CHANNEL_ID.test(channelId)) return `channel id ${JSON.stringify(channelId)} is not a YouTube channel id (UC and 22 letters, digits, - or _)`;
+  return undefined;
+}
+
 /** Whether a JSON document looks like something yt-dlp / youtube-dl wrote. */
 export function looksLikeYtDlp(data: unknown): boolean {
   if (!isObj(data) || typeof data.id !== 'string') return false;
@@ -400,6 +435,8 @@ export function parseYtDlpDocument(data: unknown, ctx: ParseContext): ParseOutco
     if (isFlatVideoEntry(data)) parseVideoDoc(data, ctx, undefined, true, epoch, out);
   } else {
     if (!str(data.id) && !str(data.display_id)) return { ok: false, skipped: false, reason: 'no video id' };
+    const invalid = invalidIdReason(data);
+    if (invalid) return { ok: false, skipped: false, reason: invalid };
     parseVideoDoc(data, ctx, undefined, !looksExtracted(data), epoch, out);
   }
   return { ok: true, items: out };

@@ -25,6 +25,13 @@ export function channelRecord(channelId: string, info: ChannelPageInfo, extra: P
   });
 }
 
+/** A capture's 14-digit timestamp (UTC) as ISO 8601: when the archive saw the page. */
+function captureTime(timestamp: string): string | undefined {
+  const parts = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(timestamp);
+  const iso = parts && `${parts[1]}-${parts[2]}-${parts[3]}T${parts[4]}:${parts[5]}:${parts[6]}Z`;
+  return iso && !Number.isNaN(Date.parse(iso)) ? iso : undefined;
+}
+
 /** Whether a profile URL ("…/@name", "…/user/name", "…/channel/UC…") is this channel's. */
 function sameName(profileUrl: string | undefined, channel: ChannelRecord): boolean {
   if (!profileUrl) return false;
@@ -66,7 +73,7 @@ export function videoRecord(captures: Pick<WaybackCaptures, 'publicBase' | 'publ
   if (entry.o !== 1) return undefined;
   if (lookup.kind === 'removed') {
     const url = captures.publicUrl(lookup.row);
-    return compact<VideoRecord>({ videoId: entry.i, channelId: channel.channelId, title: entry.t, durationSeconds: entry.d, archiveUrl: url, evidenceUrl: url, availability: 'deleted' });
+    return compact<VideoRecord>({ videoId: entry.i, channelId: channel.channelId, title: entry.t, durationSeconds: entry.d, archiveUrl: url, evidenceUrl: url, availability: 'deleted', observedAt: captureTime(lookup.row.timestamp) });
   }
   // Only the listing knows of it.
   const evidence = listingCapture ? `${captures.publicBase}/${listingCapture.replace(' ', '/')}` : undefined;

@@ -9,6 +9,7 @@ import type { ChannelRecord } from '../types.ts';
 import type { WaybackCaptures } from './captures.ts';
 import { extractChannelInfo, type ChannelPageInfo } from './channelPage.ts';
 import { lookupVideo } from './lookupVideo.ts';
+import type { VideoMeta } from './watchPage.ts';
 import { channelRecord } from './records.ts';
 import { probeTimeline } from './timeline.ts';
 
@@ -41,11 +42,14 @@ async function channelFromPages(
   return undefined;
 }
 
-/** The channel of a video's newest watch capture: by the id it names, else by the handle or name of its owner's profile URL. */
+/** The channel of a video's newest watch capture. */
 async function channelOfVideo(captures: WaybackCaptures, videoId: string, capturesPerVideo: number, signal: AbortSignal | undefined): Promise<ChannelRecord | undefined> {
   const lookup = await lookupVideo(captures, videoId, capturesPerVideo, signal);
-  if (lookup.kind !== 'metadata') return undefined;
-  const { meta } = lookup;
+  return lookup.kind === 'metadata' ? channelOfWatchPage(captures, lookup.meta, capturesPerVideo, signal) : undefined;
+}
+
+/** The channel a watch capture names: by its id, else by the handle or name of its owner's profile URL. */
+export async function channelOfWatchPage(captures: WaybackCaptures, meta: VideoMeta, capturesPerVideo: number, signal: AbortSignal | undefined): Promise<ChannelRecord | undefined> {
   const names: ChannelPageInfo = {};
   const profile = meta.ownerProfileUrl ?? '';
   const handle = /\/(@[^/?#]+)/.exec(profile)?.[1];

@@ -18,6 +18,7 @@ import type { VideoSource } from '../types.ts';
 import { waybackCaptures } from './captures.ts';
 import { DEFAULT_LIMITS, listWaybackVideos, type WaybackLimits } from './listVideos.ts';
 import { resolveWaybackChannel } from './resolveChannel.ts';
+import { waybackVideoById } from './videoById.ts';
 
 export interface WaybackSourceOptions {
   cdxUrl?: string;
@@ -49,5 +50,6 @@ export function createWaybackSource(options: WaybackSourceOptions = {}): Wayback
     name: 'wayback',
     resolveChannel: (query, signal) => resolveWaybackChannel(captures, limits.capturesPerVideo, query, signal),
     listVideos: (channel, cursor, signal) => listWaybackVideos(listing, channel, cursor, signal),
+    lookupVideo: (videoId, signal) => waybackVideoById(captures, videoId, limits.capturesPerVideo, signal),
   };
 }

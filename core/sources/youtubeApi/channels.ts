@@ -15,7 +15,7 @@ const normaliseName = (value: string) => value.normalize('NFKC').replace(/^@/, '
 const normaliseTitle = (value: string) => value.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
 /** The first channel of a channels.list answer; a 404 reads as "no such channel". */
-async function channelBy(api: ApiClient, filter: Record<string, string>, signal?: AbortSignal): Promise<ChannelRecord | undefined> {
+export async function channelBy(api: ApiClient, filter: Record<string, string>, signal?: AbortSignal): Promise<ChannelRecord | undefined> {
   let response: unknown;
   try {
     response = await api.call('channels', { part: CHANNEL_PARTS, ...filter }, signal);

@@ -9,7 +9,7 @@ import { listItems, listPage, playlistItemVideoId, uploadsPlaylistFromChannelId,
 import { PAGE_SIZE, type ApiClient } from './client.ts';
 import { decodeCursor, encodeCursor, type CursorState } from './cursor.ts';
 
-const VIDEO_PARTS = 'snippet,contentDetails,statistics,status';
+export const VIDEO_PARTS = 'snippet,contentDetails,statistics,status';
 
 function playlistPage(api: ApiClient, playlistId: string, pageToken: string | undefined, signal?: AbortSignal): Promise<unknown> {
   return api.call('playlistItems', { part: 'contentDetails,snippet', playlistId, maxResults: String(PAGE_SIZE), pageToken }, signal);

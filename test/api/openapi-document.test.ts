@@ -1,0 +1,189 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { buildOpenApi } from '../../api/openapi.ts';
+import { defineRoute, handled, reply } from '../../api/http/route.ts';
+import { allRoutes } from '../../api/routes/index.ts';
+import { createApi } from '../../api/server.ts';
+import { expectConformingResponses, watchConformance } from '../support/conformance.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { buildApiDeps } from '../support/http-helpers.ts';
+
+const document = buildOpenApi(allRoutes, 'test') as unknown as { paths: Record<string, Record<string, any>>; info: Record<string, unknown> };
+const operation = (path: string, method: string) => document.paths[path]![method]!;
+const mediaTypes = (path: string, method: string, status: string) => Object.keys(operation(path, method).responses[status].content ?? {});
+
+/**
+ * Warnings of the recommended ruleset the document keeps, each for a reason:
+ * - no-ambiguous-paths: /api/search/background-status/{channelId} and /api/search/{sessionId}/stream
+ *   (and …/continue) are the spec's paths; the fixed word is matched first and session ids are UUIDs.
+ * - operation-4xx-response: GET /api/health and GET /api/openapi.json take no input and no key, so
+ *   no 4xx can answer them.
+ * - no-required-schema-properties-undefined: a record over an enum (features, limits) lists its keys
+ *   in `required` and types them through propertyNames/additionalProperties, which JSON Schema
+ *   2020-12 allows; the rule only looks for `properties`.
+ * - no-illogical-composition-keywords: the bulk-download body is oneOf [format "zip" (required),
+ *   format json/srt/vtt/txt (optional, default json)]; the two cannot overlap (zip is in one enum
+ *   only, and a body without format matches the second alone), but the rule asks every branch to
+ *   require the property it tells them apart by, which would make format required.
+ */
+const KEPT_WARNINGS = new Set(['no-ambiguous-paths', 'operation-4xx-response', 'no-required-schema-properties-undefined', 'no-illogical-composition-keywords']);
+
+describe('the OpenAPI document, linted by Redocly (recommended ruleset)', () => {
+  it('has no errors, and only the warnings explained above', async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
+    const describe = (problem: (typeof problems)[number]) => `${problem.severity} ${problem.ruleId}: ${problem.message} at ${problem.location[0]?.pointer}`;
+    expect(problems.filter((problem) => problem.severity === 'error').map(describe)).toEqual([]);
+    expect(problems.filter((problem) => !KEPT_WARNINGS.has(problem.ruleId)).map(describe)).toEqual([]);
+  });
+});
+
+describe('the OpenAPI document declares what the server sends', () => {
+  it('GET /api/openapi.json: the document itself, not wrapped in {data}', () => {
+    const schema = operation('/api/openapi.json', 'get').responses['200'].content['application/json'].schema;
+    expect(schema.properties.data).toBeUndefined();
+    expect(schema.required).toEqual(expect.arrayContaining(['openapi', 'paths']));
+  });
+
+  it('GET /api/subtitles/{videoId}: SRT, WebVTT and plain text, never JSON', () => {
+    expect(mediaTypes('/api/subtitles/{videoId}', 'get', '200').sort()).toEqual(['application/x-subrip', 'text/plain', 'text/vtt']);
+  });
+
+  it('POST /api/subtitles/bulk-download: the JSON envelope or a zip (bytes, no schema)', () => {
+    const content = operation('/api/subtitles/bulk-download', 'post').responses['200'].content;
+    expect(Object.keys(content).sort()).toEqual(['application/json', 'application/zip']);
+    expect(content['application/zip']).toEqual({});
+  });
+
+  it('POST /api/subtitles/{videoId}/fetch: 200 when available, 202 with the poll URL when pending', () => {
+    const { responses } = operation('/api/subtitles/{videoId}/fetch', 'post');
+    expect(responses['200'].content['application/json'].schema.properties.data.properties.status).toMatchObject({ const: 'available' });
+    const pending = responses['202'].content['application/json'].schema.properties.data;
+    expect(pending.properties.status).toMatchObject({ const: 'pending' });
+    expect(pending.required).toContain('pollUrl');
+  });
+
+  it('POST /api/summary/generate declares its 202; the stenogram read its 304 without a body', () => {
+    expect(operation('/api/summary/generate', 'post').responses['202']).toBeDefined();
+    const notModified = operation('/api/stenograms/{owner}/{videoId}', 'get').responses['304'];
+    expect(notModified).toBeDefined();
+    expect(notModified.content).toBeUndefined();
+  });
+
+  it('413 and 415 (INVALID_INPUT) on every operation that reads a body, and only there', () => {
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const readsBody = op.requestBody !== undefined;
+        expect({ path, method, 413: '413' in op.responses, 415: '415' in op.responses }).toEqual({ path, method, 413: readsBody, 415: readsBody });
+      }
+    }
+    expect(operation('/api/tiers/{name}', 'patch').responses['413'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum).toEqual(['INVALID_INPUT']);
+  });
+
+  it('every operation may answer 500 and 503 in the envelope', () => {
+    for (const item of Object.values(document.paths)) for (const op of Object.values(item)) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['500', '503']));
+  });
+
+  it('GET /api/features serves any valid key: 401 for a bad one, never 403', () => {
+    const { responses } = operation('/api/features', 'get');
+    expect(responses['401']).toBeDefined();
+    expect(responses['403']).toBeUndefined();
+  });
+});
+
+describe('the document\'s input schemas refuse what the server refuses', () => {
+  const ajv = new Ajv2020({ strict: false });
+
+  it('GET /api/fts: q must hold a non-space character', () => {
+    const q = ajv.compile(operation('/api/fts', 'get').parameters.find((parameter: { name: string }) => parameter.name === 'q').schema);
+    expect([q(''), q('   '), q('lathe')]).toEqual([false, false, true]);
+  });
+
+  it('POST /api/subtitles/bulk-download: fileFormat only with format zip, empty query refused', () => {
+    const body = ajv.compile(operation('/api/subtitles/bulk-download', 'post').requestBody.content['application/json'].schema);
+    const id = 'dQw4w9WgXcQ';
+    expect(body({ videoIds: [id], fileFormat: 'vtt' })).toBe(false);
+    expect(body({ videoIds: [id], format: 'json', fileFormat: 'vtt' })).toBe(false);
+    expect(body({ videoIds: [id], format: 'zip', fileFormat: 'vtt' })).toBe(true);
+    expect(body({ videoIds: [id] })).toBe(true);
+    expect(body({ videoIds: [id], query: '' })).toBe(false);
+    expect(body({ videoIds: [id], format: 'pdf' })).toBe(false);
+  });
+});
+
+describe('the response check every suite runs (test/support/conformance.ts)', () => {
+  let db: TestDatabase;
+  let server: Server;
+  let url: string;
+  let closeDeps: () => Promise<void>;
+
+  const routes = [
+    defineRoute({ method: 'GET', path: '/check/typed', tag: 'Test', summary: 'declares a number, sends a string', auth: 'public', rateLimited: false, response: z.object({ n: z.number() }), handler: async () => ({ n: 'one' }) as never }),
+    defineRoute({ method: 'GET', path: '/check/status', tag: 'Test', summary: 'declares 200, sends 202', auth: 'public', rateLimited: false, response: z.object({ n: z.number() }), handler: async () => reply({ n: 1 }, { status: 202 }) }),
+    defineRoute({
+      method: 'GET',
+      path: '/check/media',
+      tag: 'Test',
+      summary: 'declares text/plain, sends text/csv',
+      auth: 'public',
+      rateLimited: false,
+      media: { 'text/plain': z.string() },
+      async handler({ res }) {
+        res.writeHead(200, { 'Content-Type': 'text/csv' });
+        res.end('a,b');
+        return handled;
+      },
+    }),
+    defineRoute({ method: 'GET', path: '/check/fine', tag: 'Test', summary: 'as declared', auth: 'public', rateLimited: false, response: z.object({ n: z.number() }), handler: async () => ({ n: 1 }) }),
+  ];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const built = await buildApiDeps(db.sql);
+    closeDeps = built.close;
+    const app = createApi(built.deps, routes);
+    await new Promise<void>((resolve) => app.listen({ port: 0, host: '127.0.0.1' }, () => resolve()));
+    server = app.server as Server;
+    watchConformance(server, routes);
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((done) => server.close(() => done()));
+    await closeDeps();
+    await db.drop();
+  });
+
+  /** The problems the check found for one request, once the server has finished sending it. */
+  async function problemsOf(path: string): Promise<string> {
+    const response = await fetch(`${url}${path}`);
+    await response.arrayBuffer();
+    await new Promise<void>((resolve) => server.getConnections(() => setImmediate(resolve)));
+    try {
+      expectConformingResponses();
+      return '';
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+
+  it.each([
+    ['/check/typed', /GET \/check\/typed → 200 .*the body does not match .*\/data\/n must be number/],
+    ['/check/status', /status 202 is not declared for GET \/check\/status \(declared: 200, /],
+    ['/check/media', /media type text\/csv is not declared for 200 of GET \/check\/media \(declared: text\/plain\)/],
+    ['/check/nowhere', /^$/],
+    ['/check/fine', /^$/],
+  ])('%s: %s', async (path, expected) => {
+    expect(await problemsOf(path)).toMatch(expected);
+  });
+
+  it('a wrong method is 405 with Allow, as the document\'s description says', async () => {
+    const response = await fetch(`${url}/check/fine`, { method: 'DELETE' });
+    expect(response.status).toBe(405);
+    expect(await problemsOf('/check/fine')).toBe('');
+  });
+});
