@@ -5,8 +5,9 @@
 import type { ChannelQuery } from '../../youtube/channelQuery.ts';
 import { DefiniteError } from '../http.ts';
 import type { ChannelRecord } from '../types.ts';
-import { channelFromApi, channelsFromSearch, listItems, videoFromApi } from '../youtubeApiParse.ts';
+import { channelFromApi, channelsFromSearch, listItems } from '../youtubeApiParse.ts';
 import { PAGE_SIZE, type ApiClient } from './client.ts';
+import { listedVideo } from './listedVideo.ts';
 
 const CHANNEL_PARTS = 'snippet,contentDetails,statistics,brandingSettings';
 const SEARCH_CANDIDATES = 10;
@@ -59,16 +60,7 @@ async function byCustomUrl(api: ApiClient, name: string, signal?: AbortSignal): 
 
 /** The channel of a video videos.list still returns; a 404 or a gone video reads as none. */
 async function byVideo(api: ApiClient, videoId: string, signal?: AbortSignal): Promise<ChannelRecord | undefined> {
-  let response: unknown;
-  try {
-    response = await api.call('videos', { part: 'snippet', id: videoId }, signal);
-  } catch (error) {
-    if (error instanceof DefiniteError && error.status === 404) return undefined;
-    throw error;
-  }
-  const video = listItems(response)
-    .map((item) => videoFromApi(item))
-    .find((record) => record?.videoId === videoId);
+  const video = await listedVideo(api, videoId, 'snippet', signal);
   return video ? channelBy(api, { id: video.channelId }, signal) : undefined;
 }
 
