@@ -140,7 +140,7 @@ export function buildOpenApi(routes: Route[], version: string) {
         tags: [route.tag],
         security,
         parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.servesFile ? headerParameters : [])],
-        ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+        ...(route.body ? { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
         responses: {
           ...successResponses(route),
           ...(route.servesFile ? fileResponses(route) : {}),

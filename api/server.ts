@@ -10,6 +10,7 @@ import { answerClientError } from './http/clientError.ts';
 import { authenticate } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
+import { refuseUnstorableText } from './http/storableInput.ts';
 import { chargeQuota } from './http/quota.ts';
 import { sendData, sendError } from './http/respond.ts';
 import { handled, isReply, type ApiDeps, type Route } from './http/route.ts';
@@ -22,9 +23,17 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 function parse(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
   if (!schema) return undefined;
+  refuseUnstorableText(value, where);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new AppError('INVALID_INPUT', describeIssues(parsed.error, where));
   return parsed.data;
+}
+
+/** The JSON body of a route that takes one; none at all (or zero bytes) is the caller's error unless the route's body is optional. */
+async function requestBody(req: Request, route: Route, limitBytes: number): Promise<unknown> {
+  const body = await readJsonBody(req, limitBytes);
+  if (body !== undefined || route.optionalBody) return body ?? {};
+  throw new AppError('INVALID_INPUT', 'body: required; send a JSON object with Content-Type: application/json');
 }
 
 /** Authentication, access rules, rate limit and validation, in that order, then the handler. */
@@ -42,7 +51,7 @@ function dispatchUnguarded(route: Route, deps: ApiDeps) {
     if (route.rateLimited !== false) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'requestsPerMinute', res);
     const params = parse(route.params, req.params, 'path');
     const query = parse(route.query, { ...req.query }, 'query');
-    const body = route.body ? parse(route.body, (await readJsonBody(req, deps.config.BODY_LIMIT_BYTES)) ?? {}, 'body') : undefined;
+    const body = route.body ? parse(route.body, await requestBody(req, route, deps.config.BODY_LIMIT_BYTES), 'body') : undefined;
     const result = await route.handler({ req, res, params, query, body, caller, deps, log: deps.log.child({ reqId: req.id }) });
     if (result === handled) return;
     if (isReply(result)) sendData(res, result.status ?? route.status ?? 200, result.data, result.headers);

@@ -37,6 +37,9 @@ export const configSchema = z.object({
   YOUTUBE_WEB_URL: z.url({ message: 'expected an http(s) URL' }).default('https://www.youtube.com'),
   SUBTITLE_BULK_MAX_BYTES: integerFromEnv(1024, 512 * 1024 * 1024).default(20 * 1024 * 1024),
   SOURCE_TIMEOUT_MS: integerFromEnv(100, 600_000).default(15_000),
+  SOURCE_MAX_RESPONSE_BYTES: integerFromEnv(1024, 1024 * 1024 * 1024)
+    .optional()
+    .describe('largest answer read from an upstream, decompressed; unset: 8 MiB from the Data API, 16 MiB from watch pages and caption tracks, 32 MiB from the Wayback Machine'),
   SOURCE_WAIT_BUDGET_MS: integerFromEnv(100, 600_000).default(30_000).describe('how long a crawl step (and a channel look-up) waits on a source that answers nothing (timeouts, errors, retries) before it goes on without it'),
   SSE_HEARTBEAT_SECONDS: integerFromEnv(1, 300).default(15),
   STATUS_WATCH_PROBE: booleanFromEnv.default(false).describe("probe videos' status on their watch pages (YOUTUBE_WEB_URL) too"),

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { VIDEO_ID } from './youtube/channelQuery.ts';
 
 /** Domain values shared by the API, the pipeline and the operator commands. */
+
+/** The largest value of a Postgres `integer` column: the bound of every number stored in one. */
+export const INT4_MAX = 2_147_483_647;
 export const tierName = z.enum(['anonymous', 'registered', 'plus', 'pro']);
 export type TierName = z.infer<typeof tierName>;
 

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
+import { connectionFailureCode, DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE } from '../../core/db/connectionFailure.ts';
 import type { Logger } from '../../core/log.ts';
 import { sendError } from './respond.ts';
 
@@ -13,13 +14,6 @@ export function describeIssues(error: z.ZodError, where: string): string {
       return `${field}: ${issue.message}`;
     })
     .join('; ');
-}
-
-const connectionErrors = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'ETIMEDOUT', 'EPIPE', 'ENOENT', 'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT', '57P01', '57P03', '08006', '08001', '08003']);
-
-function isDatabaseUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown })?.code;
-  return typeof code === 'string' && connectionErrors.has(code);
 }
 
 /** The one place a thrown error becomes a response: the caller's errors as they are, ours without internals. */
@@ -37,9 +31,12 @@ export function sendFailure(error: unknown, req: IncomingMessage & { id?: string
     sendError(res, 400, 'INVALID_INPUT', 'the request URL is malformed');
     return;
   }
-  if (isDatabaseUnavailable(error)) {
-    log.warn('database unavailable', { reqId: req.id, err: error });
-    sendError(res, 503, 'SERVICE_UNAVAILABLE', 'the database is unavailable; retry shortly', { headers: { 'Retry-After': '5' } });
+  const databaseFailure = connectionFailureCode(error);
+  if (databaseFailure) {
+    // A failed or refused connect is the circuit's to log, once per outage (core/db/circuit.ts), not once per request.
+    if (databaseFailure === DATABASE_UNAVAILABLE) log.debug('database unavailable', { reqId: req.id, err: error });
+    else log.warn('database unavailable', { reqId: req.id, err: error });
+    sendError(res, 503, 'SERVICE_UNAVAILABLE', 'the database is unavailable; retry shortly', { headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) } });
     return;
   }
   log.error('request failed', { reqId: req.id, err: error, stack: (error as Error)?.stack });

@@ -90,6 +90,8 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
   params?: P;
   query?: Q;
   body?: B;
+  /** The body may be left out (read as `{}`); otherwise a route with a body schema answers 400 to a request without one. */
+  optionalBody?: true;
   /** What a success carries in `{data}` (application/json); absent when the answer is only `media` or `events`. */
   response?: R;
   /** Success bodies sent as they are, not in `{data}`: per media type, the body's schema (`binaryBody` for bytes). */
@@ -105,6 +107,16 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
   handler(ctx: RouteContext<Out<P>, Out<Q>, Out<B>>): Promise<z.output<R> | Reply<z.output<R>> | OtherReply<A> | typeof handled>;
 }
 
+/** The query of a route that takes no parameters: any parameter is unknown, so a typo never goes unnoticed. */
+const noParameters = z.strictObject({});
+
+/**
+ * The query of a page shared as a link (HTML, sitemaps): ignored, since whoever shares a link may
+ * append tracking parameters (utm_source, fbclid) the page cannot know.
+ */
+export const ignoredQuery = z.looseObject({});
+
+/** A route; one without a query schema refuses every query parameter. */
 export const defineRoute = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined, R extends Schema = Schema, A extends Answers = Record<never, never>>(
   route: Route<P, Q, B, R, A>,
-) => route as unknown as Route;
+) => ({ ...route, query: route.query ?? noParameters }) as unknown as Route;

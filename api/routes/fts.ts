@@ -17,8 +17,8 @@ export const ftsRoute = defineRoute({
   feature: 'fullTextSearch',
   query: z.strictObject({
     q: z.string({ message: 'required: the words to search for' }).regex(/\S/, { message: 'must not be empty; give one or more words' }).max(MAX_QUERY_LENGTH, { message: `at most ${MAX_QUERY_LENGTH} characters` }),
-    page: wholeNumber('page', 1, MAX_RESULT_WINDOW).default(1),
-    pageSize: wholeNumber('pageSize', 1, 100).default(50),
+    page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1),
+    pageSize: wholeNumber('pageSize', 1, 100, 50),
     status: z.enum(['live', 'deleted'], { message: 'expected live or deleted' }).optional(),
     hasVideo: flag.optional(),
     hasSubtitles: flag.optional(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { Sql } from '../../core/db/database.ts';
+import { circuitOf, type Sql } from '../../core/db/database.ts';
+import { DATABASE_RETRY_AFTER_SECONDS } from '../../core/db/connectionFailure.ts';
 import { AppError } from '../../core/errors.ts';
 import { HEARTBEAT_STALE_SECONDS } from '../../core/workerHeartbeat.ts';
 import { defineRoute } from '../http/route.ts';
@@ -38,21 +39,28 @@ export const healthRoute = defineRoute({
   path: '/api/health',
   tag: 'System',
   summary: 'Service health: database, worker heartbeat, job queue and version',
-  description: 'Public. Answers 503 SERVICE_UNAVAILABLE while the database cannot be reached, and recovers by itself when it returns.',
+  description:
+    'Public. Answers 503 SERVICE_UNAVAILABLE (Retry-After: 2) while the database cannot be reached or refuses new connections (also during its smart shutdown), and 200 again within a second of its return, without a restart.',
   auth: 'public',
   rateLimited: false,
   response: healthSchema,
   errors: ['SERVICE_UNAVAILABLE'],
   async handler({ deps }) {
     const started = performance.now();
+    const circuit = circuitOf(deps.sql);
     let row: Awaited<ReturnType<typeof probe>>;
     try {
-      row = await Promise.race([probe(deps.sql), timeout(2_000)]);
+      if (circuit?.isOpen()) throw circuit.unavailableError();
+      // A fresh connection too, not only the pool's: in a smart shutdown the open sessions still
+      // answer while the server refuses new ones (57P03), and the service cannot last on those.
+      const [accepts, answer] = await Promise.all([circuit?.verify() ?? true, Promise.race([probe(deps.sql), timeout(2_000)])]);
+      if (!accepts) throw circuit!.unavailableError();
+      row = answer;
     } catch (error) {
-      // The cause (socket paths, host names) goes to the log, not to the public.
-      deps.log.warn('health probe failed', { err: error });
+      // The cause (socket paths, host names) goes to the log, not to the public; an open circuit has logged the outage once.
+      if (!circuit?.isOpen()) deps.log.warn('health probe failed', { err: error });
       throw new AppError('SERVICE_UNAVAILABLE', 'the database is unreachable; retry shortly', {
-        headers: { 'Retry-After': '5', 'Cache-Control': 'no-store' },
+        headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' },
         details: { database: { ok: false }, version: deps.version },
       });
     }

@@ -1,19 +1,20 @@
 import { z } from 'zod';
 import { backgroundStatus } from '../../core/crawl/backgroundStatus.ts';
-import { findSession } from '../../core/crawl/findSession.ts';
+import { findSession, type SearchSession } from '../../core/crawl/findSession.ts';
 import { continueSearch } from '../../core/crawl/continueSearch.ts';
 import { searchChannel } from '../../core/crawl/searchChannel.ts';
-import { snapshotPages } from '../../core/crawl/snapshotPages.ts';
-import { AppError, notFound } from '../../core/errors.ts';
-import { crawlStream, hasEventsAfter, type Position } from '../../core/events/events.ts';
+import { snapshotHolds, snapshotPages } from '../../core/crawl/snapshotPages.ts';
+import type { Sql } from '../../core/db/database.ts';
+import { notFound } from '../../core/errors.ts';
+import { crawlStream, hasEventAt, hasEventsAfter, type Position } from '../../core/events/events.ts';
 import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
 import { ACCEPTED_FORMS, CHANNEL_ID } from '../../core/youtube/channelQuery.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, type RouteContext } from '../http/route.ts';
-import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
+import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames, type Resume } from '../sse/searchFrames.ts';
 import { openEventStream } from '../sse/writer.ts';
 import type { Caller } from '../http/auth.ts';
-import { lastEventId } from '../sse/followStream.ts';
+import { lastEventId, notOfThisStream } from '../sse/followStream.ts';
 
 const sessionResponse = z.object({
   searchSessionId: z.string().uuid(),
@@ -57,6 +58,16 @@ async function callersSession(ctx: RouteContext<{ sessionId: string }, unknown, 
   return session;
 }
 
+/**
+ * Whether a resume point is one this session's stream sent: a video of its snapshot, or an event of
+ * its crawl from where the session joined. Another session's would skip (or repeat) this one's events.
+ */
+async function isOfSession(sql: Sql, session: SearchSession, resume: Resume): Promise<boolean> {
+  if (resume.phase === 'snapshot') return resume.after === '' || snapshotHolds(sql, session, resume.after);
+  if (resume.after.xid === '0') return true; // the snapshot-done point
+  return BigInt(resume.after.xid) >= BigInt(session.joinXid) && hasEventAt(sql, crawlStream(session.crawlId), resume.after);
+}
+
 export const streamSearchRoute = defineRoute({
   method: 'GET',
   path: '/api/search/:sessionId/stream',
@@ -76,7 +87,7 @@ export const streamSearchRoute = defineRoute({
     const session = await callersSession(ctx);
     const resumeFrom = lastEventId(req, query.lastEventId);
     const resume = parseResume(resumeFrom);
-    if (resumeFrom && !resume) throw new AppError('INVALID_INPUT', `Last-Event-ID: "${resumeFrom}" is not an event id of this stream`);
+    if (resumeFrom && !(resume && (await isOfSession(deps.sql, session, resume)))) throw notOfThisStream(resumeFrom);
 
     let unsubscribe = () => {};
     const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());

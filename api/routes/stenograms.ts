@@ -12,7 +12,7 @@ import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
-import { answerFinalEvent, followStream, resumePosition } from '../sse/followStream.ts';
+import { answerFinalEvent, followStream, resumePosition, streamStart } from '../sse/followStream.ts';
 
 const TAG = 'AI stenograms';
 /** Every stenogram route: an L3+ key of a tier with the stenograms feature (api-spec §4.5). */
@@ -49,6 +49,7 @@ const generateRoute = defineRoute({
   ...access,
   params: videoParams,
   body: z.strictObject({ language: languageHint.optional() }),
+  optionalBody: true,
   events: stenogramEventVocabulary,
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED', 'STENOGRAM_CONFLICT'],
   async handler({ params, body, caller, deps, res }) {
@@ -61,7 +62,7 @@ const generateRoute = defineRoute({
       charge: async () => (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'apiStenogramsPerDay', res, 1, deps.clock?.())).windowStart,
     });
     if (request.outcome === 'transcript_required') throw transcriptRequired(params.videoId, request.transcript, 'stenogram');
-    followStream(deps, res, stenogramStream(request.stenogram.id), { xid: '0', id: '0' }, isFinalStenogramEvent);
+    await followStream(deps, res, stenogramStream(request.stenogram.id), streamStart, isFinalStenogramEvent);
     return handled;
   },
 });
@@ -81,7 +82,7 @@ const streamRoute = defineRoute({
     const row = await ownStenogram(deps, caller, params.owner, params.videoId);
     const from = resumePosition(req, query.lastEventId);
     if (row.status === 'generating') {
-      followStream(deps, res, stenogramStream(row.id), from, isFinalStenogramEvent);
+      await followStream(deps, res, stenogramStream(row.id), from, isFinalStenogramEvent);
       return handled;
     }
     answerFinalEvent(deps, res, row.status === 'generated'
@@ -163,7 +164,7 @@ const listRoute = defineRoute({
   tag: TAG,
   summary: `Your stenograms, newest first, ${STENOGRAMS_PER_PAGE} a page`,
   ...access,
-  query: z.strictObject({ page: wholeNumber('page', 1, 100_000).default(1) }),
+  query: z.strictObject({ page: wholeNumber('page', 1, 100_000, 1) }),
   response: z.object({ items: z.array(stenogramMetadata), page: z.number().int(), pageSize: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
   async handler({ query, caller, deps }) {
     const { rows, total } = await listStenograms(deps.sql, userIdOf(caller), query.page);

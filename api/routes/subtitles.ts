@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { notFound } from '../../core/errors.ts';
-import { videoIdSchema, videoParams } from '../../core/schemas.ts';
+import { INT4_MAX, videoIdSchema, videoParams } from '../../core/schemas.ts';
 import { planBulkDownload } from '../../core/subtitles/bulk.ts';
 import { bulkJson } from '../../core/subtitles/bulkJson.ts';
 import { bulkZip } from '../../core/subtitles/bulkZip.ts';
@@ -15,6 +15,7 @@ import { LANGUAGE, describeTrack, latestTracks, trackKinds, trackSources } from 
 import { readVideoLookup, type VideoLookup } from '../../core/subtitles/videoLookups.ts';
 import { findVideos } from '../../core/subtitles/videos.ts';
 import { chargeQuota } from '../http/quota.ts';
+import { wholeNumber } from '../http/queryParams.ts';
 import { binaryBody, defineRoute, handled, reply } from '../http/route.ts';
 
 /** At most this many video ids per bulk download. */
@@ -81,7 +82,7 @@ const getSubtitlesRoute = defineRoute({
     format: z.enum(['srt', 'vtt', 'txt'], { message: 'expected srt or vtt (or txt for plain text)' }).default('srt'),
     lang: language.optional(),
     kind: kind.optional(),
-    version: z.coerce.number({ message: 'expected a version number' }).int({ message: 'expected a whole version number' }).min(1, { message: 'versions count from 1' }).optional(),
+    version: wholeNumber('version', 1, INT4_MAX).optional().describe('versions count from 1'),
   }),
   media: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type.split(';')[0]!, z.string()])),
   errors: ['NOT_FOUND'],

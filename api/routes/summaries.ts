@@ -20,7 +20,7 @@ const TAG = 'AI summaries';
 const viewerOf = (caller: Caller) => ({ userId: caller.kind === 'key' ? caller.userId : null });
 
 const language = z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 language code such as en (or ISO 639-3)' });
-const limit = (fallback: number, max: number) => wholeNumber('limit', 1, max).default(fallback);
+const limit = (fallback: number, max: number) => wholeNumber('limit', 1, max, fallback);
 export const pageOf = (page: number, size: number, name = 'page') => {
   if (page * size > MAX_RESULT_WINDOW) throw new AppError('INVALID_INPUT', `${name}: results past position ${MAX_RESULT_WINDOW} are not served; narrow the filters`);
   return { offset: (page - 1) * size, limit: size };
@@ -48,7 +48,7 @@ const browseRoute = defineRoute({
     tag: z.string().trim().toLowerCase().min(1, { message: 'an empty tag matches nothing; leave it out' }).max(40, { message: 'at most 40 characters' }).optional(),
     channelId: z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, { message: 'expected a channel id (UC and 22 more characters)' }).optional(),
     language: language.optional(),
-    page: wholeNumber('page', 1, MAX_RESULT_WINDOW).default(1),
+    page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1),
     limit: limit(20, 100),
   }),
   response: summaryList,
@@ -113,7 +113,7 @@ const channelsRoute = defineRoute({
   summary: 'Channels that have public summaries, most summaries first',
   auth: 'optional',
   feature: 'summaries',
-  query: z.strictObject({ page: wholeNumber('page', 1, MAX_RESULT_WINDOW).default(1), limit: limit(50, 100) }),
+  query: z.strictObject({ page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1), limit: limit(50, 100) }),
   response: listed(z.object({ channelId: z.string(), channelTitle: z.string().nullable(), handle: z.string().nullable(), summaries: z.number().int() })),
   async handler({ query, deps }) {
     const { rows, total } = await summaryChannels(deps.sql, pageOf(query.page, query.limit));
@@ -215,7 +215,7 @@ const streamRoute = defineRoute({
     const summary = await visibleSummary(deps, params.videoId, caller);
     const from = resumePosition(req, query.lastEventId);
     if (summary.status === 'generating') {
-      followStream(deps, res, summaryStream(summary.id), from, isFinalSummaryEvent);
+      await followStream(deps, res, summaryStream(summary.id), from, isFinalSummaryEvent);
       return handled;
     }
     answerFinalEvent(deps, res, summary.status === 'ready'

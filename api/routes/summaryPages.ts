@@ -13,7 +13,7 @@ import { summaryPageUrl, toSummaryObject, type SummaryObject } from '../../core/
 import { clock } from '../../core/text/clock.ts';
 import { escapeHtml } from '../../core/text/escapeHtml.ts';
 import { wholeNumber } from '../http/queryParams.ts';
-import { defineRoute, handled } from '../http/route.ts';
+import { defineRoute, handled, ignoredQuery } from '../http/route.ts';
 
 const TAG = 'Public pages';
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
@@ -73,6 +73,7 @@ const summaryPageRoute = defineRoute({
   tag: TAG,
   summary: 'A public summary as an HTML page (key points link to that moment of the video)',
   auth: 'public',
+  query: ignoredQuery,
   params: videoParams,
   media: { 'text/html': z.string() },
   errors: ['NOT_FOUND'],
@@ -100,6 +101,7 @@ const sitemapRoute = defineRoute({
   tag: TAG,
   summary: `The sitemap of public summaries; past ${SITEMAP_URLS_PER_FILE.toLocaleString('en')} URLs, a sitemap index of /sitemaps/summaries/{n}`,
   auth: 'public',
+  query: ignoredQuery,
   media: { 'application/xml': z.string() },
   async handler({ req, res, deps }) {
     const total = await countPublicSummaries(deps.sql);
@@ -120,6 +122,7 @@ const sitemapFileRoute = defineRoute({
   tag: TAG,
   summary: 'One file of the sitemap index (when there are more public summaries than one sitemap holds)',
   auth: 'public',
+  query: ignoredQuery,
   params: z.strictObject({ file: wholeNumber('file', 1, 100_000) }),
   media: { 'application/xml': z.string() },
   errors: ['NOT_FOUND'],

@@ -61,10 +61,13 @@ export function crawlFrames(events: readonly StoredEvent[]): { frames: Buffer; f
 }
 
 /** Resume point: `s:<videoId>` inside the snapshot of stored videos, `c:<xid>.<id>` in the crawl's events. */
-export function parseResume(value: string | undefined): { phase: 'snapshot'; after: string } | { phase: 'live'; after: Position } | undefined {
+export type Resume = { phase: 'snapshot'; after: string } | { phase: 'live'; after: Position };
+
+export function parseResume(value: string | undefined): Resume | undefined {
   if (!value) return undefined;
   if (value === SNAPSHOT_DONE) return { phase: 'live', after: { xid: '0', id: '0' } };
   if (value.startsWith('s:')) return /^s:[A-Za-z0-9_-]{0,11}$/.test(value) ? { phase: 'snapshot', after: value.slice(2) } : undefined;
   const position = value.startsWith('c:') ? parsePosition(value.slice(2)) : undefined;
-  return position ? { phase: 'live', after: position } : undefined;
+  // No transaction has id 0: `after: 0` is the snapshot-done point alone.
+  return position && position.xid !== '0' ? { phase: 'live', after: position } : undefined;
 }

@@ -49,5 +49,5 @@ async function step(deps: CrawlDeps, job: JobPayload<'crawl_channel'>): Promise<
   const batch = await fetchBatch(crawl, source, job.cursor === undefined ? {} : { cursor: job.cursor }, wait, deps.log);
   // The retry events go before the batch's, in the stream's order too.
   await onRetry.flushed();
-  await deps.sql.begin((tx) => storeBatch(tx, crawl, { plan, index: job.step }, batch));
+  await deps.sql.begin((tx) => storeBatch(tx, crawl, { plan, index: job.step }, batch, deps.log));
 }

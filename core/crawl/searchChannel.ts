@@ -20,6 +20,6 @@ export async function searchChannel(
   await charge();
   const channel = await resolveChannel(deps.sql, deps.sources, parsed, deps.log, deps.sourceWaitBudgetMs);
   if (!channel) throw notFound(`no source knows the channel of "${input.query}"`);
-  const started = await startSearch(deps.sql, { userId: input.userId, channel, query: input.query, kind: 'full' });
+  const started = await startSearch(deps.sql, { userId: input.userId, channel, query: input.query, kind: 'full' }, deps.log);
   return { ...started, channelId: channel.channelId };
 }

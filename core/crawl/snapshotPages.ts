@@ -20,3 +20,9 @@ export async function* snapshotPages(sql: Queryable, session: Pick<SearchSession
     after = page[page.length - 1]!.video.videoId;
   }
 }
+
+/** Whether the session's snapshot holds this video (a resume point `s:<videoId>` must name one of its own). */
+export async function snapshotHolds(sql: Queryable, session: Pick<SearchSession, 'channelId' | 'createdAt'>, videoId: string): Promise<boolean> {
+  const [found] = await sql`select 1 from videos where video_id = ${videoId} and channel_id = ${session.channelId} and first_seen_at <= ${session.createdAt}`;
+  return Boolean(found);
+}

@@ -1,4 +1,5 @@
 import type { Queryable, Sql } from '../db/database.ts';
+import type { Logger } from '../log.ts';
 import type { ChannelRecord } from '../sources/types.ts';
 import { upsertChannel } from '../videos/upsertChannel.ts';
 import { queueCrawlStep } from './queueStep.ts';
@@ -14,9 +15,10 @@ export interface StartedSearch { sessionId: string; crawlId: string; joined: boo
 export async function startSearch(
   sql: Sql,
   input: { userId: string | null; channel: ChannelRecord; query: string; kind: 'full' | 'archive_page'; archiveCursor?: string | null },
+  log?: Logger,
 ): Promise<StartedSearch> {
   return sql.begin(async (tx) => {
-    await upsertChannel(tx, input.channel);
+    await upsertChannel(tx, input.channel, log);
     const channelId = input.channel.channelId;
     const [running] = await tx<{ id: string }[]>`
       select id::text from crawls where channel_id = ${channelId} and kind = ${input.kind} and status = 'running' for update`;

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/database.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
 import { announcesCaptions, captionInfoOf, searchEvents, type CrawlTotals, type SearchEvent } from '../events/searchEvents.ts';
+import type { Logger } from '../log.ts';
 import type { VideoSource } from '../sources/types.ts';
 import { CRAWL_SUBTITLES_PRIORITY, enqueueSubtitleFetch } from '../subtitles/enqueue.ts';
 import { upsertChannel } from '../videos/upsertChannel.ts';
@@ -32,15 +33,15 @@ async function neverFetched(tx: Queryable, batch: Batch, changed: readonly { vid
   return rows.map((row) => row.videoId);
 }
 
-export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: VideoSource[]; index: number }, batch: Batch): Promise<void> {
+export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: VideoSource[]; index: number }, batch: Batch, log: Logger): Promise<void> {
   const source = step.plan[step.index]!;
   const events: SearchEvent[] = [];
   if (batch.channel) {
-    await upsertChannel(tx, batch.channel);
+    await upsertChannel(tx, batch.channel, log);
     const [updated] = await tx<{ channel: ChannelObject }[]>`select ${tx.unsafe(CHANNEL_JSON)} as channel from channels c where c.channel_id = ${crawl.channelId}`;
     events.push(searchEvents.channelUpdate(updated!.channel));
   }
-  const { changed, inserted } = await upsertVideos(tx, source.name, batch.videos);
+  const { changed, inserted } = await upsertVideos(tx, source.name, batch.videos, log.child({ crawlId: crawl.id }));
   // A failed source is done for this crawl: its `next` only says where a later continue may ask again.
   const sourceDone = batch.next === undefined || readsOnePage(source) || batch.failure !== undefined;
   const percent = Math.round(((step.index + (sourceDone ? 1 : (batch.progress ?? 0))) / step.plan.length) * 100);

@@ -18,7 +18,7 @@ export async function openDatabase(config: Config, log: Logger, role: string): P
   const url = config.DATABASE_URL ?? (await ensureEmbeddedPostgres(config.dataDir, log));
   // Parameters decide the plan (a common tag or word against a rare one, a narrow filter against none):
   // a generic plan, which PostgreSQL may switch a prepared statement to after five runs, can be 300× slower.
-  const sql = connect(url, { max: config.DATABASE_POOL_SIZE, role, statementTimeoutMs: config.STATEMENT_TIMEOUT_MS, settings: { plan_cache_mode: 'force_custom_plan' } });
+  const sql = connect(url, { max: config.DATABASE_POOL_SIZE, role, statementTimeoutMs: config.STATEMENT_TIMEOUT_MS, settings: { plan_cache_mode: 'force_custom_plan' }, log });
   let closed = false;
   return {
     sql,

@@ -9,9 +9,15 @@ export interface StoredEvent { xid: string; id: string; type: string; payload: u
 export const crawlStream = (crawlId: string | number) => `crawl:${crawlId}`;
 
 export const formatPosition = (position: Position) => `${position.xid}.${position.id}`;
+// What the columns hold: xid8 is unsigned 64-bit, the id a bigint.
+const XID8_MAX = 2n ** 64n - 1n;
+const BIGINT_MAX = 2n ** 63n - 1n;
+
+/** A position as `formatPosition` writes it; anything else, or out of the columns' range, is undefined (never reaches a query). */
 export function parsePosition(value: string): Position | undefined {
   const match = /^(\d{1,20})\.(\d{1,19})$/.exec(value);
-  return match ? { xid: match[1]!, id: match[2]! } : undefined;
+  if (!match || BigInt(match[1]!) > XID8_MAX || BigInt(match[2]!) > BIGINT_MAX) return undefined;
+  return { xid: match[1]!, id: match[2]! };
 }
 export const comparePositions = (a: Position, b: Position) =>
   BigInt(a.xid) === BigInt(b.xid) ? Number(BigInt(a.id) - BigInt(b.id)) : BigInt(a.xid) < BigInt(b.xid) ? -1 : 1;
@@ -56,6 +62,12 @@ export async function finalHead(sql: Queryable, stream: string): Promise<Positio
     order by events.xid desc, events.id desc
     limit 1`;
   return head;
+}
+
+/** Whether the stream holds an event at exactly this position (a client's Last-Event-ID names one it received). */
+export async function hasEventAt(sql: Queryable, stream: string, position: Position): Promise<boolean> {
+  const [found] = await sql`select 1 from events where stream = ${stream} and xid = ${position.xid}::xid8 and id = ${position.id}::bigint`;
+  return Boolean(found);
 }
 
 /** Whether the stream has an event after `after` (committed or not). */

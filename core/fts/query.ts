@@ -1,4 +1,5 @@
 import { AppError } from '../errors.ts';
+import { isStorable, UNSTORABLE_REFUSED } from '../text/storableText.ts';
 
 /**
  * The query language of GET /api/fts: every word must match; "an exact phrase"; -word or -"a phrase"
@@ -57,6 +58,7 @@ function lex(q: string): Array<Item | 'OR'> {
 export function parseQuery(q: string): FtsQuery {
   const query = q.trim();
   if (query === '') throw invalidQuery('must not be empty; give one or more words');
+  if (!isStorable(query)) throw invalidQuery(UNSTORABLE_REFUSED);
   if (query.length > MAX_QUERY_LENGTH) throw invalidQuery(`at most ${MAX_QUERY_LENGTH} characters`);
   const items = lex(query);
   const groups: Term[][] = [];

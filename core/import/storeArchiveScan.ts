@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { Sql } from '../db/database.ts';
+import type { Logger } from '../log.ts';
 import type { ArchiveScan } from '../sources/archive.ts';
 import type { VideoRecord } from '../sources/types.ts';
 import { upsertChannel } from '../videos/upsertChannel.ts';
@@ -39,11 +40,16 @@ function refusedData(error: unknown): error is Error {
 
 const fileOf = (video: VideoRecord) => (video.evidenceUrl?.startsWith('file:') ? fileURLToPath(video.evidenceUrl) : (video.evidenceUrl ?? null));
 
-export async function storeArchiveScan(sql: Sql, scan: ArchiveScan, onProgress?: (stored: number, total: number) => void): Promise<StoredScan> {
+export async function storeArchiveScan(
+  sql: Sql,
+  scan: ArchiveScan,
+  options: { log?: Logger; onProgress?: (stored: number, total: number) => void } = {},
+): Promise<StoredScan> {
+  const { log, onProgress } = options;
   const skipped: SkippedFile[] = [];
   for (const channel of scan.channels) {
     try {
-      await upsertChannel(sql, channel);
+      await upsertChannel(sql, channel, log);
     } catch (error) {
       if (!refusedData(error)) throw error;
       // Its videos are refused with it (their channel row cannot exist) and listed one by one below.
@@ -60,12 +66,12 @@ export async function storeArchiveScan(sql: Sql, scan: ArchiveScan, onProgress?:
   for (let offset = 0; offset < scan.videos.length; offset += BATCH) {
     const batch = scan.videos.slice(offset, offset + BATCH);
     try {
-      count(batch, await sql.begin((tx) => upsertVideos(tx, 'archive', batch)));
+      count(batch, await sql.begin((tx) => upsertVideos(tx, 'archive', batch, log)));
     } catch (error) {
       if (!refusedData(error)) throw error;
       for (const video of batch) {
         try {
-          count([video], await sql.begin((tx) => upsertVideos(tx, 'archive', [video])));
+          count([video], await sql.begin((tx) => upsertVideos(tx, 'archive', [video], log)));
         } catch (rowError) {
           if (!refusedData(rowError)) throw rowError;
           skipped.push({ file: fileOf(video), reason: `video ${video.videoId}: ${rowError.message}` });

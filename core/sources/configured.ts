@@ -1,16 +1,23 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { createArchiveSource } from './archive.ts';
+import type { FetchOptions } from './http.ts';
 import type { VideoSource } from './types.ts';
 import { createWaybackSource } from './wayback/source.ts';
 import { createYoutubeApiSource } from './youtubeApi.ts';
+
+/** How every outbound request of this deployment is made: its timeout, and its size cap when one is set. */
+export const sourceFetchOptions = (config: Config): FetchOptions => ({
+  timeoutMs: config.SOURCE_TIMEOUT_MS,
+  ...(config.SOURCE_MAX_RESPONSE_BYTES === undefined ? {} : { maxBytes: config.SOURCE_MAX_RESPONSE_BYTES }),
+});
 
 /**
  * The sources this deployment uses, in the order a crawl asks them: the local archive always
  * (offline), the YouTube Data API when a key is set, the Wayback Machine when enabled.
  */
 export function configuredSources(config: Config): VideoSource[] {
-  const fetchOptions = { timeoutMs: config.SOURCE_TIMEOUT_MS };
+  const fetchOptions = sourceFetchOptions(config);
   const sources: VideoSource[] = [createArchiveSource({ dir: config.archiveDir })];
   if (config.YOUTUBE_API_KEY) {
     sources.push(createYoutubeApiSource({ apiKey: config.YOUTUBE_API_KEY, baseUrl: config.YOUTUBE_API_URL.replace(/\/$/, ''), fetchOptions }));

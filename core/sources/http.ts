@@ -1,22 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pRetry, { AbortError } from 'p-retry';
+import { DefiniteError, TransientError } from './httpErrors.ts';
+import { outboundGet, RefusedRequest } from './outboundRequest.ts';
+import type { Upstream } from './upstream.ts';
 
-/** A failure worth retrying later: rate limits, server errors, timeouts, network faults, bot checks. */
-export class TransientError extends Error {
-  constructor(message: string, readonly status?: number) {
-    super(message);
-    this.name = 'TransientError';
-  }
-}
-
-/** A definite answer that retrying will not change (404, 403 without a bot check, bad request). */
-export class DefiniteError extends Error {
-  constructor(message: string, readonly status: number, readonly body = '') {
-    super(message);
-    this.name = 'DefiniteError';
-  }
-}
+export { DefiniteError, RefusedRequest, TransientError };
 
 export interface FetchOptions {
   timeoutMs?: number;
@@ -26,6 +15,8 @@ export interface FetchOptions {
   maxDelayMs?: number;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Largest body read (decompressed); default the upstream's cap. */
+  maxBytes?: number;
   /**
    * Says whether an answer that looks final is really transient: a bot check or "try again later"
    * page served with 200, or an API's quota error served with 403. Defaults to a bot-check test.
@@ -59,35 +50,38 @@ const backoffDelay = (attempt: number, minDelayMs: number, maxDelayMs: number) =
   Math.min(maxDelayMs, Math.round((Math.random() + 1) * minDelayMs * 2 ** (attempt - 1)));
 
 /**
- * GET with a timeout per attempt and exponential backoff between attempts (p-retry). Transient
- * failures are retried; definite ones are thrown at once. Returns the response body as text.
+ * GET from an upstream (outboundRequest.ts: its origins only, redirects checked, addresses checked,
+ * the size capped) with a timeout per attempt and exponential backoff between attempts (p-retry).
+ * Transient failures are retried; definite ones, refusals included, are thrown at once. Returns
+ * the response body as text.
  */
-export async function fetchText(url: string, options: FetchOptions = {}): Promise<{ status: number; body: string; headers: Headers }> {
+export async function fetchText(upstream: Upstream, url: string, options: FetchOptions = {}): Promise<{ status: number; body: string }> {
   const { timeoutMs = 15_000, retries = 3, minDelayMs = 500, maxDelayMs = 8_000 } = options;
+  const limited = options.maxBytes === undefined ? upstream : { ...upstream, maxBytes: options.maxBytes };
   const observe = attemptObserver.getStore();
   return pRetry(
     async () => {
       const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-      let response: Response;
-      let body: string;
+      let response: { status: number; body: string };
       try {
-        response = await fetch(url, { headers: { 'User-Agent': 'afterimage (+https://github.com/afterimage)', ...options.headers }, signal });
-        // Inside the try: a body that stalls after the headers is a timeout like any other.
-        body = await response.text();
+        // The body is read inside: one that stalls after the headers is a timeout like any other.
+        response = await outboundGet(limited, url, { 'User-Agent': 'afterimage (+https://github.com/afterimage)', ...options.headers }, signal);
       } catch (error) {
+        if (error instanceof RefusedRequest) throw new AbortError(error);
         if (options.signal?.aborted) throw new AbortError(options.signal.reason ?? new Error('aborted'));
-        const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (error as Error).message;
+        const reason = signal.aborted ? `no answer within ${timeoutMs} ms` : (error as Error).message;
         throw new TransientError(`${new URL(url).host}: ${reason}`);
       }
-      if (response.status === 429 || response.status >= 500) {
-        throw new TransientError(`${new URL(url).host} answered ${response.status}`, response.status);
+      const { status, body } = response;
+      if (status === 429 || status >= 500) {
+        throw new TransientError(`${new URL(url).host} answered ${status}`, status);
       }
-      if (options.isTransient ? options.isTransient(response.status, body) : looksLikeBotCheck(body)) {
-        throw new TransientError(`${new URL(url).host} answered ${response.status} with a transient refusal (bot check, quota or "try again later")`, response.status);
+      if (options.isTransient ? options.isTransient(status, body) : looksLikeBotCheck(body)) {
+        throw new TransientError(`${new URL(url).host} answered ${status} with a transient refusal (bot check, quota or "try again later")`, status);
       }
       observe?.({ answered: true });
-      if (response.status >= 400) throw new AbortError(new DefiniteError(`${new URL(url).host} answered ${response.status}`, response.status, body.slice(0, 4096)));
-      return { status: response.status, body, headers: response.headers };
+      if (status >= 400) throw new AbortError(new DefiniteError(`${new URL(url).host} answered ${status}`, status, body.slice(0, 4096)));
+      return { status, body };
     },
     {
       retries,
@@ -117,9 +111,9 @@ function parsesAsJson(body: string): boolean {
 }
 
 /** fetchText for JSON APIs: a success whose body is not JSON (a proxy's error page, a cut body) is retried too. */
-export async function fetchJson<T = unknown>(url: string, options: FetchOptions = {}): Promise<T> {
+export async function fetchJson<T = unknown>(upstream: Upstream, url: string, options: FetchOptions = {}): Promise<T> {
   const isTransient = (status: number, body: string) =>
     (options.isTransient ? options.isTransient(status, body) : looksLikeBotCheck(body)) || (status < 400 && !parsesAsJson(body));
-  const { body } = await fetchText(url, { ...options, isTransient, headers: { Accept: 'application/json', ...options.headers } });
+  const { body } = await fetchText(upstream, url, { ...options, isTransient, headers: { Accept: 'application/json', ...options.headers } });
   return JSON.parse(body) as T;
 }

@@ -5,7 +5,9 @@
  * verified and videos stay as their sources described them.
  */
 import type { Config } from '../config.ts';
+import { sourceFetchOptions } from '../sources/configured.ts';
 import { DefiniteError, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
+import { upstreamFor } from '../sources/upstream.ts';
 import { watchPageFetchOptions } from '../sources/watchPageFetch.ts';
 import { createYoutubeApiSource } from '../sources/youtubeApi.ts';
 import { PAGE_SIZE } from '../sources/youtubeApi/client.ts';
@@ -46,12 +48,13 @@ export function dataApiProbe(options: { apiKey: string; baseUrl: string; fetchOp
 
 export function watchPageProbe(options: { webUrl: string; fetchOptions?: Omit<FetchOptions, 'signal' | 'isTransient'>; concurrency?: number }): StatusProbe {
   const webUrl = options.webUrl.replace(/\/+$/, '');
+  const upstream = upstreamFor('youtube_web', [webUrl]);
   const base = watchPageFetchOptions(options.fetchOptions);
   async function probeOne(videoId: string, signal?: AbortSignal): Promise<Observation> {
     const url = `${webUrl}/watch?v=${encodeURIComponent(videoId)}&hl=en`;
     let html: string;
     try {
-      ({ body: html } = await fetchText(url, signal ? { ...base, signal } : base));
+      ({ body: html } = await fetchText(upstream, url, signal ? { ...base, signal } : base));
     } catch (error) {
       if (!(error instanceof TransientError) && !(error instanceof DefiniteError)) throw error;
       // The platform answers gone videos with a 200 page: an error status is a proxy's or an outage's.
@@ -139,7 +142,7 @@ export function combineProbes(probes: { dataApi?: StatusProbe; reasons?: StatusP
 }
 
 export function configuredStatusProbe(config: Config): StatusProbe | undefined {
-  const fetchOptions = { timeoutMs: config.SOURCE_TIMEOUT_MS };
+  const fetchOptions = sourceFetchOptions(config);
   return combineProbes({
     ...(config.YOUTUBE_API_KEY ? { dataApi: dataApiProbe({ apiKey: config.YOUTUBE_API_KEY, baseUrl: config.YOUTUBE_API_URL, fetchOptions }) } : {}),
     ...(config.STATUS_WATCH_PROBE

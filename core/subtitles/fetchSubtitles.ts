@@ -71,7 +71,11 @@ export async function fetchSubtitles(sql: Sql, sources: readonly SubtitleSource[
       options.log.warn('subtitle source failed', { videoId, source: source.name, transient, err: error });
       continue;
     }
-    for (const track of fetched) {
+    for (const problem of fetched.problems) {
+      problems.push({ source: source.name, ...problem });
+      options.log.warn('subtitle track could not be read; the other tracks are kept', { videoId, source: source.name, ...problem });
+    }
+    for (const track of fetched.tracks) {
       try {
         const ready = prepareTrack({ videoId, ...track });
         if (ready) prepared.push(ready);

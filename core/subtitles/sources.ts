@@ -5,8 +5,10 @@
  */
 import { pathToFileURL } from 'node:url';
 import type { Config } from '../config.ts';
+import { sourceFetchOptions } from '../sources/configured.ts';
 import { localPath } from '../videos/localPath.ts';
 import { findArchiveSubtitleFiles, readArchiveSubtitleFile } from './archiveFiles.ts';
+import type { TrackProblem } from './trackFailure.ts';
 import type { TrackKind, TrackSource } from './tracks.ts';
 import { createWaybackCaptionsSource, type WaybackCaptionsOptions } from './waybackCaptions.ts';
 import { createYoutubeCaptionsSource, type YoutubeCaptionsOptions } from './youtubeCaptions.ts';
@@ -35,8 +37,11 @@ interface FetchedTrack {
 
 export interface SubtitleSource {
   name: TrackSource;
-  /** The tracks this source has for the video; throws TransientError when it could not tell now. */
-  fetchTracks(video: SubtitleVideo, signal?: AbortSignal): Promise<FetchedTrack[]>;
+  /**
+   * The tracks this source has for the video, and the listed tracks it could not read (the others
+   * are kept); throws TransientError when it could not tell which tracks there are.
+   */
+  fetchTracks(video: SubtitleVideo, signal?: AbortSignal): Promise<{ tracks: FetchedTrack[]; problems: TrackProblem[] }>;
 }
 
 /** Subtitle files beside the info.json the archive read the video from, else beside its media file. */
@@ -63,7 +68,7 @@ export function archiveSubtitleSource(): SubtitleSource {
           tracks.push({ language: file.language, kind: file.kind, source: 'archive', text: read.text, originalBytes: read.bytes, formatHint: file.path, originUrl: pathToFileURL(file.path).href });
         }
       }
-      return tracks;
+      return { tracks, problems: [] };
     },
   };
 }
@@ -73,8 +78,9 @@ export function youtubeSubtitleSource(options: YoutubeCaptionsOptions = {}): Sub
   return {
     name: 'youtube',
     async fetchTracks(video, signal) {
-      const found = await captions.fetchCaptions(video.videoId, signal);
-      return found.map((track) => ({ language: track.language, kind: track.kind, source: 'youtube' as const, text: track.text, originalBytes: track.bytes, formatHint: 'json3', originUrl: track.url }));
+      const { captions: found, problems } = await captions.fetchCaptions(video.videoId, signal);
+      const tracks = found.map((track) => ({ language: track.language, kind: track.kind, source: 'youtube' as const, text: track.text, originalBytes: track.bytes, formatHint: 'json3', originUrl: track.url }));
+      return { tracks, problems };
     },
   };
 }
@@ -84,8 +90,8 @@ export function waybackSubtitleSource(options: WaybackCaptionsOptions = {}): Sub
   return {
     name: 'wayback',
     async fetchTracks(video, signal) {
-      const found = await captures.fetchCaptions(video.videoId, signal);
-      return found.map((track) => ({
+      const { captions: found, problems } = await captures.fetchCaptions(video.videoId, signal);
+      const tracks = found.map((track) => ({
         language: track.language,
         kind: track.kind,
         source: 'wayback' as const,
@@ -94,6 +100,7 @@ export function waybackSubtitleSource(options: WaybackCaptionsOptions = {}): Sub
         ...(track.format ? { formatHint: track.format } : {}),
         originUrl: track.url,
       }));
+      return { tracks, problems };
     },
   };
 }
@@ -103,7 +110,7 @@ export function waybackSubtitleSource(options: WaybackCaptionsOptions = {}): Sub
  * order the content existed): Wayback captures, the local archive, the platform's current tracks.
  */
 export function configuredSubtitleSources(config: Config): SubtitleSource[] {
-  const fetchOptions = { timeoutMs: config.SOURCE_TIMEOUT_MS };
+  const fetchOptions = sourceFetchOptions(config);
   const sources: SubtitleSource[] = [];
   if (config.WAYBACK_ENABLED) {
     const base = config.WAYBACK_URL.replace(/\/$/, '');

@@ -65,8 +65,8 @@ export async function lookUpPendingVideo(sql: Sql, sources: readonly VideoSource
   }
   const { source, sighting } = result.found;
   await sql.begin(async (tx) => {
-    await upsertChannel(tx, sighting.channel);
-    await upsertVideos(tx, source, [sighting.video]);
+    await upsertChannel(tx, sighting.channel, options.log);
+    await upsertVideos(tx, source, [sighting.video], options.log);
     await tx`delete from video_lookups where video_id = ${videoId}`;
     await markTranscriptsPending(tx, [videoId]);
   });

@@ -8,10 +8,12 @@
  * `tlang=` is a translation (its language is tlang's), `kind=asr` is speech recognition, anything
  * else a manual track. Track lists (`type=list`) and answers without a language are skipped.
  */
-import { DefiniteError, fetchText, type FetchOptions } from '../sources/http.ts';
+import { fetchText, type FetchOptions } from '../sources/http.ts';
+import { upstreamFor } from '../sources/upstream.ts';
 import type { CdxRow } from '../sources/wayback/cdx.ts';
 import { queryCdx } from '../sources/wayback/cdxQuery.ts';
 import { escapeRegExp } from '../text/escapeRegExp.ts';
+import { trackFailure, type TrackProblem } from './trackFailure.ts';
 
 export interface WaybackCaptionsOptions {
   cdxUrl?: string;
@@ -64,6 +66,7 @@ export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}
   const publicBase = (options.publicCaptureBaseUrl ?? 'https://web.archive.org/web').replace(/\/+$/, '');
   const maxTracks = options.maxTracks ?? 12;
   const cdxLimit = options.cdxLimit ?? 500;
+  const upstream = upstreamFor('wayback', [cdxUrl, captureBase]);
   const base: FetchOptions = { timeoutMs: 20_000, retries: 2, minDelayMs: 1_000, maxDelayMs: 8_000, ...options.fetchOptions };
   const withSignal = (signal?: AbortSignal): FetchOptions => (signal ? { ...base, signal } : base);
 
@@ -72,6 +75,7 @@ export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}
     const newest = new Map<string, { row: CdxRow; language: string; kind: ArchivedCaption['kind']; format?: string }>();
     for (const prefix of PREFIXES) {
       const page = await queryCdx(
+        upstream,
         cdxUrl,
         {
           url: prefix,
@@ -94,17 +98,20 @@ export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}
     return [...newest.values()].sort((a, b) => (a.language < b.language ? -1 : a.language > b.language ? 1 : a.kind < b.kind ? -1 : 1)).slice(0, maxTracks);
   }
 
-  async function fetchCaptions(videoId: string, signal?: AbortSignal): Promise<ArchivedCaption[]> {
+  /** The captures' texts; captures not replayable are left out, captures refused or unreachable are problems. */
+  async function fetchCaptions(videoId: string, signal?: AbortSignal): Promise<{ captions: ArchivedCaption[]; problems: TrackProblem[] }> {
     const captures = await listCaptures(videoId, signal);
     const found: ArchivedCaption[] = [];
+    const problems: TrackProblem[] = [];
     for (const capture of captures) {
       let body: string;
       try {
         // An archived answer is content, whatever it says: never a refusal of ours.
-        ({ body } = await fetchText(`${captureBase}/${capture.row.timestamp}id_/${capture.row.original}`, { ...withSignal(signal), isTransient: () => false }));
+        ({ body } = await fetchText(upstream, `${captureBase}/${capture.row.timestamp}id_/${capture.row.original}`, { ...withSignal(signal), isTransient: () => false }));
       } catch (error) {
-        if (error instanceof DefiniteError) continue; // not replayable
-        throw error;
+        const problem = trackFailure(error, `${capture.language} (${capture.kind}) captured ${capture.row.timestamp}`, signal);
+        if (problem) problems.push(problem);
+        continue;
       }
       if (!body.trim()) continue;
       found.push({
@@ -117,7 +124,7 @@ export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}
         timestamp: capture.row.timestamp,
       });
     }
-    return found;
+    return { captions: found, problems };
   }
 
   return { name: 'wayback' as const, listCaptures, fetchCaptions };

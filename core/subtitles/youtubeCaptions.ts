@@ -3,14 +3,18 @@
  * (captions.playerCaptionsTracklistRenderer.captionTracks, each with a signed timedtext baseUrl),
  * and each is read from timedtext as json3. Used only when YOUTUBE_CAPTIONS=true.
  *
- * Every call goes through fetchText (timeouts, retries with backoff). A bot check or "try again
- * later" is transient (the fetch job retries later); a missing page or track is simply no track.
- * Timedtext URLs on youtube.com are fetched from the configured web URL (a proxy or a test server).
+ * Every call goes through fetchText (timeouts, retries with backoff, the web upstream's origins
+ * only). A bot check or "try again later" is transient (the fetch job retries later); a missing
+ * page or track is simply no track. Timedtext URLs on youtube.com are fetched from the configured
+ * web URL (a proxy or a test server); a track on any other host is refused, recorded as a problem,
+ * and the video's other tracks are read all the same.
  */
-import { DefiniteError, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
+import { DefiniteError, RefusedRequest, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
+import { upstreamFor } from '../sources/upstream.ts';
 import { watchPageFetchOptions } from '../sources/watchPageFetch.ts';
 import { isObject } from '../youtube/json.ts';
 import { findPlayerResponses, formattedText, isPlayerOf, playabilityMessages } from '../youtube/playerResponse.ts';
+import { trackFailure, type TrackProblem } from './trackFailure.ts';
 
 export interface CaptionTrackRef {
   language: string;
@@ -82,6 +86,7 @@ function captionTracksOf(html: string, videoId: string, webUrl: string): { track
 export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}) {
   const webUrl = (options.webUrl ?? 'https://www.youtube.com').replace(/\/+$/, '');
   const maxTracks = options.maxTracks ?? 20;
+  const upstream = upstreamFor('youtube_web', [webUrl]);
   const base = watchPageFetchOptions(options.fetchOptions);
   const withSignal = (signal?: AbortSignal): FetchOptions => (signal ? { ...base, signal } : base);
 
@@ -89,9 +94,10 @@ export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}
   async function listTracks(videoId: string, signal?: AbortSignal): Promise<CaptionTrackRef[]> {
     let html: string;
     try {
-      ({ body: html } = await fetchText(`${webUrl}/watch?v=${encodeURIComponent(videoId)}&hl=en`, withSignal(signal)));
+      ({ body: html } = await fetchText(upstream, `${webUrl}/watch?v=${encodeURIComponent(videoId)}&hl=en`, withSignal(signal)));
     } catch (error) {
-      if (error instanceof DefiniteError) return [];
+      // A refusal (the page redirected off the web upstream's origins) is no answer about the tracks.
+      if (error instanceof DefiniteError && !(error instanceof RefusedRequest)) return [];
       throw error;
     }
     const { tracks, botCheck, playable } = captionTracksOf(html, videoId, webUrl);
@@ -99,22 +105,24 @@ export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}
     return tracks;
   }
 
-  /** Every listed track's json3 text; tracks that answer 4xx or nothing are left out. */
-  async function fetchCaptions(videoId: string, signal?: AbortSignal): Promise<FetchedCaption[]> {
+  /** Every listed track's json3 text; tracks that answer 4xx or nothing are left out, tracks refused or unreachable are problems. */
+  async function fetchCaptions(videoId: string, signal?: AbortSignal): Promise<{ captions: FetchedCaption[]; problems: TrackProblem[] }> {
     const tracks = (await listTracks(videoId, signal)).slice(0, maxTracks);
-    const fetched: FetchedCaption[] = [];
+    const captions: FetchedCaption[] = [];
+    const problems: TrackProblem[] = [];
     for (const track of tracks) {
       let body: string;
       try {
-        ({ body } = await fetchText(track.url, withSignal(signal)));
+        ({ body } = await fetchText(upstream, track.url, withSignal(signal)));
       } catch (error) {
-        if (error instanceof DefiniteError) continue;
-        throw error;
+        const problem = trackFailure(error, `${track.language} (${track.kind})`, signal);
+        if (problem) problems.push(problem);
+        continue;
       }
       if (!body.trim()) continue; // timedtext answers an empty 200 when it will not serve the track
-      fetched.push({ language: track.language, kind: track.kind, text: body, bytes: Buffer.byteLength(body), url: track.publicUrl });
+      captions.push({ language: track.language, kind: track.kind, text: body, bytes: Buffer.byteLength(body), url: track.publicUrl });
     }
-    return fetched;
+    return { captions, problems };
   }
 
   return { name: 'youtube' as const, listTracks, fetchCaptions };

@@ -1,11 +1,15 @@
 import type { Queryable } from '../db/database.ts';
+import type { Logger } from '../log.ts';
 import type { ChannelRecord } from '../sources/types.ts';
+import { storableRecords } from './storableRecords.ts';
 
 /**
  * Records what a source says of a channel: known fields overwrite, unknown ones keep what we had.
- * A handle now used by this channel is taken from any channel that had it before.
+ * A handle now used by this channel is taken from any channel that had it before. Its text is
+ * sanitised first (storableRecords), logged on `log` when it needed it.
  */
-export async function upsertChannel(sql: Queryable, channel: ChannelRecord): Promise<void> {
+export async function upsertChannel(sql: Queryable, record: ChannelRecord, log?: Logger): Promise<void> {
+  const channel = storableRecords([record], { of: 'channel', channelId: record.channelId }, log)[0]!;
   if (channel.handle) {
     await sql`update channels set handle = null where lower(handle) = lower(${channel.handle}) and channel_id <> ${channel.channelId}`;
   }

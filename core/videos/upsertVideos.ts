@@ -1,6 +1,8 @@
 import type { Queryable } from '../db/database.ts';
+import type { Logger } from '../log.ts';
 import type { SourceName, VideoRecord } from '../sources/types.ts';
 import { recordSightings } from './recordSightings.ts';
+import { storableRecords } from './storableRecords.ts';
 import { VIDEO_JSON, type VideoObject } from './videoObject.ts';
 
 /** How much a source's metadata is trusted: the platform's own API over a local archive over old captures. */
@@ -19,10 +21,11 @@ const MERGE = [
  * records the source's sighting of each (video_sources, and what it saw of availability, at the
  * time it saw it: recordSightings), and returns the videos that are new or changed, as
  * VideoObjects, in the batch's order. Unchanged rows produce nothing (see skip_unchanged_update).
+ * The records' text is sanitised first (storableRecords), logged on `log` when it needed it.
  */
-export async function upsertVideos(sql: Queryable, source: SourceName, records: VideoRecord[]): Promise<{ changed: VideoObject[]; inserted: number }> {
+export async function upsertVideos(sql: Queryable, source: SourceName, records: VideoRecord[], log?: Logger): Promise<{ changed: VideoObject[]; inserted: number }> {
   // One row per video: an upsert may not touch the same row twice in one statement.
-  records = [...new Map(records.map((record) => [record.videoId, record])).values()];
+  records = storableRecords([...new Map(records.map((record) => [record.videoId, record])).values()], { source, of: 'videos' }, log);
   if (records.length === 0) return { changed: [], inserted: 0 };
   const rows = records.map((record) => ({
     video_id: record.videoId,

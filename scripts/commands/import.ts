@@ -38,7 +38,7 @@ export async function importCommand(args: string[]): Promise<void> {
 
   const { stored, subtitles, vocabulary } = await withDatabase(async (db, log) => {
     const storing = progressBar('storing');
-    const stored = await storeArchiveScan(db.sql, scan, (done, total) => storing.update(done, total));
+    const stored = await storeArchiveScan(db.sql, scan, { log, onProgress: (done, total) => storing.update(done, total) });
     storing.done(`${stored.new} new, ${stored.updated} updated, ${stored.unchanged} unchanged, ${stored.skipped.length} skipped`);
     const loading = progressBar('subtitles');
     const subtitles = await loadArchiveSubtitles(db.sql, stored.storedVideos, log, (done, total) => loading.update(done, total));

@@ -37,7 +37,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
     if (sides.api && !stopping) {
       const hub = await createEventHub(db.sql, log);
       closers.push(() => hub.close());
-      const counterSql = connect(db.url, { max: Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2)), role: `${role}-counters`, settings: { synchronous_commit: 'off' } });
+      const counterSql = connect(db.url, { max: Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2)), role: `${role}-counters`, settings: { synchronous_commit: 'off' }, log });
       closers.push(() => counterSql.end({ timeout: 5 }));
       const api = await startApi(
         { config, sql: db.sql, counterSql, tiers: cachedTiers(db.sql), log, version, startedAt: new Date(), hub, sources },

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TransientError } from '../../core/sources/http.ts';
 import type { ChannelRecord, VideoRecord } from '../../core/sources/types.ts';
 import { CDX_FIELDS, parseCdx } from '../../core/sources/wayback/cdx.ts';
+import { upstreamFor } from '../../core/sources/upstream.ts';
 import { buildCdxUrl, queryCdx } from '../../core/sources/wayback/cdxQuery.ts';
 import { extractChannelInfo } from '../../core/sources/wayback/channelPage.ts';
 import { decodeCursor, listingForms } from '../../core/sources/wayback/cursor.ts';
@@ -133,7 +134,7 @@ describeReal('CDX answers in the real formats', () => {
       let resumeKey: string | undefined;
       let pages = 0;
       do {
-        const page = await queryCdx(replay.url, { url: 'cnn.com', fl: CDX_FIELDS, limit: 25, showResumeKey: true, ...(resumeKey ? { resumeKey } : {}) }, FAST);
+        const page = await queryCdx(upstreamFor('wayback', [replay.url]), replay.url, { url: 'cnn.com', fl: CDX_FIELDS, limit: 25, showResumeKey: true, ...(resumeKey ? { resumeKey } : {}) }, FAST);
         rows.push(...page.rows);
         resumeKey = page.resumeKey;
         pages++;
@@ -159,7 +160,7 @@ describeReal('CDX answers in the real formats', () => {
     expect(interactions[0]!.body).toContain('Blocked Site Error');
     const replay = await replayServer(interactions);
     try {
-      const page = await queryCdx(replay.url, { url: 'https://nationalpost.com/health', fl: CDX_FIELDS, limit: 1000, showResumeKey: true }, FAST);
+      const page = await queryCdx(upstreamFor('wayback', [replay.url]), replay.url, { url: 'https://nationalpost.com/health', fl: CDX_FIELDS, limit: 1000, showResumeKey: true }, FAST);
       expect(page).toEqual({ rows: [], blocked: true });
       expect(replay.requests).toHaveLength(1);
     } finally {

@@ -1,5 +1,6 @@
 /** The Wayback Machine as the source reads it: CDX queries, capture bodies, and the public URL of a capture. */
 import { DefiniteError, fetchText, type FetchOptions } from '../http.ts';
+import { upstreamFor } from '../upstream.ts';
 import type { CdxRow } from './cdx.ts';
 import { queryCdx, type CdxQuery } from './cdxQuery.ts';
 
@@ -27,14 +28,15 @@ export interface WaybackCaptures {
 }
 
 export function waybackCaptures({ cdxUrl, captureBase, publicBase, fetchOptions }: WaybackEndpoints): WaybackCaptures {
+  const upstream = upstreamFor('wayback', [cdxUrl, captureBase]);
   const withSignal = (signal?: AbortSignal): FetchOptions => (signal ? { ...fetchOptions, signal } : fetchOptions);
-  const cdx = (query: CdxQuery, signal?: AbortSignal) => queryCdx(cdxUrl, query, withSignal(signal));
+  const cdx = (query: CdxQuery, signal?: AbortSignal) => queryCdx(upstream, cdxUrl, query, withSignal(signal));
 
   async function readCapture(row: CdxRow, signal: AbortSignal | undefined, replay = false): Promise<string | undefined> {
     const url = `${captureBase}/${row.timestamp}${replay ? '' : 'id_'}/${row.original}`;
     try {
       // Archived pages may hold a bot check or a "try again later" text: that is content, not our refusal.
-      const { body } = await fetchText(url, { ...withSignal(signal), isTransient: () => false });
+      const { body } = await fetchText(upstream, url, { ...withSignal(signal), isTransient: () => false });
       return body;
     } catch (error) {
       if (error instanceof DefiniteError) return undefined; // not replayable: step over it

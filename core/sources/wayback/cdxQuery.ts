@@ -1,5 +1,6 @@
 /** Asking the Wayback's CDX index: the query URL, and the answer read as rows (a blocked URL reads as none). */
 import { DefiniteError, TransientError, fetchText, type FetchOptions } from '../http.ts';
+import type { Upstream } from '../upstream.ts';
 import { CdxFormatError, parseCdx, type CdxPage } from './cdx.ts';
 
 export interface CdxQuery {
@@ -35,10 +36,10 @@ const BLOCKED = /Blocked Site Error|AdministrativeAccessControlException|RobotAc
  * One CDX request. 429, 5xx, timeouts and an HTML page instead of an index are transient; a 403
  * "Blocked Site Error" (the URL is excluded from the archive) is a definite empty answer.
  */
-export async function queryCdx(cdxUrl: string, query: CdxQuery, fetchOptions: FetchOptions = {}): Promise<CdxPage & { blocked?: boolean }> {
+export async function queryCdx(upstream: Upstream, cdxUrl: string, query: CdxQuery, fetchOptions: FetchOptions = {}): Promise<CdxPage & { blocked?: boolean }> {
   let body: string;
   try {
-    ({ body } = await fetchText(buildCdxUrl(cdxUrl, query), {
+    ({ body } = await fetchText(upstream, buildCdxUrl(cdxUrl, query), {
       ...fetchOptions,
       isTransient: (status, text) => status === 200 && /^\s*<(?:!doctype|html)/i.test(text),
     }));

@@ -2,7 +2,8 @@
  * Calls to the YouTube Data API v3: the key in the `key` query parameter (never in an error
  * message), quota and rate-limit answers told from refusals, and the quota units spent counted.
  */
-import { DefiniteError, TransientError, fetchJson, type FetchOptions } from '../http.ts';
+import { DefiniteError, RefusedRequest, TransientError, fetchJson, type FetchOptions } from '../http.ts';
+import { upstreamFor } from '../upstream.ts';
 import { isTransientApiError, parseApiError } from '../youtubeApiParse.ts';
 
 type Endpoint = 'channels' | 'search' | 'playlistItems' | 'videos';
@@ -30,6 +31,8 @@ const redact = (apiKey: string, text: string) => text.split(apiKey).join('***').
 /** The error a failed call is reported as: its endpoint, status and the API's own reason, the key redacted. */
 function describe(apiKey: string, error: unknown, endpoint: Endpoint, last: { status: number; body: string } | undefined): Error {
   const where = `YouTube Data API ${endpoint}.list`;
+  // A refusal names the origin only, never the URL with its key.
+  if (error instanceof RefusedRequest) return error;
   const status = error instanceof TransientError || error instanceof DefiniteError ? error.status : undefined;
   const info = last && status === last.status ? parseApiError(last.body) : undefined;
   const explained = info ? `${info.reasons[0] ? `${info.reasons[0]}: ` : ''}${info.message ?? info.status ?? 'no message'}` : undefined;
@@ -47,6 +50,7 @@ function describe(apiKey: string, error: unknown, endpoint: Endpoint, last: { st
 
 export function createApiClient(apiKey: string, baseUrl: string, fetchOptions: Omit<FetchOptions, 'isTransient'>): ApiClient {
   let quotaUnitsUsed = 0;
+  const upstream = upstreamFor('youtube_api', [baseUrl]);
 
   async function call(endpoint: Endpoint, params: Record<string, string | undefined>, signal?: AbortSignal): Promise<unknown> {
     const url = new URL(`${baseUrl}/${endpoint}`);
@@ -66,7 +70,7 @@ export function createApiClient(apiKey: string, baseUrl: string, fetchOptions: O
     else delete callOptions.signal;
     quotaUnitsUsed += QUOTA_COST[endpoint];
     try {
-      return await fetchJson(url.toString(), callOptions);
+      return await fetchJson(upstream, url.toString(), callOptions);
     } catch (error) {
       if (joined?.aborted) throw error;
       throw describe(apiKey, error, endpoint, last);

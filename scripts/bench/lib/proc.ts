@@ -87,16 +87,17 @@ export interface ServiceProcess {
 
 /**
  * Starts `node scripts/bin.mjs <role>` with `env` on top of this process's environment and waits for
- * its 'afterimage ready' log line, and for the log messages named in `waitFor`. `nodeArgs` go to node before the script (e.g. --cpu-prof). With `openFiles`, the child's soft limit of open files is raised to
+ * its 'afterimage ready' log line, and for the log messages named in `waitFor`; `unset` names variables of this process's environment the child must not see. `nodeArgs` go to node before the script (e.g. --cpu-prof). With `openFiles`, the child's soft limit of open files is raised to
  * at least that many first (through bash, which then execs node: the pid stays the child's).
  */
 export async function startService(
   role: 'api' | 'worker' | 'start',
   env: Record<string, string>,
-  options: { openFiles?: number; timeoutMs?: number; nodeArgs?: string[]; waitFor?: string[] } = {},
+  options: { openFiles?: number; timeoutMs?: number; nodeArgs?: string[]; waitFor?: string[]; unset?: string[] } = {},
 ): Promise<ServiceProcess> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   const fullEnv: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', ...env };
+  for (const name of options.unset ?? []) delete fullEnv[name];
   const spawnedAt = performance.now();
   const args = [...(options.nodeArgs ?? []), 'scripts/bin.mjs', role];
   const child = options.openFiles

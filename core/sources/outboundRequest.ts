@@ -1,0 +1,105 @@
+/**
+ * One GET to an upstream (see upstream.ts), the only way out of the process for the sources,
+ * subtitle fetchers and probes: every hop's origin is checked against the upstream's, redirects
+ * are followed by hand (each target checked the same way), the addresses a name resolves to are
+ * checked at connect time (so a rebinding resolver cannot slip past a check made earlier), and the
+ * body is read up to the upstream's size cap. A refusal is a RefusedRequest, never retried.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { DefiniteError } from './httpErrors.ts';
+import { isPrivateAddress } from './privateAddress.ts';
+import type { Upstream } from './upstream.ts';
+
+/** Redirects followed at most per request (the platform needs one or two). */
+const MAX_REDIRECTS = 5;
+
+/** A request the outbound rules did not let out, or an answer they did not let in: definite, never retried. */
+export class RefusedRequest extends DefiniteError {
+  constructor(readonly origin: string, readonly reason: string) {
+    super(`refused a request to ${origin}: ${reason}`, 0);
+    this.name = 'RefusedRequest';
+  }
+}
+
+/** An origin outside the upstream's, or why its addresses are refused; undefined when the request may go. */
+function refusalOf(upstream: Upstream, url: URL): string | undefined {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} is not http or https`;
+  if (!upstream.origins.has(url.origin)) return `not an origin of the configured ${upstream.kind} upstream (${[...upstream.origins.keys()].join(', ')})`;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) && !upstream.origins.get(url.origin)!.anyAddress && isPrivateAddress(host)) return `${host} is not a public address`;
+  return undefined;
+}
+
+class PrivateAddressError extends Error {}
+
+/** dns.lookup that fails on a private address, for origins that must be public. */
+function publicOnlyLookup(upstream: Upstream): LookupFunction {
+  return (hostname, options, callback) =>
+    upstream.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.find((entry) => isPrivateAddress(entry.address));
+      if (refused) return callback(new PrivateAddressError(`${hostname} resolves to ${refused.address}, not a public address`), '', 0);
+      // net.connect asks for every address when it tries them in turn (autoSelectFamily).
+      if (options.all) return (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+}
+
+function send(upstream: Upstream, url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<IncomingMessage> {
+  const { anyAddress } = upstream.origins.get(url.origin)!;
+  const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { headers: { 'Accept-Encoding': 'gzip, deflate, br', ...headers }, signal, ...(anyAddress ? {} : { lookup: publicOnlyLookup(upstream) }) }, resolve);
+    outgoing.on('error', (error) => reject(error instanceof PrivateAddressError ? new RefusedRequest(url.origin, error.message) : error));
+    outgoing.end();
+  });
+}
+
+/** The body, decompressed, up to `maxBytes`; a larger one is refused (and its connection dropped). */
+async function readBody(response: IncomingMessage, origin: string, maxBytes: number): Promise<string> {
+  const declared = Number(response.headers['content-length']);
+  const tooLarge = () => new RefusedRequest(origin, `the answer is larger than ${maxBytes} bytes`);
+  if (!response.headers['content-encoding'] && declared > maxBytes) {
+    response.destroy();
+    throw tooLarge();
+  }
+  const encoding = String(response.headers['content-encoding'] ?? '').toLowerCase();
+  const decoded = encoding === 'gzip' ? response.pipe(createGunzip()) : encoding === 'deflate' ? response.pipe(createInflate()) : encoding === 'br' ? response.pipe(createBrotliDecompress()) : response;
+  // Errors of the compressed stream surface on the decoder's iteration.
+  if (decoded !== response) response.on('error', (error) => decoded.destroy(error));
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of decoded as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      response.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
+
+/** GET `url` from `upstream`, redirects followed within its origins: the final status and body. */
+export async function outboundGet(upstream: Upstream, url: string, headers: Record<string, string>, signal: AbortSignal): Promise<{ status: number; body: string }> {
+  let target = new URL(url);
+  for (let hop = 0; ; hop++) {
+    const refusal = refusalOf(upstream, target);
+    if (refusal) throw new RefusedRequest(target.origin, refusal);
+    const response = await send(upstream, target, headers, signal);
+    const location = response.headers.location;
+    if (REDIRECT.has(response.statusCode ?? 0) && location) {
+      response.resume();
+      if (hop === MAX_REDIRECTS) throw new RefusedRequest(target.origin, `more than ${MAX_REDIRECTS} redirects`);
+      target = new URL(location, target);
+      continue;
+    }
+    return { status: response.statusCode ?? 0, body: await readBody(response, target.origin, upstream.maxBytes) };
+  }
+}

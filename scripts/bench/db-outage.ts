@@ -1,0 +1,131 @@
+/**
+ * The database going away under a running `afterimage api` (its own embedded cluster, DATA_DIR under
+ * the benchmarks' folder): per run, kill -9 of the postmaster, then the time until a database route
+ * (GET /api/features with a key) and GET /api/health answer 503, and, once the cluster is started
+ * again, until both answer 200 from the same process. One more run sends SIGTERM (smart shutdown)
+ * and times health's 503. Requests are polled every 20 ms on fresh connections.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { stopEmbeddedPostgres } from '../../core/db/embedded.ts';
+import { answerOf, msUntil, restartCluster, signalPostmaster, type Answer } from '../../test/kit/databaseOutage.ts';
+import { median, repoRoot, type Benchmark, type BenchContext } from './lib/harness.ts';
+
+const RUNS = 5;
+
+interface OutageRun {
+  run: number;
+  /** kill -9 → first 503 SERVICE_UNAVAILABLE from the database route */
+  routeUnavailableMs: number;
+  /** kill -9 → first 503 from health */
+  healthUnavailableMs: number;
+  /** the slowest of 20 concurrent requests to the database route while it is down */
+  slowestDuringOutageMs: number;
+  /** the cluster accepting connections again → both answer 200 */
+  recoveredMs: number;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  await new Promise<void>((done) => server.close(() => done()));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+/** `afterimage api` on a fresh DATA_DIR; resolves with the first-run administrator key once it is ready. */
+function startApi(dataDir: string, port: number): { child: ChildProcess; key: Promise<string> } {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error' };
+  delete env.DATABASE_URL;
+  const child = spawn(process.execPath, ['scripts/bin.mjs', 'api'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const key = new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const found = /\n\s+(tsk_[A-Za-z0-9]{48})\n/.exec(out);
+      if (found) resolve(found[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`afterimage api exited (${code}) before printing its key`)));
+  });
+  return { child, key };
+}
+
+async function outageRun(ctx: BenchContext, dataDir: string, route: () => Promise<Answer>, health: () => Promise<Answer>, run: number): Promise<OutageRun> {
+  const serving = async () => (await route()).status === 200 && (await health()).status === 200;
+  await msUntil(serving, 'a serving API', 30_000);
+  const killed = performance.now();
+  const pid = signalPostmaster(dataDir, 'SIGKILL');
+  const routeUnavailableMs = await msUntil(async () => (await route()).status === 503, '503 from the database route');
+  const healthUnavailableMs = Math.round(performance.now() - killed) + (await msUntil(async () => (await health()).status === 503, '503 from health'));
+  const slowestDuringOutageMs = Math.max(...(await Promise.all([...Array(20)].map(() => route()))).map((answer) => answer.ms));
+  await restartCluster(dataDir, pid);
+  const recoveredMs = await msUntil(serving, '200 again', 30_000);
+  const result = { run, routeUnavailableMs, healthUnavailableMs, slowestDuringOutageMs, recoveredMs };
+  ctx.progress(`kill -9 run ${run}/${RUNS}: route 503 after ${routeUnavailableMs} ms, health 503 after ${healthUnavailableMs} ms, 200 again ${recoveredMs} ms after the restart`);
+  return result;
+}
+
+export const benchmark: Benchmark = {
+  name: 'db-outage',
+  title: 'The database going away under a running API',
+  description:
+    '`afterimage api` on its own embedded cluster; the postmaster is killed (kill -9), then GET /api/features (with a key) and GET /api/health are polled every 20 ms ' +
+    'until they answer 503; the cluster is started again and both are polled until 200. A last run sends SIGTERM to the postmaster (smart shutdown) and times health\'s 503.',
+  async run(ctx) {
+    const dataDir = join(ctx.dataDir, `db-outage-${process.pid}`);
+    await rm(dataDir, { recursive: true, force: true });
+    const port = await freePort();
+    const api = startApi(dataDir, port);
+    const problems: string[] = [];
+    const runs: OutageRun[] = [];
+    let smartShutdownHealthMs: number | null = null;
+    try {
+      const key = await api.key;
+      const base = `http://127.0.0.1:${port}`;
+      const route = () => answerOf(`${base}/api/features`, { 'X-API-Key': key });
+      const health = () => answerOf(`${base}/api/health`);
+      for (let run = 1; run <= RUNS; run++) runs.push(await outageRun(ctx, dataDir, route, health, run));
+
+      await msUntil(async () => (await health()).status === 200, 'a healthy API', 30_000);
+      const pid = signalPostmaster(dataDir, 'SIGTERM');
+      smartShutdownHealthMs = await msUntil(async () => (await health()).status === 503, '503 from health in a smart shutdown');
+      signalPostmaster(dataDir, 'SIGINT');
+      await restartCluster(dataDir, pid);
+      ctx.progress(`smart shutdown: health 503 after ${smartShutdownHealthMs} ms`);
+    } catch (error) {
+      problems.push((error as Error).message);
+    } finally {
+      api.child.kill('SIGKILL');
+      await stopEmbeddedPostgres(dataDir, ctx.log).catch(() => undefined);
+      await rm(dataDir, { recursive: true, force: true });
+    }
+    const column = (pick: (run: OutageRun) => number) => [median(runs.map(pick)), Math.max(...runs.map(pick))];
+    const late = runs.filter((run) => run.routeUnavailableMs > 2_000 || run.healthUnavailableMs > 2_000 || run.recoveredMs > 2_000);
+    if (late.length) problems.push(`runs over the 2 s target: ${late.map((run) => run.run).join(', ')}`);
+    return {
+      parameters: { runs: RUNS, pollIntervalMs: 20, probeIntervalMs: 500, connectTimeoutMs: 2_000 },
+      results: { runs, smartShutdownHealthMs },
+      tables: [
+        {
+          title: 'kill -9 of the postmaster (ms)',
+          columns: ['measure', 'median', 'max'],
+          rows: [
+            ['database route: 503', ...column((run) => run.routeUnavailableMs)],
+            ['health: 503', ...column((run) => run.healthUnavailableMs)],
+            ['slowest of 20 concurrent requests while down', ...column((run) => run.slowestDuringOutageMs)],
+            ['restart → 200 again (same process)', ...column((run) => run.recoveredMs)],
+          ],
+        },
+        { title: 'smart shutdown (SIGTERM to the postmaster)', columns: ['measure', 'ms'], rows: [['health: 503', smartShutdownHealthMs]] },
+      ],
+      notes: [
+        'The target is 503 within 2 s of the outage and 200 within 2 s of the database\'s return. The circuit opens on the first failed connect and probes every 500 ms.',
+        'In a smart shutdown the pool\'s open sessions still answer; health opens a fresh connection (at most one a second), which the server refuses with 57P03.',
+      ],
+      ok: problems.length === 0,
+      problems,
+    };
+  },
+};
