@@ -60,12 +60,14 @@ export function watchPageProbe(options: { webUrl: string; fetchOptions?: Omit<Fe
       // The platform answers gone videos with a 200 page: an error status is a proxy's or an outage's.
       return { videoId, outcome: 'transient', source: 'watch_page', evidence: describeError(error) };
     }
+    // Evidence names the platform's page, not YOUTUBE_WEB_URL: that may be an internal proxy clients must not learn of.
+    const page = `https://www.youtube.com/watch?v=${encodeURIComponent(videoId)}`;
     const player = findPlayerResponses(html).find((candidate) => isPlayerOf(candidate, videoId));
     if (!player) {
       const why = looksLikeBotCheck(html) ? 'a bot check' : 'no player response';
-      return { videoId, outcome: 'transient', source: 'watch_page', evidence: `${why} on ${url}` };
+      return { videoId, outcome: 'transient', source: 'watch_page', evidence: `${why} on ${page}` };
     }
-    return classifyPlayerResponse(videoId, player, url);
+    return classifyPlayerResponse(videoId, player, page);
   }
   return inLanes(options.concurrency ?? 4, probeOne);
 }

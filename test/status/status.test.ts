@@ -163,6 +163,10 @@ describe('video status', () => {
     await ageSuspicion(video(5), 61);
     await check([video(5)]);
     expect(await statusOf(video(5))).toMatchObject({ status: 'deleted', reason: 'copyright', claimant: 'Example Records Ltd' });
+    // The evidence names the platform's page, never the configured YOUTUBE_WEB_URL (a proxy, here a local server).
+    const evidence = (await history(video(5))).history.map((entry) => entry.evidence ?? '').join(' ');
+    expect(evidence).toContain(`https://www.youtube.com/watch?v=${video(5)}`);
+    expect(evidence).not.toContain(new URL(webUrl).host);
   });
 
   it('returns a reinstated video to live, and tells the open search streams of its channel', async () => {
