@@ -92,6 +92,17 @@ describe('MCP server at /mcp', () => {
     expect(none.isError).toBe(true);
   });
 
+  it('bounds integer arguments to what their columns hold: a refused argument, never an internal error', async () => {
+    for (const [name, args] of [
+      ['get_subtitles', { videoId: v.talk, version: 2_147_483_648 }],
+      ['browse_summaries', { page: 2_147_483_648 }],
+    ] as const) {
+      const answer = await client.callTool({ name, arguments: args }).catch((error: Error) => ({ isError: true, content: [{ type: 'text', text: error.message }] }));
+      expect(answer.isError).toBe(true);
+      expect(textOf(answer as Parameters<typeof textOf>[0])).not.toMatch(/INTERNAL|out of range/i);
+    }
+  });
+
   it('search_channel starts a crawl and answers what is stored now with the session id', async () => {
     const result = await client.callTool({ name: 'search_channel', arguments: { query: channelId } });
     expect(result.isError).toBeFalsy();

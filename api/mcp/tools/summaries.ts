@@ -80,7 +80,7 @@ export const browseSummariesTool = defineTool({
     tag: z.string().trim().toLowerCase().min(1).max(40).optional(),
     channelId: z.string().regex(/^UC[A-Za-z0-9_-]{22}$/).optional(),
     language: z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/).optional(),
-    page: z.number().int().min(1).default(1),
+    page: z.number().int().min(1).max(MAX_RESULT_WINDOW).default(1),
     limit: z.number().int().min(1).max(100).default(20),
   }),
   output: z.object({ items: z.array(summaryListItem), page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { notFound } from '../../../core/errors.ts';
-import { videoIdSchema } from '../../../core/schemas.ts';
+import { INT4_MAX, videoIdSchema } from '../../../core/schemas.ts';
 import { statusHistory, statusHistorySchema } from '../../../core/status/statusHistory.ts';
 import { readSubtitles } from '../../../core/subtitles/readSubtitles.ts';
 import { timestampedText } from '../../../core/subtitles/timestampedText.ts';
@@ -42,8 +42,8 @@ export const getSubtitlesTool = defineTool({
     videoId: videoIdSchema,
     lang: z.string().regex(LANGUAGE).optional().describe('a track language: en, en-GB, pt-BR…'),
     kind: z.enum(trackKinds).optional(),
-    version: z.number().int().min(1).optional().describe('an older version of the chosen track'),
-    page: z.number().int().min(1).default(1),
+    version: z.number().int().min(1).max(INT4_MAX).optional().describe('an older version of the chosen track'),
+    page: z.number().int().min(1).max(INT4_MAX).default(1),
     pageSize: z.number().int().min(50).max(5000).default(CUES_PER_PAGE).describe('cues per page'),
   }),
   output: z.object({
