@@ -16,15 +16,30 @@ export interface Highlighter {
 
 export function highlighter(query: FtsQuery): Highlighter {
   const wanted = new Set(query.groups.flat().flatMap((term) => term.tokens));
-  const hits = (text: string) => [...text.matchAll(WORD)].filter((m) => wanted.has(fold(m[0]))).map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  const tokens = [...wanted];
+  // Folding word by word is what costs (a page of descriptions, a transcript's cues): a text whose folded
+  // whole holds none of the tokens has no hit, and each distinct word is folded once.
+  const folded = new Map<string, string>();
+  const foldWord = (word: string) => {
+    let result = folded.get(word);
+    if (result === undefined) folded.set(word, (result = fold(word)));
+    return result;
+  };
+  /** The hits in order, found as they are read. */
+  function* hits(text: string) {
+    const whole = fold(text);
+    if (!tokens.some((token) => whole.includes(token))) return;
+    for (const m of text.matchAll(WORD)) if (wanted.has(foldWord(m[0]))) yield { start: m.index, end: m.index + m[0].length };
+  }
 
   const highlight = (text: string | null, excerpt?: number): string | null => {
     if (text === null) return null;
     const found = hits(text);
+    const firstHit = found.next();
     let from = 0;
     let to = text.length;
     if (excerpt !== undefined && text.length > excerpt) {
-      const first = found[0]?.start ?? 0;
+      const first = firstHit.done ? 0 : firstHit.value.start;
       from = Math.max(0, first - Math.floor(excerpt / 4));
       if (from > 0) from = text.lastIndexOf(' ', first - 1) >= from ? text.indexOf(' ', from) + 1 : from;
       to = Math.min(text.length, from + excerpt);
@@ -32,12 +47,13 @@ export function highlighter(query: FtsQuery): Highlighter {
     }
     let out = from > 0 ? '…' : '';
     let at = from;
-    for (const hit of found) {
-      if (hit.start < from || hit.end > to) continue;
-      out += `${escapeHtml(text.slice(at, hit.start))}<mark>${escapeHtml(text.slice(hit.start, hit.end))}</mark>`;
-      at = hit.end;
+    // Hits past the excerpt are never read (a long description is not scanned to its end).
+    for (let hit = firstHit; !hit.done && hit.value.start < to; hit = found.next()) {
+      if (hit.value.start < from || hit.value.end > to) continue;
+      out += `${escapeHtml(text.slice(at, hit.value.start))}<mark>${escapeHtml(text.slice(hit.value.start, hit.value.end))}</mark>`;
+      at = hit.value.end;
     }
     return out + escapeHtml(text.slice(at, to)) + (to < text.length ? '…' : '');
   };
-  return Object.assign(highlight, { matches: (text: string | null) => text !== null && hits(text).length > 0 });
+  return Object.assign(highlight, { matches: (text: string | null) => text !== null && !hits(text).next().done });
 }

@@ -2,6 +2,7 @@ import type { PendingQuery, Row } from 'postgres';
 import type { Queryable, Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { type FtsFilters, type FtsPage, type FtsRequest, type FtsSort, type SearchBackend } from './backend.ts';
+import { estimateMatches, planStatistics } from './estimate.ts';
 import { formatQuery, type FtsQuery, type Term } from './query.ts';
 
 type Fragment = PendingQuery<Row[]>;
@@ -27,6 +28,8 @@ const WALK_MAX_ROWS = 20_000;
 const WALK_MARGIN = 3;
 /** A walk that comes up short is retried eight times as long, up to this many rows. */
 const WALK_LONGEST = 160_000;
+/** A first walk this short runs outside a transaction, unforced: the planner walks the order's index for it. */
+const WALK_FIRST_ROWS = 20_000;
 
 export const ORDER: Record<Exclude<FtsSort, 'relevance'>, string> = {
   'date-desc': 'upload_date desc nulls last, view_count desc nulls last, video_id',
@@ -70,6 +73,7 @@ export interface PostgresBackendOptions {
 
 /** Postgres full-text search over the `fts` column of videos; every query runs under a statement timeout. */
 export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATCHES_CAP, rankedPool = RANKED_POOL }: PostgresBackendOptions): SearchBackend {
+  const statistics = planStatistics(sql);
   async function search(request: FtsRequest): Promise<FtsPage> {
     const { sort, offset, limit } = request;
     const q = tsquery(sql, request.query);
@@ -105,37 +109,68 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
     const poolFor = (estimate: number, videos: number) =>
       Math.min(rankedPool, Math.max(MIN_RANKED_POOL, Math.floor((WALK_MAX_ROWS * estimate) / (WALK_MARGIN * Math.max(videos, 1)))));
 
-    try {
-      return await sql.begin(async (tx) => {
-        // Plans are chosen here, by the estimate and then the exact match count, never left to the planner
-        // alone: a rare pair of common words defeats its estimates.
-        const [, { estimate, videos }] = await Promise.all([
-          tx.unsafe(`set local statement_timeout = ${timeoutMs}; set local enable_seqscan = off; set local enable_bitmapscan = off`),
-          estimateMatches(tx, matches),
-        ]);
-        const pool = sort === 'relevance' ? poolFor(Math.max(estimate, allMatchesCap + 1), videos) : 0;
-        const rows = Math.ceil((WALK_MARGIN * Math.max(pool, offset + limit) * videos) / Math.max(estimate, 1));
-        // A walk that comes up short was misled by the estimate (phrases of common words are rarer than
-        // their words); a longer one still reads fewer rows than rechecking every video with both words.
-        for (let budget = rows; estimate > allMatchesCap && rows <= WALK_MAX_ROWS && budget <= WALK_LONGEST; budget *= 8) {
-          const page = await broadPage(tx, pool, budget);
-          if (page) return { videoIds: page, total: estimate, totalExact: false };
-        }
-
+    /** All matches, when at most the cap: one statement; null when there are more. */
+    async function allMatches(tx: Queryable): Promise<FtsPage | null> {
+      const [few] = await tx<{ total: number; ids: string[] | null }[]>`
+        with m as materialized (
+          select video_id, view_count, upload_date, duration_seconds, ${sort === 'relevance' ? tx`ts_rank(${tx.unsafe(`'${WEIGHTS}'`)}, fts, ${q}, 1)` : tx`0`} as rank
+          from videos where ${matches} limit ${allMatchesCap + 1}
+        )
+        select (select count(*)::int from m) as total,
+          (select array_agg(video_id) from (
+            select video_id from m order by ${tx.unsafe(sort === 'relevance' ? `rank desc, ${BY_VIEWS}` : ORDER[sort])} offset ${offset} limit ${limit}) page) as ids`;
+      return few!.total <= allMatchesCap ? { videoIds: few!.ids ?? [], total: few!.total, totalExact: true } : null;
+    }
+    const planFor = (estimate: number, videos: number) => {
+      const pool = sort === 'relevance' ? poolFor(Math.max(estimate, allMatchesCap + 1), videos) : 0;
+      return { pool, rows: Math.ceil((WALK_MARGIN * Math.max(pool, offset + limit) * videos) / Math.max(estimate, 1)) };
+    };
+    /**
+     * The careful plans, in a transaction whose settings force each one: bounded walks, longer and longer,
+     * then all matches, then an unbounded walk. `tried` skips what was already tried outside it.
+     */
+    async function planned(tx: Queryable, estimate: number, videos: number, tried: { walk: boolean; allMatches: boolean }): Promise<FtsPage> {
+      await tx.unsafe(`set local statement_timeout = ${timeoutMs}; set local enable_seqscan = off; set local enable_bitmapscan = off`);
+      const { pool, rows } = planFor(estimate, videos);
+      // A walk that comes up short was misled by the estimate (phrases of common words are rarer than
+      // their words); a longer one still reads fewer rows than rechecking every video with both words.
+      for (let budget = tried.walk ? rows * 8 : rows; estimate > allMatchesCap && rows <= WALK_MAX_ROWS && budget <= WALK_LONGEST; budget *= 8) {
+        const page = await broadPage(tx, pool, budget);
+        if (page) return { videoIds: page, total: estimate, totalExact: false };
+      }
+      if (!tried.allMatches) {
         await tx.unsafe('set local enable_bitmapscan = on; set local enable_indexscan = off');
-        const [few] = await tx<{ total: number; ids: string[] | null }[]>`
-          with m as materialized (
-            select video_id, view_count, upload_date, duration_seconds, ${sort === 'relevance' ? tx`ts_rank(${tx.unsafe(`'${WEIGHTS}'`)}, fts, ${q}, 1)` : tx`0`} as rank
-            from videos where ${matches} limit ${allMatchesCap + 1}
-          )
-          select (select count(*)::int from m) as total,
-            (select array_agg(video_id) from (
-              select video_id from m order by ${tx.unsafe(sort === 'relevance' ? `rank desc, ${BY_VIEWS}` : ORDER[sort])} offset ${offset} limit ${limit}) page) as ids`;
-        if (few!.total <= allMatchesCap) return { videoIds: few!.ids ?? [], total: few!.total, totalExact: true };
+        const few = await allMatches(tx);
+        if (few) return few;
+      }
+      await tx.unsafe('set local enable_indexscan = on; set local enable_bitmapscan = off');
+      return { videoIds: (await broadPage(tx, pool, null))!, total: Math.max(allMatchesCap + 1, estimate), totalExact: false };
+    }
 
-        await tx.unsafe('set local enable_indexscan = on; set local enable_bitmapscan = off');
-        return { videoIds: (await broadPage(tx, pool, null))!, total: Math.max(allMatchesCap + 1, estimate), totalExact: false };
-      });
+    try {
+      // Plans are chosen here, by the estimate and then the exact match count, never left to the planner
+      // alone: a rare pair of common words defeats its estimates.
+      const stats = await statistics();
+      if (!stats) {
+        return await sql.begin(async (tx) => {
+          const { estimate, videos } = await askPlanner(tx, matches);
+          return planned(tx, estimate, videos, { walk: false, allMatches: false });
+        });
+      }
+      // The first try is one statement outside any transaction (one round trip): all matches of a rare
+      // query, or a short walk of a broad one. Neither needs forcing: a GIN index is read by bitmap, and the
+      // walk's inner LIMIT of a few thousand rows is an index scan.
+      const estimate = estimateMatches(stats, request.query, request.filters);
+      const videos = Math.max(stats.videos, 1);
+      const { pool, rows } = planFor(estimate, videos);
+      if (estimate <= allMatchesCap) {
+        const few = await allMatches(sql);
+        if (few) return few;
+      } else if (rows <= WALK_FIRST_ROWS) {
+        const page = await broadPage(sql, pool, rows);
+        if (page) return { videoIds: page, total: estimate, totalExact: false };
+      }
+      return await sql.begin((tx) => planned(tx, estimate, videos, { walk: estimate > allMatchesCap && rows <= WALK_FIRST_ROWS, allMatches: estimate <= allMatchesCap }));
     } catch (error) {
       if (!isStatementTimeout(error)) throw error;
       throw new AppError('SERVICE_UNAVAILABLE', `the search took longer than ${timeoutMs} ms and was stopped; add words or filters to narrow it, or try again`);
@@ -162,8 +197,8 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
   return { name: 'postgres', search, suggest, close: async () => {} };
 }
 
-/** The planner's estimate of a query's matches (counting them exactly would read them all), and of all videos. */
-async function estimateMatches(sql: Queryable, matches: Fragment): Promise<{ estimate: number; videos: number }> {
+/** The planner's estimate of a query's matches (counting them exactly would read them all), and of all videos: before ANALYZE. */
+async function askPlanner(sql: Queryable, matches: Fragment): Promise<{ estimate: number; videos: number }> {
   // Sent together: one round trip.
   const [[plan], [table]] = await Promise.all([
     sql<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }[]>`explain (format json) select 1 from videos where ${matches}`,
