@@ -1,5 +1,5 @@
 import type { Logger } from '../log.ts';
-import { DefiniteError } from '../sources/http.ts';
+import { DefiniteError } from '../sources/httpErrors.ts';
 import type { ChannelRecord, VideoRecord, VideoSource } from '../sources/types.ts';
 import type { Crawl } from './loadCrawl.ts';
 import { watchSource, type SourceRetry } from './watchSource.ts';

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { DefiniteError } from '../sources/http.ts';
+import { DefiniteError } from '../sources/httpErrors.ts';
 import type { ChannelRecord, VideoSource } from '../sources/types.ts';
 import type { ChannelQuery } from '../youtube/channelQuery.ts';
 import { DEFAULT_SOURCE_WAIT_BUDGET_MS, watchSource } from './watchSource.ts';

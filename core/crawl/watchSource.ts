@@ -1,4 +1,5 @@
-import { observeAttempts, TransientError } from '../sources/http.ts';
+import { observeAttempts } from '../sources/http.ts';
+import { TransientError } from '../sources/httpErrors.ts';
 
 /** How long a source may answer nothing before the step goes on without it (SOURCE_WAIT_BUDGET_MS). */
 export const DEFAULT_SOURCE_WAIT_BUDGET_MS = 30_000;

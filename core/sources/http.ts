@@ -5,7 +5,6 @@ import { DefiniteError, TransientError } from './httpErrors.ts';
 import { outboundGet, RefusedRequest } from './outboundRequest.ts';
 import type { Upstream } from './upstream.ts';
 
-export { DefiniteError, RefusedRequest, TransientError };
 
 export interface FetchOptions {
   timeoutMs?: number;

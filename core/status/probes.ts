@@ -6,7 +6,8 @@
  */
 import type { Config } from '../config.ts';
 import { sourceFetchOptions } from '../sources/configured.ts';
-import { DefiniteError, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
+import { fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
+import { DefiniteError, TransientError } from '../sources/httpErrors.ts';
 import { upstreamFor } from '../sources/upstream.ts';
 import { watchPageFetchOptions } from '../sources/watchPageFetch.ts';
 import { createYoutubeApiSource } from '../sources/youtubeApi.ts';

@@ -8,7 +8,7 @@ import { AppError } from '../errors.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
 import { captionInfoOf } from '../events/searchEvents.ts';
 import type { Logger } from '../log.ts';
-import { DefiniteError } from '../sources/http.ts';
+import { DefiniteError } from '../sources/httpErrors.ts';
 import { VIDEO_JSON, type VideoObject } from '../videos/videoObject.ts';
 import type { SubtitleSource, SubtitleVideo } from './sources.ts';
 import { insertTrack, prepareTrack, type PreparedTrack } from './store.ts';

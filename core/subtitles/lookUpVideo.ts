@@ -3,7 +3,7 @@
  * sources are asked in their configured order (the local archive, the Data API, the Wayback
  * Machine) and the first that knows the video answers it, with its channel.
  */
-import { DefiniteError } from '../sources/http.ts';
+import { DefiniteError } from '../sources/httpErrors.ts';
 import type { SourceName, VideoSighting, VideoSource } from '../sources/types.ts';
 import type { SourceProblem } from './fetchSubtitles.ts';
 

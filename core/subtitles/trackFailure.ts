@@ -1,4 +1,5 @@
-import { DefiniteError, RefusedRequest, TransientError } from '../sources/http.ts';
+import { DefiniteError, TransientError } from '../sources/httpErrors.ts';
+import { RefusedRequest } from '../sources/outboundRequest.ts';
 
 /** A track a source listed but could not read: the other tracks of the video are kept, this is recorded. */
 export interface TrackProblem {

@@ -9,7 +9,9 @@
  * web URL (a proxy or a test server); a track on any other host is refused, recorded as a problem,
  * and the video's other tracks are read all the same.
  */
-import { DefiniteError, RefusedRequest, TransientError, fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
+import { fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
+import { DefiniteError, TransientError } from '../sources/httpErrors.ts';
+import { RefusedRequest } from '../sources/outboundRequest.ts';
 import { upstreamFor } from '../sources/upstream.ts';
 import { watchPageFetchOptions } from '../sources/watchPageFetch.ts';
 import { isObject } from '../youtube/json.ts';

@@ -3,7 +3,8 @@
  * in JSON text cast to jsonb (records are stored as JSON: `"\ud800"` is invalid input there).
  * Both become U+FFFD, the character Node itself writes for a lone surrogate in UTF-8.
  */
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+export const UNSTORABLE_CHARACTER = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE = new RegExp(UNSTORABLE_CHARACTER.source, 'g');
 
 /** Substitutions made, by field (`title`, `tags`, `captions.language`, …). */
 export type SubstitutionCounts = Record<string, number>;

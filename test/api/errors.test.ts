@@ -1,13 +1,9 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineRoute } from '../../api/http/route.ts';
-import { createApi } from '../../api/server.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { watchConformance } from '../support/conformance.ts';
-import { buildApiDeps, expectError, expectNoInternals, type ApiResponse } from '../support/http-helpers.ts';
+import { expectError, expectNoInternals, startRoutesServer, type ApiResponse } from '../support/http-helpers.ts';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -178,9 +174,8 @@ describe('request ids', () => {
 });
 
 describe('no internals in responses', () => {
-  let server: Server;
   let url: string;
-  let closeDeps: () => Promise<void>;
+  let close: () => Promise<void>;
 
   beforeAll(async () => {
     const boom = (thrown: () => unknown) =>
@@ -201,19 +196,9 @@ describe('no internals in responses', () => {
       { ...boom(() => Object.assign(new TypeError('cannot read x of undefined'), { code: 'ERR_SOMETHING' })), path: '/boom/type' },
       { ...boom(() => 'a thrown string'), path: '/boom/string' },
     ];
-    const built = await buildApiDeps(db.sql);
-    closeDeps = built.close;
-    const app = createApi(built.deps, routes);
-    await new Promise<void>((resolve) => app.listen({ port: 0, host: '127.0.0.1' }, () => resolve()));
-    server = app.server as Server;
-    watchConformance(server, routes);
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ url, close } = await startRoutesServer(db.sql, routes));
   });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((done) => server.close(() => done()));
-    await closeDeps();
-  });
+  afterAll(async () => close());
 
   it.each(['/boom/error', '/boom/type', '/boom/string'])('an unexpected failure (%s) is 500 INTERNAL_ERROR quoting the request id, without stack or message', async (path) => {
     const response = await fetch(`${url}${path}`, { headers: { 'X-Request-Id': 'trace-500' } });

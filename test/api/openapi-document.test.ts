@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,10 +6,9 @@ import { z } from 'zod';
 import { buildOpenApi } from '../../api/openapi.ts';
 import { defineRoute, handled, reply } from '../../api/http/route.ts';
 import { allRoutes } from '../../api/routes/index.ts';
-import { createApi } from '../../api/server.ts';
-import { expectConformingResponses, watchConformance } from '../support/conformance.ts';
+import { expectConformingResponses } from '../support/conformance.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { buildApiDeps } from '../support/http-helpers.ts';
+import { startRoutesServer } from '../support/http-helpers.ts';
 
 const document = buildOpenApi(allRoutes, 'test') as unknown as { paths: Record<string, Record<string, any>>; info: Record<string, unknown> };
 const operation = (path: string, method: string) => document.paths[path]![method]!;
@@ -119,7 +117,7 @@ describe('the response check every suite runs (test/support/conformance.ts)', ()
   let db: TestDatabase;
   let server: Server;
   let url: string;
-  let closeDeps: () => Promise<void>;
+  let close: () => Promise<void>;
 
   const routes = [
     defineRoute({ method: 'GET', path: '/check/typed', tag: 'Test', summary: 'declares a number, sends a string', auth: 'public', rateLimited: false, response: z.object({ n: z.number() }), handler: async () => ({ n: 'one' }) as never }),
@@ -143,18 +141,10 @@ describe('the response check every suite runs (test/support/conformance.ts)', ()
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const built = await buildApiDeps(db.sql);
-    closeDeps = built.close;
-    const app = createApi(built.deps, routes);
-    await new Promise<void>((resolve) => app.listen({ port: 0, host: '127.0.0.1' }, () => resolve()));
-    server = app.server as Server;
-    watchConformance(server, routes);
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ url, server, close } = await startRoutesServer(db.sql, routes));
   });
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((done) => server.close(() => done()));
-    await closeDeps();
+    await close();
     await db.drop();
   });
 

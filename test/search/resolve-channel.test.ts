@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBatch } from '../../core/crawl/totals.ts';
 import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
 import { createLogger } from '../../core/log.ts';
-import { DefiniteError, TransientError } from '../../core/sources/http.ts';
+import { DefiniteError, TransientError } from '../../core/sources/httpErrors.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 

@@ -5,7 +5,7 @@ import { loadConfig } from '../../core/config.ts';
 import { appendEvents, crawlStream } from '../../core/events/events.ts';
 import { searchEvents } from '../../core/events/searchEvents.ts';
 import { createLogger } from '../../core/log.ts';
-import { DefiniteError } from '../../core/sources/http.ts';
+import { DefiniteError } from '../../core/sources/httpErrors.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
 import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';

@@ -1,7 +1,8 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/log.ts';
-import { RefusedRequest, fetchText } from '../../core/sources/http.ts';
+import { fetchText } from '../../core/sources/http.ts';
+import { RefusedRequest } from '../../core/sources/outboundRequest.ts';
 import { upstreamFor } from '../../core/sources/upstream.ts';
 import { waybackCaptures } from '../../core/sources/wayback/captures.ts';
 import { createYoutubeApiSource } from '../../core/sources/youtubeApi.ts';

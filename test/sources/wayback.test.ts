@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TransientError } from '../../core/sources/http.ts';
+import { TransientError } from '../../core/sources/httpErrors.ts';
 import type { ChannelRecord, VideoRecord } from '../../core/sources/types.ts';
 import { CDX_FIELDS, parseCdx } from '../../core/sources/wayback/cdx.ts';
 import { upstreamFor } from '../../core/sources/upstream.ts';

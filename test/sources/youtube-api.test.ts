@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DefiniteError, TransientError } from '../../core/sources/http.ts';
+import { DefiniteError, TransientError } from '../../core/sources/httpErrors.ts';
 import type { VideoRecord } from '../../core/sources/types.ts';
 import { createYoutubeApiSource } from '../../core/sources/youtubeApi.ts';
 import { decodeCursor, encodeCursor } from '../../core/sources/youtubeApi/cursor.ts';

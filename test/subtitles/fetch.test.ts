@@ -8,7 +8,7 @@ import type { Task } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/log.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
-import { TransientError } from '../../core/sources/http.ts';
+import { TransientError } from '../../core/sources/httpErrors.ts';
 import { archiveSubtitleSource, waybackSubtitleSource, youtubeSubtitleSource, type SubtitleSource } from '../../core/subtitles/sources.ts';
 import { markTranscriptsPending, readTranscript } from '../../core/subtitles/transcript.ts';
 import { latestTracks, readCues } from '../../core/subtitles/tracks.ts';

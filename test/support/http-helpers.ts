@@ -1,8 +1,10 @@
 import { request } from 'node:http';
+import type { Server as HttpServer } from 'node:http';
 import { createServer, connect as netConnect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { expect } from 'vitest';
 import { allRoutes } from '../../api/routes/index.ts';
-import { startApi, type ApiInput } from '../../api/server.ts';
+import type { Route } from '../../api/http/route.ts';
+import { createApi, startApi, type ApiInput } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
 import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
@@ -159,7 +161,7 @@ export async function startPgProxy(targetUrl: string): Promise<PgProxy> {
 }
 
 /** What createApi/startApi need, built as startTestApi does; `close` ends what it opened (the event hub). */
-export async function buildApiDeps(sql: Sql, options: { tiers?: TierCache; hubSql?: Sql; env?: Record<string, string> } = {}): Promise<{ deps: ApiInput; close(): Promise<void> }> {
+async function buildApiDeps(sql: Sql, options: { tiers?: TierCache; hubSql?: Sql; env?: Record<string, string> } = {}): Promise<{ deps: ApiInput; close(): Promise<void> }> {
   const log = createLogger('silent');
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...options.env });
   const hub = await createEventHub(options.hubSql ?? sql, log);
@@ -183,6 +185,24 @@ export async function startApiServer(sql: Sql, options: { tiers: TierCache; hubS
     async close() {
       api.server.closeAllConnections();
       await api.close();
+      await close();
+    },
+  };
+}
+
+/** An API of the given routes only (test routes that throw or break the document), its responses checked against their document. */
+export async function startRoutesServer(sql: Sql, routes: Route[]): Promise<{ url: string; server: HttpServer; close(): Promise<void> }> {
+  const { deps, close } = await buildApiDeps(sql);
+  const app = createApi(deps, routes);
+  await new Promise<void>((resolve) => app.listen({ port: 0, host: '127.0.0.1' }, () => resolve()));
+  const server = app.server as HttpServer;
+  watchConformance(server, routes);
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    server,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((done) => server.close(() => done()));
       await close();
     },
   };

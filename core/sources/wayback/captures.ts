@@ -1,5 +1,6 @@
 /** The Wayback Machine as the source reads it: CDX queries, capture bodies, and the public URL of a capture. */
-import { DefiniteError, fetchText, type FetchOptions } from '../http.ts';
+import { fetchText, type FetchOptions } from '../http.ts';
+import { DefiniteError } from '../httpErrors.ts';
 import { upstreamFor } from '../upstream.ts';
 import type { CdxRow } from './cdx.ts';
 import { queryCdx, type CdxQuery } from './cdxQuery.ts';

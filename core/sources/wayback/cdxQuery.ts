@@ -1,5 +1,6 @@
 /** Asking the Wayback's CDX index: the query URL, and the answer read as rows (a blocked URL reads as none). */
-import { DefiniteError, TransientError, fetchText, type FetchOptions } from '../http.ts';
+import { fetchText, type FetchOptions } from '../http.ts';
+import { DefiniteError, TransientError } from '../httpErrors.ts';
 import type { Upstream } from '../upstream.ts';
 import { CdxFormatError, parseCdx, type CdxPage } from './cdx.ts';
 

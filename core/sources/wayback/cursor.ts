@@ -3,7 +3,7 @@
  * what is queued for lookup), and the listing-URL forms of a channel that walk goes through.
  */
 import { decodeURIComponentSafe } from '../../text/decodeUriComponentSafe.ts';
-import { DefiniteError } from '../http.ts';
+import { DefiniteError } from '../httpErrors.ts';
 import type { ChannelRecord } from '../types.ts';
 
 /** A listing-URL form walked with the CDX: "p:" prefix or "e:" exact match, then the URL. */

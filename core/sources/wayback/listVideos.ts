@@ -5,7 +5,7 @@
  * id up (./lookupVideo.ts). Each call does a bounded amount of work (captures read, videos looked
  * up, a time budget) and returns an opaque cursor holding where it stopped.
  */
-import { TransientError } from '../http.ts';
+import { TransientError } from '../httpErrors.ts';
 import type { ChannelRecord, VideoPage, VideoRecord } from '../types.ts';
 import type { WaybackCaptures } from './captures.ts';
 import { rowPosition, type CdxPage, type CdxRow } from './cdx.ts';

@@ -3,7 +3,7 @@
  * URL through search.list (100 units); a video through videos.list, then its channel.
  */
 import type { ChannelQuery } from '../../youtube/channelQuery.ts';
-import { DefiniteError } from '../http.ts';
+import { DefiniteError } from '../httpErrors.ts';
 import type { ChannelRecord } from '../types.ts';
 import { channelFromApi, channelsFromSearch, listItems } from '../youtubeApiParse.ts';
 import { PAGE_SIZE, type ApiClient } from './client.ts';

@@ -2,7 +2,9 @@
  * Calls to the YouTube Data API v3: the key in the `key` query parameter (never in an error
  * message), quota and rate-limit answers told from refusals, and the quota units spent counted.
  */
-import { DefiniteError, RefusedRequest, TransientError, fetchJson, type FetchOptions } from '../http.ts';
+import { fetchJson, type FetchOptions } from '../http.ts';
+import { DefiniteError, TransientError } from '../httpErrors.ts';
+import { RefusedRequest } from '../outboundRequest.ts';
 import { upstreamFor } from '../upstream.ts';
 import { isTransientApiError, parseApiError } from '../youtubeApiParse.ts';
 

@@ -1,4 +1,4 @@
-import { DefiniteError } from '../http.ts';
+import { DefiniteError } from '../httpErrors.ts';
 import type { VideoRecord } from '../types.ts';
 import { listItems, videoFromApi } from '../youtubeApiParse.ts';
 import type { ApiClient } from './client.ts';

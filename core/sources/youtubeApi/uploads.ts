@@ -3,7 +3,7 @@
  * videos.list. Entries that videos.list no longer returns (deleted, private) are reported as
  * 'deleted' with what the playlist still says of them. A page of 50 videos costs 2 units.
  */
-import { DefiniteError } from '../http.ts';
+import { DefiniteError } from '../httpErrors.ts';
 import type { ChannelRecord, VideoPage, VideoRecord } from '../types.ts';
 import { listItems, listPage, playlistItemVideoId, uploadsPlaylistFromChannelId, uploadsPlaylistOf, videoFromApi, videoFromPlaylistItem, type ListPage } from '../youtubeApiParse.ts';
 import { PAGE_SIZE, type ApiClient } from './client.ts';
