@@ -11,9 +11,9 @@ import { authenticate } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
 import { refuseUnstorableText } from './http/storableInput.ts';
-import { chargeQuota } from './http/quota.ts';
+import { requestQuota } from './http/quota.ts';
 import { sendData, sendError } from './http/respond.ts';
-import { handled, isReply, type ApiDeps, type Route } from './http/route.ts';
+import { handled, isReply, type ApiDeps, type Route, type RouteContext } from './http/route.ts';
 import { mcpHandler } from './mcp/handler.ts';
 import { allRoutes } from './routes/index.ts';
 
@@ -48,15 +48,21 @@ function dispatchUnguarded(route: Route, deps: ApiDeps) {
     const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth, route.apiAccess !== false);
     if (caller.kind === 'key') (res as ServerResponse & { userId?: string }).userId = caller.userId;
     checkAccess(caller, route);
-    if (route.rateLimited !== false) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'requestsPerMinute', res);
-    const params = parse(route.params, req.params, 'path');
-    const query = parse(route.query, { ...req.query }, 'query');
-    const body = route.body ? parse(route.body, await requestBody(req, route, deps.config.BODY_LIMIT_BYTES), 'body') : undefined;
-    const result = await route.handler({ req, res, params, query, body, caller, deps, log: deps.log.child({ reqId: req.id }) });
+    const quota = requestQuota(deps.counterSql ?? deps.sql, caller, res, route.rateLimited ?? true);
+    await quota.start();
+    const result = await validateAndRun(route, deps, req, { res, caller, charge: quota.charge }).finally(quota.settle);
     if (result === handled) return;
     if (isReply(result)) sendData(res, result.status ?? route.status ?? 200, result.data, result.headers);
     else sendData(res, route.status ?? 200, result);
   };
+}
+
+/** Validation, then the handler. */
+async function validateAndRun(route: Route, deps: ApiDeps, req: Request, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'res' | 'caller' | 'charge'>) {
+  const params = parse(route.params, req.params, 'path');
+  const query = parse(route.query, { ...req.query }, 'query');
+  const body = route.body ? parse(route.body, await requestBody(req, route, deps.config.BODY_LIMIT_BYTES), 'body') : undefined;
+  return route.handler({ ...ctx, req, params, query, body, deps, log: deps.log.child({ reqId: req.id }) });
 }
 
 /** Path patterns as regular expressions, to tell an unknown path (404) from a wrong method (405). */

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Sql } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors.ts';
 import type { LimitName, LimitRule } from '../../core/schemas.ts';
-import { consumeQuota, type QuotaDecision } from '../../core/usage/consumeQuota.ts';
+import { consumeQuotas, type QuotaDecision } from '../../core/usage/consumeQuota.ts';
 import { describeReset } from '../../core/usage/quota.ts';
 import type { Caller } from './auth.ts';
 
@@ -30,13 +30,26 @@ export const quotaSubject = (caller: Caller, rule: LimitRule) => (rule.countedPe
  * (MCP tool calls, whose answer is not an HTTP response of its own) no headers are set.
  */
 export async function chargeQuota(sql: Sql, caller: Caller, name: LimitName, res: Pick<ServerResponse, 'setHeader'> | undefined, units = 1, at?: Date): Promise<QuotaDecision> {
-  const rule = caller.tier.limits[name];
-  const decision = await consumeQuota(sql, quotaSubject(caller, rule), rule, units, at);
-  const headers = rateLimitHeaders(decision);
-  if (decision.allowed) {
-    for (const [header, value] of Object.entries(headers)) res?.setHeader(header, value);
-    return decision;
+  return (await chargeQuotas(sql, caller, [{ name, units }], res, at)).at(-1)!;
+}
+
+/**
+ * chargeQuota for several limits in one statement, in order: each is counted only if every one before it
+ * was, and the first that cannot take its units refuses the request (429, with its headers). The headers
+ * of the last limit counted are the response's, as when charged one after the other.
+ */
+async function chargeQuotas(sql: Sql, caller: Caller, charges: ReadonlyArray<{ name: LimitName; units?: number }>, res: Pick<ServerResponse, 'setHeader'> | undefined, at?: Date): Promise<QuotaDecision[]> {
+  const rules = charges.map(({ name }) => caller.tier.limits[name]);
+  const decisions = await consumeQuotas(sql, charges.map(({ units }, index) => ({ subject: quotaSubject(caller, rules[index]!), rule: rules[index]!, units })), at);
+  for (const [index, decision] of decisions.entries()) {
+    if (!decision.allowed) throw refusal(caller, charges[index]!.name, decision, charges[index]!.units ?? 1, at);
+    for (const [header, value] of Object.entries(rateLimitHeaders(decision))) res?.setHeader(header, value);
   }
+  return decisions;
+}
+
+function refusal(caller: Caller, name: LimitName, decision: QuotaDecision, units: number, at?: Date): AppError {
+  const rule = caller.tier.limits[name];
   const retryAfter = decision.retryAfterSeconds!;
   const needs = units > 1 ? `this request needs ${units} ${rule.unit} and ${decision.remaining ?? 0} remain; ` : '';
   const message = rule.max === 0
@@ -44,8 +57,35 @@ export async function chargeQuota(sql: Sql, caller: Caller, name: LimitName, res
     : units > (rule.max ?? Number.MAX_SAFE_INTEGER)
       ? `Limit reached: this request needs ${units} ${rule.unit}, more than the ${rule.max} ${per(rule)} the ${caller.tier.displayName} tier allows (${name}); ask for fewer`
       : `Limit reached: ${needs}${rule.max} ${rule.unit} ${per(rule)} (${name}); resets at ${describeReset(retryAfter, at?.getTime())} (in ${retryAfter} s)`;
-  throw new AppError('RATE_LIMITED', message, {
-    headers: { ...headers, 'Retry-After': String(retryAfter) },
+  return new AppError('RATE_LIMITED', message, {
+    headers: { ...rateLimitHeaders(decision), 'Retry-After': String(retryAfter) },
     details: { limit: name, max: rule.max, retryAfterSeconds: retryAfter, ...(units > 1 ? { units, remaining: decision.remaining } : {}) },
   });
+}
+
+/**
+ * The quota of one request. requestsPerMinute is counted before the handler runs, or, for a route whose
+ * handler charges a limit of its own before any work ('with-charge'), in the same statement as that
+ * charge; a request whose handler ends without charging is counted then, and its refusal (429) replaces
+ * the handler's answer, so every answer is the one counting first would have given.
+ */
+export function requestQuota(sql: Sql, caller: Caller, res: Pick<ServerResponse, 'setHeader'>, rateLimited: boolean | 'with-charge') {
+  let pending = rateLimited === 'with-charge';
+  const settle = async () => {
+    if (!pending) return;
+    pending = false;
+    await chargeQuotas(sql, caller, [{ name: 'requestsPerMinute' }], res);
+  };
+  return {
+    /** Before the handler: counts the request unless it waits for the handler's charge. */
+    start: () => (rateLimited === true ? chargeQuotas(sql, caller, [{ name: 'requestsPerMinute' }], res).then(() => undefined) : Promise.resolve()),
+    /** Counts `units` of a limit of the caller's (with the waiting request, if any); 429 when refused. */
+    async charge(name: LimitName, units = 1, at?: Date): Promise<QuotaDecision> {
+      const charges = pending ? [{ name: 'requestsPerMinute' as const }, { name, units }] : [{ name, units }];
+      pending = false;
+      return (await chargeQuotas(sql, caller, charges, res, at)).at(-1)!;
+    },
+    /** After the handler, whether it answered or threw: counts the request if nothing did yet. */
+    settle,
+  };
 }

@@ -6,10 +6,11 @@ import type { ErrorCode } from '../../core/errors.ts';
 import type { EventVocabulary } from '../../core/events/defineEvent.ts';
 import type { SearchBackend } from '../../core/fts/backend.ts';
 import type { Logger } from '../../core/log.ts';
-import type { FeatureName, ScopeLabel } from '../../core/schemas.ts';
+import type { FeatureName, LimitName, ScopeLabel } from '../../core/schemas.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
 import type { StenogramStore } from '../../core/stenograms/store.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
+import type { QuotaDecision } from '../../core/usage/consumeQuota.ts';
 import type { EventHub } from '../sse/hub.ts';
 import type { Caller, RouteAuth } from './auth.ts';
 
@@ -48,6 +49,8 @@ export interface RouteContext<P, Q, B> {
   query: Q;
   body: B;
   caller: Caller;
+  /** Counts units of one of the caller's limits, with the RateLimit headers; 429 RATE_LIMITED when refused (api/http/quota.ts). */
+  charge(name: LimitName, units?: number, at?: Date): Promise<QuotaDecision>;
   deps: ApiDeps;
   log: Logger;
 }
@@ -85,8 +88,11 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
   feature?: FeatureName;
   /** false: a valid key of a tier without API access is served too (it may read what its own tier allows). */
   apiAccess?: false;
-  /** Counted against the caller's requestsPerMinute (default true). */
-  rateLimited?: boolean;
+  /**
+   * Counted against the caller's requestsPerMinute (default true). 'with-charge': the handler charges a limit
+   * of its own (ctx.charge) before any work, and the request is counted in the same statement.
+   */
+  rateLimited?: boolean | 'with-charge';
   params?: P;
   query?: Q;
   body?: B;

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { ftsSort, MAX_RESULT_WINDOW } from '../../core/fts/backend.ts';
 import { MAX_QUERY_LENGTH } from '../../core/fts/query.ts';
 import { ftsResults, searchVideos } from '../../core/fts/searchVideos.ts';
-import { chargeQuota } from '../http/quota.ts';
 import { flag, wholeNumber } from '../http/queryParams.ts';
 import { defineRoute } from '../http/route.ts';
 
@@ -28,8 +27,9 @@ export const ftsRoute = defineRoute({
   }),
   response: ftsResults,
   errors: ['SERVICE_UNAVAILABLE'],
-  async handler({ query, caller, deps, res }) {
-    return searchVideos({ sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS }, query, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'ftsQueriesPerMinute', res)));
+  rateLimited: 'with-charge',
+  async handler({ query, charge, deps }) {
+    return searchVideos({ sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS }, query, async () => void (await charge('ftsQueriesPerMinute')));
   },
 });
 

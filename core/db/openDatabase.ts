@@ -12,13 +12,20 @@ export interface Database {
   close(): Promise<void>;
 }
 
+/**
+ * Session settings of the service's connections. Parameters decide the plan (a common tag or word against
+ * a rare one, a narrow filter against none): a generic plan, which PostgreSQL may switch a prepared
+ * statement to after five runs, can be 300× slower. No parallel workers: the service runs many short
+ * queries at once on few cores, where one query's workers only take the cores the others wait for: at
+ * 1,000,000 videos with 8 clients on 2 cores, phrases sorted by date went from p95 3.1–3.6 s to 250–300 ms.
+ */
+export const SERVICE_SESSION_SETTINGS = { plan_cache_mode: 'force_custom_plan', max_parallel_workers_per_gather: '0' };
+
 /** The configured database, or the embedded cluster under DATA_DIR (started when needed) when none is. */
 export async function openDatabase(config: Config, log: Logger, role: string): Promise<Database> {
   const embedded = !config.DATABASE_URL;
   const url = config.DATABASE_URL ?? (await ensureEmbeddedPostgres(config.dataDir, log));
-  // Parameters decide the plan (a common tag or word against a rare one, a narrow filter against none):
-  // a generic plan, which PostgreSQL may switch a prepared statement to after five runs, can be 300× slower.
-  const sql = connect(url, { max: config.DATABASE_POOL_SIZE, role, statementTimeoutMs: config.STATEMENT_TIMEOUT_MS, settings: { plan_cache_mode: 'force_custom_plan' }, log });
+  const sql = connect(url, { max: config.DATABASE_POOL_SIZE, role, statementTimeoutMs: config.STATEMENT_TIMEOUT_MS, settings: SERVICE_SESSION_SETTINGS, log });
   let closed = false;
   return {
     sql,

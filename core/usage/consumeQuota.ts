@@ -6,6 +6,9 @@ export type QuotaDecision = QuotaState & { allowed: boolean; retryAfterSeconds?:
 
 const UNLIMITED = 2_147_483_647;
 
+/** Units of one limit to count for one subject. */
+interface QuotaCharge { subject: string; rule: LimitRule; units?: number }
+
 /**
  * Counts `units` (default one) of `rule` for `subject` if they all fit, atomically across every process
  * sharing the database: the row lock of the upsert serialises concurrent callers, and refused units are
@@ -13,33 +16,64 @@ const UNLIMITED = 2_147_483_647;
  * on them; `at` replaces that clock (tests of a window's end).
  */
 export async function consumeQuota(sql: Sql, subject: string, rule: LimitRule, units = 1, at?: Date): Promise<QuotaDecision> {
-  const max = rule.max ?? UNLIMITED;
-  const sliding = rule.window === 'sliding';
-  const [counted] = await sql<(Bucket & { windowStart: Date })[]>`
+  return (await consumeQuotas(sql, [{ subject, rule, units }], at))[0]!;
+}
+
+/**
+ * Counts several limits in one statement (one round trip), in order, as consumeQuota would one after
+ * the other: each charge is counted only if it fits and every charge before it was counted. The
+ * decisions end at the first refused charge (the ones after it were not tried). The same (subject,
+ * limit) must not appear twice; callers list the limits in one fixed order (requestsPerMinute first)
+ * so that concurrent statements lock the counter rows in the same order.
+ */
+export async function consumeQuotas(sql: Sql, charges: readonly QuotaCharge[], at?: Date): Promise<QuotaDecision[]> {
+  const steps = charges.map((charge, index) => countStep(sql, charge, index));
+  const rows = await sql<(Bucket & { index: number; windowStart: Date })[]>`
     with clock as (
       select extract(epoch from coalesce(${at ?? null}::timestamptz, clock_timestamp())) as now_s
-    ), bucket as (
+    ), ${steps.reduce((all, step) => sql`${all}, ${step}`)}
+    ${charges.map((_, index) => sql`select * from ${sql(`counted_${index}`)}`).reduce((all, select) => sql`${all} union all ${select}`)}`;
+  const decisions: QuotaDecision[] = [];
+  for (const [index, { subject, rule, units = 1 }] of charges.entries()) {
+    const counted = rows.find((row) => row.index === index);
+    if (!counted) {
+      const [bucket] = await readBuckets(sql, [{ subject, rule }], at);
+      decisions.push({ ...quotaState(rule, bucket!), allowed: false, retryAfterSeconds: retryAfterSeconds(rule, bucket!, units) });
+      break;
+    }
+    const { windowStart, index: _, ...bucket } = counted;
+    decisions.push({ ...quotaState(rule, bucket), allowed: true, windowStart });
+  }
+  return decisions;
+}
+
+/** The CTEs that count one charge (counted_<index> returns its row when counted), after the one before it was. */
+function countStep(sql: Sql, { subject, rule, units = 1 }: QuotaCharge, index: number) {
+  const max = rule.max ?? UNLIMITED;
+  const sliding = rule.window === 'sliding';
+  const name = (cte: string) => sql(`${cte}_${index}`);
+  const [bucket, previous, carried, counted] = [name('bucket'), name('previous'), name('carried'), name('counted')];
+  const afterPrevious = index === 0 ? sql`true` : sql`exists (select from ${sql(`counted_${index - 1}`)})`;
+  return sql`
+    ${bucket} as (
       select to_timestamp(floor(now_s / ${rule.windowSeconds}) * ${rule.windowSeconds}) as current_start,
         to_timestamp(floor(now_s / ${rule.windowSeconds}) * ${rule.windowSeconds} - ${rule.windowSeconds}) as previous_start,
         (now_s - floor(now_s / ${rule.windowSeconds}) * ${rule.windowSeconds}) / ${rule.windowSeconds} as elapsed
       from clock
-    ), previous as (
+    ), ${previous} as (
       select coalesce((select used from usage_counters where subject = ${subject} and limit_name = ${rule.name}
-        and window_start = (select previous_start from bucket)), 0) as used
-    ), carried as (
-      select case when ${sliding} then floor(previous.used * (1 - bucket.elapsed)) else 0 end as used from previous, bucket
-    )
-    insert into usage_counters as c (subject, limit_name, window_start, used)
-    select ${subject}, ${rule.name}, current_start, ${units}::int from bucket, carried where ${units}::int + carried.used <= ${max}
-    on conflict (subject, limit_name, window_start) do update set used = c.used + ${units}::int
-      where c.used + ${units}::int + (select used from carried) <= ${max}
-    returning c.used, (select used from previous)::int as previous, (select elapsed from bucket)::float8 as elapsed, (select current_start from bucket) as "windowStart"`;
-  if (counted) {
-    const { windowStart, ...bucket } = counted;
-    return { ...quotaState(rule, bucket), allowed: true, windowStart };
-  }
-  const [bucket] = await readBuckets(sql, [{ subject, rule }], at);
-  return { ...quotaState(rule, bucket!), allowed: false, retryAfterSeconds: retryAfterSeconds(rule, bucket!, units) };
+        and window_start = (select previous_start from ${bucket})), 0) as used
+    ), ${carried} as (
+      select case when ${sliding} then floor(p.used * (1 - b.elapsed)) else 0 end as used from ${previous} p, ${bucket} b
+    ), ${counted} as (
+      insert into usage_counters as c (subject, limit_name, window_start, used)
+      select ${subject}, ${rule.name}, current_start, ${units}::int from ${bucket}, ${carried} k
+      where ${afterPrevious} and ${units}::int + k.used <= ${max}
+      on conflict (subject, limit_name, window_start) do update set used = c.used + ${units}::int
+        where c.used + ${units}::int + (select used from ${carried}) <= ${max}
+      returning ${index}::int as "index", c.used, (select used from ${previous})::int as previous,
+        (select elapsed from ${bucket})::float8 as elapsed, (select current_start from ${bucket}) as "windowStart"
+    )`;
 }
 
 /** The current and previous bucket of each (subject, limit) pair, in one query, on the database clock. */

@@ -6,7 +6,8 @@ import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { connect, type Sql } from '../../core/db/database.ts';
 import type { LimitRule, Tier } from '../../core/schemas.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
-import { consumeQuota } from '../../core/usage/consumeQuota.ts';
+import postgres from 'postgres';
+import { consumeQuota, consumeQuotas } from '../../core/usage/consumeQuota.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { awaitFreshWindow, expectError, requestFrom, restoreTiers, snapshotTiers, type ApiResponse } from '../support/http-helpers.ts';
@@ -375,5 +376,116 @@ describe('consumeQuota', () => {
     const fresh = await api.call('/api/features', { key: regenerated.key });
     expect(fresh.body.data.limits.apiStenogramsPerDay).toMatchObject({ used: 0, remaining: 10 });
     expect(fresh.body.data.limits.requestsPerMinute.used).toBe(3);
+  });
+});
+
+describe('consumeQuotas (several limits, one statement)', () => {
+  const requests: LimitRule = { name: 'requestsPerMinute', description: 'test', unit: 'requests', window: 'sliding', windowSeconds: 3600, countedPer: 'user', max: 20 };
+  const queries: LimitRule = { ...requests, name: 'ftsQueriesPerMinute', unit: 'queries', max: 10 };
+
+  it('counts every limit in a single statement, with each one\'s decision', async () => {
+    await awaitFreshWindow(db.sql, 3600, 5);
+    const texts: string[] = [];
+    const url = new URL(db.url);
+    const host = url.searchParams.get('host');
+    url.searchParams.delete('host');
+    const recording = postgres(url.toString(), { ...(host ? { host } : {}), max: 1, onnotice: () => undefined, debug: (_connection, text) => void texts.push(text) });
+    try {
+      await recording`select 1`; // the connection's own start-up queries (types) are not the call's
+      texts.length = 0;
+      const subject = randomUUID();
+      const decisions = await consumeQuotas(recording, [{ subject, rule: requests }, { subject, rule: queries, units: 3 }]);
+      expect(texts).toHaveLength(1);
+      expect(decisions).toMatchObject([{ allowed: true, name: 'requestsPerMinute', used: 1, remaining: 19 }, { allowed: true, name: 'ftsQueriesPerMinute', used: 3, remaining: 7 }]);
+      expect(await counted(subject)).toBe(1);
+      expect(await counted(subject, 'ftsQueriesPerMinute')).toBe(3);
+    } finally {
+      await recording.end({ timeout: 5 });
+    }
+  });
+
+  it('a refused limit stops the rest: nothing of it or after it is counted; the ones before it are', async () => {
+    await awaitFreshWindow(db.sql, 3600, 5);
+    const subject = randomUUID();
+    const refusedFirst = await consumeQuotas(db.sql, [{ subject, rule: { ...requests, max: 0 } }, { subject, rule: queries }]);
+    expect(refusedFirst).toHaveLength(1);
+    expect(refusedFirst[0]).toMatchObject({ allowed: false, name: 'requestsPerMinute', remaining: 0 });
+    expect(refusedFirst[0]!.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect([await counted(subject), await counted(subject, 'ftsQueriesPerMinute')]).toEqual([0, 0]);
+
+    const refusedSecond = await consumeQuotas(db.sql, [{ subject, rule: requests }, { subject, rule: queries, units: 11 }]);
+    expect(refusedSecond.map((decision) => decision.allowed)).toEqual([true, false]);
+    expect(refusedSecond[1]).toMatchObject({ name: 'ftsQueriesPerMinute', used: 0, remaining: 10 });
+    expect([await counted(subject), await counted(subject, 'ftsQueriesPerMinute')]).toEqual([1, 0]);
+  });
+
+  it('limits per subject: a per-key limit and a per-user one in the same statement', async () => {
+    await awaitFreshWindow(db.sql, 3600, 5);
+    const [user, key] = [randomUUID(), randomUUID()];
+    await consumeQuotas(db.sql, [{ subject: user, rule: requests }, { subject: key, rule: { ...queries, countedPer: 'key' } }]);
+    expect([await counted(user), await counted(key, 'ftsQueriesPerMinute'), await counted(user, 'ftsQueriesPerMinute')]).toEqual([1, 1, 0]);
+  });
+
+  it('40 concurrent calls: the first limit takes exactly its max, the second exactly its own among those', async () => {
+    await awaitFreshWindow(db.sql, 3600, 5);
+    const subject = randomUUID();
+    const decisions = await Promise.all(Array.from({ length: 40 }, () => consumeQuotas(db.sql, [{ subject, rule: requests }, { subject, rule: queries }])));
+    expect(decisions.filter((pair) => pair[0]!.allowed)).toHaveLength(20);
+    expect(decisions.filter((pair) => pair[1]?.allowed)).toHaveLength(10);
+    expect(decisions.filter((pair) => pair.length === 2 && !pair[1]!.allowed)).toHaveLength(10);
+    expect([await counted(subject), await counted(subject, 'ftsQueriesPerMinute')]).toEqual([20, 10]);
+  });
+});
+
+describe('a route charging a limit of its own counts the request with it (GET /api/fts)', () => {
+  const fts = (key: string, query = 'q=lathe') => api.call(`/api/fts?${query}`, { key });
+
+  it('both counted on success, with the RateLimit headers of ftsQueriesPerMinute', async () => {
+    await awaitFreshWindow(db.sql);
+    await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 5, ftsQueriesPerMinute: 3 } });
+    const { key, user } = await createKeyedUser(db.sql, { tier: 'pro' });
+    const response = await fts(key);
+    expect(response.status).toBe(200);
+    expectRateLimitHeaders(response, 3, 2);
+    expect([await counted(user.id), await counted(user.id, 'ftsQueriesPerMinute')]).toEqual([1, 1]);
+  });
+
+  it('requestsPerMinute used up: 429 of requestsPerMinute, and no full-text query counted', async () => {
+    await awaitFreshWindow(db.sql);
+    await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 1, ftsQueriesPerMinute: 3 } });
+    const { key, user } = await createKeyedUser(db.sql, { tier: 'pro' });
+    expect((await fts(key)).status).toBe(200);
+    const refused = await fts(key);
+    const error = expectError(refused, 429, 'RATE_LIMITED');
+    expect(error.details).toMatchObject({ limit: 'requestsPerMinute', max: 1 });
+    expectRateLimitHeaders(refused, 1, 0);
+    expect([await counted(user.id), await counted(user.id, 'ftsQueriesPerMinute')]).toEqual([1, 1]);
+    // Refused before validation, as before: a bad query is still a 429.
+    expectError(await fts(key, 'q=lathe&page=300'), 429, 'RATE_LIMITED');
+    expectError(await fts(key, 'q='), 429, 'RATE_LIMITED');
+  });
+
+  it('ftsQueriesPerMinute used up: 429 of ftsQueriesPerMinute; the request itself is counted', async () => {
+    await awaitFreshWindow(db.sql);
+    await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 10, ftsQueriesPerMinute: 1 } });
+    const { key, user } = await createKeyedUser(db.sql, { tier: 'pro' });
+    expect((await fts(key)).status).toBe(200);
+    const refused = await fts(key);
+    const error = expectError(refused, 429, 'RATE_LIMITED');
+    expect(error.details).toMatchObject({ limit: 'ftsQueriesPerMinute', max: 1 });
+    expect(error.message).toContain('1 full-text queries per minute (ftsQueriesPerMinute)');
+    expectRateLimitHeaders(refused, 1, 0);
+    expect([await counted(user.id), await counted(user.id, 'ftsQueriesPerMinute')]).toEqual([2, 1]);
+  });
+
+  it('a request refused before the search (400) counts as a request, not as a query, with requestsPerMinute\'s headers', async () => {
+    await awaitFreshWindow(db.sql);
+    await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 5, ftsQueriesPerMinute: 3 } });
+    const { key, user } = await createKeyedUser(db.sql, { tier: 'pro' });
+    const pastWindow = await fts(key, 'q=lathe&page=300');
+    expectError(pastWindow, 400, 'INVALID_INPUT');
+    expectRateLimitHeaders(pastWindow, 5, 4);
+    expectError(await fts(key, 'q='), 400, 'INVALID_INPUT');
+    expect([await counted(user.id), await counted(user.id, 'ftsQueriesPerMinute')]).toEqual([2, 0]);
   });
 });

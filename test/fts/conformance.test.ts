@@ -99,6 +99,28 @@ for (const backendCase of backends) {
       expect(await found('bridge -"old bridge"')).toEqual(['bridge-phrase']);
     });
 
+    it('matches a phrase among alternatives only where its words are adjacent, in order', async () => {
+      expect(await found('"collapsed bridge" OR cafe')).toEqual(['cafe-accent', 'cafe-plain']);
+      expect(await found('"bridge collapsed" OR cafe')).toEqual(['bridge-phrase', 'cafe-accent', 'cafe-plain']);
+      expect(await found('"into the river" OR "river was calm"')).toEqual(['bridge-apart', 'bridge-phrase']);
+      expect(await found('京東 OR 烤鸭')).toEqual(['chinese']);
+      expect(await found('東京 OR 烤鸭')).toEqual(['chinese', 'japanese']);
+    });
+
+    it('excludes a phrase from a query of only alternatives only where its words are adjacent, in order', async () => {
+      expect(await found('cats OR dogs -"dogs cats"')).toEqual(['or-both', 'or-cats', 'or-dogs']);
+      expect(await found('cats OR dogs -"cats and"')).toEqual(['or-cats', 'or-dogs']);
+      expect(await found('cats OR dogs -"and dogs together"')).toEqual(['or-cats', 'or-dogs']);
+      expect(await found('cats OR dogs -"together cats"')).toEqual(['or-both', 'or-cats', 'or-dogs']);
+    });
+
+    it('reads title, tags and description as one text for phrases, in that order', async () => {
+      expect(await found('"workshop lathe"')).toEqual(['lathe-tag']);
+      expect(await found('"bridge the"')).toEqual(['bridge-apart']);
+      expect(await found('"bridge the" OR "lathe milling"')).toEqual(['bridge-apart', 'lathe-tag']);
+      expect(await found('bridge -"bridge the"')).toEqual(['bridge-phrase']);
+    });
+
     it('matches either side of OR', async () => {
       expect(await found('cats OR dogs')).toEqual(['or-both', 'or-cats', 'or-dogs']);
       expect(await found('cats OR dogs together')).toEqual(['or-both']);

@@ -81,6 +81,11 @@ async function startTypesense() {
         return res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end(lines.map((line) => JSON.stringify(line)).join('\n'));
       }
       if (parts[3] === 'search') {
+        // As Typesense does, a filter on a field the schema lacks is 404.
+        const fields = new Set((collection.schema.fields as Array<{ name: string }>).map((field) => field.name));
+        const filtered = [...(url.searchParams.get('filter_by') ?? '').replace(/`[^`]*`/g, '').matchAll(/(\w+):/g)].map((match) => match[1]!);
+        const missing = filtered.find((field) => !fields.has(field));
+        if (missing) return json(res, 404, { message: `Could not find a filter field named \`${missing}\` in the schema.` });
         const answer = searchAnswers.shift() ?? { found: 0, hits: [] };
         return json(res, 200, { facet_counts: [], found: answer.found, hits: answer.hits, out_of: collection.documents.size, page: Number(url.searchParams.get('page')), request_params: { collection_name: name, per_page: Number(url.searchParams.get('per_page')), q: url.searchParams.get('q') }, search_cutoff: false, search_time_ms: 0 });
       }
@@ -110,8 +115,8 @@ async function startTypesense() {
       searchAnswers.length = 0;
       failNext.length = 0;
     },
-    createCollection(name: string, alias?: string) {
-      collections.set(name, { schema: collectionSchema(name) as unknown as Record<string, unknown>, documents: new Map() });
+    createCollection(name: string, alias?: string, schema: object = collectionSchema(name)) {
+      collections.set(name, { schema: schema as Record<string, unknown>, documents: new Map() });
       if (alias) aliases.set(alias, name);
     },
     close: () => new Promise<void>((done) => server.close(() => done())),
@@ -153,7 +158,7 @@ describe('searching', () => {
     typesense.searchAnswers.push({ found: 42, hits: [hit('aaaaaaaaaaa'), hit('bbbbbbbbbbb')] });
     const backend = createTypesenseBackend({ config: configFor(), sql: db.sql, log: silent, ...quick });
     const page = await backend.search(request({
-      q: 'Lathe "Old Bridge" cats OR dogs OR "hot dog" -snake -"bad day"',
+      q: 'Lathe "Old Bridge" "the old mill" cats OR dogs OR "hot dog" OR "big red dog" -snake -"bad day" -"not a snake"',
       filters: { status: 'deleted', hasVideo: true, hasSubtitles: false, hasSummary: true },
       sort: 'date-desc',
       offset: 20,
@@ -166,7 +171,7 @@ describe('searching', () => {
     expect(sent!.path).toBe('/collections/videos/documents/search');
     expect(sent!.headers['x-typesense-api-key']).toBe(KEY);
     expect(sent!.query).toEqual({
-      q: 'lathe "old bridge" -"bad day"',
+      q: 'lathe old bridge "the old mill" -"not a snake"',
       query_by: 'title,tags,description',
       query_by_weights: '3,2,1',
       num_typos: '0',
@@ -174,7 +179,7 @@ describe('searching', () => {
       drop_tokens_threshold: '0',
       prefix: 'false',
       split_join_tokens: 'off',
-      filter_by: '(tokens:[`cats`,`dogs`] || (tokens:`hot` && tokens:`dog`)) && tokens:!=[`snake`] && status:=deleted && has_video:=true && has_subtitles:=false && has_summary:=true',
+      filter_by: '(tokens:[`cats`,`dogs`] || (pairs:=`hot_dog`) || (pairs:=`big_red` && pairs:=`red_dog`)) && pairs:=`old_bridge` && tokens:!=[`snake`] && pairs:!=[`bad_day`] && status:=deleted && has_video:=true && has_subtitles:=false && has_summary:=true',
       sort_by: 'date_desc:desc,view_count:desc,video_id:asc',
       page: '3',
       per_page: '10',
@@ -195,15 +200,15 @@ describe('searching', () => {
     for (const sort of Object.keys(expected) as FtsSort[]) await backend.search(request({ q: 'lathe', sort }));
     expect(searches().map((r) => r.query.sort_by)).toEqual(Object.values(expected));
 
-    await backend.search(request({ q: 'cats OR dogs -"bad day" -snake' }));
+    await backend.search(request({ q: 'cats OR dogs -"bad day" -snake -"not a snake"' }));
     expect(searches().at(-1)!.query).toMatchObject({
       q: '*',
-      filter_by: '(tokens:[`cats`,`dogs`]) && tokens:!=[`snake`] && (tokens:!=`bad` || tokens:!=`day`)',
+      filter_by: '(tokens:[`cats`,`dogs`]) && tokens:!=[`snake`] && pairs:!=[`bad_day`] && (pairs:!=`not_a` || pairs:!=`a_snake`)',
       sort_by: 'view_count:desc,video_id:asc',
     });
     // CJK words are phrases of characters, as the documents hold them.
     await backend.search(request({ q: 'Café 東京' }));
-    expect(searches().at(-1)!.query.q).toBe('cafe "東 京"');
+    expect(searches().at(-1)!.query).toMatchObject({ q: 'cafe 東 京', filter_by: 'pairs:=`東_京`' });
     await expect(backend.search(request({ q: 'lathe', offset: 5, limit: 10 }))).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   });
 
@@ -253,6 +258,18 @@ describe('searching', () => {
 
     const missing = createTypesenseBackend({ config: configFor({ TYPESENSE_COLLECTION: 'nothing' }), sql: db.sql, log: silent, ...quick });
     await expect(missing.search(request({ q: 'lathe' }))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/no usable collection "nothing".*run `afterimage reindex`/) });
+  });
+
+  it('says to reindex when the collection behind the alias predates a field a query filters on', async () => {
+    const current = collectionSchema('videos_1');
+    typesense.createCollection('videos_1', 'videos', { ...current, fields: current.fields!.filter((field) => field.name !== 'pairs') });
+    const backend = createTypesenseBackend({ config: configFor(), sql: db.sql, log: silent, ...quick });
+    await backend.search(request({ q: 'cats OR dogs' }));
+    await expect(backend.search(request({ q: 'cats OR "hot dog"' }))).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: `Typesense at ${typesense.url}: the collection behind "videos" has no field "pairs", which this version searches (it was built by an older one), to search: run \`afterimage reindex\` to rebuild it`,
+    });
+    expect(searches()).toHaveLength(2); // a 404 is not retried
   });
 });
 
@@ -349,12 +366,14 @@ describe('the index_videos task', () => {
     expect(documents.find((document) => document.id === full)).toEqual({
       id: full, video_id: full, title: 'cafe uber', tags: 'tag one', description: 'some 東 京 text some more',
       tokens: ['cafe', 'uber', 'tag', 'one', 'some', '東', '京', 'text', 'more'],
+      // Adjacent pairs run on across title, tags and description.
+      pairs: ['cafe_uber', 'uber_tag', 'tag_one', 'one_some', 'some_東', '東_京', '京_text', 'text_some', 'some_more'],
       status: 'deleted', has_video: true, has_subtitles: true, has_summary: false, channel_id: CHANNEL, language: 'en',
       date_desc: 18263, date_asc: 18263, duration_desc: 61, duration_asc: 61, view_count: 7,
     });
     // Missing values sort last both ways: the lowest value where the order is descending, the highest where ascending.
     expect(documents.find((document) => document.id === bare)).toEqual({
-      id: bare, video_id: bare, title: '', tags: '', description: '', tokens: [], status: 'checking', has_video: false, has_subtitles: false, has_summary: false,
+      id: bare, video_id: bare, title: '', tags: '', description: '', tokens: [], pairs: [], status: 'checking', has_video: false, has_subtitles: false, has_summary: false,
       channel_id: CHANNEL, date_desc: -Number.MAX_SAFE_INTEGER, date_asc: Number.MAX_SAFE_INTEGER, duration_desc: -Number.MAX_SAFE_INTEGER,
       duration_asc: Number.MAX_SAFE_INTEGER, view_count: -1,
     });

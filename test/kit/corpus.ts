@@ -40,6 +40,8 @@ export interface Corpus {
   channel(index: number): ChannelRow;
   /** Video `index`; `seen` gets the token id of every word in it (repeats included). */
   video(index: number, seen?: (tokenId: number) => void): VideoRow;
+  /** One word of `language` drawn as titles and descriptions draw theirs (a CJK word for ja); `seen` gets its token ids. */
+  word(language: Language, rnd: () => number, seen?: (tokenId: number) => void): string;
   /** The token of an id given to `seen`. */
   token(id: number): string;
   tokenCount: number;
@@ -223,6 +225,7 @@ export function createCorpus(options: { seed: number; videos: number; channels?:
     },
     channel,
     video,
+    word: (language, rnd, seen = noop) => (language === 'ja' ? cjkWord(rnd, seen) : word(language, rnd, seen)),
     token,
     tokenCount: vocabulary.tokenCount,
   };

@@ -78,6 +78,10 @@ function describeFailure(error: unknown, target: TypesenseTarget, what: string):
   }
   if (status === 401 || status === 403) return new AppError('SERVICE_UNAVAILABLE', `${at} refused the API key (HTTP ${status}) to ${what}: check TYPESENSE_API_KEY`);
   if (status === 404) {
+    const field = /filter field named `([^`]*)`/.exec(said)?.[1];
+    if (field) {
+      return new AppError('SERVICE_UNAVAILABLE', `${at}: the collection behind "${target.alias}" has no field "${field}", which this version searches (it was built by an older one), to ${what}: run \`afterimage reindex\` to rebuild it`);
+    }
     return new AppError('SERVICE_UNAVAILABLE', `${at} has no usable collection "${target.alias}" (${said}) to ${what}: run \`afterimage reindex\` to build the search index`);
   }
   if (status === 429 || status >= 500) {

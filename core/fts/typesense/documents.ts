@@ -25,6 +25,8 @@ export type VideoDocument = {
   description: string;
   /** Every distinct token of title, tags and description: OR groups and exclusions filter on it. */
   tokens: string[];
+  /** Every distinct pair of adjacent tokens (adjacentPairs): phrases filter on it. */
+  pairs: string[];
   status: 'live' | 'deleted' | 'checking';
   has_video: boolean;
   has_subtitles: boolean;
@@ -38,16 +40,34 @@ export type VideoDocument = {
   view_count: number;
 };
 
+/**
+ * Adjacent tokens joined into one token. The document's pairs run through title, tags and description
+ * in that order, across their boundaries, as Postgres's concatenated tsvector does
+ * (sql/009_full_text_search.sql), so that a phrase is present where all its pairs are: exactly so for
+ * two tokens (see translate.ts). The joint is an indexed symbol, so Typesense keeps a pair one token
+ * (one posting list to read); tokenize() never yields it, so no pair is mistaken for a word.
+ */
+const PAIR_JOINT = '_';
+export const adjacentPairs = (tokens: string[]) => tokens.slice(1).map((token, index) => `${tokens[index]}${PAIR_JOINT}${token}`);
+
+/**
+ * The collection's fields. A change here needs `afterimage reindex` (reindex.ts) to build a collection
+ * with it behind the alias: documents already indexed lack the new values. Until then index_videos keeps
+ * upserting (Typesense stores fields its schema lacks without indexing them), and searches that filter
+ * on a missing field answer 503 saying to reindex (client.ts).
+ */
 export function collectionSchema(name: string): CollectionCreateSchema {
   const int64 = (field: string) => ({ name: field, type: 'int64' as const });
   return {
     name,
+    symbols_to_index: [PAIR_JOINT],
     fields: [
       { name: 'video_id', type: 'string', sort: true },
       { name: 'title', type: 'string' },
       { name: 'tags', type: 'string' },
       { name: 'description', type: 'string' },
       { name: 'tokens', type: 'string[]' },
+      { name: 'pairs', type: 'string[]' },
       { name: 'status', type: 'string', facet: true },
       { name: 'has_video', type: 'bool' },
       { name: 'has_subtitles', type: 'bool' },
@@ -90,13 +110,15 @@ function toDocument(row: DocumentRow): VideoDocument {
   const title = tokenize(row.title ?? '');
   const tags = tokenize(row.tags.join(' '));
   const description = tokenize(row.description ?? '');
+  const all = [...title, ...tags, ...description];
   return {
     id: row.id,
     video_id: row.id,
     title: title.join(' '),
     tags: tags.join(' '),
     description: description.join(' '),
-    tokens: [...new Set([...title, ...tags, ...description])],
+    tokens: [...new Set(all)],
+    pairs: [...new Set(adjacentPairs(all))],
     status: row.status,
     has_video: row.hasVideo,
     has_subtitles: row.hasSubtitles,

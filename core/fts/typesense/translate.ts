@@ -3,7 +3,7 @@ import { AppError } from '../../errors.ts';
 import type { FtsFilters, FtsRequest, FtsSort } from '../backend.ts';
 import type { FtsQuery, Term } from '../query.ts';
 import { literal } from './client.ts';
-import type { VideoDocument } from './documents.ts';
+import { adjacentPairs, type VideoDocument } from './documents.ts';
 
 /**
  * The query language as Typesense search parameters. Every word must match as written: no typos, no
@@ -24,8 +24,6 @@ const SORT_BY: Record<Exclude<FtsSort, 'relevance'>, string> = {
 };
 const MAX_PER_PAGE = 250;
 
-const phrase = (term: Term) => (term.tokens.length > 1 ? `"${term.tokens.join(' ')}"` : term.tokens[0]!);
-
 function filterClauses(filters: FtsFilters): string[] {
   const clauses: string[] = [];
   if (filters.status) clauses.push(`status:=${filters.status}`);
@@ -35,32 +33,43 @@ function filterClauses(filters: FtsFilters): string[] {
   return clauses;
 }
 
-/** A group of alternatives as a filter on the tokens field: any word, or all tokens of any phrase. */
+/** A phrase as a filter: all its pairs of adjacent tokens present (documents.ts). */
+const hasPairs = (term: Term) => adjacentPairs(term.tokens).map((pair) => `pairs:=${literal(pair)}`).join(' && ');
+const isPair = (term: Term) => term.tokens.length === 2;
+const isLong = (term: Term) => term.tokens.length > 2;
+const quoted = (term: Term) => `"${term.tokens.join(' ')}"`;
+
+/** A group of alternatives as a filter: any word on the tokens field, or any phrase on the pairs field. */
 function anyOf(group: Term[]): string {
   const words = group.filter((term) => term.tokens.length === 1).map((term) => term.tokens[0]!);
-  const phrases = group.filter((term) => term.tokens.length > 1).map((term) => `(${term.tokens.map((token) => `tokens:${literal(token)}`).join(' && ')})`);
+  const phrases = group.filter((term) => term.tokens.length > 1).map((term) => `(${hasPairs(term)})`);
   return `(${[...(words.length ? [`tokens:[${words.map(literal).join(',')}]`] : []), ...phrases].join(' || ')})`;
 }
 
 /**
- * The query as q and filter_by. q holds the groups of one term (words; phrases in quotes, matched in
- * order within one field) and the excluded phrases (-"…"); Typesense's q has no OR, so groups of
- * alternatives filter on the tokens field instead, exactly for words and, approximately, as "all
- * tokens present" for a phrase among alternatives. Excluded words filter on tokens (exact). A query of
- * only alternatives has q=* (ranked by views, not text), and its excluded phrases drop the videos that
- * hold all their tokens, adjacent or not.
+ * The query as q and filter_by. Typesense's q has no OR, and its phrases ("…" in q) match within one
+ * field, where Postgres's run on across title, tags and description. So q holds the required words,
+ * for matching and ranking; groups of alternatives filter on the tokens and pairs fields; a phrase of
+ * two tokens, required or excluded, filters on its pair, which is exact. A longer phrase stays a phrase
+ * in q (required: "…", excluded: -"…"), exact within a field, missing only phrases that cross a field
+ * boundary; where q cannot hold it (among alternatives, or excluded from a query of only alternatives,
+ * whose q is * and ranks by views), it is all its pairs present, which also holds when they are apart
+ * ("a b x b c" for "a b c"): api/REFERENCE.md says so.
  */
 function queryParameters(query: FtsQuery): { q: string; filters: string[] } {
-  const required = query.groups.filter((group) => group.length === 1).map((group) => phrase(group[0]!));
-  const filters = query.groups.filter((group) => group.length > 1).map(anyOf);
+  const required = query.groups.filter((group) => group.length === 1).map((group) => group[0]!);
+  const filters = [...query.groups.filter((group) => group.length > 1).map(anyOf), ...required.filter(isPair).map(hasPairs)];
   const excludedWords = query.excluded.filter((term) => term.tokens.length === 1).map((term) => term.tokens[0]!);
   if (excludedWords.length) filters.push(`tokens:!=[${excludedWords.map(literal).join(',')}]`);
-  const excludedPhrases = query.excluded.filter((term) => term.tokens.length > 1);
+  const excludedPairs = query.excluded.filter(isPair).flatMap((term) => adjacentPairs(term.tokens));
+  if (excludedPairs.length) filters.push(`pairs:!=[${excludedPairs.map(literal).join(',')}]`);
+  const excludedLong = query.excluded.filter(isLong);
   if (required.length === 0) {
-    for (const term of excludedPhrases) filters.push(`(${term.tokens.map((token) => `tokens:!=${literal(token)}`).join(' || ')})`);
+    for (const term of excludedLong) filters.push(`(${adjacentPairs(term.tokens).map((pair) => `pairs:!=${literal(pair)}`).join(' || ')})`);
     return { q: '*', filters };
   }
-  return { q: [...required, ...excludedPhrases.map((term) => `-${phrase(term)}`)].join(' '), filters };
+  const words = required.map((term) => (isLong(term) ? quoted(term) : term.tokens.join(' ')));
+  return { q: [...words, ...excludedLong.map((term) => `-${quoted(term)}`)].join(' '), filters };
 }
 
 /** num_typos 0, prefix off, no dropped words: a match means every word is there, as on Postgres. */
