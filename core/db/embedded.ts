@@ -121,6 +121,10 @@ export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Prom
       `shared_buffers = ${sharedBuffersMb()}MB`,
       `effective_cache_size = ${Math.round(totalmem() / 2 ** 21)}MB`,
       'random_page_cost = 1.1',
+      // Imports and crawls write every index of a video at once: with 1 GB of WAL, checkpoints came every
+      // few seconds and each began another round of full-page images (ingest 4,547 → 5,464 videos/s).
+      'max_wal_size = 4GB',
+      'checkpoint_timeout = 15min',
     ];
     const confFile = join(pgDir, 'afterimage.conf');
     await writeFile(confFile, `${settings.join('\n')}\n`);

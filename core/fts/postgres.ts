@@ -6,6 +6,7 @@ import { estimateMatches, planStatistics } from './estimate.ts';
 import { formatQuery, type FtsQuery, type Term } from './query.ts';
 
 type Fragment = PendingQuery<Row[]>;
+interface RankedHead { pool: number; rows: number }
 
 /**
  * A query matching at most this many videos is answered from all its matches (read through the GIN index,
@@ -25,6 +26,11 @@ const WEIGHTS = '{0.05, 0.2, 0.5, 1.0}';
  * and past WALK_LONGEST the all-matches path answers instead.
  */
 const WALK_MAX_ROWS = 20_000;
+/**
+ * Relevance ranks a broad query's matches among at most this many of the archive's most viewed videos: a
+ * phrase rarer than its estimate ranks the fewer matches found there rather than walking further.
+ */
+const RANK_WALK_ROWS = 5_000;
 const WALK_MARGIN = 3;
 /** A walk that comes up short is retried eight times as long, up to this many rows. */
 const WALK_LONGEST = 160_000;
@@ -66,13 +72,14 @@ const isStatementTimeout = (error: unknown) => (error as { code?: string }).code
 export interface PostgresBackendOptions {
   sql: Sql;
   timeoutMs: number;
-  /** Tuning (tests set them low to take every plan on a small archive). */
+  /** Tuning (tests set them to take every plan on a small archive). */
   allMatchesCap?: number;
   rankedPool?: number;
+  rankWalkRows?: number;
 }
 
 /** Postgres full-text search over the `fts` column of videos; every query runs under a statement timeout. */
-export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATCHES_CAP, rankedPool = RANKED_POOL }: PostgresBackendOptions): SearchBackend {
+export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATCHES_CAP, rankedPool = RANKED_POOL, rankWalkRows = RANK_WALK_ROWS }: PostgresBackendOptions): SearchBackend {
   const statistics = planStatistics(sql);
   async function search(request: FtsRequest): Promise<FtsPage> {
     const { sort, offset, limit } = request;
@@ -84,30 +91,38 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
       : tx`(select * from videos order by ${tx.unsafe(order)} limit ${rows}) walked where ${matches} order by ${tx.unsafe(order)}`;
     const walk = (tx: Queryable, order: string, from: number, count: number, rows: number | null) => tx<{ video_id: string }[]>`
       select video_id from (select video_id from ${inOrder(tx, order, rows)} offset ${from} limit ${count}) page`;
-    const rankPool = (tx: Queryable, pool: number, rows: number | null) => tx<{ video_id: string }[]>`
+    /** The ranked head of a broad query: its first `pool` matches by views among the `rows` most viewed videos, by relevance. */
+    const rankHead = (tx: Queryable, { pool, rows }: RankedHead) => tx<{ video_id: string }[]>`
       select video_id from (select video_id, view_count, fts from ${inOrder(tx, BY_VIEWS, rows)} limit ${pool}) pool,
         (select ${q} as q) query
       order by ${tx.unsafe(RANKED)}`;
-    /** The page of a broad query, or null when a bounded walk did not find enough matches to fill it. */
-    async function broadPage(tx: Queryable, pool: number, rows: number | null): Promise<string[] | null> {
+    /**
+     * The page of a broad query, or null when a bounded walk (`rows`) did not find enough matches to fill it.
+     * Under relevance the ranked head comes first (all its matches, however few the head's walk found), then
+     * the matches after it by views.
+     */
+    async function broadPage(tx: Queryable, head: RankedHead, rows: number | null): Promise<string[] | null> {
       const end = offset + limit;
       if (sort !== 'relevance') {
         const page = await walk(tx, ORDER[sort], offset, limit, rows);
         return rows !== null && page.length < limit ? null : page.map((row) => row.video_id);
       }
-      const ranked = offset < pool ? await rankPool(tx, pool, rows) : [];
-      if (rows !== null && offset < pool && ranked.length < pool) return null;
-      const from = Math.max(offset, pool);
-      const rest = end > pool ? await walk(tx, BY_VIEWS, from, end - from, rows) : [];
-      if (rows !== null && end > pool && rest.length < end - from) return null;
+      const ranked = await rankHead(tx, head);
+      const from = Math.max(offset, ranked.length);
+      const rest = end > ranked.length ? await walk(tx, BY_VIEWS, from, end - from, rows) : [];
+      if (rows !== null && end > ranked.length && rest.length < end - from) return null;
       return [...ranked.slice(offset, end), ...rest].map((row) => row.video_id);
     }
     /**
-     * How many of a broad query's most viewed matches relevance ranks: up to `rankedPool`, fewer when its
-     * matches are sparser, so that finding them stays within a bounded walk.
+     * The ranked head of a broad query under relevance: its first matches by views, up to `rankedPool` (fewer
+     * when its matches are sparser) among at most `rankWalkRows` of the most viewed videos: a bounded walk.
+     * It depends only on the query and the statistics, so every page of a query sees the same head.
      */
-    const poolFor = (estimate: number, videos: number) =>
-      Math.min(rankedPool, Math.max(MIN_RANKED_POOL, Math.floor((WALK_MAX_ROWS * estimate) / (WALK_MARGIN * Math.max(videos, 1)))));
+    const headFor = (estimate: number, videos: number): RankedHead => {
+      const share = Math.max(estimate, allMatchesCap + 1) / Math.max(videos, 1);
+      const pool = Math.min(rankedPool, Math.max(MIN_RANKED_POOL, Math.floor((rankWalkRows * share) / WALK_MARGIN)));
+      return { pool, rows: Math.min(rankWalkRows, Math.ceil((WALK_MARGIN * pool) / share)) };
+    };
 
     /** All matches, when at most the cap: one statement; null when there are more. */
     async function allMatches(tx: Queryable): Promise<FtsPage | null> {
@@ -121,21 +136,22 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
             select video_id from m order by ${tx.unsafe(sort === 'relevance' ? `rank desc, ${BY_VIEWS}` : ORDER[sort])} offset ${offset} limit ${limit}) page) as ids`;
       return few!.total <= allMatchesCap ? { videoIds: few!.ids ?? [], total: few!.total, totalExact: true } : null;
     }
-    const planFor = (estimate: number, videos: number) => {
-      const pool = sort === 'relevance' ? poolFor(Math.max(estimate, allMatchesCap + 1), videos) : 0;
-      return { pool, rows: Math.ceil((WALK_MARGIN * Math.max(pool, offset + limit) * videos) / Math.max(estimate, 1)) };
-    };
+    /** The ranked head (relevance), and the rows a first walk reads to fill the page. */
+    const planFor = (estimate: number, videos: number) => ({
+      head: headFor(estimate, videos),
+      rows: Math.ceil((WALK_MARGIN * (offset + limit) * videos) / Math.max(estimate, 1)),
+    });
     /**
      * The careful plans, in a transaction whose settings force each one: bounded walks, longer and longer,
      * then all matches, then an unbounded walk. `tried` skips what was already tried outside it.
      */
     async function planned(tx: Queryable, estimate: number, videos: number, tried: { walk: boolean; allMatches: boolean }): Promise<FtsPage> {
       await tx.unsafe(`set local statement_timeout = ${timeoutMs}; set local enable_seqscan = off; set local enable_bitmapscan = off`);
-      const { pool, rows } = planFor(estimate, videos);
+      const { head, rows } = planFor(estimate, videos);
       // A walk that comes up short was misled by the estimate (phrases of common words are rarer than
       // their words); a longer one still reads fewer rows than rechecking every video with both words.
       for (let budget = tried.walk ? rows * 8 : rows; estimate > allMatchesCap && rows <= WALK_MAX_ROWS && budget <= WALK_LONGEST; budget *= 8) {
-        const page = await broadPage(tx, pool, budget);
+        const page = await broadPage(tx, head, budget);
         if (page) return { videoIds: page, total: estimate, totalExact: false };
       }
       if (!tried.allMatches) {
@@ -144,7 +160,7 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
         if (few) return few;
       }
       await tx.unsafe('set local enable_indexscan = on; set local enable_bitmapscan = off');
-      return { videoIds: (await broadPage(tx, pool, null))!, total: Math.max(allMatchesCap + 1, estimate), totalExact: false };
+      return { videoIds: (await broadPage(tx, head, null))!, total: Math.max(allMatchesCap + 1, estimate), totalExact: false };
     }
 
     try {
@@ -162,12 +178,12 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
       // walk's inner LIMIT of a few thousand rows is an index scan.
       const estimate = estimateMatches(stats, request.query, request.filters);
       const videos = Math.max(stats.videos, 1);
-      const { pool, rows } = planFor(estimate, videos);
+      const { head, rows } = planFor(estimate, videos);
       if (estimate <= allMatchesCap) {
         const few = await allMatches(sql);
         if (few) return few;
       } else if (rows <= WALK_FIRST_ROWS) {
-        const page = await broadPage(sql, pool, rows);
+        const page = await broadPage(sql, head, rows);
         if (page) return { videoIds: page, total: estimate, totalExact: false };
       }
       return await sql.begin((tx) => planned(tx, estimate, videos, { walk: estimate > allMatchesCap && rows <= WALK_FIRST_ROWS, allMatches: estimate <= allMatchesCap }));

@@ -44,6 +44,8 @@ interface SubtitleTools<S> {
   drive(engine: Engine, requests: SubtitleRequest[], count: number, seconds: number): Promise<S>;
   stats(samples: S[]): Stats;
   requestsPerCell: number;
+  /** Warm-up requests per query before a cell is measured (one per pooled connection). */
+  warmUpPerQuery: number;
   cellSeconds: number;
   timeoutMs: number;
   progress(message: string): void;
@@ -206,7 +208,7 @@ export async function subtitlePhase<S>(sql: { build: Sql; search: Sql }, corpus:
   for (const [index, cell] of cells.entries()) {
     for (let turn = 0; turn < engines.length; turn++) {
       const engine = engines[(index + turn) % engines.length]!;
-      await tools.drive(engine, cell.requests, cell.requests.length, tools.cellSeconds);
+      await tools.drive(engine, cell.requests, cell.requests.length * tools.warmUpPerQuery, tools.cellSeconds);
       results.push({ class: cell.class, filtered: cell.filtered, sort: cell.sort, engine: engine.id, sample: await tools.drive(engine, cell.requests, tools.requestsPerCell, tools.cellSeconds) });
     }
     const pick = (id: string) => tools.stats(results.filter((r) => r.engine === id && r.class === cell.class && r.sort === cell.sort && r.filtered === cell.filtered).map((r) => r.sample));
