@@ -1,8 +1,10 @@
 import { escapeHtml } from '../text/escapeHtml.ts';
-import { fold, type FtsQuery } from './query.ts';
+import { fold, isAscii, type FtsQuery } from './query.ts';
 
 /** Words as they stand in a text (accents and case kept), each CJK character alone, as tokenize() splits them. */
 const WORD = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\p{L}\p{N}\p{M}]+/gu;
+/** A letter or digit of ASCII: what WORD takes of ASCII text (NaN, past either end, is not). */
+const isWordCode = (code: number) => (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 
 export interface Highlighter {
   /**
@@ -25,8 +27,28 @@ export function highlighter(query: FtsQuery): Highlighter {
     if (result === undefined) folded.set(word, (result = fold(word)));
     return result;
   };
-  /** The hits in order, found as they are read. */
+  const asciiTokens = tokens.filter(isAscii);
+  /**
+   * The hits in ASCII text, in order: lower case keeps every position there, so each token is looked for
+   * with indexOf and counts where it stands as a whole word (no letter or digit either side).
+   */
+  function asciiHits(text: string) {
+    const lower = text.toLowerCase();
+    const found: Array<{ start: number; end: number }> = [];
+    for (const token of asciiTokens) {
+      for (let at = lower.indexOf(token); at !== -1; at = lower.indexOf(token, at + 1)) {
+        const end = at + token.length;
+        if (!isWordCode(lower.charCodeAt(at - 1)) && !isWordCode(lower.charCodeAt(end))) found.push({ start: at, end });
+      }
+    }
+    return found.sort((a, b) => a.start - b.start);
+  }
+  /** The hits in order (in text other than ASCII, found as they are read). */
   function* hits(text: string) {
+    if (isAscii(text)) {
+      yield* asciiHits(text);
+      return;
+    }
     const whole = fold(text);
     if (!tokens.some((token) => whole.includes(token))) return;
     for (const m of text.matchAll(WORD)) if (wanted.has(foldWord(m[0]))) yield { start: m.index, end: m.index + m[0].length };
