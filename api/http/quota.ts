@@ -71,14 +71,15 @@ function refusal(caller: Caller, name: LimitName, decision: QuotaDecision, units
  */
 export function requestQuota(sql: Sql, caller: Caller, res: Pick<ServerResponse, 'setHeader'>, rateLimited: boolean | 'with-charge') {
   let pending = rateLimited === 'with-charge';
+  const countRequest = async () => void (await chargeQuotas(sql, caller, [{ name: 'requestsPerMinute' }], res));
   const settle = async () => {
     if (!pending) return;
     pending = false;
-    await chargeQuotas(sql, caller, [{ name: 'requestsPerMinute' }], res);
+    await countRequest();
   };
   return {
     /** Before the handler: counts the request unless it waits for the handler's charge. */
-    start: () => (rateLimited === true ? chargeQuotas(sql, caller, [{ name: 'requestsPerMinute' }], res).then(() => undefined) : Promise.resolve()),
+    start: () => (rateLimited === true ? countRequest() : Promise.resolve()),
     /** Counts `units` of a limit of the caller's (with the waiting request, if any); 429 when refused. */
     async charge(name: LimitName, units = 1, at?: Date): Promise<QuotaDecision> {
       const charges = pending ? [{ name: 'requestsPerMinute' as const }, { name, units }] : [{ name, units }];

@@ -91,11 +91,15 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
       : tx`(select * from videos order by ${tx.unsafe(order)} limit ${rows}) walked where ${matches} order by ${tx.unsafe(order)}`;
     const walk = (tx: Queryable, order: string, from: number, count: number, rows: number | null) => tx<{ video_id: string }[]>`
       select video_id from (select video_id from ${inOrder(tx, order, rows)} offset ${from} limit ${count}) page`;
-    /** The ranked head of a broad query: its first `pool` matches by views among the `rows` most viewed videos, by relevance. */
-    const rankHead = (tx: Queryable, { pool, rows }: RankedHead) => tx<{ video_id: string }[]>`
+    /**
+     * The ranked head of a broad query: its first `pool` matches by views among the `rows` most viewed videos,
+     * by relevance. Read once per search: longer walks for the matches after it do not change it.
+     */
+    let ranked: Promise<{ video_id: string }[]> | undefined;
+    const rankHead = (tx: Queryable, { pool, rows }: RankedHead) => (ranked ??= tx<{ video_id: string }[]>`
       select video_id from (select video_id, view_count, fts from ${inOrder(tx, BY_VIEWS, rows)} limit ${pool}) pool,
         (select ${q} as q) query
-      order by ${tx.unsafe(RANKED)}`;
+      order by ${tx.unsafe(RANKED)}`);
     /**
      * The page of a broad query, or null when a bounded walk (`rows`) did not find enough matches to fill it.
      * Under relevance the ranked head comes first (all its matches, however few the head's walk found), then
@@ -107,11 +111,11 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
         const page = await walk(tx, ORDER[sort], offset, limit, rows);
         return rows !== null && page.length < limit ? null : page.map((row) => row.video_id);
       }
-      const ranked = await rankHead(tx, head);
-      const from = Math.max(offset, ranked.length);
-      const rest = end > ranked.length ? await walk(tx, BY_VIEWS, from, end - from, rows) : [];
-      if (rows !== null && end > ranked.length && rest.length < end - from) return null;
-      return [...ranked.slice(offset, end), ...rest].map((row) => row.video_id);
+      const headRows = await rankHead(tx, head);
+      const from = Math.max(offset, headRows.length);
+      const rest = end > headRows.length ? await walk(tx, BY_VIEWS, from, end - from, rows) : [];
+      if (rows !== null && end > headRows.length && rest.length < end - from) return null;
+      return [...headRows.slice(offset, end), ...rest].map((row) => row.video_id);
     }
     /**
      * The ranked head of a broad query under relevance: its first matches by views, up to `rankedPool` (fewer

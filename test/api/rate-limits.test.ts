@@ -439,53 +439,53 @@ describe('consumeQuotas (several limits, one statement)', () => {
 
 describe('a route charging a limit of its own counts the request with it (GET /api/fts)', () => {
   const fts = (key: string, query = 'q=lathe') => api.call(`/api/fts?${query}`, { key });
+  /** A Pro key with these two limits, at the start of a fresh window. */
+  const keyWith = async (requestsPerMinute: number, ftsQueriesPerMinute: number) => {
+    await awaitFreshWindow(db.sql);
+    await updateTier(db.sql, 'pro', { limits: { requestsPerMinute, ftsQueriesPerMinute } });
+    return createKeyedUser(db.sql, { tier: 'pro' });
+  };
+  /** What the user's requestsPerMinute and ftsQueriesPerMinute counters hold. */
+  const bothCounted = async (userId: string) => [await counted(userId), await counted(userId, 'ftsQueriesPerMinute')];
 
   it('both counted on success, with the RateLimit headers of ftsQueriesPerMinute', async () => {
-    await awaitFreshWindow(db.sql);
-    await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 5, ftsQueriesPerMinute: 3 } });
-    const { key, user } = await createKeyedUser(db.sql, { tier: 'pro' });
+    const { key, user } = await keyWith(5, 3);
     const response = await fts(key);
     expect(response.status).toBe(200);
     expectRateLimitHeaders(response, 3, 2);
-    expect([await counted(user.id), await counted(user.id, 'ftsQueriesPerMinute')]).toEqual([1, 1]);
+    expect(await bothCounted(user.id)).toEqual([1, 1]);
   });
 
   it('requestsPerMinute used up: 429 of requestsPerMinute, and no full-text query counted', async () => {
-    await awaitFreshWindow(db.sql);
-    await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 1, ftsQueriesPerMinute: 3 } });
-    const { key, user } = await createKeyedUser(db.sql, { tier: 'pro' });
+    const { key, user } = await keyWith(1, 3);
     expect((await fts(key)).status).toBe(200);
     const refused = await fts(key);
     const error = expectError(refused, 429, 'RATE_LIMITED');
     expect(error.details).toMatchObject({ limit: 'requestsPerMinute', max: 1 });
     expectRateLimitHeaders(refused, 1, 0);
-    expect([await counted(user.id), await counted(user.id, 'ftsQueriesPerMinute')]).toEqual([1, 1]);
+    expect(await bothCounted(user.id)).toEqual([1, 1]);
     // Refused before validation, as before: a bad query is still a 429.
     expectError(await fts(key, 'q=lathe&page=300'), 429, 'RATE_LIMITED');
     expectError(await fts(key, 'q='), 429, 'RATE_LIMITED');
   });
 
   it('ftsQueriesPerMinute used up: 429 of ftsQueriesPerMinute; the request itself is counted', async () => {
-    await awaitFreshWindow(db.sql);
-    await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 10, ftsQueriesPerMinute: 1 } });
-    const { key, user } = await createKeyedUser(db.sql, { tier: 'pro' });
+    const { key, user } = await keyWith(10, 1);
     expect((await fts(key)).status).toBe(200);
     const refused = await fts(key);
     const error = expectError(refused, 429, 'RATE_LIMITED');
     expect(error.details).toMatchObject({ limit: 'ftsQueriesPerMinute', max: 1 });
     expect(error.message).toContain('1 full-text queries per minute (ftsQueriesPerMinute)');
     expectRateLimitHeaders(refused, 1, 0);
-    expect([await counted(user.id), await counted(user.id, 'ftsQueriesPerMinute')]).toEqual([2, 1]);
+    expect(await bothCounted(user.id)).toEqual([2, 1]);
   });
 
   it('a request refused before the search (400) counts as a request, not as a query, with requestsPerMinute\'s headers', async () => {
-    await awaitFreshWindow(db.sql);
-    await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 5, ftsQueriesPerMinute: 3 } });
-    const { key, user } = await createKeyedUser(db.sql, { tier: 'pro' });
+    const { key, user } = await keyWith(5, 3);
     const pastWindow = await fts(key, 'q=lathe&page=300');
     expectError(pastWindow, 400, 'INVALID_INPUT');
     expectRateLimitHeaders(pastWindow, 5, 4);
     expectError(await fts(key, 'q='), 400, 'INVALID_INPUT');
-    expect([await counted(user.id), await counted(user.id, 'ftsQueriesPerMinute')]).toEqual([2, 0]);
+    expect(await bothCounted(user.id)).toEqual([2, 0]);
   });
 });
