@@ -1,10 +1,53 @@
 import { escapeHtml } from '../text/escapeHtml.ts';
-import { fold, isAscii, type FtsQuery } from './query.ts';
+import { fold, isCjkToken, type FtsQuery } from './query.ts';
 
 /** Words as they stand in a text (accents and case kept), each CJK character alone, as tokenize() splits them. */
 const WORD = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\p{L}\p{N}\p{M}]+/gu;
-/** A letter or digit of ASCII: what WORD takes of ASCII text (NaN, past either end, is not). */
-const isWordCode = (code: number) => (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+const WORD_CHARACTER = /^[\p{L}\p{N}\p{M}]$/u;
+const NOT_ASCII = /[^\x00-\x7f]/gu;
+
+/** Whether a code point is part of a word as WORD reads it (NaN, past either end of a text, is not). */
+const wordCodes = new Map<number, boolean>();
+function isWordCode(code: number): boolean {
+  if (code < 128) return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+  if (Number.isNaN(code)) return false;
+  let word = wordCodes.get(code);
+  if (word === undefined) wordCodes.set(code, (word = WORD_CHARACTER.test(String.fromCodePoint(code))));
+  return word;
+}
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+/** Whether the code point that ends just before `at` is part of a word. */
+const wordBefore = (text: string, at: number) =>
+  isWordCode(at >= 2 && isLowSurrogate(text.charCodeAt(at - 1)) ? text.codePointAt(at - 2)! : text.charCodeAt(at - 1));
+
+/**
+ * What each character other than ASCII folds to, when it folds in place: to as many UTF-16 units as it
+ * has, each a word character exactly when it is one, the same alone as inside a word (not Σ, whose lower
+ * case depends on where it stands), and neither a combining mark nor CJK (each CJK character is a word of
+ * its own, whatever stands beside it). Null when it does not. Code points are few: the map stays small.
+ */
+const inPlaceFolds = new Map<string, string | null>();
+function foldInPlace(character: string): string | null {
+  let folded = inPlaceFolds.get(character);
+  if (folded !== undefined) return folded;
+  const candidate = fold(character);
+  const word = WORD_CHARACTER.test(character);
+  const keepsPlace = candidate.length === character.length && character !== 'Σ' && !isCjkToken(character) && !isCjkToken(candidate) &&
+    [...candidate].every((unit) => WORD_CHARACTER.test(unit) === word);
+  inPlaceFolds.set(character, (folded = keepsPlace ? candidate : null));
+  return folded;
+}
+
+/**
+ * The text folded with every character where it stood, so a word's place in the folded text is its place
+ * in the text; null when some character does not fold in place (see foldInPlace).
+ */
+function foldedInPlace(text: string): string | null {
+  let inPlace = true;
+  const folded = text.replace(NOT_ASCII, (character) => foldInPlace(character) ?? ((inPlace = false), character));
+  // Folded characters are lower case already: only ASCII changes here, unit for unit.
+  return inPlace ? folded.toLowerCase() : null;
+}
 
 export interface Highlighter {
   /**
@@ -27,26 +70,25 @@ export function highlighter(query: FtsQuery): Highlighter {
     if (result === undefined) folded.set(word, (result = fold(word)));
     return result;
   };
-  const asciiTokens = tokens.filter(isAscii);
   /**
-   * The hits in ASCII text, in order: lower case keeps every position there, so each token is looked for
-   * with indexOf and counts where it stands as a whole word (no letter or digit either side).
+   * The hits in a text folded in place, in order: each token is looked for with indexOf and counts where
+   * it stands as a whole word (no word character either side).
    */
-  function asciiHits(text: string) {
-    const lower = text.toLowerCase();
+  function hitsInPlace(text: string) {
     const found: Array<{ start: number; end: number }> = [];
-    for (const token of asciiTokens) {
-      for (let at = lower.indexOf(token); at !== -1; at = lower.indexOf(token, at + 1)) {
+    for (const token of tokens) {
+      for (let at = text.indexOf(token); at !== -1; at = text.indexOf(token, at + 1)) {
         const end = at + token.length;
-        if (!isWordCode(lower.charCodeAt(at - 1)) && !isWordCode(lower.charCodeAt(end))) found.push({ start: at, end });
+        if (!wordBefore(text, at) && !isWordCode(text.codePointAt(end) ?? Number.NaN)) found.push({ start: at, end });
       }
     }
     return found.sort((a, b) => a.start - b.start);
   }
-  /** The hits in order (in text other than ASCII, found as they are read). */
+  /** The hits in order (in text that does not fold in place, found word by word as they are read). */
   function* hits(text: string) {
-    if (isAscii(text)) {
-      yield* asciiHits(text);
+    const inPlace = foldedInPlace(text);
+    if (inPlace !== null) {
+      yield* hitsInPlace(inPlace);
       return;
     }
     const whole = fold(text);

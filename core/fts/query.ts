@@ -25,7 +25,7 @@ const TOKEN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaf
 /** Lower case, without accents, compatibility forms unified (ﬁ → fi, full-width → ASCII). */
 // ASCII text has nothing to decompose: lower case is all (most of what highlighting folds, word by word).
 const ASCII = /^[\x00-\x7f]*$/;
-export const isAscii = (text: string) => ASCII.test(text);
+const isAscii = (text: string) => ASCII.test(text);
 export const fold = (text: string) => (isAscii(text) ? text.toLowerCase() : text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase());
 
 /** The tokens a text is indexed and searched by: runs of letters and digits, and each CJK character alone. */

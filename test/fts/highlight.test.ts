@@ -12,17 +12,31 @@ describe('highlighting', () => {
     expect(mark.matches('comma then')).toBe(false);
   });
 
-  it('finds in ASCII text what it finds in any other (ASCII text takes a path of its own)', () => {
-    // A dash of another script sends the same text down the path that folds word by word.
+  it('marks words of any script, folded, and leaves words that only contain them', () => {
+    const mark = highlighter(parseQuery('ete москва'));
+    expect(mark('Été à МОСКВА, étés москвах — 🎉été')).toBe('<mark>Été</mark> à <mark>МОСКВА</mark>, étés москвах — 🎉<mark>été</mark>');
+    expect(mark('ÉTÉ ½ Москва')).toBe('<mark>ÉTÉ</mark> ½ <mark>Москва</mark>');
+  });
+
+  // A word that does not fold in place ('½' folds to three characters) sends the whole text down the path
+  // that folds word by word, so each property compares the two paths over the same text.
+  const wordByWord = (mark: ReturnType<typeof highlighter>, text: string) => {
+    expect(mark(`${text} ½`)).toBe(`${mark(text)} ½`);
+    expect(mark.matches(`${text} ½`)).toBe(mark.matches(text));
+  };
+
+  it('finds in ASCII text what it finds word by word', () => {
     const text = fc.array(fc.oneof(fc.constantFrom(...words), fc.constantFrom(' ', '.', '/', '-', '<', '&', '"', '', '1')), { maxLength: 30 }).map((parts) => parts.join(''));
     const query = fc.array(fc.constantFrom(...words.slice(0, 6), '"the com"'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join(' '));
-    fc.assert(
-      fc.property(text, query, (t, q) => {
-        const mark = highlighter(parseQuery(q));
-        expect(mark(`${t} —`)).toBe(`${mark(t)} —`);
-        expect(mark.matches(`${t} —`)).toBe(mark.matches(t));
-      }),
-      { numRuns: 500 },
-    );
+    fc.assert(fc.property(text, query, (t, q) => wordByWord(highlighter(parseQuery(q)), t)), { numRuns: 500 });
+  });
+
+  it('finds in text of other scripts, folded in place, what it finds word by word', () => {
+    // Accents, Cyrillic, Greek (Σ lower-cases by its place), ligatures, combining marks, CJK, letters and
+    // emoji beyond the BMP, a letter that folds to a space (ͺ), letters beside the words searched for.
+    const others = ['été', 'ÉTÉ', 'ete', 'москва', 'МОСКВА', 'ёж', 'ΟΔΟΣ', 'οδος', 'ﬁn', 'fin', 'e\u0301te', '東京', '東', '𐌰𐌱', '🎉', 'é', 'ж', 'ß', 'İ', 'ͺ'];
+    const text = fc.array(fc.oneof(fc.constantFrom(...others), fc.constantFrom(' ', '.', '—', '«', '»', '', '1', 'a')), { maxLength: 30 }).map((parts) => parts.join(''));
+    const query = fc.array(fc.constantFrom('ete', 'москва', 'еж', 'οδος', 'fin', '東', '𐌰𐌱', 'a', '"ete москва"'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join(' '));
+    fc.assert(fc.property(text, query, (t, q) => wordByWord(highlighter(parseQuery(q)), t)), { numRuns: 1000 });
   });
 });
