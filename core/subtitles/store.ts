@@ -88,7 +88,7 @@ export async function insertTrack(tx: Queryable, track: PreparedTrack): Promise<
     insert into subtitle_tracks as t (video_id, language, kind, source, format, version, cues, cue_count, text_bytes, duration_ms, original_bytes, content_hash, origin_url)
     values (${track.videoId}, ${track.language}, ${track.kind}, ${track.source}, ${track.format},
       (select coalesce(max(version), 0) + 1 from subtitle_tracks where video_id = ${track.videoId} and language = ${track.language} and kind = ${track.kind}),
-      ${JSON.stringify(track.cues)}::text::jsonb, ${track.cues.length}, ${track.textBytes}, ${track.durationMs}, ${track.originalBytes},
+      ${JSON.stringify(track.cues)}::text::json, ${track.cues.length}, ${track.textBytes}, ${track.durationMs}, ${track.originalBytes},
       ${track.contentHash}, ${track.originUrl})
     returning ${tx.unsafe(TRACK_COLUMNS)}`;
   return { track: inserted!, created: true };

@@ -171,7 +171,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       },
       {
         title: 'Stored subtitles',
-        columns: ['videos', 'cues', 'text MB', 'stored cues (jsonb) MB', 'store s'],
+        columns: ['videos', 'cues', 'text MB', 'stored cues (json) MB', 'store s'],
         rows: sizes.map((size) => [size.label, size.cues, size.textMB, size.storedJsonMB, size.storeSeconds]),
       },
     ],

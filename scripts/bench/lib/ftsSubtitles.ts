@@ -110,7 +110,7 @@ async function writeBatch(sql: Sql, rows: ReturnType<typeof transcript>[]) {
   await sql.begin(async (tx) => {
     await tx`
       insert into subtitle_tracks (video_id, language, kind, source, format, version, cues, cue_count, text_bytes, duration_ms, original_bytes, content_hash)
-      select id, language, 'auto', 'youtube', 'json3', 1, cues::jsonb, cue_count, text_bytes, duration_ms, text_bytes * 3, hash
+      select id, language, 'auto', 'youtube', 'json3', 1, cues::json, cue_count, text_bytes, duration_ms, text_bytes * 3, hash
       from unnest(${rows.map((row) => row.videoId)}::text[], ${rows.map((row) => row.language)}::text[], ${texts}::text[],
         ${rows.map((row) => row.cues.length)}::int[], ${textBytes}::int[], ${rows.map((row) => row.cues.at(-1)!.endMs)}::int[],
         ${rows.map((row) => contentHash(row.cues))}::text[]) as x(id, language, cues, cue_count, text_bytes, duration_ms, hash)`;
