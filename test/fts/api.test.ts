@@ -91,6 +91,9 @@ describe('GET /api/fts', () => {
     expect(labels((await fts('q=interpreter+-snake&in=subtitles')).body)).toEqual(['python-tutorial']);
     expect(labels((await fts('q=%22install+the+interpreter%22&in=subtitles&sort=date-desc')).body)).toEqual(['python-tutorial']);
     expect(labels((await fts('q=interpreter&in=subtitles&hasSummary=true')).body)).toEqual([]);
+    // A cue's times are not its words: "Welcome to the course." ends at 3000 ms and does not match 3000.
+    const [withTimes] = (await fts('q=interpreter+OR+3000&in=subtitles')).body.data.videos;
+    expect(withTimes).toMatchObject({ videoId: idOf('python-tutorial'), cueMatches: 4 });
   });
 
   it.each([

@@ -39,4 +39,27 @@ describe('highlighting', () => {
     const query = fc.array(fc.constantFrom('ete', 'москва', 'еж', 'οδος', 'fin', '東', '𐌰𐌱', 'a', '"ete москва"'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join(' '));
     fc.assert(fc.property(text, query, (t, q) => wordByWord(highlighter(parseQuery(q)), t)), { numRuns: 1000 });
   });
+
+  it('finds in a text of many lines what each line alone holds, whichever way its block is read', () => {
+    // More than LINES_BLOCK characters in all, so blocks are cut; a rare Hangul word or ligature does not
+    // fold in place (its block is read line by line).
+    const part = fc.oneof({ arbitrary: fc.constantFrom('com', 'the', 'été', 'москва', 'x', '12', ' ', ' ', '.'), weight: 1000 }, { arbitrary: fc.constantFrom('이다', 'ﬁn'), weight: 1 });
+    const line = fc.array(part, { minLength: 5, maxLength: 30 }).map((parts) => parts.join(''));
+    const query = fc.constantFrom('com', 'the ete', 'москва OR fin', '"com the"', '12');
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 200, maxLength: 300 }), query, (lines, q) => {
+        const mark = highlighter(parseQuery(q));
+        const text = lines.join('\n');
+        const starts = lines.map((_, index) => lines.slice(0, index).reduce((sum, l) => sum + l.length + 1, 0));
+        const perLine = lines.map(() => 0);
+        for (const hit of mark.hitsInLines(text)) {
+          const index = starts.findLastIndex((start) => start <= hit.start);
+          expect(hit.end).toBeLessThanOrEqual(starts[index]! + lines[index]!.length);
+          perLine[index]! += 1;
+        }
+        expect(perLine).toEqual(lines.map((l) => (mark(l)!.match(/<mark>/g) ?? []).length));
+      }),
+      { numRuns: 100 },
+    );
+  });
 });
