@@ -53,7 +53,7 @@ describe('highlighting', () => {
         const starts = lines.map((_, index) => lines.slice(0, index).reduce((sum, l) => sum + l.length + 1, 0));
         const perLine = lines.map(() => 0);
         for (const hit of mark.hitsInLines(text)) {
-          const index = starts.findLastIndex((start) => start <= hit.start);
+          const index = starts.filter((start) => start <= hit.start).length - 1;
           expect(hit.end).toBeLessThanOrEqual(starts[index]! + lines[index]!.length);
           perLine[index]! += 1;
         }
