@@ -62,8 +62,6 @@ export interface Highlighter {
    * about that many characters around the first match (… where cut). Null when the text is.
    */
   (text: string | null, excerpt?: number): string | null;
-  /** Whether the text holds any word the query looks for. */
-  matches(text: string | null): boolean;
   /**
    * Where the words the query looks for stand in a text of many lines (a transcript's cue lines), in
    * order, as if each line were read alone.
@@ -157,5 +155,5 @@ export function highlighter(query: FtsQuery): Highlighter {
     }
     return found;
   }
-  return Object.assign(highlight, { matches: (text: string | null) => text !== null && !hits(text).next().done, hitsInLines });
+  return Object.assign(highlight, { hitsInLines });
 }
