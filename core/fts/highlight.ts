@@ -146,7 +146,8 @@ export function highlighter(query: FtsQuery): Highlighter {
       if (inPlace !== null) add(hitsInPlace(inPlace), from);
       else {
         for (let line = from; line <= to; ) {
-          const end = Math.min(to, text.indexOf('\n', line) >>> 0);
+          const next = text.indexOf('\n', line);
+          const end = next === -1 ? to : next; // `to` is a line's end itself
           add(hits(text.slice(line, end)), line);
           line = end + 1;
         }

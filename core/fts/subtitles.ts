@@ -64,8 +64,8 @@ function matchingCues(videoId: string, cueLines: string, mark: ReturnType<typeof
   for (const hit of mark.hitsInLines(cueLines)) {
     while (hit.start > lineEnd) {
       if (lineEnd !== -1) lineStart = lineEnd + 1;
-      lineEnd = cueLines.indexOf('\n', lineStart) >>> 0;
-      lineEnd = Math.min(lineEnd, cueLines.length);
+      const next = cueLines.indexOf('\n', lineStart);
+      lineEnd = next === -1 ? cueLines.length : next;
     }
     const endAt = cueLines.indexOf(' ', lineStart);
     const textAt = cueLines.indexOf(' ', endAt + 1) + 1;
