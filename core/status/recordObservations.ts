@@ -6,7 +6,7 @@
  * - gone, for a gone video: a more specific reason replaces "unknown"; rechecks come further apart;
  * - transient: nothing changes but the time of the next look.
  * A definite answer agreeing with the status it leaves is the status's confirmation (confirmed_at/by).
- * The history rows are written by the videos_status_history trigger; running crawls of the
+ * The history rows are written by the videos_status_history_* triggers; running crawls of the
  * videos' channels get search:status_change and the updated search:video; confirmed deletions and
  * rechecked gone videos queue a re-upload search.
  */

@@ -9,7 +9,7 @@
  *   "available" does), clearing an older suspicion;
  * - deleted never changes a live video: one source's miss is for the probes to confirm;
  * - agreeing with the status, and newer, moves the confirmation only.
- * History rows (the videos_status_history trigger) carry the sighting's time, source and evidence.
+ * History rows (the videos_status_history_* triggers) carry the sighting's time, source and evidence.
  */
 import type { Queryable } from '../db/database.ts';
 import type { SourceName } from '../sources/types.ts';

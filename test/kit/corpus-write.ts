@@ -29,13 +29,33 @@ function columns(rows: VideoRow[]) {
   };
 }
 
-export interface WriteOptions {
+export interface BatchOptions {
+  /** Videos per batch (rounded to whole blocks of REUPLOAD_BLOCK, so that a re-upload and its original share one). */
   batch?: number;
-  /** INSERT statements in flight at once (each a connection of the pool). */
-  connections?: number;
   /** With a frequency counter, every video's words are counted as it is generated. */
   counter?: ReturnType<typeof frequencyCounter>;
+}
+
+export interface WriteOptions extends BatchOptions {
+  /** INSERT statements in flight at once (each a connection of the pool). */
+  connections?: number;
+  /** The videos, when they were generated beforehand (readSpool); else they are generated batch by batch. */
+  batches?: AsyncIterable<VideoRow[]>;
   onProgress?: (written: number, total: number) => void;
+}
+
+/** The corpus's videos in batches, generated as they are asked for. */
+export async function* generatedBatches(corpus: Corpus, { batch = 5_000, counter }: BatchOptions = {}): AsyncGenerator<VideoRow[]> {
+  const size = Math.max(1, Math.round(batch / REUPLOAD_BLOCK)) * REUPLOAD_BLOCK;
+  const seen = counter ? (id: number) => counter.seen(id) : undefined;
+  for (let from = 0; from < corpus.videos; from += size) {
+    const rows: VideoRow[] = [];
+    for (let index = from; index < Math.min(corpus.videos, from + size); index++) {
+      counter?.start(index);
+      rows.push(corpus.video(index, seen));
+    }
+    yield rows;
+  }
 }
 
 export interface WriteResult {
@@ -53,7 +73,6 @@ export interface WriteResult {
  * stored, nothing is written and an Error says so.
  */
 export async function writeCorpus(sql: Sql, corpus: Corpus, options: WriteOptions = {}): Promise<WriteResult> {
-  const batch = Math.max(1, Math.round((options.batch ?? 5_000) / REUPLOAD_BLOCK)) * REUPLOAD_BLOCK;
   const connections = options.connections ?? 2;
   const [clash] = await sql<{ videoId: string }[]>`
     select video_id as "videoId" from videos where video_id = any(${[corpusVideoId(corpus.seed, 0), corpusVideoId(corpus.seed, corpus.videos - 1)]}) limit 1`;
@@ -68,21 +87,15 @@ export async function writeCorpus(sql: Sql, corpus: Corpus, options: WriteOption
 
   const languages: Record<Language, number> = { en: 0, fr: 0, ru: 0, ja: 0 };
   const statuses: Record<VideoRow['status'], number> = { live: 0, deleted: 0, 're-uploaded': 0, checking: 0 };
-  const counter = options.counter;
-  const seen = counter ? (id: number) => counter.seen(id) : undefined;
-  let nextBatch = 0;
+  // Writers take the next batch in turn (an async generator queues calls to next()).
+  const batches = (options.batches ?? generatedBatches(corpus, options))[Symbol.asyncIterator]();
   let written = 0;
-  const batches = Math.ceil(corpus.videos / batch);
   async function writer() {
-    for (let b = nextBatch++; b < batches; b = nextBatch++) {
-      const from = b * batch;
-      const rows: VideoRow[] = [];
-      for (let index = from; index < Math.min(corpus.videos, from + batch); index++) {
-        counter?.start(index);
-        const row = corpus.video(index, seen);
+    for (let next = await batches.next(); !next.done; next = await batches.next()) {
+      const rows = next.value;
+      for (const row of rows) {
         languages[row.language] += 1;
         statuses[row.status] += 1;
-        rows.push(row);
       }
       const c = columns(rows);
       await sql`
@@ -98,7 +111,7 @@ export async function writeCorpus(sql: Sql, corpus: Corpus, options: WriteOption
       options.onProgress?.(written, corpus.videos);
     }
   }
-  await Promise.all(Array.from({ length: Math.min(connections, batches) }, writer));
+  await Promise.all(Array.from({ length: connections }, writer));
   const seconds = (performance.now() - started) / 1000;
   return { videos: written, channels: corpus.channels, seconds, videosPerSecond: written / seconds, languages, statuses };
 }
