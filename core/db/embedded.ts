@@ -125,7 +125,7 @@ export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Prom
       // checkpoint the first change to every page logs the whole page, and a million videos' indexes are
       // pages spread everywhere: 1 GB → 4 GB took ingest from 4,547 to 5,464 videos/s at 300,000 videos;
       // 4 GB → 16 GB from 3,900–4,800 to 5,300 at 1,000,000 (no checkpoint during the import). The WAL
-      // only grows that large during such an import, and is recycled down to min_wal_size after it; a
+      // only grows that large during such an import, and is given back over the checkpoints after it; a
       // crash in the middle replays at most that much at the next start.
       'max_wal_size = 16GB',
       'checkpoint_timeout = 15min',
