@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { errorStatus, type ErrorCode } from '../core/errors.ts';
 import { binaryBody, type Route } from './http/route.ts';
 import { fileRequestHeaders } from './http/sendFile.ts';
+import { mcpPathItem, mcpSchemas } from './mcp/openapi.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -177,8 +178,10 @@ export function buildOpenApi(routes: Route[], version: string) {
           },
         },
         ...eventSchemas(routes),
+        ...mcpSchemas,
       },
     },
-    paths,
+    // createApi serves /mcp beside every route set.
+    paths: { ...paths, '/mcp': mcpPathItem },
   };
 }

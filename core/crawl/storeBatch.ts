@@ -4,6 +4,7 @@ import { announcesCaptions, captionInfoOf, searchEvents, type CrawlTotals, type 
 import type { Logger } from '../log.ts';
 import type { VideoSource } from '../sources/types.ts';
 import { CRAWL_SUBTITLES_PRIORITY, enqueueSubtitleFetch } from '../subtitles/enqueue.ts';
+import { LANGUAGE } from '../subtitles/tracks.ts';
 import { upsertChannel } from '../videos/upsertChannel.ts';
 import { upsertVideos } from '../videos/upsertVideos.ts';
 import { CHANNEL_JSON, type ChannelObject } from '../videos/videoObject.ts';
@@ -13,11 +14,6 @@ import type { Crawl } from './loadCrawl.ts';
 import { queueCrawlStep } from './queueStep.ts';
 import { addBatch } from './totals.ts';
 
-/**
- * Stores a step's batch in the caller's transaction: the refreshed channel, the videos and their
- * events (channel_update, progress, video, caption_info), subtitle fetches for captions announced
- * but not stored yet, the crawl's totals, then the next step's job or the crawl's end.
- */
 /**
  * Unchanged videos of the batch that announce captions no fetch was ever asked for (stored before
  * their captions could be fetched: an older import, a source that was not configured). A fetch
@@ -33,6 +29,32 @@ async function neverFetched(tx: Queryable, batch: Batch, changed: readonly { vid
   return rows.map((row) => row.videoId);
 }
 
+/**
+ * Videos of the batch with subtitles stored that announce a caption track neither announced before
+ * nor stored: a language added after their subtitles were fetched. Read before the batch is stored,
+ * which adds the track to what was announced, so each new track asks for one fetch.
+ */
+async function newlyAnnouncedTracks(tx: Queryable, batch: Batch): Promise<string[]> {
+  // A language no track could be stored under is never fetched (core/subtitles/tracks.ts).
+  const tracks = batch.videos.flatMap((record) => (record.captions ?? []).filter((track) => LANGUAGE.test(track.language)).map((track) => ({ videoId: record.videoId, ...track })));
+  if (tracks.length === 0) return [];
+  const rows = await tx<{ videoId: string }[]>`
+    select distinct v.video_id as "videoId"
+    from unnest(${tracks.map((track) => track.videoId)}::text[], ${tracks.map((track) => track.language)}::text[], ${tracks.map((track) => track.kind)}::text[])
+      as announced (video_id, language, kind)
+    join videos v on v.video_id = announced.video_id
+    where v.has_subtitles
+      and not v.caption_languages @> jsonb_build_array(jsonb_build_object('language', announced.language, 'kind', announced.kind))
+      and not exists (select from subtitle_tracks t where t.video_id = v.video_id and t.language = announced.language and t.kind = announced.kind)`;
+  return rows.map((row) => row.videoId);
+}
+
+/**
+ * Stores a step's batch in the caller's transaction: the refreshed channel, the videos and their
+ * events (channel_update, progress, video, caption_info), subtitle fetches for captions announced
+ * but not stored yet (new tracks of videos with subtitles included), the crawl's totals, then the
+ * next step's job or the crawl's end.
+ */
 export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: VideoSource[]; index: number }, batch: Batch, log: Logger): Promise<void> {
   const source = step.plan[step.index]!;
   const events: SearchEvent[] = [];
@@ -41,6 +63,7 @@ export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: Vide
     const [updated] = await tx<{ channel: ChannelObject }[]>`select ${tx.unsafe(CHANNEL_JSON)} as channel from channels c where c.channel_id = ${crawl.channelId}`;
     events.push(searchEvents.channelUpdate(updated!.channel));
   }
+  const withNewTracks = await newlyAnnouncedTracks(tx, batch);
   const { changed, inserted } = await upsertVideos(tx, source.name, batch.videos, log.child({ crawlId: crawl.id }));
   // A failed source is done for this crawl: its `next` only says where a later continue may ask again.
   const sourceDone = batch.next === undefined || readsOnePage(source) || batch.failure !== undefined;
@@ -48,8 +71,8 @@ export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: Vide
   events.push(searchEvents.progress({ stage: source.name, percent, videosInBatch: batch.videos.length, ...(batch.failure ? { warning: batch.failure } : {}) }));
   for (const video of changed) events.push(searchEvents.video(video));
   const withCaptions = changed.filter(announcesCaptions);
-  // Captions announced but none stored yet: fetched in the background, after crawl steps and what callers asked for.
-  const toFetch = [...withCaptions.filter((video) => !video.hasSubtitles).map((video) => video.videoId), ...(await neverFetched(tx, batch, changed))];
+  // Captions announced but not stored yet: fetched in the background, after crawl steps and what callers asked for.
+  const toFetch = [...withCaptions.filter((video) => !video.hasSubtitles).map((video) => video.videoId), ...(await neverFetched(tx, batch, changed)), ...withNewTracks];
   if (toFetch.length) await enqueueSubtitleFetch(tx, toFetch, { priority: CRAWL_SUBTITLES_PRIORITY });
   if (withCaptions.length) events.push(captionInfoOf(withCaptions));
   await appendEvents(tx, crawlStream(crawl.id), events);

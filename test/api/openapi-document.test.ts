@@ -27,8 +27,10 @@ const mediaTypes = (path: string, method: string, status: string) => Object.keys
  *   format json/srt/vtt/txt (optional, default json)]; the two cannot overlap (zip is in one enum
  *   only, and a body without format matches the second alone), but the rule asks every branch to
  *   require the property it tells them apart by, which would make format required.
+ * - operation-2xx-response: GET and DELETE /mcp are declared to say what they answer, 405 (the MCP
+ *   transport's answer of a server without sessions); they have no success.
  */
-const KEPT_WARNINGS = new Set(['no-ambiguous-paths', 'operation-4xx-response', 'no-required-schema-properties-undefined', 'no-illogical-composition-keywords']);
+const KEPT_WARNINGS = new Set(['no-ambiguous-paths', 'operation-4xx-response', 'no-required-schema-properties-undefined', 'no-illogical-composition-keywords', 'operation-2xx-response']);
 
 describe('the OpenAPI document, linted by Redocly (recommended ruleset)', () => {
   it('has no errors, and only the warnings explained above', async () => {
@@ -84,6 +86,15 @@ describe('the OpenAPI document declares what the server sends', () => {
 
   it('every operation may answer 500 and 503 in the envelope', () => {
     for (const item of Object.values(document.paths)) for (const op of Object.values(item)) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['500', '503']));
+  });
+
+  it('/mcp: POST answers JSON-RPC as JSON or an event stream (202 for notifications); GET and DELETE 405 after authentication', () => {
+    expect(mediaTypes('/mcp', 'post', '200').sort()).toEqual(['application/json', 'text/event-stream']);
+    expect(operation('/mcp', 'post').responses['202'].content).toBeUndefined();
+    for (const method of ['get', 'delete']) expect(Object.keys(operation('/mcp', method).responses)).toEqual(expect.arrayContaining(['401', '405']));
+    const refusal = new Ajv2020({ strict: false }).addSchema(document as object, 'openapi').compile({ $ref: 'openapi#/components/schemas/JsonRpcError' });
+    expect(refusal({ jsonrpc: '2.0', error: { code: -32001, message: 'UNAUTHORIZED: unknown API key' }, id: null })).toBe(true);
+    expect(refusal({ error: { code: 'UNAUTHORIZED', message: 'unknown API key' } })).toBe(false);
   });
 
   it('GET /api/features serves any valid key: 401 for a bad one, never 403', () => {
