@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
-// sql/022: history rows come from statement-level triggers over each statement's rows; these pin what
-// the per-row trigger they replaced wrote, statement by statement.
+// sql/022 and 023: inserts write history rows per statement, updates per row whose status or reason
+// changed; these pin what the single per-row trigger before them wrote, statement by statement.
 let db: TestDatabase;
 beforeAll(async () => {
   db = await createTestDatabase();
