@@ -2,15 +2,19 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connect, type Sql } from '../../core/db/database.ts';
 import { embeddedUrl, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { createLogger } from '../../core/log.ts';
+import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { answerOf, msUntil, restartCluster, signalPostmaster } from '../kit/databaseOutage.ts';
 import { freePort, killService, startService, temporaryDataDir, type Service } from '../support/cli.ts';
+import { readStream } from '../support/sse.ts';
 
 // The database going away under a real `afterimage api` process: its own embedded cluster in a
 // temporary DATA_DIR (never the shared test cluster), the postmaster killed or shut down, then
 // started again. The figures printed are measurements; the bounds asserted only prove nothing hangs.
 
 let dataDir: { dir: string; remove(): Promise<void> };
+let archive: ArchiveFixture;
 let api: Service;
+let worker: Service | undefined;
 let base = '';
 let key = '';
 let sql: Sql | undefined;
@@ -21,8 +25,9 @@ const serving = async () => (await features()).status === 200 && (await health()
 
 beforeAll(async () => {
   dataDir = await temporaryDataDir();
+  archive = await createArchiveFixture({ videos: 12, legacyChannel: false });
   const port = await freePort();
-  api = startService(['api'], { DATA_DIR: dataDir.dir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+  api = startService(['api'], { DATA_DIR: dataDir.dir, ARCHIVE_DIR: archive.dir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
   key = (await api.waitForStdout(/\n\s+(tsk_[A-Za-z0-9]{48})\n/, 60_000))[1]!;
   await api.waitForStderr(/"msg":"afterimage ready"/, 60_000);
   base = `http://127.0.0.1:${port}`;
@@ -30,7 +35,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sql?.end({ timeout: 5 }).catch(() => undefined);
+  if (worker) await killService(worker);
   await killService(api);
+  await archive?.cleanup();
   if (dataDir) {
     await stopEmbeddedPostgres(dataDir.dir, createLogger('silent')).catch(() => undefined);
     await dataDir.remove();
@@ -82,5 +89,29 @@ describe('the database going away under a running API process', () => {
     const toRecovered = await msUntil(serving, '200 from the same API process');
     console.log(`db-outage (smart shutdown): health 503 after ${toUnhealthy} ms, 200 again ${toRecovered} ms after the restart`);
     expect(toUnhealthy).toBeLessThan(10_000);
+  }, 120_000);
+
+  it('a search stream open across kill -9 goes on once the database is back: a worker started then runs the crawl, and the stream delivers it to search:complete', async () => {
+    await msUntil(serving, 'a serving API', 30_000);
+    const started = await fetch(`${base}/api/search`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify({ query: archive.channelId }) });
+    expect(started.status).toBe(200);
+    const { sseEndpointUrl } = ((await started.json()) as { data: { sseEndpointUrl: string } }).data;
+    // No worker yet: the crawl is queued, and the stream waits for it.
+    let opened: () => void = () => {};
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const reading = readStream(`${base}${sseEndpointUrl}`, { key, timeoutMs: 90_000, until: (event) => (opened(), event.event === 'search:complete') });
+    await open;
+
+    const pid = signalPostmaster(dataDir.dir, 'SIGKILL');
+    await msUntil(async () => (await features()).status === 503, '503 from a database route');
+    await restartCluster(dataDir.dir, pid);
+    await msUntil(serving, '200 from the same API process');
+    worker = startService(['worker'], { DATA_DIR: dataDir.dir, ARCHIVE_DIR: archive.dir, LOG_LEVEL: 'info' });
+
+    const { events } = await reading;
+    expect(events.at(-1)?.event).toBe('search:complete');
+    const streamed = events.filter((event) => event.event === 'search:video').map((event) => event.data.videoId as string);
+    expect(new Set(streamed)).toEqual(new Set(archive.allVideoIds));
+    expect(streamed.length).toBe(archive.allVideoIds.length);
   }, 120_000);
 });
