@@ -270,8 +270,9 @@ describe('GET /api/openapi.json', () => {
     expect(document.info.version).toBe('test');
   });
 
-  it('has every path of allRoutes with its method', () => {
-    const expected = allRoutes.map((route) => `${route.method.toLowerCase()} ${route.path.replace(/:([A-Za-z]+)/g, '{$1}')}`).sort();
+  it('has every path of allRoutes with its method, and the MCP endpoint served beside them', () => {
+    const mcp = ['post /mcp', 'get /mcp', 'delete /mcp'];
+    const expected = [...allRoutes.map((route) => `${route.method.toLowerCase()} ${route.path.replace(/:([A-Za-z]+)/g, '{$1}')}`), ...mcp].sort();
     const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`))
       .sort();
