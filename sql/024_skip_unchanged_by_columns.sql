@@ -1,7 +1,7 @@
 -- An update that changes nothing is skipped by comparing the columns themselves. Turning both rows into
--- jsonb, the whole search document (fts) included before it was left out, cost 39 µs a video: most of
--- what re-crawling an unchanged video costs. Generated columns are not computed yet in a BEFORE trigger
--- (null in NEW), so the old row's are left out of the comparison.
+-- jsonb, the whole search document (fts) included before it was left out, cost 39 µs a video, paid again
+-- for every unchanged video of every re-crawl. Generated columns are not computed yet in a BEFORE
+-- trigger (null in NEW), so the old row's are left out of the comparison.
 create function skip_unchanged_video_update() returns trigger language plpgsql as $$
 declare
   previous videos := old;
