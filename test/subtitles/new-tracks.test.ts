@@ -71,10 +71,4 @@ describe('a caption track added after the subtitles were fetched', () => {
     await crawl();
     expect(await requestedAt()).toBe(fetchedAt);
   });
-
-  it('a crawl that announces nothing new asks for no fetch', async () => {
-    const before = await requestedAt();
-    await crawl();
-    expect(await requestedAt()).toBe(before);
-  });
 });
