@@ -3,8 +3,10 @@
  * chunks that fit the model's context with their answer; chunk after chunk, the model splits the
  * words into paragraphs and says who speaks each, told the names used so far so that labels stay
  * the same across chunks (which is why the chunks are asked one after another). Every answer is
- * checked word for word against its chunk (wordGuard); a chunk that fails, or whose answer is not
- * the JSON asked for, is the offline generator's text instead and counts in fallbackChunks.
+ * checked word for word against its chunk (wordGuard) and its speakers against the names the
+ * captions give and those the document has used (knownSpeaker); a chunk that fails either, or whose
+ * answer is not the JSON asked for, is the offline generator's text instead and counts in
+ * fallbackChunks.
  */
 import { z } from 'zod';
 import { LlmError } from '../llm/openaiClient.ts';
@@ -19,7 +21,7 @@ import { answerTokens, chunkBudget, chunkPrompt, NAMES_TOKENS, promptLines, type
 import type { Piece } from './readTranscript.ts';
 import type { GeneratedStenogram, StenogramGenerator, StenogramInput } from './stenogram.ts';
 import { renderStenogram } from './stenogramMarkdown.ts';
-import { comparableWords, FAITHFUL, faithfulness } from './wordGuard.ts';
+import { comparableWords, unfaithfulness } from './wordGuard.ts';
 import { wordSpans } from './words.ts';
 import type { Block } from './writeParagraphs.ts';
 
@@ -56,6 +58,18 @@ const spelt = (speakers: Speakers, name: string) => {
   const written = norm(name) || 'Speaker 1';
   return speakers.names.get(written.toLowerCase()) ?? written;
 };
+
+/**
+ * Whether a model's label names a speaker the model may name: one the captions name anywhere, one
+ * the document has already used, or a numbered "Speaker N" as the prompt asks for unnamed voices.
+ * Anything else (markup, a name the model made up or read out of the words, a sentence) refuses the
+ * chunk rather than being swapped for a neutral label: a model that invents one speaker has not
+ * followed the captions' turns either, and the offline text's labels come from the captions.
+ */
+function knownSpeaker(speakers: Speakers, name: string): boolean {
+  const label = spelt(speakers, name);
+  return speakers.names.has(label.toLowerCase()) || /^Speaker [1-9]\d?$/i.test(label);
+}
 
 /** `name` as first written, remembered from now on. */
 function speakerOf(speakers: Speakers, name: string): string {
@@ -119,12 +133,12 @@ async function writeChunk(run: Run, chunk: Chunk, index: number, of: number): Pr
     const { value, usage } = await run.client.completeJson({ system: SYSTEM, user, schema: stenogramChunk, schemaName: 'stenogram_chunk', maxOutputTokens: answerTokens(chunk.lines), ...(run.signal ? { signal: run.signal } : {}) });
     run.usage.prompt += usage.prompt;
     run.usage.completion += usage.completion;
-    blocks = answerBlocks(value.paragraphs, chunk, run.speakers, run.tokeniser);
+    if (value.paragraphs.every((paragraph) => knownSpeaker(run.speakers, paragraph.speaker))) blocks = answerBlocks(value.paragraphs, chunk, run.speakers, run.tokeniser);
   } catch (error) {
     // Twice JSON that is not a stenogram: the same as an unfaithful one. Anything else stops the run.
     if (!(error instanceof LlmError && error.kind === 'malformed')) throw error;
   }
-  const faithful = blocks !== undefined && faithfulness(comparableWords(piecesText(pieces), run.tokeniser), comparableWords(blockText(blocks), run.tokeniser)) >= FAITHFUL;
+  const faithful = blocks !== undefined && unfaithfulness(comparableWords(piecesText(pieces), run.tokeniser), comparableWords(blockText(blocks), run.tokeniser)) === null;
   const written = (faithful ? blocks! : run.offline.write(pieces)).map((block): Block => {
     if (block.kind !== 'paragraph') return block;
     const speaker = speakerOf(run.speakers, block.speaker);

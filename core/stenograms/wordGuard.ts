@@ -1,46 +1,95 @@
 /**
- * Whether a model's text is the transcript's words, word for word. The measure is the F1 of an
- * in-order alignment: with L the longest common subsequence of the two word sequences, recall is
- * L / transcript words (words dropped or changed), precision L / written words (words added), and
- * the score 2L / (transcript + written). Order counts, unlike a bag of words: moved words are
- * caught. Words are compared lower-cased, NFKC-normalised and without punctuation, so the case and
- * punctuation a model may fix in auto captions cost nothing.
+ * Whether a model's text is the transcript's words, word for word. The model's words are aligned
+ * with the chunk's caption words (an in-order alignment with the fewest words inserted or dropped);
+ * between two consecutive words they share lies a gap of caption words the model dropped and of
+ * words it wrote that the captions do not have. The text is refused when
+ *  - a gap inserts more than MAX_RUN (2) words: three words of the model's own are a phrase;
+ *  - a gap drops more than MAX_RUN words;
+ *  - words are moved: a moved word is dropped where the captions have it and inserted where the
+ *    model put it, so moving a run of three words or more is refused on both counts, while moving
+ *    one or two ("it is" written "is it") passes like a changed word does;
+ *  - in all, more than one caption word in twenty (at least 4) is dropped, or as many inserted: the
+ *    runs alone would let a model add two words after every word it keeps.
+ * What a faithful model may still change costs nothing or a short gap: case and punctuation are
+ * not compared, nor hesitation sounds ("um", "uh"), which a model may tidy away; "twenty" written
+ * "20", "GPT-4o" split otherwise or "gonna" written "going to" is a gap of a word or two.
  *
- * FAITHFUL = 0.95, one word in twenty: what a faithful answer may still differ in (a dropped "um",
- * "twenty" written "20", "GPT-4o" split otherwise) costs a word or two a hundred, while a
- * paraphrase, a summary or "corrected" wording costs every reworded phrase's words on both sides and
- * scores far lower (the tests' sentence: 0.98 with a word dropped, 0.58 reworded, 0.21 summarised,
- * 0.87 with its last clause moved to the front). Stricter would throw away good answers for a filler; looser would let a model's
- * rewording stand in a document that promises the words. A chunk below it is written from the
- * transcript itself, which costs only the model's speaker labels and paragraphs for that chunk.
+ * The totals bound the alignment to a band of diagonals (inserted less dropped so far stays within
+ * the allowance), so it costs chunk words × (2 × allowance + 1) cells: about 24,000 for a chunk of
+ * 480 words, not the 230,000 of the full table.
  */
 import type { Tokeniser } from '../text/tokenise.ts';
 import { wordSpans } from './words.ts';
 
-export const FAITHFUL = 0.95;
+const MAX_RUN = 2;
+const ALLOWANCE_PER_WORD = 1 / 20;
+const MIN_ALLOWANCE = 4;
+// Hesitation sounds in English captions; "er" is left out, being a German word.
+const HESITATIONS = new Set(['um', 'umm', 'uh', 'uhh', 'uhm', 'erm', 'hm', 'hmm', 'mm', 'mhm']);
 
-/** The words of `text` as they are compared. */
+/** The words of `text` as they are compared: lower-cased, NFKC-normalised, without punctuation or hesitation sounds. */
 export function comparableWords(text: string, tokeniser: Tokeniser): string[] {
-  return wordSpans(text, tokeniser).map((span) => text.slice(span.index, span.end).normalize('NFKC').toLocaleLowerCase(tokeniser.locale).replace(/’/g, "'"));
+  return wordSpans(text, tokeniser)
+    .map((span) => text.slice(span.index, span.end).normalize('NFKC').toLocaleLowerCase(tokeniser.locale).replace(/’/g, "'"))
+    .filter((word) => !HESITATIONS.has(word));
 }
 
-/** The length of the longest common subsequence, in two rows of the usual table (words numbered first, so cells compare integers). */
-function commonSubsequence(a: readonly string[], b: readonly string[]): number {
+/** Why `written` is not `transcript` word for word, or null when it is. */
+export function unfaithfulness(transcript: readonly string[], written: readonly string[]): string | null {
   const ids = new Map<string, number>();
   const id = (word: string) => ids.get(word) ?? ids.set(word, ids.size).size - 1;
-  const x = a.map(id);
-  const y = Int32Array.from(b, id);
-  let previous = new Int32Array(y.length + 1);
-  let row = new Int32Array(y.length + 1);
-  for (const word of x) {
-    for (let j = 1; j <= y.length; j++) row[j] = word === y[j - 1] ? previous[j - 1]! + 1 : Math.max(previous[j]!, row[j - 1]!);
-    [previous, row] = [row, previous];
-  }
-  return previous[y.length]!;
-}
+  const a = Int32Array.from(transcript, id);
+  const b = Int32Array.from(written, id);
+  const n = a.length;
+  const m = b.length;
+  const allowance = Math.max(MIN_ALLOWANCE, Math.ceil(n * ALLOWANCE_PER_WORD));
+  if (m - n > allowance) return `${m - n} words more than the transcript's ${n}`;
+  if (n - m > allowance) return `${n - m} words fewer than the transcript's ${n}`;
 
-/** 2L / (|transcript| + |written|): 1 for the same words in the same order, 0 for none in common. */
-export function faithfulness(transcript: readonly string[], written: readonly string[]): number {
-  if (transcript.length + written.length === 0) return 1;
-  return (2 * commonSubsequence(transcript, written)) / (transcript.length + written.length);
+  // cost[i][j - i + allowance]: the fewest words dropped plus inserted to write a[0, i) as b[0, j).
+  const width = 2 * allowance + 1;
+  const cost = new Int32Array((n + 1) * width).fill(0x3fffffff);
+  const at = (i: number, j: number) => i * width + j - i + allowance;
+  cost[at(0, 0)] = 0;
+  for (let i = 0; i <= n; i++) {
+    for (let j = Math.max(0, i - allowance); j <= Math.min(m, i + allowance); j++) {
+      if (i === 0 && j === 0) continue;
+      let best = 0x3fffffff;
+      if (i > 0 && j - i + 1 <= allowance) best = cost[at(i - 1, j)]! + 1;
+      if (j > 0 && j - 1 - i >= -allowance) best = Math.min(best, cost[at(i, j - 1)]! + 1);
+      if (i > 0 && j > 0 && a[i - 1] === b[j - 1]) best = Math.min(best, cost[at(i - 1, j - 1)]!);
+      cost[at(i, j)] = best;
+    }
+  }
+  const edits = cost[at(n, m)]!;
+  // inserted − dropped = m − n and inserted + dropped = edits.
+  const inserted = (edits + m - n) / 2;
+  const dropped = (edits - m + n) / 2;
+  if (inserted > allowance) return `${inserted} words inserted, more than ${allowance} in ${n}`;
+  if (dropped > allowance) return `${dropped} words dropped, more than ${allowance} in ${n}`;
+
+  // Back from the end along one cheapest alignment, measuring each gap between shared words.
+  let i = n;
+  let j = m;
+  let gapInserted = 0;
+  let gapDropped = 0;
+  while (i > 0 || j > 0) {
+    const here = cost[at(i, j)]!;
+    const shared = i > 0 && j > 0 && a[i - 1] === b[j - 1] && cost[at(i - 1, j - 1)] === here;
+    if (shared) {
+      gapInserted = 0;
+      gapDropped = 0;
+      i--;
+      j--;
+      continue;
+    }
+    if (i > 0 && j - i + 1 <= allowance && cost[at(i - 1, j)]! + 1 === here) {
+      i--;
+      if (++gapDropped > MAX_RUN) return `${gapDropped} transcript words in a row dropped or moved: "${transcript.slice(i, i + gapDropped).join(' ')}"`;
+    } else {
+      j--;
+      if (++gapInserted > MAX_RUN) return `${gapInserted} words in a row inserted or moved: "${written.slice(j, j + gapInserted).join(' ')}"`;
+    }
+  }
+  return null;
 }

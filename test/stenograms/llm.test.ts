@@ -1,10 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLlmClient, LlmError } from '../../core/llm/openaiClient.ts';
 import { createLlmStenogramGenerator } from '../../core/stenograms/createLlmStenogramGenerator.ts';
 import { createOfflineStenogramGenerator } from '../../core/stenograms/createOfflineStenogramGenerator.ts';
 import type { GeneratedStenogram, StenogramCue, StenogramProgress } from '../../core/stenograms/stenogram.ts';
-import { comparableWords, FAITHFUL, faithfulness } from '../../core/stenograms/wordGuard.ts';
+import { comparableWords, unfaithfulness } from '../../core/stenograms/wordGuard.ts';
+import { parse } from '../../core/subtitles/parse.ts';
 import { createTokeniser } from '../../core/text/tokenise.ts';
+import { itReal } from '../kit/describeReal.ts';
+import { realFixture } from '../kit/realFixtures.ts';
 import { start, type ChatRequest, type OpenAiServer } from '../kit/servers/openai-server.ts';
 
 const VOCABULARY = ['archive', 'signal', 'river', 'engine', 'garden', 'theory', 'market', 'window', 'planet', 'language', 'memory', 'circuit', 'harbour', 'pattern', 'village', 'crystal'];
@@ -194,18 +198,105 @@ describe('the LLM stenogram generator', () => {
   });
 });
 
+/** Paragraphs as obedient() writes them; `tamper` changes the answer to part 2 only. */
+type Paragraphs = ReturnType<typeof obedient>['paragraphs'];
+const tamperingPart2 = (tamper: (paragraphs: Paragraphs) => void) => (request: ChatRequest) => {
+  const answer = obedient(request);
+  if (partOf(request) === 2) tamper(answer.paragraphs);
+  return answer;
+};
+/** Changes the words of part 2's first paragraph (24 words of the vocabulary). */
+const rewording = (change: (words: string[]) => void) =>
+  tamperingPart2(([first]) => {
+    const words = first!.text.split(' ');
+    change(words);
+    first!.text = words.join(' ');
+  });
+
+describe('the guard against a model that adds, drops, moves or relabels', () => {
+  const cues = conversation(12, 0);
+  const refused: Array<[string, (request: ChatRequest) => unknown, RegExp]> = [
+    ['three words inserted', rewording((words) => words.splice(10, 0, 'visit', 'evil', 'example')), /evil/],
+    ['three words dropped', rewording((words) => words.splice(10, 3)), /^$/],
+    ['three words moved further on', rewording((words) => words.splice(12, 0, ...words.splice(4, 3))), /^$/],
+    ['speakers relabelled with markup', tamperingPart2((paragraphs) => paragraphs.forEach((paragraph) => (paragraph.speaker = '<script>alert(1)</script> PWNED'))), /PWNED|script/],
+    ['a speaker renamed to someone the captions never name', tamperingPart2((paragraphs) => (paragraphs[1]!.speaker = 'Mallory')), /Mallory/],
+  ];
+  for (const [tampering, answer, leak] of refused) {
+    it(`writes the chunk offline when its answer has ${tampering}`, async () => {
+      server = await start({ answer });
+      const stenogram = await generator(2048).generate(video(cues));
+      expect(stenogram.chunks).toBeGreaterThanOrEqual(3);
+      expect(stenogram.fallbackChunks).toBe(1);
+      expect(writtenWords(stenogram)).toEqual(transcriptWords(cues));
+      expect(new Set(paragraphs(stenogram).map((paragraph) => paragraph.speaker))).toEqual(new Set(['Speaker 1', 'Speaker 2']));
+      if (leak.source !== '^$') expect(stenogram.markdown).not.toMatch(leak);
+    });
+  }
+
+  it("keeps an answer with two words inserted, or honest, and escapes the model's text", async () => {
+    server = await start({ answer: rewording((words) => words.splice(10, 0, '<truly>', 'evil.example')) });
+    const inserted = await generator(2048).generate(video(cues));
+    expect(inserted.fallbackChunks).toBe(0);
+    expect(inserted.markdown).toContain('\\<truly> evil.example');
+    expect(inserted.markdown).not.toMatch(/(?<!\\)</);
+    await server.close();
+
+    server = await start({ answer: (request) => obedient(request) });
+    const honest = await generator(2048).generate(video(cues));
+    expect(honest).toMatchObject({ chunks: inserted.chunks, fallbackChunks: 0 });
+    expect(writtenWords(honest)).toEqual(transcriptWords(cues));
+  });
+});
+
 describe('the word-for-word guard', () => {
   const tokeniser = createTokeniser('en');
-  const score = (a: string, b: string) => faithfulness(comparableWords(a, tokeniser), comparableWords(b, tokeniser));
+  const why = (a: string, b: string) => unfaithfulness(comparableWords(a, tokeniser), comparableWords(b, tokeniser));
   const said = 'so we went down to the river and the water was higher than anyone had seen it in years, and nobody knew why';
 
-  it('scores the same words 1 whatever their case and punctuation, and rewording, dropping, adding or moving words less', () => {
-    expect(score(said, 'So we went down to the river. And the water was higher than anyone had seen it in years; and nobody knew why!')).toBe(1);
-    expect(score(said, 'So we went down to the river and the water was higher than anyone had seen in years and nobody knew why')).toBeGreaterThan(FAITHFUL);
-    expect(score(said, 'We walked to the river, where the water was higher than it had been for years, and no one knew the reason.')).toBeLessThan(0.7);
-    expect(score(said, 'The river was unusually high.')).toBeLessThan(0.5);
-    expect(score(said, `${said} and that is all I want to say about it today`)).toBeLessThan(FAITHFUL);
-    expect(score(said, 'nobody knew why so we went down to the river and the water was higher than anyone had seen it in years and')).toBeLessThan(FAITHFUL);
-    expect(score('', '')).toBe(1);
+  it('passes case, punctuation, hesitations and changes of a word or two; refuses three words added, dropped or moved, and rewording', () => {
+    expect(why(said, 'So, um, we went down to the river. And the water was higher than anyone had seen it in years; and nobody knew why!')).toBeNull();
+    expect(why(`uh ${said}`, said)).toBeNull();
+    expect(why(said, 'So we went down to the river and the water was higher than anyone had seen in years and nobody knew why')).toBeNull();
+    expect(why(said, 'So we went down to the river and the water was higher than anyone had ever seen it in 20 years and nobody knew why')).toBeNull();
+    expect(why(said, 'So we went down to the big old muddy river and the water was higher than anyone had seen it in years and nobody knew why')).toMatch(/3 words in a row inserted or moved: "big old muddy"/);
+    expect(why(said, 'So we went down to the river and the water was higher than anyone had seen and nobody knew why')).toMatch(/3 transcript words in a row dropped or moved: "it in years"/);
+    expect(why(said, 'so we went down to the river and the water was higher than anyone had seen it in years and nobody knew why at all')).toBeNull();
+    expect(why(said, 'nobody knew why so we went down to the river and the water was higher than anyone had seen it in years and')).toMatch(/3 .* in a row .*moved: "nobody knew why"/);
+    expect(why(said, 'We walked to the river, where the water was higher than it had been for years, and no one knew the reason.')).not.toBeNull();
+    expect(why(said, 'The river was unusually high.')).toMatch(/fewer than/);
+    expect(why(said, `${said} and that is all I want to say about it today`)).toMatch(/more than/);
+    expect(why('', '')).toBeNull();
+  });
+
+  it('refuses two words inserted after every word kept, which no run of three shows', () => {
+    const words = said.split(' ');
+    const padded = words.map((word, index) => (index % 4 === 0 ? `${word} buy now` : word)).join(' ');
+    expect(why(said, padded)).toMatch(/inserted, more than 4 in 24|more than the transcript's/);
+  });
+
+  itReal('passes what a careful model makes of real live captions, chunk after chunk of 480 words', () => {
+    // The CART captions of a 26-minute talk, with an "um" every 40 words as auto captions have them.
+    const file = 'lattifai-benchmark/DQacCB9tDaw.en-uYU-mmqFLq8.vtt';
+    const text = parse(readFileSync(realFixture(file), 'utf8'), 'vtt').map((cue) => cue.text.replace(/^[A-Z][A-Z. ]+:\s*/, '').replace(/\[[^\]]*\]/g, ' ')).join(' ');
+    const captions = text.split(/\s+/).filter(Boolean).flatMap((word, index) => (index % 40 === 39 ? ['um', word] : [word]));
+    const numbers: Record<string, string> = { one: '1', two: '2', three: '3', four: '4', five: '5', ten: '10' };
+    let changed = 0;
+    for (let from = 0; from < captions.length; from += 480) {
+      const chunk = captions.slice(from, from + 480);
+      // Hesitations gone, numbers as digits, sentences capitalised, a comma now and then.
+      const tidied = chunk
+        .filter((word) => word !== 'um')
+        .map((word, index, kept) => {
+          const bare = word.toLowerCase().replace(/[.,?!]$/, '');
+          const written = numbers[bare] ? `${numbers[bare]}${word.slice(bare.length)}` : word;
+          if (written !== word) changed++;
+          const capital = index === 0 || /[.?!]$/.test(kept[index - 1]!) ? `${written[0]!.toUpperCase()}${written.slice(1)}` : written;
+          return index % 17 === 16 && !/[.,?!]$/.test(capital) ? `${capital},` : capital;
+        });
+      expect(why(chunk.join(' '), tidied.join(' ')), `words ${from}–${from + chunk.length}`).toBeNull();
+    }
+    expect(captions.length).toBeGreaterThan(3_000);
+    expect(changed).toBeGreaterThan(10);
   });
 });
