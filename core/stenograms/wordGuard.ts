@@ -52,13 +52,16 @@ export function unfaithfulness(transcript: readonly string[], written: readonly 
   const at = (i: number, j: number) => i * width + j - i + allowance;
   cost[at(0, 0)] = 0;
   for (let i = 0; i <= n; i++) {
-    for (let j = Math.max(0, i - allowance); j <= Math.min(m, i + allowance); j++) {
+    const row = at(i, 0);
+    const above = at(i - 1, 0);
+    const last = Math.min(m, i + allowance);
+    for (let j = Math.max(0, i - allowance); j <= last; j++) {
       if (i === 0 && j === 0) continue;
       let best = 0x3fffffff;
-      if (i > 0 && j - i + 1 <= allowance) best = cost[at(i - 1, j)]! + 1;
-      if (j > 0 && j - 1 - i >= -allowance) best = Math.min(best, cost[at(i, j - 1)]! + 1);
-      if (i > 0 && j > 0 && a[i - 1] === b[j - 1]) best = Math.min(best, cost[at(i - 1, j - 1)]!);
-      cost[at(i, j)] = best;
+      if (i > 0 && j - i < allowance) best = cost[above + j]! + 1;
+      if (j > 0 && i - j < allowance && cost[row + j - 1]! < best) best = cost[row + j - 1]! + 1;
+      if (i > 0 && j > 0 && a[i - 1] === b[j - 1] && cost[above + j - 1]! < best) best = cost[above + j - 1]!;
+      cost[row + j] = best;
     }
   }
   const edits = cost[at(n, m)]!;
