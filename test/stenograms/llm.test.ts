@@ -215,10 +215,10 @@ const rewording = (change: (words: string[]) => void) =>
 
 describe('the guard against a model that adds, drops, moves or relabels', () => {
   const cues = conversation(12, 0);
-  const refused: Array<[string, (request: ChatRequest) => unknown, RegExp]> = [
+  const refused: Array<[string, (request: ChatRequest) => unknown, RegExp?]> = [
     ['three words inserted', rewording((words) => words.splice(10, 0, 'visit', 'evil', 'example')), /evil/],
-    ['three words dropped', rewording((words) => words.splice(10, 3)), /^$/],
-    ['three words moved further on', rewording((words) => words.splice(12, 0, ...words.splice(4, 3))), /^$/],
+    ['three words dropped', rewording((words) => words.splice(10, 3))],
+    ['three words moved further on', rewording((words) => words.splice(12, 0, ...words.splice(4, 3)))],
     ['speakers relabelled with markup', tamperingPart2((paragraphs) => paragraphs.forEach((paragraph) => (paragraph.speaker = '<script>alert(1)</script> PWNED'))), /PWNED|script/],
     ['a speaker renamed to someone the captions never name', tamperingPart2((paragraphs) => (paragraphs[1]!.speaker = 'Mallory')), /Mallory/],
   ];
@@ -230,7 +230,7 @@ describe('the guard against a model that adds, drops, moves or relabels', () => 
       expect(stenogram.fallbackChunks).toBe(1);
       expect(writtenWords(stenogram)).toEqual(transcriptWords(cues));
       expect(new Set(paragraphs(stenogram).map((paragraph) => paragraph.speaker))).toEqual(new Set(['Speaker 1', 'Speaker 2']));
-      if (leak.source !== '^$') expect(stenogram.markdown).not.toMatch(leak);
+      if (leak) expect(stenogram.markdown).not.toMatch(leak);
     });
   }
 
