@@ -9,7 +9,6 @@ import { timestampedText } from '../../core/subtitles/timestampedText.ts';
 import { findChannel } from '../../core/videos/findChannel.ts';
 import { checkAccess, type Access } from '../http/access.ts';
 import { chargeQuota } from '../http/quota.ts';
-import { refuseUnstorableText } from '../http/storableInput.ts';
 import { counterSql, type McpContext } from './context.ts';
 import { visibleSummary } from './tools/summaries.ts';
 import { videoById } from './tools/videos.ts';
@@ -19,17 +18,15 @@ const json = (uri: URL, value: unknown): ReadResourceResult => ({ contents: [{ u
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? '';
 
 /**
- * A resource read: access, storable variables and requestsPerMinute as for a tool; a refusal is a JSON-RPC error
+ * A resource read: access and requestsPerMinute as for a tool; a refusal is a JSON-RPC error
  * (resources have no isError), not-found the spec's -32002.
  */
 function guarded(ctx: McpContext, access: Access, read: (uri: URL, variables: Record<string, string>) => Promise<ReadResourceResult>): ReadResourceTemplateCallback {
   return async (uri, variables) => {
     try {
       checkAccess(ctx.caller, access, `the resource ${uri.href}`);
-      const values = Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, one(value)]));
-      refuseUnstorableText(values, 'uri');
       await chargeQuota(counterSql(ctx), ctx.caller, 'requestsPerMinute', undefined);
-      return await read(uri, values);
+      return await read(uri, Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, one(value)])));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       throw new McpError(error.code === 'NOT_FOUND' ? -32002 : ErrorCode.InvalidRequest, `${error.code}: ${error.message}`, { uri: uri.href, code: error.code });
