@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../core/log.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { expectError } from '../support/http-helpers.ts';
@@ -76,7 +77,9 @@ describe('requests Node cannot parse get the JSON error envelope', () => {
 describe('a request that is received too slowly', () => {
   it('a body trickled at one byte every 5 s is cut with 408 INVALID_INPUT within the 30 s request timeout, not kept for minutes', async () => {
     const { key } = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
-    const { port } = new URL(api.url);
+    const logged: string[] = [];
+    const slow = await startTestApi(db.sql, {}, createLogger('info', {}, (line) => logged.push(line)));
+    const { port } = new URL(slow.url);
     const socket = connect(Number(port), '127.0.0.1');
     socket.setEncoding('utf8');
     const started = Date.now();
@@ -92,6 +95,11 @@ describe('a request that is received too slowly', () => {
       clearInterval(trickle);
       socket.destroy();
     });
+    // The route reading the body sees it cut off: the caller's failure, not ours (nor the database's) in the log.
+    await new Promise((settle) => setTimeout(settle, 200));
+    await slow.close();
+    expect(logged.filter((line) => /"level":"(warn|error)"/.test(line))).toEqual([]);
+    expect(logged.some((line) => line.includes('"status":408'))).toBe(true);
     expect(closedAfterMs).toBeGreaterThanOrEqual(30_000);
     expect(closedAfterMs).toBeLessThan(35_000);
     expect(raw).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
