@@ -14,14 +14,22 @@ export type Caller =
 
 export type RouteAuth = 'public' | 'optional' | 'key';
 
-/** The key from `X-API-Key`, or from `Authorization: Bearer`; undefined when neither header is sent. */
+/**
+ * The key from `X-API-Key`, or from `Authorization: Bearer`; undefined when neither header is sent.
+ * Both naming different keys is refused: which one the caller meant to be charged is a guess.
+ */
 function extractApiKey(req: IncomingMessage): string | undefined {
   const header = req.headers['x-api-key'];
-  if (typeof header === 'string' && header.trim()) return header.trim();
+  const fromHeader = typeof header === 'string' && header.trim() ? header.trim() : undefined;
   const authorization = req.headers.authorization?.trim();
-  if (!authorization) return undefined;
+  if (!authorization) return fromHeader;
   const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+  // X-API-Key wins over an Authorization of another scheme (a proxy's Basic credentials).
+  if (fromHeader && !match) return fromHeader;
   if (!match) throw new AppError('UNAUTHORIZED', 'the Authorization header must be "Bearer <API key>"');
+  if (fromHeader && fromHeader !== match[1]) {
+    throw new AppError('INVALID_INPUT', 'X-API-Key and Authorization: Bearer name different API keys; send one key, in either header');
+  }
   return match[1];
 }
 
@@ -49,7 +57,8 @@ export async function authenticate(deps: AuthDeps, req: IncomingMessage, auth: R
   // Public routes count a valid key against its owner, but a stale or wrong key never blocks them
   // (a monitor with an old key still gets its health answer).
   return identify(deps, req, auth, needsApiAccess).catch(async (error: unknown) => {
-    if (!(error instanceof AppError)) throw error;
+    // Two different keys is a malformed request, not a stale key: refused on public routes too.
+    if (!(error instanceof AppError) || error.code === 'INVALID_INPUT') throw error;
     return anonymousCaller(deps, req, await deps.tiers.get());
   });
 }

@@ -10,10 +10,17 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   if (declared > limitBytes) throw tooLarge(limitBytes);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limitBytes) throw tooLarge(limitBytes);
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > limitBytes) throw tooLarge(limitBytes);
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    // The client went (or was cut off, see api/server.ts RECEIVE_LIMITS) before its body was in: its
+    // failure, not a connection of ours that reset.
+    if (error instanceof AppError || !req.destroyed) throw error;
+    throw new AppError('INVALID_INPUT', 'the request body broke off before it was complete; send the request again');
   }
   if (size === 0) return undefined;
   const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

@@ -21,6 +21,13 @@ export function answerClientError(log: Logger) {
   return (error: NodeJS.ErrnoException, socket: Duplex): void => {
     const inProgress = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
     if (inProgress && !inProgress.writableFinished) {
+      // Unless it answers the very request that failed (timed out while its body was coming in): that
+      // response waits for the body, so waiting for it would keep the connection for good.
+      if (!inProgress.req.complete) {
+        if (inProgress.headersSent) socket.destroy();
+        else answer(log, error, socket);
+        return;
+      }
       finished(inProgress, () => answer(log, error, socket));
       return;
     }

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
 import { checkAccess, type Access } from '../http/access.ts';
 import { chargeQuota } from '../http/quota.ts';
+import { refuseUnstorableText } from '../http/storableInput.ts';
 import { counterSql, type McpContext } from './context.ts';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -39,7 +40,7 @@ function toolError(error: unknown, ctx: McpContext): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `INTERNAL_ERROR: an unexpected error occurred; quote request id ${ctx.requestId} when reporting it` }] };
 }
 
-/** Registers the tool: access and requestsPerMinute are checked per call, as a REST request's are. */
+/** Registers the tool: access, storable arguments and requestsPerMinute are checked per call, as a REST request's are. */
 export function registerTool(server: McpServer, spec: ToolSpec<z.ZodObject, z.ZodObject>, ctx: McpContext): void {
   server.registerTool(
     spec.name,
@@ -53,6 +54,7 @@ export function registerTool(server: McpServer, spec: ToolSpec<z.ZodObject, z.Zo
     async (args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult> => {
       try {
         checkAccess(ctx.caller, spec.access, `the ${spec.name} tool`);
+        refuseUnstorableText(args, 'arguments');
         await chargeQuota(counterSql(ctx), ctx.caller, 'requestsPerMinute', undefined);
         const answer = await spec.run(args, ctx, extra);
         return { content: [{ type: 'text', text: answer.text ?? JSON.stringify(answer.data, null, 2) }], structuredContent: answer.data as Record<string, unknown> };

@@ -164,7 +164,22 @@ function send<S extends z.ZodType>(context: CallContext, request: JsonRequest<S>
     response_format: schemaMode ? schemaResponseFormat(request.schema, request.schemaName) : { type: 'json_object' },
     ...(request.maxOutputTokens ? { max_tokens: request.maxOutputTokens } : {}),
   };
-  return context.openai.chat.completions.create(body, request.signal ? { signal: request.signal } : {});
+  return readCompletion(context, context.openai.chat.completions.create(body, request.signal ? { signal: request.signal } : {}).asResponse());
+}
+
+/**
+ * The body of a 200, read here rather than by the SDK: a body that breaks off (the connection reset
+ * after the headers, JSON cut short) is a transient failure of the endpoint, retried like a 5xx, and
+ * no parser's message reaches the caller.
+ */
+async function readCompletion(context: CallContext, answered: Promise<Response>): Promise<ChatCompletion> {
+  const response = await answered;
+  try {
+    return JSON.parse(await response.text()) as ChatCompletion;
+  } catch (error) {
+    context.options.log?.warn('LLM answer body unreadable', { endpoint: context.endpoint, err: error });
+    throw new LlmError('unavailable', `${context.endpoint}: the answer's body broke off or is not JSON`);
+  }
 }
 
 /**

@@ -57,6 +57,20 @@ describe('where the key is read from', () => {
     expect(response.body.data.name).toBe('pro');
   });
 
+  it('refuses X-API-Key and Authorization: Bearer naming different keys with 400 INVALID_INPUT, on every kind of route; the same key in both passes', async () => {
+    const first = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
+    const second = await createKeyedUser(db.sql, { tier: 'pro' });
+    const both = (bearer: string) => ({ 'X-API-Key': first.key, Authorization: `Bearer ${bearer}` });
+    for (const response of [await api.call('/api/features', { headers: both(second.key) }), await api.call(dataRoute, { headers: both(second.key) }), await patchTier('pro', {}, both(second.key)), await api.call('/api/health', { headers: both(second.key) })]) {
+      expectError(response, 400, 'INVALID_INPUT');
+      expect(response.body.error.message).toMatch(/X-API-Key and Authorization: Bearer name different API keys; send one key/);
+    }
+    const same = await api.call('/api/features', { headers: both(first.key) });
+    expect(same.status).toBe(200);
+    expect(same.body.data.account.userId).toBe(first.user.id);
+    expect((await patchTier('pro', {}, both(first.key))).status).toBe(200);
+  });
+
   it('refuses a non-Bearer Authorization scheme with 401 UNAUTHORIZED', async () => {
     const { key } = await createKeyedUser(db.sql, { tier: 'pro' });
     expectError(await api.call('/api/features', { headers: { Authorization: `Basic ${Buffer.from(`user:${key}`).toString('base64')}` } }), 401, 'UNAUTHORIZED');

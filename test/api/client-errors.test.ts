@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../support/api.ts';
+import { createLogger } from '../../core/log.ts';
+import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { expectError } from '../support/http-helpers.ts';
 
@@ -71,4 +72,37 @@ describe('requests Node cannot parse get the JSON error envelope', () => {
   it('the server still answers normally afterwards', async () => {
     expect((await api.call('/api/health')).status).toBe(200);
   });
+});
+
+describe('a request that is received too slowly', () => {
+  it('a body trickled at one byte every 5 s is cut with 408 INVALID_INPUT within the 30 s request timeout, not kept for minutes', async () => {
+    const { key } = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
+    const logged: string[] = [];
+    const slow = await startTestApi(db.sql, {}, createLogger('info', {}, (line) => logged.push(line)));
+    const { port } = new URL(slow.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.setEncoding('utf8');
+    const started = Date.now();
+    socket.write(`PATCH /api/tiers/pro HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+    const trickle = setInterval(() => socket.write(' '), 5_000);
+    let raw = '';
+    socket.on('data', (chunk: string) => (raw += chunk));
+    const closedAfterMs = await new Promise<number>((resolve) => {
+      socket.on('close', () => resolve(Date.now() - started));
+      socket.on('error', () => undefined);
+      setTimeout(() => resolve(Infinity), 45_000);
+    }).finally(() => {
+      clearInterval(trickle);
+      socket.destroy();
+    });
+    // The route reading the body sees it cut off: the caller's failure, not ours (nor the database's) in the log.
+    await new Promise((settle) => setTimeout(settle, 200));
+    await slow.close();
+    expect(logged.filter((line) => /"level":"(warn|error)"/.test(line))).toEqual([]);
+    expect(logged.some((line) => line.includes('"status":408'))).toBe(true);
+    expect(closedAfterMs).toBeGreaterThanOrEqual(30_000);
+    expect(closedAfterMs).toBeLessThan(35_000);
+    expect(raw).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(raw).toContain('{"error":{"code":"INVALID_INPUT","message":"the request was not received in time; send it again"}}');
+  }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
@@ -6,6 +7,7 @@ import { expectConformingResponses } from '../support/conformance.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { expectNoInternals } from '../support/http-helpers.ts';
 import { encodeHostile, hostileJson, hostileObject, hostileString, PROBES, resolveSchema, spoiler, validArbitrary, type OpenApiDocument, type Schema } from '../support/openapiArbitraries.ts';
+import { connectMcp, textOf } from '../mcp/support.ts';
 import { readStream } from '../support/sse.ts';
 import { startSearchStack } from '../support/stack.ts';
 
@@ -297,4 +299,37 @@ describe('schema-driven fuzz of every operation', () => {
     }
     expect(failures, failureReport(failures)).toEqual([]);
   }, Math.max(300_000, RUNS * 4_000));
+
+  // /mcp's requests above are valid JSON-RPC at best; a tool's fault is a 200 with isError, so its arguments get their own pass.
+  it(`every MCP tool, each argument spoilt by each probe and random hostile arguments, answers without an internal error (seed ${SEED})`, async () => {
+    const client = await connectMcp(stack.api.url, keys.user!);
+    const noSchemas: OpenApiDocument = { paths: {}, components: { schemas: {} } };
+    const failures: string[] = [];
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const what = `${name} ${JSON.stringify(args).slice(0, 300)}`;
+      try {
+        const result = await client.callTool({ name, arguments: args });
+        if (/^INTERNAL_ERROR/.test(textOf(result))) failures.push(`${what}: ${textOf(result)}`);
+      } catch (error) {
+        // A JSON-RPC refusal of invalid arguments is the caller's error; an internal one is ours.
+        if (!(error instanceof McpError) || error.code === -32603) failures.push(`${what}: ${(error as Error).message.slice(0, 300)}`);
+      }
+    };
+    try {
+      for (const tool of (await client.listTools()).tools) {
+        const schema = tool.inputSchema as Schema;
+        const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
+        const valid = fc.record(Object.fromEntries(properties.map(([name, property]) => [name, known[name] ? fc.constantFrom(...known[name]!) : validArbitrary(property, noSchemas)])), { requiredKeys: schema.required ?? [] });
+        const [base] = fc.sample(valid, { seed: SEED, numRuns: 1 }) as Array<Record<string, unknown>>;
+        for (const [name, property] of properties) {
+          if (property.type !== 'string' || property.enum) continue;
+          for (const spoil of PROBES) await call(tool.name, { ...base, [name]: spoil(String(base![name] ?? '')) });
+        }
+        for (const args of fc.sample(hostileObject(schema, noSchemas), { seed: SEED, numRuns: RUNS })) await call(tool.name, args as Record<string, unknown>);
+      }
+    } finally {
+      await client.close();
+    }
+    expect(failures, failureReport(failures)).toEqual([]);
+  }, 300_000);
 });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { describeGeneratorFailure } from '../../core/llm/describeFailure.ts';
 import { createLlmClient, LlmError, type LlmClientOptions } from '../../core/llm/openaiClient.ts';
 import { start, type OpenAiServer } from '../kit/servers/openai-server.ts';
 
@@ -133,6 +134,22 @@ describe('the OpenAI-compatible client', () => {
     expect(error.kind).toBe('unavailable');
     expect(error.message).toContain('no answer within 300 ms');
     expect(server.requests()).toHaveLength(2);
+  });
+
+  it.each(['reset', 'truncated'] as const)('retries an answer whose body breaks off mid-stream (%s) like a 5xx', async (ending) => {
+    server.enqueue({ type: 'brokenBody', ending });
+    const result = await client().completeJson(request);
+    expect(result.value).toEqual(expected);
+    expect(server.requests().map((entry) => entry.behaviour)).toEqual(['brokenBody', 'answer']);
+  });
+
+  it('gives up on bodies that keep breaking off with an unavailable error naming the endpoint, never a JSON parser\'s message', async () => {
+    server.enqueue({ type: 'brokenBody', ending: 'truncated' }, { type: 'brokenBody', ending: 'reset' }, { type: 'brokenBody', ending: 'truncated' });
+    const error = await failure(client().completeJson(request));
+    expect(error.kind).toBe('unavailable');
+    expect(error.message).toBe(`${server.url}/chat/completions: the answer's body broke off or is not JSON (gave up after 3 attempts)`);
+    expect(describeGeneratorFailure(error)).toBe('the language model did not answer, even after retries; try again later');
+    expect(server.requests()).toHaveLength(3);
   });
 
   it('retries connection failures', async () => {

@@ -103,6 +103,14 @@ describe('MCP server at /mcp', () => {
     }
   });
 
+  it('refuses text Postgres cannot store in any argument as REST does (INVALID_INPUT naming it), never an internal error', async () => {
+    const nul = await client.callTool({ name: 'browse_summaries', arguments: { tag: '\u0000' } });
+    expect(nul.isError).toBe(true);
+    expect(textOf(nul)).toBe('INVALID_INPUT: tag: must not contain a NUL character (U+0000) or an unpaired surrogate');
+    const surrogate = await client.callTool({ name: 'search_videos', arguments: { q: 'lathe\ud800' } });
+    expect(textOf(surrogate)).toMatch(/^INVALID_INPUT: q: must not contain/);
+  });
+
   it('search_channel starts a crawl and answers what is stored now with the session id', async () => {
     const result = await client.callTool({ name: 'search_channel', arguments: { query: channelId } });
     expect(result.isError).toBeFalsy();
@@ -229,6 +237,14 @@ describe('/mcp over HTTP', () => {
     const bad = await post({ Authorization: `Bearer tsk_${'x'.repeat(48)}` });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+  });
+
+  it('400 when X-API-Key and Authorization: Bearer name different keys; the same key in both is accepted', async () => {
+    const other = await createKeyedUser(db.sql, { tier: 'pro' });
+    const conflicting = await post({ 'X-API-Key': key, Authorization: `Bearer ${other.key}` });
+    expect(conflicting.status).toBe(400);
+    expect((await conflicting.json()).error.message).toMatch(/^INVALID_INPUT: X-API-Key and Authorization: Bearer name different API keys/);
+    expect((await post({ 'X-API-Key': key, Authorization: `Bearer ${key}` })).status).toBe(200);
   });
 
   it('403 for a tier without API access, and for a browser origin not allowed', async () => {

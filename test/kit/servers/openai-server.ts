@@ -10,7 +10,7 @@
  * `[seconds] text` lines of the prompt: key points are lines of the prompt at their timestamps.
  *
  * Scriptable: a queue of behaviours for the next requests (answer, 429 with Retry-After, 5xx,
- * malformed JSON, a schema violation, a hang, llama.cpp's 400 for json_schema, 401), an answer
+ * malformed JSON, a schema violation, a hang, a body broken mid-stream, llama.cpp's 400 for json_schema, 401), an answer
  * function, a key to check, latency; every request is recorded (headers, body, what was answered).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -48,6 +48,8 @@ type Behaviour =
   | { type: 'schemaViolation' }
   /** No answer at all, until the client gives up. */
   | { type: 'hang' }
+  /** 200 headers, then half the completion's body: the connection reset ('reset'), or ended as if the body were whole ('truncated'). */
+  | { type: 'brokenBody'; ending?: 'reset' | 'truncated' }
   /** 400 as llama.cpp builds without structured outputs answer a json_schema response_format. */
   | { type: 'refuseJsonSchema' }
   | { type: 'unauthorized' };
@@ -116,6 +118,7 @@ export async function start(options: StartOptions = {}): Promise<OpenAiServer> {
     const behaviour = chooseBehaviour(body, req.headers.authorization);
     entry.behaviour = behaviour.type;
     if (behaviour.type === 'hang') return;
+    if (behaviour.type === 'brokenBody') return void (entry.status = breakBody(res, body, behaviour.ending ?? 'reset'));
     entry.status = respond(res, behaviour, body, entry);
   }
 
@@ -127,7 +130,17 @@ export async function start(options: StartOptions = {}): Promise<OpenAiServer> {
     return { type: 'answer' };
   }
 
-  function respond(res: ServerResponse, behaviour: Exclude<Behaviour, { type: 'hang' }>, body: ChatRequest, entry: RecordedRequest): number {
+  /** A default answer whose body stops halfway. */
+  function breakBody(res: ServerResponse, body: ChatRequest, ending: 'reset' | 'truncated'): number {
+    const whole = JSON.stringify({ id: 'chatcmpl-broken', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify((options.answer ?? fakeAnswer)(body)), refusal: null }, logprobs: null, finish_reason: 'stop' }] });
+    const half = whole.slice(0, whole.length >> 1);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(ending === 'reset' ? whole : half)) });
+    if (ending === 'truncated') res.end(half);
+    else res.write(half, () => setTimeout(() => res.socket?.resetAndDestroy(), 20));
+    return 200;
+  }
+
+  function respond(res: ServerResponse, behaviour: Exclude<Behaviour, { type: 'hang' | 'brokenBody' }>, body: ChatRequest, entry: RecordedRequest): number {
     switch (behaviour.type) {
       case 'rateLimit':
         return sendError(res, 429, { message: `Rate limit reached for ${body.model} on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 1s.`, type: 'requests', param: null, code: 'rate_limit_exceeded' }, { 'retry-after': behaviour.retryAfter ?? '1' });
