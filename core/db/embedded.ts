@@ -151,6 +151,9 @@ export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Prom
 /** A quarter of the machine's memory, at most 4 GiB: a million videos and their indexes stay in memory. */
 const sharedBuffersMb = () => Math.max(128, Math.min(4096, Math.round(totalmem() / 4 / 2 ** 20)));
 
+/** Whether the embedded cluster under DATA_DIR has a live postmaster that is ready for connections. */
+export const embeddedPostgresRunning = async (dataDir: string) => (await runningPid(embeddedLayout(dataDir).pgDir)) !== undefined;
+
 async function waitForReady(pgDir: string, timeoutMs: number): Promise<boolean> {
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
     if ((await runningPid(pgDir)) !== undefined) return true;
