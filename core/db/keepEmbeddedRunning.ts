@@ -2,7 +2,7 @@ import { open, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log.ts';
 import { processAlive } from '../processAlive.ts';
-import { embeddedPostgresRunning, ensureEmbeddedPostgres } from './embedded.ts';
+import { embeddedPostmasterGone, ensureEmbeddedPostgres } from './embedded.ts';
 
 /** How often a running service looks for the embedded cluster's postmaster. */
 const CHECK_EVERY_MS = 1_000;
@@ -37,12 +37,12 @@ export function keepEmbeddedRunning(dataDir: string, log: Logger): () => Promise
   const lockFile = join(dataDir, 'restart.lock');
   let restarting: Promise<void> | undefined;
   const restart = async () => {
-    if (await embeddedPostgresRunning(dataDir)) return;
+    if (!(await embeddedPostmasterGone(dataDir))) return;
     if (!(await takeRestartLock(lockFile))) return;
     try {
       // Checked again under the lock: another service may have restarted it meanwhile.
-      if (await embeddedPostgresRunning(dataDir)) return;
-      log.warn('the embedded PostgreSQL is not running: starting it again', { dataDir });
+      if (!(await embeddedPostmasterGone(dataDir))) return;
+      log.warn('the embedded PostgreSQL is not running (its postmaster is gone): starting it again', { dataDir });
       await ensureEmbeddedPostgres(dataDir, log);
     } finally {
       await rm(lockFile, { force: true });

@@ -98,6 +98,8 @@ describe('kill -9 of the embedded postmaster under a running api and worker', ()
     expect(api.child.exitCode, 'the API exited').toBeNull();
     // Each process says once that the database is gone, however many of its connections noticed.
     expect(lines(worker, 'database unreachable: requests fail fast until a probe connects')).toHaveLength(1);
+    const errors = worker.stderr().split('\n').filter((line) => line.includes('"level":"error"') && !line.includes('"msg":"Failed task ') && !line.includes('"msg":"Failed to fail jobs '));
+    expect(errors, 'graphile-worker\'s reports of each lost connection, not at debug').toEqual([]);
     console.log(`worker-restart: 200 again ${toServing} ms after kill -9, no operator`);
   }, 90_000);
 
