@@ -2,8 +2,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connect } from '../../core/db/database.ts';
-import { embeddedUrl, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
-import { createLogger } from '../../core/log.ts';
+import { embeddedUrl } from '../../core/db/embedded.ts';
 import { processAlive } from '../../core/processAlive.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { answerOf, msUntil, signalPostmaster } from '../kit/databaseOutage.ts';
@@ -46,10 +45,7 @@ afterAll(async () => {
   await killService(worker);
   await killService(api);
   await archive?.cleanup();
-  if (dataDir) {
-    await stopEmbeddedPostgres(dataDir.dir, createLogger('silent')).catch(() => undefined);
-    await dataDir.remove();
-  }
+  await dataDir?.remove();
 }, 90_000);
 
 beforeEach(({ onTestFailed }) =>
