@@ -52,7 +52,7 @@ function trackRunning(tasks: TaskList, running: Set<Promise<unknown>>): TaskList
  * graphile_worker.force_unlock_workers (graphile-worker's own function, as the heartbeat uses it), so
  * a job runs again, as a new attempt, only once its previous run has ended: never twice at once.
  */
-async function keepRunning(ended: Runner, start: () => Promise<Runner>, sql: Sql, log: Logger, stopping: () => boolean, running: Set<Promise<unknown>>, releasedIds: Set<string>): Promise<Runner | undefined> {
+async function keepRunning(ended: Runner, start: () => Promise<Runner>, sql: Sql, log: Logger, stopping: () => boolean, running: Set<Promise<unknown>>, pools: { workerIds: Set<string>; releasedIds: Set<string> }): Promise<Runner | undefined> {
   await ended.promise.catch(() => undefined);
   if (stopping()) return undefined;
   log.warn('graphile-worker stopped: waiting for the database, then starting it again', { tasksStillRunning: running.size });
@@ -62,9 +62,12 @@ async function keepRunning(ended: Runner, start: () => Promise<Runner>, sql: Sql
     await waitForDatabase(sql);
     if (stopping()) return undefined;
     try {
-      const ids = [...releasedIds];
+      const ids = [...pools.releasedIds];
       if (ids.length) await sql`select graphile_worker.force_unlock_workers(${ids})`;
-      ids.forEach((id) => releasedIds.delete(id));
+      for (const id of ids) {
+        pools.releasedIds.delete(id);
+        pools.workerIds.delete(id);
+      }
       const runner = await start();
       log.info('graphile-worker started again', { afterMs: Date.now() - started, freedWorkerIds: ids });
       return runner;
@@ -87,10 +90,8 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
   // graphile-worker 0.17 locks jobs with the pool's id, not the individual workers'.
   events.on('pool:create', ({ workerPool }) => workerIds.add(workerPool.id));
   const releasedIds = new Set<string>();
-  events.on('pool:release', ({ workerPool }) => {
-    workerIds.delete(workerPool.id);
-    releasedIds.add(workerPool.id);
-  });
+  // A released pool's id stays in the heartbeat until keepRunning frees its jobs: its tasks may still run.
+  events.on('pool:release', ({ workerPool }) => releasedIds.add(workerPool.id));
   const beat = async () => {
     await recordHeartbeat(db.sql, id, [...workerIds]);
     const freed = await unlockAbandonedJobs(db.sql);
@@ -150,7 +151,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
   let runner = await start();
   let stopping = false;
   const supervise = (current: Runner): void => {
-    void keepRunning(current, start, db.sql, log, () => stopping, running, releasedIds).then((next) => {
+    void keepRunning(current, start, db.sql, log, () => stopping, running, { workerIds, releasedIds }).then((next) => {
       if (!next) return;
       if (stopping) void next.stop();
       else supervise((runner = next));
