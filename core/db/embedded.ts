@@ -70,11 +70,17 @@ async function grantTraverse(path: string, user: OsUser, log: Logger): Promise<v
   }
 }
 
-async function runningPid(pgDir: string): Promise<number | undefined> {
+/** The postmaster.pid of a live postmaster: its pid, and whether it is ready (else starting or stopping). */
+async function livePostmaster(pgDir: string): Promise<{ pid: number; ready: boolean } | undefined> {
   const pidFile = await readFile(join(pgDir, 'postmaster.pid'), 'utf8').catch(() => undefined);
   const lines = pidFile?.split('\n') ?? [];
   const pid = Number(lines[0]);
-  return pid > 0 && processAlive(pid) && lines[7]?.trim() === 'ready' ? pid : undefined;
+  return pid > 0 && processAlive(pid) ? { pid, ready: lines[7]?.trim() === 'ready' } : undefined;
+}
+
+async function runningPid(pgDir: string): Promise<number | undefined> {
+  const postmaster = await livePostmaster(pgDir);
+  return postmaster?.ready ? postmaster.pid : undefined;
 }
 
 async function initialise(bin: Binaries, pgDir: string, user: OsUser | undefined, log: Logger) {
@@ -150,6 +156,9 @@ export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Prom
 
 /** A quarter of the machine's memory, at most 4 GiB: a million videos and their indexes stay in memory. */
 const sharedBuffersMb = () => Math.max(128, Math.min(4096, Math.round(totalmem() / 4 / 2 ** 20)));
+
+/** Whether the embedded cluster under DATA_DIR has no postmaster at all (none started, or it died or stopped), not one starting or stopping. */
+export const embeddedPostmasterGone = async (dataDir: string) => (await livePostmaster(embeddedLayout(dataDir).pgDir)) === undefined;
 
 async function waitForReady(pgDir: string, timeoutMs: number): Promise<boolean> {
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {

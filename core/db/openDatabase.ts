@@ -1,14 +1,19 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { connect, type Sql } from './database.ts';
+import { databaseLocation, sameDatabase } from './databaseLocation.ts';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from './embedded.ts';
+import { runningServices } from './runningServices.ts';
 
 export interface Database {
   sql: Sql;
   /** Connection URL for libraries that take one (graphile-worker); may hold a password: never log it. */
   url: string;
   embedded: boolean;
-  /** Ends this process's connections; the last process using the embedded cluster also stops it. */
+  /**
+   * Ends this process's connections; the last process using the embedded cluster also stops it. A
+   * registered running service (core/db/runningServices.ts) uses it even while it holds no connection.
+   */
   close(): Promise<void>;
 }
 
@@ -34,11 +39,17 @@ export async function openDatabase(config: Config, log: Logger, role: string): P
     async close() {
       if (closed) return;
       closed = true;
-      const othersConnected = embedded ? await otherProcessesConnected(sql).catch(() => true) : true;
+      const othersUse = embedded ? (await otherServiceRegistered(config)) || (await otherProcessesConnected(sql).catch(() => true)) : true;
       await sql.end({ timeout: 5 });
-      if (!othersConnected) await stopEmbeddedPostgres(config.dataDir, log);
+      if (!othersUse) await stopEmbeddedPostgres(config.dataDir, log);
     },
   };
+}
+
+/** A service waiting out an outage holds no connection, yet must find its cluster running when the database is back. */
+async function otherServiceRegistered(config: Config): Promise<boolean> {
+  const database = databaseLocation(config);
+  return (await runningServices()).some((service) => sameDatabase(service.database, database));
 }
 
 async function otherProcessesConnected(sql: Sql): Promise<boolean> {

@@ -3,6 +3,7 @@ import { describeConfig } from '../../core/config.ts';
 import { connect } from '../../core/db/database.ts';
 import { openDatabase } from '../../core/db/openDatabase.ts';
 import { databaseLocation } from '../../core/db/databaseLocation.ts';
+import { keepEmbeddedRunning } from '../../core/db/keepEmbeddedRunning.ts';
 import { registerService } from '../../core/db/runningServices.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { configuredSources, warmUpSources } from '../../core/sources/configured.ts';
@@ -14,8 +15,9 @@ import { output, parseOptions, setup, version, withDatabase } from '../cli.ts';
 
 /**
  * `start` runs the API and the worker in one process; `api` and `worker` run one side each, to
- * scale out. Every process shuts down the same way: stop taking work, finish what is in flight, then
- * close the database (and the embedded cluster, if no other process still uses it).
+ * scale out. Every process registers as a user of its database and, on the embedded cluster, starts
+ * it again should its postmaster die. Every process shuts down the same way: stop taking work, finish
+ * what is in flight, then close the database (and the embedded cluster, if no other process uses it).
  */
 export async function serve(sides: { api: boolean; worker: boolean }): Promise<void> {
   const started = Date.now();
@@ -30,6 +32,8 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
     closers.push(() => db.close());
     const unregister = await registerService(role, databaseLocation(config));
     closers.push(async () => unregister());
+    // Stopped before this process closes the database, so its own last close is not undone.
+    if (db.embedded) closers.push(keepEmbeddedRunning(config.dataDir, log));
     if (stopping) return;
     await migrate(db.sql, db.url, log);
     const sources = configuredSources(config);

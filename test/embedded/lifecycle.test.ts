@@ -2,9 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Sql } from '../../core/db/database.ts';
-import { embeddedUrl, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
+import { embeddedUrl } from '../../core/db/embedded.ts';
 import { readMigrations } from '../../core/db/migrate.ts';
-import { createLogger } from '../../core/log.ts';
 import {
   eventually, freePort, killService, parseJson, postgresProcessesFor, postmasterPid, runCli, startService, temporaryDataDir, type Service,
 } from '../support/cli.ts';
@@ -51,10 +50,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const running of services) await killService(running);
   await sql?.end({ timeout: 5 }).catch(() => undefined);
-  if (dataDir) {
-    await stopEmbeddedPostgres(dataDir.dir, createLogger('silent')).catch(() => undefined);
-    await dataDir.remove();
-  }
+  await dataDir?.remove();
 });
 
 describe('embedded PostgreSQL', () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { connect, type Sql } from '../../core/db/database.ts';
-import { embeddedUrl, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
-import { createLogger } from '../../core/log.ts';
+import { embeddedUrl } from '../../core/db/embedded.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { answerOf, msUntil, restartCluster, signalPostmaster } from '../kit/databaseOutage.ts';
 import { freePort, killService, startService, temporaryDataDir, type Service } from '../support/cli.ts';
@@ -38,10 +37,7 @@ afterAll(async () => {
   if (worker) await killService(worker);
   await killService(api);
   await archive?.cleanup();
-  if (dataDir) {
-    await stopEmbeddedPostgres(dataDir.dir, createLogger('silent')).catch(() => undefined);
-    await dataDir.remove();
-  }
+  await dataDir?.remove();
 }, 90_000);
 
 // What the API process logged, but the request lines, is what explains a failure here.

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { configSchema } from '../../core/config.ts';
+import { stopEmbeddedPostgres } from '../../core/db/embedded.ts';
+import { createLogger } from '../../core/log.ts';
 
 const exec = promisify(execFile);
 
@@ -123,12 +125,18 @@ export async function freePort(): Promise<number> {
 
 /**
  * A fresh DATA_DIR under .afterimage-test (not the system temp folder: run as root, the embedded
- * cluster runs as the postgres OS user, which must reach it).
+ * cluster runs as the postgres OS user, which must reach it). `remove` stops its embedded cluster first, if one runs.
  */
 export async function temporaryDataDir(): Promise<{ dir: string; remove(): Promise<void> }> {
   const dir = join(root, '.afterimage-test', `tmp-${randomBytes(6).toString('hex')}`);
   await mkdir(dir, { recursive: true });
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    async remove() {
+      await stopEmbeddedPostgres(dir, createLogger('silent')).catch(() => undefined);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 function alive(pid: number): boolean {
