@@ -102,7 +102,7 @@ async function markdownOf(deps: ApiDeps, row: StenogramRow): Promise<string> {
     return undefined;
   });
   if (markdown !== undefined) return markdown;
-  throw new AppError('SERVICE_UNAVAILABLE', `the stenogram of ${row.video_id} cannot be read right now: its file is not in the stenogram store (unreachable or not mounted); retry shortly`, { headers: { 'Retry-After': '30' } });
+  throw new AppError('SERVICE_UNAVAILABLE', `the stenogram of ${row.video_id} cannot be read right now: its file is not in the stenogram store (unreachable or not mounted); retry shortly, and if it stays so, DELETE it and generate it again`, { headers: { 'Retry-After': '30' } });
 }
 
 const readRoute = defineRoute({
