@@ -77,7 +77,7 @@ const streamRoute = defineRoute({
   params: ownerParams,
   query: z.strictObject({ lastEventId: z.string().max(64).optional() }),
   events: stenogramEventVocabulary,
-  errors: ['NOT_FOUND'],
+  errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler({ req, res, params, query, caller, deps }) {
     const row = await ownStenogram(deps, caller, params.owner, params.videoId);
     const from = resumePosition(req, query.lastEventId);
@@ -92,13 +92,17 @@ const streamRoute = defineRoute({
   },
 });
 
-/** The Markdown of a generated stenogram; a row whose file is gone is removed (it cannot be read, and must not block a new generation). */
+/**
+ * The Markdown of a generated stenogram. A read never deletes: a file that is missing or failing may be
+ * a store briefly unmounted or unreachable, so the row stays and the caller retries (reconciling marks it).
+ */
 async function markdownOf(deps: ApiDeps, row: StenogramRow): Promise<string> {
-  const markdown = await deps.stenogramStore.get(row.owner_id, row.video_id);
+  const markdown = await deps.stenogramStore.get(row.owner_id, row.video_id).catch((error: unknown) => {
+    deps.log.warn('stenogram file unreadable', { videoId: row.video_id, store: deps.stenogramStore.location, error: (error as Error).message });
+    return undefined;
+  });
   if (markdown !== undefined) return markdown;
-  deps.log.warn('stenogram file missing: row removed', { videoId: row.video_id, store: deps.stenogramStore.location });
-  await deleteStenogram(deps.sql, deps.stenogramStore, row.owner_id, row.video_id);
-  throw notFound(`the stenogram of ${row.video_id} is lost (its file is missing); generate it again`);
+  throw new AppError('SERVICE_UNAVAILABLE', `the stenogram of ${row.video_id} cannot be read right now: its file is not in the stenogram store (unreachable or not mounted); retry shortly, and if it stays so, DELETE it and generate it again`, { headers: { 'Retry-After': '30' } });
 }
 
 const readRoute = defineRoute({
@@ -110,7 +114,7 @@ const readRoute = defineRoute({
   params: ownerParams,
   media: { 'text/markdown': z.string() },
   alsoAnswers: { 304: null },
-  errors: ['NOT_FOUND'],
+  errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler({ req, res, params, caller, deps }) {
     const row = await ownStenogram(deps, caller, params.owner, params.videoId);
     if (row.status !== 'generated') throw notFound(`your stenogram of ${row.video_id} is ${row.status === 'generating' ? `still being generated: follow ${stenogramUrl(row.owner_id, row.video_id)}/stream` : `not there: the generation failed (${row.error})`}`);
