@@ -7,12 +7,13 @@ import { listStenograms, STENOGRAMS_PER_PAGE, STENOGRAM_VIDEO_IDS_CAP, stenogram
 import { stenogramMetadata, stenogramUrl, toMetadata, type StenogramRow } from '../../core/stenograms/metadata.ts';
 import { requestStenogram } from '../../core/stenograms/requestStenogram.ts';
 import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
-import { isFinalStenogramEvent, stenogramEvents, stenogramEventVocabulary, stenogramStream } from '../../core/stenograms/stenogramEvents.ts';
+import { isFinalStenogramEvent, stenogramEvents, stenogramEventVocabulary, stenogramStream, type CompletionLogged } from '../../core/stenograms/stenogramEvents.ts';
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
-import { answerFinalEvent, followStream, resumePosition, streamStart } from '../sse/followStream.ts';
+import { streamStart } from '../../core/events/events.ts';
+import { answerFinalEvent, followStream, lastEventId, resumePosition, type PresentFinal } from '../sse/followStream.ts';
 
 const TAG = 'AI stenograms';
 /** Every stenogram route: an L3+ key of a tier with the stenograms feature (api-spec §4.5). */
@@ -62,7 +63,7 @@ const generateRoute = defineRoute({
       charge: async () => (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'apiStenogramsPerDay', res, 1, deps.clock?.())).windowStart,
     });
     if (request.outcome === 'transcript_required') throw transcriptRequired(params.videoId, request.transcript, 'stenogram');
-    await followStream(deps, res, stenogramStream(request.stenogram.id), streamStart, isFinalStenogramEvent);
+    followStream(deps, res, stenogramStream(request.stenogram.id), streamStart, isFinalStenogramEvent, withMarkdown(deps, request.stenogram));
     return handled;
   },
 });
@@ -80,9 +81,9 @@ const streamRoute = defineRoute({
   errors: ['NOT_FOUND'],
   async handler({ req, res, params, query, caller, deps }) {
     const row = await ownStenogram(deps, caller, params.owner, params.videoId);
-    const from = resumePosition(req, query.lastEventId);
     if (row.status === 'generating') {
-      await followStream(deps, res, stenogramStream(row.id), from, isFinalStenogramEvent);
+      const stream = stenogramStream(row.id);
+      followStream(deps, res, stream, await resumePosition(deps.sql, stream, lastEventId(req, query.lastEventId)), isFinalStenogramEvent, withMarkdown(deps, row));
       return handled;
     }
     answerFinalEvent(deps, res, row.status === 'generated'
@@ -91,6 +92,13 @@ const streamRoute = defineRoute({
     return handled;
   },
 });
+
+/** stenogram:complete as its owner receives it: the logged event names the stenogram, the Markdown is read from the store as it is sent. */
+const withMarkdown = (deps: ApiDeps, row: StenogramRow): PresentFinal => async (event) => {
+  if (event.type !== stenogramEvents.complete.type) return event.payload;
+  const logged = event.payload as CompletionLogged;
+  return { ...logged, stenogram: { ...logged.stenogram, markdown: await markdownOf(deps, row) } };
+};
 
 /** The Markdown of a generated stenogram; a row whose file is gone is removed (it cannot be read, and must not block a new generation). */
 async function markdownOf(deps: ApiDeps, row: StenogramRow): Promise<string> {
