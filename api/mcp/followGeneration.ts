@@ -1,4 +1,4 @@
-import type { StoredEvent } from '../../core/events/events.ts';
+import { streamStart, type StoredEvent } from '../../core/events/events.ts';
 import type { EventHub } from '../sse/hub.ts';
 import type { ToolExtra } from './tool.ts';
 
@@ -24,7 +24,7 @@ export function followGeneration(hub: EventHub, stream: string, isFinal: (type: 
     const onAbort = () => finish(undefined);
     const timer = setTimeout(() => finish(undefined), waitSeconds * 1000);
     extra.signal.addEventListener('abort', onAbort);
-    unsubscribe = hub.subscribe(stream, { xid: '0', id: '0' }, (events) => {
+    unsubscribe = hub.subscribe(stream, streamStart, (events) => {
       for (const event of events) {
         if (isFinal(event.type)) return finish(event);
         const { percent, stage } = event.payload as { percent?: number; stage?: string };

@@ -6,12 +6,12 @@ import { searchChannel } from '../../core/crawl/searchChannel.ts';
 import { snapshotHolds, snapshotPages } from '../../core/crawl/snapshotPages.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { notFound } from '../../core/errors.ts';
-import { crawlStream, hasEventAt, hasEventsAfter, type Position } from '../../core/events/events.ts';
+import { crawlStream, positionOf, streamHead, type Position } from '../../core/events/events.ts';
 import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
 import { ACCEPTED_FORMS, CHANNEL_ID } from '../../core/youtube/channelQuery.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, type RouteContext } from '../http/route.ts';
-import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames, type Resume } from '../sse/searchFrames.ts';
+import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
 import { openEventStream } from '../sse/writer.ts';
 import type { Caller } from '../http/auth.ts';
 import { lastEventId, notOfThisStream } from '../sse/followStream.ts';
@@ -59,13 +59,19 @@ async function callersSession(ctx: RouteContext<{ sessionId: string }, unknown, 
 }
 
 /**
- * Whether a resume point is one this session's stream sent: a video of its snapshot, or an event of
- * its crawl from where the session joined. Another session's would skip (or repeat) this one's events.
+ * Where a reconnecting client resumes: after a video of the session's snapshot (`snapshot`), or
+ * after a position in its crawl's events (`live`; the snapshot-done point is where the session
+ * joined); undefined: from the start. A point of another session, or of the crawl from before the
+ * session joined it, would skip (or repeat) this one's events, so it is refused like a malformed one.
  */
-async function isOfSession(sql: Sql, session: SearchSession, resume: Resume): Promise<boolean> {
-  if (resume.phase === 'snapshot') return resume.after === '' || snapshotHolds(sql, session, resume.after);
-  if (resume.after.xid === '0') return true; // the snapshot-done point
-  return BigInt(resume.after.xid) >= BigInt(session.joinXid) && hasEventAt(sql, crawlStream(session.crawlId), resume.after);
+async function resumePoint(sql: Sql, session: SearchSession, given: string | undefined): Promise<{ phase: 'snapshot'; after: string } | { phase: 'live'; after: Position } | undefined> {
+  if (!given) return undefined;
+  const resume = parseResume(given);
+  if (resume?.phase === 'snapshot' && (resume.after === '' || (await snapshotHolds(sql, session, resume.after)))) return resume;
+  if (resume?.phase === 'snapshotDone') return { phase: 'live', after: session.joinSeq };
+  const position = resume?.phase === 'live' ? await positionOf(sql, crawlStream(session.crawlId), resume.eventId) : undefined;
+  if (position !== undefined && position > session.joinSeq) return { phase: 'live', after: position };
+  throw notOfThisStream(given);
 }
 
 export const streamSearchRoute = defineRoute({
@@ -85,13 +91,11 @@ export const streamSearchRoute = defineRoute({
   async handler(ctx) {
     const { req, res, deps, query } = ctx;
     const session = await callersSession(ctx);
-    const resumeFrom = lastEventId(req, query.lastEventId);
-    const resume = parseResume(resumeFrom);
-    if (resumeFrom && !(resume && (await isOfSession(deps.sql, session, resume)))) throw notOfThisStream(resumeFrom);
+    const resume = await resumePoint(deps.sql, session, lastEventId(req, query.lastEventId));
 
     let unsubscribe = () => {};
     const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
-    const live: Position = resume?.phase === 'live' && resume.after.xid !== '0' ? resume.after : { xid: session.joinXid, id: '0' };
+    const live: Position = resume?.phase === 'live' ? resume.after : session.joinSeq;
 
     if (!resume || resume.phase === 'snapshot') {
       if (!resume) stream.write(channelResolvedFrame(session.channel));
@@ -107,7 +111,7 @@ export const streamSearchRoute = defineRoute({
     }
 
     // Resumed after the final event of a finished crawl: nothing more will come.
-    if (session.crawlFinished && !(await hasEventsAfter(deps.sql, crawlStream(session.crawlId), live))) {
+    if (session.crawlFinished && (await streamHead(deps.sql, crawlStream(session.crawlId))) <= live) {
       stream.end();
       return handled;
     }

@@ -5,14 +5,16 @@ import { deleteStenogram } from '../../core/stenograms/deleteStenogram.ts';
 import { findStenogram } from '../../core/stenograms/findStenogram.ts';
 import { listStenograms, STENOGRAMS_PER_PAGE, STENOGRAM_VIDEO_IDS_CAP, stenogramVideoIds } from '../../core/stenograms/listStenograms.ts';
 import { stenogramMetadata, stenogramUrl, toMetadata, type StenogramRow } from '../../core/stenograms/metadata.ts';
+import { readStenogramMarkdown } from '../../core/stenograms/readMarkdown.ts';
 import { requestStenogram } from '../../core/stenograms/requestStenogram.ts';
 import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
-import { isFinalStenogramEvent, stenogramEvents, stenogramEventVocabulary, stenogramStream } from '../../core/stenograms/stenogramEvents.ts';
+import { isFinalStenogramEvent, stenogramEvents, stenogramEventVocabulary, stenogramStream, type CompletionLogged } from '../../core/stenograms/stenogramEvents.ts';
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
-import { answerFinalEvent, followStream, resumePosition, streamStart } from '../sse/followStream.ts';
+import { streamStart } from '../../core/events/events.ts';
+import { answerFinalEvent, followStream, lastEventId, resumePosition, type PresentFinal } from '../sse/followStream.ts';
 
 const TAG = 'AI stenograms';
 /** Every stenogram route: an L3+ key of a tier with the stenograms feature (api-spec §4.5). */
@@ -62,7 +64,7 @@ const generateRoute = defineRoute({
       charge: async () => (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'apiStenogramsPerDay', res, 1, deps.clock?.())).windowStart,
     });
     if (request.outcome === 'transcript_required') throw transcriptRequired(params.videoId, request.transcript, 'stenogram');
-    await followStream(deps, res, stenogramStream(request.stenogram.id), streamStart, isFinalStenogramEvent);
+    followStream(deps, res, stenogramStream(request.stenogram.id), streamStart, isFinalStenogramEvent, withMarkdown(deps, request.stenogram));
     return handled;
   },
 });
@@ -80,9 +82,9 @@ const streamRoute = defineRoute({
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler({ req, res, params, query, caller, deps }) {
     const row = await ownStenogram(deps, caller, params.owner, params.videoId);
-    const from = resumePosition(req, query.lastEventId);
     if (row.status === 'generating') {
-      await followStream(deps, res, stenogramStream(row.id), from, isFinalStenogramEvent);
+      const stream = stenogramStream(row.id);
+      followStream(deps, res, stream, await resumePosition(deps.sql, stream, lastEventId(req, query.lastEventId)), isFinalStenogramEvent, withMarkdown(deps, row));
       return handled;
     }
     answerFinalEvent(deps, res, row.status === 'generated'
@@ -92,18 +94,14 @@ const streamRoute = defineRoute({
   },
 });
 
-/**
- * The Markdown of a generated stenogram. A read never deletes: a file that is missing or failing may be
- * a store briefly unmounted or unreachable, so the row stays and the caller retries (reconciling marks it).
- */
-async function markdownOf(deps: ApiDeps, row: StenogramRow): Promise<string> {
-  const markdown = await deps.stenogramStore.get(row.owner_id, row.video_id).catch((error: unknown) => {
-    deps.log.warn('stenogram file unreadable', { videoId: row.video_id, store: deps.stenogramStore.location, error: (error as Error).message });
-    return undefined;
-  });
-  if (markdown !== undefined) return markdown;
-  throw new AppError('SERVICE_UNAVAILABLE', `the stenogram of ${row.video_id} cannot be read right now: its file is not in the stenogram store (unreachable or not mounted); retry shortly, and if it stays so, DELETE it and generate it again`, { headers: { 'Retry-After': '30' } });
-}
+/** stenogram:complete as its owner receives it: the logged event names the stenogram, the Markdown is read from the store as it is sent. */
+const withMarkdown = (deps: ApiDeps, row: StenogramRow): PresentFinal => async (event) => {
+  if (event.type !== stenogramEvents.complete.type) return event.payload;
+  const logged = event.payload as CompletionLogged;
+  return { ...logged, stenogram: { ...logged.stenogram, markdown: await markdownOf(deps, row) } };
+};
+
+const markdownOf = (deps: ApiDeps, row: StenogramRow) => readStenogramMarkdown(deps.stenogramStore, deps.log, row.owner_id, row.video_id);
 
 const readRoute = defineRoute({
   method: 'GET',

@@ -14,7 +14,7 @@ import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, reply } from '../http/route.ts';
-import { answerFinalEvent, followStream, resumePosition } from '../sse/followStream.ts';
+import { answerFinalEvent, followStream, lastEventId, resumePosition } from '../sse/followStream.ts';
 
 const TAG = 'AI summaries';
 const viewerOf = (caller: Caller) => ({ userId: caller.kind === 'key' ? caller.userId : null });
@@ -213,9 +213,9 @@ const streamRoute = defineRoute({
   errors: ['NOT_FOUND'],
   async handler({ req, res, params, query, caller, deps }) {
     const summary = await visibleSummary(deps, params.videoId, caller);
-    const from = resumePosition(req, query.lastEventId);
     if (summary.status === 'generating') {
-      await followStream(deps, res, summaryStream(summary.id), from, isFinalSummaryEvent);
+      const stream = summaryStream(summary.id);
+      followStream(deps, res, stream, await resumePosition(deps.sql, stream, lastEventId(req, query.lastEventId)), isFinalSummaryEvent);
       return handled;
     }
     answerFinalEvent(deps, res, summary.status === 'ready'

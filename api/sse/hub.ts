@@ -1,5 +1,5 @@
 import type { Sql } from '../../core/db/database.ts';
-import { comparePositions, finalHead, readEvents, type Position, type StoredEvent } from '../../core/events/events.ts';
+import { readEvents, streamHead, type Position, type StoredEvent } from '../../core/events/events.ts';
 import type { Logger } from '../../core/log.ts';
 
 /** Subscribers that are caught up get the very same array, so what they make of it can be made once (see api/routes/search.ts). */
@@ -25,7 +25,6 @@ export interface EventHub {
   close(): Promise<void>;
 }
 
-const RECHECK_MS = 25;
 /** Events read at a time: a process that falls behind holds one page's frames, not the whole backlog. */
 const PAGE_SIZE = 200;
 /** Subscribers served in one turn of the event loop; between turns, sockets flush and other work gets in. */
@@ -83,19 +82,14 @@ async function poll(hub: Hub, feed: Feed): Promise<void> {
     await feed.placed;
     for (;;) {
       feed.again = false;
-      const { events, heldBack } = await readEvents(hub.sql, feed.stream, feed.cursor, PAGE_SIZE);
+      const { events, more } = await readEvents(hub.sql, feed.stream, feed.cursor, PAGE_SIZE);
       if (events.length) {
         // Who joins from here on catches up to the new cursor privately, so the list is taken now.
-        feed.cursor = events[events.length - 1]!;
+        feed.cursor = events[events.length - 1]!.seq;
         await deliverInSlices([...feed.subscribers], events);
       }
       if (hub.closed || feed.subscribers.size === 0) break;
-      if (heldBack) {
-        // Committed events wait behind an older open transaction, or there are more pages: look again.
-        if (!events.length) await new Promise((done) => setTimeout(done, RECHECK_MS));
-        continue;
-      }
-      if (!feed.again) break;
+      if (!more && !feed.again) break;
     }
   } catch (error) {
     hub.log.warn('event feed poll failed; retrying', { stream: feed.stream, err: error });
@@ -109,9 +103,9 @@ async function poll(hub: Hub, feed: Feed): Promise<void> {
 function openFeed(hub: Hub, stream: string, from: Position): Feed {
   // The feed starts at the stream's head, so whoever is behind catches up privately, at their own pace.
   const feed: Feed = { stream, cursor: from, placed: Promise.resolve(), subscribers: new Set(), polling: false, again: false };
-  feed.placed = finalHead(hub.sql, stream)
+  feed.placed = streamHead(hub.sql, stream)
     .then((head) => {
-      if (head && comparePositions(head, from) > 0) feed.cursor = head;
+      if (head > from) feed.cursor = head;
     })
     .catch((error) => hub.log.warn('event feed start failed; it starts where its first subscriber is', { stream, err: error }));
   hub.feeds.set(stream, feed);
@@ -145,9 +139,9 @@ function feedDeliveries(subscription: Subscription): Deliver {
   return (events) => {
     if (!subscription.active || !subscription.caughtUp || events.length === 0) return;
     // Past the catch-up every event is new: the shared array passes on as it is.
-    const fresh = comparePositions(events[0]!, subscription.last) > 0 ? events : events.filter((event) => comparePositions(event, subscription.last) > 0);
+    const fresh = events[0]!.seq > subscription.last ? events : events.filter((event) => event.seq > subscription.last);
     if (fresh.length === 0) return;
-    subscription.last = fresh[fresh.length - 1]!;
+    subscription.last = fresh[fresh.length - 1]!.seq;
     subscription.deliver(fresh);
   };
 }
@@ -161,11 +155,11 @@ async function catchUp(hub: Hub, subscription: Subscription, readyForMore?: () =
   const { feed } = subscription;
   try {
     await feed.placed;
-    while (subscription.active && comparePositions(subscription.last, feed.cursor) < 0) {
+    while (subscription.active && subscription.last < feed.cursor) {
       const { events } = await readEvents(hub.sql, feed.stream, subscription.last, PAGE_SIZE);
-      const upTo = events.filter((event) => comparePositions(event, feed.cursor) <= 0);
+      const upTo = events.filter((event) => event.seq <= feed.cursor);
       if (upTo.length === 0) break;
-      subscription.last = upTo[upTo.length - 1]!;
+      subscription.last = upTo[upTo.length - 1]!.seq;
       if (subscription.active) subscription.deliver(upTo);
       await readyForMore?.();
     }

@@ -1,6 +1,6 @@
 /** The wire frames of a search stream: its stored part (snapshot) and the crawl's events as the hub delivers them. */
 import type { TypedEvent } from '../../core/events/defineEvent.ts';
-import { formatPosition, parsePosition, type Position, type StoredEvent } from '../../core/events/events.ts';
+import { parseEventId, type StoredEvent } from '../../core/events/events.ts';
 import { announcesCaptions, captionInfoOf, searchEvents } from '../../core/events/searchEvents.ts';
 import type { ChannelObject, VideoObject } from '../../core/videos/videoObject.ts';
 import { eventFrame } from './writer.ts';
@@ -41,7 +41,7 @@ export function crawlFrames(events: readonly StoredEvent[]): { frames: Buffer; f
   let videos: Array<{ video: VideoObject; id: string }> = [];
   let final = false;
   for (const event of events) {
-    const id = `c:${formatPosition(event)}`;
+    const id = `c:${event.id}`;
     if (event.type === searchEvents.video.type) {
       videos.push({ video: event.payload as VideoObject, id });
       continue;
@@ -60,14 +60,13 @@ export function crawlFrames(events: readonly StoredEvent[]): { frames: Buffer; f
   return made;
 }
 
-/** Resume point: `s:<videoId>` inside the snapshot of stored videos, `c:<xid>.<id>` in the crawl's events. */
-export type Resume = { phase: 'snapshot'; after: string } | { phase: 'live'; after: Position };
+/** Resume point: `s:<videoId>` inside the snapshot of stored videos, `c:<event id>` in the crawl's events, `s:~` between the two. */
+export type Resume = { phase: 'snapshot'; after: string } | { phase: 'snapshotDone' } | { phase: 'live'; eventId: string };
 
-export function parseResume(value: string | undefined): Resume | undefined {
-  if (!value) return undefined;
-  if (value === SNAPSHOT_DONE) return { phase: 'live', after: { xid: '0', id: '0' } };
+/** A resume point as the stream wrote it; undefined when malformed. */
+export function parseResume(value: string): Resume | undefined {
+  if (value === SNAPSHOT_DONE) return { phase: 'snapshotDone' };
   if (value.startsWith('s:')) return /^s:[A-Za-z0-9_-]{0,11}$/.test(value) ? { phase: 'snapshot', after: value.slice(2) } : undefined;
-  const position = value.startsWith('c:') ? parsePosition(value.slice(2)) : undefined;
-  // No transaction has id 0: `after: 0` is the snapshot-done point alone.
-  return position && position.xid !== '0' ? { phase: 'live', after: position } : undefined;
+  const eventId = value.startsWith('c:') ? parseEventId(value.slice(2)) : undefined;
+  return eventId ? { phase: 'live', eventId } : undefined;
 }

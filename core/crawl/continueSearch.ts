@@ -31,8 +31,10 @@ async function nothingToLoad(sql: Sql, input: { userId: string | null; channelId
   return sql.begin(async (tx) => {
     const [crawl] = await tx<{ id: string }[]>`
       insert into crawls (channel_id, kind, status, finished_at) values (${input.channelId}, 'archive_page', 'complete', now()) returning id::text`;
+    // The session first: its live part is what the crawl appends after it opens.
+    const session = await openSession(tx, input, crawl!.id);
     const complete = searchEvents.complete({ channelId: input.channelId, totals: {}, failedSources: [], morePages: false, reason });
     await appendEvents(tx, crawlStream(crawl!.id), [complete]);
-    return { ...(await openSession(tx, input, crawl!.id)), joined: false };
+    return { ...session, joined: false };
   });
 }

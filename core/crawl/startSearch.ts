@@ -2,6 +2,7 @@ import type { Queryable, Sql } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import type { ChannelRecord } from '../sources/types.ts';
 import { upsertChannel } from '../videos/upsertChannel.ts';
+import { crawlStream } from '../events/events.ts';
 import { queueCrawlStep } from './queueStep.ts';
 
 export interface StartedSearch { sessionId: string; crawlId: string; joined: boolean; channelTitle: string }
@@ -33,11 +34,15 @@ export async function startSearch(
   });
 }
 
-/** A search session following crawl `crawlId`, in the caller's transaction: its live part starts at the oldest transaction still open. */
+/**
+ * A search session following crawl `crawlId`, in the caller's transaction: its live part is the
+ * crawl's events after the last one committed now. What a crawl step still writing adds comes live,
+ * and its videos may also be in the snapshot if it commits before the stream reads it.
+ */
 export async function openSession(tx: Queryable, input: { userId: string | null; channelId: string; query: string }, crawlId: string) {
   const [session] = await tx<{ id: string; channelTitle: string }[]>`
-    insert into search_sessions (user_id, channel_id, crawl_id, join_xid, query)
-    values (${input.userId}, ${input.channelId}, ${crawlId}, pg_snapshot_xmin(pg_current_snapshot()), ${input.query})
+    insert into search_sessions (user_id, channel_id, crawl_id, join_seq, query)
+    values (${input.userId}, ${input.channelId}, ${crawlId}, coalesce((select last_seq from event_streams where stream = ${crawlStream(crawlId)}), 0), ${input.query})
     returning id, (select title from channels where channel_id = ${input.channelId}) as "channelTitle"`;
   return { sessionId: session!.id, crawlId, channelTitle: session!.channelTitle };
 }

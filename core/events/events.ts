@@ -1,77 +1,60 @@
 import type { Queryable } from '../db/database.ts';
 import type { TypedEvent } from './defineEvent.ts';
 
-/** Where an event sits in its stream: transaction id first, so late commits are never skipped. */
-export interface Position { xid: string; id: string }
+/**
+ * Where an event sits in its stream: its number there, 1, 2, 3… without gaps (migration 026). 0 is
+ * before the first event.
+ */
+export type Position = number;
 
-export interface StoredEvent { xid: string; id: string; type: string; payload: unknown }
+/** `id` is the event's own id, unique across streams: what streams send as the SSE id, so an id of another stream is recognised as such. */
+export interface StoredEvent { id: string; seq: Position; type: string; payload: unknown }
 
 export const crawlStream = (crawlId: string | number) => `crawl:${crawlId}`;
 
-export const formatPosition = (position: Position) => `${position.xid}.${position.id}`;
-// What the columns hold: xid8 is unsigned 64-bit, the id a bigint.
-const XID8_MAX = 2n ** 64n - 1n;
+/** Before the first event: a stream followed from its start. */
+export const streamStart: Position = 0;
+
+/** What the id column holds: a bigint. */
 const BIGINT_MAX = 2n ** 63n - 1n;
 
-/** A position as `formatPosition` writes it; anything else, or out of the columns' range, is undefined (never reaches a query). */
-export function parsePosition(value: string): Position | undefined {
-  const match = /^(\d{1,20})\.(\d{1,19})$/.exec(value);
-  if (!match || BigInt(match[1]!) > XID8_MAX || BigInt(match[2]!) > BIGINT_MAX) return undefined;
-  return { xid: match[1]!, id: match[2]! };
+/** An event id as the streams send it (`12345`); anything else, or out of the column's range, is undefined (never reaches a query). */
+export function parseEventId(value: string): string | undefined {
+  return /^\d{1,19}$/.test(value) && BigInt(value) <= BIGINT_MAX ? value : undefined;
 }
-export const comparePositions = (a: Position, b: Position) =>
-  BigInt(a.xid) === BigInt(b.xid) ? Number(BigInt(a.id) - BigInt(b.id)) : BigInt(a.xid) < BigInt(b.xid) ? -1 : 1;
 
 /**
  * Appends events (made by their constructors, e.g. searchEvents) to a stream inside the caller's
- * transaction; NOTIFY follows at commit (trigger).
+ * transaction, numbered after the stream's last. Taking the numbers locks the stream's row until
+ * the transaction ends, so numbers commit in order; NOTIFY follows at commit (trigger).
  */
 export async function appendEvents(sql: Queryable, stream: string, events: readonly TypedEvent[]): Promise<void> {
   if (events.length === 0) return;
   await sql`
-    insert into events (stream, type, payload)
-    select ${stream}, e.type, e.payload from jsonb_to_recordset(${JSON.stringify(events)}::text::jsonb) as e(type text, payload jsonb)`;
+    with head as (
+      insert into event_streams as s (stream, last_seq) values (${stream}, ${events.length})
+      on conflict (stream) do update set last_seq = s.last_seq + excluded.last_seq
+      returning last_seq)
+    insert into events (stream, seq, type, payload)
+    select ${stream}, head.last_seq - ${events.length} + e.n, e.type, e.payload
+    from head, rows from (jsonb_to_recordset(${JSON.stringify(events)}::text::jsonb) as (type text, payload jsonb)) with ordinality as e(type, payload, n)`;
 }
 
-/**
- * Events of a stream after `after`, oldest first, up to the visibility horizon: an event is only
- * returned once every transaction older than its own has ended. `heldBack` says more are committed
- * or coming beyond the horizon, so the caller should look again shortly.
- */
-export async function readEvents(sql: Queryable, stream: string, after: Position, limit: number): Promise<{ events: StoredEvent[]; heldBack: boolean }> {
-  // Ordered by the columns, not the text aliases of the same names (which would sort "10" before "9").
-  const rows = await sql<(StoredEvent & { visible: boolean })[]>`
-    select xid::text as xid, id::text as id, type, payload, xid < pg_snapshot_xmin(pg_current_snapshot()) as visible
-    from events
-    where stream = ${stream} and (xid, id) > (${after.xid}::xid8, ${after.id}::bigint)
-    order by events.xid, events.id
-    limit ${limit}`;
-  const firstHidden = rows.findIndex((row) => !row.visible);
-  const visible = firstHidden === -1 ? rows : rows.slice(0, firstHidden);
-  return {
-    events: visible.map(({ visible: _visible, ...event }) => event),
-    heldBack: firstHidden !== -1 || rows.length === limit,
-  };
+/** Events of a stream after `after`, oldest first; `more` says the page was full, so there may be more to read now. */
+export async function readEvents(sql: Queryable, stream: string, after: Position, limit: number): Promise<{ events: StoredEvent[]; more: boolean }> {
+  const events = await sql<StoredEvent[]>`
+    select id::text as id, seq, type, payload from events where stream = ${stream} and seq > ${after} order by seq limit ${limit}`;
+  return { events, more: events.length === limit };
 }
 
-/** The position of the stream's last event that no later commit can come before (see readEvents), if any. */
-export async function finalHead(sql: Queryable, stream: string): Promise<Position | undefined> {
-  const [head] = await sql<Position[]>`
-    select xid::text as xid, id::text as id from events
-    where stream = ${stream} and xid < pg_snapshot_xmin(pg_current_snapshot())
-    order by events.xid desc, events.id desc
-    limit 1`;
-  return head;
+/** The number of the stream's last committed event (0: none yet). */
+export async function streamHead(sql: Queryable, stream: string): Promise<Position> {
+  const [head] = await sql<{ lastSeq: Position }[]>`select last_seq as "lastSeq" from event_streams where stream = ${stream}`;
+  return head?.lastSeq ?? streamStart;
 }
 
-/** Whether the stream holds an event at exactly this position (a client's Last-Event-ID names one it received). */
-export async function hasEventAt(sql: Queryable, stream: string, position: Position): Promise<boolean> {
-  const [found] = await sql`select 1 from events where stream = ${stream} and xid = ${position.xid}::xid8 and id = ${position.id}::bigint`;
-  return Boolean(found);
-}
-
-/** Whether the stream has an event after `after` (committed or not). */
-export async function hasEventsAfter(sql: Queryable, stream: string, after: Position): Promise<boolean> {
-  const [more] = await sql`select 1 from events where stream = ${stream} and (xid, id) > (${after.xid}::xid8, ${after.id}::bigint) limit 1`;
-  return Boolean(more);
+/** Where the event with this id sits in `stream` (a client's Last-Event-ID names one it received); undefined when it is no event of `stream`. */
+export async function positionOf(sql: Queryable, stream: string, eventId: string): Promise<Position | undefined> {
+  const [found] = await sql<{ seq: Position }[]>`select seq from events where stream = ${stream} and id = ${eventId}::bigint`;
+  return found?.seq;
 }

@@ -7,14 +7,14 @@ import { refundQuota } from '../usage/consumeQuota.ts';
 import { readStenogram } from './findStenogram.ts';
 import { stenogramUrl, toMetadata, type StenogramRow } from './metadata.ts';
 import type { GeneratedStenogram, StenogramGenerator, StenogramProgress } from './stenogram.ts';
-import { stenogramEvents, stenogramStream } from './stenogramEvents.ts';
+import { loggedCompletion, stenogramEvents, stenogramStream } from './stenogramEvents.ts';
 import type { StenogramStore } from './store.ts';
 
 export interface GenerateStenogramDeps { sql: Sql; log: Logger; generator: StenogramGenerator; store: StenogramStore }
 
 /**
  * The generate_stenogram job: reads the transcript, runs the generator (progress events as it
- * goes), writes the Markdown to the store, then marks the row generated with stenogram:complete in
+ * goes), writes the Markdown to the store, then marks the row generated with stenogram:complete (naming it, not its text) in
  * one transaction. A failure before that marks it failed with stenogram:error and gives the key's
  * apiStenogramsPerDay unit back; a file written for a row that never became generated is removed
  * by reconcile_stenograms.
@@ -41,7 +41,7 @@ export async function generateStenogram(deps: GenerateStenogramDeps, stenogramId
     await deps.sql.begin(async (tx) => {
       if (!(await markGenerated(tx, stenogramId, generated, track, written))) return;
       const stored = (await readStenogram(tx, stenogramId))!;
-      await appendEvents(tx, stream, [stenogramEvents.complete({ stenogram: { markdown: generated.markdown, url: stenogramUrl(stored.owner_id, stored.video_id) }, metadata: toMetadata(stored) })]);
+      await appendEvents(tx, stream, [loggedCompletion({ stenogram: { url: stenogramUrl(stored.owner_id, stored.video_id) }, metadata: toMetadata(stored) })]);
     });
   } catch (error) {
     const failure = finalFailure(error, options, 'the stenogram could not be stored');

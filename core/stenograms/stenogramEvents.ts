@@ -37,6 +37,14 @@ export const stenogramEvents = {
   ),
 };
 
+/**
+ * stenogram:complete as the event log keeps it: without the Markdown, which is private and would sit
+ * in the log for a week. The owner's stream adds it from the store as it sends the event.
+ */
+const completionLogged = z.object({ stenogram: z.object({ url: z.string() }), metadata: stenogramMetadata });
+export type CompletionLogged = z.infer<typeof completionLogged>;
+export const loggedCompletion = defineEvent(stenogramEvents.complete.type, completionLogged);
+
 export const isFinalStenogramEvent = (type: string) => type === stenogramEvents.complete.type || type === stenogramEvents.error.type;
 
 export const stenogramEventVocabulary: EventVocabulary = { name: 'StenogramEvent', events: Object.values(stenogramEvents) };

@@ -268,7 +268,7 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
       select id::text, extract(epoch from finished_at - started_at)::float8 as seconds, status from crawls where channel_id = ${channelId}`;
     const steps = await sql<{ stage: string; at: number }[]>`
       select payload->>'stage' as stage, extract(epoch from created_at)::float8 * 1000 as at
-      from events where stream = ${crawlStream(crawl!.id)} and type = 'search:progress' order by xid, id`;
+      from events where stream = ${crawlStream(crawl!.id)} and type = 'search:progress' order by seq`;
     const jobsBySource: Record<string, number> = {};
     for (const step of steps) jobsBySource[step.stage] = (jobsBySource[step.stage] ?? 0) + 1;
     const gaps = steps.slice(1).map((step, index) => step.at - steps[index]!.at).sort((a, b) => a - b);

@@ -358,7 +358,7 @@ function generateStream(base: URL, videoId: string, user: number, key: string): 
   });
 }
 
-interface EventRow { stream: string; videoId: string; xid: string; id: string; type: string; createdMs: number; bytes: number; stage: string | null; percent: number | null }
+interface EventRow { stream: string; videoId: string; id: string; type: string; createdMs: number; bytes: number; stage: string | null; percent: number | null }
 interface Notification { stream: string; at: number }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
@@ -396,7 +396,7 @@ async function storedFiles(root: string): Promise<{ files: number; bytes: number
 
 /** Index scans of the events table by stream (readEvents, finalHead): every read of the API's hub. Counted once the API's sessions have ended and flushed their statistics. */
 async function eventReads(sql: Sql): Promise<number> {
-  const [row] = await sql<{ scans: number }[]>`select coalesce(sum(idx_scan), 0)::float8 as scans from pg_stat_user_indexes where indexrelname = 'events_stream_position'`;
+  const [row] = await sql<{ scans: number }[]>`select coalesce(sum(idx_scan), 0)::float8 as scans from pg_stat_user_indexes where indexrelname = 'events_stream_seq'`;
   return row?.scans ?? Number.NaN;
 }
 
@@ -406,15 +406,17 @@ async function eventReads(sql: Sql): Promise<number> {
  */
 function deliveryLatency(records: StreamRecord[], rows: EventRow[], notifications: Notification[], wall: (at: number) => number) {
   const notified = groupBy(notifications, (note) => note.stream);
-  // The k-th notification of a stream is the commit of its k-th event (each its own transaction, one after another).
+  // The k-th notification of a stream is the commit of its k-th transaction (one after another); the
+  // events of one transaction share its start time (created_at), and a stream's transactions follow its numbering.
   const commitAt = new Map<string, number>();
   let mismatchedStreams = 0;
   for (const [stream, events] of groupBy(rows, (row) => row.stream)) {
     const times = notified.get(stream) ?? [];
-    if (times.length !== events.length) mismatchedStreams++;
-    else events.forEach((event, index) => commitAt.set(`${event.xid}.${event.id}`, times[index]!.at));
+    const transactions = [...groupBy(events, (event) => String(event.createdMs)).values()];
+    if (times.length !== transactions.length) mismatchedStreams++;
+    else transactions.forEach((batch, index) => batch.forEach((event) => commitAt.set(event.id, times[index]!.at)));
   }
-  const rowById = new Map(rows.map((row) => [`${row.xid}.${row.id}`, row]));
+  const rowById = new Map(rows.map((row) => [row.id, row]));
   const fromCommit: Record<string, number[]> = { all: [], live: [] };
   const fromTxStart: Record<string, number[]> = { all: [], live: [] };
   let unmatched = 0;
@@ -620,7 +622,7 @@ interface Measured {
   wall: (at: number) => number;
   memory: { peakReset: boolean; idle: { api: number; worker: number }; peak: { api: number; worker: number }; end: { api: number; worker: number }; sampled: { api: number; worker: number } };
   cpu: { apiUs: number | null; workerUs: number | null; delta: ReturnType<typeof cpuDelta>; databaseUs: number | null };
-  /** Index scans of events_stream_position by the API: the first stream, the one alone and the burst. */
+  /** Index scans of events_stream_seq by the API: the first stream, the one alone and the burst. */
   eventReads: number;
   cluster: Awaited<ReturnType<ReturnType<typeof clusterWriters>['stop']>>;
   held: (Awaited<ReturnType<typeof heldBackStream>> & { eventReads: number }) | null;
@@ -733,10 +735,10 @@ async function streamRound(ctx: BenchContext, minutes: number, problems: string[
 /** Reads what the round left in the database and the store, checks it, and makes the round's result. */
 async function analyse(sql: Sql, storeRoot: string, m: Measured, problems: string[]) {
   const rows = await sql<EventRow[]>`
-    select e.stream, g.video_id as "videoId", e.xid::text as xid, e.id::text as id, e.type, (extract(epoch from e.created_at) * 1000)::float8 as "createdMs",
+    select e.stream, g.video_id as "videoId", e.id::text as id, e.type, (extract(epoch from e.created_at) * 1000)::float8 as "createdMs",
       octet_length(e.payload::text) as bytes, e.payload->>'stage' as stage, (e.payload->>'percent')::int as percent
     from events e join stenograms g on e.stream = 'stenogram:' || g.id::text
-    order by e.stream, e.xid, e.id`;
+    order by e.stream, e.seq`;
   const statuses = await sql<{ status: string; n: number }[]>`select status, count(*)::int as n from stenograms group by status order by status`;
   const [jobs] = await sql<{ left: number }[]>`
     select count(*)::int as left from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'generate_stenogram'`;
@@ -971,17 +973,16 @@ function streamTables(rounds: RoundResult[], offline: OfflineResult[]): { tables
     'Commit → client: this process LISTENs on afterimage_events too. Each event of a stenogram stream is committed in its own transaction, one after another, so the k-th NOTIFY of a stream is the commit of its k-th event; the latency is the frame\'s arrival at the client minus that NOTIFY\'s arrival here (one clock, one process). ' +
       'It leaves out the moment from the commit to the NOTIFY reaching a listener, which the API\'s hub waits for too; arrival − created_at (now(), the transaction\'s start, same machine clock) is the upper bound, and for stenogram:complete it includes that transaction\'s own work (the row\'s update, a read, the insert of the Markdown). ' +
       'stenogram:started is committed by the POST\'s own transaction and reaches its client through the hub\'s catch-up once the stream subscribes; so do progress events committed before that.',
-    `API event reads: index scans of events_stream_position (readEvents, finalHead) from pg_stat_user_indexes, read after the API had stopped (the two streams before the burst and the burst): ${rounds.map((run) => `${run.label}: ${run.eventReads.reads} reads for ${run.eventReads.notifications} NOTIFYs`).join('; ')}. ` +
-      'About one read per NOTIFY, plus finalHead and a catch-up read per new stream, is what the hub needs; beyond that it re-reads a stream every 25 ms while readEvents holds committed events back behind a transaction with an older xid that is still open (see the what-if). ' +
-      `"Other DBs writing" is the share of the burst (sampled every 50 ms) in which a write transaction was open in another database of the same PostgreSQL cluster (${rounds.map((run) => `${run.label}: ${run.clusterWriters.withWriter} of ${run.clusterWriters.samples} samples, the oldest ${run.clusterWriters.oldestMs} ms old`).join('; ')}): xids are the cluster's, so such a transaction holds back this database's events as well.`,
+    `API event reads: index scans of events_stream_seq (readEvents, positionOf) from pg_stat_user_indexes, read after the API had stopped (the two streams before the burst and the burst): ${rounds.map((run) => `${run.label}: ${run.eventReads.reads} reads for ${run.eventReads.notifications} NOTIFYs`).join('; ')}. ` +
+      'About one read per NOTIFY, plus a catch-up read per new stream, is what the hub needs. ' +
+      `"Other DBs writing" is the share of the burst (sampled every 50 ms) in which a write transaction was open in another database of the same PostgreSQL cluster (${rounds.map((run) => `${run.label}: ${run.clusterWriters.withWriter} of ${run.clusterWriters.samples} samples, the oldest ${run.clusterWriters.oldestMs} ms old`).join('; ')}); since migration 026 streams follow their own numbering and no such transaction holds them back.`,
   );
   const held = rounds.find((run) => run.held)?.held;
   if (held) {
     notes.push(
       `What-if (first round, after the burst, a fresh API process): one stream generated alone while another session kept a transaction with an xid (\`select pg_current_xact_id()\`, nothing else) open for ${held.heldMs} ms. ` +
         `${held.arrivedAfterRelease} of its ${held.events} events reached the client only after that transaction ended; commit → client p50 **${held.fromCommitMs?.p50} ms**, max ${held.fromCommitMs?.max} ms (alone without it: p50 ${rounds[0]!.alone.fromCommitMs.all?.p50} ms), ` +
-        `and the API read the events table ${held.eventReads} times for ${held.notifications} NOTIFYs meanwhile. readEvents (core/events/events.ts) releases an event only once its xid is below pg_snapshot_xmin(pg_current_snapshot()), which any open write transaction of the cluster, in any database, holds down; ` +
-        'until then the hub (api/sse/hub.ts) re-reads the stream every 25 ms, each time fetching the held rows with their payloads (a whole stenogram\'s Markdown in stenogram:complete) only to drop them.',
+        `and the API read the events table ${held.eventReads} times for ${held.notifications} NOTIFYs meanwhile. Each stream numbers its own events (migration 026), so an open transaction elsewhere holds nothing back.`,
     );
   }
   for (const run of rounds) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createEventHub, type EventHub } from '../../api/sse/hub.ts';
-import { appendEvents, comparePositions, formatPosition, readEvents, type Position } from '../../core/events/events.ts';
+import { appendEvents, readEvents, streamStart, type Position } from '../../core/events/events.ts';
 import { searchEvents } from '../../core/events/searchEvents.ts';
 import { createLogger } from '../../core/log.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -22,18 +22,18 @@ const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 it('gives every subscriber each event after its start once, in order, however it joins: early, late, behind, slow to catch up', async () => {
   const stream = 'crawl:hub-test';
-  const start: Position = { xid: '0', id: '0' };
-  const subscribers: Array<{ from: Position; received: string[]; stop(): void }> = [];
+  const start = streamStart;
+  const subscribers: Array<{ from: Position; received: Position[]; stop(): void }> = [];
   const join = (from: Position, readyForMore?: () => Promise<void>) => {
-    const received: string[] = [];
-    const stop = hub.subscribe(stream, from, (events) => received.push(...events.map(formatPosition)), readyForMore);
+    const received: Position[] = [];
+    const stop = hub.subscribe(stream, from, (events) => received.push(...events.map((event) => event.seq)), readyForMore);
     subscribers.push({ from, received, stop });
   };
   // More than one slice of subscribers from the start, so deliveries span turns of the event loop.
   for (let i = 0; i < 150; i++) join(start);
 
   for (let round = 0; round < 30; round++) {
-    // A transaction that commits after a younger one: readers must not skip it.
+    // A writer that holds its transaction open: the next writer of the stream waits for it, so readers never skip it.
     const late = db.sql.begin(async (tx) => {
       await appendEvents(tx, stream, [searchEvents.progress({ stage: 'late', percent: round })]);
       await sleep(15);
@@ -42,14 +42,14 @@ it('gives every subscriber each event after its start once, in order, however it
     await db.sql.begin((tx) => appendEvents(tx, stream, Array.from({ length: 1 + (round % 4) * 120 }, (_, idx) => searchEvents.progress({ stage: `round ${round}`, percent: 0, videosInBatch: idx }))));
     await late;
     const { events: sofar } = await readEvents(db.sql, stream, start, 100_000);
-    const behind = sofar[Math.floor((sofar.length * (round % 5)) / 5)] ?? start;
+    const behind = sofar[Math.floor((sofar.length * (round % 5)) / 5)]?.seq ?? start;
     join(behind);
     join(behind, () => sleep(round % 3));
     join(start, () => sleep(1));
   }
 
   const { events: all } = await readEvents(db.sql, stream, start, 100_000);
-  const expected = (from: Position) => all.filter((event) => comparePositions(event, from) > 0).map(formatPosition);
+  const expected = (from: Position) => all.filter((event) => event.seq > from).map((event) => event.seq);
   for (let waited = 0; waited < 10_000 && subscribers.some((sub) => sub.received.length < expected(sub.from).length); waited += 50) await sleep(50);
   for (const sub of subscribers) expect(sub.received).toEqual(expected(sub.from));
   subscribers.forEach((sub) => sub.stop());

@@ -54,11 +54,11 @@ const resumeWith = (lastEventId: string, session = sessions.first) =>
 
 describe('a Last-Event-ID that cannot be a position is refused before the stream opens', () => {
   it.each([
-    'c:99999999999999999999.9', // xid8 holds at most 2^64-1
-    'c:18446744073709551616.1',
-    'c:1.9999999999999999999', // the id is a bigint
-    'c:0.5',
-    'c:12.x',
+    'c:99999999999999999999', // the id is a bigint
+    'c:9223372036854775808',
+    'c:-1',
+    'c:12.5', // the scheme before migration 026
+    'c:12x',
     's:not a video',
     'garbage',
   ])('%s → 400 INVALID_INPUT naming Last-Event-ID', async (lastEventId) => {
@@ -67,7 +67,7 @@ describe('a Last-Event-ID that cannot be a position is refused before the stream
   });
 
   it('also when sent as ?lastEventId=', async () => {
-    const response = await stack.api.call(`/api/search/${sessions.first.id}/stream?lastEventId=${encodeURIComponent('c:99999999999999999999.9')}`, { key });
+    const response = await stack.api.call(`/api/search/${sessions.first.id}/stream?lastEventId=${encodeURIComponent('c:99999999999999999999')}`, { key });
     expect(expectError(response, 400, 'INVALID_INPUT').message).toMatch(/^Last-Event-ID: /);
   });
 });
@@ -92,17 +92,30 @@ describe('a Last-Event-ID of another stream is refused, not silently skipped to'
     expectError(await resumeWith(idsOf(sessions.second, 'c:')[0]!), 400, 'INVALID_INPUT');
   });
 
-  it('an event of this crawl from before the session joined it → 400', async () => {
+  it('an event of the crawl before this one of the same channel → 400', async () => {
     const [crawl] = await db.sql<{ crawlId: string }[]>`select crawl_id::text as "crawlId" from search_sessions where id = ${sessions.first.id}`;
-    const [earlier] = await db.sql<{ xid: string; id: string }[]>`
-      select e.xid::text, e.id::text from events e join search_sessions s on s.id = ${sessions.first.id}
-      where e.stream <> ${crawlStream(crawl!.crawlId)} and e.stream like 'crawl:%' and e.xid < s.join_xid order by e.id limit 1`;
+    const [earlier] = await db.sql<{ id: string }[]>`
+      select e.id::text from events e join crawls c on e.stream = 'crawl:' || c.id
+      where c.channel_id = ${first.channel.channelId} and c.id <> ${crawl!.crawlId} order by e.id limit 1`;
     expect(earlier).toBeDefined();
-    expectError(await resumeWith(`c:${earlier!.xid}.${earlier!.id}`), 400, 'INVALID_INPUT');
+    expectError(await resumeWith(`c:${earlier!.id}`), 400, 'INVALID_INPUT');
   });
 
-  it('a position in range that names no event → 400', async () => {
-    expectError(await resumeWith('c:18446744073709551615.9223372036854775807'), 400, 'INVALID_INPUT');
+  it('an event of this crawl from before the session joined it → 400; the first after it resumes', async () => {
+    // A session that joined the first session's crawl after its second event.
+    const [late] = await db.sql<{ id: string; crawlId: string }[]>`
+      insert into search_sessions (user_id, channel_id, crawl_id, join_seq, query)
+      select user_id, channel_id, crawl_id, 2, query from search_sessions where id = ${sessions.first.id} returning id, crawl_id::text as "crawlId"`;
+    const idAt = async (seq: number) => (await db.sql<{ id: string }[]>`select id::text from events where stream = ${crawlStream(late!.crawlId)} and seq = ${seq}`)[0]!.id;
+    const session = { id: late!.id, events: [] };
+    expectError(await resumeWith(`c:${await idAt(2)}`, session), 400, 'INVALID_INPUT');
+    const resumed = await readStream(streamUrl(late!.id), { key, lastEventId: `c:${await idAt(3)}`, timeoutMs: 30_000 });
+    expect(resumed.status).toBe(200);
+    expect(resumed.events.at(-1)?.event).toBe('search:complete');
+  });
+
+  it('an id in range that names no event → 400', async () => {
+    expectError(await resumeWith('c:9223372036854775807'), 400, 'INVALID_INPUT');
   });
 });
 
@@ -137,7 +150,7 @@ describe('generation streams (summaries) check their Last-Event-ID the same way'
       insert into summaries (video_id, channel_id) values (${videoId}, ${first.channel.channelId}), (${first.videos[1]!.videoId}, ${first.channel.channelId}) returning id::text`;
     for (const summary of [own!, other!]) await appendEvents(db.sql, summaryStream(summary.id), [summaryEvents.progress({ stage: 'queued', percent: 0 })]);
     const positionOf = async (summaryId: string) =>
-      (await db.sql<{ position: string }[]>`select xid::text || '.' || id::text as position from events where stream = ${summaryStream(summaryId)}`)[0]!.position;
+      (await db.sql<{ position: string }[]>`select id::text as position from events where stream = ${summaryStream(summaryId)}`)[0]!.position;
     ownSummaryId = own!.id;
     ownPosition = await positionOf(own!.id);
     otherPosition = await positionOf(other!.id);
@@ -145,7 +158,7 @@ describe('generation streams (summaries) check their Last-Event-ID the same way'
 
   const resumeSummary = (lastEventId: string) => stack.api.call(`/api/summary/${videoId}/stream`, { key, headers: { 'Last-Event-ID': lastEventId } });
 
-  it.each(['99999999999999999999.1', '1.9999999999999999999', 's:abc'])('%s → 400 before the stream opens', async (lastEventId) => {
+  it.each(['99999999999999999999', '12.5', 's:abc'])('%s → 400 before the stream opens', async (lastEventId) => {
     expect(expectError(await resumeSummary(lastEventId), 400, 'INVALID_INPUT').message).toMatch(/^Last-Event-ID: /);
   });
 

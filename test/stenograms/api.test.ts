@@ -142,6 +142,13 @@ describe('generate → stream → read → list → delete', () => {
 
     const file = join(dataDir, 'stenograms', owner.userId, `${v.dialogue}.md`);
     expect(await readFile(file, 'utf8')).toBe(stenogram.markdown);
+
+    // The private text went to its owner's stream, never into the event log (kept for a week).
+    const logged = await db.sql<{ payload: { stenogram: object } }[]>`
+      select e.payload from events e join stenograms g on e.stream = 'stenogram:' || g.id where g.video_id = ${v.dialogue} and e.type = 'stenogram:complete'`;
+    expect(logged).toHaveLength(1);
+    expect(logged[0]!.payload.stenogram).toEqual({ url: stenogram.url });
+    expect(JSON.stringify(await db.sql`select payload from events`)).not.toContain('[Music]');
   });
 
   it('reads the Markdown, its metadata, the list and the video ids', async () => {

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { AppError } from '../../../core/errors.ts';
 import { videoIdSchema } from '../../../core/schemas.ts';
 import { stenogramMetadata, toMetadata } from '../../../core/stenograms/metadata.ts';
+import { readStenogramMarkdown } from '../../../core/stenograms/readMarkdown.ts';
 import { requestStenogram } from '../../../core/stenograms/requestStenogram.ts';
-import { isFinalStenogramEvent, stenogramEvents, stenogramStream } from '../../../core/stenograms/stenogramEvents.ts';
+import { isFinalStenogramEvent, stenogramEvents, stenogramStream, type CompletionLogged } from '../../../core/stenograms/stenogramEvents.ts';
 import { transcriptRequired } from '../../../core/subtitles/transcriptRequired.ts';
 import { chargeQuota } from '../../http/quota.ts';
 import { counterSql } from '../context.ts';
@@ -40,8 +41,9 @@ export const generateStenogramTool = defineTool({
         throw new AppError('INTERNAL_ERROR', `the stenogram of ${args.videoId} could not be generated: ${failure.message}${failure.refunded ? ' (the apiStenogramsPerDay unit was given back)' : ''}`);
       }
       if (final) {
-        const done = final.payload as { stenogram: { markdown: string }; metadata: typeof data.metadata };
-        data = { metadata: done.metadata, markdown: done.stenogram.markdown };
+        // The logged event names the stenogram; its text is read from the store, as the REST stream does.
+        const done = final.payload as CompletionLogged;
+        data = { metadata: done.metadata, markdown: await readStenogramMarkdown(ctx.deps.stenogramStore, ctx.deps.log, caller.userId, args.videoId) };
       }
     }
     return { data, text: data.markdown ?? `The stenogram of ${args.videoId} is being generated; read it at ${data.metadata.markdownUrl} (REST, your key) when it is done.` };

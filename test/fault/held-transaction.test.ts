@@ -1,0 +1,80 @@
+import { inject } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { connect, withDatabaseName, type Sql } from '../../core/db/database.ts';
+import { startSearch } from '../../core/crawl/startSearch.ts';
+import { appendEvents, crawlStream } from '../../core/events/events.ts';
+import { searchEvents } from '../../core/events/searchEvents.ts';
+import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { readStream } from '../support/sse.ts';
+
+// A transaction that holds an xid open anywhere in the cluster (pg_dump, an operator's psql, another
+// application on a shared managed Postgres) must not hold back any stream. Event delivery used to
+// wait until every older transaction of the cluster had ended; it now follows each stream's own
+// numbering (migration 026).
+
+const HOLD_MS = 8_000;
+let db: TestDatabase;
+let api: TestApi;
+let other: Sql;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startTestApi(db.sql);
+  other = connect(withDatabaseName(inject('serverUrl'), 'postgres'), { max: 1, role: 'test' });
+});
+
+afterAll(async () => {
+  await other.end({ timeout: 5 });
+  await api.close();
+  await db.drop();
+});
+
+/** Opens a transaction that takes an xid and keeps it until `release` is called. */
+async function holdTransaction(sql: Sql): Promise<{ release(): Promise<void> }> {
+  const reserved = await sql.reserve();
+  await reserved`begin`;
+  await reserved`select pg_current_xact_id()`;
+  return {
+    async release() {
+      await reserved`rollback`;
+      reserved.release();
+    },
+  };
+}
+
+it('delivers a stream\'s events at once while transactions with an xid stay open in this database and in another one of the cluster', async () => {
+  const { key, user } = await createKeyedUser(db.sql);
+  const started = await startSearch(db.sql, { userId: user.id, channel: { channelId: 'UCheldtransaction00000', title: 'Held' }, query: 'held', kind: 'full' });
+  const crawl = crawlStream(started.crawlId);
+  const arrivals = new Map<string, number>();
+  const reading = readStream(`${api.url}/api/search/${started.sessionId}/stream`, {
+    key,
+    timeoutMs: HOLD_MS,
+    until: (event) => {
+      arrivals.set(event.event === 'search:progress' ? `progress ${event.data.stage}` : event.event, Date.now());
+      return event.event === 'search:complete';
+    },
+  });
+  for (let waited = 0; !arrivals.has('progress database') && waited < 5_000; waited += 20) await new Promise((done) => setTimeout(done, 20));
+
+  const elsewhere = await holdTransaction(other);
+  const here = await holdTransaction(db.sql);
+  try {
+    const progressAt = Date.now();
+    await appendEvents(db.sql, crawl, [searchEvents.progress({ stage: 'archive', percent: 50 })]);
+    for (let waited = 0; !arrivals.has('progress archive') && waited < HOLD_MS; waited += 10) await new Promise((done) => setTimeout(done, 10));
+    const completeAt = Date.now();
+    await db.sql.begin((tx) => appendEvents(tx, crawl, [searchEvents.complete({ channelId: 'UCheldtransaction00000', totals: {}, failedSources: [], morePages: false })]));
+    const { ended, events } = await reading;
+    console.log(`with two transactions held open: progress after ${arrivals.get('progress archive')! - progressAt} ms, complete after ${arrivals.get('search:complete')! - completeAt} ms`);
+    expect(events.at(-1)?.event).toBe('search:complete');
+    expect(ended).toBe(false);
+    // Both well before the held transactions end: before, each waited for them.
+    expect(arrivals.get('progress archive')! - progressAt).toBeLessThan(2_000);
+    expect(arrivals.get('search:complete')! - completeAt).toBeLessThan(2_000);
+  } finally {
+    await here.release();
+    await elsewhere.release();
+  }
+}, 30_000);
