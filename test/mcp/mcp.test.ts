@@ -194,7 +194,7 @@ describe('MCP server at /mcp', () => {
   it('generate_stenogram waits for the Markdown with a progress token', async () => {
     const progress: number[] = [];
     const result = await client.callTool({ name: 'generate_stenogram', arguments: { videoId: v.other } }, undefined, { onprogress: (update) => progress.push(update.progress), timeout: 60_000 });
-    expect(result.isError).toBeFalsy();
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     expect((result.structuredContent as { markdown: string }).markdown).toContain('lathe');
     const again = await client.callTool({ name: 'generate_stenogram', arguments: { videoId: v.other } });
     expect(textOf(again)).toMatch(/^STENOGRAM_CONFLICT/);

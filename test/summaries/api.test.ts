@@ -122,7 +122,7 @@ describe('POST /api/summary/generate → job → events → the summary', () => 
     // The generation logs its progress; a stream opened before it ends carries all of it, one opened after
     // (a loaded machine) answers the final event at once.
     const [{ id }] = await db.sql<[{ id: string }]>`select id::text from summaries where video_id = ${v.lathe} and not private`;
-    const percents = (await db.sql<{ percent: number }[]>`select (payload->>'percent')::int as percent from events where stream = ${summaryStream(id)} and type = 'summary:progress' order by xid, id`).map((row) => row.percent);
+    const percents = (await db.sql<{ percent: number }[]>`select (payload->>'percent')::int as percent from events where stream = ${summaryStream(id)} and type = 'summary:progress' order by seq`).map((row) => row.percent);
     expect(percents.length).toBeGreaterThan(0);
     expect(percents).toEqual([...percents].sort((a, b) => a - b));
     if (types.length > 1) expect(streamed.events.filter((event) => event.event === 'summary:progress').map((event) => event.data.percent)).toEqual(percents);

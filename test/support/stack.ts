@@ -15,7 +15,8 @@ export async function startSearchStack(db: TestDatabase, env: Record<string, str
   const config = loadConfig({ DATABASE_URL: db.url, ...env });
   const used = sources ?? configuredSources(config);
   const api = await startTestApi(db.sql, env, log, used, clock);
-  const worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, used);
+  // The API's configuration (its DATA_DIR too): both read and write the same stenogram store.
+  const worker = await startWorker(api.config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, used);
   return {
     api,
     worker,
