@@ -13,10 +13,10 @@
  *            and after the first burst a what-if: one stream beside a transaction held open 2 s.
  *
  * Commit → client: this process LISTENs on the events' NOTIFY channel itself. NOTIFY goes out only
- * when the inserting transaction commits, and every event of a stenogram's stream is its own
- * transaction, one after another (stenogram:started in the request's, each progress event alone,
+ * when the inserting transaction commits, once per stream, and a stream's transactions commit one
+ * after another (stenogram:started in the request's, progress coalesced into a few writes,
  * stenogram:complete with the row's update), so the k-th notification of a stream is the commit of its
- * k-th event. Delivery latency is the client's arrival time minus that notification's arrival here
+ * k-th transaction; the events of one transaction share its created_at. Delivery latency is the client's arrival time minus that notification's arrival here
  * (one clock, one process); arrival minus the row's created_at (now(): the transaction's start, on
  * the machine's wall clock) is given beside it as an upper bound.
  *
@@ -970,7 +970,7 @@ function streamTables(rounds: RoundResult[], offline: OfflineResult[]): { tables
     `How: a fresh database per round; ${first.users} Pro users, one L3 key each (apiStenogramsPerDay raised to ${STENOGRAMS_PER_DAY}, still charged; requestsPerMinute unlimited); one channel and ${STREAMS + 3} videos (the burst's, the two before it, the what-if's), each with a generated transcript stored as a fetch stores it (WebVTT through storeTrack, then refreshTranscript). ` +
       '`afterimage api` and `afterimage worker` run as child processes with DATABASE_URL on that database and DATA_DIR in a temporary folder (the file store writes there; no LLM_BASE_URL, so the offline generator). ' +
       `Two streams are generated one at a time first (the route's first request, then the "alone" reference); then all ${STREAMS} POSTs go out at once, each on its own connection, from this process, which reads every SSE response to its end. "Queued" and "in worker" come from the events' created_at: stenogram:started → the first stenogram:progress (a slot of the worker's ${WORKER_CONCURRENCY}, the row and the transcript read) → stenogram:complete (generated, stored, committed).`,
-    'Commit → client: this process LISTENs on afterimage_events too. Each event of a stenogram stream is committed in its own transaction, one after another, so the k-th NOTIFY of a stream is the commit of its k-th event; the latency is the frame\'s arrival at the client minus that NOTIFY\'s arrival here (one clock, one process). ' +
+    'Commit → client: this process LISTENs on afterimage_events too. A stream\'s transactions commit one after another, each with one NOTIFY, and the events of one share its created_at, so the k-th NOTIFY of a stream is the commit of its k-th transaction; the latency is the frame\'s arrival at the client minus that NOTIFY\'s arrival here (one clock, one process). ' +
       'It leaves out the moment from the commit to the NOTIFY reaching a listener, which the API\'s hub waits for too; arrival − created_at (now(), the transaction\'s start, same machine clock) is the upper bound, and for stenogram:complete it includes that transaction\'s own work (the row\'s update, a read, the insert of the Markdown). ' +
       'stenogram:started is committed by the POST\'s own transaction and reaches its client through the hub\'s catch-up once the stream subscribes; so do progress events committed before that.',
     `API event reads: index scans of events_stream_seq (readEvents, positionOf) from pg_stat_user_indexes, read after the API had stopped (the two streams before the burst and the burst): ${rounds.map((run) => `${run.label}: ${run.eventReads.reads} reads for ${run.eventReads.notifications} NOTIFYs`).join('; ')}. ` +
@@ -1000,7 +1000,7 @@ function streamTables(rounds: RoundResult[], offline: OfflineResult[]): { tables
     notes.push(
       `The ${run.minutes}-minute stream alone, its events as committed (ms after stenogram:started's transaction began): ${run.alone.timeline.join(', ')}. ` +
         (together
-          ? `Its ${run.alone.timeline.filter((event) => event.startsWith('progress')).length} progress events were committed within ${Math.round(lastProgressMs - firstProgressMs)} ms of each other, the first ${Math.round(firstProgressMs)} ms in: they come in a clump rather than as the work goes (progressAppender queues each insert, one after another, and postgres.js sends a query on a later turn of the event loop than the generator's next synchronous step), so the client learns little from them while each still costs a commit with NOTIFY.`
+          ? `Its ${run.alone.timeline.filter((event) => event.startsWith('progress')).length} progress events were committed within ${Math.round(lastProgressMs - firstProgressMs)} ms of each other, the first ${Math.round(firstProgressMs)} ms in: they come in a clump rather than as the work goes: the offline generator works synchronously, so what it reports waits for the event loop's next turn, and progressAppender writes it in as few transactions (one NOTIFY each) as a write under way and its 250 ms spacing allow.`
           : 'Its progress events were spread over the job.'),
     );
   }
