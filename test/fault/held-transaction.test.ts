@@ -1,5 +1,4 @@
-import { inject } from 'vitest';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { connect, withDatabaseName, type Sql } from '../../core/db/database.ts';
 import { startSearch } from '../../core/crawl/startSearch.ts';
 import { appendEvents, crawlStream } from '../../core/events/events.ts';
