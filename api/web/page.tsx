@@ -8,7 +8,7 @@ import type { Caller } from '../http/auth.ts';
 import { readFormBody } from '../http/body.ts';
 import { describeIssues } from '../http/failure.ts';
 import { requestQuota } from '../http/quota.ts';
-import type { ApiDeps } from '../http/route.ts';
+import { handled, type ApiDeps } from '../http/route.ts';
 import { sendErrorPage } from './errorPage.tsx';
 import { Layout, type LayoutProps } from './layout.tsx';
 import { renderDocument, sendHtml } from './render.ts';
@@ -55,7 +55,11 @@ export interface Page<P extends Schema | undefined = Schema | undefined, Q exten
   access?: Access;
   /** Counted against the visitor's requestsPerMinute (default true), as an API request is. */
   rateLimited?: boolean;
-  handler(ctx: PageContext<Out<P>, Out<Q>, Out<F>>): Promise<PageView | Redirect>;
+  /**
+   * What the page shows, where it goes next, or `handled` when it wrote the response itself: a live
+   * stream or a file, served by the same functions as the API's route for it, to this visitor.
+   */
+  handler(ctx: PageContext<Out<P>, Out<Q>, Out<F>>): Promise<PageView | Redirect | typeof handled>;
 }
 
 export const definePage = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, F extends Schema | undefined = undefined>(page: Page<P, Q, F>): Page =>
@@ -81,6 +85,7 @@ export function servePage(page: Page, deps: ApiDeps) {
       const query = parse(page.query, { ...req.query }, 'query');
       const form = page.method === 'POST' ? parse(page.form, await readFormBody(req, deps.config.BODY_LIMIT_BYTES), 'form') : undefined;
       const answer = await page.handler({ req, res, deps, visitor, params, query, form, log: deps.log.child({ reqId: req.id }) }).finally(quota.settle);
+      if (answer === handled) return;
       if (isRedirect(answer)) {
         res.writeHead(answer.status, { Location: answer.location, 'Content-Length': 0 });
         res.end();
