@@ -13,6 +13,8 @@ export interface LayoutProps {
   description?: string | undefined;
   /** More of `<head>`: canonical link, Open Graph tags, JSON-LD. */
   head?: ComponentChildren;
+  /** Stylesheets of api/web/assets/ this page needs beyond site.css. */
+  styles?: string[] | undefined;
   /** Files of api/web/assets/ this page needs beyond site.js, loaded as deferred modules. */
   scripts?: string[] | undefined;
   /** The search box's current text. */
@@ -37,6 +39,7 @@ export function Layout(props: LayoutProps): VNode {
         {props.description ? <meta name="description" content={props.description} /> : null}
         <link rel="icon" href={assetUrl('favicon.svg')} type="image/svg+xml" />
         <link rel="stylesheet" href={assetUrl('site.css')} />
+        {(props.styles ?? []).map((name) => <link key={name} rel="stylesheet" href={assetUrl(name)} />)}
         <script type="module" src={assetUrl('site.js')} />
         {(props.scripts ?? []).map((name) => <script key={name} type="module" src={assetUrl(name)} />)}
         {props.head}
