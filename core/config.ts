@@ -64,7 +64,7 @@ export const configSchema = z.object({
   LLM_BASE_URL: z
     .url({ message: 'expected an http(s) URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1' })
     .optional()
-    .describe("an OpenAI-compatible endpoint that writes summaries (see [AI summaries](#ai-summaries)); unset: the built-in offline generator"),
+    .describe("an OpenAI-compatible endpoint that writes summaries (see [AI summaries](#ai-summaries-and-stenograms)); unset: the built-in offline generator"),
   LLM_API_KEY: z.string().min(1).optional().describe("the endpoint's key (never logged)"),
   LLM_MODEL: z.string().min(1).default('gpt-4o-mini').describe("the model asked; recorded as `llmModel` with every summary"),
   LLM_CONTEXT_TOKENS: integerFromEnv(2048, 10_000_000).default(8192)
