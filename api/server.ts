@@ -7,6 +7,7 @@ import { configuredSearchBackend } from '../core/fts/configured.ts';
 import { configuredStenogramStore } from '../core/stenograms/store.ts';
 import { checkAccess } from './http/access.ts';
 import { answerClientError } from './http/clientError.ts';
+import { cors } from './http/cors.ts';
 import { authenticate } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
@@ -123,6 +124,7 @@ export function createApi(input: ApiInput, routes: Route[] = allRoutes) {
     });
     next();
   });
+  app.use(cors(deps.config.CORS_ORIGINS) as unknown as Middleware<Request>);
 
   // The MCP server (api/mcp/handler.ts): every method, so GET and DELETE get the transport's 405.
   app.all('/mcp', mcpHandler(deps) as unknown as Middleware<Request>);

@@ -16,6 +16,34 @@ const postgresUrl = z
   .string()
   .regex(/^postgres(ql)?:\/\/.+/, { message: 'expected a postgres:// or postgresql:// connection URL' });
 
+/**
+ * What is wrong with `value` as a browser origin (scheme, host and port only, as a browser sends it in
+ * `Origin`), or undefined when it is one.
+ */
+function originProblem(value: string): string | undefined {
+  if (value === '*') return '"*" is not accepted: list the exact origins of the web apps that may call the API';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `"${value}" is not an origin: expected scheme and host, e.g. https://app.example.org`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${value}" is not an http(s) origin`;
+  if (url.origin !== value) return `"${value}" is not an origin as a browser sends it: write ${url.origin} (no path, trailing slash, user, query or default port; lower case)`;
+  return undefined;
+}
+
+/** Comma-separated exact origins; every problem is named, each entry on its own. */
+const originListFromEnv = z
+  .string()
+  .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+  .superRefine((origins, ctx) => {
+    for (const origin of origins) {
+      const problem = originProblem(origin);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }
+  });
+
 /** Every setting the service reads from the environment; later features add theirs here. */
 export const configSchema = z.object({
   PORT: integerFromEnv(0, 65535).default(8080),
@@ -52,6 +80,9 @@ export const configSchema = z.object({
   TYPESENSE_API_KEY: z.string().min(1).optional(),
   TYPESENSE_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'expected letters, digits, _ or - (at most 64)' }).default('videos'),
   FTS_TIMEOUT_MS: integerFromEnv(50, 600_000).default(3_000),
+  CORS_ORIGINS: originListFromEnv
+    .default([])
+    .describe('comma-separated origins (https://app.example.org) whose pages may call /api and /mcp from a browser; unset: none'),
   PUBLIC_URL: z.url({ message: 'expected an http(s) URL, e.g. https://archive.example.org' }).optional().describe('the address the public reaches the service at, for absolute URLs (sitemap, canonical links); unset: the request\'s Host'),
   LLM_BASE_URL: z
     .url({ message: 'expected an http(s) URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1' })
@@ -124,7 +155,7 @@ export function describeConfig(config: Config): Record<string, string | number |
   const described: Record<string, string | number | boolean | null> = {};
   for (const key of Object.keys(configSchema.shape) as (keyof RawConfig)[]) {
     const value = config[key];
-    described[key] = value === undefined ? null : secretSettings.has(key) ? maskSecret(String(value)) : value;
+    described[key] = value === undefined ? null : secretSettings.has(key) ? maskSecret(String(value)) : Array.isArray(value) ? value.join(',') : value;
   }
   described.DATA_DIR = config.dataDir;
   described.ARCHIVE_DIR = config.archiveDir;
