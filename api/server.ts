@@ -14,7 +14,8 @@ import { describeIssues, sendFailure } from './http/failure.ts';
 import { refuseUnstorableText } from './http/storableInput.ts';
 import { requestQuota } from './http/quota.ts';
 import { sendData, sendError } from './http/respond.ts';
-import { handled, isReply, type ApiDeps, type Route, type RouteContext } from './http/route.ts';
+import { streamTokenOf } from './http/streamToken.ts';
+import { handled, isReply, pathPattern, type ApiDeps, type Route, type RouteContext } from './http/route.ts';
 import { mcpHandler } from './mcp/handler.ts';
 import { allRoutes } from './routes/index.ts';
 
@@ -54,7 +55,7 @@ function dispatch(route: Route, deps: ApiDeps) {
 
 function dispatchUnguarded(route: Route, deps: ApiDeps) {
   return async (req: Request, res: ServerResponse) => {
-    const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth, route.apiAccess !== false);
+    const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth, route.apiAccess !== false, streamTokenOf(route, req));
     if (caller.kind === 'key') (res as ServerResponse & { userId?: string }).userId = caller.userId;
     checkAccess(caller, route);
     const quota = requestQuota(deps.counterSql ?? deps.sql, caller, res, route.rateLimited ?? true);
@@ -78,10 +79,7 @@ async function validateAndRun(route: Route, deps: ApiDeps, req: Request, ctx: Pi
 function methodsByPattern(routes: Route[]): Array<{ pattern: RegExp; methods: string[] }> {
   const grouped = new Map<string, string[]>();
   for (const route of routes) grouped.set(route.path, [...(grouped.get(route.path) ?? []), route.method]);
-  return [...grouped].map(([path, methods]) => ({
-    pattern: new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`),
-    methods,
-  }));
+  return [...grouped].map(([path, methods]) => ({ pattern: pathPattern(path), methods }));
 }
 
 /** What an API is built from; the search backend and the stenogram store default to the configured ones. */
