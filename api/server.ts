@@ -7,13 +7,15 @@ import { configuredSearchBackend } from '../core/fts/configured.ts';
 import { configuredStenogramStore } from '../core/stenograms/store.ts';
 import { checkAccess } from './http/access.ts';
 import { answerClientError } from './http/clientError.ts';
+import { cors } from './http/cors.ts';
 import { authenticate } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
 import { refuseUnstorableText } from './http/storableInput.ts';
 import { requestQuota } from './http/quota.ts';
 import { sendData, sendError } from './http/respond.ts';
-import { handled, isReply, type ApiDeps, type Route, type RouteContext } from './http/route.ts';
+import { streamTokenOf } from './http/streamToken.ts';
+import { handled, isReply, pathPattern, type ApiDeps, type Route, type RouteContext } from './http/route.ts';
 import { mcpHandler } from './mcp/handler.ts';
 import { allRoutes } from './routes/index.ts';
 import { sendAsset } from './web/assets.ts';
@@ -57,7 +59,7 @@ function dispatch(route: Route, deps: ApiDeps) {
 
 function dispatchUnguarded(route: Route, deps: ApiDeps) {
   return async (req: Request, res: ServerResponse) => {
-    const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth, route.apiAccess !== false);
+    const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth, route.apiAccess !== false, streamTokenOf(route, req));
     if (caller.kind === 'key') (res as ServerResponse & { userId?: string }).userId = caller.userId;
     checkAccess(caller, route);
     const quota = requestQuota(deps.counterSql ?? deps.sql, caller, res, route.rateLimited ?? true);
@@ -81,10 +83,7 @@ async function validateAndRun(route: Route, deps: ApiDeps, req: Request, ctx: Pi
 function methodsByPattern(routes: Array<Pick<Route, 'path' | 'method'>>): Array<{ pattern: RegExp; methods: string[] }> {
   const grouped = new Map<string, string[]>();
   for (const route of routes) grouped.set(route.path, [...(grouped.get(route.path) ?? []), route.method]);
-  return [...grouped].map(([path, methods]) => ({
-    pattern: new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`),
-    methods,
-  }));
+  return [...grouped].map(([path, methods]) => ({ pattern: pathPattern(path), methods }));
 }
 
 /** What an API is built from; the search backend and the stenogram store default to the configured ones. */
@@ -130,6 +129,7 @@ export function createApi(input: ApiInput, routes: Route[] = allRoutes, pages: P
     });
     next();
   });
+  app.use(cors(deps.config.CORS_ORIGINS) as unknown as Middleware<Request>);
 
   // The MCP server (api/mcp/handler.ts): every method, so GET and DELETE get the transport's 405.
   app.all('/mcp', mcpHandler(deps) as unknown as Middleware<Request>);

@@ -16,6 +16,34 @@ const postgresUrl = z
   .string()
   .regex(/^postgres(ql)?:\/\/.+/, { message: 'expected a postgres:// or postgresql:// connection URL' });
 
+/**
+ * What is wrong with `value` as a browser origin (scheme, host and port only, as a browser sends it in
+ * `Origin`), or undefined when it is one.
+ */
+function originProblem(value: string): string | undefined {
+  if (value === '*') return '"*" is not accepted: list the exact origins of the web apps that may call the API';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `"${value}" is not an origin: expected scheme and host, e.g. https://app.example.org`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${value}" is not an http(s) origin`;
+  if (url.origin !== value) return `"${value}" is not an origin as a browser sends it: write ${url.origin} (no path, trailing slash, user, query or default port; lower case)`;
+  return undefined;
+}
+
+/** Comma-separated exact origins; every problem is named, each entry on its own. */
+const originListFromEnv = z
+  .string()
+  .transform((value) => value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))
+  .superRefine((origins, ctx) => {
+    for (const origin of origins) {
+      const problem = originProblem(origin);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }
+  });
+
 /** Every setting the service reads from the environment; later features add theirs here. */
 export const configSchema = z.object({
   PORT: integerFromEnv(0, 65535).default(8080).describe("HTTP port of the API"),
@@ -59,6 +87,9 @@ export const configSchema = z.object({
     .describe("the alias searched; `afterimage reindex` builds a new collection behind it"),
   FTS_TIMEOUT_MS: integerFromEnv(50, 600_000).default(3_000)
     .describe("a full-text query running longer is stopped (503 `SERVICE_UNAVAILABLE`, saying how to narrow it)"),
+  CORS_ORIGINS: originListFromEnv
+    .default([])
+    .describe("comma-separated exact origins (`https://app.example.org,http://localhost:5173`) whose pages may call `/api` and `/mcp` from a browser; unset: none. Each is checked at start-up (scheme and host only, as a browser sends `Origin`; `*` is refused). See [Browsers](api/REFERENCE.md#browsers-cors-and-stream-tokens)"),
   PUBLIC_URL: z.url({ message: 'expected an http(s) URL, e.g. https://archive.example.org' }).optional()
     .describe("the address the public reaches the service at, for the sitemap's absolute URLs; unset: the request's `Host`"),
   LLM_BASE_URL: z
@@ -75,12 +106,12 @@ export const configSchema = z.object({
     .string()
     .regex(/^(file|s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[\w!.*'()/-]*)?)$/, { message: 'expected file or s3://bucket/optional/prefix' })
     .default('file')
-    .describe("where stenograms' Markdown lives: file (DATA_DIR/stenograms) or an S3 bucket and key prefix"),
-  S3_ENDPOINT: z.url({ message: 'expected an http(s) URL, e.g. http://localhost:9000' }).optional().describe('an S3-compatible server (MinIO, …); unset: AWS'),
-  S3_REGION: z.string().min(1).default('us-east-1'),
-  S3_ACCESS_KEY_ID: z.string().min(1).optional().describe("unset: the AWS SDK's default credential chain"),
-  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  S3_FORCE_PATH_STYLE: booleanFromEnv.optional().describe('address buckets as endpoint/bucket rather than bucket.endpoint; unset: true when S3_ENDPOINT is set'),
+    .describe("where stenograms' Markdown lives: `file` (`DATA_DIR/stenograms`) or `s3://bucket/optional/prefix` for several machines"),
+  S3_ENDPOINT: z.url({ message: 'expected an http(s) URL, e.g. http://localhost:9000' }).optional().describe('an S3-compatible server (MinIO, Ceph, R2…); unset: AWS'),
+  S3_REGION: z.string().min(1).default('us-east-1').describe("the bucket's region"),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional().describe("the bucket's access key; unset: the AWS SDK's default credential chain"),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional().describe('the secret of `S3_ACCESS_KEY_ID`'),
+  S3_FORCE_PATH_STYLE: booleanFromEnv.optional().describe('path-style bucket addressing (endpoint/bucket rather than bucket.endpoint); unset: `true` when `S3_ENDPOINT` is set'),
 });
 
 type RawConfig = z.output<typeof configSchema>;
@@ -133,7 +164,7 @@ export function describeConfig(config: Config): Record<string, string | number |
   const described: Record<string, string | number | boolean | null> = {};
   for (const key of Object.keys(configSchema.shape) as (keyof RawConfig)[]) {
     const value = config[key];
-    described[key] = value === undefined ? null : secretSettings.has(key) ? maskSecret(String(value)) : value;
+    described[key] = value === undefined ? null : secretSettings.has(key) ? maskSecret(String(value)) : Array.isArray(value) ? value.join(',') : value;
   }
   described.DATA_DIR = config.dataDir;
   described.ARCHIVE_DIR = config.archiveDir;
@@ -144,7 +175,8 @@ export function describeConfig(config: Config): Record<string, string | number |
 export function configTable(): string {
   const rows = Object.entries(configSchema.shape).map(([key, schema]) => {
     const fallback = schema.safeParse(undefined);
-    const shown = fallback.success && fallback.data !== undefined ? `\`${String(fallback.data)}\`` : 'unset';
+    const unset = !fallback.success || fallback.data === undefined || (Array.isArray(fallback.data) && fallback.data.length === 0);
+    const shown = unset ? 'unset' : `\`${String(fallback.data)}\``;
     const secret = secretSettings.has(key as keyof RawConfig) ? ' (a secret: masked everywhere)' : '';
     return `| \`${key}\` | ${shown} | ${schema.description ?? ''}${secret} |`;
   });

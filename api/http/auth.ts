@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { findApiKey, touchApiKey } from '../../core/accounts/findApiKey.ts';
+import { findApiKey, touchApiKey, type ApiKeyOwner } from '../../core/accounts/findApiKey.ts';
+import { findStreamToken } from '../../core/accounts/findStreamToken.ts';
+import { STREAM_TOKEN_MINUTES } from '../../core/accounts/mintStreamToken.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors.ts';
-import { hashApiKey, isWellFormedApiKey, sameHash } from '../../core/keys.ts';
+import { hashApiKey, hashStreamToken, isWellFormedApiKey, isWellFormedStreamToken, sameHash } from '../../core/keys.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Tier } from '../../core/schemas.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
@@ -48,12 +50,15 @@ export interface AuthDeps { sql: Sql; tiers: TierCache; log: Logger; trustProxy:
 
 const lastTouched = new Map<string, number>();
 
+/** A stream token given in the URL of an event stream (`?token=`), with the path it was given on. */
+export interface StreamTokenUse { token: string; path: string }
+
 /**
  * Who is calling. The key is looked up by its SHA-256 hash, so the time taken does not depend on how
  * much of a guessed key is right, and the stored hash is compared in constant time.
  */
-export async function authenticate(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth, needsApiAccess = true): Promise<Caller> {
-  if (auth !== 'public') return identify(deps, req, auth, needsApiAccess);
+export async function authenticate(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth, needsApiAccess = true, streamToken?: StreamTokenUse): Promise<Caller> {
+  if (auth !== 'public') return identify(deps, req, auth, needsApiAccess, streamToken);
   // Public routes count a valid key against its owner, but a stale or wrong key never blocks them
   // (a monitor with an old key still gets its health answer).
   return identify(deps, req, auth, needsApiAccess).catch(async (error: unknown) => {
@@ -68,9 +73,13 @@ function anonymousCaller(deps: AuthDeps, req: IncomingMessage, tiers: Map<string
   return { kind: 'anonymous', tier: tiers.get('anonymous')!, subject: anonymousSubject(address), address };
 }
 
-async function identify(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth, needsApiAccess: boolean): Promise<Caller> {
+async function identify(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth, needsApiAccess: boolean, streamToken?: StreamTokenUse): Promise<Caller> {
   const key = extractApiKey(req);
   const tiers = await deps.tiers.get();
+  if (streamToken) {
+    if (key !== undefined) throw new AppError('INVALID_INPUT', 'send either an API key or a stream token (?token=), not both');
+    return keyCaller(deps, await streamTokenOwner(deps.sql, streamToken), tiers, needsApiAccess);
+  }
   if (key === undefined) {
     if (auth === 'key') throw new AppError('API_KEY_REQUIRED', 'this endpoint needs an API key: send it as "X-API-Key: tsk_…" or "Authorization: Bearer tsk_…"');
     return anonymousCaller(deps, req, tiers);
@@ -80,6 +89,28 @@ async function identify(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth, n
   const owner = await findApiKey(deps.sql, hash);
   if (!owner || !sameHash(owner.keyHash, hash)) throw new AppError('UNAUTHORIZED', 'unknown API key');
   if (owner.revoked) throw new AppError('UNAUTHORIZED', 'this API key was revoked; use the key that replaced it or create a new one');
+  return keyCaller(deps, owner, tiers, needsApiAccess);
+}
+
+const MINT_HINT = 'mint one for this stream with POST /api/stream-tokens {"stream": "<stream path>"}';
+
+/**
+ * The key a stream token acts as: one minted for this very stream, not expired, by a key not revoked
+ * since. The token is never echoed in a message (it is a secret, and messages reach logs and pages).
+ */
+async function streamTokenOwner(sql: Sql, use: StreamTokenUse): Promise<ApiKeyOwner> {
+  if (!isWellFormedStreamToken(use.token)) throw new AppError('UNAUTHORIZED', `malformed stream token: tokens are "sst_" followed by 43 letters, digits, - or _; ${MINT_HINT}`);
+  const hash = hashStreamToken(use.token);
+  const grant = await findStreamToken(sql, hash);
+  if (!grant) throw new AppError('UNAUTHORIZED', `unknown stream token; ${MINT_HINT}`);
+  if (grant.revoked) throw new AppError('UNAUTHORIZED', 'the API key that minted this stream token was revoked; mint a new token with the key that replaced it');
+  if (grant.expired) throw new AppError('UNAUTHORIZED', `this stream token expired at ${grant.expiresAt.toISOString()} (tokens last ${STREAM_TOKEN_MINUTES} minutes); ${MINT_HINT}`);
+  if (grant.streamPath !== use.path) throw new AppError('UNAUTHORIZED', `this stream token opens ${grant.streamPath}, not ${use.path}; ${MINT_HINT}`);
+  return grant;
+}
+
+/** The caller a valid key (or a stream token minted by one) stands for: its owner, tier and scope as they are now. */
+function keyCaller(deps: AuthDeps, owner: ApiKeyOwner, tiers: Map<string, Tier>, needsApiAccess: boolean): Caller {
   const tier = tiers.get(owner.tier)!;
   if (needsApiAccess && !owner.apiAccess) {
     throw new AppError('FORBIDDEN', `API access is not enabled for this account: the ${tier.displayName} tier has no API access (it needs Pro)`);

@@ -113,6 +113,9 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
   handler(ctx: RouteContext<Out<P>, Out<Q>, Out<B>>): Promise<z.output<R> | Reply<z.output<R>> | OtherReply<A> | typeof handled>;
 }
 
+/** A route's path (`/api/x/:id`) as a regular expression matching the paths it answers (a trailing slash allowed). */
+export const pathPattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
+
 /** The query of a route that takes no parameters: any parameter is unknown, so a typo never goes unnoticed. */
 const noParameters = z.strictObject({});
 

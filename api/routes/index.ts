@@ -5,6 +5,7 @@ import { healthRoute } from './health.ts';
 import { openApiRoute } from './openapi.ts';
 import { backgroundStatusRoute, continueSearchRoute, startSearchRoute, streamSearchRoute } from './search.ts';
 import { stenogramRoutes } from './stenograms.ts';
+import { streamTokenRoute } from './streamTokens.ts';
 import { subtitleRoutes } from './subtitles.ts';
 import { summaryRoutes } from './summaries.ts';
 import { summaryPageRoutes } from './summaryPages.ts';
@@ -27,6 +28,7 @@ export const allRoutes: Route[] = [
   ...summaryRoutes,
   ...summaryPageRoutes,
   ...stenogramRoutes,
+  streamTokenRoute(() => allRoutes),
   statusHistoryRoute,
   videoFileRoute,
 ];

@@ -10,7 +10,8 @@ import { crawlStream, positionOf, streamHead, type Position } from '../../core/e
 import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
 import { ACCEPTED_FORMS, CHANNEL_ID } from '../../core/youtube/channelQuery.ts';
 import { chargeQuota } from '../http/quota.ts';
-import { defineRoute, handled, type RouteContext } from '../http/route.ts';
+import { issueStreamToken, streamTokenObject, streamTokenParam } from '../http/streamToken.ts';
+import { defineRoute, handled, type ApiDeps, type RouteContext } from '../http/route.ts';
 import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
 import { openEventStream } from '../sse/writer.ts';
 import type { Caller } from '../http/auth.ts';
@@ -21,17 +22,16 @@ const sessionResponse = z.object({
   sseEndpointUrl: z.string(),
   channelId: z.string(),
   channelTitle: z.string(),
+  sseToken: streamTokenObject.describe('an addition to the spec: opens sseEndpointUrl without the API key (sseToken.url), for a browser\'s EventSource'),
 });
 
 const sessionParams = z.strictObject({ sessionId: z.uuid({ message: 'expected a search session id (UUID)' }) });
 
 const ownerId = (caller: Caller) => (caller.kind === 'key' ? caller.userId : null);
-const sessionReply = (started: { sessionId: string; channelTitle: string }, channelId: string) => ({
-  searchSessionId: started.sessionId,
-  sseEndpointUrl: `/api/search/${started.sessionId}/stream`,
-  channelId,
-  channelTitle: started.channelTitle,
-});
+async function sessionReply(deps: ApiDeps, caller: Caller, started: { sessionId: string; channelTitle: string }, channelId: string) {
+  const sseEndpointUrl = `/api/search/${started.sessionId}/stream`;
+  return { searchSessionId: started.sessionId, sseEndpointUrl, channelId, channelTitle: started.channelTitle, sseToken: await issueStreamToken(deps, caller, sseEndpointUrl) };
+}
 
 export const startSearchRoute = defineRoute({
   method: 'POST',
@@ -47,7 +47,7 @@ export const startSearchRoute = defineRoute({
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler({ body, caller, deps, res, log }) {
     const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS }, { query: body.query, userId: ownerId(caller) }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)));
-    return sessionReply(started, started.channelId);
+    return sessionReply(deps, caller, started, started.channelId);
   },
 });
 
@@ -85,7 +85,7 @@ export const streamSearchRoute = defineRoute({
   scope: 'L1',
   feature: 'channelSearch',
   params: sessionParams,
-  query: z.strictObject({ lastEventId: z.string().max(64).optional() }),
+  query: z.strictObject({ lastEventId: z.string().max(64).optional(), token: streamTokenParam }),
   events: searchEventVocabulary,
   errors: ['NOT_FOUND'],
   async handler(ctx) {
@@ -144,7 +144,7 @@ export const continueSearchRoute = defineRoute({
     const started = await continueSearch(deps, { sessionId: session.id, channelId: session.channelId, userId: ownerId(caller) }, async () => {
       await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
     });
-    return sessionReply(started, session.channelId);
+    return sessionReply(deps, caller, started, session.channelId);
   },
 });
 

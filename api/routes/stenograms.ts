@@ -12,6 +12,7 @@ import { isFinalStenogramEvent, stenogramEvents, stenogramEventVocabulary, steno
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
+import { streamTokenParam } from '../http/streamToken.ts';
 import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
 import { streamStart } from '../../core/events/events.ts';
 import { answerFinalEvent, followStream, lastEventId, resumePosition, type PresentFinal } from '../sse/followStream.ts';
@@ -77,7 +78,7 @@ const streamRoute = defineRoute({
   description: 'A finished stenogram answers stenogram:complete (or stenogram:error) at once.',
   ...access,
   params: ownerParams,
-  query: z.strictObject({ lastEventId: z.string().max(64).optional() }),
+  query: z.strictObject({ lastEventId: z.string().max(64).optional(), token: streamTokenParam }),
   events: stenogramEventVocabulary,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler({ req, res, params, query, caller, deps }) {

@@ -13,6 +13,7 @@ import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
+import { issueStreamToken, streamTokenObject, streamTokenParam } from '../http/streamToken.ts';
 import { defineRoute, handled, reply } from '../http/route.ts';
 import { answerFinalEvent, followStream, lastEventId, resumePosition } from '../sse/followStream.ts';
 
@@ -137,7 +138,7 @@ const generateRoute = defineRoute({
   feature: 'summaryGeneration',
   body: z.strictObject({ videoId: videoIdSchema, private: z.boolean({ message: 'expected true or false' }).default(false) }),
   response: summaryObject,
-  alsoAnswers: { 202: summaryObject },
+  alsoAnswers: { 202: summaryObject.extend({ streamToken: streamTokenObject.describe('an addition to the spec: opens streamUrl without the API key (streamToken.url), for a browser\'s EventSource') }) },
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED'],
   async handler({ body, caller, deps, res }) {
     if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key');
@@ -149,7 +150,8 @@ const generateRoute = defineRoute({
     });
     if (request.outcome === 'ready') return toSummaryObject(request.summary);
     if (request.outcome === 'generating') {
-      return reply(toSummaryObject(request.summary), { status: 202, headers: { Location: `/api/summary/${body.videoId}` } });
+      const summary = toSummaryObject(request.summary);
+      return reply({ ...summary, streamToken: await issueStreamToken(deps, caller, summary.streamUrl) }, { status: 202, headers: { Location: `/api/summary/${body.videoId}` } });
     }
     throw transcriptRequired(body.videoId, request.transcript, 'summary');
   },
@@ -208,7 +210,7 @@ const streamRoute = defineRoute({
   auth: 'optional',
   feature: 'summaries',
   params: videoParams,
-  query: z.strictObject({ lastEventId: z.string().max(64).optional() }),
+  query: z.strictObject({ lastEventId: z.string().max(64).optional(), token: streamTokenParam }),
   events: summaryEventVocabulary,
   errors: ['NOT_FOUND'],
   async handler({ req, res, params, query, caller, deps }) {

@@ -6,12 +6,17 @@ export interface ApiKeyOwner {
   userId: string; email: string; isAdmin: boolean; tier: TierName; apiAccess: boolean; maxKeyScope: number;
 }
 
+/** The columns of ApiKeyOwner, selected from `api_keys k` joined as ownerJoins joins it. */
+export const ownerColumns = (sql: Sql) => sql`
+  k.id as "keyId", k.key_hash as "keyHash", k.scope, k.revoked_at is not null as revoked, k.last_used_at as "lastUsedAt",
+  u.id as "userId", u.email, u.is_admin as "isAdmin", u.tier, t.api_access as "apiAccess", t.max_key_scope as "maxKeyScope"`;
+export const ownerJoins = (sql: Sql) => sql`join users u on u.id = k.user_id join tiers t on t.name = u.tier`;
+
 /** The key with this SHA-256 hash and its owner, revoked or not. */
 export async function findApiKey(sql: Sql, keyHash: Uint8Array): Promise<ApiKeyOwner | undefined> {
   const [row] = await sql<ApiKeyOwner[]>`
-    select k.id as "keyId", k.key_hash as "keyHash", k.scope, k.revoked_at is not null as revoked, k.last_used_at as "lastUsedAt",
-      u.id as "userId", u.email, u.is_admin as "isAdmin", u.tier, t.api_access as "apiAccess", t.max_key_scope as "maxKeyScope"
-    from api_keys k join users u on u.id = k.user_id join tiers t on t.name = u.tier
+    select ${ownerColumns(sql)}
+    from api_keys k ${ownerJoins(sql)}
     where k.key_hash = ${keyHash as Buffer}`;
   return row;
 }
