@@ -49,7 +49,7 @@ describe('summaries written by an OpenAI-compatible LLM', () => {
   it('stores what the model wrote, with its model name and token usage', async () => {
     expect((await generate(v.talk)).status).toBe(202);
     const summary = await settled(v.talk);
-    expect(summary).toMatchObject({ status: 'ready', llmModel: 'stand-in-model', language: 'en' });
+    expect(summary).toMatchObject({ status: 'generated', llmModel: 'stand-in-model', language: 'en' });
     expect(summary.tokensUsed).toBeGreaterThan(0);
     expect(summary.tokensUsed).toBe(summary.tokenUsage.prompt + summary.tokenUsage.completion);
     const requests = llm.requests().filter((request) => request.status === 200);
@@ -83,6 +83,6 @@ describe('summaries written by an OpenAI-compatible LLM', () => {
     const restreamed = await readStream(`${stack.api.url}/api/summary/${v.refused}/stream`, { key });
     expect(restreamed.events.at(-1)!.event).toBe('summary:complete');
     expect(restreamed.events.map((event) => event.event)).not.toContain('summary:error');
-    expect((await settled(v.refused)).status).toBe('ready');
+    expect((await settled(v.refused)).status).toBe('generated');
   });
 });
