@@ -47,7 +47,7 @@ export function answerNothingMore(res: ServerResponse): void {
 }
 
 /** The payload a final event is sent with (e.g. with what the log does not keep); undefined: the stream ends without it, and the client's reconnect reads the result. */
-export type PresentFinal = (event: StoredEvent | TypedEvent) => Promise<unknown>;
+type PresentFinal = (event: StoredEvent | TypedEvent) => Promise<unknown>;
 
 /**
  * The id a finished generation's final event is sent with when its logged events are gone (cleanup

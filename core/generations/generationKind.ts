@@ -10,7 +10,7 @@ import type { EventDefinition, TypedEvent } from '../events/defineEvent.ts';
 import type { LimitName } from '../schemas.ts';
 
 /** Every generation's statuses: a job is writing it; its result is stored; it failed (`error` says why; a new request starts over). */
-export const generationStatuses = ['generating', 'generated', 'failed'] as const;
+const generationStatuses = ['generating', 'generated', 'failed'] as const;
 export type GenerationStatus = (typeof generationStatuses)[number];
 export const generationStatus = z.enum(generationStatuses).describe('generating: a job is writing it; generated: done; failed: error says why (generate again)');
 

@@ -9,8 +9,8 @@ import { refundQuota } from '../usage/consumeQuota.ts';
 import { generationStream, type GenerationKind, type GenerationRow } from './generationKind.ts';
 
 /** Progress as every kind reports it (its progress event's payload). */
-export interface GenerationProgress { stage: string; percent: number; chunk?: number; of?: number }
-export type ReportProgress = (progress: GenerationProgress) => void;
+interface GenerationProgress { stage: string; percent: number; chunk?: number; of?: number }
+type ReportProgress = (progress: GenerationProgress) => void;
 
 /** The job's side of a kind: what it generates and how it is kept. Built with the kind's dependencies (generator, store). */
 export interface GenerationWork<Row extends GenerationRow, Generated, Kept> {
