@@ -10,7 +10,6 @@ import type { Queryable } from '../../core/db/database.ts';
 import { lastEvent, parseEventId, positionOf, readEvents, streamStart, type Position, type StoredEvent } from '../../core/events/events.ts';
 import type { ProgressNote } from '../../core/events/progressState.ts';
 import { generationStream, isFinalOf, type GenerationKind, type GenerationRow } from '../../core/generations/generationKind.ts';
-import { readProgress } from '../../core/generations/readProgress.ts';
 import type { Logger } from '../../core/log.ts';
 import type { EventHub } from './hub.ts';
 import { eventFrame, openEventStream } from './writer.ts';
@@ -90,7 +89,7 @@ export async function answerGenerationStream<Row extends GenerationRow>(deps: St
 export async function followGeneration<Row extends GenerationRow>(deps: StreamDeps, res: ServerResponse, parts: GenerationStreamParts<Row>, row: Row, from: Position): Promise<void> {
   const stream = generationStream(parts.kind, row.id);
   const isFinal = isFinalOf(parts.kind);
-  const [progress, { events: missed }] = await Promise.all([readProgress(deps.sql, parts.kind, row.id), readEvents(deps.sql, stream, from, 1_000)]);
+  const { events: missed } = await readEvents(deps.sql, stream, from, 1_000);
   let unsubscribe = () => {};
   const sse = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
   let lastId: string | undefined;
@@ -129,7 +128,8 @@ export async function followGeneration<Row extends GenerationRow>(deps: StreamDe
     lastId = last?.id;
     if (last?.type === parts.kind.events.progress.type) shown = last.payload as typeof shown;
   }
-  if (progress) sendProgress({ type: parts.kind.events.progress.type, payload: progress });
+  // As the row was read (just before the events): sent only if it is ahead of them.
+  if (row.progress) sendProgress({ type: parts.kind.events.progress.type, payload: row.progress });
   unsubscribe = deps.hub.subscribe(stream, missed.at(-1)?.seq ?? from, (events) => void send(events), sse.drained, sendProgress);
   if (!sse.open) unsubscribe();
 }

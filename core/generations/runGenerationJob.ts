@@ -6,10 +6,8 @@ import { finalFailure, readTranscriptCues, runGeneration, type TranscriptTrack }
 import type { Logger } from '../log.ts';
 import type { TranscriptCue } from '../subtitles/transcriptCue.ts';
 import { refundQuota } from '../usage/consumeQuota.ts';
-import { generationStream, type GenerationKind, type GenerationRow } from './generationKind.ts';
+import { generationStream, type GenerationKind, type GenerationProgress, type GenerationRow } from './generationKind.ts';
 
-/** Progress as every kind reports it (its progress event's payload). */
-interface GenerationProgress { stage: string; percent: number; chunk?: number; of?: number }
 type ReportProgress = (progress: GenerationProgress) => void;
 
 /** The job's side of a kind: what it generates and how it is kept. Built with the kind's dependencies (generator, store). */

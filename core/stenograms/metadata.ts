@@ -3,7 +3,7 @@
  * of api-spec §2.4 first, then what a client needs to trust and find it.
  */
 import { z } from 'zod';
-import { generationStatus, type GenerationStatus } from '../generations/generationKind.ts';
+import { generationStatus, type GenerationProgress, type GenerationStatus } from '../generations/generationKind.ts';
 
 export const stenogramMetadata = z.object({
   videoId: z.string(),
@@ -39,7 +39,7 @@ export const STENOGRAM_COLUMNS = `g.id::text as id, g.owner_id::text as owner_id
   coalesce(g.language, g.requested_language, '') as language, g.llm_model, g.prompt_tokens, g.completion_tokens,
   g.speakers, g.paragraphs, g.words, g.chunks, g.fallback_chunks, g.bytes, g.content_sha256,
   g.transcript_language, g.transcript_kind, g.transcript_version, g.requested_at, g.generated_at,
-  g.charged_window_start, g.requested_language`;
+  g.charged_window_start, g.requested_language, g.progress`;
 
 export interface StenogramRow {
   id: string;
@@ -68,6 +68,7 @@ export interface StenogramRow {
   generated_at: Date | null;
   charged_window_start: Date | null;
   requested_language: string | null;
+  progress: GenerationProgress | null;
 }
 
 /** Where a stenogram is read: the spec's `@:userId` path segment. */

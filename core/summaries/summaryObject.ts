@@ -3,7 +3,7 @@
  * route and the public page through SUMMARY_COLUMNS and toSummaryObject.
  */
 import { z } from 'zod';
-import { generationStatus, type GenerationStatus } from '../generations/generationKind.ts';
+import { generationStatus, type GenerationProgress, type GenerationStatus } from '../generations/generationKind.ts';
 import { keyPoint, tokenUsage } from './summary.ts';
 
 export const summaryObject = z.object({
@@ -41,7 +41,7 @@ export const SUMMARY_SOURCE = 'summaries s join videos v on v.video_id = s.video
 export const SUMMARY_COLUMNS = `s.id::text as id, s.video_id, s.status, s.private, s.owner_id::text as owner_id, s.title,
   v.title as video_title, s.channel_id, nullif(c.title, '') as channel_title, s.tldr, s.key_points, s.detailed_summary,
   s.tags, s.language, s.llm_model, s.prompt_tokens, s.completion_tokens, s.transcript_language, s.transcript_kind,
-  s.transcript_version, s.requested_at, s.generated_at, s.error, s.charged_window_start`;
+  s.transcript_version, s.requested_at, s.generated_at, s.error, s.charged_window_start, s.progress`;
 
 export interface SummaryRow {
   id: string;
@@ -68,6 +68,7 @@ export interface SummaryRow {
   generated_at: Date | null;
   error: string | null;
   charged_window_start: Date | null;
+  progress: GenerationProgress | null;
 }
 
 /** A summary in a list (browse, latest): what a card shows, without the long parts; GET /api/summary/{videoId} has the rest. */

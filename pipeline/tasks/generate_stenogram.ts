@@ -1,7 +1,7 @@
 import type { Sql } from '../../core/db/database.ts';
 import { runGenerationJob } from '../../core/generations/runGenerationJob.ts';
 import type { Logger } from '../../core/log.ts';
-import { stenogramWork } from '../../core/stenograms/generateStenogram.ts';
+import { stenogramWork } from '../../core/stenograms/stenogramGeneration.ts';
 import type { StenogramGenerator } from '../../core/stenograms/stenogram.ts';
 import type { StenogramStore } from '../../core/stenograms/store.ts';
 import { attemptOf, defineTask } from '../defineTask.ts';

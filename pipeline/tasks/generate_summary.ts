@@ -1,7 +1,7 @@
 import type { Sql } from '../../core/db/database.ts';
 import { runGenerationJob } from '../../core/generations/runGenerationJob.ts';
 import type { Logger } from '../../core/log.ts';
-import { summaryWork } from '../../core/summaries/generateSummary.ts';
+import { summaryWork } from '../../core/summaries/summaryGeneration.ts';
 import type { SummaryGenerator } from '../../core/summaries/summary.ts';
 import { attemptOf, defineTask } from '../defineTask.ts';
 
