@@ -75,8 +75,9 @@ export async function answerGenerationStream<Row extends GenerationRow>(deps: St
   const finalId = final && isFinalOf(parts.kind)(final.type) ? final.id : OUTCOME_FROM_ROW;
   if (given === finalId || given === OUTCOME_FROM_ROW) return answerNothingMore(res);
   await resumePosition(deps.sql, stream, given);
-  const sse = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => {});
+  // Made before the stream opens, so that a failure to make it (a store unreachable) is still an error envelope.
   const event = await parts.outcome(row);
+  const sse = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => {});
   sse.write(eventFrame(event.type, event.payload, finalId));
   sse.end();
 }
