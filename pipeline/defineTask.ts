@@ -10,3 +10,9 @@ export function defineTask<T extends TaskName>(task: T, handler: (payload: JobPa
   const run: Task = async (payload, helpers) => handler(schema.parse(payload ?? {}) as JobPayload<T>, helpers);
   return Object.assign(run, { taskName: task });
 }
+
+/** Whether this run is the job's last attempt, and its abort signal: what a job that may fail for good needs to know. */
+export const attemptOf = (helpers: JobHelpers) => ({
+  finalAttempt: helpers.job.attempts >= helpers.job.max_attempts,
+  ...(helpers.abortSignal ? { signal: helpers.abortSignal } : {}),
+});

@@ -4,6 +4,7 @@ import { AppError } from '../../core/errors.ts';
 import type { LimitName, LimitRule } from '../../core/schemas.ts';
 import { consumeQuotas, type QuotaDecision } from '../../core/usage/consumeQuota.ts';
 import { describeReset } from '../../core/usage/quota.ts';
+import type { Charge } from '../../core/generations/generationKind.ts';
 import type { Caller } from './auth.ts';
 
 const per = (rule: LimitRule) =>
@@ -31,6 +32,12 @@ export const quotaSubject = (caller: Caller, rule: LimitRule) => (rule.countedPe
  */
 export async function chargeQuota(sql: Sql, caller: Caller, name: LimitName, res: Pick<ServerResponse, 'setHeader'> | undefined, units = 1, at?: Date): Promise<QuotaDecision> {
   return (await chargeQuotas(sql, caller, [{ name, units }], res, at)).at(-1)!;
+}
+
+/** chargeQuota for a generation: answers whose counter took the unit and in which bucket, so a failed generation can give it back. */
+export async function chargeForGeneration(sql: Sql, caller: Caller, name: LimitName, res: Pick<ServerResponse, 'setHeader'> | undefined, at?: Date): Promise<Charge | undefined> {
+  const decision = await chargeQuota(sql, caller, name, res, 1, at);
+  return decision.windowStart && { subject: quotaSubject(caller, caller.tier.limits[name]), windowStart: decision.windowStart };
 }
 
 /**

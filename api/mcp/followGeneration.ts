@@ -1,4 +1,6 @@
 import { streamStart, type StoredEvent } from '../../core/events/events.ts';
+import type { ProgressNote } from '../../core/events/progressState.ts';
+import { generationStream, isFinalOf, type GenerationKind, type GenerationRow } from '../../core/generations/generationKind.ts';
 import type { EventHub } from '../sse/hub.ts';
 import type { ToolExtra } from './tool.ts';
 
@@ -6,12 +8,13 @@ import type { ToolExtra } from './tool.ts';
 export const MAX_WAIT_SECONDS = 50;
 
 /**
- * Follows a generation's events in the event log (as GET …/stream does) and forwards each progress
- * event as notifications/progress to the client's progress token, until the final event, the client
- * cancelling, or `waitSeconds`. Answers the final event, or undefined when it did not come in time.
+ * Follows a generation (as GET …/stream does): its milestones from the event log and the progress its
+ * job announces, each forwarded as notifications/progress to the client's progress token, until the
+ * final event, the client cancelling, or `waitSeconds`. Answers the final event, or undefined when it did not come in time.
  */
-export function followGeneration(hub: EventHub, stream: string, isFinal: (type: string) => boolean, extra: ToolExtra, waitSeconds: number): Promise<StoredEvent | undefined> {
+export function followGeneration(hub: EventHub, kind: GenerationKind<GenerationRow, never>, id: string, extra: ToolExtra, waitSeconds: number): Promise<StoredEvent | undefined> {
   const token = extra._meta?.progressToken;
+  const isFinal = isFinalOf(kind);
   return new Promise((resolve) => {
     let sent = -1;
     let unsubscribe = () => {};
@@ -24,16 +27,19 @@ export function followGeneration(hub: EventHub, stream: string, isFinal: (type: 
     const onAbort = () => finish(undefined);
     const timer = setTimeout(() => finish(undefined), waitSeconds * 1000);
     extra.signal.addEventListener('abort', onAbort);
-    unsubscribe = hub.subscribe(stream, streamStart, (events) => {
+    const notify = (event: ProgressNote) => {
+      const { percent, stage } = event.payload as { percent?: number; stage?: string };
+      // Progress must grow with every notification: repeats (a new stage at the same percent) are left out.
+      if (token !== undefined && typeof percent === 'number' && percent > sent) {
+        sent = percent;
+        extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: percent, total: 100, message: `${event.type} ${stage ?? ''}`.trim() } }).catch(() => {});
+      }
+    };
+    unsubscribe = hub.subscribe(generationStream(kind, id), streamStart, (events) => {
       for (const event of events) {
         if (isFinal(event.type)) return finish(event);
-        const { percent, stage } = event.payload as { percent?: number; stage?: string };
-        // Progress must grow with every notification: repeats (a new stage at the same percent) are left out.
-        if (token !== undefined && typeof percent === 'number' && percent > sent) {
-          sent = percent;
-          extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: percent, total: 100, message: `${event.type} ${stage ?? ''}`.trim() } }).catch(() => {});
-        }
+        notify(event);
       }
-    });
+    }, undefined, notify);
   });
 }

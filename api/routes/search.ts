@@ -15,7 +15,7 @@ import { defineRoute, handled, type ApiDeps, type RouteContext } from '../http/r
 import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
 import { openEventStream } from '../sse/writer.ts';
 import type { Caller } from '../http/auth.ts';
-import { lastEventId, notOfThisStream } from '../sse/followStream.ts';
+import { answerNothingMore, lastEventId, notOfThisStream } from '../sse/followStream.ts';
 
 const sessionResponse = z.object({
   searchSessionId: z.string().uuid(),
@@ -80,22 +80,29 @@ export const streamSearchRoute = defineRoute({
   tag: 'Channel search',
   summary: 'Server-Sent Events of a search: what is stored at once, then what the crawl finds, then search:complete or search:error',
   description:
-    'Events: search:channel_resolved, search:channel_update, search:progress {stage, percent, retry?}, search:video, search:video_batch, search:caption_info, search:status_change, search:complete {totals, failedSources, morePages}, search:error {code, message} (each described by components.schemas.SearchEvent). Comments (: keep-alive) every SSE_HEARTBEAT_SECONDS. Reconnect with Last-Event-ID (or ?lastEventId=) to get exactly the events missed.',
+    'Events: search:channel_resolved, search:channel_update, search:progress {stage, percent, retry?}, search:video, search:video_batch, search:caption_info, search:status_change, search:complete {totals, failedSources, morePages}, search:error {code, message} (each described by components.schemas.SearchEvent). Comments (: keep-alive) every SSE_HEARTBEAT_SECONDS. Reconnect with Last-Event-ID (or ?lastEventId=) to get exactly the events missed; a reconnect with nothing more to receive (after search:complete or search:error) answers 204 No Content, which stops EventSource.',
   auth: 'key',
   scope: 'L1',
   feature: 'channelSearch',
   params: sessionParams,
   query: z.strictObject({ lastEventId: z.string().max(64).optional(), token: streamTokenParam }),
   events: searchEventVocabulary,
+  alsoAnswers: { 204: null },
   errors: ['NOT_FOUND'],
   async handler(ctx) {
     const { req, res, deps, query } = ctx;
     const session = await callersSession(ctx);
     const resume = await resumePoint(deps.sql, session, lastEventId(req, query.lastEventId));
+    const live: Position = resume?.phase === 'live' ? resume.after : session.joinSeq;
+    const finished = async () => session.crawlFinished && (await streamHead(deps.sql, crawlStream(session.crawlId))) <= live;
+    // Resumed after the final event of a finished crawl (or after the stored part of a session that joined it finished): nothing more will come.
+    if (resume?.phase === 'live' && (await finished())) {
+      answerNothingMore(res);
+      return handled;
+    }
 
     let unsubscribe = () => {};
     const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
-    const live: Position = resume?.phase === 'live' ? resume.after : session.joinSeq;
 
     if (!resume || resume.phase === 'snapshot') {
       if (!resume) stream.write(channelResolvedFrame(session.channel));
@@ -110,8 +117,8 @@ export const streamSearchRoute = defineRoute({
       stream.write(snapshotDoneFrame(total));
     }
 
-    // Resumed after the final event of a finished crawl: nothing more will come.
-    if (session.crawlFinished && (await streamHead(deps.sql, crawlStream(session.crawlId))) <= live) {
+    // The stored part of a session that joined a finished crawl: its reconnect (after s:~) gets 204.
+    if (await finished()) {
       stream.end();
       return handled;
     }

@@ -8,14 +8,15 @@ import { stenogramMetadata, stenogramUrl, toMetadata, type StenogramRow } from '
 import { readStenogramMarkdown } from '../../core/stenograms/readMarkdown.ts';
 import { requestStenogram } from '../../core/stenograms/requestStenogram.ts';
 import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
-import { isFinalStenogramEvent, stenogramEvents, stenogramEventVocabulary, stenogramStream, type CompletionLogged } from '../../core/stenograms/stenogramEvents.ts';
+import { stenogramEvents, stenogramEventVocabulary, type CompletionLogged } from '../../core/stenograms/stenogramEvents.ts';
+import { stenogramGeneration } from '../../core/stenograms/stenogramGeneration.ts';
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
-import { chargeQuota } from '../http/quota.ts';
-import { streamTokenParam } from '../http/streamToken.ts';
+import { chargeForGeneration } from '../http/quota.ts';
 import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
 import { streamStart } from '../../core/events/events.ts';
-import { answerFinalEvent, followStream, lastEventId, resumePosition, type PresentFinal } from '../sse/followStream.ts';
+import { followGeneration, type GenerationStreamParts } from '../sse/followStream.ts';
+import { generationStreamRoute } from './generationStream.ts';
 
 const TAG = 'AI stenograms';
 /** Every stenogram route: an L3+ key of a tier with the stenograms feature (api-spec §4.5). */
@@ -60,47 +61,42 @@ const generateRoute = defineRoute({
     const request = await requestStenogram(deps.sql, {
       videoId: params.videoId,
       ownerId: caller.userId,
-      apiKeyId: caller.keyId,
       language: body.language ?? null,
-      charge: async () => (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'apiStenogramsPerDay', res, 1, deps.clock?.())).windowStart,
+      charge: () => chargeForGeneration(deps.counterSql ?? deps.sql, caller, 'apiStenogramsPerDay', res, deps.clock?.()),
     });
     if (request.outcome === 'transcript_required') throw transcriptRequired(params.videoId, request.transcript, 'stenogram');
-    followStream(deps, res, stenogramStream(request.stenogram.id), streamStart, isFinalStenogramEvent, withMarkdown(deps, request.stenogram));
+    await followGeneration(deps, res, streamParts(deps), request.stenogram, streamStart);
     return handled;
   },
 });
 
-const streamRoute = defineRoute({
-  method: 'GET',
+const streamRoute = generationStreamRoute({
   path: '/api/stenograms/:owner/:videoId/stream',
   tag: TAG,
   summary: 'The events of your stenogram\'s generation again: resume with Last-Event-ID after a disconnect',
-  description: 'A finished stenogram answers stenogram:complete (or stenogram:error) at once.',
-  ...access,
+  description: 'A finished stenogram answers stenogram:complete (or stenogram:error) once.',
+  access,
   params: ownerParams,
-  query: z.strictObject({ lastEventId: z.string().max(64).optional(), token: streamTokenParam }),
   events: stenogramEventVocabulary,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
-  async handler({ req, res, params, query, caller, deps }) {
-    const row = await ownStenogram(deps, caller, params.owner, params.videoId);
-    if (row.status === 'generating') {
-      const stream = stenogramStream(row.id);
-      followStream(deps, res, stream, await resumePosition(deps.sql, stream, lastEventId(req, query.lastEventId)), isFinalStenogramEvent, withMarkdown(deps, row));
-      return handled;
-    }
-    answerFinalEvent(deps, res, row.status === 'generated'
-      ? stenogramEvents.complete({ stenogram: { markdown: await markdownOf(deps, row), url: stenogramUrl(row.owner_id, row.video_id) }, metadata: toMetadata(row) })
-      : stenogramEvents.error({ code: 'INTERNAL_ERROR', message: row.error ?? 'the generation failed', refunded: row.charged_window_start === null }));
-    return handled;
-  },
+  find: ({ deps, caller, params }) => ownStenogram(deps, caller, params.owner, params.videoId),
+  parts: (deps) => streamParts(deps),
 });
 
 /** stenogram:complete as its owner receives it: the logged event names the stenogram, the Markdown is read from the store as it is sent. */
-const withMarkdown = (deps: ApiDeps, row: StenogramRow): PresentFinal => async (event) => {
-  if (event.type !== stenogramEvents.complete.type) return event.payload;
-  const logged = event.payload as CompletionLogged;
-  return { ...logged, stenogram: { ...logged.stenogram, markdown: await markdownOf(deps, row) } };
-};
+const streamParts = (deps: ApiDeps): GenerationStreamParts<StenogramRow> => ({
+  kind: stenogramGeneration,
+  async outcome(row) {
+    return row.status === 'generated'
+      ? stenogramEvents.complete({ stenogram: { markdown: await markdownOf(deps, row), url: stenogramUrl(row.owner_id, row.video_id) }, metadata: toMetadata(row) })
+      : stenogramEvents.error({ code: 'INTERNAL_ERROR', message: row.error ?? 'the generation failed', refunded: row.charged_window_start === null });
+  },
+  presentFinal: (row) => async (event) => {
+    if (event.type !== stenogramEvents.complete.type) return event.payload;
+    const logged = event.payload as CompletionLogged;
+    return { ...logged, stenogram: { ...logged.stenogram, markdown: await markdownOf(deps, row) } };
+  },
+});
 
 const markdownOf = (deps: ApiDeps, row: StenogramRow) => readStenogramMarkdown(deps.stenogramStore, deps.log, row.owner_id, row.video_id);
 

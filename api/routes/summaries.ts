@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError, notFound } from '../../core/errors.ts';
-import { isFinalSummaryEvent, summaryEvents, summaryEventVocabulary, summaryStream } from '../../core/summaries/summaryEvents.ts';
+import { summaryEvents, summaryEventVocabulary } from '../../core/summaries/summaryEvents.ts';
+import { summaryGeneration } from '../../core/summaries/summaryGeneration.ts';
 import { MAX_RESULT_WINDOW } from '../../core/fts/backend.ts';
 import { videoIdSchema, videoParams } from '../../core/schemas.ts';
 import { browseSummaries } from '../../core/summaries/browseSummaries.ts';
@@ -12,10 +13,10 @@ import { summaryListItem, summaryObject, toSummaryListItem, toSummaryObject, typ
 import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
-import { chargeQuota } from '../http/quota.ts';
-import { issueStreamToken, streamTokenObject, streamTokenParam } from '../http/streamToken.ts';
-import { defineRoute, handled, reply } from '../http/route.ts';
-import { answerFinalEvent, followStream, lastEventId, resumePosition } from '../sse/followStream.ts';
+import { chargeForGeneration } from '../http/quota.ts';
+import { issueStreamToken, streamTokenObject } from '../http/streamToken.ts';
+import { defineRoute, reply } from '../http/route.ts';
+import { generationStreamRoute } from './generationStream.ts';
 
 const TAG = 'AI summaries';
 const viewerOf = (caller: Caller) => ({ userId: caller.kind === 'key' ? caller.userId : null });
@@ -132,7 +133,7 @@ const generateRoute = defineRoute({
   tag: TAG,
   summary: 'Generate a video\'s summary: 202 and one background job, or 200 with the summary when it is ready',
   description:
-    'Body {videoId, private?}. A ready summary answers 200 (not charged); a generation already running answers 202 and is joined (not charged); a failed one is generated again. A new generation counts one summaryGenerationsPerDay and answers 202 {status: "generating", videoId, …, streamUrl}: follow streamUrl (SSE) or poll GET /api/summary/{videoId}. Without a transcript the answer is 409 TRANSCRIPT_REQUIRED and a subtitle fetch is queued; generate again once GET /api/subtitles/{videoId}/status says available. private: true makes a summary only its owner sees, never listed.',
+    'Body {videoId, private?}. A generated summary answers 200 (not charged); a generation already running answers 202 and is joined (not charged); a failed one is generated again. A new generation counts one summaryGenerationsPerDay (given back if the generation fails) and answers 202 {status: "generating", videoId, …, streamUrl}: follow streamUrl (SSE) or poll GET /api/summary/{videoId}. Without a transcript the answer is 409 TRANSCRIPT_REQUIRED and a subtitle fetch is queued; generate again once GET /api/subtitles/{videoId}/status says available. private: true makes a summary only its owner sees, never listed.',
   auth: 'key',
   scope: 'L2',
   feature: 'summaryGeneration',
@@ -146,9 +147,9 @@ const generateRoute = defineRoute({
       videoId: body.videoId,
       ownerId: caller.userId,
       private: body.private,
-      charge: async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'summaryGenerationsPerDay', res)),
+      charge: () => chargeForGeneration(deps.counterSql ?? deps.sql, caller, 'summaryGenerationsPerDay', res),
     });
-    if (request.outcome === 'ready') return toSummaryObject(request.summary);
+    if (request.outcome === 'generated') return toSummaryObject(request.summary);
     if (request.outcome === 'generating') {
       const summary = toSummaryObject(request.summary);
       return reply({ ...summary, streamToken: await issueStreamToken(deps, caller, summary.streamUrl) }, { status: 202, headers: { Location: `/api/summary/${body.videoId}` } });
@@ -200,31 +201,24 @@ const deleteRoute = defineRoute({
   },
 });
 
-const streamRoute = defineRoute({
-  method: 'GET',
+const streamRoute = generationStreamRoute({
   path: '/api/summary/:videoId/stream',
   tag: TAG,
   summary: 'Server-Sent Events of a summary\'s generation, ending with summary:complete or summary:error',
   description:
-    'An addition to the spec. Events: summary:progress {stage, percent, chunk?, of?}, then summary:complete {summary} or summary:error {code, message} (described by components.schemas.SummaryEvent). A summary that is already ready or failed answers its final event at once. Reconnect with Last-Event-ID (or ?lastEventId=) to get only the events missed.',
-  auth: 'optional',
-  feature: 'summaries',
+    'An addition to the spec. Events: summary:progress {stage, percent, chunk?, of?} (each stage once, and the latest percent), then summary:complete {summary} or summary:error {code, message, refunded} (described by components.schemas.SummaryEvent). A summary already generated or failed answers its final event once.',
+  access: { auth: 'optional', feature: 'summaries' },
   params: videoParams,
-  query: z.strictObject({ lastEventId: z.string().max(64).optional(), token: streamTokenParam }),
   events: summaryEventVocabulary,
   errors: ['NOT_FOUND'],
-  async handler({ req, res, params, query, caller, deps }) {
-    const summary = await visibleSummary(deps, params.videoId, caller);
-    if (summary.status === 'generating') {
-      const stream = summaryStream(summary.id);
-      followStream(deps, res, stream, await resumePosition(deps.sql, stream, lastEventId(req, query.lastEventId)), isFinalSummaryEvent);
-      return handled;
-    }
-    answerFinalEvent(deps, res, summary.status === 'ready'
-      ? summaryEvents.complete({ summary: toSummaryObject(summary) })
-      : summaryEvents.error({ code: 'INTERNAL_ERROR', message: summary.error ?? 'the generation failed' }));
-    return handled;
-  },
+  find: ({ deps, params, caller }) => visibleSummary(deps, params.videoId, caller),
+  parts: () => ({
+    kind: summaryGeneration,
+    outcome: async (summary) =>
+      summary.status === 'generated'
+        ? summaryEvents.complete({ summary: toSummaryObject(summary) })
+        : summaryEvents.error({ code: 'INTERNAL_ERROR', message: summary.error ?? 'the generation failed', refunded: summary.charged_window_start === null }),
+  }),
 });
 
 /** In matching order: the fixed words before /:videoId, so no video id can shadow them. */

@@ -79,7 +79,7 @@ const summaryPageRoute = defineRoute({
   errors: ['NOT_FOUND'],
   async handler({ req, res, params, deps }) {
     const summary = await findSummary(deps.sql, params.videoId, { userId: null });
-    if (!summary || summary.status !== 'ready') throw notFound(`video ${params.videoId} has no public summary`);
+    if (!summary || summary.status !== 'generated') throw notFound(`video ${params.videoId} has no public summary`);
     send(res, 'text/html; charset=utf-8', renderPage(toSummaryObject(summary), publicOrigin(deps.config, req) + summaryPageUrl(params.videoId)));
     return handled;
   },

@@ -1,9 +1,15 @@
-/** What the generation streams (summaries, stenograms) share: resuming, following a stream of the event log to its final event, answering one final event. */
+/**
+ * What the generation streams (summaries, stenograms, any kind of core/generations) share: resuming,
+ * following a generation to its final event (its current progress first), answering a finished one,
+ * and 204 No Content once a client has everything (the HTML standard's way to stop EventSource).
+ */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../core/errors.ts';
 import type { TypedEvent } from '../../core/events/defineEvent.ts';
 import type { Queryable } from '../../core/db/database.ts';
-import { parseEventId, positionOf, streamStart, type Position, type StoredEvent } from '../../core/events/events.ts';
+import { lastEvent, parseEventId, positionOf, readEvents, streamStart, type Position, type StoredEvent } from '../../core/events/events.ts';
+import type { ProgressNote } from '../../core/events/progressState.ts';
+import { generationStream, isFinalOf, type GenerationKind, type GenerationRow } from '../../core/generations/generationKind.ts';
 import type { Logger } from '../../core/log.ts';
 import type { EventHub } from './hub.ts';
 import { eventFrame, openEventStream } from './writer.ts';
@@ -25,7 +31,7 @@ export const notOfThisStream = (given: string) =>
  * Where to resume `stream`: after the event the client names, from the start when it names none. An
  * id that is no event of `stream` (another stream's, or a generation since replaced) is refused.
  */
-export async function resumePosition(sql: Queryable, stream: string, given: string | undefined): Promise<Position> {
+async function resumePosition(sql: Queryable, stream: string, given: string | undefined): Promise<Position> {
   if (!given) return streamStart;
   const eventId = parseEventId(given);
   const position = eventId === undefined ? undefined : await positionOf(sql, stream, eventId);
@@ -33,36 +39,98 @@ export async function resumePosition(sql: Queryable, stream: string, given: stri
   return position;
 }
 
+/** Nothing more to send: 204 stops a standard EventSource from reconnecting (HTML, "server-sent events", §9.2.3). */
+export function answerNothingMore(res: ServerResponse): void {
+  res.writeHead(204, { 'Cache-Control': 'no-store' });
+  res.end();
+}
+
 /** The payload a final event is sent with (e.g. with what the log does not keep); undefined: the stream ends without it, and the client's reconnect reads the result. */
-export type PresentFinal = (event: StoredEvent) => Promise<unknown>;
+type PresentFinal = (event: StoredEvent | TypedEvent) => Promise<unknown>;
 
 /**
- * Streams the events of `stream` after `from` as they commit, each with its id, and ends
- * after the final one. A client that leaves stops only its own subscription.
+ * The id a finished generation's final event is sent with when its logged events are gone (cleanup
+ * keeps a week): no event has it (ids start at 1), so a reconnect with it is known to have the outcome.
  */
-export function followStream(deps: StreamDeps, res: ServerResponse, stream: string, from: Position, isFinal: (type: string) => boolean, presentFinal?: PresentFinal): void {
+const OUTCOME_FROM_ROW = '0';
+
+/** How a kind's stream answers a row the caller may follow. */
+export interface GenerationStreamParts<Row extends GenerationRow> {
+  kind: GenerationKind<Row, never>;
+  /** The final event of a finished row, from what is stored. */
+  outcome(row: Row): Promise<TypedEvent>;
+  presentFinal?: (row: Row) => PresentFinal;
+}
+
+/**
+ * A generation's stream for a client that names `given` (Last-Event-ID) or nothing. Generating: the
+ * events after `given`, the current progress, then live ones to the final event. Finished: the final
+ * event with its id, once, to a first connection or to one that missed it; a reconnect after it gets
+ * 204 (nothing more will ever come). Every event is sent with its id.
+ */
+export async function answerGenerationStream<Row extends GenerationRow>(deps: StreamDeps, res: ServerResponse, parts: GenerationStreamParts<Row>, row: Row, given: string | undefined): Promise<void> {
+  const stream = generationStream(parts.kind, row.id);
+  if (row.status === 'generating') return followGeneration(deps, res, parts, row, await resumePosition(deps.sql, stream, given));
+  const final = await lastEvent(deps.sql, stream);
+  const finalId = final && isFinalOf(parts.kind)(final.type) ? final.id : OUTCOME_FROM_ROW;
+  if (given === finalId || given === OUTCOME_FROM_ROW) return answerNothingMore(res);
+  await resumePosition(deps.sql, stream, given);
+  // Made before the stream opens, so that a failure to make it (a store unreachable) is still an error envelope.
+  const event = await parts.outcome(row);
+  const sse = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => {});
+  sse.write(eventFrame(event.type, event.payload, finalId));
+  sse.end();
+}
+
+/**
+ * Follows a generating row: the logged events after `from` (its milestones: few), then its current
+ * progress, then live events and progress as they commit, ending after the final event. A client that
+ * leaves stops only its own subscription.
+ */
+export async function followGeneration<Row extends GenerationRow>(deps: StreamDeps, res: ServerResponse, parts: GenerationStreamParts<Row>, row: Row, from: Position): Promise<void> {
+  const stream = generationStream(parts.kind, row.id);
+  const isFinal = isFinalOf(parts.kind);
+  const { events: missed } = await readEvents(deps.sql, stream, from, 1_000);
   let unsubscribe = () => {};
   const sse = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
+  let lastId: string | undefined;
+  let shown: { stage?: unknown; percent?: unknown } = {};
+  const present = parts.presentFinal?.(row);
   const sendFinal = async (event: StoredEvent) => {
-    const payload = presentFinal ? await presentFinal(event).catch((error: unknown) => deps.log.warn('final event not sent; the client reconnects for it', { stream, err: error })) : event.payload;
+    const payload = present ? await present(event).catch((error: unknown) => deps.log.warn('final event not sent; the client reconnects for it', { stream, err: error })) : event.payload;
     if (payload !== undefined) sse.write(eventFrame(event.type, payload, event.id));
     sse.end();
   };
-  unsubscribe = deps.hub.subscribe(stream, from, (events) => {
+  /** Writes events up to a final one; answers whether the stream ended. */
+  const send = (events: readonly StoredEvent[]) => {
     for (const event of events) {
       if (isFinal(event.type)) {
         unsubscribe();
-        return void sendFinal(event);
+        void sendFinal(event);
+        return true;
       }
       sse.write(eventFrame(event.type, event.payload, event.id));
+      lastId = event.id;
+      if (event.type === parts.kind.events.progress.type) shown = event.payload as typeof shown;
     }
-  }, sse.drained);
+    return false;
+  };
+  // Progress between milestones: only ahead of what the client was shown, within the stage it was told of.
+  const sendProgress = (note: ProgressNote) => {
+    const next = note.payload as { stage?: unknown; percent: number };
+    if (lastId === undefined || next.stage !== shown.stage || next.percent <= Number(shown.percent ?? -1)) return;
+    sse.write(eventFrame(note.type, note.payload, lastId));
+    shown = next;
+  };
+  if (send(missed)) return;
+  if (lastId === undefined && from !== streamStart) {
+    // Resumed with nothing missed: the client's last event is the stream's last.
+    const last = await lastEvent(deps.sql, stream);
+    lastId = last?.id;
+    if (last?.type === parts.kind.events.progress.type) shown = last.payload as typeof shown;
+  }
+  // As the row was read (just before the events): sent only if it is ahead of them.
+  if (row.progress) sendProgress({ type: parts.kind.events.progress.type, payload: row.progress });
+  unsubscribe = deps.hub.subscribe(stream, missed.at(-1)?.seq ?? from, (events) => void send(events), sse.drained, sendProgress);
   if (!sse.open) unsubscribe();
-}
-
-/** A finished generation's stream: its final event, from what is stored (its logged events may be cleaned up by now). */
-export function answerFinalEvent(deps: StreamDeps, res: ServerResponse, event: TypedEvent): void {
-  const sse = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => {});
-  sse.write(eventFrame(event.type, event.payload));
-  sse.end();
 }

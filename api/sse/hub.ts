@@ -1,9 +1,12 @@
 import type { Sql } from '../../core/db/database.ts';
 import { readEvents, streamHead, type Position, type StoredEvent } from '../../core/events/events.ts';
 import type { Logger } from '../../core/log.ts';
+import { PROGRESS_CHANNEL, type ProgressNote } from '../../core/events/progressState.ts';
 
 /** Subscribers that are caught up get the very same array, so what they make of it can be made once (see api/routes/search.ts). */
 type Deliver = (events: readonly StoredEvent[]) => void;
+/** The latest progress of a stream, as its job announced it (kept on its row, not in the log). */
+type ProgressListener = (note: ProgressNote) => void;
 
 interface Feed {
   stream: string;
@@ -11,6 +14,9 @@ interface Feed {
   /** Settles once the cursor is placed; until then nothing is delivered. */
   placed: Promise<void>;
   subscribers: Set<Deliver>;
+  progressListeners: Set<ProgressListener>;
+  /** Announced progress, handed on once the events committed before it are delivered. */
+  pendingProgress: ProgressNote | undefined;
   polling: boolean;
   again: boolean;
 }
@@ -19,9 +25,10 @@ export interface EventHub {
   /**
    * Delivers every event of `stream` after `from`, in order, none twice, then live ones as they
    * commit. The catch-up to the live events waits for `readyForMore` between its pages, so a
-   * subscriber far behind is fed at its own pace. Returns the function that ends the subscription.
+   * subscriber far behind is fed at its own pace. `progress` receives the progress the stream's job
+   * announces (after the events committed before it), once caught up. Returns the function that ends the subscription.
    */
-  subscribe(stream: string, from: Position, deliver: Deliver, readyForMore?: () => Promise<void>): () => void;
+  subscribe(stream: string, from: Position, deliver: Deliver, readyForMore?: () => Promise<void>, progress?: ProgressListener): () => void;
   close(): Promise<void>;
 }
 
@@ -61,12 +68,19 @@ export async function createEventHub(sql: Sql, log: Logger): Promise<EventHub> {
     // Also after a reconnect: notifications sent while the connection was down are lost, so look.
     () => hub.feeds.forEach((feed) => void poll(hub, feed)),
   );
+  const progressListener = await sql.listen(PROGRESS_CHANNEL, (note) => {
+    const split = note.indexOf('\n');
+    const feed = hub.feeds.get(note.slice(0, split));
+    if (!feed || feed.progressListeners.size === 0) return;
+    feed.pendingProgress = JSON.parse(note.slice(split + 1)) as ProgressNote;
+    void poll(hub, feed);
+  });
   return {
-    subscribe: (stream, from, deliver, readyForMore) => subscribe(hub, stream, from, deliver, readyForMore),
+    subscribe: (stream, from, deliver, readyForMore, progress) => subscribe(hub, stream, from, deliver, readyForMore, progress),
     async close() {
       hub.closed = true;
       hub.feeds.clear();
-      await listener.unlisten();
+      await Promise.all([listener.unlisten(), progressListener.unlisten()]);
     },
   };
 }
@@ -88,6 +102,9 @@ async function poll(hub: Hub, feed: Feed): Promise<void> {
         feed.cursor = events[events.length - 1]!.seq;
         await deliverInSlices([...feed.subscribers], events);
       }
+      const progress = feed.pendingProgress;
+      feed.pendingProgress = undefined;
+      if (progress) feed.progressListeners.forEach((listener) => listener(progress));
       if (hub.closed || feed.subscribers.size === 0) break;
       if (!more && !feed.again) break;
     }
@@ -102,7 +119,7 @@ async function poll(hub: Hub, feed: Feed): Promise<void> {
 /** A new feed for `stream`, registered in the hub. */
 function openFeed(hub: Hub, stream: string, from: Position): Feed {
   // The feed starts at the stream's head, so whoever is behind catches up privately, at their own pace.
-  const feed: Feed = { stream, cursor: from, placed: Promise.resolve(), subscribers: new Set(), polling: false, again: false };
+  const feed: Feed = { stream, cursor: from, placed: Promise.resolve(), subscribers: new Set(), progressListeners: new Set(), pendingProgress: undefined, polling: false, again: false };
   feed.placed = streamHead(hub.sql, stream)
     .then((head) => {
       if (head > from) feed.cursor = head;
@@ -121,15 +138,18 @@ interface Subscription {
   caughtUp: boolean;
 }
 
-function subscribe(hub: Hub, stream: string, from: Position, deliver: Deliver, readyForMore?: () => Promise<void>): () => void {
+function subscribe(hub: Hub, stream: string, from: Position, deliver: Deliver, readyForMore?: () => Promise<void>, progress?: ProgressListener): () => void {
   const feed = hub.feeds.get(stream) ?? openFeed(hub, stream, from);
   const subscription: Subscription = { feed, deliver, last: from, active: true, caughtUp: false };
   const fromFeed = feedDeliveries(subscription);
+  const progressOf: ProgressListener = (note) => subscription.active && subscription.caughtUp && progress?.(note);
   feed.subscribers.add(fromFeed);
+  if (progress) feed.progressListeners.add(progressOf);
   void catchUp(hub, subscription, readyForMore);
   return () => {
     subscription.active = false;
     feed.subscribers.delete(fromFeed);
+    feed.progressListeners.delete(progressOf);
     if (feed.subscribers.size === 0 && hub.feeds.get(stream) === feed) hub.feeds.delete(stream);
   };
 }

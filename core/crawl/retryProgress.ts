@@ -1,6 +1,6 @@
 import type { Sql } from '../db/database.ts';
 import { crawlStream } from '../events/events.ts';
-import { progressAppender } from '../events/progressAppender.ts';
+import { progressState } from '../events/progressState.ts';
 import { searchEvents } from '../events/searchEvents.ts';
 import type { Logger } from '../log.ts';
 import type { SourceRetry } from './watchSource.ts';
@@ -8,21 +8,22 @@ import type { SourceRetry } from './watchSource.ts';
 /** Retries of parallel requests (the Wayback's look-ups) come in bursts: one event a second tells as much. */
 const RETRY_EVENT_GAP_MS = 1_000;
 
-/** How far the crawl's stream has said it is: retry events repeat it rather than go back. */
+/** How far the crawl has said it is: retry progress repeats it rather than go back. */
 async function percentSoFar(sql: Sql, crawlId: string): Promise<number> {
-  const [row] = await sql<{ percent: number | null }[]>`
-    select max((payload->>'percent')::int) as percent from events where stream = ${crawlStream(crawlId)} and type = ${searchEvents.progress.type}`;
+  const [row] = await sql<{ percent: number | null }[]>`select (progress->>'percent')::int as percent from crawls where id = ${crawlId}::bigint`;
   return row?.percent ?? 0;
 }
 
 /**
  * search:progress events `{stage, percent, retry}` for a crawl step whose source is retrying, written
  * at once (outside the step's transaction, which comes later) so the stream says why it waits: at
- * most one a second, except that a request further into its retries is always told.
- * `flushed()` settles once every reported event is written (or lost, logged).
+ * most one a second, except that a request further into its retries is always told. The crawl's
+ * progress column keeps the latest. `flushed()` settles once every report is written (or lost, logged).
  */
 export function retryProgress(sql: Sql, log: Logger, crawlId: string, stage: string) {
-  const append = progressAppender(sql, log, crawlStream(crawlId), ({ percent, retry }: { percent: number; retry: SourceRetry }) => searchEvents.progress({ stage, percent, retry }));
+  // Each retry told is a milestone (the stream says why it waits, to whoever joins later too); the crawl's row keeps the latest.
+  const append = progressState(sql, log, { table: 'crawls', id: crawlId, stream: crawlStream(crawlId), milestone: () => true }, ({ percent, retry }: { percent: number; retry: SourceRetry }) =>
+    searchEvents.progress({ stage, percent, retry }));
   let percent: Promise<number> | undefined;
   let lastAt = -Infinity;
   let furthest = 0;

@@ -68,7 +68,9 @@ export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: Vide
   // A failed source is done for this crawl: its `next` only says where a later continue may ask again.
   const sourceDone = batch.next === undefined || readsOnePage(source) || batch.failure !== undefined;
   const percent = Math.round(((step.index + (sourceDone ? 1 : (batch.progress ?? 0))) / step.plan.length) * 100);
-  events.push(searchEvents.progress({ stage: source.name, percent, videosInBatch: batch.videos.length, ...(batch.failure ? { warning: batch.failure } : {}) }));
+  const progress = searchEvents.progress({ stage: source.name, percent, videosInBatch: batch.videos.length, ...(batch.failure ? { warning: batch.failure } : {}) });
+  // Each step is a milestone of the stream (it commits videos), and the crawl's latest progress.
+  events.push(progress);
   for (const video of changed) events.push(searchEvents.video(video));
   const withCaptions = changed.filter(announcesCaptions);
   // Captions announced but not stored yet: fetched in the background, after crawl steps and what callers asked for.
@@ -80,7 +82,7 @@ export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: Vide
   const [current] = await tx<{ totals: CrawlTotals }[]>`select totals from crawls where id = ${crawl.id} for update`;
   const totals = addBatch(current!.totals, source.name, { videos: batch.videos.length, inserted, changed: changed.length, ...(batch.failure ? { failure: batch.failure } : {}) });
   await tx`
-    update crawls set totals = ${JSON.stringify(totals)}::text::jsonb
+    update crawls set totals = ${JSON.stringify(totals)}::text::jsonb, progress = ${JSON.stringify(progress.payload)}::text::jsonb
       ${readsOnePage(source) ? tx`, next_archive_cursor = ${batch.next ?? null}` : tx``}
     where id = ${crawl.id}`;
 

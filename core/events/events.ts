@@ -47,6 +47,12 @@ export async function readEvents(sql: Queryable, stream: string, after: Position
   return { events, more: events.length === limit };
 }
 
+/** The stream's last committed event (a finished generation's is its final one); undefined: none (yet, or any more). */
+export async function lastEvent(sql: Queryable, stream: string): Promise<StoredEvent | undefined> {
+  const [event] = await sql<StoredEvent[]>`select id::text as id, seq, type, payload from events where stream = ${stream} order by seq desc limit 1`;
+  return event;
+}
+
 /** The number of the stream's last committed event (0: none yet). */
 export async function streamHead(sql: Queryable, stream: string): Promise<Position> {
   const [head] = await sql<{ lastSeq: Position }[]>`select last_seq as "lastSeq" from event_streams where stream = ${stream}`;

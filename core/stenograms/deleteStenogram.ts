@@ -1,5 +1,6 @@
 import type { Sql } from '../db/database.ts';
-import { stenogramStream } from './stenogramEvents.ts';
+import { generationStream } from '../generations/generationKind.ts';
+import { stenogramGeneration } from './stenogramGeneration.ts';
 import type { StenogramStore } from './store.ts';
 
 /**
@@ -10,7 +11,7 @@ import type { StenogramStore } from './store.ts';
 export async function deleteStenogram(sql: Sql, store: StenogramStore, ownerId: string, videoId: string): Promise<boolean> {
   const deleted = await sql.begin(async (tx) => {
     const [row] = await tx<{ id: string }[]>`delete from stenograms where owner_id = ${ownerId}::uuid and video_id = ${videoId} returning id::text as id`;
-    if (row) await tx`delete from events where stream = ${stenogramStream(row.id)}`;
+    if (row) await tx`delete from events where stream = ${generationStream(stenogramGeneration, row.id)}`;
     return Boolean(row);
   });
   if (deleted) await store.delete(ownerId, videoId);

@@ -3,6 +3,7 @@
  * of api-spec §2.4 first, then what a client needs to trust and find it.
  */
 import { z } from 'zod';
+import { generationStatus, type GenerationProgress, type GenerationStatus } from '../generations/generationKind.ts';
 
 export const stenogramMetadata = z.object({
   videoId: z.string(),
@@ -13,7 +14,7 @@ export const stenogramMetadata = z.object({
   tokensUsed: z.number().int().describe('prompt + completion tokens of every LLM call; 0 for the offline generator'),
   llmModel: z.string().describe('the LLM model, or afterimage-stenogram-1 for the built-in offline generator'),
   generatedAt: z.string().nullable().describe('ISO 8601; null while generating'),
-  status: z.enum(['generating', 'generated', 'failed']),
+  status: generationStatus,
   error: z.string().nullable(),
   speakers: z.number().int().nullable(),
   paragraphs: z.number().int().nullable(),
@@ -38,13 +39,13 @@ export const STENOGRAM_COLUMNS = `g.id::text as id, g.owner_id::text as owner_id
   coalesce(g.language, g.requested_language, '') as language, g.llm_model, g.prompt_tokens, g.completion_tokens,
   g.speakers, g.paragraphs, g.words, g.chunks, g.fallback_chunks, g.bytes, g.content_sha256,
   g.transcript_language, g.transcript_kind, g.transcript_version, g.requested_at, g.generated_at,
-  g.api_key_id::text as api_key_id, g.charged_window_start, g.requested_language`;
+  g.charged_window_start, g.requested_language, g.progress`;
 
 export interface StenogramRow {
   id: string;
   owner_id: string;
   video_id: string;
-  status: 'generating' | 'generated' | 'failed';
+  status: GenerationStatus;
   error: string | null;
   title: string;
   channel_title: string;
@@ -65,9 +66,9 @@ export interface StenogramRow {
   transcript_version: number | null;
   requested_at: Date;
   generated_at: Date | null;
-  api_key_id: string | null;
   charged_window_start: Date | null;
   requested_language: string | null;
+  progress: GenerationProgress | null;
 }
 
 /** Where a stenogram is read: the spec's `@:userId` path segment. */

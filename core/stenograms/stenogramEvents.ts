@@ -5,9 +5,8 @@
  */
 import { z } from 'zod';
 import { defineEvent, type EventVocabulary } from '../events/defineEvent.ts';
+import { generationError } from '../generations/generationKind.ts';
 import { stenogramMetadata } from './metadata.ts';
-
-export const stenogramStream = (stenogramId: string) => `stenogram:${stenogramId}`;
 
 export const stenogramEvents = {
   started: defineEvent('stenogram:started', z.object({ videoId: z.string(), metadata: stenogramMetadata }).describe('the generation was accepted and queued (first event)')),
@@ -27,14 +26,7 @@ export const stenogramEvents = {
       metadata: stenogramMetadata,
     }).describe('the stenogram is stored (last event)'),
   ),
-  error: defineEvent(
-    'stenogram:error',
-    z.object({
-      code: z.string().describe('TRANSCRIPT_REQUIRED: the transcript went away; INTERNAL_ERROR: the generator or the store failed'),
-      message: z.string(),
-      refunded: z.boolean().describe('the apiStenogramsPerDay unit was given back'),
-    }).describe('the generation failed (last event)'),
-  ),
+  error: defineEvent('stenogram:error', generationError),
 };
 
 /**
@@ -44,7 +36,5 @@ export const stenogramEvents = {
 const completionLogged = z.object({ stenogram: z.object({ url: z.string() }), metadata: stenogramMetadata });
 export type CompletionLogged = z.infer<typeof completionLogged>;
 export const loggedCompletion = defineEvent(stenogramEvents.complete.type, completionLogged);
-
-export const isFinalStenogramEvent = (type: string) => type === stenogramEvents.complete.type || type === stenogramEvents.error.type;
 
 export const stenogramEventVocabulary: EventVocabulary = { name: 'StenogramEvent', events: Object.values(stenogramEvents) };

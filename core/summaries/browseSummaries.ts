@@ -5,14 +5,14 @@ import { SUMMARY_LIST_COLUMNS, type SummaryRow } from './summaryObject.ts';
 export interface BrowseFilters { tag?: string; channelId?: string; language?: string }
 
 /**
- * Public ready summaries, newest first, filtered by tag, channel and language, a page at a time,
+ * Public generated summaries, newest first, filtered by tag, channel and language, a page at a time,
  * as list items (without key points and the detailed summary).
- * Private summaries are never listed (the partial indexes hold public ready ones only). The total
+ * Private summaries are never listed (the partial indexes hold public generated ones only). The total
  * comes from the counts table when at most one filter (or a tag with a language) is given.
  */
 export async function browseSummaries(sql: Queryable, filters: BrowseFilters, page: { offset: number; limit: number }): Promise<{ rows: SummaryRow[]; total: number }> {
   const conditions: PendingQuery<Row[]>[] = [
-    sql`s.status = 'ready' and not s.private`,
+    sql`s.status = 'generated' and not s.private`,
     ...(filters.tag !== undefined ? [sql`s.tags @> array[${filters.tag}]::text[]`] : []),
     ...(filters.channelId !== undefined ? [sql`s.channel_id = ${filters.channelId}`] : []),
     ...(filters.language !== undefined ? [sql`s.language = ${filters.language}`] : []),

@@ -9,13 +9,13 @@ export async function countPublicSummaries(sql: Queryable): Promise<number> {
 }
 
 /**
- * One sitemap file of public ready summaries, oldest first (so a file's URLs change only when a
+ * One sitemap file of public generated summaries, oldest first (so a file's URLs change only when a
  * summary is deleted or regenerated). Private summaries and stenograms are never listed.
  */
 export async function sitemapEntries(sql: Queryable, file: number): Promise<Array<{ videoId: string; generatedAt: Date }>> {
   return sql<Array<{ videoId: string; generatedAt: Date }>>`
     select video_id as "videoId", generated_at as "generatedAt" from summaries
-    where status = 'ready' and not private
+    where status = 'generated' and not private
     order by generated_at, id
     limit ${SITEMAP_URLS_PER_FILE} offset ${(file - 1) * SITEMAP_URLS_PER_FILE}`;
 }

@@ -6,8 +6,7 @@
 import { z } from 'zod';
 import { summaryObject } from './summaryObject.ts';
 import { defineEvent, type EventVocabulary } from '../events/defineEvent.ts';
-
-export const summaryStream = (summaryId: string) => `summary:${summaryId}`;
+import { generationError } from '../generations/generationKind.ts';
 
 export const summaryEvents = {
   progress: defineEvent(
@@ -19,13 +18,8 @@ export const summaryEvents = {
       of: z.number().int().min(1).optional(),
     }),
   ),
-  complete: defineEvent('summary:complete', z.object({ summary: summaryObject }).describe('the summary is ready (last event)')),
-  error: defineEvent(
-    'summary:error',
-    z.object({ code: z.string().describe('TRANSCRIPT_REQUIRED: the transcript went away; INTERNAL_ERROR: the generator failed'), message: z.string() }).describe('the generation failed (last event)'),
-  ),
+  complete: defineEvent('summary:complete', z.object({ summary: summaryObject }).describe('the summary is generated (last event)')),
+  error: defineEvent('summary:error', generationError),
 };
-
-export const isFinalSummaryEvent = (type: string) => type === summaryEvents.complete.type || type === summaryEvents.error.type;
 
 export const summaryEventVocabulary: EventVocabulary = { name: 'SummaryEvent', events: Object.values(summaryEvents) };

@@ -3,16 +3,14 @@
  * route and the public page through SUMMARY_COLUMNS and toSummaryObject.
  */
 import { z } from 'zod';
+import { generationStatus, type GenerationProgress, type GenerationStatus } from '../generations/generationKind.ts';
 import { keyPoint, tokenUsage } from './summary.ts';
-
-const summaryStatuses = ['generating', 'ready', 'failed'] as const;
-type SummaryStatus = (typeof summaryStatuses)[number];
 
 export const summaryObject = z.object({
   videoId: z.string(),
-  status: z.enum(summaryStatuses).describe('generating: a job is writing it; ready; failed: error says why'),
+  status: generationStatus,
   private: z.boolean().describe('visible to its owner only, never listed'),
-  title: z.string().nullable().describe('what the video is about (null until ready)'),
+  title: z.string().nullable().describe('what the video is about (null until generated)'),
   videoTitle: z.string().nullable(),
   channelId: z.string(),
   channelTitle: z.string().nullable(),
@@ -29,10 +27,10 @@ export const summaryObject = z.object({
     .nullable()
     .describe('the subtitle track version it was built from'),
   requestedAt: z.string().describe('ISO 8601'),
-  generatedAt: z.string().nullable().describe('ISO 8601, when it became ready'),
+  generatedAt: z.string().nullable().describe('ISO 8601, when it was generated'),
   error: z.string().nullable().describe('why the generation failed'),
   streamUrl: z.string().describe('Server-Sent Events of the generation (summary:progress, summary:complete, summary:error)'),
-  pageUrl: z.string().nullable().describe('the public HTML page (public ready summaries only)'),
+  pageUrl: z.string().nullable().describe('the public HTML page (public generated summaries only)'),
 });
 export type SummaryObject = z.infer<typeof summaryObject>;
 
@@ -43,12 +41,12 @@ export const SUMMARY_SOURCE = 'summaries s join videos v on v.video_id = s.video
 export const SUMMARY_COLUMNS = `s.id::text as id, s.video_id, s.status, s.private, s.owner_id::text as owner_id, s.title,
   v.title as video_title, s.channel_id, nullif(c.title, '') as channel_title, s.tldr, s.key_points, s.detailed_summary,
   s.tags, s.language, s.llm_model, s.prompt_tokens, s.completion_tokens, s.transcript_language, s.transcript_kind,
-  s.transcript_version, s.requested_at, s.generated_at, s.error`;
+  s.transcript_version, s.requested_at, s.generated_at, s.error, s.charged_window_start, s.progress`;
 
 export interface SummaryRow {
   id: string;
   video_id: string;
-  status: SummaryStatus;
+  status: GenerationStatus;
   private: boolean;
   owner_id: string | null;
   title: string | null;
@@ -69,6 +67,8 @@ export interface SummaryRow {
   requested_at: Date;
   generated_at: Date | null;
   error: string | null;
+  charged_window_start: Date | null;
+  progress: GenerationProgress | null;
 }
 
 /** A summary in a list (browse, latest): what a card shows, without the long parts; GET /api/summary/{videoId} has the rest. */
@@ -115,6 +115,6 @@ export function toSummaryObject(row: SummaryRow): SummaryObject {
     generatedAt: row.generated_at?.toISOString() ?? null,
     error: row.error,
     streamUrl: summaryStreamUrl(row.video_id),
-    pageUrl: row.status === 'ready' && !row.private ? summaryPageUrl(row.video_id) : null,
+    pageUrl: row.status === 'generated' && !row.private ? summaryPageUrl(row.video_id) : null,
   };
 }

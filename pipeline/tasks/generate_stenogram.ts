@@ -1,12 +1,13 @@
-import { generateStenogram, type GenerateStenogramDeps } from '../../core/stenograms/generateStenogram.ts';
-import { defineTask } from '../defineTask.ts';
+import type { Sql } from '../../core/db/database.ts';
+import { runGenerationJob } from '../../core/generations/runGenerationJob.ts';
+import type { Logger } from '../../core/log.ts';
+import { stenogramWork } from '../../core/stenograms/stenogramGeneration.ts';
+import type { StenogramGenerator } from '../../core/stenograms/stenogram.ts';
+import type { StenogramStore } from '../../core/stenograms/store.ts';
+import { attemptOf, defineTask } from '../defineTask.ts';
 
 /** Writes one stenogram (job key `stenogram:<id>`) with the configured generator, into the configured store. */
-export function generateStenogramTask(deps: GenerateStenogramDeps) {
-  return defineTask('generate_stenogram', async ({ stenogramId }, helpers) => {
-    await generateStenogram(deps, stenogramId, {
-      finalAttempt: helpers.job.attempts >= helpers.job.max_attempts,
-      ...(helpers.abortSignal ? { signal: helpers.abortSignal } : {}),
-    });
-  });
+export function generateStenogramTask(deps: { sql: Sql; log: Logger; generator: StenogramGenerator; store: StenogramStore }) {
+  const work = stenogramWork(deps.generator, deps.store);
+  return defineTask('generate_stenogram', ({ stenogramId }, helpers) => runGenerationJob(deps, work, stenogramId, attemptOf(helpers)));
 }

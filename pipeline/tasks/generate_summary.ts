@@ -1,12 +1,12 @@
-import { generateSummary, type GenerateSummaryDeps } from '../../core/summaries/generateSummary.ts';
-import { defineTask } from '../defineTask.ts';
+import type { Sql } from '../../core/db/database.ts';
+import { runGenerationJob } from '../../core/generations/runGenerationJob.ts';
+import type { Logger } from '../../core/log.ts';
+import { summaryWork } from '../../core/summaries/summaryGeneration.ts';
+import type { SummaryGenerator } from '../../core/summaries/summary.ts';
+import { attemptOf, defineTask } from '../defineTask.ts';
 
 /** Writes one summary (job key `summary:<id>`: a repeated request joins it), with the configured generator. */
-export function generateSummaryTask(deps: GenerateSummaryDeps) {
-  return defineTask('generate_summary', async ({ summaryId }, helpers) => {
-    await generateSummary(deps, summaryId, {
-      finalAttempt: helpers.job.attempts >= helpers.job.max_attempts,
-      ...(helpers.abortSignal ? { signal: helpers.abortSignal } : {}),
-    });
-  });
+export function generateSummaryTask(deps: { sql: Sql; log: Logger; generator: SummaryGenerator }) {
+  const work = summaryWork(deps.generator);
+  return defineTask('generate_summary', ({ summaryId }, helpers) => runGenerationJob(deps, work, summaryId, attemptOf(helpers)));
 }

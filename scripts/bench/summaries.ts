@@ -525,7 +525,7 @@ interface Build {
 }
 
 /** One summary to store: its video (by index), owner, status, time, and what it says. */
-interface SummarySeed { video: number; owner: string | null; status: 'ready' | 'failed' | 'generating'; at: number; language: string; tags: string; model: string; k: number }
+interface SummarySeed { video: number; owner: string | null; status: 'generated' | 'failed' | 'generating'; at: number; language: string; tags: string; model: string; k: number }
 
 const SINGLE_PLAIN = 300;
 const MULTI_STORE = 1_000;
@@ -538,16 +538,16 @@ async function insertSummaries(sql: Sql, rows: SummarySeed[], texts: { tldrs: st
       llm_model, prompt_tokens, completion_tokens, requested_at, generated_at, updated_at)
     select v.video_id, v.channel_id, x.owner, x.owner is not null, x.status,
       case when x.status = 'failed' then 'the LLM endpoint was unavailable (gave up after 5 attempts)' end,
-      case when x.status = 'ready' then v.title end,
-      case when x.status = 'ready' then (${texts.tldrs}::text[])[x.k] end,
-      case when x.status = 'ready' then ((${texts.points}::text[])[x.k])::jsonb end,
-      case when x.status = 'ready' then (${texts.details}::text[])[x.k] end,
-      case when x.status = 'ready' then x.tags::text[] else '{}' end,
-      case when x.status = 'ready' then x.language end,
-      case when x.status = 'ready' then x.model end,
-      case when x.status = 'ready' and x.model <> 'afterimage-extractive-1' then 9000 + x.k * 100 end,
-      case when x.status = 'ready' and x.model <> 'afterimage-extractive-1' then 900 + x.k * 10 end,
-      x.at - interval '40 seconds', case when x.status = 'ready' then x.at end, x.at
+      case when x.status = 'generated' then v.title end,
+      case when x.status = 'generated' then (${texts.tldrs}::text[])[x.k] end,
+      case when x.status = 'generated' then ((${texts.points}::text[])[x.k])::jsonb end,
+      case when x.status = 'generated' then (${texts.details}::text[])[x.k] end,
+      case when x.status = 'generated' then x.tags::text[] else '{}' end,
+      case when x.status = 'generated' then x.language end,
+      case when x.status = 'generated' then x.model end,
+      case when x.status = 'generated' and x.model <> 'afterimage-extractive-1' then 9000 + x.k * 100 end,
+      case when x.status = 'generated' and x.model <> 'afterimage-extractive-1' then 900 + x.k * 10 end,
+      x.at - interval '40 seconds', case when x.status = 'generated' then x.at end, x.at
     from unnest(${rows.map((row) => corpusVideoId(SEED, row.video))}::text[], ${rows.map((row) => row.owner)}::uuid[], ${rows.map((row) => row.status)}::text[],
       ${rows.map((row) => row.k)}::int[], ${rows.map((row) => row.tags)}::text[], ${rows.map((row) => row.language)}::text[], ${rows.map((row) => row.model)}::text[],
       ${rows.map((row) => new Date(row.at).toISOString())}::timestamptz[])
@@ -564,7 +564,7 @@ async function storeSummary(sql: Sql, row: SummarySeed, template: GeneratedSumma
     select video_id, channel_id, ${new Date(row.at - 40_000)}, ${new Date(row.at - 40_000)} from videos where video_id = ${videoId}
     returning id::text as id`;
   await sql`
-    update summaries set status = 'ready', error = null, title = (select title from videos where video_id = ${videoId}), tldr = ${template.tldr},
+    update summaries set status = 'generated', error = null, title = (select title from videos where video_id = ${videoId}), tldr = ${template.tldr},
       key_points = ${sql.json(template.keyPoints)}, detailed_summary = ${template.detailedSummary}, tags = ${row.tags}::text[], language = ${row.language},
       llm_model = ${row.model}, generated_at = ${at}, updated_at = ${at}
     where id = ${inserted!.id} and status = 'generating'`;
@@ -578,10 +578,10 @@ function storeTiming(latencies: number[], seconds: number): StoreTiming {
 /** Public ready summaries' facet rows counted from the table, as summary_facet_rows (sql/015) lists them. */
 const FACET_RECOUNT = `
   select facet, language, value, count(*)::int as count from (
-    select 'language' as facet, '' as language, s.language as value from summaries s where s.status = 'ready' and not s.private
-    union all select 'tag', s.language, t.tag from summaries s cross join unnest(s.tags) as t(tag) where s.status = 'ready' and not s.private
-    union all select 'tag', '', t.tag from summaries s cross join unnest(s.tags) as t(tag) where s.status = 'ready' and not s.private
-    union all select 'channel', '', s.channel_id from summaries s where s.status = 'ready' and not s.private) r
+    select 'language' as facet, '' as language, s.language as value from summaries s where s.status = 'generated' and not s.private
+    union all select 'tag', s.language, t.tag from summaries s cross join unnest(s.tags) as t(tag) where s.status = 'generated' and not s.private
+    union all select 'tag', '', t.tag from summaries s cross join unnest(s.tags) as t(tag) where s.status = 'generated' and not s.private
+    union all select 'channel', '', s.channel_id from summaries s where s.status = 'generated' and not s.private) r
   group by facet, language, value`;
 
 /**
@@ -622,16 +622,16 @@ async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary
     const wanted = 6 + Math.floor(rnd() * 5);
     const chosen = new Set<string>();
     for (let attempt = 0; chosen.size < wanted && attempt < 40; attempt++) chosen.add(vocabularyOf.list[draw(vocabularyOf.cdf, rnd)]!);
-    if (status === 'ready' && owner === null) tagTotal += chosen.size;
+    if (status === 'generated' && owner === null) tagTotal += chosen.size;
     return { video, owner, status, at, language, tags: arrayLiteral([...chosen]), model: rnd() < 0.8 ? 'afterimage-extractive-1' : 'gpt-4o-mini', k: 1 + (k % templates.length) };
   };
-  const publicReady = Array.from({ length: SUMMARIES }, (_, i) => seed(i, null, 'ready', generatedFrom + (i / SUMMARIES) * span + (rnd() - 0.5) * 3_600_000, i));
+  const publicReady = Array.from({ length: SUMMARIES }, (_, i) => seed(i, null, 'generated', generatedFrom + (i / SUMMARIES) * span + (rnd() - 0.5) * 3_600_000, i));
   publicReady.sort((a, b) => a.at - b.at);
   const later = () => generatedFrom + rnd() * span;
   // Private ones (on publicly summarised videos and on others), failed and generating ones: never listed.
   const others: SummarySeed[] = [
-    ...Array.from({ length: PRIVATE_ON_PUBLIC }, (_, j) => seed((j * 29) % SUMMARIES, owners[j % OWNERS]!, 'ready', later(), j)),
-    ...Array.from({ length: PRIVATE_ONLY }, (_, j) => seed(SUMMARIES + j, owners[j % OWNERS]!, 'ready', later(), j)),
+    ...Array.from({ length: PRIVATE_ON_PUBLIC }, (_, j) => seed((j * 29) % SUMMARIES, owners[j % OWNERS]!, 'generated', later(), j)),
+    ...Array.from({ length: PRIVATE_ONLY }, (_, j) => seed(SUMMARIES + j, owners[j % OWNERS]!, 'generated', later(), j)),
     ...Array.from({ length: FAILED }, (_, j) => seed(SUMMARIES + PRIVATE_ONLY + j, null, 'failed', later(), j)),
     ...Array.from({ length: GENERATING }, (_, j) => seed(SUMMARIES + PRIVATE_ONLY + FAILED + j, null, 'generating', later(), j)),
   ];
@@ -642,7 +642,7 @@ async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary
   const bulk = [...publicReady.slice(0, SUMMARIES - throughTrigger - plain.length), ...others].sort((a, b) => a.at - b.at);
   // has_summary as the trigger would have left it for the summaries that bypass it.
   const hasSummary = new Uint8Array(videoCount);
-  for (const row of [...bulk, ...plain]) if (row.status === 'ready' && row.owner === null) hasSummary[row.video] = 1;
+  for (const row of [...bulk, ...plain]) if (row.status === 'generated' && row.owner === null) hasSummary[row.video] = 1;
 
   await sql`
     insert into channels (channel_id, title, subscriber_count)
@@ -708,7 +708,7 @@ async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary
   const checks: string[] = [];
   const [counts] = await sql<{ publicReady: number; private: number; failed: number; generating: number; hasSummary: number; facets: number; languageSum: number }[]>`
     select
-      (select count(*)::int from summaries where status = 'ready' and not private) as "publicReady",
+      (select count(*)::int from summaries where status = 'generated' and not private) as "publicReady",
       (select count(*)::int from summaries where private) as private,
       (select count(*)::int from summaries where status = 'failed') as failed,
       (select count(*)::int from summaries where status = 'generating') as generating,
@@ -754,7 +754,7 @@ interface QueryClass {
 const browseCall = async (sql: Sql, variant: Variant) => {
   const { filters, page } = variant.browse!;
   const { rows, total } = await browseSummaries(sql, filters, { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
-  return { ids: rows.map((row) => row.video_id), total, privateShown: rows.filter((row) => row.private || row.status !== 'ready').length };
+  return { ids: rows.map((row) => row.video_id), total, privateShown: rows.filter((row) => row.private || row.status !== 'generated').length };
 };
 
 const browseVariant = (filters: BrowseFilters, page = 1): Variant => {
@@ -797,7 +797,7 @@ async function queryClasses(sql: Sql): Promise<QueryClass[]> {
     { id: 'browse-deep', label: `browse, no filter, deep pages (${DEEP_PAGES.join(', ')} of ${PAGE_SIZE})`, judged: true, variants: DEEP_PAGES.map((page) => browseVariant({}, page)), inProcess: browseCall },
     single('latest', `latest (${PAGE_SIZE})`, `/api/summary/latest?limit=${PAGE_SIZE}`, async (pool) => {
       const { rows } = await browseSummaries(pool, {}, { offset: 0, limit: PAGE_SIZE });
-      return { ids: rows.map((row) => row.video_id), total: null, privateShown: rows.filter((row) => row.private || row.status !== 'ready').length };
+      return { ids: rows.map((row) => row.video_id), total: null, privateShown: rows.filter((row) => row.private || row.status !== 'generated').length };
     }, true),
     single('tags', 'summaryTags (50 per list, every language)', '/api/summary/tags', async (pool) => {
       const { tags: list, languages: byLanguage } = await summaryTags(pool, { limit: 50 });
@@ -1030,7 +1030,7 @@ async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templat
         const body = JSON.parse(answer.body) as { data: { items?: Array<{ videoId: string; private: boolean; status: string }>; total?: number } };
         const items = body.data.items;
         if (items && variant.browse) {
-          if (items.some((item) => item.private || item.status !== 'ready')) problems.push(`${query.id} GET ${variant.path}: private or unready summaries listed`);
+          if (items.some((item) => item.private || item.status !== 'generated')) problems.push(`${query.id} GET ${variant.path}: private or unready summaries listed`);
           if (items.map((item) => item.videoId).join() !== local.ids.join()) problems.push(`${query.id} GET ${variant.path}: another page than browseSummaries`);
           if (body.data.total !== undefined && body.data.total !== local.total) problems.push(`${query.id} GET ${variant.path}: total ${body.data.total}, browseSummaries says ${local.total}`);
         }

@@ -125,11 +125,11 @@ describe('MCP server at /mcp', () => {
     const progress: number[] = [];
     const result = await client.callTool({ name: 'generate_summary', arguments: { videoId: v.talk } }, undefined, { onprogress: (update) => progress.push(update.progress), timeout: 60_000 });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ videoId: v.talk, status: 'ready' });
+    expect(result.structuredContent).toMatchObject({ videoId: v.talk, status: 'generated' });
     expect(progress.length).toBeGreaterThan(0);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     const read = await client.callTool({ name: 'get_summary', arguments: { videoId: v.talk } });
-    expect(read.structuredContent).toMatchObject({ videoId: v.talk, status: 'ready' });
+    expect(read.structuredContent).toMatchObject({ videoId: v.talk, status: 'generated' });
     const browse = await client.callTool({ name: 'browse_summaries', arguments: { channelId } });
     expect((browse.structuredContent as { items: Array<{ videoId: string }> }).items.map((item) => item.videoId)).toContain(v.talk);
     const noTranscript = await client.callTool({ name: 'generate_summary', arguments: { videoId: v.bare } });
@@ -156,7 +156,7 @@ describe('MCP server at /mcp', () => {
     expect(subtitles.contents[0]!.mimeType).toBe('text/plain');
     expect(contentText(subtitles)).toContain('[0:08] The spindle bearings are worn.');
     const summary = await client.readResource({ uri: `tube://summary/${v.talk}` });
-    expect(JSON.parse(contentText(summary))).toMatchObject({ videoId: v.talk, status: 'ready' });
+    expect(JSON.parse(contentText(summary))).toMatchObject({ videoId: v.talk, status: 'generated' });
     const tags = await client.readResource({ uri: 'tube://tags' });
     expect(JSON.parse(contentText(tags)).tags.length).toBeGreaterThan(0);
     await expect(client.readResource({ uri: `tube://video/${videoIdFor('nowhere')}` })).rejects.toThrow(/NOT_FOUND/);

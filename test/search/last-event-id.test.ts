@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents, crawlStream } from '../../core/events/events.ts';
-import { summaryEvents, summaryStream } from '../../core/summaries/summaryEvents.ts';
+import { summaryEvents } from '../../core/summaries/summaryEvents.ts';
+import { generationStream } from '../../core/generations/generationKind.ts';
+import { summaryGeneration } from '../../core/summaries/summaryGeneration.ts';
 import { createKeyedUser } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { fakeSource, generateChannel } from '../support/fake-source.ts';
@@ -148,9 +150,9 @@ describe('generation streams (summaries) check their Last-Event-ID the same way'
     videoId = first.videos[0]!.videoId;
     const [own, other] = await db.sql<{ id: string }[]>`
       insert into summaries (video_id, channel_id) values (${videoId}, ${first.channel.channelId}), (${first.videos[1]!.videoId}, ${first.channel.channelId}) returning id::text`;
-    for (const summary of [own!, other!]) await appendEvents(db.sql, summaryStream(summary.id), [summaryEvents.progress({ stage: 'queued', percent: 0 })]);
+    for (const summary of [own!, other!]) await appendEvents(db.sql, generationStream(summaryGeneration, summary.id), [summaryEvents.progress({ stage: 'queued', percent: 0 })]);
     const positionOf = async (summaryId: string) =>
-      (await db.sql<{ position: string }[]>`select id::text as position from events where stream = ${summaryStream(summaryId)}`)[0]!.position;
+      (await db.sql<{ position: string }[]>`select id::text as position from events where stream = ${generationStream(summaryGeneration, summaryId)}`)[0]!.position;
     ownSummaryId = own!.id;
     ownPosition = await positionOf(own!.id);
     otherPosition = await positionOf(other!.id);
@@ -167,7 +169,7 @@ describe('generation streams (summaries) check their Last-Event-ID the same way'
   });
 
   it('its own event resumes the stream: what came after it, not it again', async () => {
-    await appendEvents(db.sql, summaryStream(ownSummaryId), [summaryEvents.error({ code: 'INTERNAL_ERROR', message: 'stopped by the test' })]);
+    await appendEvents(db.sql, generationStream(summaryGeneration, ownSummaryId), [summaryEvents.error({ code: 'INTERNAL_ERROR', message: 'stopped by the test', refunded: false })]);
     const resumed = await readStream(`${stack.api.url}/api/summary/${videoId}/stream`, { key, lastEventId: ownPosition, timeoutMs: 30_000 });
     expect(resumed.status).toBe(200);
     expect(resumed.events.map((event) => event.event)).toEqual(['summary:error']);

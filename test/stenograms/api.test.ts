@@ -30,6 +30,7 @@ const v = {
   third: videoIdFor('st-third'),
   left: videoIdFor('st-left'),
   bare: videoIdFor('st-bare'),
+  race: videoIdFor('st-race'),
 };
 const DIALOGUE = [
   '>> Welcome back to the workshop.',
@@ -64,8 +65,9 @@ beforeAll(async () => {
     { videoId: v.third, title: 'Third' },
     { videoId: v.left, title: 'Left early' },
     { videoId: v.bare, title: 'No transcript' },
+    { videoId: v.race, title: 'Raced' },
   ]);
-  for (const videoId of [v.dialogue, v.second, v.third, v.left]) await addTranscript(videoId, DIALOGUE);
+  for (const videoId of [v.dialogue, v.second, v.third, v.left, v.race]) await addTranscript(videoId, DIALOGUE);
 });
 
 afterAll(async () => {
@@ -177,6 +179,14 @@ describe('generate → stream → read → list → delete', () => {
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('STENOGRAM_CONFLICT');
     expect(await charged(owner)).toBe(before);
+  });
+
+  it('concurrent generations of the same video: one is accepted and charged, the others are 409 (the unique index decides)', async () => {
+    const answers = await Promise.all([1, 2, 3].map(() => generate(v.race, other)));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409, 409]);
+    for (const refused of answers.filter((answer) => answer.status === 409)) expect(refused.body.error.code).toBe('STENOGRAM_CONFLICT');
+    expect(answers.find((answer) => answer.status === 200)!.events.at(-1)!.event).toBe('stenogram:complete');
+    expect(await charged(other)).toBe(1);
   });
 
   it('a client that disconnects loses nothing: the job finishes and the stream resumes', async () => {

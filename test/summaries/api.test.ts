@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
-import { summaryStream } from '../../core/summaries/summaryEvents.ts';
+import { generationStream } from '../../core/generations/generationKind.ts';
+import { summaryGeneration } from '../../core/summaries/summaryGeneration.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { createKeyedUser } from '../support/api.ts';
 import { eventually } from '../support/cli.ts';
@@ -104,12 +105,12 @@ async function generationsCharged(userId: string): Promise<number> {
 async function readySummary(videoId: string, key?: string) {
   return eventually(async () => {
     const response = await call(`/api/summary/${videoId}`, { key });
-    return response.body?.data?.status === 'ready' ? response.body.data : undefined;
+    return response.body?.data?.status === 'generated' ? response.body.data : undefined;
   }, `the summary of ${videoId} is ready`);
 }
 
 describe('POST /api/summary/generate → job → events → the summary', () => {
-  it('answers 202 generating, streams progress and summary:complete, and stores a ready summary', async () => {
+  it('answers 202 generating, streams progress and summary:complete, and stores a generated summary', async () => {
     const accepted = await generate(v.lathe, owner.key);
     expect(accepted.status).toBe(202);
     expect(accepted.body.data).toMatchObject({ status: 'generating', videoId: v.lathe, private: false, streamUrl: `/api/summary/${v.lathe}/stream` });
@@ -119,15 +120,21 @@ describe('POST /api/summary/generate → job → events → the summary', () => 
     expect(streamed.status).toBe(200);
     const types = streamed.events.map((event) => event.event);
     expect(types.at(-1)).toBe('summary:complete');
-    // The generation logs its progress; a stream opened before it ends carries all of it, one opened after
-    // (a loaded machine) answers the final event at once.
+    // The generation logs its milestones (each stage once); a stream opened before it ends carries them and
+    // the latest percents in between, never going back; one opened after (a loaded machine) answers the final event at once.
     const [{ id }] = await db.sql<[{ id: string }]>`select id::text from summaries where video_id = ${v.lathe} and not private`;
-    const percents = (await db.sql<{ percent: number }[]>`select (payload->>'percent')::int as percent from events where stream = ${summaryStream(id)} and type = 'summary:progress' order by seq`).map((row) => row.percent);
-    expect(percents.length).toBeGreaterThan(0);
+    const logged = await db.sql<{ stage: string; percent: number }[]>`
+      select payload->>'stage' as stage, (payload->>'percent')::int as percent from events where stream = ${generationStream(summaryGeneration, id)} and type = 'summary:progress' order by seq`;
+    expect(logged.map((row) => row.stage)).toEqual([...new Set(logged.map((row) => row.stage))]);
+    const percents = logged.map((row) => row.percent);
     expect(percents).toEqual([...percents].sort((a, b) => a - b));
-    if (types.length > 1) expect(streamed.events.filter((event) => event.event === 'summary:progress').map((event) => event.data.percent)).toEqual(percents);
+    const streamedPercents = streamed.events.filter((event) => event.event === 'summary:progress').map((event) => event.data.percent as number);
+    expect(streamedPercents).toEqual([...streamedPercents].sort((a, b) => a - b));
+    if (types.length > 1) expect(streamedPercents).toEqual(expect.arrayContaining(percents));
+    // Every event has its id, the final one too.
+    for (const event of streamed.events) expect(event.id).toMatch(/^\d+$/);
     const summary = streamed.events.at(-1)!.data.summary;
-    expect(summary).toMatchObject({ videoId: v.lathe, status: 'ready', llmModel: 'afterimage-extractive-1', language: 'en', tokensUsed: null, videoTitle: 'Restoring a 1950s lathe', channelTitle: 'Workshop' });
+    expect(summary).toMatchObject({ videoId: v.lathe, status: 'generated', llmModel: 'afterimage-extractive-1', language: 'en', tokensUsed: null, videoTitle: 'Restoring a 1950s lathe', channelTitle: 'Workshop' });
     expect(summary.transcript).toEqual({ language: 'en', kind: 'manual', version: 1 });
     expect(summary.keyPoints.length).toBeGreaterThan(0);
     for (const point of summary.keyPoints) expect(point.url).toBe(`https://www.youtube.com/watch?v=${v.lathe}&t=${point.startSeconds}s`);
@@ -139,11 +146,11 @@ describe('POST /api/summary/generate → job → events → the summary', () => 
     expect(video!.has_summary).toBe(true);
   });
 
-  it('answers a ready summary with 200 and charges nothing', async () => {
+  it('answers a generated summary with 200 and charges nothing', async () => {
     const before = await generationsCharged(owner.userId);
     const again = await generate(v.lathe, other.key);
     expect(again.status).toBe(200);
-    expect(again.body.data.status).toBe('ready');
+    expect(again.body.data.status).toBe('generated');
     expect(await generationsCharged(owner.userId)).toBe(before);
     expect(await generationsCharged(other.userId)).toBe(0);
   });
@@ -164,7 +171,7 @@ describe('POST /api/summary/generate → job → events → the summary', () => 
     await readySummary(v.joined);
   });
 
-  it('a stream opened after the summary is ready ends with summary:complete at once', async () => {
+  it('a stream opened after the summary is generated ends with summary:complete at once', async () => {
     const streamed = await readStream(`${stack.api.url}/api/summary/${v.lathe}/stream`, { key: owner.key });
     expect(streamed.events.map((event) => event.event)).toEqual(['summary:complete']);
     expect(streamed.ended).toBe(true);

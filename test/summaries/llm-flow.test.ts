@@ -49,7 +49,7 @@ describe('summaries written by an OpenAI-compatible LLM', () => {
   it('stores what the model wrote, with its model name and token usage', async () => {
     expect((await generate(v.talk)).status).toBe(202);
     const summary = await settled(v.talk);
-    expect(summary).toMatchObject({ status: 'ready', llmModel: 'stand-in-model', language: 'en' });
+    expect(summary).toMatchObject({ status: 'generated', llmModel: 'stand-in-model', language: 'en' });
     expect(summary.tokensUsed).toBeGreaterThan(0);
     expect(summary.tokensUsed).toBe(summary.tokenUsage.prompt + summary.tokenUsage.completion);
     const requests = llm.requests().filter((request) => request.status === 200);
@@ -63,10 +63,17 @@ describe('summaries written by an OpenAI-compatible LLM', () => {
     for (const point of summary.keyPoints) expect(point.startSeconds).toBeLessThanOrEqual(lastSecond);
   });
 
-  it('a refused request fails the summary with summary:error, telling neither the endpoint nor the key; asking again starts over', async () => {
+  it('a refused request fails the summary with summary:error, telling neither the endpoint nor the key, gives the unit back; asking again starts over', async () => {
+    const charged = async () => (await db.sql<{ used: number }[]>`select coalesce(sum(used), 0)::int as used from usage_counters where limit_name = 'summaryGenerationsPerDay'`)[0]!.used;
+    const before = await charged();
     llm.enqueue('unauthorized');
     expect((await generate(v.refused)).status).toBe(202);
     const failed = await settled(v.refused);
+    // The failed generation delivered nothing: its summaryGenerationsPerDay unit is given back, and its error event says so.
+    expect(await charged()).toBe(before);
+    const [logged] = await db.sql<{ payload: { refunded: boolean } }[]>`
+      select e.payload from events e join summaries s on e.stream = 'summary:' || s.id where s.video_id = ${v.refused} and e.type = 'summary:error'`;
+    expect(logged!.payload.refunded).toBe(true);
     expect(failed.status).toBe('failed');
     expect(failed.error).toContain('refused');
     expect(failed.error).not.toContain(llm.url);
@@ -75,7 +82,7 @@ describe('summaries written by an OpenAI-compatible LLM', () => {
 
     const streamed = await readStream(`${stack.api.url}/api/summary/${v.refused}/stream`, { key });
     expect(streamed.events.map((event) => event.event)).toEqual(['summary:error']);
-    expect(streamed.events[0]!.data.message).toBe(failed.error);
+    expect(streamed.events[0]!.data).toMatchObject({ message: failed.error, refunded: true });
 
     const again = await generate(v.refused);
     expect(again.status).toBe(202);
@@ -83,6 +90,6 @@ describe('summaries written by an OpenAI-compatible LLM', () => {
     const restreamed = await readStream(`${stack.api.url}/api/summary/${v.refused}/stream`, { key });
     expect(restreamed.events.at(-1)!.event).toBe('summary:complete');
     expect(restreamed.events.map((event) => event.event)).not.toContain('summary:error');
-    expect((await settled(v.refused)).status).toBe('ready');
+    expect((await settled(v.refused)).status).toBe('generated');
   });
 });

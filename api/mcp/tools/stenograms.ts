@@ -4,9 +4,10 @@ import { videoIdSchema } from '../../../core/schemas.ts';
 import { stenogramMetadata, toMetadata } from '../../../core/stenograms/metadata.ts';
 import { readStenogramMarkdown } from '../../../core/stenograms/readMarkdown.ts';
 import { requestStenogram } from '../../../core/stenograms/requestStenogram.ts';
-import { isFinalStenogramEvent, stenogramEvents, stenogramStream, type CompletionLogged } from '../../../core/stenograms/stenogramEvents.ts';
+import { stenogramEvents, type CompletionLogged } from '../../../core/stenograms/stenogramEvents.ts';
+import { stenogramGeneration } from '../../../core/stenograms/stenogramGeneration.ts';
 import { transcriptRequired } from '../../../core/subtitles/transcriptRequired.ts';
-import { chargeQuota } from '../../http/quota.ts';
+import { chargeForGeneration } from '../../http/quota.ts';
 import { counterSql } from '../context.ts';
 import { followGeneration, MAX_WAIT_SECONDS } from '../followGeneration.ts';
 import { defineTool } from '../tool.ts';
@@ -28,14 +29,13 @@ export const generateStenogramTool = defineTool({
     const request = await requestStenogram(ctx.deps.sql, {
       videoId: args.videoId,
       ownerId: caller.userId,
-      apiKeyId: caller.keyId,
       language: args.language ?? null,
-      charge: async () => (await chargeQuota(counterSql(ctx), caller, 'apiStenogramsPerDay', undefined, 1, ctx.deps.clock?.())).windowStart,
+      charge: () => chargeForGeneration(counterSql(ctx), caller, 'apiStenogramsPerDay', undefined, ctx.deps.clock?.()),
     });
     if (request.outcome === 'transcript_required') throw transcriptRequired(args.videoId, request.transcript, 'stenogram');
     let data = { metadata: toMetadata(request.stenogram), markdown: null as string | null };
     if (extra._meta?.progressToken !== undefined && args.waitSeconds > 0) {
-      const final = await followGeneration(ctx.deps.hub, stenogramStream(request.stenogram.id), isFinalStenogramEvent, extra, args.waitSeconds);
+      const final = await followGeneration(ctx.deps.hub, stenogramGeneration, request.stenogram.id, extra, args.waitSeconds);
       if (final?.type === stenogramEvents.error.type) {
         const failure = final.payload as { message: string; refunded: boolean };
         throw new AppError('INTERNAL_ERROR', `the stenogram of ${args.videoId} could not be generated: ${failure.message}${failure.refunded ? ' (the apiStenogramsPerDay unit was given back)' : ''}`);

@@ -6,9 +6,10 @@ import { transcriptRequired } from '../../../core/subtitles/transcriptRequired.t
 import { browseSummaries } from '../../../core/summaries/browseSummaries.ts';
 import { findSummary } from '../../../core/summaries/findSummary.ts';
 import { requestSummary } from '../../../core/summaries/requestSummary.ts';
-import { isFinalSummaryEvent, summaryEvents, summaryStream } from '../../../core/summaries/summaryEvents.ts';
+import { summaryEvents } from '../../../core/summaries/summaryEvents.ts';
+import { summaryGeneration } from '../../../core/summaries/summaryGeneration.ts';
 import { summaryListItem, summaryObject, toSummaryListItem, toSummaryObject, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
-import { chargeQuota } from '../../http/quota.ts';
+import { chargeForGeneration } from '../../http/quota.ts';
 import { countsPage, pageOf } from '../../routes/summaries.ts';
 import { counterSql, type McpContext } from '../context.ts';
 import { followGeneration, MAX_WAIT_SECONDS } from '../followGeneration.ts';
@@ -16,7 +17,7 @@ import { defineTool } from '../tool.ts';
 
 /** A summary as a model reads it. */
 function summaryText(summary: SummaryObject): string {
-  if (summary.status !== 'ready') return `The summary of ${summary.videoId} is ${summary.status}${summary.error ? `: ${summary.error}` : ''}.`;
+  if (summary.status !== 'generated') return `The summary of ${summary.videoId} is ${summary.status}${summary.error ? `: ${summary.error}` : ''}.`;
   const points = summary.keyPoints.map((point) => `- ${point.text} (${point.url})`).join('\n');
   return `# ${summary.title ?? summary.videoTitle ?? summary.videoId}\n${summary.tldr ?? ''}\n\n## Key points\n${points}\n\n## Summary\n${summary.detailedSummary ?? ''}\n\nTags: ${summary.tags.join(', ')}`;
 }
@@ -45,7 +46,7 @@ export const getSummaryTool = defineTool({
 export const generateSummaryTool = defineTool({
   name: 'generate_summary',
   title: 'Generate a summary',
-  description: `Queues the AI summary of a video (the same job as POST /api/summary/generate). A ready summary is answered at once and not charged; a running generation is joined (not charged); a new one counts one summaryGenerationsPerDay. With a progress token the call reports the job's progress (notifications/progress) and waits for the summary, at most waitSeconds (≤ ${MAX_WAIT_SECONDS}); otherwise it answers status "generating" at once: call get_summary later. Without subtitles the answer is a TRANSCRIPT_REQUIRED error and a subtitle fetch is queued.`,
+  description: `Queues the AI summary of a video (the same job as POST /api/summary/generate). A generated summary is answered at once and not charged; a running generation is joined (not charged); a new one counts one summaryGenerationsPerDay (given back if the generation fails). With a progress token the call reports the job's progress (notifications/progress) and waits for the summary, at most waitSeconds (≤ ${MAX_WAIT_SECONDS}); otherwise it answers status "generating" at once: call get_summary later. Without subtitles the answer is a TRANSCRIPT_REQUIRED error and a subtitle fetch is queued.`,
   input: z.object({
     videoId: videoIdSchema,
     private: z.boolean().default(false).describe('a summary only you see, never listed'),
@@ -59,12 +60,12 @@ export const generateSummaryTool = defineTool({
       videoId: args.videoId,
       ownerId: ctx.caller.userId,
       private: args.private,
-      charge: async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'summaryGenerationsPerDay', undefined)),
+      charge: () => chargeForGeneration(counterSql(ctx), ctx.caller, 'summaryGenerationsPerDay', undefined),
     });
     if (request.outcome === 'transcript_required') throw transcriptRequired(args.videoId, request.transcript, 'summary');
     let data = toSummaryObject(request.summary);
     if (request.outcome === 'generating' && extra._meta?.progressToken !== undefined && args.waitSeconds > 0) {
-      const final = await followGeneration(ctx.deps.hub, summaryStream(request.summary.id), isFinalSummaryEvent, extra, args.waitSeconds);
+      const final = await followGeneration(ctx.deps.hub, summaryGeneration, request.summary.id, extra, args.waitSeconds);
       if (final?.type === summaryEvents.error.type) throw new AppError('INTERNAL_ERROR', `the summary of ${args.videoId} could not be generated: ${(final.payload as { message: string }).message}; generate_summary tries again`);
       if (final) data = (final.payload as { summary: SummaryObject }).summary;
     }

@@ -1,0 +1,73 @@
+import type { Sql, Queryable } from '../db/database.ts';
+import type { TypedEvent } from '../events/defineEvent.ts';
+import { appendEvents } from '../events/events.ts';
+import { newStage, progressState } from '../events/progressState.ts';
+import { finalFailure, readTranscriptCues, runGeneration, type TranscriptTrack } from '../llm/generation.ts';
+import type { Logger } from '../log.ts';
+import type { TranscriptCue } from '../subtitles/transcriptCue.ts';
+import { refundQuota } from '../usage/consumeQuota.ts';
+import { generationStream, type GenerationKind, type GenerationProgress, type GenerationRow } from './generationKind.ts';
+
+type ReportProgress = (progress: GenerationProgress) => void;
+
+/** The job's side of a kind: what it generates and how it is kept. Built with the kind's dependencies (generator, store). */
+export interface GenerationWork<Row extends GenerationRow, Generated, Kept> {
+  kind: GenerationKind<Row, never>;
+  /** The generator's name, in its failures' messages. */
+  model: string;
+  /** Where the generator's own 0–100 ends on the job's progress (it starts at 5, after reading the transcript). */
+  generatorUpTo: number;
+  generate(row: Row, transcript: { track: TranscriptTrack; cues: TranscriptCue[] }, options: { signal?: AbortSignal; onProgress: ReportProgress }): Promise<Generated>;
+  /** What happens between the generator and the row (e.g. writing the result to a store), outside any transaction. */
+  keep(row: Row, generated: Generated, report: ReportProgress & { flushed(): Promise<void> }): Promise<Kept>;
+  /** Marks the row generated with what was made, only while it is generating; false when it no longer was. */
+  store(tx: Queryable, id: string, generated: Generated, track: TranscriptTrack, kept: Kept): Promise<boolean>;
+  /** The final event of a stored generation (as the event log keeps it). */
+  completion(tx: Queryable, id: string): Promise<TypedEvent>;
+}
+
+/**
+ * A generation's job, for every kind: reads the transcript, runs the generator (its progress kept on
+ * the row, stages in the event log), keeps the result, then marks the row generated with its final
+ * event in one transaction. The generator's failures (or the last attempt's) mark it failed with the
+ * kind's error event and give the quota unit back, in one transaction; anything else is thrown for a retry.
+ */
+export async function runGenerationJob<Row extends GenerationRow, Generated, Kept>(
+  deps: { sql: Sql; log: Logger },
+  work: GenerationWork<Row, Generated, Kept>,
+  id: string,
+  options: { finalAttempt: boolean; signal?: AbortSignal },
+): Promise<void> {
+  const { kind } = work;
+  const row = await kind.read(deps.sql, id);
+  // Deleted, or finished by an earlier attempt: nothing to do.
+  if (!row || row.status !== 'generating') return;
+  const stream = generationStream(kind, id);
+  try {
+    const { track, cues } = await readTranscriptCues(deps.sql, row.video_id);
+    const report = progressState(deps.sql, deps.log, { table: kind.table, id, stream, milestone: newStage }, (progress: GenerationProgress) => kind.events.progress(progress));
+    report({ stage: 'reading', percent: 5 });
+    const transcript = { track, cues: cues.map((cue) => ({ start: cue.startMs / 1000, end: cue.endMs / 1000, text: cue.text, ...(cue.speakerChange ? { speakerChange: true } : {}) })) };
+    const generate = () => work.generate(row, transcript, { ...(options.signal ? { signal: options.signal } : {}), onProgress: report.within(5, work.generatorUpTo) });
+    const generated = await runGeneration(work.model, generate, report, options.signal);
+    const kept = await work.keep(row, generated, report);
+    await deps.sql.begin(async (tx) => {
+      if (await work.store(tx, id, generated, track, kept)) await appendEvents(tx, stream, [await work.completion(tx, id)]);
+    });
+  } catch (error) {
+    const failure = finalFailure(error, options, `the ${kind.name} could not be stored`);
+    if (!failure) throw error;
+    deps.log.warn(`${kind.name} generation failed`, { id, videoId: row.video_id, err: error });
+    await deps.sql.begin(async (tx) => {
+      const [failed] = await tx<{ subject: string | null; windowStart: Date | null }[]>`
+        update ${tx(kind.table)} g set status = 'failed', error = ${failure.message}, charged_window_start = null, updated_at = now()
+        from (select charged_subject, charged_window_start from ${tx(kind.table)} where id = ${id}) as charged
+        where g.id = ${id} and g.status = 'generating'
+        returning charged.charged_subject::text as subject, charged.charged_window_start as "windowStart"`;
+      if (!failed) return;
+      // Nothing was delivered: the unit goes back to whoever paid, in the bucket it was charged in.
+      if (failed.subject && failed.windowStart) await refundQuota(tx, failed.subject, kind.unit, failed.windowStart);
+      await appendEvents(tx, stream, [kind.events.error({ code: failure.code, message: failure.message, refunded: Boolean(failed.subject && failed.windowStart) })]);
+    });
+  }
+}
