@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { AppError, notFound } from '../../core/errors.ts';
 import { isFinalSummaryEvent, summaryEvents, summaryEventVocabulary, summaryStream } from '../../core/summaries/summaryEvents.ts';
@@ -13,7 +14,7 @@ import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
-import { defineRoute, handled, reply } from '../http/route.ts';
+import { defineRoute, handled, reply, type ApiDeps } from '../http/route.ts';
 import { answerFinalEvent, followStream, lastEventId, resumePosition } from '../sse/followStream.ts';
 
 const TAG = 'AI summaries';
@@ -140,20 +141,27 @@ const generateRoute = defineRoute({
   alsoAnswers: { 202: summaryObject },
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED'],
   async handler({ body, caller, deps, res }) {
-    if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key');
-    const request = await requestSummary(deps.sql, {
-      videoId: body.videoId,
-      ownerId: caller.userId,
-      private: body.private,
-      charge: async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'summaryGenerationsPerDay', res)),
-    });
+    const request = await requestCallersSummary(deps, caller, res, body);
     if (request.outcome === 'ready') return toSummaryObject(request.summary);
-    if (request.outcome === 'generating') {
-      return reply(toSummaryObject(request.summary), { status: 202, headers: { Location: `/api/summary/${body.videoId}` } });
-    }
-    throw transcriptRequired(body.videoId, request.transcript, 'summary');
+    return reply(toSummaryObject(request.summary), { status: 202, headers: { Location: `/api/summary/${body.videoId}` } });
   },
 });
+
+/**
+ * A summary for the caller (the route, and the video page's Generate button): ready, or generating
+ * (charged one summaryGenerationsPerDay when this request started it); 409 TRANSCRIPT_REQUIRED without a transcript.
+ */
+export async function requestCallersSummary(deps: ApiDeps, caller: Caller, res: ServerResponse, input: { videoId: string; private: boolean }) {
+  if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key');
+  const request = await requestSummary(deps.sql, {
+    videoId: input.videoId,
+    ownerId: caller.userId,
+    private: input.private,
+    charge: async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'summaryGenerationsPerDay', res)),
+  });
+  if (request.outcome === 'transcript_required') throw transcriptRequired(input.videoId, request.transcript, 'summary');
+  return request;
+}
 
 // ---------------------------------------------------------------------------------------------
 // GET and DELETE /api/summary/:videoId, GET /api/summary/:videoId/stream
@@ -212,18 +220,23 @@ const streamRoute = defineRoute({
   events: summaryEventVocabulary,
   errors: ['NOT_FOUND'],
   async handler({ req, res, params, query, caller, deps }) {
-    const summary = await visibleSummary(deps, params.videoId, caller);
-    if (summary.status === 'generating') {
-      const stream = summaryStream(summary.id);
-      followStream(deps, res, stream, await resumePosition(deps.sql, stream, lastEventId(req, query.lastEventId)), isFinalSummaryEvent);
-      return handled;
-    }
-    answerFinalEvent(deps, res, summary.status === 'ready'
-      ? summaryEvents.complete({ summary: toSummaryObject(summary) })
-      : summaryEvents.error({ code: 'INTERNAL_ERROR', message: summary.error ?? 'the generation failed' }));
-    return handled;
+    return streamSummary(deps, res, caller, params.videoId, lastEventId(req, query.lastEventId));
   },
 });
+
+/** The events of the summary the caller sees (the route, and the video page's live progress); a finished one answers its final event at once. */
+export async function streamSummary(deps: ApiDeps, res: ServerResponse, caller: Caller, videoId: string, resumeFrom: string | undefined): Promise<typeof handled> {
+  const summary = await visibleSummary(deps, videoId, caller);
+  if (summary.status === 'generating') {
+    const stream = summaryStream(summary.id);
+    followStream(deps, res, stream, await resumePosition(deps.sql, stream, resumeFrom), isFinalSummaryEvent);
+    return handled;
+  }
+  answerFinalEvent(deps, res, summary.status === 'ready'
+    ? summaryEvents.complete({ summary: toSummaryObject(summary) })
+    : summaryEvents.error({ code: 'INTERNAL_ERROR', message: summary.error ?? 'the generation failed' }));
+  return handled;
+}
 
 /** In matching order: the fixed words before /:videoId, so no video id can shadow them. */
 export const summaryRoutes = [browseRoute, latestRoute, tagsRoute, languagesRoute, channelsRoute, generateRoute, getRoute, deleteRoute, streamRoute];
