@@ -285,7 +285,8 @@ export const videoPage = definePage({
 export const videoMediaPage = definePage({
   method: 'GET',
   path: '/videos/:videoId/media',
-  params: videoParams,
+  // Not strict: the router hands this path the params of /videos/:videoId/:file too ({file: 'media'}).
+  params: z.object({ videoId: videoIdSchema }),
   access: { feature: 'subtitleDownload' },
   async handler({ req, res, deps, params }) {
     return sendVideoFile(deps.sql, req, res, params.videoId);
