@@ -59,6 +59,7 @@ if (box && list && status && 'EventSource' in window) {
       shown.add(video.videoId);
       added += 1;
       list.prepend(card(video));
+      document.getElementById('videos-empty')?.remove();
     }
     say(`${found} videos found, crawling…`);
   });

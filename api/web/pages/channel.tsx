@@ -162,7 +162,7 @@ export const channelPage = definePage({
           <ul class="cards" id="videos-list">
             {listed.videos.map((video) => <VideoCard key={video.videoId} video={video} />)}
           </ul>
-          {listed.total === 0 ? <p>{goneOnly ? 'No video of this channel is known to be deleted.' : 'No video of this channel is kept yet.'}</p> : null}
+          {listed.total === 0 ? <p id="videos-empty">{goneOnly ? 'No video of this channel is known to be deleted.' : 'No video of this channel is kept yet.'}</p> : null}
           <Pager channelId={channelId} page={query.page} pages={pages} show={query.show} session={session?.id} />
           {session ? <ContinueForm channelId={channelId} session={session.id} /> : <p><a href={`/search?q=${encodeURIComponent(channel.channelUrl)}`}>Search this channel again</a> to find videos added since.</p>}
         </article>
