@@ -3,6 +3,8 @@ import type { VNode } from 'preact';
 interface Month { month: string; deletions: number }
 
 const BAR = 12;
+/** The chart is at least this wide (in its own units): a few months get wide bars, not a sliver of the width. */
+const MIN_WIDTH = 600;
 const HEIGHT = 120;
 const AXIS = 18;
 const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -21,6 +23,12 @@ function everyMonth(months: readonly Month[]): Month[] {
 }
 
 const monthName = (key: string) => `${MONTH_NAMES[Number(key.slice(5)) - 1]} ${key.slice(0, 4)}`;
+/** Under the axis: every month's short name when there are few, else each year at its January (and the first month). */
+function axisLabel(key: string, index: number, months: number): string | undefined {
+  const yearStarts = key.endsWith('-01') || index === 0;
+  if (months <= 12) return `${MONTH_NAMES[Number(key.slice(5)) - 1]!.slice(0, 3)}${yearStarts ? ` ${key.slice(0, 4)}` : ''}`;
+  return yearStarts ? key.slice(0, 4) : undefined;
+}
 const plural = (count: number) => `${count} deletion${count === 1 ? '' : 's'}`;
 
 /**
@@ -34,7 +42,8 @@ export function DeletionTimeline({ channelTitle, months }: { channelTitle: strin
   const most = Math.max(...all.map((entry) => entry.deletions));
   const total = all.reduce((sum, entry) => sum + entry.deletions, 0);
   const peak = all.find((entry) => entry.deletions === most)!;
-  const width = Math.max(all.length * BAR, 240);
+  const width = Math.max(all.length * BAR, MIN_WIDTH);
+  const slot = width / all.length;
   const description = `${plural(total)} from ${monthName(all[0]!.month)} to ${monthName(all.at(-1)!.month)}; the most in ${monthName(peak.month)} (${most}).`;
   return (
     <figure class="deletion-timeline">
@@ -48,13 +57,13 @@ export function DeletionTimeline({ channelTitle, months }: { channelTitle: strin
             return (
               <g key={entry.month}>
                 {height > 0 ? (
-                  <rect class="bar" x={index * BAR + 2} y={HEIGHT - height} width={BAR - 4} height={height}>
+                  <rect class="bar" x={index * slot + slot * 0.15} y={HEIGHT - height} width={slot * 0.7} height={height}>
                     <title>{`${monthName(entry.month)}: ${plural(entry.deletions)}`}</title>
                   </rect>
                 ) : null}
-                {entry.month.endsWith('-01') || index === 0 ? (
-                  <text class="year" x={index * BAR + 2} y={HEIGHT + AXIS - 4}>
-                    {entry.month.slice(0, 4)}
+                {axisLabel(entry.month, index, all.length) ? (
+                  <text class="label" x={index * slot + slot * 0.15} y={HEIGHT + AXIS - 4}>
+                    {axisLabel(entry.month, index, all.length)}
                   </text>
                 ) : null}
               </g>
