@@ -121,7 +121,7 @@ export const channelPage = definePage({
     return {
       title: channel.channelTitle || channelId,
       description: `${channel.channelTitle}: ${channel.storedVideos} videos kept, ${channel.deletedVideos} of them deleted.`,
-      styles: ['channel.css'],
+      styles: ['facts.css', 'channel.css'],
       scripts: following ? ['channel.js'] : [],
       body: (
         <article class="channel">

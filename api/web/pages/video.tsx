@@ -236,7 +236,7 @@ export const videoPage = definePage({
     return {
       title,
       description: `${title} (${describeStatus(video.status, video.statusReason)}), from ${video.channelTitle ?? video.channelId}.`,
-      styles: ['video.css'],
+      styles: ['facts.css', 'video.css'],
       scripts: ['video.js'],
       body: (
         <article class="video">
