@@ -210,6 +210,17 @@ describe('the video page', () => {
     await page.close();
   });
 
+  it('names the tiers that show the status history to a visitor whose tier does not', async () => {
+    await updateTier(db.sql, 'anonymous', { features: { statusHistory: false } });
+    try {
+      const html = await (await fetch(videoUrl(withMedia), { headers: { Accept: 'text/html' } })).text();
+      expect(html).toContain('The status history is shown in the Registered, Plus and Pro tiers.');
+      expect(html).not.toContain('class="timeline status-history"');
+    } finally {
+      await updateTier(db.sql, 'anonymous', { features: { statusHistory: true } });
+    }
+  });
+
   it('answers an unknown video with a 404 page', async () => {
     const response = await fetch(videoUrl('AAAAAAAAAAA'), { headers: { Accept: 'text/html' } });
     expect(response.status).toBe(404);
