@@ -5,6 +5,10 @@ const player = document.querySelector('video#player');
 const list = document.getElementById('transcript-list');
 
 if (player) {
+  // An archived audio file (m4a, opus…) has no picture: the player shrinks to its controls.
+  const fitMedia = () => player.classList.toggle('audio-only', player.videoWidth === 0);
+  if (player.readyState >= 1) fitMedia();
+  player.addEventListener('loadedmetadata', fitMedia);
   document.addEventListener('click', (event) => {
     const link = event.target.closest?.('a[data-seconds]');
     if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
