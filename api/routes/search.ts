@@ -11,9 +11,10 @@ import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
 import { ACCEPTED_FORMS, CHANNEL_ID } from '../../core/youtube/channelQuery.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { issueStreamToken, streamTokenObject, streamTokenParam } from '../http/streamToken.ts';
-import { defineRoute, handled, type ApiDeps, type RouteContext } from '../http/route.ts';
+import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
 import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
 import { openEventStream } from '../sse/writer.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Caller } from '../http/auth.ts';
 import { answerNothingMore, lastEventId, notOfThisStream } from '../sse/followStream.ts';
 
@@ -52,9 +53,9 @@ export const startSearchRoute = defineRoute({
 });
 
 /** The caller's session; another account's is as unknown as a missing one. */
-async function callersSession(ctx: RouteContext<{ sessionId: string }, unknown, unknown>) {
-  const session = await findSession(ctx.deps.sql, ctx.params.sessionId, ownerId(ctx.caller));
-  if (!session) throw notFound(`no search session ${ctx.params.sessionId}`);
+export async function callersSession(sql: Sql, caller: Caller, sessionId: string): Promise<SearchSession> {
+  const session = await findSession(sql, sessionId, ownerId(caller));
+  if (!session) throw notFound(`no search session ${sessionId}`);
   return session;
 }
 
@@ -80,7 +81,7 @@ export const streamSearchRoute = defineRoute({
   tag: 'Channel search',
   summary: 'Server-Sent Events of a search: what is stored at once, then what the crawl finds, then search:complete or search:error',
   description:
-    'Events: search:channel_resolved, search:channel_update, search:progress {stage, percent, retry?}, search:video, search:video_batch, search:caption_info, search:status_change, search:complete {totals, failedSources, morePages}, search:error {code, message} (each described by components.schemas.SearchEvent). Comments (: keep-alive) every SSE_HEARTBEAT_SECONDS. Reconnect with Last-Event-ID (or ?lastEventId=) to get exactly the events missed; a reconnect with nothing more to receive (after search:complete or search:error) answers 204 No Content, which stops EventSource.',
+    'Events: search:channel_resolved, search:channel_update, search:progress {stage, percent, retry?}, search:video, search:video_batch, search:caption_info, search:status_change, search:complete {totals, failedSources, morePages}, search:error {code, message} (each described by components.schemas.SearchEvent). Comments (: keep-alive) every SSE_HEARTBEAT_SECONDS. Reconnect with Last-Event-ID (or ?lastEventId=) to get exactly the events missed.',
   auth: 'key',
   scope: 'L1',
   feature: 'channelSearch',
@@ -89,48 +90,54 @@ export const streamSearchRoute = defineRoute({
   events: searchEventVocabulary,
   alsoAnswers: { 204: null },
   errors: ['NOT_FOUND'],
-  async handler(ctx) {
-    const { req, res, deps, query } = ctx;
-    const session = await callersSession(ctx);
-    const resume = await resumePoint(deps.sql, session, lastEventId(req, query.lastEventId));
-    const live: Position = resume?.phase === 'live' ? resume.after : session.joinSeq;
-    const finished = async () => session.crawlFinished && (await streamHead(deps.sql, crawlStream(session.crawlId))) <= live;
-    // Resumed after the final event of a finished crawl (or after the stored part of a session that joined it finished): nothing more will come.
-    if (resume?.phase === 'live' && (await finished())) {
-      answerNothingMore(res);
-      return handled;
-    }
-
-    let unsubscribe = () => {};
-    const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
-
-    if (!resume || resume.phase === 'snapshot') {
-      if (!resume) stream.write(channelResolvedFrame(session.channel));
-      let total = 0;
-      for await (const page of snapshotPages(deps.sql, session, resume?.after ?? '')) {
-        if (!stream.open) return handled;
-        stream.write(snapshotFrames(page));
-        // The stored part is read at the client's pace, so it never counts as falling behind.
-        await stream.drained();
-        total += page.length;
-      }
-      stream.write(snapshotDoneFrame(total));
-    }
-
-    // The stored part of a session that joined a finished crawl: its reconnect (after s:~) gets 204.
-    if (await finished()) {
-      stream.end();
-      return handled;
-    }
-    unsubscribe = deps.hub.subscribe(crawlStream(session.crawlId), live, (events) => {
-      const { frames, final } = crawlFrames(events);
-      stream.write(frames);
-      if (final) stream.end();
-    }, stream.drained);
-    if (!stream.open) unsubscribe();
-    return handled;
+  async handler({ req, res, deps, caller, params, query }) {
+    return streamSearchSession(deps, req, res, await callersSession(deps.sql, caller, params.sessionId), lastEventId(req, query.lastEventId));
   },
 });
+
+/**
+ * A search session's stream (GET /api/search/:sessionId/stream, and the channel page's live part):
+ * what is stored at once, then what the crawl finds, resumed after `resumeFrom` when given.
+ */
+export async function streamSearchSession(deps: ApiDeps, req: IncomingMessage, res: ServerResponse, session: SearchSession, resumeFrom: string | undefined): Promise<typeof handled> {
+  const resume = await resumePoint(deps.sql, session, resumeFrom);
+  const live: Position = resume?.phase === 'live' ? resume.after : session.joinSeq;
+  const finished = async () => session.crawlFinished && (await streamHead(deps.sql, crawlStream(session.crawlId))) <= live;
+  // Resumed after the final event of a finished crawl (or after the stored part of a session that joined it finished): nothing more will come.
+  if (resume?.phase === 'live' && (await finished())) {
+    answerNothingMore(res);
+    return handled;
+  }
+
+  let unsubscribe = () => {};
+  const stream = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
+
+  if (!resume || resume.phase === 'snapshot') {
+    if (!resume) stream.write(channelResolvedFrame(session.channel));
+    let total = 0;
+    for await (const page of snapshotPages(deps.sql, session, resume?.after ?? '')) {
+      if (!stream.open) return handled;
+      stream.write(snapshotFrames(page));
+      // The stored part is read at the client's pace, so it never counts as falling behind.
+      await stream.drained();
+      total += page.length;
+    }
+    stream.write(snapshotDoneFrame(total));
+  }
+
+  // The stored part of a session that joined a finished crawl: its reconnect (after s:~) gets 204.
+  if (await finished()) {
+    stream.end();
+    return handled;
+  }
+  unsubscribe = deps.hub.subscribe(crawlStream(session.crawlId), live, (events) => {
+    const { frames, final } = crawlFrames(events);
+    stream.write(frames);
+    if (final) stream.end();
+  }, stream.drained);
+  if (!stream.open) unsubscribe();
+  return handled;
+}
 
 export const continueSearchRoute = defineRoute({
   method: 'POST',
@@ -145,15 +152,18 @@ export const continueSearchRoute = defineRoute({
   params: sessionParams,
   response: sessionResponse,
   errors: ['NOT_FOUND'],
-  async handler(ctx) {
-    const { deps, caller, res } = ctx;
-    const session = await callersSession(ctx);
-    const started = await continueSearch(deps, { sessionId: session.id, channelId: session.channelId, userId: ownerId(caller) }, async () => {
-      await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
-    });
-    return sessionReply(deps, caller, started, session.channelId);
+  async handler({ deps, caller, res, params }) {
+    const session = await callersSession(deps.sql, caller, params.sessionId);
+    return sessionReply(deps, caller, await continueCallersSearch(deps, caller, res, session), session.channelId);
   },
 });
+
+/** "Continue" of the caller's session (the route, and the channel page's "load more from the archives"): charged as channelSearchesPerHour. */
+export function continueCallersSearch(deps: ApiDeps, caller: Caller, res: ServerResponse, session: SearchSession) {
+  return continueSearch(deps, { sessionId: session.id, channelId: session.channelId, userId: ownerId(caller) }, async () => {
+    await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
+  });
+}
 
 export const backgroundStatusRoute = defineRoute({
   method: 'GET',

@@ -8,7 +8,7 @@ import { bulkJson } from '../../core/subtitles/bulkJson.ts';
 import { bulkZip } from '../../core/subtitles/bulkZip.ts';
 import type { OutputFormat } from '../../core/subtitles/cue.ts';
 import { enqueueSubtitleFetch, enqueueVideoLookup } from '../../core/subtitles/enqueue.ts';
-import { readSubtitles } from '../../core/subtitles/readSubtitles.ts';
+import { readSubtitles, type SubtitleChoice } from '../../core/subtitles/readSubtitles.ts';
 import { render } from '../../core/subtitles/render.ts';
 import { readTranscript, transcriptStates, type TranscriptInfo } from '../../core/subtitles/transcript.ts';
 import { LANGUAGE, describeTrack, latestTracks, trackKinds, trackSources } from '../../core/subtitles/tracks.ts';
@@ -16,7 +16,8 @@ import { readVideoLookup, type VideoLookup } from '../../core/subtitles/videoLoo
 import { findVideos } from '../../core/subtitles/videos.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { wholeNumber } from '../http/queryParams.ts';
-import { binaryBody, defineRoute, handled, reply } from '../http/route.ts';
+import type { Caller } from '../http/auth.ts';
+import { binaryBody, defineRoute, handled, reply, type ApiDeps } from '../http/route.ts';
 
 /** At most this many video ids per bulk download. */
 const BULK_MAX_VIDEOS = 100;
@@ -87,22 +88,27 @@ const getSubtitlesRoute = defineRoute({
   media: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type.split(';')[0]!, z.string()])),
   errors: ['NOT_FOUND'],
   async handler({ params, query, caller, deps, res }) {
-    const { video, track, cues } = await readSubtitles(deps.sql, params.videoId, query, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res)));
-    const body = render(cues, query.format);
-    res.writeHead(200, {
-      'Content-Type': CONTENT_TYPES[query.format],
-      'Content-Length': Buffer.byteLength(body),
-      'Content-Disposition': `attachment; filename="${video.videoId}.${track.language}.${query.format}"`,
-      ETag: `"${track.contentHash}"`,
-      'X-Subtitle-Language': track.language,
-      'X-Subtitle-Kind': track.kind,
-      'X-Subtitle-Version': String(track.version),
-      'X-Subtitle-Source': track.source,
-    });
-    res.end(body);
-    return handled;
+    return sendSubtitles(deps, caller, res, params.videoId, query);
   },
 });
+
+/** A video's subtitles as a file download, charged one subtitleDownloadsPerDay (the route, and the video page's downloads). */
+export async function sendSubtitles(deps: ApiDeps, caller: Caller, res: ServerResponse, videoId: string, query: SubtitleChoice & { format: OutputFormat }): Promise<typeof handled> {
+  const { video, track, cues } = await readSubtitles(deps.sql, videoId, query, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res)));
+  const body = render(cues, query.format);
+  res.writeHead(200, {
+    'Content-Type': CONTENT_TYPES[query.format],
+    'Content-Length': Buffer.byteLength(body),
+    'Content-Disposition': `attachment; filename="${video.videoId}.${track.language}.${query.format}"`,
+    ETag: `"${track.contentHash}"`,
+    'X-Subtitle-Language': track.language,
+    'X-Subtitle-Kind': track.kind,
+    'X-Subtitle-Version': String(track.version),
+    'X-Subtitle-Source': track.source,
+  });
+  res.end(body);
+  return handled;
+}
 
 // ---------------------------------------------------------------------------------------------
 // POST /api/subtitles/:videoId/fetch and GET /api/subtitles/:videoId/status

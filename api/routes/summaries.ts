@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { AppError, notFound } from '../../core/errors.ts';
 import { summaryEvents, summaryEventVocabulary } from '../../core/summaries/summaryEvents.ts';
@@ -15,7 +16,8 @@ import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeForGeneration } from '../http/quota.ts';
 import { issueStreamToken, streamTokenObject } from '../http/streamToken.ts';
-import { defineRoute, reply } from '../http/route.ts';
+import { defineRoute, handled, reply, type ApiDeps } from '../http/route.ts';
+import { answerGenerationStream, type GenerationStreamParts } from '../sse/followStream.ts';
 import { generationStreamRoute } from './generationStream.ts';
 
 const TAG = 'AI summaries';
@@ -142,21 +144,28 @@ const generateRoute = defineRoute({
   alsoAnswers: { 202: summaryObject.extend({ streamToken: streamTokenObject.describe('an addition to the spec: opens streamUrl without the API key (streamToken.url), for a browser\'s EventSource') }) },
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED'],
   async handler({ body, caller, deps, res }) {
-    if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key');
-    const request = await requestSummary(deps.sql, {
-      videoId: body.videoId,
-      ownerId: caller.userId,
-      private: body.private,
-      charge: () => chargeForGeneration(deps.counterSql ?? deps.sql, caller, 'summaryGenerationsPerDay', res),
-    });
-    if (request.outcome === 'generated') return toSummaryObject(request.summary);
-    if (request.outcome === 'generating') {
-      const summary = toSummaryObject(request.summary);
-      return reply({ ...summary, streamToken: await issueStreamToken(deps, caller, summary.streamUrl) }, { status: 202, headers: { Location: `/api/summary/${body.videoId}` } });
-    }
-    throw transcriptRequired(body.videoId, request.transcript, 'summary');
+    const request = await requestCallersSummary(deps, caller, res, body);
+    const summary = toSummaryObject(request.summary);
+    if (request.outcome === 'generated') return summary;
+    return reply({ ...summary, streamToken: await issueStreamToken(deps, caller, summary.streamUrl) }, { status: 202, headers: { Location: `/api/summary/${body.videoId}` } });
   },
 });
+
+/**
+ * A summary for the caller (the route, and the video page's Generate button): ready, or generating
+ * (charged one summaryGenerationsPerDay when this request started it); 409 TRANSCRIPT_REQUIRED without a transcript.
+ */
+export async function requestCallersSummary(deps: ApiDeps, caller: Caller, res: ServerResponse, input: { videoId: string; private: boolean }) {
+  if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key');
+  const request = await requestSummary(deps.sql, {
+    videoId: input.videoId,
+    ownerId: caller.userId,
+    private: input.private,
+    charge: () => chargeForGeneration(deps.counterSql ?? deps.sql, caller, 'summaryGenerationsPerDay', res),
+  });
+  if (request.outcome === 'transcript_required') throw transcriptRequired(input.videoId, request.transcript, 'summary');
+  return request;
+}
 
 // ---------------------------------------------------------------------------------------------
 // GET and DELETE /api/summary/:videoId, GET /api/summary/:videoId/stream
@@ -212,14 +221,23 @@ const streamRoute = generationStreamRoute({
   events: summaryEventVocabulary,
   errors: ['NOT_FOUND'],
   find: ({ deps, params, caller }) => visibleSummary(deps, params.videoId, caller),
-  parts: () => ({
-    kind: summaryGeneration,
-    outcome: async (summary) =>
-      summary.status === 'generated'
-        ? summaryEvents.complete({ summary: toSummaryObject(summary) })
-        : summaryEvents.error({ code: 'INTERNAL_ERROR', message: summary.error ?? 'the generation failed', refunded: summary.charged_window_start === null }),
-  }),
+  parts: () => summaryStreamParts,
 });
+
+/** A summary's events: its final one from the stored row once it is finished. */
+const summaryStreamParts: GenerationStreamParts<SummaryRow> = {
+  kind: summaryGeneration,
+  outcome: async (summary) =>
+    summary.status === 'generated'
+      ? summaryEvents.complete({ summary: toSummaryObject(summary) })
+      : summaryEvents.error({ code: 'INTERNAL_ERROR', message: summary.error ?? 'the generation failed', refunded: summary.charged_window_start === null }),
+};
+
+/** The events of the summary the caller sees (the route, and the video page's live progress); a finished one answers its final event once. */
+export async function streamSummary(deps: ApiDeps, res: ServerResponse, caller: Caller, videoId: string, resumeFrom: string | undefined): Promise<typeof handled> {
+  await answerGenerationStream(deps, res, summaryStreamParts, await visibleSummary(deps, videoId, caller), resumeFrom);
+  return handled;
+}
 
 /** In matching order: the fixed words before /:videoId, so no video id can shadow them. */
 export const summaryRoutes = [browseRoute, latestRoute, tagsRoute, languagesRoute, channelsRoute, generateRoute, getRoute, deleteRoute, streamRoute];

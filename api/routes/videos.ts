@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Queryable } from '../../core/db/database.ts';
 import { videoParams } from '../../core/schemas.ts';
 import { statusHistory, statusHistorySchema } from '../../core/status/statusHistory.ts';
 import { mediaTypes, openMediaFile } from '../../core/videos/mediaFile.ts';
@@ -37,7 +39,12 @@ export const videoFileRoute = defineRoute({
   servesFile: true,
   errors: ['NOT_FOUND'],
   async handler({ params, deps, req, res }) {
-    await sendFile(req, res, await openMediaFile(deps.sql, params.videoId));
-    return handled;
+    return sendVideoFile(deps.sql, req, res, params.videoId);
   },
 });
+
+/** The archived media of a video, with ranges (the route, and the video page's player). */
+export async function sendVideoFile(sql: Queryable, req: IncomingMessage, res: ServerResponse, videoId: string): Promise<typeof handled> {
+  await sendFile(req, res, await openMediaFile(sql, videoId));
+  return handled;
+}

@@ -27,7 +27,7 @@ export function wantsHtml(req: IncomingMessage & { path?: string }): boolean {
 
 const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.');
 
-async function tiersWith(tiers: TierCache, feature: unknown): Promise<string[]> {
+export async function tiersWith(tiers: TierCache, feature: unknown): Promise<string[]> {
   if (typeof feature !== 'string') return [];
   const all = await tiers.get().catch(() => new Map());
   return [...all.values()].filter((tier) => tier.features[feature]).map((tier) => tier.displayName as string);

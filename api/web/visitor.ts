@@ -13,3 +13,6 @@ export function identifyVisitor(deps: ApiDeps, req: IncomingMessage): Promise<Ca
 
 /** The header's view of a visitor. */
 export const accountOf = (visitor: Caller): Account | undefined => (visitor.kind === 'anonymous' ? undefined : { email: visitor.email, isAdmin: visitor.isAdmin });
+
+/** The visitor's user id, for the owner arguments of core/ (their sessions, private summaries, stenograms); null when anonymous. */
+export const visitorUserId = (visitor: Caller): string | null => (visitor.kind === 'anonymous' ? null : visitor.userId);

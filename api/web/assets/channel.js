@@ -1,0 +1,78 @@
+// The channel page while a search of it runs: the search's stream (the page's /live endpoint) adds each
+// video it finds to the list, and a status line counts them. Without this script the page's Refresh link
+// shows the newest state.
+const box = document.querySelector('[data-live]');
+const list = document.getElementById('videos-list');
+const status = document.getElementById('crawl-status');
+/** Videos shown live at most: past that the Refresh link shows the rest, paged. */
+const MAX_ADDED = 200;
+const STATUS_WORDS = { live: 'Live', deleted: 'Deleted', 're-uploaded': 'Re-uploaded', checking: 'Checking' };
+
+function clock(total) {
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(Math.floor(total % 60)).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+/** The markup of api/web/videoCard.tsx, built with text nodes only. */
+function card(video) {
+  const item = document.createElement('li');
+  item.className = 'card arrived';
+  item.dataset.videoId = video.videoId;
+  const heading = item.appendChild(document.createElement('h3'));
+  const link = heading.appendChild(document.createElement('a'));
+  link.href = `/videos/${encodeURIComponent(video.videoId)}`;
+  link.textContent = video.title ?? `Video ${video.videoId} (title unknown)`;
+  const line = item.appendChild(document.createElement('p'));
+  const badge = line.appendChild(document.createElement('span'));
+  badge.className = `badge ${video.status.replace('-', '')}`;
+  badge.textContent = STATUS_WORDS[video.status] ?? video.status;
+  const facts = [video.uploadDate, video.duration == null ? null : clock(video.duration)].filter(Boolean).join(' · ');
+  if (facts) {
+    line.append(' ');
+    const muted = line.appendChild(document.createElement('span'));
+    muted.className = 'muted';
+    muted.textContent = facts;
+  }
+  return item;
+}
+
+if (box && list && status && 'EventSource' in window) {
+  const goneOnly = box.dataset.filter === 'deleted';
+  const shown = new Set([...list.querySelectorAll('[data-video-id]')].map((element) => element.dataset.videoId));
+  let found = 0;
+  let added = 0;
+  let pending;
+  // One announcement a second at most: a screen reader should not read every video.
+  const say = (text, now = false) => {
+    clearTimeout(pending);
+    if (now) status.textContent = text;
+    else pending = setTimeout(() => (status.textContent = text), 1000);
+  };
+  const source = new EventSource(box.dataset.live);
+  source.addEventListener('search:video', (event) => {
+    const video = JSON.parse(event.data);
+    found += 1;
+    // The stored part (ids s:…) is on the page's list already, paged; the crawl's finds (c:…) are added.
+    if (event.lastEventId.startsWith('c:') && !shown.has(video.videoId) && added < MAX_ADDED && (!goneOnly || video.status === 'deleted' || video.status === 're-uploaded')) {
+      shown.add(video.videoId);
+      added += 1;
+      list.prepend(card(video));
+      document.getElementById('videos-empty')?.remove();
+    }
+    say(`${found} videos found, crawling…`);
+  });
+  source.addEventListener('search:complete', (event) => {
+    const complete = JSON.parse(event.data);
+    source.close();
+    say(`Search complete: ${found} videos found.${complete.reason ? ` ${complete.reason}.` : ''} Refresh to see them all, in order.`, true);
+  });
+  source.addEventListener('search:error', (event) => {
+    source.close();
+    say(`The search stopped: ${JSON.parse(event.data).message}. Refresh to see what it found.`, true);
+  });
+  source.onerror = () => {
+    if (source.readyState === EventSource.CLOSED) say('Live updates stopped. Refresh to see the newest state.', true);
+  };
+}

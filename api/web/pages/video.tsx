@@ -1,0 +1,333 @@
+import { Fragment, type VNode } from 'preact';
+import { z } from 'zod';
+import { AppError, notFound } from '../../../core/errors.ts';
+import { videoIdSchema, videoParams } from '../../../core/schemas.ts';
+import { statusHistory } from '../../../core/status/statusHistory.ts';
+import { findStenogram } from '../../../core/stenograms/findStenogram.ts';
+import { readStenogramMarkdown } from '../../../core/stenograms/readMarkdown.ts';
+import type { Cue } from '../../../core/subtitles/cue.ts';
+import { matchCues } from '../../../core/subtitles/match.ts';
+import { readSubtitles } from '../../../core/subtitles/readSubtitles.ts';
+import { findSummary } from '../../../core/summaries/findSummary.ts';
+import { toSummaryObject, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
+import { clock } from '../../../core/text/clock.ts';
+import { loadVideos } from '../../../core/videos/loadVideos.ts';
+import type { VideoObject } from '../../../core/videos/videoObject.ts';
+import type { Caller } from '../../http/auth.ts';
+import { wholeNumber } from '../../http/queryParams.ts';
+import type { ApiDeps } from '../../http/route.ts';
+import { requestCallersSummary, streamSummary } from '../../routes/summaries.ts';
+import { sendSubtitles } from '../../routes/subtitles.ts';
+import { sendVideoFile } from '../../routes/videos.ts';
+import { lastEventId } from '../../sse/followStream.ts';
+import { tiersWith } from '../errorPage.tsx';
+import { definePage, redirect } from '../page.tsx';
+import { StenogramView } from '../stenogramView.tsx';
+import { StatusBadge, describeStatus } from '../videoCard.tsx';
+import { visitorUserId } from '../visitor.ts';
+
+const videoPath = (videoId: string) => `/videos/${videoId}`;
+/** A moment of the video: the page with the player started there (a media fragment, so it works without script). */
+const momentUrl = (seconds: number, tq: string | undefined) => `?${new URLSearchParams({ t: String(Math.floor(seconds)), ...(tq ? { tq } : {}) })}#player`;
+
+async function storedVideo(deps: ApiDeps, videoId: string): Promise<VideoObject> {
+  const [video] = await loadVideos(deps.sql, [videoId]);
+  if (!video) throw notFound(`no video ${videoId} is kept in the archive; search for its channel to find it`);
+  return video;
+}
+
+/** Which tiers have a feature, as a sentence's end: "the Plus and Pro tiers". */
+async function tiersSentence(deps: ApiDeps, feature: string): Promise<string> {
+  const names = await tiersWith(deps.tiers, feature);
+  if (names.length === 0) return 'no tier on this server';
+  return `the ${names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0]} tier${names.length > 1 ? 's' : ''}`;
+}
+
+/** The chosen track's cues as the subtitle download reads them; none stored is an empty transcript. Shown on the page, not charged: a download is. */
+async function transcriptOf(deps: ApiDeps, videoId: string): Promise<{ cues: Cue[]; language: string; kind: string } | undefined> {
+  const read = await readSubtitles(deps.sql, videoId, {}, async () => {}).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'NOT_FOUND') return undefined;
+    throw error;
+  });
+  return read && { cues: read.cues, language: read.track.language, kind: read.track.kind };
+}
+
+function Facts({ video }: { video: VideoObject }): VNode {
+  return (
+    <dl class="facts">
+      <dt>Channel</dt>
+      <dd>
+        <a href={`/channels/${video.channelId}`}>{video.channelTitle ?? video.channelId}</a>
+      </dd>
+      <dt>Status</dt>
+      <dd>
+        <StatusBadge status={video.status} reason={video.statusReason} /> since <time dateTime={video.statusSince}>{video.statusSince.slice(0, 10)}</time>
+      </dd>
+      {video.uploadDate ? <><dt>Uploaded</dt><dd><time dateTime={video.uploadDate}>{video.uploadDate}</time></dd></> : null}
+      {video.duration !== null ? <><dt>Duration</dt><dd>{clock(video.duration)}</dd></> : null}
+      {video.viewCount !== null ? <><dt>Views</dt><dd>{video.viewCount.toLocaleString('en')}</dd></> : null}
+      {video.reuploadedAs ? <><dt>Re-uploaded as</dt><dd><a href={videoPath(video.reuploadedAs)}>{video.reuploadedAs}</a></dd></> : null}
+      {video.reuploadOf ? <><dt>Re-upload of</dt><dd><a href={videoPath(video.reuploadOf)}>{video.reuploadOf}</a></dd></> : null}
+    </dl>
+  );
+}
+
+/** The archived media in a player when this server keeps the file; else where a copy may be. */
+function Media({ video, start }: { video: VideoObject; start: number | undefined }): VNode {
+  if (video.videoFileUrl?.startsWith('/api/videos/')) {
+    return (
+      <video id="player" class="player" controls preload="metadata" src={`${videoPath(video.videoId)}/media${start ? `#t=${start}` : ''}`}>
+        <a href={`${videoPath(video.videoId)}/media`}>Download the archived media file</a>
+      </video>
+    );
+  }
+  return (
+    <div id="player" class="no-media notice">
+      <p>This server keeps no media file of this video.</p>
+      {video.archiveUrl ? <p><a href={video.archiveUrl} rel="noopener noreferrer">An archived copy of its page on the Wayback Machine</a></p> : null}
+      {video.videoFileUrl ? <p><a href={video.videoFileUrl} rel="noopener noreferrer">A media file kept elsewhere</a></p> : null}
+    </div>
+  );
+}
+
+async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps; visitor: Caller; videoId: string }): Promise<VNode> {
+  if (!visitor.tier.features.statusHistory) return <p class="notice">The status history is shown in {await tiersSentence(deps, 'statusHistory')}.</p>;
+  const { current, history } = await statusHistory(deps.sql, videoId);
+  return (
+    <>
+      <ol class="timeline status-history">
+        {history.map((entry, index) => (
+          <li key={index}>
+            <p>
+              <time dateTime={entry.observedAt}>{entry.observedAt.slice(0, 16).replace('T', ' ')} UTC</time> <StatusBadge status={entry.status} reason={entry.reason} />
+              {entry.source ? <span class="muted"> seen by {entry.source.replace('_', ' ')}</span> : null}
+            </p>
+            {entry.claimant ? <p>Claimed by {entry.claimant}</p> : null}
+            {entry.evidence ? <p class="evidence">{entry.evidence}</p> : null}
+            {entry.linkedVideoId ? <p>Re-uploaded as <a href={videoPath(entry.linkedVideoId)}>{entry.linkedVideoId}</a></p> : null}
+          </li>
+        ))}
+      </ol>
+      <p class="muted">
+        Now {describeStatus(current.status, current.reason).toLowerCase()}
+        {current.confirmedAt ? `, last confirmed ${current.confirmedAt.slice(0, 10)}` : ''}; next check {current.nextCheckAt.slice(0, 10)}.
+      </p>
+    </>
+  );
+}
+
+function Transcript({ transcript, tq, videoId, hasPlayer }: { transcript: NonNullable<Awaited<ReturnType<typeof transcriptOf>>>; tq: string | undefined; videoId: string; hasPlayer: boolean }): VNode {
+  const matching = tq ? new Set(matchCues(transcript.cues, tq)) : undefined;
+  const shown = transcript.cues.map((cue, index) => ({ cue, index })).filter(({ index }) => !matching || matching.has(index));
+  return (
+    <>
+      <form class="filters transcript-search" role="search" method="get" action={`${videoPath(videoId)}#transcript`}>
+        <div class="field">
+          <label for="tq">Find in the transcript</label>
+          <input id="tq" name="tq" type="search" value={tq ?? ''} autoComplete="off" />
+        </div>
+        <button type="submit">Find</button>
+        {tq ? <a href={`${videoPath(videoId)}#transcript`}>Show all</a> : null}
+      </form>
+      <p id="transcript-count" class="muted" role="status" aria-live="polite">
+        {tq ? `${shown.length} of ${transcript.cues.length} lines contain “${tq}”` : `${transcript.cues.length} lines`} ({transcript.language}, {transcript.kind})
+      </p>
+      <ol class="transcript" id="transcript-list" data-seek={hasPlayer ? 'player' : undefined}>
+        {shown.map(({ cue, index }) => (
+          <li key={index}>
+            <a href={momentUrl(cue.startMs / 1000, tq)} data-seconds={cue.startMs / 1000}>{clock(cue.startMs / 1000)}</a> <span>{cue.text}</span>
+          </li>
+        ))}
+      </ol>
+    </>
+  );
+}
+
+function SummaryBody({ summary, tq }: { summary: SummaryObject; tq: string | undefined }): VNode {
+  return (
+    <div class="summary-body">
+      {summary.title ? <h3>{summary.title}</h3> : null}
+      {summary.tldr ? <p class="tldr">{summary.tldr}</p> : null}
+      {summary.keyPoints.length ? (
+        <ol class="key-points">
+          {summary.keyPoints.map((point, index) => (
+            <li key={index}>
+              <a href={momentUrl(point.startSeconds, tq)} data-seconds={point.startSeconds}>{clock(point.startSeconds)}</a> {point.text}
+            </li>
+          ))}
+        </ol>
+      ) : null}
+      {(summary.detailedSummary ?? '').split(/\n\s*\n/).filter((text) => text.trim()).map((text, index) => <p key={index}>{text.trim()}</p>)}
+      <p class="muted">{summary.private ? 'Private: only you see it. ' : ''}Written by {summary.llmModel ?? 'the generator'}.</p>
+    </div>
+  );
+}
+
+/** Generate: POST /api/summary/generate for the visitor. */
+function GenerateForm({ videoId, again }: { videoId: string; again: boolean }): VNode {
+  return (
+    <form method="post" action={`${videoPath(videoId)}/summary`} class="generate">
+      <label class="inline">
+        <input type="checkbox" name="private" value="true" /> Private (only you see it)
+      </label>{' '}
+      <button type="submit">{again ? 'Generate again' : 'Generate a summary'}</button>
+    </form>
+  );
+}
+
+async function summarySection({ deps, visitor, videoId, tq }: { deps: ApiDeps; visitor: Caller; videoId: string; tq: string | undefined }): Promise<VNode> {
+  const found = visitor.tier.features.summaries ? await findSummary(deps.sql, videoId, { userId: visitorUserId(visitor) }) : undefined;
+  const summary = found && toSummaryObject(found);
+  const mayGenerate = visitor.tier.features.summaryGeneration;
+  if (summary?.status === 'generated') return <SummaryBody summary={summary} tq={tq} />;
+  if (summary?.status === 'generating') {
+    return (
+      <div class="summary-live" data-live={`${videoPath(videoId)}/summary/live`}>
+        <p id="summary-status" role="status" aria-live="polite">A summary is being written… (<a href={`${videoPath(videoId)}#summary`}>refresh</a> to see it when it is ready)</p>
+        <progress id="summary-progress" max="100" value="0" aria-labelledby="summary-status" />
+      </div>
+    );
+  }
+  return (
+    <>
+      {summary?.status === 'failed' ? <p class="error-box">The last attempt failed: {summary.error ?? 'no reason given'}.</p> : <p>No summary of this video yet.</p>}
+      {mayGenerate ? <GenerateForm videoId={videoId} again={summary?.status === 'failed'} /> : <p class="notice">Generating summaries is part of {await tiersSentence(deps, 'summaryGeneration')}.</p>}
+    </>
+  );
+}
+
+async function stenogramSection({ deps, visitor, videoId }: { deps: ApiDeps; visitor: Caller; videoId: string }): Promise<VNode | null> {
+  const userId = visitorUserId(visitor);
+  if (!userId || !visitor.tier.features.stenograms) return null;
+  const row = await findStenogram(deps.sql, userId, videoId);
+  if (!row) return null;
+  const body = row.status === 'generated'
+    ? <StenogramView markdown={await readStenogramMarkdown(deps.stenogramStore, deps.log, row.owner_id, row.video_id)} />
+    : row.status === 'generating' ? <p>Your stenogram is being written; refresh in a moment.</p> : <p class="error-box">Your stenogram failed: {row.error ?? 'no reason given'}.</p>;
+  return (
+    <section aria-labelledby="stenogram-heading" id="stenogram">
+      <h2 id="stenogram-heading">Your stenogram</h2>
+      <p class="muted">Private: only you see it.</p>
+      {body}
+    </section>
+  );
+}
+
+/** `/videos/:videoId`: what the archive knows of a video, its media, transcript, summary and (for its owner) stenogram. */
+export const videoPage = definePage({
+  method: 'GET',
+  path: '/videos/:videoId',
+  params: videoParams,
+  query: z.object({
+    t: wholeNumber('t', 0, 1_000_000).optional(),
+    tq: z.string().trim().max(200, { message: 'at most 200 characters' }).optional(),
+  }),
+  async handler({ deps, visitor, params, query }) {
+    const video = await storedVideo(deps, params.videoId);
+    const tq = query.tq || undefined;
+    const hasPlayer = Boolean(video.videoFileUrl?.startsWith('/api/videos/'));
+    const [transcript, history, summary, stenogram] = await Promise.all([
+      transcriptOf(deps, video.videoId),
+      statusHistorySection({ deps, visitor, videoId: video.videoId }),
+      summarySection({ deps, visitor, videoId: video.videoId, tq }),
+      stenogramSection({ deps, visitor, videoId: video.videoId }),
+    ]);
+    const title = video.title ?? `Video ${video.videoId}`;
+    return {
+      title,
+      description: `${title} (${describeStatus(video.status, video.statusReason)}), from ${video.channelTitle ?? video.channelId}.`,
+      styles: ['facts.css', 'video.css'],
+      scripts: ['video.js'],
+      body: (
+        <article class="video">
+          <h1>{title}</h1>
+          <Facts video={video} />
+          <Media video={video} start={query.t} />
+          {video.description ? <details class="description"><summary>Description</summary><p>{video.description}</p></details> : null}
+
+          <section aria-labelledby="history-heading">
+            <h2 id="history-heading">Status history</h2>
+            {history}
+          </section>
+
+          <section aria-labelledby="summary-heading" id="summary">
+            <h2 id="summary-heading">Summary</h2>
+            {summary}
+          </section>
+
+          <section aria-labelledby="transcript-heading" id="transcript">
+            <h2 id="transcript-heading">Transcript</h2>
+            {transcript ? (
+              <>
+                <p class="downloads">
+                  Download: {(['srt', 'vtt', 'txt'] as const).map((format, index) => (
+                    <Fragment key={format}>
+                      {index ? ' · ' : ''}
+                      <a href={`${videoPath(video.videoId)}/subtitles.${format}`} download>{format.toUpperCase()}</a>
+                    </Fragment>
+                  ))}
+                  <span class="muted"> (each counts as a subtitle download)</span>
+                </p>
+                <Transcript transcript={transcript} tq={tq} videoId={video.videoId} hasPlayer={hasPlayer} />
+              </>
+            ) : (
+              <p>No subtitles of this video are kept.</p>
+            )}
+          </section>
+          {stenogram}
+        </article>
+      ),
+    };
+  },
+});
+
+/** The player's source: GET /api/videos/:videoId/file's Range route, to this visitor. */
+export const videoMediaPage = definePage({
+  method: 'GET',
+  path: '/videos/:videoId/media',
+  // Not strict: the router hands this path the params of /videos/:videoId/:file too ({file: 'media'}).
+  params: z.object({ videoId: videoIdSchema }),
+  access: { feature: 'subtitleDownload' },
+  async handler({ req, res, deps, params }) {
+    return sendVideoFile(deps.sql, req, res, params.videoId);
+  },
+});
+
+/** `/videos/:videoId/subtitles.srt|vtt|txt`: GET /api/subtitles/:videoId as a download, charged as it is. */
+export const videoSubtitlesPage = definePage({
+  method: 'GET',
+  path: '/videos/:videoId/:file',
+  params: z.strictObject({
+    videoId: videoIdSchema,
+    file: z.enum(['subtitles.srt', 'subtitles.vtt', 'subtitles.txt'], { message: 'expected subtitles.srt, subtitles.vtt or subtitles.txt' }),
+  }),
+  access: { feature: 'subtitleDownload' },
+  async handler({ res, deps, visitor, params }) {
+    return sendSubtitles(deps, visitor, res, params.videoId, { format: params.file.slice('subtitles.'.length) as 'srt' | 'vtt' | 'txt' });
+  },
+});
+
+/** Generate: POST /api/summary/generate for the visitor, then the page with its progress. */
+export const videoSummaryPage = definePage({
+  method: 'POST',
+  path: '/videos/:videoId/summary',
+  params: videoParams,
+  form: z.object({ private: z.literal('true', { message: 'expected true, or leave it out' }).optional() }),
+  access: { feature: 'summaryGeneration' },
+  async handler({ res, deps, visitor, params, form }) {
+    await requestCallersSummary(deps, visitor, res, { videoId: params.videoId, private: form.private === 'true' });
+    return redirect(`${videoPath(params.videoId)}#summary`);
+  },
+});
+
+/** The summary's progress as GET /api/summary/:videoId/stream sends it, to this visitor. */
+export const videoSummaryLivePage = definePage({
+  method: 'GET',
+  path: '/videos/:videoId/summary/live',
+  params: videoParams,
+  query: z.object({ lastEventId: z.string().max(64).optional() }),
+  access: { feature: 'summaries' },
+  async handler({ req, res, deps, visitor, params, query }) {
+    return streamSummary(deps, res, visitor, params.videoId, lastEventId(req, query.lastEventId));
+  },
+});

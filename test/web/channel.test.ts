@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import type { Browser } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { searchChannel } from '../../core/crawl/searchChannel.ts';
+import { createLogger } from '../../core/log.ts';
+import type { VideoSource } from '../../core/sources/types.ts';
+import { updateTier } from '../../core/tiers/updateTier.ts';
+import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { fakeSource, generateChannel } from '../support/fake-source.ts';
+import { startSearchStack } from '../support/stack.ts';
+
+// A channel page open while a real worker crawls the channel from a slow source: its videos arrive on the page.
+let db: TestDatabase;
+let stack: Awaited<ReturnType<typeof startSearchStack>>;
+let browser: Browser;
+let release: () => void;
+const { channel, videos } = generateChannel(30);
+const DELETED = [videos[3]!.videoId, videos[4]!.videoId, videos[17]!.videoId];
+
+/** The fake source, held until `release`, then a page of 5 videos every 300 ms. */
+function slowSource(): VideoSource {
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const source = fakeSource({ name: 'youtube_api', channel, videos, pageSize: 5, gate });
+  return {
+    ...source,
+    async listVideos(...args) {
+      await gate;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return source.listVideos(...args);
+    },
+  };
+}
+
+let sources: VideoSource[];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await updateTier(db.sql, 'anonymous', { limits: { requestsPerMinute: 100_000 } });
+  sources = [slowSource()];
+  stack = await startSearchStack(db, {}, sources);
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  release?.();
+  await browser?.close();
+  await stack?.close();
+  await db?.drop();
+});
+
+const channelUrl = (query = '') => `${stack.api.url}/channels/${channel.channelId}${query}`;
+
+describe('the channel page', () => {
+  it('receives the videos of a crawl running while it is open, without a reload', async () => {
+    // What the search page does for an anonymous visitor: start the search, then show the channel following it.
+    const started = await searchChannel({ sql: db.sql, sources, log: createLogger('silent') }, { query: channel.channelId, userId: null }, async () => {});
+    const { page, problems } = await openTab(browser, stack.api.url);
+    await page.goto(channelUrl(`?session=${started.sessionId}`), { waitUntil: 'load' });
+    expect(await page.$eval('h1', (element) => element.textContent)).toBe(channel.title);
+    expect(await page.$$eval('#videos-list li', (items) => items.length)).toBe(0);
+    expect(await page.$eval('#crawl-status', (element) => element.getAttribute('aria-live'))).toBe('polite');
+    expect(await page.$eval('.crawl a', (element) => element.getAttribute('href'))).toBe(`/channels/${channel.channelId}?session=${started.sessionId}`);
+    await page.evaluate(() => ((window as unknown as { stillHere: boolean }).stillHere = true));
+
+    release();
+    await page.waitForFunction(() => document.querySelectorAll('#videos-list li').length > 0 && document.querySelectorAll('#videos-list li').length < 30, { timeout: 20_000 });
+    expect(await page.$eval('#crawl-status', (element) => element.textContent)).toMatch(/^\d+ videos found, crawling…$|^A search of this channel is running/);
+    await page.waitForFunction(() => document.getElementById('crawl-status')!.textContent!.startsWith('Search complete: 30 videos found.'), { timeout: 20_000 });
+    expect(await page.$$eval('#videos-list li', (items) => items.length)).toBe(30);
+    expect(await page.$eval(`#videos-list li[data-video-id="${videos[0]!.videoId}"] a`, (element) => element.getAttribute('href'))).toBe(`/videos/${videos[0]!.videoId}`);
+    expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
+    expect(await page.$('#videos-empty')).toBeNull();
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('shows only the deleted videos with the filter, and their deletions by month as a labelled SVG with a table', async () => {
+    for (const [index, videoId] of DELETED.entries()) {
+      const since = ['2021-03-10T12:00:00Z', '2021-03-20T12:00:00Z', '2021-06-02T12:00:00Z'][index]!;
+      await db.sql`update videos set status = 'deleted', status_reason = 'copyright', status_since = ${since} where video_id = ${videoId}`;
+    }
+    for (const width of [1280, 390]) {
+      const { page, problems } = await openTab(browser, stack.api.url, width);
+      await page.goto(channelUrl(), { waitUntil: 'networkidle0' });
+      expect(await page.$eval('.facts', (element) => element.textContent)).toContain('27 live · 3 deleted · 0 re-uploaded');
+      const label = await page.$eval('svg[role="img"]', (svg) => svg.getAttribute('aria-labelledby')!.split(' ').map((id) => document.getElementById(id)!.textContent).join(' | '));
+      expect(label).toBe(`Deletions of ${channel.title}'s videos by month | 3 deletions from March 2021 to June 2021; the most in March 2021 (2).`);
+      expect(await page.$$eval('svg rect.bar', (bars) => bars.map((bar) => bar.querySelector('title')!.textContent))).toEqual(['March 2021: 2 deletions', 'June 2021: 1 deletion']);
+      expect(await page.$$eval('.deletion-timeline tbody tr', (rows) => rows.map((row) => row.textContent))).toEqual(['March 20212', 'June 20211']);
+
+      await page.select('#show', 'deleted');
+      await Promise.all([page.waitForNavigation(), page.click('form.filters button')]);
+      expect(new URL(page.url()).searchParams.get('show')).toBe('deleted');
+      expect((await page.$$eval('#videos-list li', (items) => items.map((item) => item.getAttribute('data-video-id')))).sort()).toEqual([...DELETED].sort());
+      expect(await page.$$eval('#videos-list .badge', (badges) => badges.map((badge) => `${badge.className}: ${badge.textContent}`))).toEqual(Array(3).fill('badge deleted: Deleted · copyright claim'));
+      expect(await overflowsWidth(page)).toBe(false);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      expect(problems).toEqual([]);
+      await saveScreenshot(page, `channel-${width}`);
+      await page.close();
+    }
+  });
+
+  it('pages through the videos without script, and is accessible while following a search', async () => {
+    const { page, problems } = await openTab(browser, stack.api.url, 390);
+    await page.goto(channelUrl(), { waitUntil: 'networkidle0' });
+    expect(await page.$$eval('#videos-list li', (items) => items.length)).toBe(24);
+    await Promise.all([page.waitForNavigation(), page.click('a[rel="next"]')]);
+    expect(await page.$$eval('#videos-list li', (items) => items.length)).toBe(6);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('loads more from the archives through the continue form, as a new session of the visitor', async () => {
+    const started = await searchChannel({ sql: db.sql, sources, log: createLogger('silent') }, { query: channel.channelId, userId: null }, async () => {});
+    const { page, problems } = await openTab(browser, stack.api.url);
+    await page.goto(channelUrl(`?session=${started.sessionId}`), { waitUntil: 'load' });
+    await page.waitForFunction(() => document.getElementById('crawl-status')?.textContent?.startsWith('Search complete') ?? true, { timeout: 20_000 });
+    await page.goto(channelUrl(`?session=${started.sessionId}`), { waitUntil: 'networkidle0' });
+    await Promise.all([page.waitForNavigation(), page.click('form.continue button')]);
+    const next = new URL(page.url()).searchParams.get('session');
+    expect(next).toMatch(/^[0-9a-f-]{36}$/);
+    expect(next).not.toBe(started.sessionId);
+    // No archive look-ups on this server: the new session ends at once, uncharged.
+    expect(await page.$eval('main .notice', (element) => element.textContent)).toContain('The search of this channel has finished.');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('refuses the live stream of a session that is not the visitor’s', async () => {
+    const response = await fetch(`${channelUrl()}/live?session=${randomUUID()}`, { headers: { Accept: 'text/event-stream' } });
+    expect(response.status).toBe(404);
+    const unknown = await fetch(`${stack.api.url}/channels/UC${'x'.repeat(22)}`, { headers: { Accept: 'text/html' } });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain('is not in the archive yet');
+  });
+});

@@ -1,0 +1,229 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadArchiveSubtitles } from '../../core/import/loadArchiveSubtitles.ts';
+import { storeArchiveScan } from '../../core/import/storeArchiveScan.ts';
+import { createLogger } from '../../core/log.ts';
+import { scanArchive } from '../../core/sources/archive.ts';
+import { updateTier } from '../../core/tiers/updateTier.ts';
+import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
+import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
+import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+
+// A yt-dlp folder imported as `afterimage import` does (info.json, captions, a playable media file), shown
+// in a real browser; the worker starts only when a test needs a generation to run.
+let db: TestDatabase;
+let api: TestApi;
+let worker: WorkerHandle | undefined;
+let browser: Browser;
+let archive: ArchiveFixture;
+let withMedia: string;
+let withoutMedia: string;
+
+/** A silent WAV (8 kHz, 8-bit mono): a media file Chromium plays, so the player has a timeline to seek. */
+function silentWav(seconds: number): Buffer {
+  const samples = 8000 * seconds;
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + samples, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(8000, 24);
+  header.writeUInt32LE(8000, 28);
+  header.writeUInt16LE(1, 32);
+  header.writeUInt16LE(8, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(samples, 40);
+  return Buffer.concat([header, Buffer.alloc(samples, 128)]);
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await updateTier(db.sql, 'anonymous', { limits: { requestsPerMinute: 100_000 } });
+  await updateTier(db.sql, 'registered', { limits: { requestsPerMinute: 100_000 } });
+  archive = await createArchiveFixture({ videos: 4, mediaEvery: 2, subtitlesEvery: 1, flatOnly: 0, legacyChannel: false });
+  withMedia = archive.videoIds[0]!;
+  withoutMedia = archive.videoIds[1]!;
+  // The fixture's media files are stand-in bytes: this one becomes a real (silent) recording.
+  const mp4 = join(archive.dir, archive.channelTitle, archive.mediaFiles.get(withMedia)!);
+  await rm(mp4);
+  await writeFile(mp4.replace(/\.mp4$/, '.wav'), silentWav(30));
+  const scan = await scanArchive(archive.dir);
+  const stored = await storeArchiveScan(db.sql, scan);
+  await loadArchiveSubtitles(db.sql, stored.storedVideos, createLogger('silent'));
+  api = await startTestApi(db.sql);
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await worker?.stop();
+  await api?.close();
+  await archive?.cleanup();
+  await db?.drop();
+});
+
+const videoUrl = (videoId: string, query = '') => `${api.url}/videos/${videoId}${query}`;
+
+async function expectCleanPage(page: import('puppeteer-core').Page, problems: string[]) {
+  expect(await accessibilityViolations(page)).toEqual([]);
+  expect(problems).toEqual([]);
+}
+
+describe('the video page', () => {
+  it('shows the metadata, the status history, the player and the transcript, clean at desktop and phone widths', async () => {
+    for (const width of [1280, 390]) {
+      const { page, problems } = await openTab(browser, api.url, width);
+      await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+      expect(await page.$eval('h1', (element) => element.textContent)).toMatch(/\(part 1\)$/);
+      expect(await page.$eval('.facts a[href^="/channels/"]', (element) => element.textContent)).toBe(archive.channelTitle);
+      expect(await page.$$eval('.status-history li', (items) => items.length)).toBeGreaterThan(0);
+      expect(await page.$eval('video#player', (element) => (element as HTMLVideoElement).src)).toBe(`${api.url}/videos/${withMedia}/media`);
+      expect(await page.$$eval('#transcript-list li', (items) => items.length)).toBe(2);
+      expect(await overflowsWidth(page)).toBe(false);
+      await expectCleanPage(page, problems);
+      await saveScreenshot(page, `video-${width}`);
+      await page.close();
+    }
+  });
+
+  it('seeks the player when a transcript timestamp is clicked, and starts at ?t= without script', async () => {
+    const { page, problems } = await openTab(browser, api.url);
+    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+    await page.waitForFunction(() => (document.querySelector('video#player') as HTMLVideoElement).readyState >= 1);
+    const link = await page.$('#transcript-list li:nth-child(2) a');
+    expect(await link!.evaluate((element) => element.getAttribute('href'))).toBe('?t=3#player');
+    await link!.click();
+    const time = await page.$eval('video#player', (element) => (element as HTMLVideoElement).currentTime);
+    expect(time).toBeGreaterThanOrEqual(3);
+    expect(time).toBeLessThan(5);
+    expect(new URL(page.url()).search).toBe('');
+    // The link a browser without script follows: the player's source starts at that second.
+    await page.goto(videoUrl(withMedia, '?t=3'), { waitUntil: 'networkidle0' });
+    expect(await page.$eval('video#player', (element) => (element as HTMLVideoElement).src)).toBe(`${api.url}/videos/${withMedia}/media#t=3`);
+    await page.waitForFunction(() => (document.querySelector('video#player') as HTMLVideoElement).currentTime === 3);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('serves the media with byte ranges, as the API route does', async () => {
+    const response = await fetch(`${api.url}/videos/${withMedia}/media`, { headers: { Range: 'bytes=0-43' } });
+    expect(response.status).toBe(206);
+    expect(response.headers.get('content-type')).toBe('audio/wav');
+    expect(response.headers.get('content-range')).toBe(`bytes 0-43/${44 + 8000 * 30}`);
+    expect(Buffer.from(await response.arrayBuffer()).subarray(0, 4).toString()).toBe('RIFF');
+  });
+
+  it('filters the transcript as one types, and with tq= on the server without script', async () => {
+    const { page, problems } = await openTab(browser, api.url);
+    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+    await page.focus('#tq');
+    await page.keyboard.type('WORKSHOP');
+    await page.waitForFunction(() => document.querySelectorAll('#transcript-list li:not([hidden])').length === 1);
+    expect(await page.$eval('#transcript-list li:not([hidden]) span', (element) => element.textContent)).toBe('Welcome back to the workshop.');
+    await page.waitForFunction(() => document.getElementById('transcript-count')!.textContent!.startsWith('1 of 2 lines'));
+    expect(problems).toEqual([]);
+    await page.close();
+
+    const html = await (await fetch(videoUrl(withMedia, '?tq=workshop'), { headers: { Accept: 'text/html' } })).text();
+    expect(html.match(/<li><a href="\?t=/g)).toHaveLength(1);
+    expect(html).toContain('1 of 2 lines contain “workshop”');
+  });
+
+  it('downloads the subtitles as SRT, VTT and text, each charged as a subtitle download', async () => {
+    const used = async () => (await db.sql<{ used: number }[]>`select coalesce(sum(used), 0)::int as used from usage_counters where limit_name = 'subtitleDownloadsPerDay'`)[0]!.used;
+    const before = await used();
+    const types = { srt: 'application/x-subrip; charset=utf-8', vtt: 'text/vtt; charset=utf-8', txt: 'text/plain; charset=utf-8' };
+    for (const [format, type] of Object.entries(types)) {
+      const response = await fetch(`${api.url}/videos/${withMedia}/subtitles.${format}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe(type);
+      expect(response.headers.get('content-disposition')).toBe(`attachment; filename="${withMedia}.en.${format}"`);
+      expect(await response.text()).toContain('Welcome back to the workshop.');
+    }
+    expect(await used()).toBe(before + 3);
+    const wrong = await fetch(`${api.url}/videos/${withMedia}/subtitles.ass`, { headers: { Accept: 'text/html' } });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.text()).toContain('expected subtitles.srt, subtitles.vtt or subtitles.txt');
+  });
+
+  it('shows no player but the archive link for a video without a media file', async () => {
+    const { page, problems } = await openTab(browser, api.url);
+    await page.goto(videoUrl(withoutMedia), { waitUntil: 'networkidle0' });
+    expect(await page.$('video')).toBeNull();
+    expect(await page.$eval('#player', (element) => element.textContent)).toContain('This server keeps no media file of this video.');
+    await expectCleanPage(page, problems);
+    await page.close();
+  });
+
+  it('tells an anonymous visitor which tiers generate summaries', async () => {
+    const html = await (await fetch(videoUrl(withMedia), { headers: { Accept: 'text/html' } })).text();
+    expect(html).toContain('Generating summaries is part of the Registered, Plus and Pro tiers.');
+    expect(html).not.toContain('class="generate"');
+  });
+
+  it('generates a summary from the Generate button and shows it as it arrives', async () => {
+    const { key } = await createKeyedUser(db.sql, { tier: 'registered' });
+    const { page, problems } = await openTab(browser, api.url);
+    await page.setExtraHTTPHeaders({ 'X-API-Key': key });
+    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+    await Promise.all([page.waitForNavigation(), page.click('form.generate button')]);
+    expect(new URL(page.url()).pathname).toBe(`/videos/${withMedia}`);
+    // No worker yet: the page follows the generation's stream while it waits.
+    await page.waitForSelector('.summary-live progress');
+    expect(await page.$('.summary-body')).toBeNull();
+    await saveScreenshot(page, 'video-summary-generating');
+    worker = await startWorker(api.config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, createLogger('silent'));
+    await page.waitForSelector('.summary-body .tldr', { timeout: 30_000 });
+    expect(await page.$('.summary-live')).toBeNull();
+    expect(await page.$eval('.summary-body', (element) => element.textContent)).toContain('Written by afterimage-extractive-1');
+    await expectCleanPage(page, problems);
+    await page.close();
+  });
+
+  it('shows a stenogram to its owner only', async () => {
+    const owner = await createKeyedUser(db.sql, { tier: 'pro' });
+    const other = await createKeyedUser(db.sql, { tier: 'pro' });
+    const generated = await fetch(`${api.url}/api/stenograms/${withMedia}/generate`, { method: 'POST', headers: { 'X-API-Key': owner.key } });
+    expect(generated.status).toBe(200);
+    expect(await generated.text()).toContain('event: stenogram:complete');
+
+    const { page, problems } = await openTab(browser, api.url);
+    await page.setExtraHTTPHeaders({ 'X-API-Key': owner.key });
+    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+    expect(await page.$eval('#stenogram h2', (element) => element.textContent)).toBe('Your stenogram');
+    expect(await page.$eval('#stenogram .stenogram', (element) => element.textContent)).toContain('Welcome back to the workshop.');
+    await expectCleanPage(page, problems);
+    await saveScreenshot(page, 'video-stenogram');
+
+    await page.setExtraHTTPHeaders({ 'X-API-Key': other.key });
+    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+    expect(await page.$('#stenogram')).toBeNull();
+    await page.setExtraHTTPHeaders({});
+    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+    expect(await page.$('#stenogram')).toBeNull();
+    await page.close();
+  });
+
+  it('names the tiers that show the status history to a visitor whose tier does not', async () => {
+    await updateTier(db.sql, 'anonymous', { features: { statusHistory: false } });
+    try {
+      const html = await (await fetch(videoUrl(withMedia), { headers: { Accept: 'text/html' } })).text();
+      expect(html).toContain('The status history is shown in the Registered, Plus and Pro tiers.');
+      expect(html).not.toContain('class="timeline status-history"');
+    } finally {
+      await updateTier(db.sql, 'anonymous', { features: { statusHistory: true } });
+    }
+  });
+
+  it('answers an unknown video with a 404 page', async () => {
+    const response = await fetch(videoUrl('AAAAAAAAAAA'), { headers: { Accept: 'text/html' } });
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain('No video AAAAAAAAAAA is kept in the archive');
+  });
+});
