@@ -13,7 +13,7 @@ import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
-import { defineRoute, handled, reply } from '../http/route.ts';
+import { defineRoute, handled, privateCache, reply } from '../http/route.ts';
 import { answerFinalEvent, followStream, lastEventId, resumePosition } from '../sse/followStream.ts';
 
 const TAG = 'AI summaries';
@@ -44,6 +44,7 @@ const browseRoute = defineRoute({
   description: `Private summaries never appear. page × limit ≤ ${MAX_RESULT_WINDOW}. Reading is free (no quota but requestsPerMinute).`,
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   query: z.strictObject({
     tag: z.string().trim().toLowerCase().min(1, { message: 'an empty tag matches nothing; leave it out' }).max(40, { message: 'at most 40 characters' }).optional(),
     channelId: z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, { message: 'expected a channel id (UC and 22 more characters)' }).optional(),
@@ -66,6 +67,7 @@ const latestRoute = defineRoute({
   summary: 'The most recently generated public summaries',
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   query: z.strictObject({ limit: limit(20, 100) }),
   response: z.object({ items: z.array(summaryListItem) }),
   async handler({ query, deps }) {
@@ -83,6 +85,7 @@ const tagsRoute = defineRoute({
   summary: 'Popular tags of public summaries: across all languages, and per language',
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   query: z.strictObject({ language: language.optional(), limit: limit(50, 200).describe('tags per list') }),
   response: z.object({
     tags: z.array(tagCount).describe('most used first (of the language, when given)'),
@@ -100,6 +103,7 @@ const languagesRoute = defineRoute({
   summary: 'Languages of public summaries with their counts',
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   response: z.object({ languages: z.array(z.object({ language: z.string(), count: z.number().int() })) }),
   async handler({ deps }) {
     return { languages: await summaryLanguages(deps.sql) };
@@ -113,6 +117,7 @@ const channelsRoute = defineRoute({
   summary: 'Channels that have public summaries, most summaries first',
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   query: z.strictObject({ page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1), limit: limit(50, 100) }),
   response: listed(z.object({ channelId: z.string(), channelTitle: z.string().nullable(), handle: z.string().nullable(), summaries: z.number().int() })),
   async handler({ query, deps }) {
@@ -173,6 +178,7 @@ const getRoute = defineRoute({
   description: 'While generating: status and requestedAt; failed: error. Another user\'s private summary is 404, as if it did not exist. Free (no quota but requestsPerMinute).',
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   params: videoParams,
   response: summaryObject,
   errors: ['NOT_FOUND'],

@@ -1,7 +1,7 @@
 import { videoParams } from '../../core/schemas.ts';
 import { statusHistory, statusHistorySchema } from '../../core/status/statusHistory.ts';
 import { mediaTypes, openMediaFile } from '../../core/videos/mediaFile.ts';
-import { binaryBody, defineRoute, handled } from '../http/route.ts';
+import { binaryBody, defineRoute, handled, privateCache } from '../http/route.ts';
 import { sendFile } from '../http/sendFile.ts';
 
 export const statusHistoryRoute = defineRoute({
@@ -14,6 +14,7 @@ export const statusHistoryRoute = defineRoute({
   auth: 'key',
   scope: 'L1',
   feature: 'statusHistory',
+  cache: privateCache,
   params: videoParams,
   response: statusHistorySchema,
   errors: ['NOT_FOUND'],
@@ -36,8 +37,9 @@ export const videoFileRoute = defineRoute({
   media: Object.fromEntries(mediaTypes.map((type) => [type, binaryBody])),
   servesFile: true,
   errors: ['NOT_FOUND'],
-  async handler({ params, deps, req, res }) {
-    await sendFile(req, res, await openMediaFile(deps.sql, params.videoId));
+  cache: privateCache,
+  async handler(ctx) {
+    await sendFile(ctx, await openMediaFile(ctx.deps.sql, ctx.params.videoId));
     return handled;
   },
 });
