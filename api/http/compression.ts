@@ -10,7 +10,7 @@ import { brotliCompress, constants, createBrotliCompress, createGzip, gzip, type
 export type Coding = 'br' | 'gzip' | 'identity';
 
 /** Below this many bytes a coded body saves less than its headers and the CPU cost: sent as is. */
-export const COMPRESS_MIN_BYTES = 1024;
+const COMPRESS_MIN_BYTES = 1024;
 
 /**
  * Brotli at quality 5 (zlib's default is 11, meant for files compressed once): for answers compressed

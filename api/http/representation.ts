@@ -28,7 +28,7 @@ export function cacheHeaders(policy: CachePolicy | undefined, compressible: bool
 }
 
 /** The ETag of the content's `coding` representation. */
-export const codedTag = (etag: string, coding: Coding) => (coding === 'identity' ? etag : `${etag.slice(0, -1)}-${coding}"`);
+const codedTag = (etag: string, coding: Coding) => (coding === 'identity' ? etag : `${etag.slice(0, -1)}-${coding}"`);
 
 export interface AnswerOptions {
   contentType: string;

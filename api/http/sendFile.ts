@@ -8,7 +8,8 @@ import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../core/errors.ts';
 import type { MediaFile } from '../../core/videos/mediaFile.ts';
 import { evaluatePreconditions, httpDate, preconditionFailed, seconds } from './conditional.ts';
-import type { Exchange } from './route.ts';
+import { cacheHeaders } from './representation.ts';
+import { privateCache, type Exchange } from './route.ts';
 
 /** The bytes to send: a first and last position (inclusive), the whole file, or none that exist. */
 type ByteRange = { start: number; end: number } | 'whole' | 'unsatisfiable';
@@ -62,18 +63,18 @@ const clientGone = (error: unknown, res: ServerResponse) => res.destroyed || (er
 export async function sendFile({ req, res, countRequest, waiveRequest }: Exchange, file: MediaFile): Promise<void> {
   let streaming = false;
   try {
-    const cacheHeaders = {
+    const validatorHeaders = {
       ETag: file.etag,
       'Last-Modified': file.modifiedAt.toUTCString(),
       'Accept-Ranges': 'bytes',
-      // Keyed answers: no shared cache may keep them; a client revalidates (a cheap 304) before reuse.
-      'Cache-Control': 'private, no-cache',
+      // Keyed answers: no shared cache may keep them; a client revalidates (a free 304) before reuse.
+      ...cacheHeaders(privateCache, false),
     };
     const outcome = evaluatePreconditions(req, file);
-    if (outcome === 'precondition-failed') throw preconditionFailed('the file', cacheHeaders);
+    if (outcome === 'precondition-failed') throw preconditionFailed('the file', validatorHeaders);
     if (outcome === 'not-modified') {
       waiveRequest();
-      res.writeHead(304, cacheHeaders);
+      res.writeHead(304, validatorHeaders);
       res.end();
       return;
     }
@@ -86,7 +87,7 @@ export async function sendFile({ req, res, countRequest, waiveRequest }: Exchang
     const { start, end } = range === 'whole' ? { start: 0, end: file.size - 1 } : range;
     await countRequest();
     res.writeHead(range === 'whole' ? 200 : 206, {
-      ...cacheHeaders,
+      ...validatorHeaders,
       'Content-Type': file.contentType,
       'Content-Length': end - start + 1,
       'Content-Disposition': `inline; filename="${file.fileName}"`,
