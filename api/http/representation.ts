@@ -7,6 +7,7 @@
  * negotiates, also for a body too small to be coded, so a tag is known before the body is made (a
  * stored hash) and always names the same bytes.
  */
+import type { ServerResponse } from 'node:http';
 import type { Coding } from './compression.ts';
 import { codingFor, encodeBody, isCompressible } from './compression.ts';
 import { entityTag, evaluatePreconditions, preconditionFailed } from './conditional.ts';
@@ -14,17 +15,23 @@ import type { CachePolicy, Exchange } from './route.ts';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** Adds header names to Vary, keeping those another layer set (CORS's Origin). */
+function addVary(res: ServerResponse, names: string[]): void {
+  const present = String(res.getHeader('Vary') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const added = names.filter((name) => !present.some((other) => other === '*' || other.toLowerCase() === name.toLowerCase()));
+  if (added.length) res.setHeader('Vary', [...present, ...added].join(', '));
+}
+
 /**
- * Cache-Control and Vary of a policy. Private answers depend on the key (its owner's data, its tier's
+ * The caching headers of a policy. Private answers depend on the key (its owner's data, its tier's
  * access): no shared cache stores them, a browser revalidates before each reuse, and Vary names the
- * key's headers. Public ones are the same for everybody and may be kept for maxAgeSeconds.
+ * key's headers. Public ones are the same for everybody and may be kept for maxAgeSeconds. Vary is set
+ * on the response at once (merged with what is there); Cache-Control is returned, to go with the 200
+ * or 304 only, never with an error (a 429) that replaces it.
  */
-export function cacheHeaders(policy: CachePolicy | undefined, compressible: boolean): Record<string, string> {
-  const vary = [...(policy?.scope === 'private' ? ['X-API-Key', 'Authorization'] : []), ...(compressible ? ['Accept-Encoding'] : [])];
-  return {
-    ...(policy ? { 'Cache-Control': policy.scope === 'private' ? 'private, no-cache' : `public, max-age=${policy.maxAgeSeconds}` } : {}),
-    ...(vary.length ? { Vary: vary.join(', ') } : {}),
-  };
+export function cachingHeaders(res: ServerResponse, policy: CachePolicy | undefined, compressible: boolean): Record<string, string> {
+  addVary(res, [...(policy?.scope === 'private' ? ['X-API-Key', 'Authorization'] : []), ...(compressible ? ['Accept-Encoding'] : [])]);
+  return policy ? { 'Cache-Control': policy.scope === 'private' ? 'private, no-cache' : `public, max-age=${policy.maxAgeSeconds}` } : {};
 }
 
 /** The ETag of the content's `coding` representation. */
@@ -71,12 +78,12 @@ export interface PreparedAnswer {
  */
 export function prepareAnswer({ req, res, countRequest, waiveRequest }: Exchange, options: AnswerOptions): PreparedAnswer | undefined {
   const coding = codingFor(req, options.contentType);
-  const headers: Record<string, string> = cacheHeaders(options.cache, isCompressible(options.contentType));
+  const headers = cachingHeaders(res, options.cache, isCompressible(options.contentType));
   if (options.etag) {
     headers.ETag = codedTag(options.etag, coding);
     if (options.modifiedAt) headers['Last-Modified'] = options.modifiedAt.toUTCString();
     const outcome = evaluatePreconditions(req, { etag: headers.ETag, modifiedAt: options.modifiedAt });
-    if (outcome === 'precondition-failed') throw preconditionFailed('the answer', headers);
+    if (outcome === 'precondition-failed') throw preconditionFailed('the answer', { ETag: headers.ETag });
     if (outcome === 'not-modified') {
       waiveRequest();
       res.writeHead(304, headers);

@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../core/errors.ts';
 import type { MediaFile } from '../../core/videos/mediaFile.ts';
 import { evaluatePreconditions, httpDate, preconditionFailed, seconds } from './conditional.ts';
-import { cacheHeaders } from './representation.ts';
+import { cachingHeaders } from './representation.ts';
 import { privateCache, type Exchange } from './route.ts';
 
 /** The bytes to send: a first and last position (inclusive), the whole file, or none that exist. */
@@ -68,7 +68,7 @@ export async function sendFile({ req, res, countRequest, waiveRequest }: Exchang
       'Last-Modified': file.modifiedAt.toUTCString(),
       'Accept-Ranges': 'bytes',
       // Keyed answers: no shared cache may keep them; a client revalidates (a free 304) before reuse.
-      ...cacheHeaders(privateCache, false),
+      ...cachingHeaders(res, privateCache, false),
     };
     const outcome = evaluatePreconditions(req, file);
     if (outcome === 'precondition-failed') throw preconditionFailed('the file', validatorHeaders);

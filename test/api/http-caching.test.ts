@@ -1,8 +1,11 @@
-import { request } from 'node:http';
+import { IncomingMessage, request, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anonymousSubject } from '../../api/http/auth.ts';
 import { isCompressible, negotiateCoding } from '../../api/http/compression.ts';
+import { cachingHeaders } from '../../api/http/representation.ts';
+import { privateCache } from '../../api/http/route.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { expectConformingResponses } from '../support/conformance.ts';
@@ -128,6 +131,14 @@ describe('conditional requests', () => {
     }
   });
 
+  it('Vary keeps what another layer set (CORS\'s Origin); Cache-Control goes only with the answer', () => {
+    const res = new ServerResponse(new IncomingMessage(new Socket()));
+    res.setHeader('Vary', 'Origin, accept-encoding');
+    expect(cachingHeaders(res, privateCache, true)).toEqual({ 'Cache-Control': 'private, no-cache' });
+    expect(res.getHeader('Vary')).toBe('Origin, accept-encoding, X-API-Key, Authorization');
+    expect(res.getHeader('Cache-Control')).toBeUndefined();
+  });
+
   it('If-Match naming another version is 412 in the error envelope', async () => {
     const answer = await raw('/api/tiers', { headers: { 'If-Match': '"not-this-one"' } });
     expect(answer.status).toBe(412);
@@ -214,6 +225,19 @@ describe('crawlers', () => {
     // The API's own budget is still whole.
     const api = await raw('/api/tiers', { localAddress: crawler });
     expect(api.headers['ratelimit-remaining']).toBe('29');
+  });
+
+  it('a 429 of a public page is not marked cacheable', async () => {
+    const address = '127.0.0.79';
+    await updateTier(db.sql, 'anonymous', { limits: { pageRequestsPerMinute: 1 } });
+    try {
+      expect((await raw('/sitemap.xml', { localAddress: address })).status).toBe(200);
+      const refused = await raw('/sitemap.xml', { localAddress: address });
+      expect(refused.status).toBe(429);
+      expect(refused.headers['cache-control']).toBeUndefined();
+    } finally {
+      await updateTier(db.sql, 'anonymous', { limits: { pageRequestsPerMinute: 600 } });
+    }
   });
 
   it('a sitemap revalidates with If-None-Match, a summary page with If-Modified-Since too; 304s count nothing', async () => {
