@@ -107,13 +107,18 @@ function successResponses(route: Route): Record<string, unknown> {
 
 const headerParameters = Object.entries(fileRequestHeaders).map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
 
+/** What a cacheable read (Route.cache, api/http/representation.ts) answers besides 200: not modified, failed preconditions. */
+const conditionalResponses = () => ({
+  304: { description: 'Not Modified: the client\'s copy is current (If-None-Match, If-Modified-Since); no body, and the request counts no quota' },
+  412: { ...errorResponse(['INVALID_INPUT']), description: 'Precondition Failed (If-Match, If-Unmodified-Since); error envelope, code INVALID_INPUT' },
+});
+
 /** What a file route (api/http/sendFile.ts) answers besides 200: one byte range, not modified, failed preconditions. */
 function fileResponses(route: Route): Record<string, unknown> {
   const contentRange = (description: string) => ({ 'Content-Range': { description, schema: { type: 'string' } } });
   return {
     206: { description: 'Partial Content: one byte range', headers: contentRange('bytes a-b/size'), content: Object.fromEntries(Object.entries(route.media ?? {}).map(([type, schema]) => [type, rawBody(schema)])) },
-    304: { description: 'Not Modified: the client\'s copy is current (If-None-Match, If-Modified-Since)' },
-    412: { ...errorResponse(['INVALID_INPUT']), description: 'Precondition Failed (If-Match, If-Unmodified-Since); error envelope, code INVALID_INPUT' },
+    ...conditionalResponses(),
     416: { ...errorResponse(['INVALID_INPUT']), description: 'Range Not Satisfiable; error envelope, code INVALID_INPUT', headers: contentRange('bytes */size') },
   };
 }
@@ -144,6 +149,7 @@ export function buildOpenApi(routes: Route[], version: string) {
         ...(route.body ? { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
         responses: {
           ...successResponses(route),
+          ...(route.cache ? conditionalResponses() : {}),
           ...(route.servesFile ? fileResponses(route) : {}),
           ...Object.fromEntries([...byStatus].map(([status, codes]) => [String(status), errorResponse(codes)])),
         },

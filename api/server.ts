@@ -13,7 +13,8 @@ import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
 import { refuseUnstorableText } from './http/storableInput.ts';
 import { requestQuota } from './http/quota.ts';
-import { sendData, sendError } from './http/respond.ts';
+import { JSON_TYPE, sendAnswer } from './http/representation.ts';
+import { sendError } from './http/respond.ts';
 import { streamTokenOf } from './http/streamToken.ts';
 import { handled, isReply, pathPattern, type ApiDeps, type Route, type RouteContext } from './http/route.ts';
 import { mcpHandler } from './mcp/handler.ts';
@@ -62,17 +63,22 @@ function dispatchUnguarded(route: Route, deps: ApiDeps) {
     const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth, route.apiAccess !== false, streamTokenOf(route, req));
     if (caller.kind === 'key') (res as ServerResponse & { userId?: string }).userId = caller.userId;
     checkAccess(caller, route);
-    const quota = requestQuota(deps.counterSql ?? deps.sql, caller, res, route.rateLimited ?? true);
+    const quota = requestQuota(deps.counterSql ?? deps.sql, caller, res, route.rateLimited ?? true, { late: route.cache !== undefined, limit: route.requestLimit ?? 'requestsPerMinute' });
     await quota.start();
-    const result = await validateAndRun(route, deps, req, { res, caller, charge: quota.charge }).finally(quota.settle);
-    if (result === handled) return;
-    if (isReply(result)) sendData(res, result.status ?? route.status ?? 200, result.data, result.headers);
-    else sendData(res, route.status ?? 200, result);
+    const exchange = { req, res, countRequest: quota.settle, waiveRequest: quota.waive };
+    const result = await validateAndRun(route, deps, req, { ...exchange, caller, charge: quota.charge }).catch(async (error: unknown) => {
+      await quota.settle();
+      throw error;
+    });
+    if (result === handled) return quota.settle();
+    const { status = route.status ?? 200, data, headers } = isReply(result) ? result : { data: result };
+    // Counted as it is sent (a 429 replaces it), unless it is a 304.
+    await sendAnswer(exchange, JSON.stringify({ data }), { status, headers, contentType: JSON_TYPE, cache: route.cache });
   };
 }
 
 /** Validation, then the handler. */
-async function validateAndRun(route: Route, deps: ApiDeps, req: Request, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'res' | 'caller' | 'charge'>) {
+async function validateAndRun(route: Route, deps: ApiDeps, req: Request, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'res' | 'caller' | 'charge' | 'countRequest' | 'waiveRequest'>) {
   const params = parse(route.params, req.params, 'path');
   const query = parse(route.query, { ...req.query }, 'query');
   const body = route.body ? parse(route.body, await requestBody(req, route, deps.config.BODY_LIMIT_BYTES), 'body') : undefined;

@@ -23,6 +23,7 @@ export const limitName = z.enum([
   'subtitleDownloadsPerDay',
   'summaryGenerationsPerDay',
   'apiStenogramsPerDay',
+  'pageRequestsPerMinute',
 ]);
 export type LimitName = z.infer<typeof limitName>;
 

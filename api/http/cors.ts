@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { addVary } from './representation.ts';
 
 /** Where browsers on other origins may call: the REST API and the MCP endpoint (pages and sitemaps are not for scripts). */
 const CORS_PATH = /^\/(api|mcp)(\/|$)/;
@@ -27,12 +28,6 @@ const METHODS = { api: 'GET, HEAD, POST, PUT, PATCH, DELETE', mcp: 'GET, POST, D
 /** How long a browser may reuse a preflight's answer (Chromium caps it at 2 hours). */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
-/** Adds to Vary without dropping what another layer put there (Accept-Encoding, …). */
-function varyOn(res: ServerResponse, header: string): void {
-  const present = String(res.getHeader('Vary') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
-  if (!present.some((name) => name.toLowerCase() === header.toLowerCase() || name === '*')) res.setHeader('Vary', [...present, header].join(', '));
-}
-
 /**
  * CORS for /api and /mcp: pages on one of `origins` (CORS_ORIGINS, exact) may call them; any other
  * origin gets no Access-Control-Allow-* header at all, so its browser keeps the answer from it.
@@ -45,7 +40,7 @@ export function cors(origins: readonly string[]) {
   return (req: IncomingMessage & { path: string }, res: ServerResponse, next: () => void): void => {
     const area = CORS_PATH.exec(req.path)?.[1] as 'api' | 'mcp' | undefined;
     if (!area) return next();
-    varyOn(res, 'Origin');
+    addVary(res, ['Origin']);
     const origin = req.headers.origin;
     const granted = origin !== undefined && allowed.has(origin);
     const preflight = req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined;

@@ -71,29 +71,35 @@ function refusal(caller: Caller, name: LimitName, decision: QuotaDecision, units
 }
 
 /**
- * The quota of one request. requestsPerMinute is counted before the handler runs, or, for a route whose
- * handler charges a limit of its own before any work ('with-charge'), in the same statement as that
- * charge; a request whose handler ends without charging is counted then, and its refusal (429) replaces
- * the handler's answer, so every answer is the one counting first would have given.
+ * The quota of one request. The request is counted against its per-minute limit (requestsPerMinute, or
+ * pageRequestsPerMinute for public pages) before the handler runs, or, for a route whose handler charges a
+ * limit of its own before any work ('with-charge'), in the same statement as that charge; a request whose
+ * handler ends without charging is counted then, and its refusal (429) replaces the handler's answer, so
+ * every answer is the one counting first would have given. A cacheable read ('late') is counted once its
+ * answer is known not to be a 304 Not Modified, which counts nothing (waive).
  */
-export function requestQuota(sql: Sql, caller: Caller, res: Pick<ServerResponse, 'setHeader'>, rateLimited: boolean | 'with-charge') {
-  let pending = rateLimited === 'with-charge';
-  const countRequest = async () => void (await chargeQuotas(sql, caller, [{ name: 'requestsPerMinute' }], res));
+export function requestQuota(sql: Sql, caller: Caller, res: Pick<ServerResponse, 'setHeader'>, rateLimited: boolean | 'with-charge', options: { late: boolean; limit: LimitName }) {
+  let pending = rateLimited === 'with-charge' || (rateLimited === true && options.late);
+  const countRequest = async () => void (await chargeQuotas(sql, caller, [{ name: options.limit }], res));
   const settle = async () => {
     if (!pending) return;
     pending = false;
     await countRequest();
   };
   return {
-    /** Before the handler: counts the request unless it waits for the handler's charge. */
-    start: () => (rateLimited === true ? countRequest() : Promise.resolve()),
+    /** Before the handler: counts the request unless it waits for the handler's charge or its answer. */
+    start: () => (rateLimited === true && !options.late ? countRequest() : Promise.resolve()),
     /** Counts `units` of a limit of the caller's (with the waiting request, if any); 429 when refused. */
     async charge(name: LimitName, units = 1, at?: Date): Promise<QuotaDecision> {
-      const charges = pending ? [{ name: 'requestsPerMinute' as const }, { name, units }] : [{ name, units }];
+      const charges = pending ? [{ name: options.limit }, { name, units }] : [{ name, units }];
       pending = false;
       return (await chargeQuotas(sql, caller, charges, res, at)).at(-1)!;
     },
-    /** After the handler, whether it answered or threw: counts the request if nothing did yet. */
+    /** Counts the request if nothing did yet: before an answer is written, and after a handler that threw. */
     settle,
+    /** A 304: the waiting request is never counted. */
+    waive() {
+      pending = false;
+    },
   };
 }

@@ -7,9 +7,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(payload);
 }
 
-export const sendData = (res: ServerResponse, status: number, data: unknown, headers?: Record<string, string>) =>
-  sendJson(res, status, { data }, headers);
-
 export function sendError(res: ServerResponse, status: number, code: ErrorCode, message: string, extra: { headers?: Record<string, string>; details?: unknown } = {}): void {
   if (res.headersSent) {
     res.destroy();

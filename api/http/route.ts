@@ -51,9 +51,23 @@ export interface RouteContext<P, Q, B> {
   caller: Caller;
   /** Counts units of one of the caller's limits, with the RateLimit headers; 429 RATE_LIMITED when refused (api/http/quota.ts). */
   charge(name: LimitName, units?: number, at?: Date): Promise<QuotaDecision>;
+  /** Counts the request now if nothing has yet (its counting waits on cacheable and 'with-charge' routes); before writing an answer that counts. */
+  countRequest(): Promise<void>;
+  /** The answer is a 304 Not Modified: the request counts nothing. */
+  waiveRequest(): void;
   deps: ApiDeps;
   log: Logger;
 }
+
+/** What writing an answer needs of a request: the exchange and the request's counting. */
+export type Exchange = Pick<RouteContext<unknown, unknown, unknown>, 'req' | 'res' | 'countRequest' | 'waiveRequest'>;
+
+/**
+ * Who may keep a read's answer (api/http/representation.ts): private answers depend on the key or its
+ * tier and are revalidated before each reuse; public ones are everybody's, kept maxAgeSeconds.
+ */
+export type CachePolicy = { scope: 'private' } | { scope: 'public'; maxAgeSeconds: number };
+export const privateCache: CachePolicy = { scope: 'private' };
 
 const replyTag = Symbol('reply');
 /** A reply other than `{data}` with the route's status: another status or extra headers. */
@@ -93,6 +107,13 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
    * of its own (ctx.charge) before any work, and the request is counted in the same statement.
    */
   rateLimited?: boolean | 'with-charge';
+  /** The per-minute limit that counts this route's requests (default requestsPerMinute; public pages: pageRequestsPerMinute). */
+  requestLimit?: Extract<LimitName, 'requestsPerMinute' | 'pageRequestsPerMinute'>;
+  /**
+   * A cacheable read: its 200 carries a strong ETag (and Cache-Control, Vary), If-None-Match answers
+   * 304 with no body, and the request is counted only once the answer is not a 304, which counts nothing.
+   */
+  cache?: CachePolicy;
   params?: P;
   query?: Q;
   body?: B;

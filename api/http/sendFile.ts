@@ -3,10 +3,13 @@
  * requests (If-Match, If-Unmodified-Since, If-None-Match, If-Modified-Since, If-Range) and single
  * byte ranges, streamed from disk with backpressure.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../core/errors.ts';
 import type { MediaFile } from '../../core/videos/mediaFile.ts';
+import { evaluatePreconditions, httpDate, preconditionFailed, seconds } from './conditional.ts';
+import { cachingHeaders } from './representation.ts';
+import { privateCache, type Exchange } from './route.ts';
 
 /** The bytes to send: a first and last position (inclusive), the whole file, or none that exist. */
 type ByteRange = { start: number; end: number } | 'whole' | 'unsatisfiable';
@@ -32,16 +35,6 @@ export function parseRange(header: string | undefined, size: number): ByteRange 
   return start >= size ? 'unsatisfiable' : { start, end: Math.min(end, size - 1) };
 }
 
-const entityTags = (header: string) => header.split(',').map((tag) => tag.trim());
-const weakMatch = (header: string, etag: string) => entityTags(header).some((tag) => tag === '*' || tag.replace(/^W\//, '') === etag);
-const strongMatch = (header: string, etag: string) => entityTags(header).some((tag) => tag === '*' || tag === etag);
-/** HTTP dates have whole seconds; a file's time is compared at that precision. */
-const seconds = (time: number) => Math.floor(time / 1000);
-const httpDate = (header: string | undefined): number | undefined => {
-  const time = header === undefined ? NaN : Date.parse(header);
-  return Number.isNaN(time) ? undefined : seconds(time);
-};
-
 /** The request headers sendFile reads, for the OpenAPI document. */
 export const fileRequestHeaders = {
   Range: 'one byte range: bytes=a-b, bytes=a- or bytes=-n (the last n bytes); several ranges get the whole file',
@@ -51,23 +44,6 @@ export const fileRequestHeaders = {
   'If-Match': 'ETags the file must have: 412 otherwise',
   'If-Unmodified-Since': 'without If-Match: 412 when the file is newer',
 };
-
-type Outcome = 'send' | 'not-modified' | 'precondition-failed';
-
-/** RFC 9110 §13.2.2: the preconditions in their order of evaluation. */
-function evaluatePreconditions(req: IncomingMessage, file: MediaFile): Outcome {
-  const modified = seconds(file.modifiedAt.getTime());
-  const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch } = req.headers;
-  if (ifMatch !== undefined) {
-    if (!strongMatch(ifMatch, file.etag)) return 'precondition-failed';
-  } else {
-    const unmodifiedSince = httpDate(req.headers['if-unmodified-since']);
-    if (unmodifiedSince !== undefined && modified > unmodifiedSince) return 'precondition-failed';
-  }
-  if (ifNoneMatch !== undefined) return weakMatch(ifNoneMatch, file.etag) ? 'not-modified' : 'send';
-  const modifiedSince = httpDate(req.headers['if-modified-since']);
-  return modifiedSince !== undefined && modified <= modifiedSince ? 'not-modified' : 'send';
-}
 
 /** If-Range: the range holds only while the client's copy is the current one (a strong ETag or the exact Last-Modified). */
 function rangeStillValid(ifRange: string | undefined, file: MediaFile): boolean {
@@ -81,23 +57,24 @@ function rangeStillValid(ifRange: string | undefined, file: MediaFile): boolean 
 const clientGone = (error: unknown, res: ServerResponse) => res.destroyed || (error as NodeJS.ErrnoException)?.code === 'ERR_STREAM_PREMATURE_CLOSE';
 
 /**
- * Answers a GET or HEAD for `file` and closes it: 200, 206 with one range, 304, or an error thrown
- * for the JSON envelope (412, 416 with `Content-Range: bytes *\/size`).
+ * Answers a GET or HEAD for `file` and closes it: 200, 206 with one range, 304 (counting nothing), or
+ * an error thrown for the JSON envelope (412, 416 with `Content-Range: bytes *\/size`).
  */
-export async function sendFile(req: IncomingMessage, res: ServerResponse, file: MediaFile): Promise<void> {
+export async function sendFile({ req, res, countRequest, waiveRequest }: Exchange, file: MediaFile): Promise<void> {
   let streaming = false;
   try {
-    const cacheHeaders = {
+    const validatorHeaders = {
       ETag: file.etag,
       'Last-Modified': file.modifiedAt.toUTCString(),
       'Accept-Ranges': 'bytes',
-      // Keyed answers: no shared cache may keep them; a client revalidates (a cheap 304) before reuse.
-      'Cache-Control': 'private, no-cache',
+      // Keyed answers: no shared cache may keep them; a client revalidates (a free 304) before reuse.
+      ...cachingHeaders(res, privateCache, false),
     };
     const outcome = evaluatePreconditions(req, file);
-    if (outcome === 'precondition-failed') throw new AppError('INVALID_INPUT', 'the file is no longer the one If-Match or If-Unmodified-Since names', { status: 412, headers: cacheHeaders });
+    if (outcome === 'precondition-failed') throw preconditionFailed('the file', validatorHeaders);
     if (outcome === 'not-modified') {
-      res.writeHead(304, cacheHeaders);
+      waiveRequest();
+      res.writeHead(304, validatorHeaders);
       res.end();
       return;
     }
@@ -108,8 +85,9 @@ export async function sendFile(req: IncomingMessage, res: ServerResponse, file: 
       throw new AppError('INVALID_INPUT', `the range ${req.headers.range} lies outside the file's ${file.size} bytes`, { status: 416, headers: { 'Content-Range': `bytes */${file.size}`, 'Accept-Ranges': 'bytes' } });
     }
     const { start, end } = range === 'whole' ? { start: 0, end: file.size - 1 } : range;
+    await countRequest();
     res.writeHead(range === 'whole' ? 200 : 206, {
-      ...cacheHeaders,
+      ...validatorHeaders,
       'Content-Type': file.contentType,
       'Content-Length': end - start + 1,
       'Content-Disposition': `inline; filename="${file.fileName}"`,

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { buildOpenApi } from '../openapi.ts';
-import { handled, defineRoute, type Route } from '../http/route.ts';
-import { sendJson } from '../http/respond.ts';
+import { JSON_TYPE, sendAnswer } from '../http/representation.ts';
+import { handled, defineRoute, type CachePolicy, type Route } from '../http/route.ts';
+
+/** The document changes only with a release: kept an hour, then revalidated by its ETag (the document's hash). */
+const documentCache: CachePolicy = { scope: 'public', maxAgeSeconds: 3600 };
 
 /**
  * The route serving the OpenAPI document of `documented()`, built on the first request. The list is
@@ -16,10 +19,11 @@ export function openApiRoute(documented: () => Route[]): Route {
     summary: 'This OpenAPI 3.1 document (public, not wrapped in {data})',
     auth: 'public',
     rateLimited: false,
+    cache: documentCache,
     media: { 'application/json': z.looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) }) },
-    async handler({ res, deps }) {
-      document ??= JSON.stringify(buildOpenApi(documented(), deps.version));
-      sendJson(res, 200, JSON.parse(document));
+    async handler(ctx) {
+      document ??= JSON.stringify(buildOpenApi(documented(), ctx.deps.version));
+      await sendAnswer(ctx, document, { contentType: JSON_TYPE, cache: documentCache });
       return handled;
     },
   });

@@ -13,7 +13,8 @@ import { stenogramGeneration } from '../../core/stenograms/stenogramGeneration.t
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeForGeneration } from '../http/quota.ts';
-import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
+import { prepareAnswer } from '../http/representation.ts';
+import { defineRoute, handled, privateCache, type ApiDeps } from '../http/route.ts';
 import { streamStart } from '../../core/events/events.ts';
 import { followGeneration, type GenerationStreamParts } from '../sse/followStream.ts';
 import { generationStreamRoute } from './generationStream.ts';
@@ -108,21 +109,15 @@ const readRoute = defineRoute({
   ...access,
   params: ownerParams,
   media: { 'text/markdown': z.string() },
-  alsoAnswers: { 304: null },
+  cache: privateCache,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
-  async handler({ req, res, params, caller, deps }) {
+  async handler(ctx) {
+    const { params, caller, deps } = ctx;
     const row = await ownStenogram(deps, caller, params.owner, params.videoId);
     if (row.status !== 'generated') throw notFound(`your stenogram of ${row.video_id} is ${row.status === 'generating' ? `still being generated: follow ${stenogramUrl(row.owner_id, row.video_id)}/stream` : `not there: the generation failed (${row.error})`}`);
-    const etag = `"${row.content_sha256}"`;
-    const headers = { ETag: etag, 'Cache-Control': 'private, no-cache' };
-    if (req.headers['if-none-match'] === etag) {
-      res.writeHead(304, headers);
-      res.end();
-      return handled;
-    }
-    const markdown = await markdownOf(deps, row);
-    res.writeHead(200, { ...headers, 'Content-Type': 'text/markdown; charset=utf-8', 'Content-Length': Buffer.byteLength(markdown) });
-    res.end(markdown);
+    // The stored hash validates before the store is read: a 304 reads no file.
+    const answer = prepareAnswer(ctx, { contentType: 'text/markdown; charset=utf-8', cache: privateCache, etag: `"${row.content_sha256}"` });
+    if (answer) await answer.send(await markdownOf(deps, row));
     return handled;
   },
 });
@@ -133,6 +128,7 @@ const metaRoute = defineRoute({
   tag: TAG,
   summary: 'Your stenogram\'s metadata',
   ...access,
+  cache: privateCache,
   params: ownerParams,
   response: stenogramMetadata,
   errors: ['NOT_FOUND'],
@@ -163,6 +159,7 @@ const listRoute = defineRoute({
   tag: TAG,
   summary: `Your stenograms, newest first, ${STENOGRAMS_PER_PAGE} a page`,
   ...access,
+  cache: privateCache,
   query: z.strictObject({ page: wholeNumber('page', 1, 100_000, 1) }),
   response: z.object({ items: z.array(stenogramMetadata), page: z.number().int(), pageSize: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
   async handler({ query, caller, deps }) {
@@ -177,6 +174,7 @@ const videoIdsRoute = defineRoute({
   tag: TAG,
   summary: `The video ids of all your stenograms (at most ${STENOGRAM_VIDEO_IDS_CAP}), to show view or generate per video in one call`,
   ...access,
+  cache: privateCache,
   response: z.object({
     videoIds: z.array(z.string()).describe('newest first, any state'),
     generating: z.array(z.string()).describe('of those, still being generated'),

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 import { z } from 'zod';
 import { notFound } from '../../core/errors.ts';
 import { INT4_MAX, videoIdSchema, videoParams } from '../../core/schemas.ts';
@@ -8,16 +8,17 @@ import { bulkJson } from '../../core/subtitles/bulkJson.ts';
 import { bulkZip } from '../../core/subtitles/bulkZip.ts';
 import type { OutputFormat } from '../../core/subtitles/cue.ts';
 import { enqueueSubtitleFetch, enqueueVideoLookup } from '../../core/subtitles/enqueue.ts';
-import { readSubtitles, type SubtitleChoice } from '../../core/subtitles/readSubtitles.ts';
+import { findSubtitleTrack, type SubtitleChoice } from '../../core/subtitles/findSubtitleTrack.ts';
 import { render } from '../../core/subtitles/render.ts';
 import { readTranscript, transcriptStates, type TranscriptInfo } from '../../core/subtitles/transcript.ts';
-import { LANGUAGE, describeTrack, latestTracks, trackKinds, trackSources } from '../../core/subtitles/tracks.ts';
+import { LANGUAGE, describeTrack, latestTracks, readCues, trackKinds, trackSources } from '../../core/subtitles/tracks.ts';
 import { readVideoLookup, type VideoLookup } from '../../core/subtitles/videoLookups.ts';
 import { findVideos } from '../../core/subtitles/videos.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { wholeNumber } from '../http/queryParams.ts';
-import type { Caller } from '../http/auth.ts';
-import { binaryBody, defineRoute, handled, reply, type ApiDeps } from '../http/route.ts';
+import { codingFor, streamSink } from '../http/compression.ts';
+import { JSON_TYPE, prepareAnswer } from '../http/representation.ts';
+import { binaryBody, defineRoute, handled, privateCache, reply, type ApiDeps, type Exchange } from '../http/route.ts';
 
 /** At most this many video ids per bulk download. */
 const BULK_MAX_VIDEOS = 100;
@@ -74,10 +75,11 @@ const getSubtitlesRoute = defineRoute({
   tag: 'Subtitles',
   summary: 'A video\'s subtitles as SRT (default), WebVTT or plain text, as a file download',
   description:
-    'Without lang and kind the best track is chosen: manual, else auto, else translated; the video\'s language, else English, else the first. lang=en also takes en-GB and the like when there is no plain en. version= reads an older version of the chosen track. Counts one subtitleDownloadsPerDay (only when a track is sent).',
+    'Without lang and kind the best track is chosen: manual, else auto, else translated; the video\'s language, else English, else the first. lang=en also takes en-GB and the like when there is no plain en. version= reads an older version of the chosen track. Counts one subtitleDownloadsPerDay (only when a track is sent: a 304 to If-None-Match counts nothing).',
   auth: 'key',
   scope: 'L1',
   feature: 'subtitleDownload',
+  cache: privateCache,
   params: videoParams,
   query: z.strictObject({
     format: z.enum(['srt', 'vtt', 'txt'], { message: 'expected srt or vtt (or txt for plain text)' }).default('srt'),
@@ -87,26 +89,28 @@ const getSubtitlesRoute = defineRoute({
   }),
   media: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type.split(';')[0]!, z.string()])),
   errors: ['NOT_FOUND'],
-  async handler({ params, query, caller, deps, res }) {
-    return sendSubtitles(deps, caller, res, params.videoId, query);
+  async handler(ctx) {
+    return sendSubtitles(ctx, ctx.deps, () => ctx.charge('subtitleDownloadsPerDay'), ctx.params.videoId, ctx.query);
   },
 });
 
-/** A video's subtitles as a file download, charged one subtitleDownloadsPerDay (the route, and the video page's downloads). */
-export async function sendSubtitles(deps: ApiDeps, caller: Caller, res: ServerResponse, videoId: string, query: SubtitleChoice & { format: OutputFormat }): Promise<typeof handled> {
-  const { video, track, cues } = await readSubtitles(deps.sql, videoId, query, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res)));
-  const body = render(cues, query.format);
-  res.writeHead(200, {
-    'Content-Type': CONTENT_TYPES[query.format],
-    'Content-Length': Buffer.byteLength(body),
+/**
+ * A video's subtitles as a file download (the route, and the video page's downloads): the stored hash of
+ * the track's cues, per format, validates before the download is charged, so a 304 costs nothing.
+ */
+export async function sendSubtitles(exchange: Exchange, deps: ApiDeps, charge: () => Promise<unknown>, videoId: string, query: SubtitleChoice & { format: OutputFormat }): Promise<typeof handled> {
+  const { video, track } = await findSubtitleTrack(deps.sql, videoId, query);
+  const answer = prepareAnswer(exchange, { contentType: CONTENT_TYPES[query.format], cache: privateCache, etag: `"${track.contentHash}.${query.format}"` });
+  if (!answer) return handled;
+  await charge();
+  const cues = (await readCues(deps.sql, [track.id])).get(track.id) ?? [];
+  await answer.send(render(cues, query.format), {
     'Content-Disposition': `attachment; filename="${video.videoId}.${track.language}.${query.format}"`,
-    ETag: `"${track.contentHash}"`,
     'X-Subtitle-Language': track.language,
     'X-Subtitle-Kind': track.kind,
     'X-Subtitle-Version': String(track.version),
     'X-Subtitle-Source': track.source,
   });
-  res.end(body);
   return handled;
 }
 
@@ -163,6 +167,7 @@ const subtitleStatusRoute = defineRoute({
   auth: 'key',
   scope: 'L1',
   feature: 'subtitleDownload',
+  cache: privateCache,
   params: videoParams,
   response: z.object({
     videoId: z.string(),
@@ -256,7 +261,7 @@ const bulkDownloadRoute = defineRoute({
   }),
   media: { 'application/zip': binaryBody },
   errors: ['RATE_LIMITED'],
-  async handler({ body, caller, deps, res }) {
+  async handler({ req, body, caller, deps, res }) {
     const plan = await planBulkDownload(deps.sql, body, deps.config.SUBTITLE_BULK_MAX_BYTES);
     if (plan.planned.length > 0) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res, plan.planned.length);
     if (body.format === 'zip') {
@@ -267,8 +272,10 @@ const bulkDownloadRoute = defineRoute({
       });
       await pipe(res, bulkZip(deps.sql, plan, { fileFormat: body.fileFormat ?? 'srt', query: body.query }));
     } else {
-      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
-      await pipe(res, inDataEnvelope(bulkJson(deps.sql, plan, { format: body.format, query: body.query })));
+      // Streamed, so its length is unknown: coded whatever its size when the client accepts a coding.
+      const coding = codingFor(req, JSON_TYPE);
+      res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', Vary: 'Accept-Encoding', ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }) });
+      await pipe(streamSink(res, coding), inDataEnvelope(bulkJson(deps.sql, plan, { format: body.format, query: body.query })));
     }
     return handled;
   },
@@ -281,20 +288,20 @@ async function* inDataEnvelope(document: AsyncIterable<string>): AsyncGenerator<
   yield '}';
 }
 
-/** Writes the pieces as they come, each once the client has taken the last; stops reading when the client is gone. */
-async function pipe(res: ServerResponse, pieces: AsyncIterable<string | Uint8Array>): Promise<void> {
+/** Writes the pieces as they come, each once the sink has taken the last; stops reading when the client is gone. */
+async function pipe(sink: Writable, pieces: AsyncIterable<string | Uint8Array>): Promise<void> {
   for await (const piece of pieces) {
-    if (res.destroyed) return;
-    res.write(piece);
-    await drained(res);
+    if (sink.destroyed) return;
+    sink.write(piece);
+    await drained(sink);
   }
-  res.end();
+  sink.end();
 }
 
-/** Resolves when the response can take more (or is gone): the backpressure of a streamed answer. */
-async function drained(res: ServerResponse): Promise<void> {
-  if (!res.writableNeedDrain || res.destroyed) return;
-  await Promise.race([once(res, 'drain'), once(res, 'close')]);
+/** Resolves when the sink can take more (or is gone): the backpressure of a streamed answer. */
+async function drained(sink: Writable): Promise<void> {
+  if (!sink.writableNeedDrain || sink.destroyed) return;
+  await Promise.race([once(sink, 'drain'), once(sink, 'close')]);
 }
 
 /** Every subtitle route, in matching order. */

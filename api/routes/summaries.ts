@@ -16,7 +16,7 @@ import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeForGeneration } from '../http/quota.ts';
 import { issueStreamToken, streamTokenObject } from '../http/streamToken.ts';
-import { defineRoute, handled, reply, type ApiDeps } from '../http/route.ts';
+import { defineRoute, handled, privateCache, reply, type ApiDeps } from '../http/route.ts';
 import { answerGenerationStream, type GenerationStreamParts } from '../sse/followStream.ts';
 import { generationStreamRoute } from './generationStream.ts';
 
@@ -48,6 +48,7 @@ const browseRoute = defineRoute({
   description: `Private summaries never appear. page × limit ≤ ${MAX_RESULT_WINDOW}. Reading is free (no quota but requestsPerMinute).`,
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   query: z.strictObject({
     tag: z.string().trim().toLowerCase().min(1, { message: 'an empty tag matches nothing; leave it out' }).max(40, { message: 'at most 40 characters' }).optional(),
     channelId: z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, { message: 'expected a channel id (UC and 22 more characters)' }).optional(),
@@ -70,6 +71,7 @@ const latestRoute = defineRoute({
   summary: 'The most recently generated public summaries',
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   query: z.strictObject({ limit: limit(20, 100) }),
   response: z.object({ items: z.array(summaryListItem) }),
   async handler({ query, deps }) {
@@ -87,6 +89,7 @@ const tagsRoute = defineRoute({
   summary: 'Popular tags of public summaries: across all languages, and per language',
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   query: z.strictObject({ language: language.optional(), limit: limit(50, 200).describe('tags per list') }),
   response: z.object({
     tags: z.array(tagCount).describe('most used first (of the language, when given)'),
@@ -104,6 +107,7 @@ const languagesRoute = defineRoute({
   summary: 'Languages of public summaries with their counts',
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   response: z.object({ languages: z.array(z.object({ language: z.string(), count: z.number().int() })) }),
   async handler({ deps }) {
     return { languages: await summaryLanguages(deps.sql) };
@@ -117,6 +121,7 @@ const channelsRoute = defineRoute({
   summary: 'Channels that have public summaries, most summaries first',
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   query: z.strictObject({ page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1), limit: limit(50, 100) }),
   response: listed(z.object({ channelId: z.string(), channelTitle: z.string().nullable(), handle: z.string().nullable(), summaries: z.number().int() })),
   async handler({ query, deps }) {
@@ -185,6 +190,7 @@ const getRoute = defineRoute({
   description: 'While generating: status and requestedAt; failed: error. Another user\'s private summary is 404, as if it did not exist. Free (no quota but requestsPerMinute).',
   auth: 'optional',
   feature: 'summaries',
+  cache: privateCache,
   params: videoParams,
   response: summaryObject,
   errors: ['NOT_FOUND'],

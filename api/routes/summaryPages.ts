@@ -2,7 +2,7 @@
  * What search engines and people without a client see: a public summary as an HTML page, and the
  * sitemap of every public summary. Private summaries and stenograms never appear here.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import type { Config } from '../../core/config.ts';
 import { notFound } from '../../core/errors.ts';
@@ -13,7 +13,8 @@ import { summaryPageUrl, toSummaryObject, type SummaryObject } from '../../core/
 import { clock } from '../../core/text/clock.ts';
 import { escapeHtml } from '../../core/text/escapeHtml.ts';
 import { wholeNumber } from '../http/queryParams.ts';
-import { defineRoute, handled, ignoredQuery } from '../http/route.ts';
+import { sendAnswer } from '../http/representation.ts';
+import { defineRoute, handled, ignoredQuery, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
 
 const TAG = 'Public pages';
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
@@ -27,10 +28,18 @@ function publicOrigin(config: Config, req: IncomingMessage): string {
   return `${forwardedProto === 'https' ? 'https' : 'http'}://${host}`;
 }
 
-function send(res: ServerResponse, contentType: string, body: string) {
-  res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'public, max-age=300' });
-  res.end(body);
-}
+/**
+ * Pages and sitemaps are the same for everybody: kept 5 minutes, then revalidated by ETag (a hash of
+ * the page) or, for a summary page, Last-Modified (when the summary was generated). A crawler's
+ * revalidation that finds nothing changed is a 304 and counts nothing.
+ */
+const PAGE_CACHE: CachePolicy = { scope: 'public', maxAgeSeconds: 300 };
+
+/** What every page route shares: public, with a per-address budget sized for crawlers (pageRequestsPerMinute), cacheable. */
+const pageAccess = { auth: 'public', query: ignoredQuery, requestLimit: 'pageRequestsPerMinute', cache: PAGE_CACHE } as const;
+
+const HTML = 'text/html; charset=utf-8';
+const XML = 'application/xml; charset=utf-8';
 
 function renderPage(summary: SummaryObject, canonical: string): string {
   const title = `${summary.videoTitle ?? summary.title} — summary`;
@@ -72,15 +81,16 @@ const summaryPageRoute = defineRoute({
   path: '/summaries/:videoId',
   tag: TAG,
   summary: 'A public summary as an HTML page (key points link to that moment of the video)',
-  auth: 'public',
-  query: ignoredQuery,
+  ...pageAccess,
   params: videoParams,
   media: { 'text/html': z.string() },
   errors: ['NOT_FOUND'],
-  async handler({ req, res, params, deps }) {
+  async handler(ctx) {
+    const { req, params, deps } = ctx;
     const summary = await findSummary(deps.sql, params.videoId, { userId: null });
     if (!summary || summary.status !== 'generated') throw notFound(`video ${params.videoId} has no public summary`);
-    send(res, 'text/html; charset=utf-8', renderPage(toSummaryObject(summary), publicOrigin(deps.config, req) + summaryPageUrl(params.videoId)));
+    const page = renderPage(toSummaryObject(summary), publicOrigin(deps.config, req) + summaryPageUrl(params.videoId));
+    await sendAnswer(ctx, page, { contentType: HTML, cache: PAGE_CACHE, ...(summary.generated_at ? { modifiedAt: summary.generated_at } : {}) });
     return handled;
   },
 });
@@ -88,11 +98,12 @@ const summaryPageRoute = defineRoute({
 const xml = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n${body}\n`;
 const SITEMAP_NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 
-async function sendSitemapFile(req: IncomingMessage, res: ServerResponse, deps: { sql: Parameters<typeof sitemapEntries>[0]; config: Config }, file: number) {
-  const origin = publicOrigin(deps.config, req);
-  const entries = await sitemapEntries(deps.sql, file);
+/** A sitemap is validated by its hash only: a deleted summary changes it without making it any newer. */
+async function sendSitemapFile(ctx: Exchange & { deps: Pick<ApiDeps, 'sql' | 'config'> }, file: number) {
+  const origin = publicOrigin(ctx.deps.config, ctx.req);
+  const entries = await sitemapEntries(ctx.deps.sql, file);
   const urls = entries.map((entry) => `<url><loc>${escapeHtml(origin + summaryPageUrl(entry.videoId))}</loc><lastmod>${entry.generatedAt.toISOString()}</lastmod></url>`);
-  send(res, 'application/xml; charset=utf-8', xml(`<urlset xmlns="${SITEMAP_NS}">\n${urls.join('\n')}\n</urlset>`));
+  await sendAnswer(ctx, xml(`<urlset xmlns="${SITEMAP_NS}">\n${urls.join('\n')}\n</urlset>`), { contentType: XML, cache: PAGE_CACHE });
 }
 
 const sitemapRoute = defineRoute({
@@ -100,18 +111,17 @@ const sitemapRoute = defineRoute({
   path: '/sitemap.xml',
   tag: TAG,
   summary: `The sitemap of public summaries; past ${SITEMAP_URLS_PER_FILE.toLocaleString('en')} URLs, a sitemap index of /sitemaps/summaries/{n}`,
-  auth: 'public',
-  query: ignoredQuery,
+  ...pageAccess,
   media: { 'application/xml': z.string() },
-  async handler({ req, res, deps }) {
-    const total = await countPublicSummaries(deps.sql);
+  async handler(ctx) {
+    const total = await countPublicSummaries(ctx.deps.sql);
     if (total <= SITEMAP_URLS_PER_FILE) {
-      await sendSitemapFile(req, res, deps, 1);
+      await sendSitemapFile(ctx, 1);
       return handled;
     }
-    const origin = publicOrigin(deps.config, req);
+    const origin = publicOrigin(ctx.deps.config, ctx.req);
     const files = Array.from({ length: Math.ceil(total / SITEMAP_URLS_PER_FILE) }, (_, index) => `<sitemap><loc>${escapeHtml(`${origin}/sitemaps/summaries/${index + 1}`)}</loc></sitemap>`);
-    send(res, 'application/xml; charset=utf-8', xml(`<sitemapindex xmlns="${SITEMAP_NS}">\n${files.join('\n')}\n</sitemapindex>`));
+    await sendAnswer(ctx, xml(`<sitemapindex xmlns="${SITEMAP_NS}">\n${files.join('\n')}\n</sitemapindex>`), { contentType: XML, cache: PAGE_CACHE });
     return handled;
   },
 });
@@ -121,15 +131,15 @@ const sitemapFileRoute = defineRoute({
   path: '/sitemaps/summaries/:file',
   tag: TAG,
   summary: 'One file of the sitemap index (when there are more public summaries than one sitemap holds)',
-  auth: 'public',
-  query: ignoredQuery,
+  ...pageAccess,
   params: z.strictObject({ file: wholeNumber('file', 1, 100_000) }),
   media: { 'application/xml': z.string() },
   errors: ['NOT_FOUND'],
-  async handler({ req, res, params, deps }) {
+  async handler(ctx) {
+    const { params, deps } = ctx;
     const total = await countPublicSummaries(deps.sql);
     if (params.file > Math.max(1, Math.ceil(total / SITEMAP_URLS_PER_FILE))) throw notFound(`the sitemap has ${Math.max(1, Math.ceil(total / SITEMAP_URLS_PER_FILE))} file(s), not ${params.file}`);
-    await sendSitemapFile(req, res, deps, params.file);
+    await sendSitemapFile(ctx, params.file);
     return handled;
   },
 });

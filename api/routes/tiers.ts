@@ -11,6 +11,8 @@ export const listTiersRoute = defineRoute({
   tag: 'System',
   summary: 'All tiers side by side: API access, key scope, feature flags and limits',
   auth: 'public',
+  // The same for everybody; an operator's change shows within a minute.
+  cache: { scope: 'public', maxAgeSeconds: 60 },
   response: z.object({ tiers: z.array(tier) }),
   async handler({ deps }) {
     return { tiers: [...(await deps.tiers.get()).values()] };

@@ -1,9 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Queryable } from '../../core/db/database.ts';
 import { videoParams } from '../../core/schemas.ts';
 import { statusHistory, statusHistorySchema } from '../../core/status/statusHistory.ts';
 import { mediaTypes, openMediaFile } from '../../core/videos/mediaFile.ts';
-import { binaryBody, defineRoute, handled } from '../http/route.ts';
+import { binaryBody, defineRoute, handled, privateCache, type Exchange } from '../http/route.ts';
 import { sendFile } from '../http/sendFile.ts';
 
 export const statusHistoryRoute = defineRoute({
@@ -16,6 +15,7 @@ export const statusHistoryRoute = defineRoute({
   auth: 'key',
   scope: 'L1',
   feature: 'statusHistory',
+  cache: privateCache,
   params: videoParams,
   response: statusHistorySchema,
   errors: ['NOT_FOUND'],
@@ -38,13 +38,14 @@ export const videoFileRoute = defineRoute({
   media: Object.fromEntries(mediaTypes.map((type) => [type, binaryBody])),
   servesFile: true,
   errors: ['NOT_FOUND'],
-  async handler({ params, deps, req, res }) {
-    return sendVideoFile(deps.sql, req, res, params.videoId);
+  cache: privateCache,
+  async handler(ctx) {
+    return sendVideoFile(ctx, ctx.deps.sql, ctx.params.videoId);
   },
 });
 
 /** The archived media of a video, with ranges (the route, and the video page's player). */
-export async function sendVideoFile(sql: Queryable, req: IncomingMessage, res: ServerResponse, videoId: string): Promise<typeof handled> {
-  await sendFile(req, res, await openMediaFile(sql, videoId));
+export async function sendVideoFile(exchange: Exchange, sql: Queryable, videoId: string): Promise<typeof handled> {
+  await sendFile(exchange, await openMediaFile(sql, videoId));
   return handled;
 }

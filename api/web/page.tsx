@@ -8,7 +8,7 @@ import type { Caller } from '../http/auth.ts';
 import { readFormBody } from '../http/body.ts';
 import { describeIssues } from '../http/failure.ts';
 import { requestQuota } from '../http/quota.ts';
-import { handled, type ApiDeps } from '../http/route.ts';
+import { handled, type ApiDeps, type Exchange } from '../http/route.ts';
 import { sendErrorPage } from './errorPage.tsx';
 import { Layout, type LayoutProps } from './layout.tsx';
 import { renderDocument, sendHtml } from './render.ts';
@@ -28,6 +28,8 @@ export interface PageContext<P, Q, F> {
   query: Q;
   /** A POST page's form fields, validated. */
   form: F;
+  /** For a page that answers with a file of its own (sendFile, a subtitle download): the request is already counted. */
+  exchange: Exchange;
   log: Logger;
 }
 
@@ -79,12 +81,13 @@ export function servePage(page: Page, deps: ApiDeps) {
     try {
       visitor = await identifyVisitor(deps, req);
       if (page.access) checkAccess(visitor, page.access, 'this page');
-      const quota = requestQuota(deps.counterSql ?? deps.sql, visitor, res, page.rateLimited ?? true);
+      const quota = requestQuota(deps.counterSql ?? deps.sql, visitor, res, page.rateLimited ?? true, { late: false, limit: 'requestsPerMinute' });
       await quota.start();
       const params = parse(page.params, req.params, 'path');
       const query = parse(page.query, { ...req.query }, 'query');
       const form = page.method === 'POST' ? parse(page.form, await readFormBody(req, deps.config.BODY_LIMIT_BYTES), 'form') : undefined;
-      const answer = await page.handler({ req, res, deps, visitor, params, query, form, log: deps.log.child({ reqId: req.id }) }).finally(quota.settle);
+      const exchange = { req, res, countRequest: quota.settle, waiveRequest: quota.waive };
+      const answer = await page.handler({ req, res, deps, visitor, params, query, form, exchange, log: deps.log.child({ reqId: req.id }) }).finally(quota.settle);
       if (answer === handled) return;
       if (isRedirect(answer)) {
         res.writeHead(answer.status, { Location: answer.location, 'Content-Length': 0 });

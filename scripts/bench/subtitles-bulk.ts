@@ -7,25 +7,31 @@
  * auto-caption WebVTT). Two sizes: 30-minute videos (about 28 kB of text each) and 2-hour videos
  * (about 110 kB each, 11 MB in all, near the 20 MiB limit of one download).
  *
- * Each variant (format json, json with a query, srt, zip) is asked once to warm up, then RUNS times
- * one after another; latency is from sending the request to the last byte of the answer.
+ * Each variant (format json, json with a query, srt, zip; the JSON ones also coded gzip and br, as
+ * Accept-Encoding asks) is asked once to warm up, then RUNS times one after another; latency is from
+ * sending the request to the last byte of the answer, bytes are those on the wire, CPU the API
+ * process's per request. SUBTITLES_BULK_VIDEOS and SUBTITLES_BULK_SIZES (30min,2h) run it smaller.
  */
 import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { storeTrack } from '../../core/subtitles/store.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { packageVersion, percentile, round, type BenchContext, type Benchmark, type BenchOutcome, type Cell } from './lib/harness.ts';
-import { memoryOf, memorySampler, startService } from './lib/proc.ts';
+import { cpuOf, memoryOf, memorySampler, startService } from './lib/proc.ts';
 import { rollingCaptions } from './subtitles-parse.ts';
 
-const VIDEOS = 100;
+const VIDEOS = Number(process.env.SUBTITLES_BULK_VIDEOS ?? 100);
 const RUNS = 7;
 const CHANNEL_ID = 'UCbenchSubtitlesBulk0000'; // UC + 22
 const SIZES = [
-  { id: '30min', label: '100 videos of 30 minutes', vttMB: 0.25 },
-  { id: '2h', label: '100 videos of 2 hours', vttMB: 1 },
-] as const;
+  { id: '30min', label: `${VIDEOS} videos of 30 minutes`, vttMB: 0.25 },
+  { id: '2h', label: `${VIDEOS} videos of 2 hours`, vttMB: 1 },
+].filter((size) => (process.env.SUBTITLES_BULK_SIZES ?? '30min,2h').split(',').includes(size.id));
+/** The content codings asked for (Accept-Encoding) of the JSON answers; a zip is never coded. */
+const CODINGS = ['identity', 'gzip', 'br'] as const;
 const FORMATS = [
   { id: 'json', label: 'json (cues)', body: { format: 'json' } },
   { id: 'json+query', label: 'json (cues) + query', body: { format: 'json', query: 'the developer' } },
@@ -36,7 +42,12 @@ const FORMATS = [
 interface VariantResult {
   size: string;
   format: string;
+  coding: string;
   runs: number;
+  /** Bytes on the wire (coded) and once decoded, MB. */
+  wireMB: number;
+  /** CPU time of the API process per request, ms. */
+  apiCpuMs: number;
   latencyMs: { p50: number; p95: number; max: number; all: number[] };
   responseMB: number;
   /** API RSS just before the variant's first request, its highest sample during the variant, and the difference (MiB). */
@@ -100,39 +111,43 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   try {
     for (const size of sizes) {
       const ids = Array.from({ length: VIDEOS }, (_, i) => videoId(size.size, i));
-      for (const format of FORMATS) {
+      for (const format of FORMATS) for (const coding of format.id === 'zip' ? (['identity'] as const) : CODINGS) {
         const request = async () => {
           const startedAt = performance.now();
-          const response = await fetch(`${api.url}/api/subtitles/bulk-download`, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
-            body: JSON.stringify({ videoIds: ids, ...format.body }),
-          });
-          const bytes = new Uint8Array(await response.arrayBuffer());
+          const response = await post(`${api.url}/api/subtitles/bulk-download`, key, coding, JSON.stringify({ videoIds: ids, ...format.body }));
           const ms = performance.now() - startedAt;
+          const bytes = response.decoded;
           if (response.status !== 200) throw new Error(`${format.id}: status ${response.status}: ${new TextDecoder().decode(bytes.slice(0, 300))}`);
+          if ((response.coding ?? 'identity') !== coding) problems.push(`${size.size} ${format.id}: asked for ${coding}, got ${response.coding ?? 'identity'}`);
           if (format.id !== 'zip') {
             const body = JSON.parse(new TextDecoder().decode(bytes)) as { data: { totals: { returned: number } } };
             if (body.data.totals.returned !== VIDEOS) problems.push(`${size.size} ${format.id}: ${body.data.totals.returned} videos returned, not ${VIDEOS}`);
           } else if (bytes[0] !== 0x50 || bytes[1] !== 0x4b) problems.push(`${size.size} zip: not a zip archive`);
-          return { ms, bytes: bytes.length };
+          return { ms, bytes: bytes.length, wire: response.wire };
         };
         await request(); // warm-up
         const before = memoryOf(api.pid)!.rssMiB;
         const since = performance.now();
+        const cpuBefore = cpuOf(api.pid)!;
         const latencies: number[] = [];
         let bytes = 0;
+        let wire = 0;
         for (let i = 0; i < RUNS; i++) {
           const result = await request();
           latencies.push(result.ms);
           bytes = result.bytes;
+          wire = result.wire;
         }
+        const apiCpuMs = (cpuOf(api.pid)! - cpuBefore) / 1000 / RUNS;
         const peak = Math.max(sampler.maxSince(since), memoryOf(api.pid)!.rssMiB);
         const sorted = [...latencies].sort((a, b) => a - b);
         const variant: VariantResult = {
           size: size.size,
           format: format.id,
+          coding,
           runs: RUNS,
+          wireMB: round(wire / 1e6, 2)!,
+          apiCpuMs: round(apiCpuMs, 0)!,
           latencyMs: { p50: round(percentile(sorted, 50), 1)!, p95: round(percentile(sorted, 95), 1)!, max: round(sorted.at(-1)!, 1)!, all: latencies.map((ms) => round(ms, 1)!) },
           responseMB: round(bytes / 1e6, 2)!,
           rssBeforeMiB: round(before, 1)!,
@@ -140,7 +155,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
           rssDeltaMiB: round(peak - before, 1)!,
         };
         size.variants.push(variant);
-        ctx.progress(`${size.label}, ${format.label}: p50 ${variant.latencyMs.p50} ms, p95 ${variant.latencyMs.p95} ms, ${variant.responseMB} MB, RSS +${variant.rssDeltaMiB} MiB`);
+        ctx.progress(`${size.label}, ${format.label}, ${coding}: p50 ${variant.latencyMs.p50} ms, p95 ${variant.latencyMs.p95} ms, ${variant.responseMB} MB (${variant.wireMB} MB sent), API CPU ${variant.apiCpuMs} ms, RSS +${variant.rssDeltaMiB} MiB`);
       }
     }
   } finally {
@@ -151,10 +166,12 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
 
   const rows: Cell[][] = sizes.flatMap((size) =>
     size.variants.map((variant) => [
-      `${size.label}, ${FORMATS.find((format) => format.id === variant.format)!.label}`,
+      `${size.label}, ${FORMATS.find((format) => format.id === variant.format)!.label}, ${variant.coding}`,
       variant.latencyMs.p50,
       variant.latencyMs.p95,
       variant.responseMB,
+      variant.wireMB,
+      variant.apiCpuMs,
       variant.rssPeakMiB,
       variant.rssDeltaMiB,
     ]),
@@ -165,8 +182,8 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     results: { apiIdleRssMiB: round(idle.rssMiB, 1), apiPeakRssMiB: round(overallPeak, 1), sizes },
     tables: [
       {
-        title: `POST /api/subtitles/bulk-download, 100 video ids, ${RUNS} runs each after a warm-up`,
-        columns: ['request', 'p50 ms', 'p95 ms', 'answer MB', 'API RSS peak MiB', 'RSS Δ MiB'],
+        title: `POST /api/subtitles/bulk-download, ${VIDEOS} video ids, ${RUNS} runs each after a warm-up`,
+        columns: ['request', 'p50 ms', 'p95 ms', 'answer MB', 'sent MB', 'API CPU ms', 'API RSS peak MiB', 'RSS Δ MiB'],
         rows,
       },
       {
@@ -179,16 +196,35 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       `The API process idles at ${round(idle.rssMiB, 0)} MiB RSS; its highest sample during any download was ${round(overallPeak, 0)} MiB. RSS Δ is the variant's peak over the RSS just before its measured runs (after its warm-up).`,
       'Answers stream: cues are read 10 videos at a time and written as they are rendered (JSON by hand, the zip with fflate, level 6), so memory follows the batch, not the whole answer.',
       'Latency includes the client reading the whole answer over loopback; both run on the same machine.',
+      'JSON answers are coded as Accept-Encoding asks (gzip level 6, brotli quality 5, streamed); sent MB is what crossed the wire, API CPU ms the API process\'s user + system time per request (identity is the cost without coding).',
     ],
     ok: problems.length === 0,
     problems,
   };
 }
 
+/** A POST as a client that decodes nothing itself: the bytes sent, and what they decode to. */
+function post(url: string, key: string, coding: string, body: string): Promise<{ status: number; coding: string | undefined; wire: number; decoded: Uint8Array }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': key, 'Accept-Encoding': coding } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const sent = res.headers['content-encoding'];
+        resolve({ status: res.statusCode ?? 0, coding: sent, wire: raw.length, decoded: sent === 'br' ? brotliDecompressSync(raw) : sent === 'gzip' ? gunzipSync(raw) : raw });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 export const benchmark: Benchmark = {
   name: 'subtitles-bulk',
   title: 'Bulk download of 100 videos\' subtitles',
   description:
-    'POST /api/subtitles/bulk-download with 100 video ids, against `afterimage api` in a child process: latency (p50/p95 of 7 runs) and the API\'s RSS, for 30-minute and 2-hour auto captions, as JSON cues, JSON cues with a query, SRT in JSON and a zip.',
+    'POST /api/subtitles/bulk-download with 100 video ids, against `afterimage api` in a child process: latency (p50/p95 of 7 runs), bytes sent, the API\'s CPU and RSS, for 30-minute and 2-hour auto captions, as JSON cues, JSON cues with a query, SRT in JSON (each uncoded, gzip and br) and a zip.',
   run,
 };

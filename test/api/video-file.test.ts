@@ -16,6 +16,7 @@ import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { awaitFreshWindow } from '../support/http-helpers.ts';
 
 // A yt-dlp folder imported as `afterimage import` does, its media files served by the real API.
 let db: TestDatabase;
@@ -120,8 +121,12 @@ describe('GET /api/videos/:videoId/file', () => {
     expect(answer.body.error.message).toContain('300000 bytes');
   });
 
-  it('answers 304 while the client\'s copy is current, by ETag (weakly compared) or date', async () => {
-    const { headers } = await fetchBytes(fileOf(videoId), { Range: 'bytes=0-0' });
+  it('answers 304 while the client\'s copy is current, by ETag (weakly compared) or date; a 304 counts no request', async () => {
+    await awaitFreshWindow(db.sql);
+    const { headers } = await fetchBytes(fileOf(videoId), { Range: 'bytes=0-0', 'Accept-Encoding': 'gzip, br' });
+    // A media file is never coded, whatever the client accepts.
+    expect(headers.get('content-encoding')).toBeNull();
+    const remaining = Number(headers.get('ratelimit-remaining'));
     const etag = headers.get('etag')!;
     const conditions: Array<Record<string, string>> = [{ 'If-None-Match': etag }, { 'If-None-Match': `"other", W/${etag}` }, { 'If-None-Match': '*' }, { 'If-Modified-Since': headers.get('last-modified')! }];
     for (const condition of conditions) {
@@ -129,10 +134,12 @@ describe('GET /api/videos/:videoId/file', () => {
       expect(answer.status).toBe(304);
       expect(answer.bytes.length).toBe(0);
       expect(answer.headers.get('etag')).toBe(etag);
+      expect(answer.headers.get('ratelimit-remaining')).toBeNull();
     }
     // If-None-Match wins over If-Modified-Since.
     const changed = await fetchBytes(fileOf(videoId), { 'If-None-Match': '"other"', 'If-Modified-Since': headers.get('last-modified')! });
     expect(changed.status).toBe(200);
+    expect(Number(changed.headers.get('ratelimit-remaining'))).toBe(remaining - 1);
     expect(changed.bytes.equals(content)).toBe(true);
   });
 

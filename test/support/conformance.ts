@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { buildOpenApi } from '../../api/openapi.ts';
@@ -125,6 +126,9 @@ export function watchConformance(server: Server, routes: Route[]): void {
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => record(req, res, routes));
 }
 
+/** The body as the client reads it, its content coding undone. */
+const decoded = (body: Buffer, coding: string | undefined) => (coding === 'br' ? brotliDecompressSync(body) : coding === 'gzip' ? gunzipSync(body) : body);
+
 /** Keeps what the response writes (bytes of JSON and text bodies) and checks it once it is sent. */
 function record(req: IncomingMessage, res: ServerResponse, routes: Route[]): void {
   const chunks: Buffer[] = [];
@@ -146,7 +150,7 @@ function record(req: IncomingMessage, res: ServerResponse, routes: Route[]): voi
     if (!res.headersSent) return;
     const headers = Object.fromEntries(Object.entries(res.getHeaders()).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]));
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    problems.push(...checkResponse(routes, { method: req.method ?? 'GET', path, status: res.statusCode, headers, body: finished ? Buffer.concat(chunks) : undefined }));
+    problems.push(...checkResponse(routes, { method: req.method ?? 'GET', path, status: res.statusCode, headers, body: finished ? decoded(Buffer.concat(chunks), headers['content-encoding']) : undefined }));
   };
   let checked = false;
   res.once('finish', () => {

@@ -6,7 +6,7 @@ import { defineTool } from '../tool.ts';
 export const getUsageTool = defineTool({
   name: 'get_usage',
   title: 'Usage and limits',
-  description: 'Your tier, feature flags, and for every limit (requestsPerMinute, channelSearchesPerHour, ftsQueriesPerMinute, subtitleDownloadsPerDay, summaryGenerationsPerDay, apiStenogramsPerDay) its maximum, use, what remains and when it resets.',
+  description: 'Your tier, feature flags, and for every limit (requestsPerMinute, channelSearchesPerHour, ftsQueriesPerMinute, subtitleDownloadsPerDay, summaryGenerationsPerDay, apiStenogramsPerDay, pageRequestsPerMinute) its maximum, use, what remains and when it resets.',
   input: z.object({}),
   output: usageReportSchema,
   access: {},

@@ -17,6 +17,7 @@ import type { Caller } from '../../http/auth.ts';
 import { wholeNumber } from '../../http/queryParams.ts';
 import type { ApiDeps } from '../../http/route.ts';
 import { requestCallersSummary, streamSummary } from '../../routes/summaries.ts';
+import { chargeQuota } from '../../http/quota.ts';
 import { sendSubtitles } from '../../routes/subtitles.ts';
 import { sendVideoFile } from '../../routes/videos.ts';
 import { lastEventId } from '../../sse/followStream.ts';
@@ -288,8 +289,8 @@ export const videoMediaPage = definePage({
   // Not strict: the router hands this path the params of /videos/:videoId/:file too ({file: 'media'}).
   params: z.object({ videoId: videoIdSchema }),
   access: { feature: 'subtitleDownload' },
-  async handler({ req, res, deps, params }) {
-    return sendVideoFile(deps.sql, req, res, params.videoId);
+  async handler({ exchange, deps, params }) {
+    return sendVideoFile(exchange, deps.sql, params.videoId);
   },
 });
 
@@ -302,8 +303,9 @@ export const videoSubtitlesPage = definePage({
     file: z.enum(['subtitles.srt', 'subtitles.vtt', 'subtitles.txt'], { message: 'expected subtitles.srt, subtitles.vtt or subtitles.txt' }),
   }),
   access: { feature: 'subtitleDownload' },
-  async handler({ res, deps, visitor, params }) {
-    return sendSubtitles(deps, visitor, res, params.videoId, { format: params.file.slice('subtitles.'.length) as 'srt' | 'vtt' | 'txt' });
+  async handler({ exchange, res, deps, visitor, params }) {
+    const charge = () => chargeQuota(deps.counterSql ?? deps.sql, visitor, 'subtitleDownloadsPerDay', res);
+    return sendSubtitles(exchange, deps, charge, params.videoId, { format: params.file.slice('subtitles.'.length) as 'srt' | 'vtt' | 'txt' });
   },
 });
 

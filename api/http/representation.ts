@@ -1,0 +1,114 @@
+/**
+ * How an answer with a body is sent: its validators (ETag, Last-Modified) and If-None-Match → 304,
+ * which counts nothing; Cache-Control and Vary; and its content coding (api/http/compression.ts).
+ *
+ * A coded answer is another representation, so it gets its own strong ETag (RFC 9110 §8.8.3): the
+ * content's tag with -br or -gzip before the closing quote. The suffix follows the coding the request
+ * negotiates, also for a body too small to be coded, so a tag is known before the body is made (a
+ * stored hash) and always names the same bytes.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Coding } from './compression.ts';
+import { codingFor, encodeBody, isCompressible } from './compression.ts';
+import { entityTag, evaluatePreconditions, preconditionFailed } from './conditional.ts';
+import type { CachePolicy, Exchange } from './route.ts';
+
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Adds header names to Vary, keeping those another layer set (CORS's Origin, Accept-Encoding). */
+export function addVary(res: ServerResponse, names: string[]): void {
+  const present = String(res.getHeader('Vary') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const added = names.filter((name) => !present.some((other) => other === '*' || other.toLowerCase() === name.toLowerCase()));
+  if (added.length) res.setHeader('Vary', [...present, ...added].join(', '));
+}
+
+/**
+ * The caching headers of a policy. Private answers depend on the key (its owner's data, its tier's
+ * access): no shared cache stores them, a browser revalidates before each reuse, and Vary names the
+ * key's headers. Public ones are the same for everybody and may be kept for maxAgeSeconds. Vary is set
+ * on the response at once (merged with what is there); Cache-Control is returned, to go with the 200
+ * or 304 only, never with an error (a 429) that replaces it.
+ */
+export function cachingHeaders(res: ServerResponse, policy: CachePolicy | undefined, compressible: boolean): Record<string, string> {
+  addVary(res, [...(policy?.scope === 'private' ? ['X-API-Key', 'Authorization'] : []), ...(compressible ? ['Accept-Encoding'] : [])]);
+  return policy ? { 'Cache-Control': policy.scope === 'private' ? 'private, no-cache' : `public, max-age=${policy.maxAgeSeconds}` } : {};
+}
+
+/** The ETag of the content's `coding` representation. */
+const codedTag = (etag: string, coding: Coding) => (coding === 'identity' ? etag : `${etag.slice(0, -1)}-${coding}"`);
+
+export interface AnswerOptions {
+  contentType: string;
+  /** Who may keep it and how long; without one the answer has no validators (writes, reads that change with every call). */
+  cache?: CachePolicy | undefined;
+  /** The content's strong ETag when known before the body (a stored hash); else a hash of the body. */
+  etag?: string;
+  /** When the content last changed, for If-Modified-Since (crawlers send it). */
+  modifiedAt?: Date;
+}
+
+/** Coded bodies this large are kept by their strong ETag (which names exactly those bytes): the OpenAPI document, large sitemaps. */
+const KEEP_CODED_BYTES = 64 * 1024;
+const KEPT_CODED = 8;
+const keptCoded = new Map<string, Buffer>();
+
+/**
+ * encodeBody, but a large body with a tag is coded once per process: brotli takes about 20 ms for
+ * the 190 kB OpenAPI document, fetched by every generated client, and the same tag is the same bytes.
+ */
+async function encodeTagged(body: Buffer, coding: Coding, etag: string | undefined): Promise<{ body: Buffer; coded: boolean }> {
+  if (etag === undefined || coding === 'identity' || body.length < KEEP_CODED_BYTES) return encodeBody(body, coding);
+  const kept = keptCoded.get(etag);
+  if (kept) return { body: kept, coded: true };
+  const encoded = await encodeBody(body, coding);
+  if (keptCoded.size >= KEPT_CODED) keptCoded.delete(keptCoded.keys().next().value!);
+  keptCoded.set(etag, encoded.body);
+  return encoded;
+}
+
+export interface PreparedAnswer {
+  /** Counts the request (429 replaces the answer when refused), codes the body and sends it. */
+  send(body: string | Buffer, headers?: Record<string, string>, status?: number): Promise<void>;
+}
+
+/**
+ * Decides an answer's headers before its body. With an ETag, a request whose If-None-Match (or
+ * If-Modified-Since) names the current version is answered 304 here, counts nothing, and undefined is
+ * returned: the caller makes no body and charges nothing.
+ */
+export function prepareAnswer({ req, res, countRequest, waiveRequest }: Exchange, options: AnswerOptions): PreparedAnswer | undefined {
+  const coding = codingFor(req, options.contentType);
+  const headers = cachingHeaders(res, options.cache, isCompressible(options.contentType));
+  if (options.etag) {
+    headers.ETag = codedTag(options.etag, coding);
+    if (options.modifiedAt) headers['Last-Modified'] = options.modifiedAt.toUTCString();
+    const outcome = evaluatePreconditions(req, { etag: headers.ETag, modifiedAt: options.modifiedAt });
+    if (outcome === 'precondition-failed') throw preconditionFailed('the answer', { ETag: headers.ETag });
+    if (outcome === 'not-modified') {
+      waiveRequest();
+      res.writeHead(304, headers);
+      res.end();
+      return undefined;
+    }
+  }
+  return {
+    async send(body, extra = {}, status = 200) {
+      await countRequest();
+      const encoded = await encodeTagged(Buffer.isBuffer(body) ? body : Buffer.from(body), coding, status === 200 ? headers.ETag : undefined);
+      res.writeHead(status, {
+        ...headers,
+        'Content-Type': options.contentType,
+        'Content-Length': encoded.body.length,
+        ...(encoded.coded ? { 'Content-Encoding': coding } : {}),
+        ...extra,
+      });
+      res.end(req.method === 'HEAD' ? undefined : encoded.body);
+    },
+  };
+}
+
+/** Sends a body made before its validators: a cacheable one is tagged by its hash, and 304 when the client has it. */
+export async function sendAnswer(exchange: Exchange, body: string | Buffer, options: AnswerOptions & { status?: number; headers?: Record<string, string> }): Promise<void> {
+  const cacheable = options.cache !== undefined && (options.status ?? 200) === 200;
+  await prepareAnswer(exchange, { ...options, cache: cacheable ? options.cache : undefined, etag: cacheable ? (options.etag ?? entityTag(body)) : undefined })?.send(body, options.headers, options.status);
+}
