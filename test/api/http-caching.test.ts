@@ -57,7 +57,7 @@ beforeAll(async () => {
   await addTrack(db.sql, { videoId: v.long, language: 'en', kind: 'manual', text: vttOf(LINES) });
   await db.sql`
     insert into summaries (video_id, channel_id, status, title, tldr, key_points, detailed_summary, tags, language, llm_model, generated_at)
-    values (${v.summarised}, ${channelId}, 'ready', 'Lathes', 'How a lathe is restored.', ${db.sql.json([{ text: 'The bed is cleaned', startSeconds: 12 }])},
+    values (${v.summarised}, ${channelId}, 'generated', 'Lathes', 'How a lathe is restored.', ${db.sql.json([{ text: 'The bed is cleaned', startSeconds: 12 }])},
       ${'A long account of the restoration. '.repeat(60)}, '{lathe,workshop}', 'en', 'afterimage-extractive-1', '2026-11-01T10:00:00Z')`;
 });
 
@@ -74,7 +74,7 @@ describe('conditional requests', () => {
     const etag = first.headers.etag!;
     expect(etag).toMatch(/^"[^"]+\.vtt"$/);
     expect(first.headers['cache-control']).toBe('private, no-cache');
-    expect(first.headers.vary).toBe('X-API-Key, Authorization, Accept-Encoding');
+    expect(first.headers.vary).toBe('Origin, X-API-Key, Authorization, Accept-Encoding');
     const srt = await raw(`/api/subtitles/${v.long}?format=srt`, { headers: { 'X-API-Key': key } });
     expect(srt.headers.etag).not.toBe(etag);
     const [downloads, requests] = [await used(userId, 'subtitleDownloadsPerDay'), await used(userId, 'requestsPerMinute')];
@@ -124,7 +124,7 @@ describe('conditional requests', () => {
     for (const [path, maxAge] of [['/api/tiers', 60], ['/api/openapi.json', 3600]] as const) {
       const first = await raw(path);
       expect(first.headers['cache-control']).toBe(`public, max-age=${maxAge}`);
-      expect(first.headers.vary).toBe('Accept-Encoding');
+      expect(first.headers.vary).toBe('Origin, Accept-Encoding');
       const again = await raw(path, { headers: { 'If-None-Match': `W/${first.headers.etag}` } });
       expect(again.status).toBe(304);
       expect(again.headers['cache-control']).toBe(`public, max-age=${maxAge}`);

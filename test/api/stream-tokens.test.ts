@@ -176,7 +176,7 @@ describe('a browser EventSource follows a stream with a stream token instead of 
     expect(streamToken.url).toBe(`${streamUrl}?token=${streamToken.token}`);
     const followed = await follow(streamToken.url, ['summary:progress', 'summary:complete', 'summary:error'], ['summary:complete', 'summary:error']);
     expect(followed.failure).toBeUndefined();
-    expect(followed.events.at(-1)).toMatchObject({ type: 'summary:complete', data: { summary: { videoId: summaryVideo, status: 'ready' } } });
+    expect(followed.events.at(-1)).toMatchObject({ type: 'summary:complete', data: { summary: { videoId: summaryVideo, status: 'generated' } } });
   });
 
   it('a stenogram: POST /api/stream-tokens mints one for its stream; the EventSource receives stenogram:complete with the Markdown', async () => {

@@ -18,7 +18,7 @@ let release: () => void;
 const { channel, videos } = generateChannel(30);
 const DELETED = [videos[3]!.videoId, videos[4]!.videoId, videos[17]!.videoId];
 
-/** The fake source, held until `release`, then a page of 5 videos every 300 ms. */
+/** The fake source, held until `release`, then a page of 5 videos every 800 ms. */
 function slowSource(): VideoSource {
   const gate = new Promise<void>((resolve) => (release = resolve));
   const source = fakeSource({ name: 'youtube_api', channel, videos, pageSize: 5, gate });
@@ -26,7 +26,8 @@ function slowSource(): VideoSource {
     ...source,
     async listVideos(...args) {
       await gate;
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // 800 ms a page: six pages outlast a crawl step's 3 s budget, so the videos are stored (and streamed) in more than one step.
+      await new Promise((resolve) => setTimeout(resolve, 800));
       return source.listVideos(...args);
     },
   };
