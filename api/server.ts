@@ -7,7 +7,7 @@ import { configuredSearchBackend } from '../core/fts/configured.ts';
 import { configuredStenogramStore } from '../core/stenograms/store.ts';
 import { checkAccess } from './http/access.ts';
 import { answerClientError } from './http/clientError.ts';
-import { authenticate } from './http/auth.ts';
+import { authenticate, callerUserId } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
 import { refuseUnstorableText } from './http/storableInput.ts';
@@ -54,7 +54,7 @@ function dispatch(route: Route, deps: ApiDeps) {
 function dispatchUnguarded(route: Route, deps: ApiDeps) {
   return async (req: Request, res: ServerResponse) => {
     const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth, route.apiAccess !== false);
-    if (caller.kind === 'key') (res as ServerResponse & { userId?: string }).userId = caller.userId;
+    (res as ServerResponse & { userId?: string }).userId = callerUserId(caller) ?? undefined;
     checkAccess(caller, route);
     const quota = requestQuota(deps.counterSql ?? deps.sql, caller, res, route.rateLimited ?? true);
     await quota.start();

@@ -52,6 +52,7 @@ export const configSchema = z.object({
   TYPESENSE_API_KEY: z.string().min(1).optional(),
   TYPESENSE_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'expected letters, digits, _ or - (at most 64)' }).default('videos'),
   FTS_TIMEOUT_MS: integerFromEnv(50, 600_000).default(3_000),
+  REGISTRATION: z.enum(['open', 'closed'], { message: 'expected open or closed' }).default('closed').describe('open: anyone may create an account (registered tier) at /register; closed: the operator creates them (afterimage users create)'),
   PUBLIC_URL: z.url({ message: 'expected an http(s) URL, e.g. https://archive.example.org' }).optional().describe('the address the public reaches the service at, for absolute URLs (sitemap, canonical links); unset: the request\'s Host'),
   LLM_BASE_URL: z
     .url({ message: 'expected an http(s) URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1' })

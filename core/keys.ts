@@ -1,4 +1,4 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const KEY_SHAPE = /^tsk_[A-Za-z0-9]{48}$/;
@@ -11,7 +11,12 @@ export function generateApiKey(): string {
 }
 
 export const isWellFormedApiKey = (value: string) => KEY_SHAPE.test(value);
-export const hashApiKey = (key: string) => createHash('sha256').update(key).digest();
+/** Keys and other bearer tokens are stored only as their SHA-256: long random secrets need no slow hash. */
+export const hashToken = (token: string) => createHash('sha256').update(token).digest();
+export const hashApiKey = hashToken;
+/** A session's or a sign-in link's secret: 256 random bits, URL- and cookie-safe (43 characters). */
+export const generateToken = () => randomBytes(32).toString('base64url');
+export const isWellFormedToken = (value: string) => /^[A-Za-z0-9_-]{43}$/.test(value);
 /** The part of a key that may be shown in listings and logs. */
 export const apiKeyPrefix = (key: string) => key.slice(0, 10);
 

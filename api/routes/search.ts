@@ -13,7 +13,7 @@ import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, type RouteContext } from '../http/route.ts';
 import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
 import { openEventStream } from '../sse/writer.ts';
-import type { Caller } from '../http/auth.ts';
+import { callerUserId } from '../http/auth.ts';
 import { lastEventId, notOfThisStream } from '../sse/followStream.ts';
 
 const sessionResponse = z.object({
@@ -25,7 +25,6 @@ const sessionResponse = z.object({
 
 const sessionParams = z.strictObject({ sessionId: z.uuid({ message: 'expected a search session id (UUID)' }) });
 
-const ownerId = (caller: Caller) => (caller.kind === 'key' ? caller.userId : null);
 const sessionReply = (started: { sessionId: string; channelTitle: string }, channelId: string) => ({
   searchSessionId: started.sessionId,
   sseEndpointUrl: `/api/search/${started.sessionId}/stream`,
@@ -46,14 +45,14 @@ export const startSearchRoute = defineRoute({
   response: sessionResponse,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler({ body, caller, deps, res, log }) {
-    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS }, { query: body.query, userId: ownerId(caller) }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)));
+    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS }, { query: body.query, userId: callerUserId(caller) }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)));
     return sessionReply(started, started.channelId);
   },
 });
 
 /** The caller's session; another account's is as unknown as a missing one. */
 async function callersSession(ctx: RouteContext<{ sessionId: string }, unknown, unknown>) {
-  const session = await findSession(ctx.deps.sql, ctx.params.sessionId, ownerId(ctx.caller));
+  const session = await findSession(ctx.deps.sql, ctx.params.sessionId, callerUserId(ctx.caller));
   if (!session) throw notFound(`no search session ${ctx.params.sessionId}`);
   return session;
 }
@@ -141,7 +140,7 @@ export const continueSearchRoute = defineRoute({
   async handler(ctx) {
     const { deps, caller, res } = ctx;
     const session = await callersSession(ctx);
-    const started = await continueSearch(deps, { sessionId: session.id, channelId: session.channelId, userId: ownerId(caller) }, async () => {
+    const started = await continueSearch(deps, { sessionId: session.id, channelId: session.channelId, userId: callerUserId(caller) }, async () => {
       await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
     });
     return sessionReply(started, session.channelId);
@@ -159,7 +158,7 @@ export const backgroundStatusRoute = defineRoute({
   params: z.strictObject({ channelId: z.string().regex(CHANNEL_ID, { message: 'expected a channel id (UC followed by 22 characters)' }) }),
   response: z.object({ running: z.boolean(), searchSessionId: z.string().nullable() }),
   async handler({ params, caller, deps }) {
-    const status = await backgroundStatus(deps.sql, params.channelId, ownerId(caller));
+    const status = await backgroundStatus(deps.sql, params.channelId, callerUserId(caller));
     return { running: status.running, searchSessionId: status.sessionId };
   },
 });

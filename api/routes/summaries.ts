@@ -10,14 +10,14 @@ import { requestSummary } from '../../core/summaries/requestSummary.ts';
 import { summaryChannels, summaryLanguages, summaryTags } from '../../core/summaries/summaryFacets.ts';
 import { summaryListItem, summaryObject, toSummaryListItem, toSummaryObject, type SummaryRow } from '../../core/summaries/summaryObject.ts';
 import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
-import type { Caller } from '../http/auth.ts';
+import { callerUserId, type Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeQuota } from '../http/quota.ts';
 import { defineRoute, handled, reply } from '../http/route.ts';
 import { answerFinalEvent, followStream, lastEventId, resumePosition } from '../sse/followStream.ts';
 
 const TAG = 'AI summaries';
-const viewerOf = (caller: Caller) => ({ userId: caller.kind === 'key' ? caller.userId : null });
+const viewerOf = (caller: Caller) => ({ userId: callerUserId(caller) });
 
 const language = z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 language code such as en (or ISO 639-3)' });
 const limit = (fallback: number, max: number) => wholeNumber('limit', 1, max, fallback);
