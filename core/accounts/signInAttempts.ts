@@ -29,8 +29,15 @@ export async function countSignInAttempt(sql: Sql, attempt: { address: string; e
     ...(attempt.email === undefined ? [] : [{ subject: hashedSubject(`sign-in-email:${attempt.email.toLowerCase()}`), rule: signInLimits.perAccount }]),
   ];
   const decisions = await consumeQuotas(sql, charges);
+  const refund = async () => {
+    for (const [index, decision] of decisions.entries()) {
+      if (decision.allowed) await refundQuota(sql, charges[index]!.subject, charges[index]!.rule.name, decision.windowStart!);
+    }
+  };
   const refused = decisions.find((decision) => !decision.allowed);
   if (refused) {
+    // A refused attempt checked no password: it counts nowhere (the address's count is given back when the account's refuses).
+    await refund();
     const retryAfter = refused.retryAfterSeconds!;
     const who = refused.name === signInLimits.perAddress.name ? 'from this address' : 'for this account';
     const minutes = Math.ceil(retryAfter / 60);
@@ -39,9 +46,5 @@ export async function countSignInAttempt(sql: Sql, attempt: { address: string; e
       details: { limit: refused.name, max: refused.max, retryAfterSeconds: retryAfter },
     });
   }
-  return {
-    refund: async () => {
-      for (const [index, { subject, rule }] of charges.entries()) await refundQuota(sql, subject, rule.name, decisions[index]!.windowStart!);
-    },
-  };
+  return { refund };
 }
