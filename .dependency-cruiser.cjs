@@ -81,7 +81,7 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
-      extensions: ['.ts', '.js', '.mjs'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs'],
       // Packages' subpath exports (vitest/node, tsx/esm/api) resolve as Node resolves them.
       exportsFields: ['exports'],
       conditionNames: ['import', 'require', 'node', 'default', 'types'],

@@ -16,6 +16,10 @@ import { sendData, sendError } from './http/respond.ts';
 import { handled, isReply, type ApiDeps, type Route, type RouteContext } from './http/route.ts';
 import { mcpHandler } from './mcp/handler.ts';
 import { allRoutes } from './routes/index.ts';
+import { sendAsset } from './web/assets.ts';
+import { sendErrorPage, wantsHtml } from './web/errorPage.tsx';
+import { servePage, type Page } from './web/page.tsx';
+import { allPages } from './web/pages/index.ts';
 
 type Request = PolkaRequest & { id: string };
 
@@ -74,7 +78,7 @@ async function validateAndRun(route: Route, deps: ApiDeps, req: Request, ctx: Pi
 }
 
 /** Path patterns as regular expressions, to tell an unknown path (404) from a wrong method (405). */
-function methodsByPattern(routes: Route[]): Array<{ pattern: RegExp; methods: string[] }> {
+function methodsByPattern(routes: Array<Pick<Route, 'path' | 'method'>>): Array<{ pattern: RegExp; methods: string[] }> {
   const grouped = new Map<string, string[]>();
   for (const route of routes) grouped.set(route.path, [...(grouped.get(route.path) ?? []), route.method]);
   return [...grouped].map(([path, methods]) => ({
@@ -86,19 +90,22 @@ function methodsByPattern(routes: Route[]): Array<{ pattern: RegExp; methods: st
 /** What an API is built from; the search backend and the stenogram store default to the configured ones. */
 export type ApiInput = Omit<ApiDeps, 'search' | 'stenogramStore'> & Partial<Pick<ApiDeps, 'search' | 'stenogramStore'>>;
 
-export function createApi(input: ApiInput, routes: Route[] = allRoutes) {
+export function createApi(input: ApiInput, routes: Route[] = allRoutes, pages: Page[] = allPages) {
   const deps: ApiDeps = {
     ...input,
     search: input.search ?? configuredSearchBackend(input.config, input.sql, input.log),
     stenogramStore: input.stenogramStore ?? configuredStenogramStore(input.config),
   };
-  const patterns = methodsByPattern(routes);
+  const patterns = methodsByPattern([...routes, ...pages]);
   const app = polka<Request>({
     server: createServer(RECEIVE_LIMITS),
-    onError: (error, req, res) => sendFailure(error, req, res, deps.log),
+    onError: (error, req, res) => (wantsHtml(req) ? sendErrorPage(req, res, error, deps) : sendFailure(error, req, res, deps.log)),
     onNoMatch: (req, res) => {
       const allowed = patterns.find((entry) => entry.pattern.test(req.path))?.methods;
-      if (allowed) {
+      if (wantsHtml(req)) {
+        const message = allowed ? `${req.method} is not supported on ${req.path}` : `there is no page at ${req.path}`;
+        void sendErrorPage(req, res, new AppError('NOT_FOUND', message, { status: allowed ? 405 : 404, headers: allowed ? { Allow: allowed.join(', ') } : {} }), deps);
+      } else if (allowed) {
         sendError(res, 405, 'NOT_FOUND', `${req.method} is not supported on ${req.path}; use ${allowed.join(' or ')}`, { headers: { Allow: allowed.join(', ') } });
       } else {
         sendError(res, 404, 'NOT_FOUND', `no endpoint ${req.method} ${req.path}; see /api/openapi.json`);
@@ -130,6 +137,9 @@ export function createApi(input: ApiInput, routes: Route[] = allRoutes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     app[method](route.path, dispatch(route, deps) as unknown as Middleware<Request>);
   }
+  // The web app: pages for people on the same server, and their hashed CSS and JavaScript.
+  for (const page of pages) app[page.method === 'GET' ? 'get' : 'post'](page.path, servePage(page, deps) as unknown as Middleware<Request>);
+  app.get('/assets/*', ((req: Request, res: ServerResponse, next: () => void) => (sendAsset(req.path, res) ? undefined : next())) as unknown as Middleware<Request>);
   return app;
 }
 

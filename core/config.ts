@@ -18,51 +18,61 @@ const postgresUrl = z
 
 /** Every setting the service reads from the environment; later features add theirs here. */
 export const configSchema = z.object({
-  PORT: integerFromEnv(0, 65535).default(8080),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  DATA_DIR: z.string().min(1).default('./.afterimage'),
-  DATABASE_URL: postgresUrl.optional(),
-  DATABASE_POOL_SIZE: integerFromEnv(1, 200).default(10),
-  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent'], { message: 'expected debug, info, warn, error or silent' }).default('info'),
-  WORKER_CONCURRENCY: integerFromEnv(1, 64).default(4),
-  BODY_LIMIT_BYTES: integerFromEnv(1024, 64 * 1024 * 1024).default(1024 * 1024),
-  TRUST_PROXY: booleanFromEnv.default(false),
-  STATEMENT_TIMEOUT_MS: integerFromEnv(100, 3_600_000).default(15_000),
-  ARCHIVE_DIR: z.string().min(1).optional().describe('a yt-dlp archive directory; default DATA_DIR/archive'),
-  YOUTUBE_API_KEY: z.string().min(1).optional(),
-  YOUTUBE_API_URL: z.url({ message: 'expected an http(s) URL' }).default('https://www.googleapis.com/youtube/v3'),
-  WAYBACK_ENABLED: booleanFromEnv.default(false),
-  WAYBACK_URL: z.url({ message: 'expected an http(s) URL' }).default('https://web.archive.org'),
-  YOUTUBE_CAPTIONS: booleanFromEnv.default(false).describe("fetch subtitles from the platform's caption tracks (watch page, then timedtext)"),
-  YOUTUBE_WEB_URL: z.url({ message: 'expected an http(s) URL' }).default('https://www.youtube.com'),
-  SUBTITLE_BULK_MAX_BYTES: integerFromEnv(1024, 512 * 1024 * 1024).default(20 * 1024 * 1024),
-  SOURCE_TIMEOUT_MS: integerFromEnv(100, 600_000).default(15_000),
+  PORT: integerFromEnv(0, 65535).default(8080).describe("HTTP port of the API"),
+  HOST: z.string().min(1).default('127.0.0.1').describe("address to listen on (`0.0.0.0` to accept remote clients)"),
+  DATA_DIR: z.string().min(1).default('./.afterimage').describe("where the embedded PostgreSQL (and later archives) live"),
+  DATABASE_URL: postgresUrl.optional().describe("a `postgres://` URL; when set, no embedded PostgreSQL is started"),
+  DATABASE_POOL_SIZE: integerFromEnv(1, 200).default(10).describe("connections per process"),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent'], { message: 'expected debug, info, warn, error or silent' }).default('info')
+    .describe("`debug`, `info`, `warn`, `error` or `silent`; logs are JSON lines on stderr"),
+  WORKER_CONCURRENCY: integerFromEnv(1, 64).default(4).describe("jobs one worker process runs at once"),
+  BODY_LIMIT_BYTES: integerFromEnv(1024, 64 * 1024 * 1024).default(1024 * 1024).describe("largest accepted request body"),
+  TRUST_PROXY: booleanFromEnv.default(false).describe("take the client address from `X-Forwarded-For` (only behind your own proxy)"),
+  STATEMENT_TIMEOUT_MS: integerFromEnv(100, 3_600_000).default(15_000).describe("no query of the API or worker runs longer"),
+  ARCHIVE_DIR: z.string().min(1).optional().describe("a yt-dlp archive directory searched as a source (works offline); unset: `DATA_DIR/archive`"),
+  YOUTUBE_API_KEY: z.string().min(1).optional().describe("enables the YouTube Data API v3 source"),
+  YOUTUBE_API_URL: z.url({ message: 'expected an http(s) URL' }).default('https://www.googleapis.com/youtube/v3')
+    .describe("base URL of the Data API (tests point it at a local server)"),
+  WAYBACK_ENABLED: booleanFromEnv.default(false).describe("enables the Wayback Machine source (CDX index and archived pages)"),
+  WAYBACK_URL: z.url({ message: 'expected an http(s) URL' }).default('https://web.archive.org').describe("base URL of the Wayback Machine"),
+  YOUTUBE_CAPTIONS: booleanFromEnv.default(false).describe("also fetch subtitles from the platform's own caption tracks (watch page, then timedtext)"),
+  YOUTUBE_WEB_URL: z.url({ message: 'expected an http(s) URL' }).default('https://www.youtube.com')
+    .describe("where watch pages and timedtext are read (a proxy, or a test server)"),
+  SUBTITLE_BULK_MAX_BYTES: integerFromEnv(1024, 512 * 1024 * 1024).default(20 * 1024 * 1024).describe("most text (bytes) one bulk subtitle download may carry"),
+  SOURCE_TIMEOUT_MS: integerFromEnv(100, 600_000).default(15_000).describe("timeout of each outbound request (retried with backoff)"),
   SOURCE_MAX_RESPONSE_BYTES: integerFromEnv(1024, 1024 * 1024 * 1024)
     .optional()
-    .describe('largest answer read from an upstream, decompressed; unset: 8 MiB from the Data API, 16 MiB from watch pages and caption tracks, 32 MiB from the Wayback Machine'),
-  SOURCE_WAIT_BUDGET_MS: integerFromEnv(100, 600_000).default(30_000).describe('how long a crawl step (and a channel look-up) waits on a source that answers nothing (timeouts, errors, retries) before it goes on without it'),
-  SSE_HEARTBEAT_SECONDS: integerFromEnv(1, 300).default(15),
-  STATUS_WATCH_PROBE: booleanFromEnv.default(false).describe("probe videos' status on their watch pages (YOUTUBE_WEB_URL) too"),
-  YTDLP_PATH: z.string().min(1).optional().describe('yt-dlp to probe video status with (when STATUS_WATCH_PROBE is off)'),
-  STATUS_CONFIRM_MINUTES: integerFromEnv(0, 7 * 24 * 60).default(60),
-  STATUS_RECHECK_DAYS: integerFromEnv(1, 3650).default(30),
-  STATUS_CHECKS_PER_MINUTE: integerFromEnv(50, 1_000_000).default(5_000),
-  RECRAWL_HOURS: integerFromEnv(1, 24 * 365).default(24),
-  TYPESENSE_URL: z.url({ message: 'expected an http(s) URL, e.g. http://localhost:8108' }).optional().describe('search with Typesense instead of Postgres'),
-  TYPESENSE_API_KEY: z.string().min(1).optional(),
-  TYPESENSE_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'expected letters, digits, _ or - (at most 64)' }).default('videos'),
-  FTS_TIMEOUT_MS: integerFromEnv(50, 600_000).default(3_000),
-  REGISTRATION: z.enum(['open', 'closed'], { message: 'expected open or closed' }).default('closed').describe('open: anyone may create an account (registered tier) at /register; closed: the operator creates them (afterimage users create)'),
-  PUBLIC_URL: z.url({ message: 'expected an http(s) URL, e.g. https://archive.example.org' }).optional().describe('the address the public reaches the service at, for absolute URLs (sitemap, canonical links); unset: the request\'s Host'),
+    .describe("largest answer read from an upstream, decompressed (unset: 8 MiB Data API, 16 MiB watch pages and caption tracks, 32 MiB Wayback)"),
+  SOURCE_WAIT_BUDGET_MS: integerFromEnv(100, 600_000).default(30_000)
+    .describe("how long a crawl step (or a channel look-up) waits on a source that answers nothing before it goes on without it"),
+  SSE_HEARTBEAT_SECONDS: integerFromEnv(1, 300).default(15).describe("comment lines that keep idle event streams open through proxies"),
+  STATUS_WATCH_PROBE: booleanFromEnv.default(false).describe("also probe video status on watch pages (through `YOUTUBE_WEB_URL`): tells why a video is gone"),
+  YTDLP_PATH: z.string().min(1).optional().describe("a yt-dlp executable to probe video status with, when `STATUS_WATCH_PROBE` is off"),
+  STATUS_CONFIRM_MINUTES: integerFromEnv(0, 7 * 24 * 60).default(60).describe("a deletion is recorded only when a probe this long after the first agrees"),
+  STATUS_RECHECK_DAYS: integerFromEnv(1, 3650).default(30).describe("live videos older than 30 days are rechecked about this often (newer ones daily)"),
+  STATUS_CHECKS_PER_MINUTE: integerFromEnv(50, 1_000_000).default(5_000).describe("most videos the scheduler queues for a check each minute"),
+  RECRAWL_HOURS: integerFromEnv(1, 24 * 365).default(24).describe("channels are crawled again for new uploads this long after their last crawl"),
+  TYPESENSE_URL: z.url({ message: 'expected an http(s) URL, e.g. http://localhost:8108' }).optional()
+    .describe("search with Typesense (e.g. `http://localhost:8108`) instead of Postgres full-text search"),
+  TYPESENSE_API_KEY: z.string().min(1).optional().describe("Typesense's API key"),
+  TYPESENSE_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'expected letters, digits, _ or - (at most 64)' }).default('videos')
+    .describe("the alias searched; `afterimage reindex` builds a new collection behind it"),
+  FTS_TIMEOUT_MS: integerFromEnv(50, 600_000).default(3_000)
+    .describe("a full-text query running longer is stopped (503 `SERVICE_UNAVAILABLE`, saying how to narrow it)"),
+  REGISTRATION: z.enum(['open', 'closed'], { message: 'expected open or closed' }).default('closed')
+    .describe("`open`: anyone may create an account (registered tier) at `/register`; `closed`: the operator creates them (`afterimage users create`)"),
+  PUBLIC_URL: z.url({ message: 'expected an http(s) URL, e.g. https://archive.example.org' }).optional()
+    .describe("the address the public reaches the service at, for the sitemap's absolute URLs; unset: the request's `Host`"),
   LLM_BASE_URL: z
     .url({ message: 'expected an http(s) URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1' })
     .optional()
-    .describe('an OpenAI-compatible endpoint that writes AI summaries; unset: the offline generator'),
-  LLM_API_KEY: z.string().min(1).optional(),
-  LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
-  LLM_CONTEXT_TOKENS: integerFromEnv(2048, 10_000_000).default(8192).describe("the model's context window: long transcripts are summarised in chunks that fit it"),
-  LLM_CONCURRENCY: integerFromEnv(1, 64).default(2).describe('LLM calls in flight at once, per process'),
-  LLM_TIMEOUT_MS: integerFromEnv(1_000, 3_600_000).default(120_000),
+    .describe("an OpenAI-compatible endpoint that writes summaries (see [AI summaries](#ai-summaries-and-stenograms)); unset: the built-in offline generator"),
+  LLM_API_KEY: z.string().min(1).optional().describe("the endpoint's key (never logged)"),
+  LLM_MODEL: z.string().min(1).default('gpt-4o-mini').describe("the model asked; recorded as `llmModel` with every summary"),
+  LLM_CONTEXT_TOKENS: integerFromEnv(2048, 10_000_000).default(8192)
+    .describe("the model's context window: longer transcripts are summarised in chunks that fit, then combined"),
+  LLM_CONCURRENCY: integerFromEnv(1, 64).default(2).describe("LLM calls in flight at once, per worker process"),
+  LLM_TIMEOUT_MS: integerFromEnv(1_000, 3_600_000).default(120_000).describe("one LLM call's time limit (then retried with backoff)"),
   STENOGRAM_STORE: z
     .string()
     .regex(/^(file|s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[\w!.*'()/-]*)?)$/, { message: 'expected file or s3://bucket/optional/prefix' })
@@ -130,4 +140,15 @@ export function describeConfig(config: Config): Record<string, string | number |
   described.DATA_DIR = config.dataDir;
   described.ARCHIVE_DIR = config.archiveDir;
   return described;
+}
+
+/** README's table of settings, written from the schema's own defaults and descriptions (`npm run docs`). */
+export function configTable(): string {
+  const rows = Object.entries(configSchema.shape).map(([key, schema]) => {
+    const fallback = schema.safeParse(undefined);
+    const shown = fallback.success && fallback.data !== undefined ? `\`${String(fallback.data)}\`` : 'unset';
+    const secret = secretSettings.has(key as keyof RawConfig) ? ' (a secret: masked everywhere)' : '';
+    return `| \`${key}\` | ${shown} | ${schema.description ?? ''}${secret} |`;
+  });
+  return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
 }

@@ -17,6 +17,6 @@ export function checkAccess(caller: Caller, access: Access, what = 'this endpoin
     }
   }
   if (access.feature && !caller.tier.features[access.feature]) {
-    throw new AppError('FEATURE_DISABLED', `${access.feature} is not part of the ${caller.tier.displayName} tier`);
+    throw new AppError('FEATURE_DISABLED', `${access.feature} is not part of the ${caller.tier.displayName} tier`, { details: { feature: access.feature } });
   }
 }

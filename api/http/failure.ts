@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { AppError } from '../../core/errors.ts';
+import { AppError, type ErrorCode } from '../../core/errors.ts';
 import { connectionFailureCode, DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE } from '../../core/db/connectionFailure.ts';
 import type { Logger } from '../../core/log.ts';
 import { sendError } from './respond.ts';
@@ -16,29 +16,28 @@ export function describeIssues(error: z.ZodError, where: string): string {
     .join('; ');
 }
 
-/** The one place a thrown error becomes a response: the caller's errors as they are, ours without internals. */
-export function sendFailure(error: unknown, req: IncomingMessage & { id?: string }, res: ServerResponse, log: Logger): void {
-  if (error instanceof AppError) {
-    sendError(res, error.status, error.code, error.message, { headers: error.options.headers, details: error.options.details });
-    return;
-  }
-  if (error instanceof z.ZodError) {
-    sendError(res, 400, 'INVALID_INPUT', describeIssues(error, 'body'));
-    return;
-  }
+/** What a failed request answers: its status, code, message and headers, whatever shape it is sent in. */
+export interface Failure { status: number; code: ErrorCode; message: string; headers?: Record<string, string> | undefined; details?: unknown }
+
+/** The one place a thrown error becomes an answer: the caller's errors as they are, ours without internals. */
+export function failureOf(error: unknown, req: IncomingMessage & { id?: string }, log: Logger): Failure {
+  if (error instanceof AppError) return { status: error.status, code: error.code, message: error.message, headers: error.options.headers, details: error.options.details };
+  if (error instanceof z.ZodError) return { status: 400, code: 'INVALID_INPUT', message: describeIssues(error, 'body') };
   const status = (error as { status?: number })?.status;
-  if (status === 400 || (error as Error)?.name === 'URIError') {
-    sendError(res, 400, 'INVALID_INPUT', 'the request URL is malformed');
-    return;
-  }
+  if (status === 400 || (error as Error)?.name === 'URIError') return { status: 400, code: 'INVALID_INPUT', message: 'the request URL is malformed' };
   const databaseFailure = connectionFailureCode(error);
   if (databaseFailure) {
     // A failed or refused connect is the circuit's to log, once per outage (core/db/circuit.ts), not once per request.
     if (databaseFailure === DATABASE_UNAVAILABLE) log.debug('database unavailable', { reqId: req.id, err: error });
     else log.warn('database unavailable', { reqId: req.id, err: error });
-    sendError(res, 503, 'SERVICE_UNAVAILABLE', 'the database is unavailable; retry shortly', { headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) } });
-    return;
+    return { status: 503, code: 'SERVICE_UNAVAILABLE', message: 'the database is unavailable; retry shortly', headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) } };
   }
   log.error('request failed', { reqId: req.id, err: error, stack: (error as Error)?.stack });
-  sendError(res, 500, 'INTERNAL_ERROR', `an unexpected error occurred; quote request id ${req.id ?? 'unknown'} when reporting it`);
+  return { status: 500, code: 'INTERNAL_ERROR', message: `an unexpected error occurred; quote request id ${req.id ?? 'unknown'} when reporting it` };
+}
+
+/** A failure in the spec's JSON envelope. */
+export function sendFailure(error: unknown, req: IncomingMessage & { id?: string }, res: ServerResponse, log: Logger): void {
+  const failure = failureOf(error, req, log);
+  sendError(res, failure.status, failure.code, failure.message, { headers: failure.headers, details: failure.details });
 }

@@ -1,0 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { configTable } from '../../core/config.ts';
+import { generatedPart } from '../../scripts/docs/generated.ts';
+
+const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+
+describe('README.md', () => {
+  it('lists every setting as core/config.ts defines it (run npm run docs after changing one)', () => {
+    expect(generatedPart(readme, 'config')).toBe(configTable());
+  });
+});

@@ -1,0 +1,57 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import chromium from '@sparticuz/chromium';
+import axe from 'axe-core';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+
+/**
+ * Pages driven as people use them: a real Chromium (from npm, @sparticuz/chromium), every console
+ * error, page error, failed request and request to another host recorded as a problem, axe-core for
+ * accessibility, and a screenshot of each page kept in test-artifacts/screenshots/.
+ */
+
+const SCREENSHOTS_DIR = join(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots');
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.executablePath().then((executablePath) => puppeteer.launch({ args: chromium.args, executablePath, headless: true }));
+}
+
+export interface WatchedPage { page: Page; problems: string[] }
+
+/** A tab that records what a person would call broken; `width` 390 is a phone. */
+export async function openTab(browser: Browser, origin: string, width = 1280): Promise<WatchedPage> {
+  const page = await browser.newPage();
+  await page.setViewport({ width, height: 900 });
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console error: ${message.text()} (${message.location().url ?? ''})`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${(error as Error).message}`));
+  page.on('requestfailed', (request) => {
+    // A stream the page closed on leaving is not a failure.
+    if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
+  });
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) problems.push(`request to another host: ${url}`);
+  });
+  return { page, problems };
+}
+
+/** axe-core's serious and critical violations on the current page (WCAG 2.1 AA rules and best practices). */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
+  await page.evaluate(axe.source);
+  const results = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes.map((node) => node.target.join(' ')).slice(0, 3).join('; ')}`);
+}
+
+/** Whether the page fits a phone's width without scrolling sideways. */
+export const overflowsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
+
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`) as `${string}.png`, fullPage: true });
+}
