@@ -4,7 +4,7 @@ import type { Config } from '../../core/config.ts';
 import { AppError } from '../../core/errors.ts';
 import { generateToken } from '../../core/keys.ts';
 import { appendCookie, readCookie, setCookie } from './cookies.ts';
-import { sessionToken } from './visitor.ts';
+import { sessionToken } from './session.ts';
 
 /**
  * CSRF protection for every form that changes something: its hidden field `_csrf` holds

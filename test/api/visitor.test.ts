@@ -4,13 +4,15 @@ import { createSession } from '../../core/accounts/createSession.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { endSession } from '../../core/accounts/endSession.ts';
 import { loadConfig } from '../../core/config.ts';
+import { createLogger } from '../../core/log.ts';
 import { AppError } from '../../core/errors.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { checkAccess } from '../../api/http/access.ts';
 import { anonymousSubject, type Caller } from '../../api/http/auth.ts';
 import { checkFormToken, formToken } from '../../api/http/csrf.ts';
 import { quotaSubject } from '../../api/http/quota.ts';
-import { identifyVisitor, sessionCookie } from '../../api/http/visitor.ts';
+import { sessionCookie } from '../../api/http/session.ts';
+import { identifyVisitor } from '../../api/web/visitor.ts';
 import { callerUsage } from '../../api/routes/features.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
@@ -34,7 +36,7 @@ function response() {
   return { getHeader: (name: string) => headers.get(name.toLowerCase()), setHeader: (name: string, value: unknown) => void headers.set(name.toLowerCase(), value), headers } as unknown as Pick<ServerResponse, 'getHeader' | 'setHeader'> & { headers: Map<string, unknown> };
 }
 
-const deps = (config = plain) => ({ sql: db.sql, tiers: cachedTiers(db.sql, 0), config });
+const deps = (config = plain) => ({ sql: db.sql, tiers: cachedTiers(db.sql, 0), config, log: createLogger('silent') });
 const cookiesOf = (res: ReturnType<typeof response>) => (res.headers.get('set-cookie') as string[] | undefined) ?? [];
 
 describe('identifyVisitor', () => {

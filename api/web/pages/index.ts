@@ -1,5 +1,13 @@
 import type { Page } from '../page.tsx';
+import { accountPage, createKeyPost, passwordPost, revokeKeyPost } from './account.tsx';
+import { createUserPost, editTierPost, setTierPost, tiersPage, usersPage } from './admin.tsx';
 import { homePage } from './home.tsx';
+import { loginPage, loginPost, logoutPost, registerPage, registerPost, signInLinkPage, signInLinkPost } from './signIn.tsx';
 
 /** Every page of the web app, in the order they are matched (fixed words before `:params`). */
-export const allPages: Page[] = [homePage];
+export const allPages: Page[] = [
+  homePage,
+  loginPage, loginPost, signInLinkPage, signInLinkPost, logoutPost, registerPage, registerPost,
+  accountPage, createKeyPost, revokeKeyPost, passwordPost,
+  usersPage, createUserPost, setTierPost, tiersPage, editTierPost,
+];
