@@ -13,7 +13,7 @@ export function generateApiKey(): string {
 export const isWellFormedApiKey = (value: string) => KEY_SHAPE.test(value);
 /** Keys and other bearer tokens are stored only as their SHA-256: long random secrets need no slow hash. */
 export const hashToken = (token: string) => createHash('sha256').update(token).digest();
-export const hashApiKey = hashToken;
+export const hashApiKey = (key: string) => hashToken(key);
 /** A session's or a sign-in link's secret: 256 random bits, URL- and cookie-safe (43 characters). */
 export const generateToken = () => randomBytes(32).toString('base64url');
 export const isWellFormedToken = (value: string) => /^[A-Za-z0-9_-]{43}$/.test(value);

@@ -69,7 +69,7 @@ export async function authenticate(deps: AuthDeps, req: IncomingMessage, auth: R
   });
 }
 
-export function anonymousCaller(deps: Pick<AuthDeps, 'trustProxy'>, req: IncomingMessage, tiers: Map<string, Tier>): Caller {
+function anonymousCaller(deps: Pick<AuthDeps, 'trustProxy'>, req: IncomingMessage, tiers: Map<string, Tier>): Caller {
   const address = clientAddress(req, deps.trustProxy);
   return { kind: 'anonymous', tier: tiers.get('anonymous')!, subject: anonymousSubject(address), address };
 }

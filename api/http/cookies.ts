@@ -8,7 +8,7 @@ import type { Config } from '../../core/config.ts';
  */
 const secure = (config: Pick<Config, 'PUBLIC_URL'>) => config.PUBLIC_URL?.startsWith('https:') ?? false;
 
-export const cookieName = (config: Pick<Config, 'PUBLIC_URL'>, name: string) => (secure(config) ? `__Host-${name}` : name);
+const cookieName = (config: Pick<Config, 'PUBLIC_URL'>, name: string) => (secure(config) ? `__Host-${name}` : name);
 
 /** A Set-Cookie value; maxAgeSeconds 0 deletes the cookie, none keeps it until the browser closes. */
 export function setCookie(config: Pick<Config, 'PUBLIC_URL'>, name: string, value: string, maxAgeSeconds?: number): string {

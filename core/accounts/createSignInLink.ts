@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.ts';
 import { generateToken, hashToken } from '../keys.ts';
 
-export const SIGN_IN_LINK_MINUTES = 60;
+const SIGN_IN_LINK_MINUTES = 60;
 
 /**
  * A one-time sign-in for a user without a password yet (the administrator on first start): the token

@@ -10,9 +10,8 @@ import { scopeLabel, scopeLevel, type ScopeLabel } from '../../../core/schemas.t
 import { listStenograms } from '../../../core/stenograms/listStenograms.ts';
 import { listOwnSummaries } from '../../../core/summaries/listOwnSummaries.ts';
 import { clientAddress, type Caller } from '../../http/auth.ts';
-import { checkFormToken } from '../../http/csrf.ts';
 import { callerUsage } from '../../routes/features.ts';
-import { FormToken } from '../formToken.tsx';
+import { checkForm, FormToken } from '../formToken.tsx';
 import { definePage, redirect, type PageContext, type PageView } from '../page.tsx';
 
 type Ctx = PageContext<unknown, unknown, unknown>;
@@ -154,7 +153,7 @@ export const createKeyPost = definePage({
   form: fields,
   async handler(ctx) {
     const visitor = person(ctx);
-    checkFormToken(ctx.req, ctx.deps.config, '/account/keys', ctx.form._csrf);
+    checkForm(ctx);
     const scope = scopeLabel.safeParse(ctx.form.scope);
     const created = await createApiKey(ctx.deps.sql, { userId: visitor.userId, ...(scope.success ? { scope: scope.data as ScopeLabel } : {}) });
     // Shown in this answer, not after a redirect: the key is never kept anywhere to show again.
@@ -168,7 +167,7 @@ export const revokeKeyPost = definePage({
   form: fields,
   async handler(ctx) {
     const visitor = person(ctx);
-    checkFormToken(ctx.req, ctx.deps.config, '/account/keys/revoke', ctx.form._csrf);
+    checkForm(ctx);
     await revokeApiKey(ctx.deps.sql, visitor.userId);
     return redirect('/account?done=revoked');
   },
@@ -180,7 +179,7 @@ export const passwordPost = definePage({
   form: fields,
   async handler(ctx) {
     const visitor = person(ctx);
-    checkFormToken(ctx.req, ctx.deps.config, '/account/password', ctx.form._csrf);
+    checkForm(ctx);
     const [row] = await ctx.deps.sql<{ hash: string | null }[]>`select password_hash as hash from users where id = ${visitor.userId}`;
     if (row?.hash) {
       // Guessing the current password here is limited like signing in.

@@ -8,8 +8,7 @@ import { AppError } from '../../../core/errors.ts';
 import { email as emailSchema, limitName, tierName } from '../../../core/schemas.ts';
 import { loadTiers } from '../../../core/tiers/loadTiers.ts';
 import { updateTier } from '../../../core/tiers/updateTier.ts';
-import { checkFormToken } from '../../http/csrf.ts';
-import { FormToken } from '../formToken.tsx';
+import { checkForm, FormToken } from '../formToken.tsx';
 import { definePage, redirect, type PageContext, type PageView } from '../page.tsx';
 import { person } from './account.tsx';
 
@@ -89,7 +88,7 @@ export const createUserPost = definePage({
   form: fields,
   async handler(ctx) {
     person(ctx);
-    checkFormToken(ctx.req, ctx.deps.config, '/admin/users', ctx.form._csrf);
+    checkForm(ctx);
     const form = ctx.form as Record<string, string | undefined>;
     const email = emailSchema.safeParse(form.email ?? '');
     if (!email.success) throw refuse('email: expected an email address');
@@ -111,7 +110,7 @@ export const setTierPost = definePage({
   form: fields,
   async handler(ctx) {
     person(ctx);
-    checkFormToken(ctx.req, ctx.deps.config, '/admin/users/tier', ctx.form._csrf);
+    checkForm(ctx);
     const form = ctx.form as Record<string, string | undefined>;
     const tier = tierName.safeParse(form.tier);
     const userId = z.uuid().safeParse(form.userId);
@@ -160,7 +159,7 @@ export const editTierPost = definePage({
   form: fields,
   async handler(ctx) {
     person(ctx);
-    checkFormToken(ctx.req, ctx.deps.config, `/admin/tiers/${ctx.params.name}`, ctx.form._csrf);
+    checkForm(ctx);
     const form = ctx.form as Record<string, string | undefined>;
     const limits: Record<string, number | null> = {};
     for (const limit of limitName.options) {

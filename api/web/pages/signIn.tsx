@@ -8,9 +8,8 @@ import { AppError, notFound } from '../../../core/errors.ts';
 import { email as emailSchema } from '../../../core/schemas.ts';
 import { clientAddress } from '../../http/auth.ts';
 import { appendCookie } from '../../http/cookies.ts';
-import { checkFormToken } from '../../http/csrf.ts';
 import { sessionCookie, sessionToken } from '../../http/session.ts';
-import { FormToken } from '../formToken.tsx';
+import { checkForm, FormToken } from '../formToken.tsx';
 import { definePage, redirect, type PageContext, type PageView } from '../page.tsx';
 
 type Ctx = PageContext<unknown, unknown, unknown>;
@@ -79,7 +78,7 @@ export const loginPost = definePage({
   path: '/login',
   form: fields,
   async handler(ctx) {
-    checkFormToken(ctx.req, ctx.deps.config, '/login', ctx.form._csrf);
+    checkForm(ctx);
     const email = emailSchema.safeParse(ctx.form.email ?? '');
     if (!email.success || !ctx.form.password) {
       return loginView(ctx, { email: ctx.form.email, next: ctx.form.next, error: 'Enter your email address and your password.', status: 400 });
@@ -112,7 +111,7 @@ export const signInLinkPage = definePage({
           <h1>Sign in with a one-time link</h1>
           <p>This link signs you in once. Then set a password on your account page, to sign in with it next time.</p>
           <form method="post" action={action}>
-            <FormToken ctx={ctx} action="/login/once" />
+            <FormToken ctx={ctx} action={action} />
             <button type="submit">Sign in</button>
           </form>
         </section>
@@ -127,7 +126,7 @@ export const signInLinkPost = definePage({
   params: linkParams,
   form: fields,
   async handler(ctx) {
-    checkFormToken(ctx.req, ctx.deps.config, '/login/once', ctx.form._csrf);
+    checkForm(ctx);
     const session = await redeemSignInLink(ctx.deps.sql, ctx.params.token);
     return signInAs(ctx, session.token, '/account');
   },
@@ -138,7 +137,7 @@ export const logoutPost = definePage({
   path: '/logout',
   form: fields,
   async handler(ctx) {
-    checkFormToken(ctx.req, ctx.deps.config, '/logout', ctx.form._csrf);
+    checkForm(ctx);
     const token = sessionToken(ctx.req, ctx.deps.config);
     if (token) await endSession(ctx.deps.sql, token);
     appendCookie(ctx.res, sessionCookie(ctx.deps.config));
@@ -192,7 +191,7 @@ export const registerPost = definePage({
   form: fields,
   async handler(ctx) {
     registrationOpen(ctx);
-    checkFormToken(ctx.req, ctx.deps.config, '/register', ctx.form._csrf);
+    checkForm(ctx);
     const email = emailSchema.safeParse(ctx.form.email ?? '');
     if (!email.success) return registerView(ctx, { email: ctx.form.email, error: 'Enter a valid email address.', status: 400 });
     const password = passwordSchema.safeParse(ctx.form.password ?? '');
