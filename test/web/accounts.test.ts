@@ -1,6 +1,8 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession } from '../../core/accounts/createSession.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
+import { sessionUser } from '../../core/accounts/sessionUser.ts';
 import { countSignInAttempt, signInLimits } from '../../core/accounts/signInAttempts.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
@@ -150,6 +152,79 @@ describe('accounts in the browser', () => {
     expect(shown).not.toContain('Alice private interview');
     expect(await page.content()).not.toContain(VIDEO);
     await page.close();
+  });
+
+  it('lets an administrator create a user (with a one-time link), set a tier and edit a tier\'s limit; others get 403', async () => {
+    await createUser(db.sql, { email: 'root@example.org', tier: 'pro', isAdmin: true, password: PASSWORD });
+    const { page, problems } = await openTab(browser, api.url);
+    await signIn(page, { email: 'root@example.org', password: PASSWORD });
+    await page.goto(`${api.url}/admin/users`);
+    await page.type('#new-email', 'carol@example.org');
+    await page.select('#new-tier', 'plus');
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/admin/users"] button')]);
+    expect(await page.$eval('#sign-in-link', (element) => element.textContent)).toMatch(/\/login\/once\/[A-Za-z0-9_-]{43}$/);
+    const [carol] = await db.sql<{ id: string; tier: string }[]>`select id, tier from users where email = 'carol@example.org'`;
+    expect(carol!.tier).toBe('plus');
+    await page.select(`#tier-${carol!.id}`, 'pro');
+    await Promise.all([page.waitForNavigation(), page.click(`form:has(#tier-${carol!.id}) button`)]);
+    expect((await db.sql`select tier from users where id = ${carol!.id}`)[0]!.tier).toBe('pro');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await saveScreenshot(page, 'admin-users-1280');
+
+    await page.goto(`${api.url}/admin/tiers`);
+    await page.$eval('#plus-summaryGenerationsPerDay', (element) => { (element as HTMLInputElement).value = ''; });
+    await page.type('#plus-summaryGenerationsPerDay', '7');
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/admin/tiers/plus"] button')]);
+    expect((await db.sql`select max_count from tier_limits where tier = 'plus' and limit_name = 'summaryGenerationsPerDay'`)[0]!.max_count).toBe(7);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+
+    const { page: other } = await openTab(browser, api.url);
+    await signIn(other, bob);
+    expect((await other.goto(`${api.url}/admin/users`))!.status()).toBe(403);
+    await page.close();
+    await other.close();
+  });
+
+  it('changes a password: the current one is asked for, and other sessions end', async () => {
+    const dave = { email: 'dave@example.org', password: PASSWORD };
+    const user = await createUser(db.sql, { email: dave.email, tier: 'registered', isAdmin: false, password: dave.password });
+    const elsewhere = await createSession(db.sql, user.id); // signed in on another device
+    const { page, problems } = await openTab(browser, api.url);
+    await signIn(page, dave);
+    await page.type('#current-password', 'not my current one');
+    await page.type('#new-password', 'a brand new passphrase');
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/account/password"] button')]);
+    expect(await page.$eval('[role=alert]', (element) => element.textContent)).toContain('The current password is wrong');
+    await page.type('#current-password', dave.password);
+    await page.type('#new-password', 'a brand new passphrase');
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/account/password"] button')]);
+    expect(await text(page)).toContain('Your password was changed');
+    expect(await sessionUser(db.sql, elsewhere.token)).toBeUndefined();
+    await page.reload();
+    expect(new URL(page.url()).pathname).toBe('/account'); // this session goes on
+    expect(problems.filter((problem) => !problem.includes('400'))).toEqual([]);
+    await page.close();
+  });
+
+  it('signs people up when REGISTRATION=open, with the registered tier, and not otherwise', async () => {
+    expect((await fetch(`${api.url}/register`, { headers: { Accept: 'text/html' } })).status).toBe(404);
+    const open = await startTestApi(db.sql, { REGISTRATION: 'open' });
+    try {
+      const { page, problems } = await openTab(browser, open.url);
+      await page.goto(`${open.url}/register`);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.goto(`${open.url}/register`);
+      await page.type('#register-email', 'erin@example.org');
+      await page.type('#register-password', 'a long enough passphrase');
+      await Promise.all([page.waitForNavigation(), page.click('form[action="/register"] button')]);
+      expect(new URL(page.url()).pathname).toBe('/account');
+      expect(await text(page)).toContain('Registered tier');
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await open.close();
+    }
   });
 
   it('answers too many sign-ins with the 429 page saying when to come back', async () => {
