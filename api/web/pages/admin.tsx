@@ -17,6 +17,13 @@ const admin = { admin: true } as const;
 const fields = z.looseObject({ _csrf: z.string().optional() });
 const refuse = (message: string) => new AppError('INVALID_INPUT', message);
 
+/** An administrator's form, posted from a session (not with a key) and carrying its CSRF token: its fields. */
+function adminForm(ctx: Ctx & { form: unknown }): Record<string, string | undefined> {
+  person(ctx);
+  checkForm(ctx);
+  return ctx.form as Record<string, string | undefined>;
+}
+
 /** Where the public reaches this site, for a sign-in link shown to an administrator. */
 const origin = (ctx: Ctx) => ctx.deps.config.PUBLIC_URL?.replace(/\/$/, '') ?? `http://${ctx.req.headers.host ?? 'localhost'}`;
 
@@ -87,9 +94,7 @@ export const createUserPost = definePage({
   access: admin,
   form: fields,
   async handler(ctx) {
-    person(ctx);
-    checkForm(ctx);
-    const form = ctx.form as Record<string, string | undefined>;
+    const form = adminForm(ctx);
     const email = emailSchema.safeParse(form.email ?? '');
     if (!email.success) throw refuse('email: expected an email address');
     const tier = tierName.safeParse(form.tier);
@@ -109,9 +114,7 @@ export const setTierPost = definePage({
   access: admin,
   form: fields,
   async handler(ctx) {
-    person(ctx);
-    checkForm(ctx);
-    const form = ctx.form as Record<string, string | undefined>;
+    const form = adminForm(ctx);
     const tier = tierName.safeParse(form.tier);
     const userId = z.uuid().safeParse(form.userId);
     if (!tier.success || !userId.success) throw refuse('choose a user and one of the tiers');
@@ -158,9 +161,7 @@ export const editTierPost = definePage({
   access: admin,
   form: fields,
   async handler(ctx) {
-    person(ctx);
-    checkForm(ctx);
-    const form = ctx.form as Record<string, string | undefined>;
+    const form = adminForm(ctx);
     const limits: Record<string, number | null> = {};
     for (const limit of limitName.options) {
       const value = form[limit]?.trim();
