@@ -8,7 +8,7 @@ import { configuredStenogramStore } from '../core/stenograms/store.ts';
 import { checkAccess } from './http/access.ts';
 import { answerClientError } from './http/clientError.ts';
 import { cors } from './http/cors.ts';
-import { authenticate } from './http/auth.ts';
+import { authenticate, callerUserId } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
 import { refuseUnstorableText } from './http/storableInput.ts';
@@ -61,7 +61,7 @@ function dispatch(route: Route, deps: ApiDeps) {
 function dispatchUnguarded(route: Route, deps: ApiDeps) {
   return async (req: Request, res: ServerResponse) => {
     const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth, route.apiAccess !== false, streamTokenOf(route, req));
-    if (caller.kind === 'key') (res as ServerResponse & { userId?: string }).userId = caller.userId;
+    (res as ServerResponse & { userId?: string }).userId = callerUserId(caller) ?? undefined;
     checkAccess(caller, route);
     const quota = requestQuota(deps.counterSql ?? deps.sql, caller, res, route.rateLimited ?? true, { late: route.cache !== undefined, limit: route.requestLimit ?? 'requestsPerMinute' });
     await quota.start();

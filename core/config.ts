@@ -90,6 +90,8 @@ export const configSchema = z.object({
   CORS_ORIGINS: originListFromEnv
     .default([])
     .describe("comma-separated exact origins (`https://app.example.org,http://localhost:5173`) whose pages may call `/api` and `/mcp` from a browser; unset: none. Each is checked at start-up (scheme and host only, as a browser sends `Origin`; `*` is refused). See [Browsers](api/REFERENCE.md#browsers-cors-and-stream-tokens)"),
+  REGISTRATION: z.enum(['open', 'closed'], { message: 'expected open or closed' }).default('closed')
+    .describe("`open`: anyone may create an account (registered tier) at `/register`; `closed`: the operator creates them (`afterimage users create`)"),
   PUBLIC_URL: z.url({ message: 'expected an http(s) URL, e.g. https://archive.example.org' }).optional()
     .describe("the address the public reaches the service at, for the sitemap's absolute URLs; unset: the request's `Host`"),
   LLM_BASE_URL: z

@@ -11,14 +11,16 @@ export function generateApiKey(): string {
 }
 
 export const isWellFormedApiKey = (value: string) => KEY_SHAPE.test(value);
-const sha256 = (secret: string) => createHash('sha256').update(secret).digest();
-export const hashApiKey = sha256;
-
-const STREAM_TOKEN_SHAPE = /^sst_[A-Za-z0-9_-]{43}$/;
-/** `sst_` and 32 random bytes in base64url: a stream token (core/accounts/mintStreamToken.ts). */
-export const generateStreamToken = () => `sst_${randomBytes(32).toString('base64url')}`;
-export const isWellFormedStreamToken = (value: string) => STREAM_TOKEN_SHAPE.test(value);
-export const hashStreamToken = sha256;
+/** Keys and other bearer tokens are stored only as their SHA-256: long random secrets need no slow hash. */
+export const hashToken = (token: string) => createHash('sha256').update(token).digest();
+export const hashApiKey = (key: string) => hashToken(key);
+/** A session's or a sign-in link's secret: 256 random bits, URL- and cookie-safe (43 characters). */
+export const generateToken = () => randomBytes(32).toString('base64url');
+export const isWellFormedToken = (value: string) => /^[A-Za-z0-9_-]{43}$/.test(value);
+/** `sst_` and a token: a stream token bound to one event stream (core/accounts/mintStreamToken.ts). */
+export const generateStreamToken = () => `sst_${generateToken()}`;
+export const isWellFormedStreamToken = (value: string) => value.startsWith('sst_') && isWellFormedToken(value.slice(4));
+export const hashStreamToken = hashToken;
 /** The part of a key that may be shown in listings and logs. */
 export const apiKeyPrefix = (key: string) => key.slice(0, 10);
 

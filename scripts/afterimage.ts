@@ -19,7 +19,8 @@ operator (each takes --json for scripts)
   reindex               rebuild the Typesense search index from every video, then switch searches to it
   migrate               apply database migrations (start does this too)
   config                print the effective configuration, secrets masked
-  users create --email E --tier anonymous|registered|plus|pro [--admin]
+  users create --email E --tier anonymous|registered|plus|pro [--admin] [--password-stdin]
+  users password --email E --password-stdin   set a password (read from stdin) for the website; signs them out elsewhere
   keys create --user E [--scope L1|L2|L3|L4]   issue a key (replaces the user's current one)
   keys revoke --user E
   keys list [--all]     key prefixes, owners and scopes; never the keys

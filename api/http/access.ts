@@ -5,10 +5,13 @@ import type { Caller } from './auth.ts';
 /** What a route or an MCP tool asks of its caller beyond a valid key. */
 export interface Access { admin?: boolean | undefined; scope?: ScopeLabel | undefined; feature?: FeatureName | undefined }
 
-/** Refuses (403 FORBIDDEN or FEATURE_DISABLED) a caller whose key, account or tier falls short of `access`. */
+/**
+ * Refuses (403 FORBIDDEN or FEATURE_DISABLED) a caller whose key, account or tier falls short of `access`.
+ * Scopes are a key's alone: a signed-in person is limited by their account and tier only.
+ */
 export function checkAccess(caller: Caller, access: Access, what = 'this endpoint'): void {
+  if (access.admin && (caller.kind === 'anonymous' || !caller.isAdmin)) throw new AppError('FORBIDDEN', `${what} is for administrators only`);
   if (caller.kind === 'key') {
-    if (access.admin && !caller.isAdmin) throw new AppError('FORBIDDEN', `${what} is for administrators only`);
     if (access.scope && caller.scope < scopeLevel(access.scope)) {
       throw new AppError('FORBIDDEN', `${what} needs an API key with ${access.scope}+ scope; this key has L${caller.scope}`);
     }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { findApiKey, touchApiKey, type ApiKeyOwner } from '../../core/accounts/findApiKey.ts';
 import { findStreamToken } from '../../core/accounts/findStreamToken.ts';
@@ -9,10 +8,20 @@ import { hashApiKey, hashStreamToken, isWellFormedApiKey, isWellFormedStreamToke
 import type { Logger } from '../../core/log.ts';
 import type { Tier } from '../../core/schemas.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
+import { hashedSubject } from '../../core/usage/hashedSubject.ts';
 
+/**
+ * Who is asking: a visitor without an account (counted per client address), an API key, or a person
+ * signed in on the website (a session). A session acts with its user's whole standing: tier, features
+ * and limits as for a key, but no key scope (scopes limit what a key handed to a program may do).
+ */
 export type Caller =
   | { kind: 'anonymous'; tier: Tier; subject: string; address: string }
-  | { kind: 'key'; tier: Tier; subject: string; userId: string; email: string; isAdmin: boolean; keyId: string; scope: number };
+  | { kind: 'key'; tier: Tier; subject: string; userId: string; email: string; isAdmin: boolean; keyId: string; scope: number }
+  | { kind: 'session'; tier: Tier; subject: string; userId: string; email: string; isAdmin: boolean; sessionId: string };
+
+/** The caller's user (whose private items they see and own), or null for an anonymous visitor. */
+export const callerUserId = (caller: Caller): string | null => (caller.kind === 'anonymous' ? null : caller.userId);
 
 export type RouteAuth = 'public' | 'optional' | 'key';
 
@@ -36,12 +45,9 @@ function extractApiKey(req: IncomingMessage): string | undefined {
 }
 
 /** Anonymous callers are counted per client address, as a stable uuid-shaped subject. */
-export function anonymousSubject(address: string): string {
-  const hex = createHash('sha256').update(`anonymous:${address}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
+export const anonymousSubject = (address: string) => hashedSubject(`anonymous:${address}`);
 
-function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
   const forwarded = trustProxy ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
   return forwarded || req.socket.remoteAddress || 'unknown';
 }
@@ -68,7 +74,7 @@ export async function authenticate(deps: AuthDeps, req: IncomingMessage, auth: R
   });
 }
 
-function anonymousCaller(deps: AuthDeps, req: IncomingMessage, tiers: Map<string, Tier>): Caller {
+function anonymousCaller(deps: Pick<AuthDeps, 'trustProxy'>, req: IncomingMessage, tiers: Map<string, Tier>): Caller {
   const address = clientAddress(req, deps.trustProxy);
   return { kind: 'anonymous', tier: tiers.get('anonymous')!, subject: anonymousSubject(address), address };
 }

@@ -9,7 +9,7 @@ export const callerUsage = (sql: Parameters<typeof usageReport>[0], caller: Call
   usageReport(
     sql,
     caller.tier,
-    caller.kind === 'key' ? { userId: caller.userId, email: caller.email, isAdmin: caller.isAdmin, keyScope: scopeName(caller.scope) } : null,
+    caller.kind === 'anonymous' ? null : { userId: caller.userId, email: caller.email, isAdmin: caller.isAdmin, keyScope: caller.kind === 'key' ? scopeName(caller.scope) : null },
     (rule) => quotaSubject(caller, rule),
   );
 

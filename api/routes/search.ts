@@ -15,7 +15,7 @@ import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
 import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
 import { openEventStream } from '../sse/writer.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Caller } from '../http/auth.ts';
+import { callerUserId, type Caller } from '../http/auth.ts';
 import { answerNothingMore, lastEventId, notOfThisStream } from '../sse/followStream.ts';
 
 const sessionResponse = z.object({
@@ -28,7 +28,6 @@ const sessionResponse = z.object({
 
 const sessionParams = z.strictObject({ sessionId: z.uuid({ message: 'expected a search session id (UUID)' }) });
 
-const ownerId = (caller: Caller) => (caller.kind === 'key' ? caller.userId : null);
 async function sessionReply(deps: ApiDeps, caller: Caller, started: { sessionId: string; channelTitle: string }, channelId: string) {
   const sseEndpointUrl = `/api/search/${started.sessionId}/stream`;
   return { searchSessionId: started.sessionId, sseEndpointUrl, channelId, channelTitle: started.channelTitle, sseToken: await issueStreamToken(deps, caller, sseEndpointUrl) };
@@ -47,14 +46,14 @@ export const startSearchRoute = defineRoute({
   response: sessionResponse,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler({ body, caller, deps, res, log }) {
-    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS }, { query: body.query, userId: ownerId(caller) }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)));
+    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS }, { query: body.query, userId: callerUserId(caller) }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)));
     return sessionReply(deps, caller, started, started.channelId);
   },
 });
 
 /** The caller's session; another account's is as unknown as a missing one. */
 export async function callersSession(sql: Sql, caller: Caller, sessionId: string): Promise<SearchSession> {
-  const session = await findSession(sql, sessionId, ownerId(caller));
+  const session = await findSession(sql, sessionId, callerUserId(caller));
   if (!session) throw notFound(`no search session ${sessionId}`);
   return session;
 }
@@ -160,7 +159,7 @@ export const continueSearchRoute = defineRoute({
 
 /** "Continue" of the caller's session (the route, and the channel page's "load more from the archives"): charged as channelSearchesPerHour. */
 export function continueCallersSearch(deps: ApiDeps, caller: Caller, res: ServerResponse, session: SearchSession) {
-  return continueSearch(deps, { sessionId: session.id, channelId: session.channelId, userId: ownerId(caller) }, async () => {
+  return continueSearch(deps, { sessionId: session.id, channelId: session.channelId, userId: callerUserId(caller) }, async () => {
     await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
   });
 }
@@ -176,7 +175,7 @@ export const backgroundStatusRoute = defineRoute({
   params: z.strictObject({ channelId: z.string().regex(CHANNEL_ID, { message: 'expected a channel id (UC followed by 22 characters)' }) }),
   response: z.object({ running: z.boolean(), searchSessionId: z.string().nullable() }),
   async handler({ params, caller, deps }) {
-    const status = await backgroundStatus(deps.sql, params.channelId, ownerId(caller));
+    const status = await backgroundStatus(deps.sql, params.channelId, callerUserId(caller));
     return { running: status.running, searchSessionId: status.sessionId };
   },
 });

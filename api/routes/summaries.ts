@@ -12,7 +12,7 @@ import { requestSummary } from '../../core/summaries/requestSummary.ts';
 import { summaryChannels, summaryLanguages, summaryTags } from '../../core/summaries/summaryFacets.ts';
 import { summaryListItem, summaryObject, toSummaryListItem, toSummaryObject, type SummaryRow } from '../../core/summaries/summaryObject.ts';
 import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
-import type { Caller } from '../http/auth.ts';
+import { callerUserId, type Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { chargeForGeneration } from '../http/quota.ts';
 import { issueStreamToken, streamTokenObject } from '../http/streamToken.ts';
@@ -21,7 +21,7 @@ import { answerGenerationStream, type GenerationStreamParts } from '../sse/follo
 import { generationStreamRoute } from './generationStream.ts';
 
 const TAG = 'AI summaries';
-const viewerOf = (caller: Caller) => ({ userId: caller.kind === 'key' ? caller.userId : null });
+const viewerOf = (caller: Caller) => ({ userId: callerUserId(caller) });
 
 const language = z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 language code such as en (or ISO 639-3)' });
 const limit = (fallback: number, max: number) => wholeNumber('limit', 1, max, fallback);
@@ -161,7 +161,7 @@ const generateRoute = defineRoute({
  * (charged one summaryGenerationsPerDay when this request started it); 409 TRANSCRIPT_REQUIRED without a transcript.
  */
 export async function requestCallersSummary(deps: ApiDeps, caller: Caller, res: ServerResponse, input: { videoId: string; private: boolean }) {
-  if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key');
+  if (caller.kind === 'anonymous') throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key, or a signed-in account on the website');
   const request = await requestSummary(deps.sql, {
     videoId: input.videoId,
     ownerId: caller.userId,

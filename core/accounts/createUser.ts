@@ -1,13 +1,16 @@
 import { AppError } from '../errors.ts';
-import type { Sql } from '../db/database.ts';
+import type { Queryable, Sql } from '../db/database.ts';
 import type { TierName } from '../schemas.ts';
+import { hashPassword } from './password.ts';
 
 export interface User { id: string; email: string; tier: TierName; isAdmin: boolean; createdAt: Date }
 
-export async function createUser(sql: Sql, input: { email: string; tier: TierName; isAdmin: boolean }): Promise<User> {
+/** A user; without a password they use API keys only (a password can be set later). The password must already be valid (the `password` schema). */
+export async function createUser(sql: Queryable, input: { email: string; tier: TierName; isAdmin: boolean; password?: string }): Promise<User> {
+  const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   try {
     const [user] = await sql<User[]>`
-      insert into users (email, tier, is_admin) values (${input.email}, ${input.tier}, ${input.isAdmin})
+      insert into users (email, tier, is_admin, password_hash) values (${input.email}, ${input.tier}, ${input.isAdmin}, ${passwordHash})
       returning id, email, tier, is_admin as "isAdmin", created_at as "createdAt"`;
     return user!;
   } catch (error) {

@@ -1,13 +1,12 @@
 import type { Queryable, Sql } from '../db/database.ts';
-import type { LimitName, LimitRule } from '../schemas.ts';
-import { quotaState, retryAfterSeconds, type Bucket, type QuotaState } from './quota.ts';
+import { quotaState, retryAfterSeconds, type Bucket, type CountedLimit, type QuotaState } from './quota.ts';
 
 export type QuotaDecision = QuotaState & { allowed: boolean; retryAfterSeconds?: number; /** The bucket the units were counted in (when allowed): where a refund goes. */ windowStart?: Date };
 
 const UNLIMITED = 2_147_483_647;
 
 /** Units of one limit to count for one subject. */
-interface QuotaCharge { subject: string; rule: LimitRule; units?: number }
+interface QuotaCharge { subject: string; rule: CountedLimit; units?: number }
 
 /**
  * Counts `units` (default one) of `rule` for `subject` if they all fit, atomically across every process
@@ -15,7 +14,7 @@ interface QuotaCharge { subject: string; rule: LimitRule; units?: number }
  * not counted (all or none). Bucket boundaries come from the database clock so that all processes agree
  * on them; `at` replaces that clock (tests of a window's end).
  */
-export async function consumeQuota(sql: Sql, subject: string, rule: LimitRule, units = 1, at?: Date): Promise<QuotaDecision> {
+export async function consumeQuota(sql: Sql, subject: string, rule: CountedLimit, units = 1, at?: Date): Promise<QuotaDecision> {
   return (await consumeQuotas(sql, [{ subject, rule, units }], at))[0]!;
 }
 
@@ -77,7 +76,7 @@ function countStep(sql: Sql, { subject, rule, units = 1 }: QuotaCharge, index: n
 }
 
 /** The current and previous bucket of each (subject, limit) pair, in one query, on the database clock. */
-async function readBuckets(sql: Sql, wanted: Array<{ subject: string; rule: LimitRule }>, at?: Date): Promise<Bucket[]> {
+async function readBuckets(sql: Sql, wanted: Array<{ subject: string; rule: CountedLimit }>, at?: Date): Promise<Bucket[]> {
   const subjects = [...new Set(wanted.map((entry) => entry.subject))];
   const [row] = await sql<{ nowS: number; counters: Array<{ subject: string; limit: string; start: number; used: number }> }[]>`
     select extract(epoch from coalesce(${at ?? null}::timestamptz, clock_timestamp()))::float8 as "nowS",
@@ -97,13 +96,13 @@ async function readBuckets(sql: Sql, wanted: Array<{ subject: string; rule: Limi
 }
 
 /** The state of every given limit, without counting anything. */
-export async function readQuotas(sql: Sql, wanted: Array<{ subject: string; rule: LimitRule }>): Promise<QuotaState[]> {
+export async function readQuotas(sql: Sql, wanted: Array<{ subject: string; rule: CountedLimit }>): Promise<QuotaState[]> {
   const buckets = await readBuckets(sql, wanted);
   return wanted.map(({ rule }, index) => quotaState(rule, buckets[index]!));
 }
 
 /** Gives back `units` counted in the bucket that starts at `windowStart` (work that was charged but never done). */
-export async function refundQuota(sql: Queryable, subject: string, limit: LimitName, windowStart: Date, units = 1): Promise<void> {
+export async function refundQuota(sql: Queryable, subject: string, limit: string, windowStart: Date, units = 1): Promise<void> {
   await sql`
     update usage_counters set used = greatest(used - ${units}::int, 0)
     where subject = ${subject} and limit_name = ${limit} and window_start = ${windowStart}`;

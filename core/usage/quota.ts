@@ -1,8 +1,11 @@
 import type { LimitRule } from '../schemas.ts';
 
+/** What counting needs of a limit: a tier's (LimitRule) or one of no tier's, such as sign-in attempts. */
+export type CountedLimit = Omit<LimitRule, 'name'> & { name: string };
+
 /** One limit's state for one subject: what the RateLimit headers and /api/features report. */
 export interface QuotaState {
-  name: LimitRule['name'];
+  name: string;
   unit: string;
   max: number | null;
   used: number;
@@ -27,7 +30,7 @@ export function estimateUsed(rule: Pick<LimitRule, 'window'>, bucket: Bucket): n
 /** Seconds until the bucket ends, to the millisecond (so float noise never rounds a whole second up). */
 const secondsLeft = (bucket: Bucket, windowSeconds: number) => Math.round((1 - bucket.elapsed) * windowSeconds * 1000) / 1000;
 
-export function quotaState(rule: LimitRule, bucket: Bucket): QuotaState {
+export function quotaState(rule: CountedLimit, bucket: Bucket): QuotaState {
   const used = estimateUsed(rule, bucket);
   return {
     name: rule.name,
@@ -42,7 +45,7 @@ export function quotaState(rule: LimitRule, bucket: Bucket): QuotaState {
 }
 
 /** Seconds until `units` more (default one) fit under the limit (a whole window when they never can). */
-export function retryAfterSeconds(rule: LimitRule, bucket: Bucket, units = 1): number {
+export function retryAfterSeconds(rule: CountedLimit, bucket: Bucket, units = 1): number {
   const W = rule.windowSeconds;
   const untilBucketEnds = secondsLeft(bucket, W);
   const max = rule.max ?? Number.MAX_SAFE_INTEGER;

@@ -15,7 +15,7 @@ const usageSchema = z.object({
   resetSeconds: z.number().int().describe('seconds until the current window bucket ends'),
 });
 
-const accountSchema = z.object({ userId: z.string(), email: z.string(), isAdmin: z.boolean(), keyScope: z.string() });
+const accountSchema = z.object({ userId: z.string(), email: z.string(), isAdmin: z.boolean(), keyScope: z.string().nullable().describe('the scope of the key asking; null for a person signed in on the website, who has no key scope') });
 
 /** The caller's tier, feature flags, and every limit with its use (GET /api/features, get_usage). */
 export const usageReportSchema = z.object({

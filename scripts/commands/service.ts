@@ -55,12 +55,19 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
         process.stdout.write(
           [
             '',
-            'First run: created the administrator admin@afterimage.localhost (Pro, L4).',
+            `First run: created the administrator ${admin.email} (Pro, L4).`,
             'Its API key is shown only this once; store it now:',
             '',
             `  ${admin.key}`,
             '',
             `Try it:  curl -H "X-API-Key: ${admin.key}" ${baseUrl}/api/features`,
+            '',
+            `Sign in on the website with this link; it works once, until ${admin.signInExpiresAt.toISOString().slice(11, 16)} UTC:`,
+            '',
+            `  ${config.PUBLIC_URL?.replace(/\/$/, '') ?? baseUrl}/login/once/${admin.signInToken}`,
+            '',
+            'Then set a password on /account, or now with:',
+            `  afterimage users password --email ${admin.email} --password-stdin`,
             '',
           ].join('\n'),
         );

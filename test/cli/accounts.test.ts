@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession } from '../../core/accounts/createSession.ts';
+import { verifyPassword } from '../../core/accounts/password.ts';
+import { sessionUser } from '../../core/accounts/sessionUser.ts';
 import { parseJson, runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
@@ -8,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 let db: TestDatabase;
 let env: Record<string, string>;
 const cli = (...args: string[]) => runCli(args, env);
+const cliWithStdin = (input: string, ...args: string[]) => runCli(args, env, input);
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -181,5 +185,63 @@ describe('keys', () => {
     const result = await cli('keys', 'create', '--user', 'nobody@example.org', '--json');
     expect(result.code).toBe(1);
     expect(parseJson(result).error).toEqual({ code: 'NOT_FOUND', message: expect.stringContaining('nobody@example.org') });
+  });
+});
+
+describe('passwords', () => {
+  const PASSWORD = 'a long enough passphrase';
+  const storedHash = async (address: string) =>
+    (await db.sql<{ hash: string | null }[]>`select password_hash as hash from users where email = ${address}`)[0]?.hash;
+
+  it('users create --password-stdin reads the password from stdin (one final line break dropped) and stores only its scrypt hash', async () => {
+    const result = await cliWithStdin(`${PASSWORD}\n`, 'users', 'create', '--email', 'web@example.org', '--tier', 'plus', '--password-stdin', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson(result)).toMatchObject({ email: 'web@example.org', tier: 'plus' });
+    expect(result.stdout + result.stderr).not.toContain(PASSWORD);
+    const hash = await storedHash('web@example.org');
+    expect(hash).toMatch(/^\$scrypt\$ln=15,r=8,p=3\$/);
+    expect((await verifyPassword(PASSWORD, hash)).valid).toBe(true);
+    expect((await wholeDatabaseText()).includes(PASSWORD)).toBe(false);
+  });
+
+  it('without --password-stdin a user has no password, and the command says how to give one', async () => {
+    const result = await cli('users', 'create', '--email', 'keyonly@example.org', '--tier', 'pro');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('afterimage users password --email keyonly@example.org --password-stdin');
+    expect(await storedHash('keyonly@example.org')).toBeNull();
+  });
+
+  it('refuses a too-short password with exit 2, saying how long it must be, without echoing it; creates nobody', async () => {
+    const result = await cliWithStdin('hunter2\n', 'users', 'create', '--email', 'short@example.org', '--tier', 'plus', '--password-stdin');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/at least 12 characters/);
+    expect(result.stderr).not.toContain('hunter2');
+    expect(await db.sql`select 1 from users where email = 'short@example.org'`).toHaveLength(0);
+  });
+
+  it('takes no password on the command line', async () => {
+    const result = await cli('users', 'password', '--email', 'web@example.org', '--password', PASSWORD);
+    expect(result.code).toBe(2);
+    const without = await cli('users', 'password', '--email', 'web@example.org');
+    expect(without.code).toBe(2);
+    expect(without.stderr).toContain('--password-stdin');
+  });
+
+  it('users password sets a new password and signs the user out of every session', async () => {
+    const [user] = await db.sql<{ id: string }[]>`select id from users where email = 'web@example.org'`;
+    const sessions = await Promise.all([createSession(db.sql, user!.id), createSession(db.sql, user!.id)]);
+    const result = await cliWithStdin('another long passphrase\r\n', 'users', 'password', '--email', 'WEB@example.org', '--password-stdin', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson(result)).toEqual({ email: 'web@example.org', endedSessions: 2 });
+    for (const session of sessions) expect(await sessionUser(db.sql, session.token)).toBeUndefined();
+    const hash = await storedHash('web@example.org');
+    expect((await verifyPassword('another long passphrase', hash)).valid).toBe(true);
+    expect((await verifyPassword(PASSWORD, hash)).valid).toBe(false);
+  });
+
+  it('users password names an unknown email (exit 1)', async () => {
+    const result = await cliWithStdin(`${PASSWORD}\n`, 'users', 'password', '--email', 'ghost@example.org', '--password-stdin', '--json');
+    expect(result.code).toBe(1);
+    expect(parseJson(result).error).toEqual({ code: 'NOT_FOUND', message: expect.stringContaining('ghost@example.org') });
   });
 });

@@ -72,6 +72,21 @@ describe('embedded PostgreSQL', () => {
     expect(await status('/api/health')).toBe(200);
     expect(await status('/api/features', adminKey)).toBe(200);
     expect(await status('/api/features', `tsk_${'x'.repeat(48)}`)).toBe(401);
+
+    // The one-time link signs the administrator in on the website: its page's form, posted with its token.
+    const [, link] = start.stdout().match(/\n\s+(http:\/\/\S+\/login\/once\/[A-Za-z0-9_-]{43})\n/) ?? [];
+    expect(link).toBeDefined();
+    const path = new URL(link!).pathname;
+    const page = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { Accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+    const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
+    const signedIn = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST', redirect: 'manual', body: `_csrf=${csrf}`,
+      headers: { Accept: 'text/html', Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('set-cookie')).toMatch(/^afterimage_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=2592000; HttpOnly; SameSite=Lax$/);
   });
 
   it('operator commands reach the running service database and leave the shared cluster running', async () => {

@@ -27,10 +27,12 @@ function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...base, LOG_LEVEL: 'warn', ...env };
 }
 
-/** Runs `node scripts/bin.mjs <args>` to completion; a non-zero exit is a result, not an exception. */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** Runs `node scripts/bin.mjs <args>` to completion, `input` on its stdin; a non-zero exit is a result, not an exception. */
+export async function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
   try {
-    const { stdout, stderr } = await exec(process.execPath, ['scripts/bin.mjs', ...args], { cwd: root, env: cliEnv(env), timeout: 60_000 });
+    const running = exec(process.execPath, ['scripts/bin.mjs', ...args], { cwd: root, env: cliEnv(env), timeout: 60_000 });
+    if (input !== undefined) running.child.stdin!.end(input);
+    const { stdout, stderr } = await running;
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: unknown; stdout?: string; stderr?: string; killed?: boolean };

@@ -8,14 +8,13 @@ import { channelStatusCounts, channelVideos } from '../../../core/videos/channel
 import { findChannel } from '../../../core/videos/findChannel.ts';
 import type { ChannelObject } from '../../../core/videos/videoObject.ts';
 import { CHANNEL_ID } from '../../../core/youtube/channelQuery.ts';
-import type { Caller } from '../../http/auth.ts';
+import { callerUserId, type Caller } from '../../http/auth.ts';
 import { wholeNumber } from '../../http/queryParams.ts';
 import type { ApiDeps } from '../../http/route.ts';
 import { callersSession, continueCallersSearch, streamSearchSession } from '../../routes/search.ts';
 import { lastEventId } from '../../sse/followStream.ts';
 import { definePage, redirect } from '../page.tsx';
 import { VideoCard } from '../videoCard.tsx';
-import { visitorUserId } from '../visitor.ts';
 import { DeletionTimeline } from '../deletionTimeline.tsx';
 
 const VIDEOS_PER_PAGE = 24;
@@ -44,7 +43,7 @@ async function followedSession(deps: ApiDeps, visitor: Caller, channelId: string
     const session = await sessionOfChannel(deps, visitor, channelId, given).catch(() => undefined);
     return { session, unknown: !session };
   }
-  const running = await backgroundStatus(deps.sql, channelId, visitorUserId(visitor));
+  const running = await backgroundStatus(deps.sql, channelId, callerUserId(visitor));
   const session = running.sessionId ? await sessionOfChannel(deps, visitor, channelId, running.sessionId).catch(() => undefined) : undefined;
   return { session, unknown: false, crawlRunning: running.running };
 }

@@ -1,7 +1,10 @@
 import type { Page } from '../page.tsx';
 import { channelContinuePage, channelLivePage, channelPage } from './channel.tsx';
-import { homePage } from './home.tsx';
 import { videoMediaPage, videoPage, videoSubtitlesPage, videoSummaryLivePage, videoSummaryPage } from './video.tsx';
+import { accountPage, createKeyPost, passwordPost, revokeKeyPost } from './account.tsx';
+import { createUserPost, editTierPost, setTierPost, tiersPage, usersPage } from './admin.tsx';
+import { homePage } from './home.tsx';
+import { loginPage, loginPost, logoutPost, registerPage, registerPost, signInLinkPage, signInLinkPost } from './signIn.tsx';
 
 /** Every page of the web app, in the order they are matched (fixed words before `:params`). */
 export const allPages: Page[] = [
@@ -14,4 +17,7 @@ export const allPages: Page[] = [
   videoSummaryPage,
   videoSubtitlesPage,
   videoPage,
+  loginPage, loginPost, signInLinkPage, signInLinkPost, logoutPost, registerPage, registerPost,
+  accountPage, createKeyPost, revokeKeyPost, passwordPost,
+  usersPage, createUserPost, setTierPost, tiersPage, editTierPost,
 ];

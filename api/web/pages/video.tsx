@@ -13,7 +13,7 @@ import { toSummaryObject, type SummaryObject } from '../../../core/summaries/sum
 import { clock } from '../../../core/text/clock.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import type { VideoObject } from '../../../core/videos/videoObject.ts';
-import type { Caller } from '../../http/auth.ts';
+import { callerUserId, type Caller } from '../../http/auth.ts';
 import { wholeNumber } from '../../http/queryParams.ts';
 import type { ApiDeps } from '../../http/route.ts';
 import { requestCallersSummary, streamSummary } from '../../routes/summaries.ts';
@@ -25,7 +25,6 @@ import { tiersWith } from '../errorPage.tsx';
 import { definePage, redirect } from '../page.tsx';
 import { StenogramView } from '../stenogramView.tsx';
 import { StatusBadge, describeStatus } from '../videoCard.tsx';
-import { visitorUserId } from '../visitor.ts';
 
 const videoPath = (videoId: string) => `/videos/${videoId}`;
 /** A moment of the video: the page with the player started there (a media fragment, so it works without script). */
@@ -177,7 +176,7 @@ function GenerateForm({ videoId, again }: { videoId: string; again: boolean }): 
 }
 
 async function summarySection({ deps, visitor, videoId, tq }: { deps: ApiDeps; visitor: Caller; videoId: string; tq: string | undefined }): Promise<VNode> {
-  const found = visitor.tier.features.summaries ? await findSummary(deps.sql, videoId, { userId: visitorUserId(visitor) }) : undefined;
+  const found = visitor.tier.features.summaries ? await findSummary(deps.sql, videoId, { userId: callerUserId(visitor) }) : undefined;
   const summary = found && toSummaryObject(found);
   const mayGenerate = visitor.tier.features.summaryGeneration;
   if (summary?.status === 'generated') return <SummaryBody summary={summary} tq={tq} />;
@@ -198,7 +197,7 @@ async function summarySection({ deps, visitor, videoId, tq }: { deps: ApiDeps; v
 }
 
 async function stenogramSection({ deps, visitor, videoId }: { deps: ApiDeps; visitor: Caller; videoId: string }): Promise<VNode | null> {
-  const userId = visitorUserId(visitor);
+  const userId = callerUserId(visitor);
   if (!userId || !visitor.tier.features.stenograms) return null;
   const row = await findStenogram(deps.sql, userId, videoId);
   if (!row) return null;

@@ -1,0 +1,250 @@
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSession } from '../../core/accounts/createSession.ts';
+import { createUser } from '../../core/accounts/createUser.ts';
+import { sessionUser } from '../../core/accounts/sessionUser.ts';
+import { countSignInAttempt, signInLimits } from '../../core/accounts/signInAttempts.ts';
+import { updateTier } from '../../core/tiers/updateTier.ts';
+import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
+import { startTestApi, type TestApi } from '../support/api.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+
+// Accounts in a real browser: signing in and out, forms refused without their CSRF token, the 429
+// page after too many sign-ins, an API key shown once, and private items kept to their owner.
+
+let db: TestDatabase;
+let api: TestApi;
+let browser: Browser;
+const PASSWORD = 'correct horse battery staple';
+const alice = { email: 'alice@example.org', password: PASSWORD };
+const bob = { email: 'bob@example.org', password: 'another long passphrase' };
+const CHANNEL = 'UCaliceAliceAliceAlice12';
+const VIDEO = 'aliceVideo1';
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startTestApi(db.sql);
+  browser = await launchBrowser();
+  // Every page counts against the anonymous tier's 30 requests a minute, from one address here.
+  await updateTier(db.sql, 'anonymous', { limits: { requestsPerMinute: 10_000 } });
+  const [a] = await Promise.all([
+    createUser(db.sql, { email: alice.email, tier: 'pro', isAdmin: false, password: alice.password }),
+    createUser(db.sql, { email: bob.email, tier: 'plus', isAdmin: false, password: bob.password }),
+  ]);
+  await db.sql`insert into channels (channel_id, title) values (${CHANNEL}, 'Alice channel')`;
+  await db.sql`insert into videos (video_id, channel_id, title) values (${VIDEO}, ${CHANNEL}, 'Alice private interview')`;
+  await db.sql`insert into summaries (video_id, channel_id, owner_id, private) values (${VIDEO}, ${CHANNEL}, ${a!.id}, true)`;
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+  await db?.drop();
+});
+
+async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {
+  await page.goto(`${api.url}/login`);
+  await page.type('#login-email', who.email);
+  await page.type('#login-password', who.password);
+  await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
+}
+
+const text = (page: Page) => page.$eval('main', (element) => element.textContent ?? '');
+
+describe('accounts in the browser', () => {
+  it('signs in with email and password, shows the account (tier, usage, private items), and signs out', async () => {
+    const { page, problems } = await openTab(browser, api.url);
+    await signIn(page, alice);
+    expect(new URL(page.url()).pathname).toBe('/account');
+    expect(await page.$eval('h1', (element) => element.textContent)).toBe('Your account');
+    const shown = await text(page);
+    expect(shown).toContain('alice@example.org');
+    expect(shown).toContain('Pro tier');
+    expect(shown).toContain('Alice private interview');
+    // The same numbers as /api/features: this page view was counted once in requestsPerMinute.
+    expect(await page.$eval('tr[data-limit="requestsPerMinute"] td:nth-child(3)', (element) => element.textContent)).toBe('600 per a minute');
+    const cookies = await page.cookies();
+    const session = cookies.find((cookie) => cookie.name === 'afterimage_session')!;
+    expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await saveScreenshot(page, 'account-1280');
+    await page.setViewport({ width: 390, height: 900 });
+    expect(await overflowsWidth(page)).toBe(false);
+    await page.setViewport({ width: 1280, height: 900 });
+
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/logout"] button')]);
+    expect(new URL(page.url()).pathname).toBe('/');
+    expect(await page.$eval('header nav', (element) => element.textContent)).toContain('Sign in');
+    // The session is gone from the database: its cookie, replayed, signs nobody in.
+    expect(await db.sql`select 1 from sessions`).toHaveLength(0);
+    const replayed = await fetch(`${api.url}/account`, { headers: { Cookie: `afterimage_session=${session.value}`, Accept: 'text/html' }, redirect: 'manual' });
+    expect(replayed.status).toBe(303);
+    expect(replayed.headers.get('location')).toBe('/login?next=%2Faccount');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a wrong password in the form, accessibly', async () => {
+    const { page, problems } = await openTab(browser, api.url, 390);
+    await signIn(page, { email: alice.email, password: 'not the password at all' });
+    expect(new URL(page.url()).pathname).toBe('/login');
+    expect(await page.$eval('[role=alert]', (element) => element.textContent)).toContain('Wrong email or password');
+    expect(await page.$eval('#login-email', (element) => (element as HTMLInputElement).value)).toBe(alice.email);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(await overflowsWidth(page)).toBe(false);
+    await saveScreenshot(page, 'login-error-390');
+    expect(problems.filter((problem) => !problem.includes('401'))).toEqual([]);
+    await page.close();
+  });
+
+  it('refuses a form posted without its CSRF token (403 page), signed in or not', async () => {
+    const { page } = await openTab(browser, api.url);
+    await page.goto(`${api.url}/login`);
+    // The same form with its hidden token removed, as another site's form would arrive.
+    await page.$eval('input[name=_csrf]', (element) => element.remove());
+    await page.type('#login-email', alice.email);
+    await page.type('#login-password', alice.password);
+    const [answer] = await Promise.all([page.waitForNavigation(), page.click('form[action="/login"] button')]);
+    expect(answer!.status()).toBe(403);
+    expect(await text(page)).toContain('security token is missing');
+    expect(await db.sql`select 1 from sessions`).toHaveLength(0);
+
+    await signIn(page, alice);
+    const session = (await page.cookies()).find((cookie) => cookie.name === 'afterimage_session')!.value;
+    const forged = await fetch(`${api.url}/account/keys`, {
+      method: 'POST',
+      headers: { Cookie: `afterimage_session=${session}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/html' },
+      body: 'scope=L4',
+    });
+    expect(forged.status).toBe(403);
+    expect(await db.sql`select 1 from api_keys`).toHaveLength(0);
+    await page.close();
+  });
+
+  it('creates an API key and shows it once; the key works against the API', async () => {
+    const { page, problems } = await openTab(browser, api.url);
+    await signIn(page, alice);
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/account/keys"] button')]);
+    const key = await page.$eval('#new-key', (element) => element.textContent ?? '');
+    expect(key).toMatch(/^tsk_[A-Za-z0-9]{48}$/);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    const features = await api.call('/api/features', { key });
+    expect(features.body.data.account).toMatchObject({ email: alice.email, keyScope: 'L4' });
+
+    await page.goto(`${api.url}/account`);
+    const again = await page.content();
+    expect(again).not.toContain(key);
+    expect(again).toContain(key.slice(0, 10));
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/account/keys/revoke"] button')]);
+    expect(await text(page)).toContain('Your API key was revoked');
+    const revoked = await api.call('/api/features', { key });
+    expect(revoked.status).toBe(401);
+    expect(revoked.body.error.message).toMatch(/revoked/);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('keeps private items to their owner: another account sees none of them', async () => {
+    const { page } = await openTab(browser, api.url);
+    await signIn(page, bob);
+    const shown = await text(page);
+    expect(shown).toContain('bob@example.org');
+    expect(shown).not.toContain('Alice private interview');
+    expect(await page.content()).not.toContain(VIDEO);
+    await page.close();
+  });
+
+  it('lets an administrator create a user (with a one-time link), set a tier and edit a tier\'s limit; others get 403', async () => {
+    await createUser(db.sql, { email: 'root@example.org', tier: 'pro', isAdmin: true, password: PASSWORD });
+    const { page, problems } = await openTab(browser, api.url);
+    await signIn(page, { email: 'root@example.org', password: PASSWORD });
+    await page.goto(`${api.url}/admin/users`);
+    await page.type('#new-email', 'carol@example.org');
+    await page.select('#new-tier', 'plus');
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/admin/users"] button')]);
+    expect(await page.$eval('#sign-in-link', (element) => element.textContent)).toMatch(/\/login\/once\/[A-Za-z0-9_-]{43}$/);
+    const [carol] = await db.sql<{ id: string; tier: string }[]>`select id, tier from users where email = 'carol@example.org'`;
+    expect(carol!.tier).toBe('plus');
+    await page.select(`#tier-${carol!.id}`, 'pro');
+    await Promise.all([page.waitForNavigation(), page.click(`form:has(#tier-${carol!.id}) button`)]);
+    expect((await db.sql`select tier from users where id = ${carol!.id}`)[0]!.tier).toBe('pro');
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await saveScreenshot(page, 'admin-users-1280');
+
+    await page.goto(`${api.url}/admin/tiers`);
+    await page.$eval('#plus-summaryGenerationsPerDay', (element) => { (element as HTMLInputElement).value = ''; });
+    await page.type('#plus-summaryGenerationsPerDay', '7');
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/admin/tiers/plus"] button')]);
+    expect((await db.sql`select max_count from tier_limits where tier = 'plus' and limit_name = 'summaryGenerationsPerDay'`)[0]!.max_count).toBe(7);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+
+    const { page: other } = await openTab(browser, api.url);
+    await signIn(other, bob);
+    expect((await other.goto(`${api.url}/admin/users`))!.status()).toBe(403);
+    await page.close();
+    await other.close();
+  });
+
+  it('changes a password: the current one is asked for, and other sessions end', async () => {
+    const dave = { email: 'dave@example.org', password: PASSWORD };
+    const user = await createUser(db.sql, { email: dave.email, tier: 'registered', isAdmin: false, password: dave.password });
+    const elsewhere = await createSession(db.sql, user.id); // signed in on another device
+    const { page, problems } = await openTab(browser, api.url);
+    await signIn(page, dave);
+    await page.type('#current-password', 'not my current one');
+    await page.type('#new-password', 'a brand new passphrase');
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/account/password"] button')]);
+    expect(await page.$eval('[role=alert]', (element) => element.textContent)).toContain('The current password is wrong');
+    await page.type('#current-password', dave.password);
+    await page.type('#new-password', 'a brand new passphrase');
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/account/password"] button')]);
+    expect(await text(page)).toContain('Your password was changed');
+    expect(await sessionUser(db.sql, elsewhere.token)).toBeUndefined();
+    await page.reload();
+    expect(new URL(page.url()).pathname).toBe('/account'); // this session goes on
+    expect(problems.filter((problem) => !problem.includes('400'))).toEqual([]);
+    await page.close();
+  });
+
+  it('signs people up when REGISTRATION=open, with the registered tier, and not otherwise', async () => {
+    expect((await fetch(`${api.url}/register`, { headers: { Accept: 'text/html' } })).status).toBe(404);
+    const open = await startTestApi(db.sql, { REGISTRATION: 'open' });
+    try {
+      const { page, problems } = await openTab(browser, open.url);
+      await page.goto(`${open.url}/register`);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.goto(`${open.url}/register`);
+      await page.type('#register-email', 'erin@example.org');
+      await page.type('#register-password', 'a long enough passphrase');
+      await Promise.all([page.waitForNavigation(), page.click('form[action="/register"] button')]);
+      expect(new URL(page.url()).pathname).toBe('/account');
+      expect(await text(page)).toContain('Registered tier');
+      expect(problems).toEqual([]);
+      await page.close();
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('answers too many sign-ins with the 429 page saying when to come back', async () => {
+    const { page } = await openTab(browser, api.url);
+    // Most of the allowance is used up beforehand: each real attempt costs a password hash.
+    for (let attempt = 0; attempt < signInLimits.perAddress.max - 3; attempt++) await countSignInAttempt(db.sql, { address: '127.0.0.1' });
+    let status = 0;
+    for (let attempt = 0; attempt < 4 && status !== 429; attempt++) {
+      await page.goto(`${api.url}/login`);
+      await page.type('#login-email', bob.email);
+      await page.type('#login-password', 'a wrong guess, again');
+      const [answer] = await Promise.all([page.waitForNavigation(), page.click('form[action="/login"] button')]);
+      status = answer!.status();
+    }
+    expect(status).toBe(429);
+    expect(await page.$eval('h1', (element) => element.textContent)).toBe('Too many requests');
+    expect(await text(page)).toMatch(/Too many sign-in attempts from this address: try again after .* \(in \d+ minutes?\)/);
+    expect(await text(page)).toMatch(/Try again in \d+ seconds/);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await saveScreenshot(page, 'login-429-1280');
+    await page.close();
+  });
+});
