@@ -6,6 +6,7 @@ import type { Logger } from '../../core/log.ts';
 import { checkAccess, type Access } from '../http/access.ts';
 import type { Caller } from '../http/auth.ts';
 import { readFormBody } from '../http/body.ts';
+import { checkFormToken, CSRF_FIELD } from '../http/csrf.ts';
 import { describeIssues } from '../http/failure.ts';
 import { requestQuota } from '../http/quota.ts';
 import { handled, type ApiDeps, type Exchange } from '../http/route.ts';
@@ -74,6 +75,16 @@ function parse(schema: Schema | undefined, value: unknown, where: string): unkno
   return parsed.data;
 }
 
+/**
+ * A POST page's fields, refused (403) unless they carry the CSRF token FormToken put in a form of this
+ * page (api/http/csrf.ts): checked here, for every form that changes something, so no page can forget it.
+ */
+async function checkedForm(req: PageRequest, deps: ApiDeps): Promise<Record<string, string>> {
+  const { [CSRF_FIELD]: token, ...fields } = await readFormBody(req, deps.config.BODY_LIMIT_BYTES);
+  checkFormToken(req, deps.config, req.path, token);
+  return fields;
+}
+
 /** Identify the visitor, check access, count the request, validate, render: the API's order, answered as pages. */
 export function servePage(page: Page, deps: ApiDeps) {
   return async (req: PageRequest, res: ServerResponse) => {
@@ -85,7 +96,7 @@ export function servePage(page: Page, deps: ApiDeps) {
       await quota.start();
       const params = parse(page.params, req.params, 'path');
       const query = parse(page.query, { ...req.query }, 'query');
-      const form = page.method === 'POST' ? parse(page.form, await readFormBody(req, deps.config.BODY_LIMIT_BYTES), 'form') : undefined;
+      const form = page.method === 'POST' ? parse(page.form, await checkedForm(req, deps), 'form') : undefined;
       const exchange = { req, res, countRequest: quota.settle, waiveRequest: quota.waive };
       const answer = await page.handler({ req, res, deps, visitor, params, query, form, exchange, log: deps.log.child({ reqId: req.id }) }).finally(quota.settle);
       if (answer === handled) return;

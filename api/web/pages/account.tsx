@@ -11,13 +11,13 @@ import { listStenograms } from '../../../core/stenograms/listStenograms.ts';
 import { listOwnSummaries } from '../../../core/summaries/listOwnSummaries.ts';
 import { clientAddress, type Caller } from '../../http/auth.ts';
 import { callerUsage } from '../../routes/features.ts';
-import { checkForm, FormToken } from '../formToken.tsx';
+import { FormToken } from '../formToken.tsx';
 import { definePage, redirect, type PageContext, type PageView } from '../page.tsx';
 
 type Ctx = PageContext<unknown, unknown, unknown>;
 type Person = Extract<Caller, { kind: 'session' }>;
 
-const fields = z.looseObject({ _csrf: z.string().optional(), scope: z.string().optional(), current: z.string().optional(), password: z.string().optional() });
+const fields = z.looseObject({ scope: z.string().optional(), current: z.string().optional(), password: z.string().optional() });
 const notices = { revoked: 'Your API key was revoked; it stops working now.', password: 'Your password was changed; every other session of yours was signed out.' } as const;
 const accountQuery = z.looseObject({ done: z.enum(['revoked', 'password']).optional() });
 
@@ -153,7 +153,6 @@ export const createKeyPost = definePage({
   form: fields,
   async handler(ctx) {
     const visitor = person(ctx);
-    checkForm(ctx);
     const scope = scopeLabel.safeParse(ctx.form.scope);
     const created = await createApiKey(ctx.deps.sql, { userId: visitor.userId, ...(scope.success ? { scope: scope.data as ScopeLabel } : {}) });
     // Shown in this answer, not after a redirect: the key is never kept anywhere to show again.
@@ -167,7 +166,6 @@ export const revokeKeyPost = definePage({
   form: fields,
   async handler(ctx) {
     const visitor = person(ctx);
-    checkForm(ctx);
     await revokeApiKey(ctx.deps.sql, visitor.userId);
     return redirect('/account?done=revoked');
   },
@@ -179,7 +177,6 @@ export const passwordPost = definePage({
   form: fields,
   async handler(ctx) {
     const visitor = person(ctx);
-    checkForm(ctx);
     const [row] = await ctx.deps.sql<{ hash: string | null }[]>`select password_hash as hash from users where id = ${visitor.userId}`;
     if (row?.hash) {
       // Guessing the current password here is limited like signing in.

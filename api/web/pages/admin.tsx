@@ -8,19 +8,18 @@ import { AppError } from '../../../core/errors.ts';
 import { email as emailSchema, limitName, tierName } from '../../../core/schemas.ts';
 import { loadTiers } from '../../../core/tiers/loadTiers.ts';
 import { updateTier } from '../../../core/tiers/updateTier.ts';
-import { checkForm, FormToken } from '../formToken.tsx';
+import { FormToken } from '../formToken.tsx';
 import { definePage, redirect, type PageContext, type PageView } from '../page.tsx';
 import { person } from './account.tsx';
 
 type Ctx = PageContext<unknown, unknown, unknown>;
 const admin = { admin: true } as const;
-const fields = z.looseObject({ _csrf: z.string().optional() });
+const fields = z.looseObject({});
 const refuse = (message: string) => new AppError('INVALID_INPUT', message);
 
 /** An administrator's form, posted from a session (not with a key) and carrying its CSRF token: its fields. */
 function adminForm(ctx: Ctx & { form: unknown }): Record<string, string | undefined> {
   person(ctx);
-  checkForm(ctx);
   return ctx.form as Record<string, string | undefined>;
 }
 

@@ -13,6 +13,7 @@ import { wholeNumber } from '../../http/queryParams.ts';
 import type { ApiDeps } from '../../http/route.ts';
 import { callersSession, continueCallersSearch, streamSearchSession } from '../../routes/search.ts';
 import { lastEventId } from '../../sse/followStream.ts';
+import { FormToken, type FormContext } from '../formToken.tsx';
 import { definePage, redirect } from '../page.tsx';
 import { VideoCard } from '../videoCard.tsx';
 import { DeletionTimeline } from '../deletionTimeline.tsx';
@@ -70,9 +71,11 @@ function ChannelFacts({ channel, counts }: { channel: ChannelObject; counts: Awa
 }
 
 /** "Load more from the archives": the next page of archive look-ups, as a new session of the visitor's. */
-function ContinueForm({ channelId, session }: { channelId: string; session: string }): VNode {
+function ContinueForm({ ctx, channelId, session }: { ctx: FormContext; channelId: string; session: string }): VNode {
+  const action = `/channels/${channelId}/continue`;
   return (
-    <form method="post" action={`/channels/${channelId}/continue`} class="continue">
+    <form method="post" action={action} class="continue">
+      <FormToken ctx={ctx} action={action} />
       <input type="hidden" name="session" value={session} />
       <button type="submit" class="secondary">Load more from the archives</button>
       <span class="muted"> Looks for older videos in archived copies of the channel's pages (counts as a channel search).</span>
@@ -102,7 +105,8 @@ export const channelPage = definePage({
     show: z.enum(['all', 'deleted'], { message: 'expected all or deleted' }).default('all'),
     page: wholeNumber('page', 1, MAX_PAGE, 1),
   }),
-  async handler({ deps, visitor, params, query }) {
+  async handler(ctx) {
+    const { deps, visitor, params, query } = ctx;
     const { channelId } = params;
     const channel = await findChannel(deps.sql, channelId);
     if (!channel) throw notFound(`channel ${channelId} is not in the archive yet; search for it to find its videos`);
@@ -163,7 +167,7 @@ export const channelPage = definePage({
           </ul>
           {listed.total === 0 ? <p id="videos-empty">{goneOnly ? 'No video of this channel is known to be deleted.' : 'No video of this channel is kept yet.'}</p> : null}
           <Pager channelId={channelId} page={query.page} pages={pages} show={query.show} session={session?.id} />
-          {session ? <ContinueForm channelId={channelId} session={session.id} /> : <p><a href={`/search?q=${encodeURIComponent(channel.channelUrl)}`}>Search this channel again</a> to find videos added since.</p>}
+          {session ? <ContinueForm ctx={ctx} channelId={channelId} session={session.id} /> : <p><a href={`/search?q=${encodeURIComponent(channel.channelUrl)}`}>Search this channel again</a> to find videos added since.</p>}
         </article>
       ),
     };

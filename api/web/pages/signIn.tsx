@@ -9,13 +9,13 @@ import { email as emailSchema } from '../../../core/schemas.ts';
 import { clientAddress } from '../../http/auth.ts';
 import { appendCookie } from '../../http/cookies.ts';
 import { sessionCookie, sessionToken } from '../../http/session.ts';
-import { checkForm, FormToken } from '../formToken.tsx';
+import { FormToken } from '../formToken.tsx';
 import { definePage, redirect, type PageContext, type PageView } from '../page.tsx';
 
 type Ctx = PageContext<unknown, unknown, unknown>;
 
 /** Form fields arrive as text; what they must be is checked in the handler, so a mistake is shown in the form. */
-const fields = z.looseObject({ email: z.string().optional(), password: z.string().optional(), _csrf: z.string().optional(), next: z.string().optional() });
+const fields = z.looseObject({ email: z.string().optional(), password: z.string().optional(), next: z.string().optional() });
 const nextQuery = z.looseObject({ next: z.string().optional() });
 
 /** Where to go after signing in: a path of this site only, never another host (`//evil.example`). */
@@ -78,7 +78,6 @@ export const loginPost = definePage({
   path: '/login',
   form: fields,
   async handler(ctx) {
-    checkForm(ctx);
     const email = emailSchema.safeParse(ctx.form.email ?? '');
     if (!email.success || !ctx.form.password) {
       return loginView(ctx, { email: ctx.form.email, next: ctx.form.next, error: 'Enter your email address and your password.', status: 400 });
@@ -126,7 +125,6 @@ export const signInLinkPost = definePage({
   params: linkParams,
   form: fields,
   async handler(ctx) {
-    checkForm(ctx);
     const session = await redeemSignInLink(ctx.deps.sql, ctx.params.token);
     return signInAs(ctx, session.token, '/account');
   },
@@ -137,7 +135,6 @@ export const logoutPost = definePage({
   path: '/logout',
   form: fields,
   async handler(ctx) {
-    checkForm(ctx);
     const token = sessionToken(ctx.req, ctx.deps.config);
     if (token) await endSession(ctx.deps.sql, token);
     appendCookie(ctx.res, sessionCookie(ctx.deps.config));
@@ -191,7 +188,6 @@ export const registerPost = definePage({
   form: fields,
   async handler(ctx) {
     registrationOpen(ctx);
-    checkForm(ctx);
     const email = emailSchema.safeParse(ctx.form.email ?? '');
     if (!email.success) return registerView(ctx, { email: ctx.form.email, error: 'Enter a valid email address.', status: 400 });
     const password = passwordSchema.safeParse(ctx.form.password ?? '');

@@ -22,6 +22,7 @@ import { sendSubtitles } from '../../routes/subtitles.ts';
 import { sendVideoFile } from '../../routes/videos.ts';
 import { lastEventId } from '../../sse/followStream.ts';
 import { tiersWith } from '../errorPage.tsx';
+import { FormToken, type FormContext } from '../formToken.tsx';
 import { definePage, redirect } from '../page.tsx';
 import { StenogramView } from '../stenogramView.tsx';
 import { StatusBadge, describeStatus } from '../videoCard.tsx';
@@ -164,9 +165,11 @@ function SummaryBody({ summary, tq }: { summary: SummaryObject; tq: string | und
 }
 
 /** Generate: POST /api/summary/generate for the visitor. */
-function GenerateForm({ videoId, again }: { videoId: string; again: boolean }): VNode {
+function GenerateForm({ ctx, videoId, again }: { ctx: FormContext; videoId: string; again: boolean }): VNode {
+  const action = `${videoPath(videoId)}/summary`;
   return (
-    <form method="post" action={`${videoPath(videoId)}/summary`} class="generate">
+    <form method="post" action={action} class="generate">
+      <FormToken ctx={ctx} action={action} />
       <label class="inline">
         <input type="checkbox" name="private" value="true" /> Private (only you see it)
       </label>{' '}
@@ -175,7 +178,8 @@ function GenerateForm({ videoId, again }: { videoId: string; again: boolean }): 
   );
 }
 
-async function summarySection({ deps, visitor, videoId, tq }: { deps: ApiDeps; visitor: Caller; videoId: string; tq: string | undefined }): Promise<VNode> {
+async function summarySection({ ctx, videoId, tq }: { ctx: FormContext & { visitor: Caller }; videoId: string; tq: string | undefined }): Promise<VNode> {
+  const { deps, visitor } = ctx;
   const found = visitor.tier.features.summaries ? await findSummary(deps.sql, videoId, { userId: callerUserId(visitor) }) : undefined;
   const summary = found && toSummaryObject(found);
   const mayGenerate = visitor.tier.features.summaryGeneration;
@@ -191,7 +195,7 @@ async function summarySection({ deps, visitor, videoId, tq }: { deps: ApiDeps; v
   return (
     <>
       {summary?.status === 'failed' ? <p class="error-box">The last attempt failed: {summary.error ?? 'no reason given'}.</p> : <p>No summary of this video yet.</p>}
-      {mayGenerate ? <GenerateForm videoId={videoId} again={summary?.status === 'failed'} /> : <p class="notice">Generating summaries is part of {await tiersSentence(deps, 'summaryGeneration')}.</p>}
+      {mayGenerate ? <GenerateForm ctx={ctx} videoId={videoId} again={summary?.status === 'failed'} /> : <p class="notice">Generating summaries is part of {await tiersSentence(deps, 'summaryGeneration')}.</p>}
     </>
   );
 }
@@ -222,14 +226,15 @@ export const videoPage = definePage({
     t: wholeNumber('t', 0, 1_000_000).optional(),
     tq: z.string().trim().max(200, { message: 'at most 200 characters' }).optional(),
   }),
-  async handler({ deps, visitor, params, query }) {
+  async handler(ctx) {
+    const { deps, visitor, params, query } = ctx;
     const video = await storedVideo(deps, params.videoId);
     const tq = query.tq || undefined;
     const hasPlayer = Boolean(video.videoFileUrl?.startsWith('/api/videos/'));
     const [transcript, history, summary, stenogram] = await Promise.all([
       transcriptOf(deps, video.videoId),
       statusHistorySection({ deps, visitor, videoId: video.videoId }),
-      summarySection({ deps, visitor, videoId: video.videoId, tq }),
+      summarySection({ ctx, videoId: video.videoId, tq }),
       stenogramSection({ deps, visitor, videoId: video.videoId }),
     ]);
     const title = video.title ?? `Video ${video.videoId}`;
