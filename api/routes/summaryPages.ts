@@ -1,16 +1,13 @@
 /**
- * What search engines and people without a client see: a public summary as an HTML page, and the
- * sitemap of every public summary. Private summaries and stenograms never appear here.
+ * What search engines read: the sitemap of every public summary's page (api/web/pages/summary.tsx).
+ * Private summaries and stenograms never appear here.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { Config } from '../../core/config.ts';
 import { notFound } from '../../core/errors.ts';
-import { videoParams } from '../../core/schemas.ts';
-import { findSummary } from '../../core/summaries/findSummary.ts';
 import { countPublicSummaries, sitemapEntries, SITEMAP_URLS_PER_FILE } from '../../core/summaries/sitemapEntries.ts';
-import { summaryPageUrl, toSummaryObject, type SummaryObject } from '../../core/summaries/summaryObject.ts';
-import { clock } from '../../core/text/clock.ts';
+import { summaryPageUrl } from '../../core/summaries/summaryObject.ts';
 import { escapeHtml } from '../../core/text/escapeHtml.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { defineRoute, handled, ignoredQuery } from '../http/route.ts';
@@ -19,7 +16,7 @@ const TAG = 'Public pages';
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /** Absolute URLs need the address the public reaches: PUBLIC_URL, else what the request was sent to. */
-function publicOrigin(config: Config, req: IncomingMessage): string {
+export function publicOrigin(config: Config, req: IncomingMessage): string {
   if (config.PUBLIC_URL) return config.PUBLIC_URL.replace(/\/+$/, '');
   const forwardedHost = config.TRUST_PROXY ? String(req.headers['x-forwarded-host'] ?? '').split(',')[0]!.trim() : '';
   const host = [forwardedHost, req.headers.host ?? ''].find((candidate) => HOST.test(candidate)) ?? `${config.HOST}:${config.PORT}`;
@@ -31,59 +28,6 @@ function send(res: ServerResponse, contentType: string, body: string) {
   res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'public, max-age=300' });
   res.end(body);
 }
-
-function renderPage(summary: SummaryObject, canonical: string): string {
-  const title = `${summary.videoTitle ?? summary.title} — summary`;
-  const points = summary.keyPoints.map((point) => `<li><a href="${escapeHtml(point.url)}">${clock(point.startSeconds)}</a> ${escapeHtml(point.text)}</li>`).join('\n');
-  const paragraphs = (summary.detailedSummary ?? '').split(/\n\s*\n/).filter((text) => text.trim()).map((text) => `<p>${escapeHtml(text.trim())}</p>`).join('\n');
-  const video = `https://www.youtube.com/watch?v=${summary.videoId}`;
-  return `<!doctype html>
-<html lang="${escapeHtml(summary.language ?? 'en')}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<meta name="description" content="${escapeHtml(summary.tldr ?? '')}">
-<link rel="canonical" href="${escapeHtml(canonical)}">
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}a{color:#0645ad}li{margin:.4rem 0}.meta{color:#666;font-size:.9rem}</style>
-</head>
-<body>
-<main>
-<h1>${escapeHtml(summary.title ?? '')}</h1>
-<p class="meta"><a href="${escapeHtml(video)}">${escapeHtml(summary.videoTitle ?? summary.videoId)}</a>${summary.channelTitle ? ` · ${escapeHtml(summary.channelTitle)}` : ''}</p>
-<h2>In short</h2>
-<p>${escapeHtml(summary.tldr ?? '')}</p>
-<h2>Key points</h2>
-<ol>
-${points}
-</ol>
-<h2>Summary</h2>
-${paragraphs}
-${summary.tags.length ? `<p class="meta">Tags: ${summary.tags.map(escapeHtml).join(', ')}</p>` : ''}
-<p class="meta">Written by ${escapeHtml(summary.llmModel ?? 'unknown')} from the video's ${escapeHtml(summary.transcript?.kind ?? '')} subtitles (${escapeHtml(summary.transcript?.language ?? '')}), ${escapeHtml(summary.generatedAt ?? '')}.</p>
-</main>
-</body>
-</html>
-`;
-}
-
-const summaryPageRoute = defineRoute({
-  method: 'GET',
-  path: '/summaries/:videoId',
-  tag: TAG,
-  summary: 'A public summary as an HTML page (key points link to that moment of the video)',
-  auth: 'public',
-  query: ignoredQuery,
-  params: videoParams,
-  media: { 'text/html': z.string() },
-  errors: ['NOT_FOUND'],
-  async handler({ req, res, params, deps }) {
-    const summary = await findSummary(deps.sql, params.videoId, { userId: null });
-    if (!summary || summary.status !== 'ready') throw notFound(`video ${params.videoId} has no public summary`);
-    send(res, 'text/html; charset=utf-8', renderPage(toSummaryObject(summary), publicOrigin(deps.config, req) + summaryPageUrl(params.videoId)));
-    return handled;
-  },
-});
 
 const xml = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n${body}\n`;
 const SITEMAP_NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
@@ -134,4 +78,4 @@ const sitemapFileRoute = defineRoute({
   },
 });
 
-export const summaryPageRoutes = [summaryPageRoute, sitemapRoute, sitemapFileRoute];
+export const summaryPageRoutes = [sitemapRoute, sitemapFileRoute];

@@ -36,6 +36,8 @@ export interface PageView extends Omit<LayoutProps, 'account' | 'children'> {
   body: ComponentChildren;
   status?: number;
   headers?: Record<string, string>;
+  /** The same page for every visitor (a shared cache may keep it): the header names no account. */
+  sameForEveryone?: boolean;
 }
 
 const redirectTag = Symbol('redirect');
@@ -91,9 +93,9 @@ export function servePage(page: Page, deps: ApiDeps) {
         res.end();
         return;
       }
-      const { body, status, headers, ...layout } = answer;
+      const { body, status, headers, sameForEveryone, ...layout } = answer;
       sendHtml(res, status ?? 200, renderDocument(
-        <Layout {...layout} account={accountOf(visitor)}>
+        <Layout {...layout} account={sameForEveryone ? undefined : accountOf(visitor)}>
           {body}
         </Layout>,
       ), headers);
