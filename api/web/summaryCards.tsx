@@ -20,7 +20,7 @@ export function SummaryCards({ items }: { items: SummaryListItem[] }): VNode {
         <li key={item.videoId} class="card">
           <h3><a href={`/summaries/${item.videoId}`}>{item.title ?? item.videoTitle ?? item.videoId}</a></h3>
           <p class="meta muted">
-            {item.videoTitle ? <span>{item.videoTitle}</span> : null}
+            {item.videoTitle && item.videoTitle !== item.title ? <span>{item.videoTitle}</span> : null}
             <a href={`/summaries?channelId=${item.channelId}`}>{item.channelTitle ?? item.channelId}</a>
             <span lang="en">{languageName(item.language)}</span>
             {item.generatedAt ? <time dateTime={item.generatedAt}>{item.generatedAt.slice(0, 10)}</time> : null}

@@ -66,7 +66,7 @@ function SummaryArticle({ summary, video }: { summary: SummaryObject; video: Vid
       <h1>{summary.title}</h1>
       <p class="meta" lang="en">
         {video ? <StatusBadge video={video} /> : null}
-        <a href={`/videos/${summary.videoId}`}>{summary.videoTitle ?? summary.videoId}</a>
+        <a href={`/videos/${summary.videoId}`}>{summary.videoTitle && summary.videoTitle !== summary.title ? summary.videoTitle : 'The video in the archive'}</a>
         <a href={watchUrl(summary.videoId)} rel="external noopener">Watch on YouTube</a>
       </p>
       <h2>In short</h2>
