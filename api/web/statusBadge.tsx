@@ -3,7 +3,7 @@ import type { VideoObject } from '../../core/videos/videoObject.ts';
 import type { StatusReason } from '../../core/videos/videoStatus.ts';
 
 /** Why a video is gone, as a person reads it. */
-export const REASON_TEXT: Record<StatusReason, string> = {
+const REASON_TEXT: Record<StatusReason, string> = {
   private: 'made private',
   removed_by_uploader: 'removed by the uploader',
   terms_of_service: 'removed for breaking the terms of service',

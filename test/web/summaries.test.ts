@@ -20,15 +20,15 @@ const v = { lathe: videoIdFor('web-sum-lathe'), markup: videoIdFor('web-sum-mark
 const MARKUP_TITLE = '</script><script>alert(1)</script> Lathe & "friends"';
 
 const LATHE = [
-  'Today we restore an old lathe that sat in a barn for thirty years.',
-  'The lathe bed is covered in rust, so we start with the cleaning.',
-  'Rust comes off the lathe bed with oil, a scraper and a lot of patience.',
-  'Next we take the headstock apart and look at the spindle bearings.',
-  'The spindle bearings are worn, and we order new bearings for the headstock.',
-  'With the spindle back in the headstock, the lathe turns smoothly again.',
-  'Finally we cut a test piece of brass to check the lathe is accurate.',
-  'Thanks for watching the lathe restoration, see you next time.',
-];
+  'This week the old wood lathe from the garage gets a full restoration.',
+  'First the lathe is taken apart and every part is laid out on the bench.',
+  'The motor of the lathe still runs, but its belt is cracked and must go.',
+  'Sanding the rusty lathe bed takes most of the afternoon.',
+  'New bearings go into the headstock, pressed in with a vice.',
+  'The tool rest is straightened and the lathe gets a coat of blue paint.',
+  'A first bowl is turned from a piece of cherry wood.',
+  'The restored lathe runs quietly, and the bowl comes out smooth.',
+]
 const PAIN = [
   'Aujourd’hui nous faisons du pain au levain à la maison.',
   'Le levain se prépare avec de la farine et de l’eau.',
