@@ -123,6 +123,19 @@ describe('/summaries', () => {
   });
 });
 
+describe('the home page', () => {
+  it('shows the latest public summaries under the search box', async () => {
+    const { page, problems } = await openTab(browser, api.url, 390);
+    await page.goto(`${api.url}/`, { waitUntil: 'networkidle0' });
+    expect(await listed(page)).toEqual([`/summaries/${v.pain}`, `/summaries/${v.markup}`, `/summaries/${v.lathe}`]);
+    expect(await overflowsWidth(page)).toBe(false);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await saveScreenshot(page, 'home-with-summaries-390');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
+
 describe('/summaries/:videoId', () => {
   it('is the summary in the layout, with Open Graph tags and JSON-LD that names the video', async () => {
     const { page, problems } = await openTab(browser, api.url);
