@@ -9,7 +9,7 @@ import { wholeNumber } from '../../http/queryParams.ts';
 import { chargeQuota } from '../../http/quota.ts';
 import { ftsQuery, fullTextSearch } from '../../routes/fts.ts';
 import { startChannelSearch } from '../../routes/search.ts';
-import { withoutBlanks } from '../formQuery.ts';
+import { queryHref, withoutBlanks } from '../formQuery.ts';
 import { Highlighted } from '../highlighted.tsx';
 import { definePage, redirect, type PageContext } from '../page.tsx';
 import { Pager } from '../pager.tsx';
@@ -34,14 +34,9 @@ const FLAGS = [
   ['hasSummary', 'Summary'],
 ] as const;
 
-/** This search with some fields changed, as a link (defaults left out, so links stay short). */
-function searchHref(query: SearchQuery, changes: Partial<Record<keyof SearchQuery, string | number | boolean | undefined>>): string {
-  const fields: Record<string, unknown> = { ...query, ...changes };
-  const defaults: Record<string, unknown> = { page: 1, pageSize: 20, sort: 'relevance', in: 'videos' };
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(fields)) if (value !== undefined && value !== defaults[name]) params.set(name, String(value));
-  return `/search?${params}`;
-}
+/** This search with some fields changed, as a link. */
+const searchHref = (query: SearchQuery, changes: Partial<Record<keyof SearchQuery, string | number | boolean | undefined>>) =>
+  queryHref('/search', { ...query, ...changes }, { page: 1, pageSize: 20, sort: 'relevance', in: 'videos' });
 
 const flagValue = (value: boolean | undefined) => (value === undefined ? '' : String(value));
 

@@ -2,7 +2,7 @@ import type { VNode } from 'preact';
 import { z } from 'zod';
 import { summaryChannels, summaryLanguages, summaryTags } from '../../../core/summaries/summaryFacets.ts';
 import { browseQuery, browseSummaryList } from '../../routes/summaries.ts';
-import { withoutBlanks } from '../formQuery.ts';
+import { queryHref, withoutBlanks } from '../formQuery.ts';
 import { definePage } from '../page.tsx';
 import { Pager } from '../pager.tsx';
 import { languageName, SummaryCards } from '../summaryCards.tsx';
@@ -13,14 +13,7 @@ type BrowseQuery = z.output<typeof browseQuery>;
 const CHANNEL_CHOICES = 100;
 const TAG_LINKS = 30;
 
-function browseHref(query: BrowseQuery, changes: Partial<BrowseQuery>): string {
-  const fields: Record<string, unknown> = { ...query, ...changes };
-  const defaults: Record<string, unknown> = { page: 1, limit: 20 };
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(fields)) if (value !== undefined && value !== defaults[name]) params.set(name, String(value));
-  const search = params.toString();
-  return search ? `/summaries?${search}` : '/summaries';
-}
+const browseHref = (query: BrowseQuery, changes: Partial<BrowseQuery>) => queryHref('/summaries', { ...query, ...changes }, { page: 1, limit: 20 });
 
 type Facets = {
   languages: Awaited<ReturnType<typeof summaryLanguages>>;
