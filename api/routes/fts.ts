@@ -1,9 +1,26 @@
 import { z } from 'zod';
 import { ftsSort, MAX_RESULT_WINDOW } from '../../core/fts/backend.ts';
 import { MAX_QUERY_LENGTH } from '../../core/fts/query.ts';
-import { ftsResults, searchVideos } from '../../core/fts/searchVideos.ts';
+import { ftsResults, searchVideos, type FtsSearch } from '../../core/fts/searchVideos.ts';
 import { flag, wholeNumber } from '../http/queryParams.ts';
-import { defineRoute } from '../http/route.ts';
+import { defineRoute, type ApiDeps } from '../http/route.ts';
+
+/** GET /api/fts's query; the search page reads the same fields. */
+export const ftsQuery = z.strictObject({
+  q: z.string({ message: 'required: the words to search for' }).regex(/\S/, { message: 'must not be empty; give one or more words' }).max(MAX_QUERY_LENGTH, { message: `at most ${MAX_QUERY_LENGTH} characters` }),
+  page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1),
+  pageSize: wholeNumber('pageSize', 1, 100, 50),
+  status: z.enum(['live', 'deleted'], { message: 'expected live or deleted' }).optional(),
+  hasVideo: flag.optional(),
+  hasSubtitles: flag.optional(),
+  hasSummary: flag.optional(),
+  sort: ftsSort.default('relevance'),
+  in: z.enum(['videos', 'subtitles'], { message: 'expected videos or subtitles' }).default('videos'),
+});
+
+/** The search behind GET /api/fts and the search page; `charge` counts one ftsQueriesPerMinute. */
+export const fullTextSearch = (deps: ApiDeps, query: FtsSearch, charge: () => Promise<void>) =>
+  searchVideos({ sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS }, query, charge);
 
 export const ftsRoute = defineRoute({
   method: 'GET',
@@ -14,22 +31,12 @@ export const ftsRoute = defineRoute({
   auth: 'key',
   scope: 'L1',
   feature: 'fullTextSearch',
-  query: z.strictObject({
-    q: z.string({ message: 'required: the words to search for' }).regex(/\S/, { message: 'must not be empty; give one or more words' }).max(MAX_QUERY_LENGTH, { message: `at most ${MAX_QUERY_LENGTH} characters` }),
-    page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1),
-    pageSize: wholeNumber('pageSize', 1, 100, 50),
-    status: z.enum(['live', 'deleted'], { message: 'expected live or deleted' }).optional(),
-    hasVideo: flag.optional(),
-    hasSubtitles: flag.optional(),
-    hasSummary: flag.optional(),
-    sort: ftsSort.default('relevance'),
-    in: z.enum(['videos', 'subtitles'], { message: 'expected videos or subtitles' }).default('videos'),
-  }),
+  query: ftsQuery,
   response: ftsResults,
   errors: ['SERVICE_UNAVAILABLE'],
   rateLimited: 'with-charge',
   async handler({ query, charge, deps }) {
-    return searchVideos({ sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS }, query, async () => void (await charge('ftsQueriesPerMinute')));
+    return fullTextSearch(deps, query, async () => void (await charge('ftsQueriesPerMinute')));
   },
 });
 

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { backgroundStatus } from '../../core/crawl/backgroundStatus.ts';
 import { findSession, type SearchSession } from '../../core/crawl/findSession.ts';
@@ -6,6 +7,7 @@ import { searchChannel } from '../../core/crawl/searchChannel.ts';
 import { snapshotHolds, snapshotPages } from '../../core/crawl/snapshotPages.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { notFound } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import { crawlStream, positionOf, streamHead, type Position } from '../../core/events/events.ts';
 import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
 import { ACCEPTED_FORMS, CHANNEL_ID } from '../../core/youtube/channelQuery.ts';
@@ -14,7 +16,7 @@ import { issueStreamToken, streamTokenObject, streamTokenParam } from '../http/s
 import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
 import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
 import { openEventStream } from '../sse/writer.ts';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { callerUserId, type Caller } from '../http/auth.ts';
 import { answerNothingMore, lastEventId, notOfThisStream } from '../sse/followStream.ts';
 
@@ -33,6 +35,11 @@ async function sessionReply(deps: ApiDeps, caller: Caller, started: { sessionId:
   return { searchSessionId: started.sessionId, sseEndpointUrl, channelId, channelTitle: started.channelTitle, sseToken: await issueStreamToken(deps, caller, sseEndpointUrl) };
 }
 
+/** POST /api/search's work, for the route and the search page: parse, charge channelSearchesPerHour, resolve, start or join the crawl. */
+export function startChannelSearch(deps: ApiDeps, caller: Caller, query: string, res: ServerResponse, log: Logger) {
+  return searchChannel({ sql: deps.sql, sources: deps.sources, log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS }, { query, userId: callerUserId(caller) }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)));
+}
+
 export const startSearchRoute = defineRoute({
   method: 'POST',
   path: '/api/search',
@@ -46,7 +53,7 @@ export const startSearchRoute = defineRoute({
   response: sessionResponse,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler({ body, caller, deps, res, log }) {
-    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS }, { query: body.query, userId: callerUserId(caller) }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)));
+    const started = await startChannelSearch(deps, caller, body.query, res, log);
     return sessionReply(deps, caller, started, started.channelId);
   },
 });

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
+import type { Queryable } from '../../core/db/database.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import { summaryEvents, summaryEventVocabulary } from '../../core/summaries/summaryEvents.ts';
 import { summaryGeneration } from '../../core/summaries/summaryGeneration.ts';
@@ -40,6 +41,22 @@ export const countsPage = (page: number, size: number, total: number) => ({ page
 
 const summaryList = listed(summaryListItem);
 
+/** GET /api/summary/browse's query; the summaries page reads the same fields. */
+export const browseQuery = z.strictObject({
+  tag: z.string().trim().toLowerCase().min(1, { message: 'an empty tag matches nothing; leave it out' }).max(40, { message: 'at most 40 characters' }).optional(),
+  channelId: z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, { message: 'expected a channel id (UC and 22 more characters)' }).optional(),
+  language: language.optional(),
+  page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1),
+  limit: limit(20, 100),
+});
+
+/** A page of public summaries as GET /api/summary/browse answers it (the summaries page shows the same). */
+export async function browseSummaryList(sql: Queryable, query: z.output<typeof browseQuery>) {
+  const { tag, channelId, language: lang } = query;
+  const { rows, total } = await browseSummaries(sql, { ...(tag ? { tag } : {}), ...(channelId ? { channelId } : {}), ...(lang ? { language: lang } : {}) }, pageOf(query.page, query.limit));
+  return { items: rows.map(toSummaryListItem), ...countsPage(query.page, query.limit, total) };
+}
+
 const browseRoute = defineRoute({
   method: 'GET',
   path: '/api/summary/browse',
@@ -49,18 +66,10 @@ const browseRoute = defineRoute({
   auth: 'optional',
   feature: 'summaries',
   cache: privateCache,
-  query: z.strictObject({
-    tag: z.string().trim().toLowerCase().min(1, { message: 'an empty tag matches nothing; leave it out' }).max(40, { message: 'at most 40 characters' }).optional(),
-    channelId: z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, { message: 'expected a channel id (UC and 22 more characters)' }).optional(),
-    language: language.optional(),
-    page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1),
-    limit: limit(20, 100),
-  }),
+  query: browseQuery,
   response: summaryList,
   async handler({ query, deps }) {
-    const { tag, channelId, language: lang } = query;
-    const { rows, total } = await browseSummaries(deps.sql, { ...(tag ? { tag } : {}), ...(channelId ? { channelId } : {}), ...(lang ? { language: lang } : {}) }, pageOf(query.page, query.limit));
-    return { items: rows.map(toSummaryListItem), ...countsPage(query.page, query.limit, total) };
+    return browseSummaryList(deps.sql, query);
   },
 });
 

@@ -1,16 +1,13 @@
 /**
- * What search engines and people without a client see: a public summary as an HTML page, and the
- * sitemap of every public summary. Private summaries and stenograms never appear here.
+ * What search engines read: the sitemap of every public summary's page (api/web/pages/summary.tsx).
+ * Private summaries and stenograms never appear here.
  */
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import type { Config } from '../../core/config.ts';
 import { notFound } from '../../core/errors.ts';
-import { videoParams } from '../../core/schemas.ts';
-import { findSummary } from '../../core/summaries/findSummary.ts';
 import { countPublicSummaries, sitemapEntries, SITEMAP_URLS_PER_FILE } from '../../core/summaries/sitemapEntries.ts';
-import { summaryPageUrl, toSummaryObject, type SummaryObject } from '../../core/summaries/summaryObject.ts';
-import { clock } from '../../core/text/clock.ts';
+import { summaryPageUrl } from '../../core/summaries/summaryObject.ts';
 import { escapeHtml } from '../../core/text/escapeHtml.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { sendAnswer } from '../http/representation.ts';
@@ -20,7 +17,7 @@ const TAG = 'Public pages';
 const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /** Absolute URLs need the address the public reaches: PUBLIC_URL, else what the request was sent to. */
-function publicOrigin(config: Config, req: IncomingMessage): string {
+export function publicOrigin(config: Config, req: IncomingMessage): string {
   if (config.PUBLIC_URL) return config.PUBLIC_URL.replace(/\/+$/, '');
   const forwardedHost = config.TRUST_PROXY ? String(req.headers['x-forwarded-host'] ?? '').split(',')[0]!.trim() : '';
   const host = [forwardedHost, req.headers.host ?? ''].find((candidate) => HOST.test(candidate)) ?? `${config.HOST}:${config.PORT}`;
@@ -33,67 +30,12 @@ function publicOrigin(config: Config, req: IncomingMessage): string {
  * the page) or, for a summary page, Last-Modified (when the summary was generated). A crawler's
  * revalidation that finds nothing changed is a 304 and counts nothing.
  */
-const PAGE_CACHE: CachePolicy = { scope: 'public', maxAgeSeconds: 300 };
+export const PUBLIC_PAGE_CACHE: CachePolicy = { scope: 'public', maxAgeSeconds: 300 };
 
 /** What every page route shares: public, with a per-address budget sized for crawlers (pageRequestsPerMinute), cacheable. */
-const pageAccess = { auth: 'public', query: ignoredQuery, requestLimit: 'pageRequestsPerMinute', cache: PAGE_CACHE } as const;
+const pageAccess = { auth: 'public', query: ignoredQuery, requestLimit: 'pageRequestsPerMinute', cache: PUBLIC_PAGE_CACHE } as const;
 
-const HTML = 'text/html; charset=utf-8';
 const XML = 'application/xml; charset=utf-8';
-
-function renderPage(summary: SummaryObject, canonical: string): string {
-  const title = `${summary.videoTitle ?? summary.title} — summary`;
-  const points = summary.keyPoints.map((point) => `<li><a href="${escapeHtml(point.url)}">${clock(point.startSeconds)}</a> ${escapeHtml(point.text)}</li>`).join('\n');
-  const paragraphs = (summary.detailedSummary ?? '').split(/\n\s*\n/).filter((text) => text.trim()).map((text) => `<p>${escapeHtml(text.trim())}</p>`).join('\n');
-  const video = `https://www.youtube.com/watch?v=${summary.videoId}`;
-  return `<!doctype html>
-<html lang="${escapeHtml(summary.language ?? 'en')}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<meta name="description" content="${escapeHtml(summary.tldr ?? '')}">
-<link rel="canonical" href="${escapeHtml(canonical)}">
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}a{color:#0645ad}li{margin:.4rem 0}.meta{color:#666;font-size:.9rem}</style>
-</head>
-<body>
-<main>
-<h1>${escapeHtml(summary.title ?? '')}</h1>
-<p class="meta"><a href="${escapeHtml(video)}">${escapeHtml(summary.videoTitle ?? summary.videoId)}</a>${summary.channelTitle ? ` · ${escapeHtml(summary.channelTitle)}` : ''}</p>
-<h2>In short</h2>
-<p>${escapeHtml(summary.tldr ?? '')}</p>
-<h2>Key points</h2>
-<ol>
-${points}
-</ol>
-<h2>Summary</h2>
-${paragraphs}
-${summary.tags.length ? `<p class="meta">Tags: ${summary.tags.map(escapeHtml).join(', ')}</p>` : ''}
-<p class="meta">Written by ${escapeHtml(summary.llmModel ?? 'unknown')} from the video's ${escapeHtml(summary.transcript?.kind ?? '')} subtitles (${escapeHtml(summary.transcript?.language ?? '')}), ${escapeHtml(summary.generatedAt ?? '')}.</p>
-</main>
-</body>
-</html>
-`;
-}
-
-const summaryPageRoute = defineRoute({
-  method: 'GET',
-  path: '/summaries/:videoId',
-  tag: TAG,
-  summary: 'A public summary as an HTML page (key points link to that moment of the video)',
-  ...pageAccess,
-  params: videoParams,
-  media: { 'text/html': z.string() },
-  errors: ['NOT_FOUND'],
-  async handler(ctx) {
-    const { req, params, deps } = ctx;
-    const summary = await findSummary(deps.sql, params.videoId, { userId: null });
-    if (!summary || summary.status !== 'generated') throw notFound(`video ${params.videoId} has no public summary`);
-    const page = renderPage(toSummaryObject(summary), publicOrigin(deps.config, req) + summaryPageUrl(params.videoId));
-    await sendAnswer(ctx, page, { contentType: HTML, cache: PAGE_CACHE, ...(summary.generated_at ? { modifiedAt: summary.generated_at } : {}) });
-    return handled;
-  },
-});
 
 const xml = (body: string) => `<?xml version="1.0" encoding="UTF-8"?>\n${body}\n`;
 const SITEMAP_NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
@@ -103,7 +45,7 @@ async function sendSitemapFile(ctx: Exchange & { deps: Pick<ApiDeps, 'sql' | 'co
   const origin = publicOrigin(ctx.deps.config, ctx.req);
   const entries = await sitemapEntries(ctx.deps.sql, file);
   const urls = entries.map((entry) => `<url><loc>${escapeHtml(origin + summaryPageUrl(entry.videoId))}</loc><lastmod>${entry.generatedAt.toISOString()}</lastmod></url>`);
-  await sendAnswer(ctx, xml(`<urlset xmlns="${SITEMAP_NS}">\n${urls.join('\n')}\n</urlset>`), { contentType: XML, cache: PAGE_CACHE });
+  await sendAnswer(ctx, xml(`<urlset xmlns="${SITEMAP_NS}">\n${urls.join('\n')}\n</urlset>`), { contentType: XML, cache: PUBLIC_PAGE_CACHE });
 }
 
 const sitemapRoute = defineRoute({
@@ -121,7 +63,7 @@ const sitemapRoute = defineRoute({
     }
     const origin = publicOrigin(ctx.deps.config, ctx.req);
     const files = Array.from({ length: Math.ceil(total / SITEMAP_URLS_PER_FILE) }, (_, index) => `<sitemap><loc>${escapeHtml(`${origin}/sitemaps/summaries/${index + 1}`)}</loc></sitemap>`);
-    await sendAnswer(ctx, xml(`<sitemapindex xmlns="${SITEMAP_NS}">\n${files.join('\n')}\n</sitemapindex>`), { contentType: XML, cache: PAGE_CACHE });
+    await sendAnswer(ctx, xml(`<sitemapindex xmlns="${SITEMAP_NS}">\n${files.join('\n')}\n</sitemapindex>`), { contentType: XML, cache: PUBLIC_PAGE_CACHE });
     return handled;
   },
 });
@@ -144,4 +86,4 @@ const sitemapFileRoute = defineRoute({
   },
 });
 
-export const summaryPageRoutes = [summaryPageRoute, sitemapRoute, sitemapFileRoute];
+export const summaryPageRoutes = [sitemapRoute, sitemapFileRoute];

@@ -9,10 +9,12 @@ import { readFormBody } from '../http/body.ts';
 import { checkFormToken, CSRF_FIELD } from '../http/csrf.ts';
 import { describeIssues } from '../http/failure.ts';
 import { requestQuota } from '../http/quota.ts';
-import { handled, type ApiDeps, type Exchange } from '../http/route.ts';
+import { sendAnswer } from '../http/representation.ts';
+import { handled, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
+import type { LimitName } from '../../core/schemas.ts';
 import { sendErrorPage } from './errorPage.tsx';
 import { Layout, type LayoutProps } from './layout.tsx';
-import { renderDocument, sendHtml } from './render.ts';
+import { HTML_TYPE, PAGE_HEADERS, PRIVATE_PAGE, renderDocument } from './render.ts';
 import { accountOf, identifyVisitor } from './visitor.ts';
 
 type Schema = z.ZodType;
@@ -58,6 +60,13 @@ export interface Page<P extends Schema | undefined = Schema | undefined, Q exten
   access?: Access;
   /** Counted against the visitor's requestsPerMinute (default true), as an API request is. */
   rateLimited?: boolean;
+  /** The limit that counts its requests instead of requestsPerMinute (public pages: pageRequestsPerMinute, sized for crawlers). */
+  requestLimit?: LimitName;
+  /**
+   * Who may keep the page: `public` ones are the same for every visitor (the header names no account)
+   * and carry an ETag, so a revalidation is a 304 that counts nothing; without it, `private, no-cache`.
+   */
+  cache?: CachePolicy;
   /**
    * What the page shows, where it goes next, or `handled` when it wrote the response itself: a live
    * stream or a file, served by the same functions as the API's route for it, to this visitor.
@@ -92,13 +101,17 @@ export function servePage(page: Page, deps: ApiDeps) {
     try {
       visitor = await identifyVisitor(deps, req);
       if (page.access) checkAccess(visitor, page.access, 'this page');
-      const quota = requestQuota(deps.counterSql ?? deps.sql, visitor, res, page.rateLimited ?? true, { late: false, limit: 'requestsPerMinute' });
+      const quota = requestQuota(deps.counterSql ?? deps.sql, visitor, res, page.rateLimited ?? true, { late: page.cache !== undefined, limit: page.requestLimit ?? 'requestsPerMinute' });
       await quota.start();
       const params = parse(page.params, req.params, 'path');
       const query = parse(page.query, { ...req.query }, 'query');
       const form = page.method === 'POST' ? parse(page.form, await checkedForm(req, deps), 'form') : undefined;
       const exchange = { req, res, countRequest: quota.settle, waiveRequest: quota.waive };
-      const answer = await page.handler({ req, res, deps, visitor, params, query, form, exchange, log: deps.log.child({ reqId: req.id }) }).finally(quota.settle);
+      const answer = await page.handler({ req, res, deps, visitor, params, query, form, exchange, log: deps.log.child({ reqId: req.id }) }).catch(async (error: unknown) => {
+        await quota.settle();
+        throw error;
+      });
+      if (answer === handled || isRedirect(answer)) await quota.settle();
       if (answer === handled) return;
       if (isRedirect(answer)) {
         res.writeHead(answer.status, { Location: answer.location, 'Content-Length': 0 });
@@ -106,11 +119,13 @@ export function servePage(page: Page, deps: ApiDeps) {
         return;
       }
       const { body, status, headers, ...layout } = answer;
-      sendHtml(res, status ?? 200, renderDocument(
-        <Layout {...layout} account={accountOf(visitor)}>
+      const html = renderDocument(
+        <Layout {...layout} account={page.cache?.scope === 'public' ? undefined : accountOf(visitor)}>
           {body}
         </Layout>,
-      ), headers);
+      );
+      // Counted as it is sent (a 429 replaces it), unless it is a 304.
+      await sendAnswer(exchange, html, { status, contentType: HTML_TYPE, cache: page.cache, headers: { ...PAGE_HEADERS, ...(page.cache ? {} : PRIVATE_PAGE), ...headers } });
     } catch (error) {
       await sendErrorPage(req, res, error, deps, visitor && accountOf(visitor));
     }

@@ -18,9 +18,10 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The headers every HTML page carries, whatever its status. */
-const PAGE_HEADERS = {
-  'Content-Type': 'text/html; charset=utf-8',
+export const HTML_TYPE = 'text/html; charset=utf-8';
+
+/** The headers every HTML page carries, whatever its status (its Content-Type besides). */
+export const PAGE_HEADERS = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
@@ -29,8 +30,11 @@ const PAGE_HEADERS = {
 /** A whole document: preact escapes every text and attribute value it renders. */
 export const renderDocument = (page: VNode): string => `<!doctype html>\n${renderToString(page)}`;
 
+/** Pages show what the visitor may see (their tier, their private items): never stored by a shared cache. */
+export const PRIVATE_PAGE = { 'Cache-Control': 'private, no-cache' } as const;
+
+/** An error page: no validators, no compression (it is small and short-lived). */
 export function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
-  // Pages show what the visitor may see (their tier, their private items): never stored by a shared cache.
-  res.writeHead(status, { ...PAGE_HEADERS, 'Cache-Control': 'private, no-cache', 'Content-Length': Buffer.byteLength(html), ...headers });
+  res.writeHead(status, { 'Content-Type': HTML_TYPE, ...PAGE_HEADERS, ...PRIVATE_PAGE, 'Content-Length': Buffer.byteLength(html), ...headers });
   res.end(html);
 }

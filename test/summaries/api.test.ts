@@ -291,15 +291,16 @@ describe('lists of public summaries', () => {
 });
 
 describe('public pages', () => {
-  it('a public summary is an escaped HTML page whose key points link to their moment', async () => {
+  it('a public summary is an escaped HTML page (in the web app: test/web/summaries.test.ts) whose key points link to their moment', async () => {
     await generate(v.escaped, owner.key);
     await readySummary(v.escaped);
     const page = await call(`/summaries/${v.escaped}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('cache-control')).toBe('public, max-age=300');
     expect(page.body).not.toContain('<script>alert(1)</script>');
-    expect(page.body).toContain('&#60;script&#62;alert(1)&#60;/script&#62;');
-    expect(page.body).toMatch(new RegExp(`href="https://www.youtube.com/watch\\?v=${v.escaped}&#38;t=\\d+s"`));
+    expect(page.body).toContain('&lt;script>alert(1)&lt;/script>');
+    expect(page.body).toMatch(new RegExp(`href="/videos/${v.escaped}\\?t=\\d+"`));
   });
 
   it('the sitemap lists every public summary with an absolute URL', async () => {

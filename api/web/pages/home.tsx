@@ -1,13 +1,20 @@
+import { browseSummaryList } from '../../routes/summaries.ts';
 import { definePage } from '../page.tsx';
+import { SummaryCards } from '../summaryCards.tsx';
 
-/** `/`: one search box for channels, videos and words said or written. */
+/** Summaries shown under the search box: the newest public ones. */
+const LATEST = 5;
+
+/** `/`: one search box for channels, videos and words said or written, and the latest public summaries. */
 export const homePage = definePage({
   method: 'GET',
   path: '/',
-  async handler() {
+  async handler({ deps, visitor }) {
+    const latest = visitor.tier.features.summaries ? (await browseSummaryList(deps.sql, { page: 1, limit: LATEST })).items : [];
     return {
       title: 'Search the archive',
       description: 'Search YouTube channels and videos, deleted ones included: titles, descriptions, subtitles and summaries.',
+      styles: ['summaries.css'],
       body: (
         <section class="home">
           <h1>Search the archive</h1>
@@ -22,6 +29,13 @@ export const homePage = definePage({
             Examples: <a href="/search?q=%40veritasium">@veritasium</a> · <a href="/search?q=%22climate+change%22">"climate change"</a> ·{' '}
             <a href="/search?q=interview&amp;status=deleted">deleted interviews</a>
           </p>
+          {latest.length ? (
+            <section aria-labelledby="latest-heading">
+              <h2 id="latest-heading">Latest summaries</h2>
+              <SummaryCards items={latest} />
+              <p><a href="/summaries">All summaries, by tag, language and channel</a></p>
+            </section>
+          ) : null}
         </section>
       ),
     };

@@ -5,10 +5,16 @@ import { accountPage, createKeyPost, passwordPost, revokeKeyPost } from './accou
 import { createUserPost, editTierPost, setTierPost, tiersPage, usersPage } from './admin.tsx';
 import { homePage } from './home.tsx';
 import { loginPage, loginPost, logoutPost, registerPage, registerPost, signInLinkPage, signInLinkPost } from './signIn.tsx';
+import { searchPage } from './search.tsx';
+import { summariesPage } from './summaries.tsx';
+import { summaryPage } from './summary.tsx';
 
 /** Every page of the web app, in the order they are matched (fixed words before `:params`). */
 export const allPages: Page[] = [
   homePage,
+  searchPage,
+  summariesPage,
+  summaryPage,
   channelLivePage,
   channelContinuePage,
   channelPage,
