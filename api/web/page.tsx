@@ -41,6 +41,8 @@ export interface PageView extends Omit<LayoutProps, 'account' | 'children'> {
   body: ComponentChildren;
   status?: number;
   headers?: Record<string, string>;
+  /** When what the page shows last changed: Last-Modified, and If-Modified-Since answered (a page with `cache`). */
+  modifiedAt?: Date | undefined;
 }
 
 const redirectTag = Symbol('redirect');
@@ -118,14 +120,14 @@ export function servePage(page: Page, deps: ApiDeps) {
         res.end();
         return;
       }
-      const { body, status, headers, ...layout } = answer;
+      const { body, status, headers, modifiedAt, ...layout } = answer;
       const html = renderDocument(
         <Layout {...layout} account={page.cache?.scope === 'public' ? undefined : accountOf(visitor)}>
           {body}
         </Layout>,
       );
       // Counted as it is sent (a 429 replaces it), unless it is a 304.
-      await sendAnswer(exchange, html, { status, contentType: HTML_TYPE, cache: page.cache, headers: { ...PAGE_HEADERS, ...(page.cache ? {} : PRIVATE_PAGE), ...headers } });
+      await sendAnswer(exchange, html, { status, contentType: HTML_TYPE, cache: page.cache, ...(modifiedAt ? { modifiedAt } : {}), headers: { ...PAGE_HEADERS, ...(page.cache ? {} : PRIVATE_PAGE), ...headers } });
     } catch (error) {
       await sendErrorPage(req, res, error, deps, visitor && accountOf(visitor));
     }

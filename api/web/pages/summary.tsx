@@ -114,6 +114,7 @@ export const summaryPage = definePage({
       title: `${summary.videoTitle ?? summary.title} — summary`,
       description: summary.tldr ?? undefined,
       styles: ['summaries.css'],
+      modifiedAt: found.generated_at ?? undefined,
       head: <SummaryHead summary={summary} video={video} canonical={canonical} />,
       body: <SummaryArticle summary={summary} video={video} />,
     };
