@@ -80,6 +80,7 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
   path: string;
   summary: string;
   description?: string;
+  /** Its group in the OpenAPI document: one of api/tags.ts, which describes each. */
   tag: string;
   auth: RouteAuth;
   /** Least key scope needed (keys only). */
@@ -107,6 +108,13 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
   status?: number;
   /** Success statuses besides `status`, sent with `reply(…, {status})`: per status, what `{data}` holds (null: no body, as 304). */
   alsoAnswers?: A;
+  /**
+   * The success carries a strong ETag, and a request whose If-None-Match names it is answered 304
+   * without a body: documents the header, the request header and the 304.
+   */
+  conditional?: true;
+  /** A success status whose reply carries a Location header, and what it points to. */
+  location?: { status: number; description: string };
   /** Answers with api/http/sendFile.ts: documents its request headers and its range and conditional answers (206, 304, 412, 416). */
   servesFile?: true;
   errors?: ErrorCode[];

@@ -111,7 +111,7 @@ const readRoute = defineRoute({
   ...access,
   params: ownerParams,
   media: { 'text/markdown': z.string() },
-  alsoAnswers: { 304: null },
+  conditional: true,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler({ req, res, params, caller, deps }) {
     const row = await ownStenogram(deps, caller, params.owner, params.videoId);

@@ -85,6 +85,7 @@ const getSubtitlesRoute = defineRoute({
     version: wholeNumber('version', 1, INT4_MAX).optional().describe('versions count from 1'),
   }),
   media: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type.split(';')[0]!, z.string()])),
+  conditional: true,
   errors: ['NOT_FOUND'],
   async handler({ params, query, caller, deps, res }) {
     const { video, track, cues } = await readSubtitles(deps.sql, params.videoId, query, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res)));
@@ -123,6 +124,7 @@ const fetchSubtitlesRoute = defineRoute({
   params: videoParams,
   response: z.object({ status: z.literal('available'), videoId: z.string(), tracks: z.array(trackSchema), transcript: transcriptSchema }),
   alsoAnswers: { 202: z.object({ status: z.literal('pending'), videoId: z.string(), pollUrl: z.string().describe('GET it until status is no longer pending') }) },
+  location: { status: 202, description: 'pollUrl: GET it until status is no longer pending' },
   errors: ['RATE_LIMITED'],
   async handler({ params, caller, deps, res }) {
     const video = (await findVideos(deps.sql, [params.videoId])).get(params.videoId);

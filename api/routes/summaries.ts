@@ -138,6 +138,7 @@ const generateRoute = defineRoute({
   body: z.strictObject({ videoId: videoIdSchema, private: z.boolean({ message: 'expected true or false' }).default(false) }),
   response: summaryObject,
   alsoAnswers: { 202: summaryObject },
+  location: { status: 202, description: 'the summary\'s URL: GET it, or follow its /stream, until it is generated' },
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED'],
   async handler({ body, caller, deps, res }) {
     if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key');

@@ -12,20 +12,11 @@ import { countPublicSummaries, sitemapEntries, SITEMAP_URLS_PER_FILE } from '../
 import { summaryPageUrl, toSummaryObject, type SummaryObject } from '../../core/summaries/summaryObject.ts';
 import { clock } from '../../core/text/clock.ts';
 import { escapeHtml } from '../../core/text/escapeHtml.ts';
+import { publicOrigin } from '../http/publicOrigin.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { defineRoute, handled, ignoredQuery } from '../http/route.ts';
 
 const TAG = 'Public pages';
-const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
-
-/** Absolute URLs need the address the public reaches: PUBLIC_URL, else what the request was sent to. */
-function publicOrigin(config: Config, req: IncomingMessage): string {
-  if (config.PUBLIC_URL) return config.PUBLIC_URL.replace(/\/+$/, '');
-  const forwardedHost = config.TRUST_PROXY ? String(req.headers['x-forwarded-host'] ?? '').split(',')[0]!.trim() : '';
-  const host = [forwardedHost, req.headers.host ?? ''].find((candidate) => HOST.test(candidate)) ?? `${config.HOST}:${config.PORT}`;
-  const forwardedProto = config.TRUST_PROXY ? String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]!.trim() : '';
-  return `${forwardedProto === 'https' ? 'https' : 'http'}://${host}`;
-}
 
 function send(res: ServerResponse, contentType: string, body: string) {
   res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'public, max-age=300' });
@@ -72,6 +63,7 @@ const summaryPageRoute = defineRoute({
   path: '/summaries/:videoId',
   tag: TAG,
   summary: 'A public summary as an HTML page (key points link to that moment of the video)',
+  description: 'For people and search engines: public summaries only (a private or missing one is 404), with its canonical URL from PUBLIC_URL or the request\'s origin. The query string is ignored.',
   auth: 'public',
   query: ignoredQuery,
   params: videoParams,
@@ -100,6 +92,7 @@ const sitemapRoute = defineRoute({
   path: '/sitemap.xml',
   tag: TAG,
   summary: `The sitemap of public summaries; past ${SITEMAP_URLS_PER_FILE.toLocaleString('en')} URLs, a sitemap index of /sitemaps/summaries/{n}`,
+  description: 'Lists the page of every public summary (/summaries/{videoId}) with when it was generated, as absolute URLs from PUBLIC_URL or the request\'s origin. The query string is ignored.',
   auth: 'public',
   query: ignoredQuery,
   media: { 'application/xml': z.string() },
@@ -121,6 +114,7 @@ const sitemapFileRoute = defineRoute({
   path: '/sitemaps/summaries/:file',
   tag: TAG,
   summary: 'One file of the sitemap index (when there are more public summaries than one sitemap holds)',
+  description: `File n lists public summaries ${SITEMAP_URLS_PER_FILE.toLocaleString('en')} × (n − 1) + 1 onwards, oldest first; a file past the last is 404. The query string is ignored.`,
   auth: 'public',
   query: ignoredQuery,
   params: z.strictObject({ file: wholeNumber('file', 1, 100_000) }),
