@@ -4,6 +4,7 @@ import { errorStatus, type ErrorCode } from '../core/errors.ts';
 import { binaryBody, type Route } from './http/route.ts';
 import { fileRequestHeaders } from './http/sendFile.ts';
 import { mcpPathItem, mcpSchemas } from './mcp/openapi.ts';
+import { apiTags } from './tags.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -21,6 +22,60 @@ function parameters(schema: z.ZodType | undefined, location: 'path' | 'query') {
     ...(field.description ? { description: field.description } : {}),
     schema: jsonSchema(field, 'input'),
   }));
+}
+
+/** The response headers the server sends, declared once (components.headers) and named by the responses that carry them. */
+const headerComponents = {
+  'X-Request-Id': { description: 'The request\'s id: the X-Request-Id sent (1–128 characters of A–Z a–z 0–9 . _ : -), else a generated UUID; the server\'s logs name it', required: true, schema: { type: 'string' } },
+  'RateLimit-Limit': { description: 'The maximum of the limit that governed this request (the last one counted: requestsPerMinute, or the operation\'s own, as ftsQueriesPerMinute)', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Remaining': { description: 'Units of that limit left in its window', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the window lets a unit through again', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Policy': { description: 'The limit as <max>;w=<window seconds> (IETF httpapi RateLimit fields draft)', schema: { type: 'string', pattern: '^\\d+;w=\\d+$' } },
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
+  ETag: { description: 'A strong validator of this representation: send it back in If-None-Match to get 304 while it is current', schema: { type: 'string' } },
+  Location: { description: 'Where to follow the work this answer accepted', schema: { type: 'string', format: 'uri-reference' } },
+} satisfies Record<string, JsonSchema>;
+
+type HeaderName = keyof typeof headerComponents;
+const headerRefs = (...names: HeaderName[]) => Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+const RATE_LIMIT_HEADERS: HeaderName[] = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
+
+/** Adds headers to a response (a new object: responses may be shared between operations). */
+const withHeaders = (response: Record<string, unknown>, headers: Record<string, unknown>) =>
+  Object.keys(headers).length ? { ...response, headers: { ...(response.headers as Record<string, unknown> | undefined), ...headers } } : response;
+
+/**
+ * The headers a route's answer with this status carries: RateLimit-* on a rate-limited route's
+ * answers once its limit was counted (all but 401: authentication comes first), ETag on the success
+ * and 304 of a conditional read (and a file's 206 and 412), Location where the route sets it.
+ */
+function routeHeaders(route: Route, status: number): Record<string, unknown> {
+  const names: HeaderName[] = [];
+  if (route.rateLimited !== false && status !== 401) names.push(...RATE_LIMIT_HEADERS);
+  const validated = [route.status ?? 200, 304, ...(route.servesFile ? [206, 412] : [])];
+  if ((route.cache || route.servesFile) && validated.includes(status)) names.push('ETag');
+  const location = route.location?.status === status ? { Location: { $ref: '#/components/headers/Location', description: route.location.description } } : {};
+  return { ...headerRefs(...names), ...location };
+}
+
+/** What every answer carries, of every operation (/mcp's too): X-Request-Id, and Retry-After on 429 and 503. */
+function withCommonHeaders(paths: Record<string, Record<string, { responses: Record<string, Record<string, unknown>> }>>) {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item).map(([method, operation]) => [
+          method,
+          {
+            ...operation,
+            responses: Object.fromEntries(
+              Object.entries(operation.responses).map(([status, response]) => [status, withHeaders(response, headerRefs('X-Request-Id', ...(status === '429' || status === '503' ? ['Retry-After' as const] : [])))]),
+            ),
+          },
+        ]),
+      ),
+    ]),
+  );
 }
 
 /** Every error a route can answer, as [HTTP status, code]: its own, and those its access rules and inputs bring. */
@@ -105,6 +160,8 @@ function successResponses(route: Route): Record<string, unknown> {
   return responses;
 }
 
+const ifNoneMatch = { name: 'If-None-Match', in: 'header', required: false, description: 'the ETag of the copy the client has: 304 without a body while it is current', schema: { type: 'string' } };
+
 const headerParameters = Object.entries(fileRequestHeaders).map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
 
 /** What a cacheable read (Route.cache, api/http/representation.ts) answers besides 200: not modified, failed preconditions. */
@@ -123,7 +180,25 @@ function fileResponses(route: Route): Record<string, unknown> {
   };
 }
 
-/** OpenAPI 3.1 from the very zod schemas the routes validate with. */
+/** The document's groups: those its operations use, in api/tags.ts's order, each with its description. */
+function tagsOf(routes: Route[]) {
+  const used = new Set([...routes.map((route) => route.tag), ...Object.values(mcpPathItem).flatMap((operation) => operation.tags)]);
+  const described = Object.entries(apiTags).filter(([name]) => used.has(name)).map(([name, description]) => ({ name, description }));
+  // A tag api/tags.ts does not describe is still listed, so the document stays valid (the lint test names it).
+  return [...described, ...[...used].filter((name) => !(name in apiTags)).map((name) => ({ name }))];
+}
+
+/**
+ * The document as served: with the URL clients send requests to (PUBLIC_URL, else the request's
+ * origin: api/http/publicOrigin.ts), since generated clients take their base URL from it and a
+ * relative "/" has no meaning outside a browser.
+ */
+export const servedAt = (document: ReturnType<typeof buildOpenApi>, serverUrl: string) => {
+  const { openapi, info, ...rest } = document;
+  return { openapi, info, servers: [{ url: serverUrl, description: 'this server' }], ...rest };
+};
+
+/** OpenAPI 3.1 from the very zod schemas the routes validate with, without servers (servedAt adds them). */
 export function buildOpenApi(routes: Route[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -145,14 +220,16 @@ export function buildOpenApi(routes: Route[], version: string) {
         ...(notes.length ? { description: notes.join(' ') } : {}),
         tags: [route.tag],
         security,
-        parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.servesFile ? headerParameters : [])],
+        parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.servesFile ? headerParameters : route.cache ? [ifNoneMatch] : [])],
         ...(route.body ? { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
-        responses: {
-          ...successResponses(route),
-          ...(route.cache ? conditionalResponses() : {}),
-          ...(route.servesFile ? fileResponses(route) : {}),
-          ...Object.fromEntries([...byStatus].map(([status, codes]) => [String(status), errorResponse(codes)])),
-        },
+        responses: Object.fromEntries(
+          Object.entries({
+            ...successResponses(route),
+            ...(route.cache ? conditionalResponses() : {}),
+            ...(route.servesFile ? fileResponses(route) : {}),
+            ...Object.fromEntries([...byStatus].map(([status, codes]) => [String(status), errorResponse(codes)])),
+          }).map(([status, response]) => [status, withHeaders(response as Record<string, unknown>, routeHeaders(route, Number(status)))]),
+        ),
       },
     };
   }
@@ -165,12 +242,13 @@ export function buildOpenApi(routes: Route[], version: string) {
       description:
         'Finds, keeps and searches the metadata of videos from YouTube channels, including deleted ones. Successes are {data: …} unless an operation declares another media type (files, event streams, this document); failures are {error: {code, message}} (components.schemas.Error), including those no operation can declare: an unknown path is 404 NOT_FOUND, a method a path does not have is 405 NOT_FOUND with an Allow header, malformed HTTP is 400 INVALID_INPUT, headers over the server\'s limit 431 and a request not received in time 408, both INVALID_INPUT with Connection: close.',
     },
-    servers: [{ url: '/' }],
+    tags: tagsOf(routes),
     components: {
       securitySchemes: {
         ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         BearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer tsk_…' },
       },
+      headers: headerComponents,
       schemas: {
         Error: {
           type: 'object',
@@ -188,6 +266,6 @@ export function buildOpenApi(routes: Route[], version: string) {
       },
     },
     // createApi serves /mcp beside every route set.
-    paths: { ...paths, '/mcp': mcpPathItem },
+    paths: withCommonHeaders({ ...paths, '/mcp': mcpPathItem } as Parameters<typeof withCommonHeaders>[0]),
   };
 }

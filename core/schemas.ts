@@ -39,6 +39,14 @@ export const featureName = z.enum([
 ]);
 export type FeatureName = z.infer<typeof featureName>;
 
+/**
+ * An object with exactly the keys of an enum, each of one schema: what z.record over the enum
+ * validates, written as properties so the OpenAPI document (and clients generated from it) name
+ * every key and which are required, rather than only an enum of property names.
+ */
+export const keyedObject = <K extends string, V extends z.ZodType>(keys: z.ZodEnum<{ [key in K]: key }>, value: V) =>
+  z.strictObject(Object.fromEntries(keys.options.map((key) => [key, value])) as { [key in K]: V });
+
 const limitRule = z.object({
   name: limitName,
   description: z.string(),
@@ -56,8 +64,8 @@ export const tier = z.object({
   rank: z.number().int(),
   apiAccess: z.boolean(),
   maxKeyScope: scopeLabel,
-  features: z.record(featureName, z.boolean()),
-  limits: z.record(limitName, limitRule),
+  features: keyedObject(featureName, z.boolean()),
+  limits: keyedObject(limitName, limitRule),
   updatedAt: z.string().describe('ISO 8601 timestamp'),
 });
 export type Tier = z.infer<typeof tier>;

@@ -94,6 +94,7 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
   path: string;
   summary: string;
   description?: string;
+  /** Its group in the OpenAPI document: one of api/tags.ts, which describes each. */
   tag: string;
   auth: RouteAuth;
   /** Least key scope needed (keys only). */
@@ -128,6 +129,8 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
   status?: number;
   /** Success statuses besides `status`, sent with `reply(…, {status})`: per status, what `{data}` holds (null: no body, as 304). */
   alsoAnswers?: A;
+  /** A success status whose reply carries a Location header, and what it points to. */
+  location?: { status: number; description: string };
   /** Answers with api/http/sendFile.ts: documents its request headers and its range and conditional answers (206, 304, 412, 416). */
   servesFile?: true;
   errors?: ErrorCode[];

@@ -45,6 +45,7 @@ const failures = {
 const notSupported = (method: string) => ({
   operationId: `${method}Mcp`,
   summary: `Not supported: the MCP server is stateless; POST JSON-RPC messages`,
+  description: `${method === 'get' ? 'A standalone event stream for messages the server starts' : 'Ending a session'} needs sessions, which this server does not keep: every request stands alone. Answers 405 with Allow: POST once the key is checked.`,
   tags: ['AI assistants (MCP)'],
   security,
   responses: {

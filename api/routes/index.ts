@@ -1,4 +1,5 @@
 import type { Route } from '../http/route.ts';
+import { docsRoutes } from './docs.ts';
 import { featuresRoute } from './features.ts';
 import { ftsRoute } from './fts.ts';
 import { healthRoute } from './health.ts';
@@ -19,6 +20,7 @@ export const allRoutes: Route[] = [
   listTiersRoute,
   updateTierRoute,
   openApiRoute(() => allRoutes),
+  ...docsRoutes,
   startSearchRoute,
   backgroundStatusRoute,
   streamSearchRoute,

@@ -133,6 +133,7 @@ const fetchSubtitlesRoute = defineRoute({
   params: videoParams,
   response: z.object({ status: z.literal('available'), videoId: z.string(), tracks: z.array(trackSchema), transcript: transcriptSchema }),
   alsoAnswers: { 202: z.object({ status: z.literal('pending'), videoId: z.string(), pollUrl: z.string().describe('GET it until status is no longer pending') }) },
+  location: { status: 202, description: 'pollUrl: GET it until status is no longer pending' },
   errors: ['RATE_LIMITED'],
   async handler({ params, caller, deps, res }) {
     const video = (await findVideos(deps.sql, [params.videoId])).get(params.videoId);

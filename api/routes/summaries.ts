@@ -156,6 +156,7 @@ const generateRoute = defineRoute({
   body: z.strictObject({ videoId: videoIdSchema, private: z.boolean({ message: 'expected true or false' }).default(false) }),
   response: summaryObject,
   alsoAnswers: { 202: summaryObject.extend({ streamToken: streamTokenObject.describe('an addition to the spec: opens streamUrl without the API key (streamToken.url), for a browser\'s EventSource') }) },
+  location: { status: 202, description: 'the summary\'s URL: GET it, or follow its /stream, until it is generated' },
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED'],
   async handler({ body, caller, deps, res }) {
     const request = await requestCallersSummary(deps, caller, res, body);

@@ -2,28 +2,17 @@
  * What search engines read: the sitemap of every public summary's page (api/web/pages/summary.tsx).
  * Private summaries and stenograms never appear here.
  */
-import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
-import type { Config } from '../../core/config.ts';
 import { notFound } from '../../core/errors.ts';
 import { countPublicSummaries, sitemapEntries, SITEMAP_URLS_PER_FILE } from '../../core/summaries/sitemapEntries.ts';
 import { summaryPageUrl } from '../../core/summaries/summaryObject.ts';
 import { escapeHtml } from '../../core/text/escapeHtml.ts';
+import { publicOrigin } from '../http/publicOrigin.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { sendAnswer } from '../http/representation.ts';
 import { defineRoute, handled, ignoredQuery, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
 
 const TAG = 'Public pages';
-const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
-
-/** Absolute URLs need the address the public reaches: PUBLIC_URL, else what the request was sent to. */
-export function publicOrigin(config: Config, req: IncomingMessage): string {
-  if (config.PUBLIC_URL) return config.PUBLIC_URL.replace(/\/+$/, '');
-  const forwardedHost = config.TRUST_PROXY ? String(req.headers['x-forwarded-host'] ?? '').split(',')[0]!.trim() : '';
-  const host = [forwardedHost, req.headers.host ?? ''].find((candidate) => HOST.test(candidate)) ?? `${config.HOST}:${config.PORT}`;
-  const forwardedProto = config.TRUST_PROXY ? String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]!.trim() : '';
-  return `${forwardedProto === 'https' ? 'https' : 'http'}://${host}`;
-}
 
 /**
  * Pages and sitemaps are the same for everybody: kept 5 minutes, then revalidated by ETag (a hash of
@@ -53,6 +42,7 @@ const sitemapRoute = defineRoute({
   path: '/sitemap.xml',
   tag: TAG,
   summary: `The sitemap of public summaries; past ${SITEMAP_URLS_PER_FILE.toLocaleString('en')} URLs, a sitemap index of /sitemaps/summaries/{n}`,
+  description: 'Lists the page of every public summary (/summaries/{videoId}) with when it was generated, as absolute URLs from PUBLIC_URL or the request\'s origin. The query string is ignored.',
   ...pageAccess,
   media: { 'application/xml': z.string() },
   async handler(ctx) {
@@ -73,6 +63,7 @@ const sitemapFileRoute = defineRoute({
   path: '/sitemaps/summaries/:file',
   tag: TAG,
   summary: 'One file of the sitemap index (when there are more public summaries than one sitemap holds)',
+  description: `File n lists public summaries ${SITEMAP_URLS_PER_FILE.toLocaleString('en')} × (n − 1) + 1 onwards, oldest first; a file past the last is 404. The query string is ignored.`,
   ...pageAccess,
   params: z.strictObject({ file: wholeNumber('file', 1, 100_000) }),
   media: { 'application/xml': z.string() },

@@ -10,6 +10,7 @@ export const listTiersRoute = defineRoute({
   path: '/api/tiers',
   tag: 'System',
   summary: 'All tiers side by side: API access, key scope, feature flags and limits',
+  description: 'Public. Every tier names every feature and every limit (max null: unlimited, 0: none); GET /api/features says which tier is the caller\'s and what it has used.',
   auth: 'public',
   // The same for everybody; an operator's change shows within a minute.
   cache: { scope: 'public', maxAgeSeconds: 60 },

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Sql } from '../db/database.ts';
-import { featureName, limitName, scopeLabel, scopeLevel, type TierName } from '../schemas.ts';
+import { featureName, keyedObject, limitName, scopeLabel, scopeLevel, type TierName } from '../schemas.ts';
 
 export const tierChanges = z.strictObject({
   apiAccess: z.boolean().optional(),
   maxKeyScope: scopeLabel.optional(),
-  features: z.partialRecord(featureName, z.boolean()).optional(),
-  limits: z.partialRecord(limitName, z.number().int().nonnegative().max(2_147_483_647).nullable()).optional()
+  features: keyedObject(featureName, z.boolean()).partial().optional(),
+  limits: keyedObject(limitName, z.number().int().nonnegative().max(2_147_483_647).nullable()).partial().optional()
     .describe('new maximum per limit; null makes it unlimited, 0 forbids'),
 });
 export type TierChanges = z.infer<typeof tierChanges>;

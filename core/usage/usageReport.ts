@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Sql } from '../db/database.ts';
-import { featureName, limitName, tierName, type LimitName, type LimitRule, type Tier } from '../schemas.ts';
+import { featureName, keyedObject, limitName, tierName, type LimitName, type LimitRule, type Tier } from '../schemas.ts';
 import { readQuotas } from './consumeQuota.ts';
 
 const usageSchema = z.object({
@@ -21,8 +21,8 @@ const accountSchema = z.object({ userId: z.string(), email: z.string(), isAdmin:
 export const usageReportSchema = z.object({
   tier: z.object({ name: tierName, displayName: z.string() }),
   account: accountSchema.nullable(),
-  features: z.record(featureName, z.boolean()),
-  limits: z.record(limitName, usageSchema),
+  features: keyedObject(featureName, z.boolean()),
+  limits: keyedObject(limitName, usageSchema),
 });
 
 /** `subjectOf` names whose counter a limit uses (the key's for per-key limits, else the user's or the address's). */

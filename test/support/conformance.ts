@@ -8,12 +8,14 @@ import type { Route } from '../../api/http/route.ts';
 /**
  * Checks every response a test API server sends against the OpenAPI document of its routes: the
  * status is declared for the operation, the media type is declared for that status, and a JSON or
- * text body is valid against the declared schema (event streams and bytes: the media type only).
+ * text body is valid against the declared schema (event streams and bytes: the media type only),
+ * and each header the document describes (components.headers: RateLimit-*, ETag, Location, …) is
+ * sent only where the response declares it.
  * Problems are collected here and fail the test that caused them (see conformance-setup.ts).
  */
 
-interface Operation { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> }
-interface Document { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } }
+interface Operation { responses: Record<string, { content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> }> }
+interface Document { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown>; headers?: Record<string, unknown> } }
 
 interface Checker {
   document: Document;
@@ -82,12 +84,23 @@ function checkResponse(routes: Route[], sent: SentResponse): string[] {
   const responses = checker.document.paths[template]![method]!.responses;
   const declared = responses[String(sent.status)] ?? responses.default;
   if (!declared) return [`${what}: status ${sent.status} is not declared for ${method.toUpperCase()} ${template} (declared: ${Object.keys(responses).join(', ')})`];
+  return [...checkHeaders(checker, what, sent, declared.headers ?? {}), ...checkContent(checker, what, sent, declared.content ?? {}, ['paths', template, method, 'responses', sent.status in responses ? String(sent.status) : 'default'])];
+}
+
+/** Headers the document describes, sent on a response that does not declare them (a generated client would not read them). */
+function checkHeaders(checker: Checker, what: string, sent: SentResponse, declared: Record<string, unknown>): string[] {
+  const names = new Set(Object.keys(declared).map((name) => name.toLowerCase()));
+  return Object.keys(checker.document.components.headers ?? {})
+    .filter((name) => sent.headers[name.toLowerCase()] !== undefined && !names.has(name.toLowerCase()))
+    .map((name) => `${what}: header ${name} is sent but not declared for this status (declared: ${[...names].join(', ') || 'none'})`);
+}
+
+function checkContent(checker: Checker, what: string, sent: SentResponse, content: Record<string, { schema?: unknown }>, at: string[]): string[] {
   const type = mediaType(sent.headers['content-type']);
-  const content = declared.content ?? {};
   if (!type) return Object.keys(content).length && sent.body?.length ? [`${what}: a body without Content-Type`] : [];
-  if (!(type in content)) return [`${what}: media type ${type} is not declared for ${sent.status} of ${method.toUpperCase()} ${template} (declared: ${Object.keys(content).join(', ') || 'no body'})`];
+  if (!(type in content)) return [`${what}: media type ${type} is not declared for ${sent.status} of ${at[2]!.toUpperCase()} ${at[1]} (declared: ${Object.keys(content).join(', ') || 'no body'})`];
   if (content[type]!.schema === undefined) return [];
-  return checkBody(checker, what, sent, ['paths', template, method, 'responses', sent.status in responses ? String(sent.status) : 'default', 'content', type, 'schema'], type);
+  return checkBody(checker, what, sent, [...at, 'content', type, 'schema'], type);
 }
 
 function checkBody(checker: Checker, what: string, sent: SentResponse, at: string[], type: string): string[] {

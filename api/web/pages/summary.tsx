@@ -6,7 +6,7 @@ import { summaryPageUrl, toSummaryObject, type SummaryObject } from '../../../co
 import { clock } from '../../../core/text/clock.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import type { VideoObject } from '../../../core/videos/videoObject.ts';
-import { publicOrigin } from '../../routes/summaryPages.ts';
+import { publicOrigin } from '../../http/publicOrigin.ts';
 import { PUBLIC_PAGE_CACHE } from '../../routes/summaryPages.ts';
 import { definePage } from '../page.tsx';
 import { StatusBadge } from '../statusBadge.tsx';

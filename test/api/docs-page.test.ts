@@ -1,0 +1,75 @@
+import chromium from '@sparticuz/chromium';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../support/api.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+
+let db: TestDatabase;
+let api: TestApi;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startTestApi(db.sql);
+});
+afterAll(async () => {
+  await api?.close();
+  await db?.drop();
+});
+
+/** The URLs of the page's scripts, styles and icons, as its HTML names them. */
+const assetsOf = (html: string) => [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!).filter((url) => url.startsWith('/api/docs/'));
+
+describe('GET /api/docs', () => {
+  it('an HTML page whose every file is served from here, with long lifetimes for versioned names', async () => {
+    const page = await api.call('/api/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'/);
+    expect(page.body).not.toMatch(/<script>|<script [^>]*>[^<]|https?:\/\//);
+    const assets = assetsOf(page.body);
+    expect(assets.map((url) => url.replace(/.*\//, ''))).toEqual(['swagger-ui-5.35.0.css', 'favicon-32x32-5.35.0.png', 'favicon-16x16-5.35.0.png', 'swagger-ui-bundle-5.35.0.js', expect.stringMatching(/^swagger-init-[0-9a-f]{12}\.js$/)]);
+    const types = { css: 'text/css', js: 'text/javascript', png: 'image/png' } as Record<string, string>;
+    for (const url of assets) {
+      const asset = await api.call(url);
+      expect({ url, status: asset.status, type: asset.headers.get('content-type')?.split(';')[0], cache: asset.headers.get('cache-control') }).toEqual({ url, status: 200, type: types[url.slice(url.lastIndexOf('.') + 1)], cache: 'public, max-age=31536000, immutable' });
+    }
+  });
+
+  it('a file of another version is refused, naming the files there are', async () => {
+    const stale = await api.call('/api/docs/assets/swagger-ui-bundle-5.34.0.js');
+    expect(stale.status).toBe(400);
+    expect(stale.body.error.message).toMatch(/no such file of the docs page .*swagger-ui-bundle-5\.35\.0\.js.*reload \/api\/docs/);
+  });
+});
+
+describe('/api/docs in headless Chromium', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await puppeteer.launch({ args: chromium.args, executablePath: await chromium.executablePath(), headless: true });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('renders every operation of the document, asks no other host for anything, logs no error', async () => {
+    const page = await browser.newPage();
+    const requested: string[] = [];
+    const problems: string[] = [];
+    page.on('request', (request) => void requested.push(request.url()));
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warn') problems.push(`${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => void problems.push(`page error: ${(error as Error).message}`));
+    page.on('requestfailed', (request) => void problems.push(`failed: ${request.url()}`));
+    await page.goto(`${api.url}/api/docs`, { waitUntil: 'networkidle0' });
+    await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
+    const shown = await page.$$eval('.opblock-summary-path', (elements) => elements.map((element) => element.getAttribute('data-path')));
+    const document = (await api.call('/api/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map(() => path));
+    expect(shown.sort()).toEqual(operations.sort());
+    expect(await page.$$eval('.opblock-tag', (elements) => elements.length)).toBe(new Set(Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => (operation as { tags: string[] }).tags))).size);
+    expect(requested.filter((url) => new URL(url).origin !== api.url && !url.startsWith('data:'))).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+});
