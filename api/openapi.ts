@@ -52,7 +52,7 @@ const withHeaders = (response: Record<string, unknown>, headers: Record<string, 
 function routeHeaders(route: Route, status: number): Record<string, unknown> {
   const names: HeaderName[] = [];
   if (route.rateLimited !== false && status !== 401) names.push(...RATE_LIMIT_HEADERS);
-  const validated = [route.status ?? 200, 304, ...(route.servesFile ? [206, 412] : [])];
+  const validated = [route.status ?? 200, 304, 412, ...(route.servesFile ? [206] : [])];
   if ((route.cache || route.servesFile) && validated.includes(status)) names.push('ETag');
   const location = route.location?.status === status ? { Location: { $ref: '#/components/headers/Location', description: route.location.description } } : {};
   return { ...headerRefs(...names), ...location };

@@ -28,7 +28,8 @@ const requestsPerMinuteOfPro = async () =>
   (await db.sql<{ max: number | null }[]>`select max_count as max from tier_limits where tier = 'pro' and limit_name = 'requestsPerMinute'`)[0]!.max;
 
 describe('unknown paths and methods', () => {
-  it.each(['/api/nothing', '/api', '/', '/api/tiers/pro/extra', '/api/healthz'])('%s is 404 NOT_FOUND in the error envelope', async (path) => {
+  // '/' is the web app's home page; a program asking for a path that is neither API nor page gets the envelope.
+  it.each(['/api/nothing', '/api', '/no-such-page', '/api/tiers/pro/extra', '/api/healthz'])('%s is 404 NOT_FOUND in the error envelope', async (path) => {
     const response = await api.call(path);
     const error = expectError(response, 404, 'NOT_FOUND');
     expect(error.message).toContain(path);
