@@ -4,8 +4,10 @@ import { AppError } from '../../core/errors.ts';
 import { originAllowed, originRule } from '../../core/mcp/originAllowed.ts';
 import { authenticate } from '../http/auth.ts';
 import { readJsonBody } from '../http/body.ts';
+import { publicOrigin } from '../http/publicOrigin.ts';
 import { sendJson } from '../http/respond.ts';
 import type { ApiDeps } from '../http/route.ts';
+import { MCP_RESOURCE_METADATA_PATH } from '../routes/protectedResource.ts';
 import type { KeyCaller } from './context.ts';
 import { createMcpServer } from './server.ts';
 
@@ -20,8 +22,10 @@ const wantsProgress = (body: unknown) =>
   (Array.isArray(body) ? body : [body]).some((message) => (message as { params?: { _meta?: { progressToken?: unknown } } })?.params?._meta?.progressToken !== undefined);
 
 /**
- * Who calls /mcp, as the REST API decides it: no key or a bad one is 401 with WWW-Authenticate
- * (RFC 6750), a tier without API access 403. Answers undefined when it has answered the request.
+ * Who calls /mcp, as the REST API decides it: no key or a bad one is 401, a tier without API access 403.
+ * The 401's challenge names the resource metadata (RFC 9728, as the MCP authorization specification
+ * asks), which says there is no authorization server: a client learns that the key is issued out of
+ * band instead of starting an OAuth login that cannot succeed. Answers undefined when it has answered.
  */
 async function identify(deps: ApiDeps, req: Request, res: ServerResponse): Promise<KeyCaller | undefined> {
   try {
@@ -31,8 +35,11 @@ async function identify(deps: ApiDeps, req: Request, res: ServerResponse): Promi
     return caller;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    const challenge = error.code === 'API_KEY_REQUIRED' ? 'Bearer realm="afterimage"' : `Bearer realm="afterimage", error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"`;
-    rpcError(res, error.status, -32001, `${error.code}: ${error.message}`, error.status === 401 ? { 'WWW-Authenticate': challenge } : {});
+    const metadataUrl = `${publicOrigin(deps.config, req)}${MCP_RESOURCE_METADATA_PATH}`;
+    // RFC 6750 §3: a request without credentials gets no error code, only where to learn more.
+    const challenge = `Bearer realm="afterimage", resource_metadata="${metadataUrl}"` + (error.code === 'API_KEY_REQUIRED' ? '' : `, error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"`);
+    const howTo = error.code === 'API_KEY_REQUIRED' ? '; there is no OAuth login here: API keys are issued from your account (afterimage keys create)' : '';
+    rpcError(res, error.status, -32001, `${error.code}: ${error.message}${howTo}`, error.status === 401 ? { 'WWW-Authenticate': challenge } : {});
     return undefined;
   }
 }

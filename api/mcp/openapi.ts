@@ -32,7 +32,7 @@ const refusal = (description: string, headers?: Record<string, unknown>) => ({
   content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcError' } } },
 });
 const security = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
-const unauthorized = refusal('no API key, or an unknown or revoked one (JSON-RPC error -32001)', { 'WWW-Authenticate': { description: 'Bearer realm="afterimage" (RFC 6750)', schema: { type: 'string' } } });
+const unauthorized = refusal('no API key, or an unknown or revoked one (JSON-RPC error -32001)', { 'WWW-Authenticate': { description: 'Bearer realm="afterimage", resource_metadata="…/.well-known/oauth-protected-resource/mcp" (RFC 6750, RFC 9728; the metadata names no authorization server: keys are issued out of band), plus error="invalid_token" for a bad key', schema: { type: 'string' } } });
 const forbidden = refusal('an Origin that is not allowed (DNS rebinding protection), or a tier without API access');
 const inEnvelope = { $ref: '#/components/schemas/Error' };
 /** What every operation may answer, in the REST API's error envelope (or, when the key lookup reports it, as a JSON-RPC error). */

@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpContext } from './context.ts';
+import { listPortableTools } from './portableTools.ts';
 import { registerPrompts } from './prompts.ts';
 import { registerResources } from './resources.ts';
 import { registerTool } from './tool.ts';
@@ -31,6 +32,7 @@ const INSTRUCTIONS =
 export function createMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer({ name: 'afterimage', title: 'Afterimage', version: ctx.deps.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {}, prompts: {} } });
   for (const tool of mcpTools) registerTool(server, tool, ctx);
+  listPortableTools(server, mcpTools);
   registerResources(server, ctx);
   registerPrompts(server);
   return server;

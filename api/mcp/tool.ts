@@ -40,6 +40,9 @@ function toolError(error: unknown, ctx: McpContext): CallToolResult {
   return { isError: true, content: [{ type: 'text', text: `INTERNAL_ERROR: an unexpected error occurred; quote request id ${ctx.requestId} when reporting it` }] };
 }
 
+/** What a client may assume of a tool's calls. */
+export const toolAnnotations = (spec: ToolSpec<z.ZodObject, z.ZodObject>) => ({ title: spec.title, readOnlyHint: spec.readOnly, destructiveHint: false, idempotentHint: spec.readOnly, openWorldHint: false });
+
 /** Registers the tool: access, storable arguments and requestsPerMinute are checked per call, as a REST request's are. */
 export function registerTool(server: McpServer, spec: ToolSpec<z.ZodObject, z.ZodObject>, ctx: McpContext): void {
   server.registerTool(
@@ -49,7 +52,7 @@ export function registerTool(server: McpServer, spec: ToolSpec<z.ZodObject, z.Zo
       description: spec.description,
       inputSchema: spec.input,
       outputSchema: spec.output,
-      annotations: { title: spec.title, readOnlyHint: spec.readOnly, destructiveHint: false, idempotentHint: spec.readOnly, openWorldHint: false },
+      annotations: toolAnnotations(spec),
     },
     async (args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult> => {
       try {

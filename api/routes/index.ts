@@ -4,6 +4,7 @@ import { featuresRoute } from './features.ts';
 import { ftsRoute } from './fts.ts';
 import { healthRoute } from './health.ts';
 import { openApiRoute } from './openapi.ts';
+import { protectedResourceRoutes } from './protectedResource.ts';
 import { backgroundStatusRoute, continueSearchRoute, startSearchRoute, streamSearchRoute } from './search.ts';
 import { stenogramRoutes } from './stenograms.ts';
 import { streamTokenRoute } from './streamTokens.ts';
@@ -21,6 +22,7 @@ export const allRoutes: Route[] = [
   updateTierRoute,
   openApiRoute(() => allRoutes),
   ...docsRoutes,
+  ...protectedResourceRoutes,
   startSearchRoute,
   backgroundStatusRoute,
   streamSearchRoute,

@@ -27,13 +27,14 @@ export async function mcpCommand(args: string[]): Promise<void> {
 
   local.onmessage = (message) => {
     remote.send(message).catch((error: Error) => {
-      warn(error.message);
+      const failure = describeFailure(error, endpoint);
+      warn(failure);
       // A request the service could not take still gets an answer, so the assistant does not wait forever.
-      if ('id' in message && 'method' in message) void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `afterimage at ${endpoint.origin}: ${error.message}` } });
+      if ('id' in message && 'method' in message) void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `afterimage: ${failure}` } });
     });
   };
   remote.onmessage = (message) => void local.send(message);
-  remote.onerror = (error) => warn(error.message);
+  remote.onerror = (error) => warn(describeFailure(error, endpoint));
   local.onclose = () => void remote.close();
 
   await remote.start();
@@ -46,4 +47,22 @@ export async function mcpCommand(args: string[]): Promise<void> {
     };
     process.stdin.once('end', () => resolve());
   });
+}
+
+/** What to do next for each way of not reaching the service (fetch says only "fetch failed"; the cause names it). */
+const NEXT_STEP: Record<string, string> = {
+  ECONNREFUSED: 'nothing listens there: start the service (npm start, or npx afterimage start) or give its address with --url',
+  ENOTFOUND: 'no such host: check the host name in --url',
+  EAI_AGAIN: 'the host name could not be resolved now: check the network and --url',
+  ETIMEDOUT: 'no answer: check that the address in --url is reachable from here (firewall, VPN)',
+  UND_ERR_CONNECT_TIMEOUT: 'no answer: check that the address in --url is reachable from here (firewall, VPN)',
+  ECONNRESET: 'the connection was cut: check that --url is the service and not another server or proxy',
+};
+
+/** A failure to reach /mcp named by its address and cause (ECONNREFUSED, ENOTFOUND, …), with what to do. */
+function describeFailure(error: Error, endpoint: URL): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (!cause) return `${endpoint.href}: ${error.message}`;
+  const code = cause.code ?? cause.message ?? 'unknown cause';
+  return `cannot reach ${endpoint.href} (${code}): ${NEXT_STEP[code] ?? 'check --url and the network'}`;
 }

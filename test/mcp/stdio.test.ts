@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +44,19 @@ describe('afterimage mcp (stdio bridge)', () => {
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
     await client.connect(bridge([], { AFTERIMAGE_URL: api.url, AFTERIMAGE_API_KEY: key }));
     expect((await client.callTool({ name: 'get_usage', arguments: {} })).structuredContent).toMatchObject({ tier: { name: 'pro' } });
+    await client.close();
+  }, 30_000);
+
+  it('no service at the address: the error names the address, the cause and what to do (not only "fetch failed")', async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+    const refused = await client.connect(bridge(['--url', `http://127.0.0.1:${closedPort}`, '--key', key])).then(() => undefined, (error: Error) => error);
+    expect(refused?.message).toContain(`afterimage: cannot reach http://127.0.0.1:${closedPort}/mcp (ECONNREFUSED): nothing listens there: start the service`);
     await client.close();
   }, 30_000);
 
