@@ -26,13 +26,28 @@ function parameters(schema: z.ZodType | undefined, location: 'path' | 'query') {
 
 /** The response headers the server sends, declared once (components.headers) and named by the responses that carry them. */
 const headerComponents = {
-  'X-Request-Id': { description: 'The request\'s id: the X-Request-Id sent (1–128 characters of A–Z a–z 0–9 . _ : -), else a generated UUID; the server\'s logs name it', required: true, schema: { type: 'string' } },
-  'RateLimit-Limit': { description: 'The maximum of the limit that governed this request (the last one counted: requestsPerMinute, or the operation\'s own, as ftsQueriesPerMinute)', schema: { type: 'integer', minimum: 0 } },
+  'X-Request-Id': {
+    description:
+      "The request's id: the X-Request-Id sent (1–128 characters of A–Z a–z 0–9 . _ : -), else a generated UUID; the server's logs name it",
+    required: true,
+    schema: { type: 'string' },
+  },
+  'RateLimit-Limit': {
+    description:
+      "The maximum of the limit that governed this request (the last one counted: requestsPerMinute, or the operation's own, as ftsQueriesPerMinute)",
+    schema: { type: 'integer', minimum: 0 },
+  },
   'RateLimit-Remaining': { description: 'Units of that limit left in its window', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the window lets a unit through again', schema: { type: 'integer', minimum: 0 } },
-  'RateLimit-Policy': { description: 'The limit as <max>;w=<window seconds> (IETF httpapi RateLimit fields draft)', schema: { type: 'string', pattern: '^\\d+;w=\\d+$' } },
+  'RateLimit-Policy': {
+    description: 'The limit as <max>;w=<window seconds> (IETF httpapi RateLimit fields draft)',
+    schema: { type: 'string', pattern: '^\\d+;w=\\d+$' },
+  },
   'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
-  ETag: { description: 'A strong validator of this representation: send it back in If-None-Match to get 304 while it is current', schema: { type: 'string' } },
+  ETag: {
+    description: 'A strong validator of this representation: send it back in If-None-Match to get 304 while it is current',
+    schema: { type: 'string' },
+  },
   Location: { description: 'Where to follow the work this answer accepted', schema: { type: 'string', format: 'uri-reference' } },
 } satisfies Record<string, JsonSchema>;
 
@@ -42,7 +57,9 @@ const RATE_LIMIT_HEADERS: HeaderName[] = ['RateLimit-Limit', 'RateLimit-Remainin
 
 /** Adds headers to a response (a new object: responses may be shared between operations). */
 const withHeaders = (response: Record<string, unknown>, headers: Record<string, unknown>) =>
-  Object.keys(headers).length ? { ...response, headers: { ...(response.headers as Record<string, unknown> | undefined), ...headers } } : response;
+  Object.keys(headers).length
+    ? { ...response, headers: { ...(response.headers as Record<string, unknown> | undefined), ...headers } }
+    : response;
 
 /**
  * The headers a route's answer with this status carries: RateLimit-* on a rate-limited route's
@@ -54,7 +71,10 @@ function routeHeaders(route: Route, status: number): Record<string, unknown> {
   if (route.rateLimited !== false && status !== 401) names.push(...RATE_LIMIT_HEADERS);
   const validated = [route.status ?? 200, 304, 412, ...(route.servesFile ? [206] : [])];
   if ((route.cache || route.servesFile) && validated.includes(status)) names.push('ETag');
-  const location = route.location?.status === status ? { Location: { $ref: '#/components/headers/Location', description: route.location.description } } : {};
+  const location =
+    route.location?.status === status
+      ? { Location: { $ref: '#/components/headers/Location', description: route.location.description } }
+      : {};
   return { ...headerRefs(...names), ...location };
 }
 
@@ -69,7 +89,13 @@ function withCommonHeaders(paths: Record<string, Record<string, { responses: Rec
           {
             ...operation,
             responses: Object.fromEntries(
-              Object.entries(operation.responses).map(([status, response]) => [status, withHeaders(response, headerRefs('X-Request-Id', ...(status === '429' || status === '503' ? ['Retry-After' as const] : [])))]),
+              Object.entries(operation.responses).map(([status, response]) => [
+                status,
+                withHeaders(
+                  response,
+                  headerRefs('X-Request-Id', ...(status === '429' || status === '503' ? ['Retry-After' as const] : [])),
+                ),
+              ]),
             ),
           },
         ]),
@@ -101,13 +127,22 @@ const errorResponse = (codes: ErrorCode[]) => ({
   description: `Error envelope; code is ${codes.join(' or ')}`,
   content: {
     'application/json': {
-      schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } }] },
+      schema: {
+        allOf: [
+          { $ref: '#/components/schemas/Error' },
+          { type: 'object', properties: { error: { type: 'object', properties: { code: { enum: codes } } } } },
+        ],
+      },
     },
   },
 });
 
 /** 'search:caption_info' → 'SearchCaptionInfoEvent' */
-const eventComponent = (type: string) => `${type.split(/[:_]/).map((part) => part[0]!.toUpperCase() + part.slice(1)).join('')}Event`;
+const eventComponent = (type: string) =>
+  `${type
+    .split(/[:_]/)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('')}Event`;
 
 /**
  * Component schemas of the events of streaming routes, from the event schemas themselves: one per
@@ -140,7 +175,9 @@ function eventSchemas(routes: Route[]): Record<string, JsonSchema> {
   return schemas;
 }
 
-const inEnvelope = (schema: z.ZodType) => ({ schema: { type: 'object', required: ['data'], properties: { data: jsonSchema(schema, 'output') } } });
+const inEnvelope = (schema: z.ZodType) => ({
+  schema: { type: 'object', required: ['data'], properties: { data: jsonSchema(schema, 'output') } },
+});
 
 /** A body sent as it is: bytes have no schema (OpenAPI 3.1's way for binary content), text and JSON have theirs. */
 const rawBody = (schema: z.ZodType) => (schema === binaryBody ? {} : { schema: jsonSchema(schema, 'output') });
@@ -153,37 +190,66 @@ function successResponses(route: Route): Record<string, unknown> {
     ...(route.events ? { 'text/event-stream': { schema: { $ref: `#/components/schemas/${route.events.name}` } } } : {}),
   };
   const status = route.status ?? 200;
-  const responses: Record<string, unknown> = { [status]: { description: STATUS_CODES[status], ...(Object.keys(content).length ? { content } : {}) } };
+  const responses: Record<string, unknown> = {
+    [status]: { description: STATUS_CODES[status], ...(Object.keys(content).length ? { content } : {}) },
+  };
   for (const [other, data] of Object.entries(route.alsoAnswers ?? {})) {
     responses[other] = { description: STATUS_CODES[other], ...(data ? { content: { 'application/json': inEnvelope(data) } } : {}) };
   }
   return responses;
 }
 
-const ifNoneMatch = { name: 'If-None-Match', in: 'header', required: false, description: 'the ETag of the copy the client has: 304 without a body while it is current', schema: { type: 'string' } };
+const ifNoneMatch = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'the ETag of the copy the client has: 304 without a body while it is current',
+  schema: { type: 'string' },
+};
 
-const headerParameters = Object.entries(fileRequestHeaders).map(([name, description]) => ({ name, in: 'header', required: false, description, schema: { type: 'string' } }));
+const headerParameters = Object.entries(fileRequestHeaders).map(([name, description]) => ({
+  name,
+  in: 'header',
+  required: false,
+  description,
+  schema: { type: 'string' },
+}));
 
 /** What a cacheable read (Route.cache, api/http/representation.ts) answers besides 200: not modified, failed preconditions. */
 const conditionalResponses = () => ({
-  304: { description: 'Not Modified: the client\'s copy is current (If-None-Match, If-Modified-Since); no body, and the request counts no quota' },
-  412: { ...errorResponse(['INVALID_INPUT']), description: 'Precondition Failed (If-Match, If-Unmodified-Since); error envelope, code INVALID_INPUT' },
+  304: {
+    description: "Not Modified: the client's copy is current (If-None-Match, If-Modified-Since); no body, and the request counts no quota",
+  },
+  412: {
+    ...errorResponse(['INVALID_INPUT']),
+    description: 'Precondition Failed (If-Match, If-Unmodified-Since); error envelope, code INVALID_INPUT',
+  },
 });
 
 /** What a file route (api/http/sendFile.ts) answers besides 200: one byte range, not modified, failed preconditions. */
 function fileResponses(route: Route): Record<string, unknown> {
   const contentRange = (description: string) => ({ 'Content-Range': { description, schema: { type: 'string' } } });
   return {
-    206: { description: 'Partial Content: one byte range', headers: contentRange('bytes a-b/size'), content: Object.fromEntries(Object.entries(route.media ?? {}).map(([type, schema]) => [type, rawBody(schema)])) },
+    206: {
+      description: 'Partial Content: one byte range',
+      headers: contentRange('bytes a-b/size'),
+      content: Object.fromEntries(Object.entries(route.media ?? {}).map(([type, schema]) => [type, rawBody(schema)])),
+    },
     ...conditionalResponses(),
-    416: { ...errorResponse(['INVALID_INPUT']), description: 'Range Not Satisfiable; error envelope, code INVALID_INPUT', headers: contentRange('bytes */size') },
+    416: {
+      ...errorResponse(['INVALID_INPUT']),
+      description: 'Range Not Satisfiable; error envelope, code INVALID_INPUT',
+      headers: contentRange('bytes */size'),
+    },
   };
 }
 
 /** The document's groups: those its operations use, in api/tags.ts's order, each with its description. */
 function tagsOf(routes: Route[]) {
   const used = new Set([...routes.map((route) => route.tag), ...Object.values(mcpPathItem).flatMap((operation) => operation.tags)]);
-  const described = Object.entries(apiTags).filter(([name]) => used.has(name)).map(([name, description]) => ({ name, description }));
+  const described = Object.entries(apiTags)
+    .filter(([name]) => used.has(name))
+    .map(([name, description]) => ({ name, description }));
   // A tag api/tags.ts does not describe is still listed, so the document stays valid (the lint test names it).
   return [...described, ...[...used].filter((name) => !(name in apiTags)).map((name) => ({ name }))];
 }
@@ -215,13 +281,27 @@ export function buildOpenApi(routes: Route[], version: string) {
     paths[path] = {
       ...paths[path],
       [route.method.toLowerCase()]: {
-        operationId: `${route.method.toLowerCase()}${path.replace(/[{}]/g, '').split('/').filter((part) => part && part !== 'api').map((part) => part[0]!.toUpperCase() + part.slice(1).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())).join('')}`,
+        operationId: `${route.method.toLowerCase()}${path
+          .replace(/[{}]/g, '')
+          .split('/')
+          .filter((part) => part && part !== 'api')
+          .map(
+            (part) =>
+              part[0]!.toUpperCase() + part.slice(1).replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase()),
+          )
+          .join('')}`,
         summary: route.summary,
         ...(notes.length ? { description: notes.join(' ') } : {}),
         tags: [route.tag],
         security,
-        parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query'), ...(route.servesFile ? headerParameters : route.cache ? [ifNoneMatch] : [])],
-        ...(route.body ? { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+        parameters: [
+          ...parameters(route.params, 'path'),
+          ...parameters(route.query, 'query'),
+          ...(route.servesFile ? headerParameters : route.cache ? [ifNoneMatch] : []),
+        ],
+        ...(route.body
+          ? { requestBody: { required: !route.optionalBody, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+          : {}),
         responses: Object.fromEntries(
           Object.entries({
             ...successResponses(route),
@@ -240,7 +320,7 @@ export function buildOpenApi(routes: Route[], version: string) {
       version,
       license: { name: 'MIT', identifier: 'MIT' },
       description:
-        'Finds, keeps and searches the metadata of videos from YouTube channels, including deleted ones. Successes are {data: …} unless an operation declares another media type (files, event streams, this document); failures are {error: {code, message}} (components.schemas.Error), including those no operation can declare: an unknown path is 404 NOT_FOUND, a method a path does not have is 405 NOT_FOUND with an Allow header, malformed HTTP is 400 INVALID_INPUT, headers over the server\'s limit 431 and a request not received in time 408, both INVALID_INPUT with Connection: close.',
+        "Finds, keeps and searches the metadata of videos from YouTube channels, including deleted ones. Successes are {data: …} unless an operation declares another media type (files, event streams, this document); failures are {error: {code, message}} (components.schemas.Error), including those no operation can declare: an unknown path is 404 NOT_FOUND, a method a path does not have is 405 NOT_FOUND with an Allow header, malformed HTTP is 400 INVALID_INPUT, headers over the server's limit 431 and a request not received in time 408, both INVALID_INPUT with Connection: close.",
     },
     tags: tagsOf(routes),
     components: {

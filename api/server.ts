@@ -55,15 +55,25 @@ async function requestBody(req: Request, route: Route, limitBytes: number): Prom
 function dispatch(route: Route, deps: ApiDeps) {
   const handle = dispatchUnguarded(route, deps);
   // polka takes a falsy rejection for "no error" and would answer 404: never let one through.
-  return (req: Request, res: ServerResponse) => handle(req, res).catch((error: unknown) => Promise.reject(error ?? new Error('handler failed without a reason')));
+  return (req: Request, res: ServerResponse) =>
+    handle(req, res).catch((error: unknown) => Promise.reject(error ?? new Error('handler failed without a reason')));
 }
 
 function dispatchUnguarded(route: Route, deps: ApiDeps) {
   return async (req: Request, res: ServerResponse) => {
-    const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, route.auth, route.apiAccess !== false, streamTokenOf(route, req));
+    const caller = await authenticate(
+      { sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY },
+      req,
+      route.auth,
+      route.apiAccess !== false,
+      streamTokenOf(route, req),
+    );
     (res as ServerResponse & { userId?: string }).userId = callerUserId(caller) ?? undefined;
     checkAccess(caller, route);
-    const quota = requestQuota(deps.counterSql ?? deps.sql, caller, res, route.rateLimited ?? true, { late: route.cache !== undefined, limit: route.requestLimit ?? 'requestsPerMinute' });
+    const quota = requestQuota(deps.counterSql ?? deps.sql, caller, res, route.rateLimited ?? true, {
+      late: route.cache !== undefined,
+      limit: route.requestLimit ?? 'requestsPerMinute',
+    });
     await quota.start();
     const exchange = { req, res, countRequest: quota.settle, waiveRequest: quota.waive };
     const result = await validateAndRun(route, deps, req, { ...exchange, caller, charge: quota.charge }).catch(async (error: unknown) => {
@@ -78,7 +88,12 @@ function dispatchUnguarded(route: Route, deps: ApiDeps) {
 }
 
 /** Validation, then the handler. */
-async function validateAndRun(route: Route, deps: ApiDeps, req: Request, ctx: Pick<RouteContext<unknown, unknown, unknown>, 'res' | 'caller' | 'charge' | 'countRequest' | 'waiveRequest'>) {
+async function validateAndRun(
+  route: Route,
+  deps: ApiDeps,
+  req: Request,
+  ctx: Pick<RouteContext<unknown, unknown, unknown>, 'res' | 'caller' | 'charge' | 'countRequest' | 'waiveRequest'>,
+) {
   const params = parse(route.params, req.params, 'path');
   const query = parse(route.query, { ...req.query }, 'query');
   const body = route.body ? parse(route.body, await requestBody(req, route, deps.config.BODY_LIMIT_BYTES), 'body') : undefined;
@@ -109,9 +124,16 @@ export function createApi(input: ApiInput, routes: Route[] = allRoutes, pages: P
       const allowed = patterns.find((entry) => entry.pattern.test(req.path))?.methods;
       if (wantsHtml(req)) {
         const message = allowed ? `${req.method} is not supported on ${req.path}` : `there is no page at ${req.path}`;
-        void sendErrorPage(req, res, new AppError('NOT_FOUND', message, { status: allowed ? 405 : 404, headers: allowed ? { Allow: allowed.join(', ') } : {} }), deps);
+        void sendErrorPage(
+          req,
+          res,
+          new AppError('NOT_FOUND', message, { status: allowed ? 405 : 404, headers: allowed ? { Allow: allowed.join(', ') } : {} }),
+          deps,
+        );
       } else if (allowed) {
-        sendError(res, 405, 'NOT_FOUND', `${req.method} is not supported on ${req.path}; use ${allowed.join(' or ')}`, { headers: { Allow: allowed.join(', ') } });
+        sendError(res, 405, 'NOT_FOUND', `${req.method} is not supported on ${req.path}; use ${allowed.join(' or ')}`, {
+          headers: { Allow: allowed.join(', ') },
+        });
       } else {
         sendError(res, 404, 'NOT_FOUND', `no endpoint ${req.method} ${req.path}; see /api/openapi.json`);
       }
@@ -145,18 +167,27 @@ export function createApi(input: ApiInput, routes: Route[] = allRoutes, pages: P
   }
   // The web app: pages for people on the same server, and their hashed CSS and JavaScript.
   for (const page of pages) app[page.method === 'GET' ? 'get' : 'post'](page.path, servePage(page, deps) as unknown as Middleware<Request>);
-  app.get('/assets/*', ((req: Request, res: ServerResponse, next: () => void) => (sendAsset(req.path, res) ? undefined : next())) as unknown as Middleware<Request>);
+  app.get('/assets/*', ((req: Request, res: ServerResponse, next: () => void) =>
+    sendAsset(req.path, res) ? undefined : next()) as unknown as Middleware<Request>);
   return app;
 }
 
 /** Listens until `close()`, which stops accepting, lets requests in flight finish, then ends idle connections. */
-export async function startApi(deps: Omit<ApiInput, 'openStreams'>, port: number, host: string): Promise<{ server: Server; port: number; close(): Promise<void> }> {
+export async function startApi(
+  deps: Omit<ApiInput, 'openStreams'>,
+  port: number,
+  host: string,
+): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const openStreams = new Set<{ end(): void }>();
   const app = createApi({ ...deps, openStreams });
   await new Promise<void>((resolve, reject) => {
     app.listen({ port, host }, () => resolve());
     app.server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new Error(`port ${port} on ${host} is already in use; stop what uses it or set PORT to another port`) : error),
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`port ${port} on ${host} is already in use; stop what uses it or set PORT to another port`)
+          : error,
+      ),
     );
   });
   const server = app.server as Server;

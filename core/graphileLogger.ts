@@ -9,7 +9,12 @@ import type { Logger } from './log.ts';
  */
 function lostConnection(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
-  return Boolean(connectionFailureCode(error)) || code === 'ECONNREFUSED' || code === 'ENOENT' || (typeof message === 'string' && message.includes('connection error and is not queryable'));
+  return (
+    Boolean(connectionFailureCode(error)) ||
+    code === 'ECONNREFUSED' ||
+    code === 'ENOENT' ||
+    (typeof message === 'string' && message.includes('connection error and is not queryable'))
+  );
 }
 
 /**

@@ -17,7 +17,11 @@ function serialise(value: unknown): unknown {
   return value;
 }
 
-export function createLogger(level: LogLevel, bindings: LogFields = {}, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
+export function createLogger(
+  level: LogLevel,
+  bindings: LogFields = {},
+  write: (line: string) => void = (line) => process.stderr.write(line),
+): Logger {
   const threshold = rank[level];
   const emit = (entryLevel: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
     if (rank[entryLevel] < threshold) return;

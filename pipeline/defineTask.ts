@@ -5,7 +5,10 @@ import { jobPayloads, type JobPayload, type TaskName } from '../core/jobs/regist
 export type NamedTask<T extends TaskName> = Task & { readonly taskName: T };
 
 /** A task whose handler gets its payload parsed by the registry's schema for that task. */
-export function defineTask<T extends TaskName>(task: T, handler: (payload: JobPayload<T>, helpers: JobHelpers) => Promise<void>): NamedTask<T> {
+export function defineTask<T extends TaskName>(
+  task: T,
+  handler: (payload: JobPayload<T>, helpers: JobHelpers) => Promise<void>,
+): NamedTask<T> {
   const schema = jobPayloads[task];
   const run: Task = async (payload, helpers) => handler(schema.parse(payload ?? {}) as JobPayload<T>, helpers);
   return Object.assign(run, { taskName: task });

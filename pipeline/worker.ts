@@ -22,7 +22,11 @@ import { processId, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlo
 import { crontab, taskList } from './tasks/index.ts';
 
 /** `runner` is the graphile-worker runner of the moment: a new one replaces a runner that a database outage ended. */
-export interface WorkerHandle { id: string; readonly runner: Runner; stop(): Promise<void> }
+export interface WorkerHandle {
+  id: string;
+  readonly runner: Runner;
+  stop(): Promise<void>;
+}
 
 /**
  * graphile-worker 0.17.3 records a job's end without awaiting it unless ends are batched: with the
@@ -52,7 +56,15 @@ function trackRunning(tasks: TaskList, running: Set<Promise<unknown>>): TaskList
  * graphile_worker.force_unlock_workers (graphile-worker's own function, as the heartbeat uses it), so
  * a job runs again, as a new attempt, only once its previous run has ended: never twice at once.
  */
-async function keepRunning(ended: Runner, start: () => Promise<Runner>, sql: Sql, log: Logger, stopping: () => boolean, running: Set<Promise<unknown>>, pools: { workerIds: Set<string>; releasedIds: Set<string> }): Promise<Runner | undefined> {
+async function keepRunning(
+  ended: Runner,
+  start: () => Promise<Runner>,
+  sql: Sql,
+  log: Logger,
+  stopping: () => boolean,
+  running: Set<Promise<unknown>>,
+  pools: { workerIds: Set<string>; releasedIds: Set<string> },
+): Promise<Runner | undefined> {
   await ended.promise.catch(() => undefined);
   if (stopping()) return undefined;
   log.warn('graphile-worker stopped: waiting for the database, then starting it again', { tasksStillRunning: running.size });
@@ -98,17 +110,27 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
     if (freed.length) log.warn('freed jobs locked by workers that stopped beating', { workerIds: freed });
   };
   const statusProbe = configuredStatusProbe(config);
-  if (!statusProbe) log.info('no status probe configured (YOUTUBE_API_KEY or STATUS_WATCH_PROBE): video statuses stay as the sources describe them');
+  if (!statusProbe)
+    log.info('no status probe configured (YOUTUBE_API_KEY or STATUS_WATCH_PROBE): video statuses stay as the sources describe them');
   // One LLM client for summaries and stenograms alike, so LLM_CONCURRENCY holds for the process.
   const llm = configuredLlmClient(config, log);
   const summaryGenerator = llm ? createLlmSummaryGenerator(llm) : createExtractiveGenerator();
   const offlineStenograms = createOfflineStenogramGenerator();
   const stenogramGenerator = llm ? createLlmStenogramGenerator(llm, offlineStenograms) : offlineStenograms;
   const stenogramStore = configuredStenogramStore(config);
-  log.info(llm ? `summaries and stenograms are written by ${llm.model} (LLM_BASE_URL)` : `summaries and stenograms are written offline (${summaryGenerator.model}, ${stenogramGenerator.model}); set LLM_BASE_URL for an LLM`, { stenogramStore: stenogramStore.location });
+  log.info(
+    llm
+      ? `summaries and stenograms are written by ${llm.model} (LLM_BASE_URL)`
+      : `summaries and stenograms are written offline (${summaryGenerator.model}, ${stenogramGenerator.model}); set LLM_BASE_URL for an LLM`,
+    { stenogramStore: stenogramStore.location },
+  );
   const typesense = typesenseTarget(config, log, { purpose: 'indexing' });
   if (await setSearchSync(db.sql, Boolean(typesense))) {
-    log.info(typesense ? 'search sync on: changed videos are indexed in Typesense; run `afterimage reindex` once to index the videos stored before' : 'search sync off: no TYPESENSE_URL, changed videos are no longer queued for Typesense');
+    log.info(
+      typesense
+        ? 'search sync on: changed videos are indexed in Typesense; run `afterimage reindex` once to index the videos stored before'
+        : 'search sync off: no TYPESENSE_URL, changed videos are no longer queued for Typesense',
+    );
   }
   const reaped = await reapDeadLocalWorkers(db.sql);
   if (reaped.length) log.warn('freed jobs locked by killed worker processes of this machine', { workerIds: reaped });

@@ -40,9 +40,18 @@ type Command = (args: string[]) => Promise<void> | void;
 // not pay for loading the API server, the MCP SDK and the sources.
 const service = () => import('./commands/service.ts');
 const commands: Record<string, () => Promise<Command>> = {
-  start: async () => { const { serve } = await service(); return () => serve({ api: true, worker: true }); },
-  api: async () => { const { serve } = await service(); return () => serve({ api: true, worker: false }); },
-  worker: async () => { const { serve } = await service(); return () => serve({ api: false, worker: true }); },
+  start: async () => {
+    const { serve } = await service();
+    return () => serve({ api: true, worker: true });
+  },
+  api: async () => {
+    const { serve } = await service();
+    return () => serve({ api: true, worker: false });
+  },
+  worker: async () => {
+    const { serve } = await service();
+    return () => serve({ api: false, worker: true });
+  },
   migrate: async () => (await service()).migrateCommand,
   config: async () => (await service()).configCommand,
   users: async () => (await import('./commands/accounts.ts')).usersCommand,
@@ -73,7 +82,12 @@ async function main([name, ...args]: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   const json = process.argv.includes('--json');
-  const code = error instanceof AppError ? error.code : error instanceof UsageError || error instanceof ConfigError ? 'INVALID_INPUT' : 'INTERNAL_ERROR';
+  const code =
+    error instanceof AppError
+      ? error.code
+      : error instanceof UsageError || error instanceof ConfigError
+        ? 'INVALID_INPUT'
+        : 'INTERNAL_ERROR';
   const message = error instanceof Error ? error.message : String(error);
   if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
   else process.stderr.write(`afterimage: ${message}\n`);

@@ -49,6 +49,10 @@ export function table(rows: Array<Record<string, unknown>>): string {
   const columns = Object.keys(rows[0]!);
   const cells = rows.map((row) => columns.map((column) => String(row[column] ?? '-')));
   const widths = columns.map((column, index) => Math.max(column.length, ...cells.map((row) => row[index]!.length)));
-  const line = (values: string[]) => values.map((value, index) => value.padEnd(widths[index]!)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((value, index) => value.padEnd(widths[index]!))
+      .join('  ')
+      .trimEnd();
   return [line(columns), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
 }

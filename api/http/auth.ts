@@ -48,22 +48,40 @@ function extractApiKey(req: IncomingMessage): string | undefined {
 export const anonymousSubject = (address: string) => hashedSubject(`anonymous:${address}`);
 
 export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
-  const forwarded = trustProxy ? String(req.headers['x-forwarded-for'] ?? '').split(',')[0]?.trim() : '';
+  const forwarded = trustProxy
+    ? String(req.headers['x-forwarded-for'] ?? '')
+        .split(',')[0]
+        ?.trim()
+    : '';
   return forwarded || req.socket.remoteAddress || 'unknown';
 }
 
-export interface AuthDeps { sql: Sql; tiers: TierCache; log: Logger; trustProxy: boolean }
+export interface AuthDeps {
+  sql: Sql;
+  tiers: TierCache;
+  log: Logger;
+  trustProxy: boolean;
+}
 
 const lastTouched = new Map<string, number>();
 
 /** A stream token given in the URL of an event stream (`?token=`), with the path it was given on. */
-export interface StreamTokenUse { token: string; path: string }
+export interface StreamTokenUse {
+  token: string;
+  path: string;
+}
 
 /**
  * Who is calling. The key is looked up by its SHA-256 hash, so the time taken does not depend on how
  * much of a guessed key is right, and the stored hash is compared in constant time.
  */
-export async function authenticate(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth, needsApiAccess = true, streamToken?: StreamTokenUse): Promise<Caller> {
+export async function authenticate(
+  deps: AuthDeps,
+  req: IncomingMessage,
+  auth: RouteAuth,
+  needsApiAccess = true,
+  streamToken?: StreamTokenUse,
+): Promise<Caller> {
   if (auth !== 'public') return identify(deps, req, auth, needsApiAccess, streamToken);
   // Public routes count a valid key against its owner, but a stale or wrong key never blocks them
   // (a monitor with an old key still gets its health answer).
@@ -79,7 +97,13 @@ function anonymousCaller(deps: Pick<AuthDeps, 'trustProxy'>, req: IncomingMessag
   return { kind: 'anonymous', tier: tiers.get('anonymous')!, subject: anonymousSubject(address), address };
 }
 
-async function identify(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth, needsApiAccess: boolean, streamToken?: StreamTokenUse): Promise<Caller> {
+async function identify(
+  deps: AuthDeps,
+  req: IncomingMessage,
+  auth: RouteAuth,
+  needsApiAccess: boolean,
+  streamToken?: StreamTokenUse,
+): Promise<Caller> {
   const key = extractApiKey(req);
   const tiers = await deps.tiers.get();
   if (streamToken) {
@@ -87,7 +111,11 @@ async function identify(deps: AuthDeps, req: IncomingMessage, auth: RouteAuth, n
     return keyCaller(deps, await streamTokenOwner(deps.sql, streamToken), tiers, needsApiAccess);
   }
   if (key === undefined) {
-    if (auth === 'key') throw new AppError('API_KEY_REQUIRED', 'this endpoint needs an API key: send it as "X-API-Key: tsk_…" or "Authorization: Bearer tsk_…"');
+    if (auth === 'key')
+      throw new AppError(
+        'API_KEY_REQUIRED',
+        'this endpoint needs an API key: send it as "X-API-Key: tsk_…" or "Authorization: Bearer tsk_…"',
+      );
     return anonymousCaller(deps, req, tiers);
   }
   if (!isWellFormedApiKey(key)) throw new AppError('UNAUTHORIZED', 'malformed API key: keys are "tsk_" followed by 48 letters and digits');
@@ -105,13 +133,23 @@ const MINT_HINT = 'mint one for this stream with POST /api/stream-tokens {"strea
  * since. The token is never echoed in a message (it is a secret, and messages reach logs and pages).
  */
 async function streamTokenOwner(sql: Sql, use: StreamTokenUse): Promise<ApiKeyOwner> {
-  if (!isWellFormedStreamToken(use.token)) throw new AppError('UNAUTHORIZED', `malformed stream token: tokens are "sst_" followed by 43 letters, digits, - or _; ${MINT_HINT}`);
+  if (!isWellFormedStreamToken(use.token))
+    throw new AppError('UNAUTHORIZED', `malformed stream token: tokens are "sst_" followed by 43 letters, digits, - or _; ${MINT_HINT}`);
   const hash = hashStreamToken(use.token);
   const grant = await findStreamToken(sql, hash);
   if (!grant) throw new AppError('UNAUTHORIZED', `unknown stream token; ${MINT_HINT}`);
-  if (grant.revoked) throw new AppError('UNAUTHORIZED', 'the API key that minted this stream token was revoked; mint a new token with the key that replaced it');
-  if (grant.expired) throw new AppError('UNAUTHORIZED', `this stream token expired at ${grant.expiresAt.toISOString()} (tokens last ${STREAM_TOKEN_MINUTES} minutes); ${MINT_HINT}`);
-  if (grant.streamPath !== use.path) throw new AppError('UNAUTHORIZED', `this stream token opens ${grant.streamPath}, not ${use.path}; ${MINT_HINT}`);
+  if (grant.revoked)
+    throw new AppError(
+      'UNAUTHORIZED',
+      'the API key that minted this stream token was revoked; mint a new token with the key that replaced it',
+    );
+  if (grant.expired)
+    throw new AppError(
+      'UNAUTHORIZED',
+      `this stream token expired at ${grant.expiresAt.toISOString()} (tokens last ${STREAM_TOKEN_MINUTES} minutes); ${MINT_HINT}`,
+    );
+  if (grant.streamPath !== use.path)
+    throw new AppError('UNAUTHORIZED', `this stream token opens ${grant.streamPath}, not ${use.path}; ${MINT_HINT}`);
   return grant;
 }
 
@@ -119,7 +157,10 @@ async function streamTokenOwner(sql: Sql, use: StreamTokenUse): Promise<ApiKeyOw
 function keyCaller(deps: AuthDeps, owner: ApiKeyOwner, tiers: Map<string, Tier>, needsApiAccess: boolean): Caller {
   const tier = tiers.get(owner.tier)!;
   if (needsApiAccess && !owner.apiAccess) {
-    throw new AppError('FORBIDDEN', `API access is not enabled for this account: the ${tier.displayName} tier has no API access (it needs Pro)`);
+    throw new AppError(
+      'FORBIDDEN',
+      `API access is not enabled for this account: the ${tier.displayName} tier has no API access (it needs Pro)`,
+    );
   }
   const now = Date.now();
   if ((lastTouched.get(owner.keyId) ?? 0) < now - 60_000) {

@@ -22,7 +22,11 @@ async function readBodyBytes(req: IncomingMessage, limitBytes: number): Promise<
   return size === 0 ? undefined : Buffer.concat(chunks);
 }
 
-const mediaTypeOf = (req: IncomingMessage) => String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+const mediaTypeOf = (req: IncomingMessage) =>
+  String(req.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim()
+    .toLowerCase();
 
 /**
  * Reads a JSON body up to `limitBytes`. No body gives undefined; anything but JSON, a body over the
@@ -33,7 +37,11 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
   if (bytes === undefined) return undefined;
   const type = mediaTypeOf(req);
   if (type !== 'application/json' && !type.endsWith('+json')) {
-    throw new AppError('INVALID_INPUT', `the request body must be JSON, sent with Content-Type: application/json (got ${type || 'no Content-Type'})`, { status: 415 });
+    throw new AppError(
+      'INVALID_INPUT',
+      `the request body must be JSON, sent with Content-Type: application/json (got ${type || 'no Content-Type'})`,
+      { status: 415 },
+    );
   }
   try {
     return JSON.parse(bytes.toString('utf8'));
@@ -48,7 +56,9 @@ export async function readFormBody(req: IncomingMessage, limitBytes: number): Pr
   if (bytes === undefined) return {};
   const type = mediaTypeOf(req);
   if (type !== 'application/x-www-form-urlencoded') {
-    throw new AppError('INVALID_INPUT', `a form must be sent as application/x-www-form-urlencoded (got ${type || 'no Content-Type'})`, { status: 415 });
+    throw new AppError('INVALID_INPUT', `a form must be sent as application/x-www-form-urlencoded (got ${type || 'no Content-Type'})`, {
+      status: 415,
+    });
   }
   return Object.fromEntries(new URLSearchParams(bytes.toString('utf8')));
 }

@@ -5,7 +5,8 @@ import type { Logger } from '../../core/log.ts';
 
 /** What Node's HTTP parser could not take, as the status and message the caller gets. */
 function describeClientError(code: string | undefined): [status: number, message: string] {
-  if (code === 'HPE_HEADER_OVERFLOW') return [431, `the request headers are larger than the ${maxHeaderSize} bytes the server accepts; send fewer or shorter headers`];
+  if (code === 'HPE_HEADER_OVERFLOW')
+    return [431, `the request headers are larger than the ${maxHeaderSize} bytes the server accepts; send fewer or shorter headers`];
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return [408, 'the request was not received in time; send it again'];
   return [400, 'the request is not well-formed HTTP/1.1'];
 }

@@ -17,12 +17,17 @@ const COMPRESS_MIN_BYTES = 1024;
  * on every request it is within a few per cent of 11's size at a fraction of its CPU (see the
  * subtitles-bulk benchmark). gzip keeps zlib's default level 6.
  */
-const BROTLI: BrotliOptions = { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } };
+const BROTLI: BrotliOptions = {
+  params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+};
 
 /** Text media types: JSON, text/*, HTML, XML, subtitles. text/event-stream is excluded: each event must reach the client when written. */
 export const isCompressible = (contentType: string) => {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  return type !== 'text/event-stream' && (type.startsWith('text/') || /^application\/(.+\+)?(json|xml)$/.test(type) || type === 'application/x-subrip');
+  return (
+    type !== 'text/event-stream' &&
+    (type.startsWith('text/') || /^application\/(.+\+)?(json|xml)$/.test(type) || type === 'application/x-subrip')
+  );
 };
 
 /**
@@ -41,12 +46,16 @@ export function negotiateCoding(header: string | string[] | undefined): Coding {
     weights.set(name === 'x-gzip' ? 'gzip' : name, q === undefined ? 1 : Number(q));
   }
   const weight = (coding: string) => weights.get(coding) ?? weights.get('*') ?? 0;
-  const best = (['br', 'gzip'] as const).reduce<Coding>((chosen, coding) => (weight(coding) > (chosen === 'identity' ? 0 : weight(chosen)) ? coding : chosen), 'identity');
+  const best = (['br', 'gzip'] as const).reduce<Coding>(
+    (chosen, coding) => (weight(coding) > (chosen === 'identity' ? 0 : weight(chosen)) ? coding : chosen),
+    'identity',
+  );
   return best;
 }
 
 /** The coding this request gets for a body of `contentType` (identity for types that are never coded). */
-export const codingFor = (req: IncomingMessage, contentType: string): Coding => (isCompressible(contentType) ? negotiateCoding(req.headers['accept-encoding']) : 'identity');
+export const codingFor = (req: IncomingMessage, contentType: string): Coding =>
+  isCompressible(contentType) ? negotiateCoding(req.headers['accept-encoding']) : 'identity';
 
 const compressors = { br: (body: Buffer) => promisify(brotliCompress)(body, BROTLI), gzip: (body: Buffer) => promisify(gzip)(body) };
 

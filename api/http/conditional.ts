@@ -7,7 +7,10 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../core/errors.ts';
 
 /** What a representation is validated by: a strong ETag and, where the content has a time, when it last changed. */
-export interface Validators { etag: string; modifiedAt?: Date }
+export interface Validators {
+  etag: string;
+  modifiedAt?: Date;
+}
 
 /** A strong ETag of these bytes: 144 bits of their SHA-256, as a quoted base64url string. */
 export const entityTag = (content: string | Buffer) => `"${createHash('sha256').update(content).digest('base64url').slice(0, 24)}"`;
@@ -42,4 +45,7 @@ export function evaluatePreconditions(req: IncomingMessage, validators: Validato
 
 /** 412: If-Match or If-Unmodified-Since named another version of `what`. */
 export const preconditionFailed = (what: string, headers: Record<string, string>) =>
-  new AppError('INVALID_INPUT', `${what} is no longer the one If-Match or If-Unmodified-Since names; read it again`, { status: 412, headers });
+  new AppError('INVALID_INPUT', `${what} is no longer the one If-Match or If-Unmodified-Since names; read it again`, {
+    status: 412,
+    headers,
+  });

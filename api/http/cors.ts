@@ -18,7 +18,17 @@ const ALLOWED_HEADERS = [
 ].join(', ');
 
 /** Response headers a cross-origin page may read (beyond the CORS-safelisted ones): quotas, validators, where a resource is, how to authenticate. */
-const EXPOSED_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy', 'Retry-After', 'ETag', 'Location', 'X-Request-Id', 'WWW-Authenticate'];
+const EXPOSED_HEADERS = [
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'RateLimit-Policy',
+  'Retry-After',
+  'ETag',
+  'Location',
+  'X-Request-Id',
+  'WWW-Authenticate',
+];
 
 /** The MCP transport numbers its sessions in a response header the client must read. */
 const MCP_EXPOSED_HEADERS = [...EXPOSED_HEADERS, 'Mcp-Session-Id'].join(', ');

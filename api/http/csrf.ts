@@ -23,7 +23,12 @@ const sign = (secret: string, action: string) => createHmac('sha256', secret).up
 const formSecret = (req: IncomingMessage, config: CookieConfig) => sessionToken(req, config) ?? readCookie(req, config, CSRF_COOKIE);
 
 /** The `_csrf` value of a form posting to `action`; sets the double-submit cookie when the visitor has neither cookie. */
-export function formToken(req: IncomingMessage, res: Pick<ServerResponse, 'getHeader' | 'setHeader'>, config: CookieConfig, action: string): string {
+export function formToken(
+  req: IncomingMessage,
+  res: Pick<ServerResponse, 'getHeader' | 'setHeader'>,
+  config: CookieConfig,
+  action: string,
+): string {
   let secret = formSecret(req, config);
   if (!secret) {
     secret = generateToken();
@@ -38,7 +43,9 @@ export function checkFormToken(req: IncomingMessage, config: CookieConfig, actio
   const expected = secret ? Buffer.from(sign(secret, action)) : undefined;
   const given = Buffer.from(typeof submitted === 'string' ? submitted : '');
   if (!expected || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    const cause = secret ? 'its security token is missing or out of date' : 'your browser sent no cookie with it (this site needs cookies to sign in)';
+    const cause = secret
+      ? 'its security token is missing or out of date'
+      : 'your browser sent no cookie with it (this site needs cookies to sign in)';
     throw new AppError('FORBIDDEN', `This form was refused: ${cause}. Reload the page and send the form again.`);
   }
 }

@@ -9,8 +9,16 @@ const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
  */
 export function publicOrigin(config: Config, req: IncomingMessage): string {
   if (config.PUBLIC_URL) return config.PUBLIC_URL.replace(/\/+$/, '');
-  const forwardedHost = config.TRUST_PROXY ? String(req.headers['x-forwarded-host'] ?? '').split(',')[0]!.trim() : '';
+  const forwardedHost = config.TRUST_PROXY
+    ? String(req.headers['x-forwarded-host'] ?? '')
+        .split(',')[0]!
+        .trim()
+    : '';
   const host = [forwardedHost, req.headers.host ?? ''].find((candidate) => HOST.test(candidate)) ?? `${config.HOST}:${config.PORT}`;
-  const forwardedProto = config.TRUST_PROXY ? String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]!.trim() : '';
+  const forwardedProto = config.TRUST_PROXY
+    ? String(req.headers['x-forwarded-proto'] ?? '')
+        .split(',')[0]!
+        .trim()
+    : '';
   return `${forwardedProto === 'https' ? 'https' : 'http'}://${host}`;
 }

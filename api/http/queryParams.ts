@@ -13,7 +13,8 @@ const decimalOnly = (value: unknown) => (typeof value === 'string' && DECIMAL.te
  */
 export function wholeNumber(name: string, min: number, max: number, fallback?: number) {
   const expected = `expected a whole number from ${min} to ${max}, in decimal digits`;
-  const bounded = z.number({ message: expected })
+  const bounded = z
+    .number({ message: expected })
     .int({ message: expected })
     .min(min, { message: `${name} starts at ${min}` })
     .max(max, { message: `at most ${max}` });

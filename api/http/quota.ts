@@ -8,7 +8,10 @@ import type { Charge } from '../../core/generations/generationKind.ts';
 import type { Caller } from './auth.ts';
 
 const per = (rule: LimitRule) =>
-  rule.window === 'utc_day' ? 'per day (UTC)' : ({ 60: 'per minute', 3600: 'per hour', 86400: 'per day' } as Record<number, string>)[rule.windowSeconds] ?? `per ${rule.windowSeconds} s`;
+  rule.window === 'utc_day'
+    ? 'per day (UTC)'
+    : (({ 60: 'per minute', 3600: 'per hour', 86400: 'per day' } as Record<number, string>)[rule.windowSeconds] ??
+      `per ${rule.windowSeconds} s`);
 
 /** RateLimit header fields (IETF httpapi draft) describing the quota that governed this request. */
 function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
@@ -22,7 +25,8 @@ function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
 }
 
 /** Whose counter a limit uses: the key's for per-key limits, else the user's (or the address's). */
-export const quotaSubject = (caller: Caller, rule: LimitRule) => (rule.countedPer === 'key' && caller.kind === 'key' ? caller.keyId : caller.subject);
+export const quotaSubject = (caller: Caller, rule: LimitRule) =>
+  rule.countedPer === 'key' && caller.kind === 'key' ? caller.keyId : caller.subject;
 
 /**
  * Counts one unit (or `units`, all or none) of a limit for the caller (per user, per key, or per address
@@ -30,12 +34,25 @@ export const quotaSubject = (caller: Caller, rule: LimitRule) => (rule.countedPe
  * the limit cannot take them. `at` replaces the database clock (tests of a window's end). Without `res`
  * (MCP tool calls, whose answer is not an HTTP response of its own) no headers are set.
  */
-export async function chargeQuota(sql: Sql, caller: Caller, name: LimitName, res: Pick<ServerResponse, 'setHeader'> | undefined, units = 1, at?: Date): Promise<QuotaDecision> {
+export async function chargeQuota(
+  sql: Sql,
+  caller: Caller,
+  name: LimitName,
+  res: Pick<ServerResponse, 'setHeader'> | undefined,
+  units = 1,
+  at?: Date,
+): Promise<QuotaDecision> {
   return (await chargeQuotas(sql, caller, [{ name, units }], res, at)).at(-1)!;
 }
 
 /** chargeQuota for a generation: answers whose counter took the unit and in which bucket, so a failed generation can give it back. */
-export async function chargeForGeneration(sql: Sql, caller: Caller, name: LimitName, res: Pick<ServerResponse, 'setHeader'> | undefined, at?: Date): Promise<Charge | undefined> {
+export async function chargeForGeneration(
+  sql: Sql,
+  caller: Caller,
+  name: LimitName,
+  res: Pick<ServerResponse, 'setHeader'> | undefined,
+  at?: Date,
+): Promise<Charge | undefined> {
   const decision = await chargeQuota(sql, caller, name, res, 1, at);
   return decision.windowStart && { subject: quotaSubject(caller, caller.tier.limits[name]), windowStart: decision.windowStart };
 }
@@ -45,9 +62,19 @@ export async function chargeForGeneration(sql: Sql, caller: Caller, name: LimitN
  * was, and the first that cannot take its units refuses the request (429, with its headers). The headers
  * of the last limit counted are the response's, as when charged one after the other.
  */
-async function chargeQuotas(sql: Sql, caller: Caller, charges: ReadonlyArray<{ name: LimitName; units?: number }>, res: Pick<ServerResponse, 'setHeader'> | undefined, at?: Date): Promise<QuotaDecision[]> {
+async function chargeQuotas(
+  sql: Sql,
+  caller: Caller,
+  charges: ReadonlyArray<{ name: LimitName; units?: number }>,
+  res: Pick<ServerResponse, 'setHeader'> | undefined,
+  at?: Date,
+): Promise<QuotaDecision[]> {
   const rules = charges.map(({ name }) => caller.tier.limits[name]);
-  const decisions = await consumeQuotas(sql, charges.map(({ units }, index) => ({ subject: quotaSubject(caller, rules[index]!), rule: rules[index]!, units })), at);
+  const decisions = await consumeQuotas(
+    sql,
+    charges.map(({ units }, index) => ({ subject: quotaSubject(caller, rules[index]!), rule: rules[index]!, units })),
+    at,
+  );
   for (const [index, decision] of decisions.entries()) {
     if (!decision.allowed) throw refusal(caller, charges[index]!.name, decision, charges[index]!.units ?? 1, at);
     for (const [header, value] of Object.entries(rateLimitHeaders(decision))) res?.setHeader(header, value);
@@ -59,11 +86,12 @@ function refusal(caller: Caller, name: LimitName, decision: QuotaDecision, units
   const rule = caller.tier.limits[name];
   const retryAfter = decision.retryAfterSeconds!;
   const needs = units > 1 ? `this request needs ${units} ${rule.unit} and ${decision.remaining ?? 0} remain; ` : '';
-  const message = rule.max === 0
-    ? `Limit reached: the ${caller.tier.displayName} tier allows no ${rule.unit} (${name})`
-    : units > (rule.max ?? Number.MAX_SAFE_INTEGER)
-      ? `Limit reached: this request needs ${units} ${rule.unit}, more than the ${rule.max} ${per(rule)} the ${caller.tier.displayName} tier allows (${name}); ask for fewer`
-      : `Limit reached: ${needs}${rule.max} ${rule.unit} ${per(rule)} (${name}); resets at ${describeReset(retryAfter, at?.getTime())} (in ${retryAfter} s)`;
+  const message =
+    rule.max === 0
+      ? `Limit reached: the ${caller.tier.displayName} tier allows no ${rule.unit} (${name})`
+      : units > (rule.max ?? Number.MAX_SAFE_INTEGER)
+        ? `Limit reached: this request needs ${units} ${rule.unit}, more than the ${rule.max} ${per(rule)} the ${caller.tier.displayName} tier allows (${name}); ask for fewer`
+        : `Limit reached: ${needs}${rule.max} ${rule.unit} ${per(rule)} (${name}); resets at ${describeReset(retryAfter, at?.getTime())} (in ${retryAfter} s)`;
   return new AppError('RATE_LIMITED', message, {
     headers: { ...rateLimitHeaders(decision), 'Retry-After': String(retryAfter) },
     details: { limit: name, max: rule.max, retryAfterSeconds: retryAfter, ...(units > 1 ? { units, remaining: decision.remaining } : {}) },
@@ -78,7 +106,13 @@ function refusal(caller: Caller, name: LimitName, decision: QuotaDecision, units
  * every answer is the one counting first would have given. A cacheable read ('late') is counted once its
  * answer is known not to be a 304 Not Modified, which counts nothing (waive).
  */
-export function requestQuota(sql: Sql, caller: Caller, res: Pick<ServerResponse, 'setHeader'>, rateLimited: boolean | 'with-charge', options: { late: boolean; limit: LimitName }) {
+export function requestQuota(
+  sql: Sql,
+  caller: Caller,
+  res: Pick<ServerResponse, 'setHeader'>,
+  rateLimited: boolean | 'with-charge',
+  options: { late: boolean; limit: LimitName },
+) {
   let pending = rateLimited === 'with-charge' || (rateLimited === true && options.late);
   const countRequest = async () => void (await chargeQuotas(sql, caller, [{ name: options.limit }], res));
   const settle = async () => {

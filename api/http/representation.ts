@@ -17,7 +17,10 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Adds header names to Vary, keeping those another layer set (CORS's Origin, Accept-Encoding). */
 export function addVary(res: ServerResponse, names: string[]): void {
-  const present = String(res.getHeader('Vary') ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const present = String(res.getHeader('Vary') ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const added = names.filter((name) => !present.some((other) => other === '*' || other.toLowerCase() === name.toLowerCase()));
   if (added.length) res.setHeader('Vary', [...present, ...added].join(', '));
 }
@@ -94,7 +97,11 @@ export function prepareAnswer({ req, res, countRequest, waiveRequest }: Exchange
   return {
     async send(body, extra = {}, status = 200) {
       await countRequest();
-      const encoded = await encodeTagged(Buffer.isBuffer(body) ? body : Buffer.from(body), coding, status === 200 ? headers.ETag : undefined);
+      const encoded = await encodeTagged(
+        Buffer.isBuffer(body) ? body : Buffer.from(body),
+        coding,
+        status === 200 ? headers.ETag : undefined,
+      );
       res.writeHead(status, {
         ...headers,
         'Content-Type': options.contentType,
@@ -108,7 +115,15 @@ export function prepareAnswer({ req, res, countRequest, waiveRequest }: Exchange
 }
 
 /** Sends a body made before its validators: a cacheable one is tagged by its hash, and 304 when the client has it. */
-export async function sendAnswer(exchange: Exchange, body: string | Buffer, options: AnswerOptions & { status?: number; headers?: Record<string, string> }): Promise<void> {
+export async function sendAnswer(
+  exchange: Exchange,
+  body: string | Buffer,
+  options: AnswerOptions & { status?: number; headers?: Record<string, string> },
+): Promise<void> {
   const cacheable = options.cache !== undefined && (options.status ?? 200) === 200;
-  await prepareAnswer(exchange, { ...options, cache: cacheable ? options.cache : undefined, etag: cacheable ? (options.etag ?? entityTag(body)) : undefined })?.send(body, options.headers, options.status);
+  await prepareAnswer(exchange, {
+    ...options,
+    cache: cacheable ? options.cache : undefined,
+    etag: cacheable ? (options.etag ?? entityTag(body)) : undefined,
+  })?.send(body, options.headers, options.status);
 }

@@ -7,7 +7,13 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(payload);
 }
 
-export function sendError(res: ServerResponse, status: number, code: ErrorCode, message: string, extra: { headers?: Record<string, string>; details?: unknown } = {}): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  extra: { headers?: Record<string, string>; details?: unknown } = {},
+): void {
   if (res.headersSent) {
     res.destroy();
     return;

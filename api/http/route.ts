@@ -71,8 +71,17 @@ export const privateCache: CachePolicy = { scope: 'private' };
 
 const replyTag = Symbol('reply');
 /** A reply other than `{data}` with the route's status: another status or extra headers. */
-export interface Reply<T> { [replyTag]: true; status?: number; headers?: Record<string, string>; data: T }
-export const reply = <T>(data: T, options: { status?: number; headers?: Record<string, string> } = {}): Reply<T> => ({ [replyTag]: true, ...options, data });
+export interface Reply<T> {
+  [replyTag]: true;
+  status?: number;
+  headers?: Record<string, string>;
+  data: T;
+}
+export const reply = <T>(data: T, options: { status?: number; headers?: Record<string, string> } = {}): Reply<T> => ({
+  [replyTag]: true,
+  ...options,
+  data,
+});
 export const isReply = (value: unknown): value is Reply<unknown> => typeof value === 'object' && value !== null && replyTag in value;
 /** The schema of a `media` body that is bytes (a zip, a video): documented with no schema, checked by its media type. */
 export const binaryBody = z.custom<Uint8Array>((value) => value instanceof Uint8Array);
@@ -89,7 +98,13 @@ type OtherReply<A extends Answers> = { [S in keyof A]: Reply<A[S] extends Schema
  * One route: its contract (validated input, documented output) and its handler. The same schemas
  * validate requests and generate the OpenAPI document, so the two cannot drift apart.
  */
-export interface Route<P extends Schema | undefined = Schema | undefined, Q extends Schema | undefined = Schema | undefined, B extends Schema | undefined = Schema | undefined, R extends Schema = Schema, A extends Answers = Answers> {
+export interface Route<
+  P extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  B extends Schema | undefined = Schema | undefined,
+  R extends Schema = Schema,
+  A extends Answers = Answers,
+> {
   method: Method;
   path: string;
   summary: string;
@@ -138,7 +153,8 @@ export interface Route<P extends Schema | undefined = Schema | undefined, Q exte
 }
 
 /** A route's path (`/api/x/:id`) as a regular expression matching the paths it answers (a trailing slash allowed). */
-export const pathPattern = (path: string) => new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
+export const pathPattern = (path: string) =>
+  new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
 
 /** The query of a route that takes no parameters: any parameter is unknown, so a typo never goes unnoticed. */
 const noParameters = z.strictObject({});
@@ -150,6 +166,12 @@ const noParameters = z.strictObject({});
 export const ignoredQuery = z.looseObject({});
 
 /** A route; one without a query schema refuses every query parameter. */
-export const defineRoute = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined, R extends Schema = Schema, A extends Answers = Record<never, never>>(
+export const defineRoute = <
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+  R extends Schema = Schema,
+  A extends Answers = Record<never, never>,
+>(
   route: Route<P, Q, B, R, A>,
 ) => ({ ...route, query: route.query ?? noParameters }) as unknown as Route;

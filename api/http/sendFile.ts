@@ -20,7 +20,11 @@ type ByteRange = { start: number; end: number } | 'whole' | 'unsatisfiable';
  * §14.2 allows (a multipart/byteranges answer is something players never ask for).
  */
 export function parseRange(header: string | undefined, size: number): ByteRange {
-  const specs = /^\s*bytes\s*=(.*)$/i.exec(header ?? '')?.[1]?.split(',').map((spec) => spec.trim()).filter(Boolean);
+  const specs = /^\s*bytes\s*=(.*)$/i
+    .exec(header ?? '')?.[1]
+    ?.split(',')
+    .map((spec) => spec.trim())
+    .filter(Boolean);
   if (specs?.length !== 1) return 'whole';
   const [, first, last] = /^(\d*)-(\d*)$/.exec(specs[0]!) ?? [];
   if (first === undefined || last === undefined || (first === '' && last === '')) return 'whole';
@@ -54,7 +58,8 @@ function rangeStillValid(ifRange: string | undefined, file: MediaFile): boolean 
 }
 
 /** Whether a failed pipeline only means the client went away. */
-const clientGone = (error: unknown, res: ServerResponse) => res.destroyed || (error as NodeJS.ErrnoException)?.code === 'ERR_STREAM_PREMATURE_CLOSE';
+const clientGone = (error: unknown, res: ServerResponse) =>
+  res.destroyed || (error as NodeJS.ErrnoException)?.code === 'ERR_STREAM_PREMATURE_CLOSE';
 
 /**
  * Answers a GET or HEAD for `file` and closes it: 200, 206 with one range, 304 (counting nothing), or
@@ -80,9 +85,14 @@ export async function sendFile({ req, res, countRequest, waiveRequest }: Exchang
     }
     const ifRange = req.headers['if-range'];
     // A repeated If-Range names no one copy: it never matches.
-    const range = rangeStillValid(Array.isArray(ifRange) ? ifRange.join(', ') : ifRange, file) ? parseRange(req.headers.range, file.size) : 'whole';
+    const range = rangeStillValid(Array.isArray(ifRange) ? ifRange.join(', ') : ifRange, file)
+      ? parseRange(req.headers.range, file.size)
+      : 'whole';
     if (range === 'unsatisfiable') {
-      throw new AppError('INVALID_INPUT', `the range ${req.headers.range} lies outside the file's ${file.size} bytes`, { status: 416, headers: { 'Content-Range': `bytes */${file.size}`, 'Accept-Ranges': 'bytes' } });
+      throw new AppError('INVALID_INPUT', `the range ${req.headers.range} lies outside the file's ${file.size} bytes`, {
+        status: 416,
+        headers: { 'Content-Range': `bytes */${file.size}`, 'Accept-Ranges': 'bytes' },
+      });
     }
     const { start, end } = range === 'whole' ? { start: 0, end: file.size - 1 } : range;
     await countRequest();

@@ -11,7 +11,11 @@ export function refuseUnstorableText(value: unknown, where: string): void {
   if (field) throw new AppError('INVALID_INPUT', `${field.length ? field.join('.') : where}: ${UNSTORABLE_REFUSED}`);
 }
 
-interface Visit { value: unknown; key?: string; parent?: Visit }
+interface Visit {
+  value: unknown;
+  key?: string;
+  parent?: Visit;
+}
 
 function pathOf(visit: Visit): string[] {
   const keys: string[] = [];

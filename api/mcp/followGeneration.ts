@@ -12,7 +12,13 @@ export const MAX_WAIT_SECONDS = 50;
  * job announces, each forwarded as notifications/progress to the client's progress token, until the
  * final event, the client cancelling, or `waitSeconds`. Answers the final event, or undefined when it did not come in time.
  */
-export function followGeneration(hub: EventHub, kind: GenerationKind<GenerationRow, never>, id: string, extra: ToolExtra, waitSeconds: number): Promise<StoredEvent | undefined> {
+export function followGeneration(
+  hub: EventHub,
+  kind: GenerationKind<GenerationRow, never>,
+  id: string,
+  extra: ToolExtra,
+  waitSeconds: number,
+): Promise<StoredEvent | undefined> {
   const token = extra._meta?.progressToken;
   const isFinal = isFinalOf(kind);
   return new Promise((resolve) => {
@@ -32,14 +38,25 @@ export function followGeneration(hub: EventHub, kind: GenerationKind<GenerationR
       // Progress must grow with every notification: repeats (a new stage at the same percent) are left out.
       if (token !== undefined && typeof percent === 'number' && percent > sent) {
         sent = percent;
-        extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: percent, total: 100, message: `${event.type} ${stage ?? ''}`.trim() } }).catch(() => {});
+        extra
+          .sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: percent, total: 100, message: `${event.type} ${stage ?? ''}`.trim() },
+          })
+          .catch(() => {});
       }
     };
-    unsubscribe = hub.subscribe(generationStream(kind, id), streamStart, (events) => {
-      for (const event of events) {
-        if (isFinal(event.type)) return finish(event);
-        notify(event);
-      }
-    }, undefined, notify);
+    unsubscribe = hub.subscribe(
+      generationStream(kind, id),
+      streamStart,
+      (events) => {
+        for (const event of events) {
+          if (isFinal(event.type)) return finish(event);
+          notify(event);
+        }
+      },
+      undefined,
+      notify,
+    );
   });
 }

@@ -19,7 +19,9 @@ const rpcError = (res: ServerResponse, status: number, code: number, message: st
 
 /** Whether any message of the body asks for progress: only those need an event stream as their answer. */
 const wantsProgress = (body: unknown) =>
-  (Array.isArray(body) ? body : [body]).some((message) => (message as { params?: { _meta?: { progressToken?: unknown } } })?.params?._meta?.progressToken !== undefined);
+  (Array.isArray(body) ? body : [body]).some(
+    (message) => (message as { params?: { _meta?: { progressToken?: unknown } } })?.params?._meta?.progressToken !== undefined,
+  );
 
 /**
  * Who calls /mcp, as the REST API decides it: no key or a bad one is 401, a tier without API access 403.
@@ -37,9 +39,20 @@ async function identify(deps: ApiDeps, req: Request, res: ServerResponse): Promi
     if (!(error instanceof AppError)) throw error;
     const metadataUrl = `${publicOrigin(deps.config, req)}${MCP_RESOURCE_METADATA_PATH}`;
     // RFC 6750 §3: a request without credentials gets no error code, only where to learn more.
-    const challenge = `Bearer realm="afterimage", resource_metadata="${metadataUrl}"` + (error.code === 'API_KEY_REQUIRED' ? '' : `, error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"`);
-    const howTo = error.code === 'API_KEY_REQUIRED' ? '; there is no OAuth login here: API keys are issued from your account (afterimage keys create)' : '';
-    rpcError(res, error.status, -32001, `${error.code}: ${error.message}${howTo}`, error.status === 401 ? { 'WWW-Authenticate': challenge } : {});
+    const challenge =
+      `Bearer realm="afterimage", resource_metadata="${metadataUrl}"` +
+      (error.code === 'API_KEY_REQUIRED' ? '' : `, error="invalid_token", error_description="${error.message.replace(/["\\]/g, '')}"`);
+    const howTo =
+      error.code === 'API_KEY_REQUIRED'
+        ? '; there is no OAuth login here: API keys are issued from your account (afterimage keys create)'
+        : '';
+    rpcError(
+      res,
+      error.status,
+      -32001,
+      `${error.code}: ${error.message}${howTo}`,
+      error.status === 401 ? { 'WWW-Authenticate': challenge } : {},
+    );
     return undefined;
   }
 }
@@ -54,10 +67,23 @@ export function mcpHandler(deps: ApiDeps) {
   const origins = originRule(deps.config);
   return async (req: Request, res: ServerResponse): Promise<void> => {
     const origin = req.headers.origin;
-    if (!originAllowed(origin, origins)) return rpcError(res, 403, -32000, `FORBIDDEN: requests from the origin ${origin} are not allowed (DNS rebinding protection); desktop and server clients send no Origin`);
+    if (!originAllowed(origin, origins))
+      return rpcError(
+        res,
+        403,
+        -32000,
+        `FORBIDDEN: requests from the origin ${origin} are not allowed (DNS rebinding protection); desktop and server clients send no Origin`,
+      );
     const caller = await identify(deps, req, res);
     if (!caller) return;
-    if (req.method !== 'POST') return rpcError(res, 405, -32000, `${req.method} /mcp is not supported: this server is stateless (no sessions, no standalone stream); POST JSON-RPC messages`, { Allow: 'POST' });
+    if (req.method !== 'POST')
+      return rpcError(
+        res,
+        405,
+        -32000,
+        `${req.method} /mcp is not supported: this server is stateless (no sessions, no standalone stream); POST JSON-RPC messages`,
+        { Allow: 'POST' },
+      );
     let body: unknown;
     try {
       body = await readJsonBody(req, deps.config.BODY_LIMIT_BYTES);

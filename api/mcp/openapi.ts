@@ -11,7 +11,14 @@ export const mcpSchemas = {
     type: 'object',
     description: 'A JSON-RPC 2.0 request (method and id), notification (method, no id) or response (result or error, and id).',
     required: ['jsonrpc'],
-    properties: { jsonrpc: { const: '2.0' }, id: jsonRpcId, method: { type: 'string' }, params: { type: 'object' }, result: { type: 'object' }, error: { $ref: '#/components/schemas/JsonRpcError/properties/error' } },
+    properties: {
+      jsonrpc: { const: '2.0' },
+      id: jsonRpcId,
+      method: { type: 'string' },
+      params: { type: 'object' },
+      result: { type: 'object' },
+      error: { $ref: '#/components/schemas/JsonRpcError/properties/error' },
+    },
   },
   JsonRpcError: {
     type: 'object',
@@ -19,26 +26,44 @@ export const mcpSchemas = {
     required: ['jsonrpc', 'error', 'id'],
     properties: {
       jsonrpc: { const: '2.0' },
-      error: { type: 'object', required: ['code', 'message'], properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} } },
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+      },
       id: { type: 'null' },
     },
   },
 };
 
-const messages = { oneOf: [{ $ref: '#/components/schemas/JsonRpcMessage' }, { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/JsonRpcMessage' } }] };
+const messages = {
+  oneOf: [
+    { $ref: '#/components/schemas/JsonRpcMessage' },
+    { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/JsonRpcMessage' } },
+  ],
+};
 const refusal = (description: string, headers?: Record<string, unknown>) => ({
   description,
   ...(headers ? { headers } : {}),
   content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonRpcError' } } },
 });
 const security = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
-const unauthorized = refusal('no API key, or an unknown or revoked one (JSON-RPC error -32001)', { 'WWW-Authenticate': { description: 'Bearer realm="afterimage", resource_metadata="…/.well-known/oauth-protected-resource/mcp" (RFC 6750, RFC 9728; the metadata names no authorization server: keys are issued out of band), plus error="invalid_token" for a bad key', schema: { type: 'string' } } });
+const unauthorized = refusal('no API key, or an unknown or revoked one (JSON-RPC error -32001)', {
+  'WWW-Authenticate': {
+    description:
+      'Bearer realm="afterimage", resource_metadata="…/.well-known/oauth-protected-resource/mcp" (RFC 6750, RFC 9728; the metadata names no authorization server: keys are issued out of band), plus error="invalid_token" for a bad key',
+    schema: { type: 'string' },
+  },
+});
 const forbidden = refusal('an Origin that is not allowed (DNS rebinding protection), or a tier without API access');
 const inEnvelope = { $ref: '#/components/schemas/Error' };
 /** What every operation may answer, in the REST API's error envelope (or, when the key lookup reports it, as a JSON-RPC error). */
 const failures = {
   500: { description: 'an unexpected failure', content: { 'application/json': { schema: inEnvelope } } },
-  503: { description: 'the database is unavailable; retry after Retry-After seconds', content: { 'application/json': { schema: { oneOf: [inEnvelope, { $ref: '#/components/schemas/JsonRpcError' }] } } } },
+  503: {
+    description: 'the database is unavailable; retry after Retry-After seconds',
+    content: { 'application/json': { schema: { oneOf: [inEnvelope, { $ref: '#/components/schemas/JsonRpcError' }] } } },
+  },
 };
 
 /** Without sessions, GET (a standalone stream) and DELETE (ending a session) have nothing to do. */
@@ -59,12 +84,21 @@ const notSupported = (method: string) => ({
 export const mcpPathItem = {
   post: {
     operationId: 'postMcp',
-    summary: 'The MCP server for AI assistants (Streamable HTTP transport, stateless): the same data, quotas and access rules as the REST API',
+    summary:
+      'The MCP server for AI assistants (Streamable HTTP transport, stateless): the same data, quotas and access rules as the REST API',
     description:
-      'Send one JSON-RPC message or a batch, with Content-Type: application/json and Accept: application/json, text/event-stream. Requests are answered with JSON, or with an event stream (each `message` event one JSON-RPC message) when a request asks for progress (params._meta.progressToken). Notifications and responses alone are accepted with 202. The methods, tools, resources and prompts are the MCP specification\'s and api/REFERENCE.md\'s. Tool calls count the same quotas as the REST endpoints they stand for; a refused one is a tool result with isError, not an HTTP error.',
+      "Send one JSON-RPC message or a batch, with Content-Type: application/json and Accept: application/json, text/event-stream. Requests are answered with JSON, or with an event stream (each `message` event one JSON-RPC message) when a request asks for progress (params._meta.progressToken). Notifications and responses alone are accepted with 202. The methods, tools, resources and prompts are the MCP specification's and api/REFERENCE.md's. Tool calls count the same quotas as the REST endpoints they stand for; a refused one is a tool result with isError, not an HTTP error.",
     tags: ['AI assistants (MCP)'],
     security,
-    parameters: [{ name: 'MCP-Protocol-Version', in: 'header', required: false, description: 'The protocol version agreed at initialisation (2025-06-18 and earlier versions the SDK supports)', schema: { type: 'string' } }],
+    parameters: [
+      {
+        name: 'MCP-Protocol-Version',
+        in: 'header',
+        required: false,
+        description: 'The protocol version agreed at initialisation (2025-06-18 and earlier versions the SDK supports)',
+        schema: { type: 'string' },
+      },
+    ],
     requestBody: { required: true, content: { 'application/json': { schema: messages } } },
     responses: {
       200: {

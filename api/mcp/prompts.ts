@@ -11,7 +11,10 @@ export function registerPrompts(server: McpServer): void {
     {
       title: 'Research a video',
       description: 'What a video says, what happened to it, and the answer to a question about it, with timestamps',
-      argsSchema: { videoId: z.string().describe('the 11-character video id'), question: z.string().optional().describe('what you want to know (default: what the video says)') },
+      argsSchema: {
+        videoId: z.string().describe('the 11-character video id'),
+        question: z.string().optional().describe('what you want to know (default: what the video says)'),
+      },
     },
     ({ videoId, question }) =>
       ask(`Research the YouTube video ${videoId} with the Afterimage tools.
@@ -43,7 +46,10 @@ Write: what the channel publishes (topics, typical length, active years), its mo
     {
       title: 'Find deleted videos',
       description: 'Deleted and re-uploaded videos about a topic (or of a channel), with why they went away',
-      argsSchema: { topic: z.string().describe('words to search for'), channel: z.string().optional().describe('limit to this channel (@handle, URL or UC… id)') },
+      argsSchema: {
+        topic: z.string().describe('words to search for'),
+        channel: z.string().optional().describe('limit to this channel (@handle, URL or UC… id)'),
+      },
     },
     ({ topic, channel }) =>
       ask(`Find deleted YouTube videos about "${topic}"${channel ? ` on the channel ${channel}` : ''} with the Afterimage tools.

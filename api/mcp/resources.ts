@@ -14,14 +14,20 @@ import { visibleSummary } from './tools/summaries.ts';
 import { videoById } from './tools/videos.ts';
 
 const LISTED = 50;
-const json = (uri: URL, value: unknown): ReadResourceResult => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] });
+const json = (uri: URL, value: unknown): ReadResourceResult => ({
+  contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }],
+});
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? '';
 
 /**
  * A resource read: access and requestsPerMinute as for a tool; a refusal is a JSON-RPC error
  * (resources have no isError), not-found the spec's -32002.
  */
-function guarded(ctx: McpContext, access: Access, read: (uri: URL, variables: Record<string, string>) => Promise<ReadResourceResult>): ReadResourceTemplateCallback {
+function guarded(
+  ctx: McpContext,
+  access: Access,
+  read: (uri: URL, variables: Record<string, string>) => Promise<ReadResourceResult>,
+): ReadResourceTemplateCallback {
   return async (uri, variables) => {
     try {
       checkAccess(ctx.caller, access, `the resource ${uri.href}`);
@@ -29,22 +35,40 @@ function guarded(ctx: McpContext, access: Access, read: (uri: URL, variables: Re
       return await read(uri, Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, one(value)])));
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      throw new McpError(error.code === 'NOT_FOUND' ? -32002 : ErrorCode.InvalidRequest, `${error.code}: ${error.message}`, { uri: uri.href, code: error.code });
+      throw new McpError(error.code === 'NOT_FOUND' ? -32002 : ErrorCode.InvalidRequest, `${error.code}: ${error.message}`, {
+        uri: uri.href,
+        code: error.code,
+      });
     }
   };
 }
 
 export function registerResources(server: McpServer, ctx: McpContext): void {
   const { sql } = ctx.deps;
-  server.registerResource('video', new ResourceTemplate('tube://video/{videoId}', { list: undefined }), { title: 'A video', description: 'A stored video\'s metadata (JSON), as get_video answers it', mimeType: 'application/json' },
-    guarded(ctx, { scope: 'L1' }, async (uri, { videoId }) => json(uri, await videoById(sql, videoId!))));
+  server.registerResource(
+    'video',
+    new ResourceTemplate('tube://video/{videoId}', { list: undefined }),
+    { title: 'A video', description: "A stored video's metadata (JSON), as get_video answers it", mimeType: 'application/json' },
+    guarded(ctx, { scope: 'L1' }, async (uri, { videoId }) => json(uri, await videoById(sql, videoId!))),
+  );
 
   server.registerResource(
     'channel',
     new ResourceTemplate('tube://channel/{channelId}', {
-      list: async () => ({ resources: (await summaryChannels(sql, { offset: 0, limit: LISTED })).rows.map((row) => ({ uri: `tube://channel/${row.channelId}`, name: row.channelTitle ?? row.channelId, mimeType: 'application/json' })) }),
+      list: async () => ({
+        resources: (await summaryChannels(sql, { offset: 0, limit: LISTED })).rows.map((row) => ({
+          uri: `tube://channel/${row.channelId}`,
+          name: row.channelTitle ?? row.channelId,
+          mimeType: 'application/json',
+        })),
+      }),
     }),
-    { title: 'A channel', description: 'A stored channel (JSON) with its counts of stored and deleted videos; listed: the channels with the most public summaries', mimeType: 'application/json' },
+    {
+      title: 'A channel',
+      description:
+        'A stored channel (JSON) with its counts of stored and deleted videos; listed: the channels with the most public summaries',
+      mimeType: 'application/json',
+    },
     guarded(ctx, { scope: 'L1' }, async (uri, { channelId }) => {
       const channel = await findChannel(sql, channelId!);
       if (!channel) throw notFound(`no channel ${channelId} is stored; search_channel finds it`);
@@ -52,22 +76,55 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     }),
   );
 
-  server.registerResource('subtitles', new ResourceTemplate('tube://subtitles/{videoId}', { list: undefined }),
-    { title: 'Subtitles', description: 'A video\'s best subtitle track as timestamped text ("[m:ss] text" lines); counts one subtitleDownloadsPerDay', mimeType: 'text/plain' },
+  server.registerResource(
+    'subtitles',
+    new ResourceTemplate('tube://subtitles/{videoId}', { list: undefined }),
+    {
+      title: 'Subtitles',
+      description: 'A video\'s best subtitle track as timestamped text ("[m:ss] text" lines); counts one subtitleDownloadsPerDay',
+      mimeType: 'text/plain',
+    },
     guarded(ctx, { scope: 'L1', feature: 'subtitleDownload' }, async (uri, { videoId }) => {
-      const { cues } = await readSubtitles(sql, videoId!, {}, async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'subtitleDownloadsPerDay', undefined)));
+      const { cues } = await readSubtitles(
+        sql,
+        videoId!,
+        {},
+        async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'subtitleDownloadsPerDay', undefined)),
+      );
       return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: timestampedText(cues, 1, Math.max(cues.length, 1)).text }] };
-    }));
+    }),
+  );
 
   server.registerResource(
     'summary',
     new ResourceTemplate('tube://summary/{videoId}', {
-      list: async () => ({ resources: (await browseSummaries(sql, {}, { offset: 0, limit: LISTED })).rows.map(toSummaryListItem).map((summary) => ({ uri: `tube://summary/${summary.videoId}`, name: summary.title ?? summary.videoId, mimeType: 'application/json' })) }),
+      list: async () => ({
+        resources: (await browseSummaries(sql, {}, { offset: 0, limit: LISTED })).rows
+          .map(toSummaryListItem)
+          .map((summary) => ({
+            uri: `tube://summary/${summary.videoId}`,
+            name: summary.title ?? summary.videoId,
+            mimeType: 'application/json',
+          })),
+      }),
     }),
-    { title: 'A summary', description: 'A video\'s AI summary (JSON): yours if private, else the public one; listed: the latest public summaries', mimeType: 'application/json' },
+    {
+      title: 'A summary',
+      description: "A video's AI summary (JSON): yours if private, else the public one; listed: the latest public summaries",
+      mimeType: 'application/json',
+    },
     guarded(ctx, { feature: 'summaries' }, async (uri, { videoId }) => json(uri, await visibleSummary(ctx, videoId!))),
   );
 
-  server.registerResource('tags', 'tube://tags', { title: 'Summary tags', description: 'The most used tags of public summaries, overall and per language (JSON)', mimeType: 'application/json' },
-    (uri, extra) => guarded(ctx, { feature: 'summaries' }, async () => json(uri, await summaryTags(sql, { limit: LISTED })))(uri, {}, extra));
+  server.registerResource(
+    'tags',
+    'tube://tags',
+    {
+      title: 'Summary tags',
+      description: 'The most used tags of public summaries, overall and per language (JSON)',
+      mimeType: 'application/json',
+    },
+    (uri, extra) =>
+      guarded(ctx, { feature: 'summaries' }, async () => json(uri, await summaryTags(sql, { limit: LISTED })))(uri, {}, extra),
+  );
 }

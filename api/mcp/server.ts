@@ -30,7 +30,10 @@ const INSTRUCTIONS =
 
 /** The MCP server of one request, for one caller (stateless: built per request, see api/mcp/handler.ts). */
 export function createMcpServer(ctx: McpContext): McpServer {
-  const server = new McpServer({ name: 'afterimage', title: 'Afterimage', version: ctx.deps.version }, { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {}, prompts: {} } });
+  const server = new McpServer(
+    { name: 'afterimage', title: 'Afterimage', version: ctx.deps.version },
+    { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {}, prompts: {} } },
+  );
   for (const tool of mcpTools) registerTool(server, tool, ctx);
   listPortableTools(server, mcpTools);
   registerResources(server, ctx);

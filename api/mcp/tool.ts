@@ -11,7 +11,10 @@ import { counterSql, type McpContext } from './context.ts';
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** A tool's answer: the structured result (checked against its outputSchema by the SDK), and the text a model reads. */
-interface ToolAnswer<O> { data: O; text?: string }
+interface ToolAnswer<O> {
+  data: O;
+  text?: string;
+}
 
 /** One MCP tool: its contract (zod in and out), what it needs of the caller, and its work. */
 export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
@@ -26,7 +29,8 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   run(args: z.output<I>, ctx: McpContext, extra: ToolExtra): Promise<ToolAnswer<z.output<O>>>;
 }
 
-export const defineTool = <I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>) => spec as unknown as ToolSpec<z.ZodObject, z.ZodObject>;
+export const defineTool = <I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>) =>
+  spec as unknown as ToolSpec<z.ZodObject, z.ZodObject>;
 
 /**
  * A refusal the caller can act on (quota, scope, feature, not found, bad input) is a tool result with
@@ -34,14 +38,27 @@ export const defineTool = <I extends z.ZodObject, O extends z.ZodObject>(spec: T
  */
 function toolError(error: unknown, ctx: McpContext): CallToolResult {
   if (error instanceof AppError) {
-    return { isError: true, content: [{ type: 'text', text: `${error.code}: ${error.message}` }], _meta: { code: error.code, ...(error.options.details ? { details: error.options.details } : {}) } };
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `${error.code}: ${error.message}` }],
+      _meta: { code: error.code, ...(error.options.details ? { details: error.options.details } : {}) },
+    };
   }
   ctx.log.error('mcp tool failed', { reqId: ctx.requestId, err: error, stack: (error as Error)?.stack });
-  return { isError: true, content: [{ type: 'text', text: `INTERNAL_ERROR: an unexpected error occurred; quote request id ${ctx.requestId} when reporting it` }] };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: `INTERNAL_ERROR: an unexpected error occurred; quote request id ${ctx.requestId} when reporting it` }],
+  };
 }
 
 /** What a client may assume of a tool's calls. */
-export const toolAnnotations = (spec: ToolSpec<z.ZodObject, z.ZodObject>) => ({ title: spec.title, readOnlyHint: spec.readOnly, destructiveHint: false, idempotentHint: spec.readOnly, openWorldHint: false });
+export const toolAnnotations = (spec: ToolSpec<z.ZodObject, z.ZodObject>) => ({
+  title: spec.title,
+  readOnlyHint: spec.readOnly,
+  destructiveHint: false,
+  idempotentHint: spec.readOnly,
+  openWorldHint: false,
+});
 
 /** Registers the tool: access, storable arguments and requestsPerMinute are checked per call, as a REST request's are. */
 export function registerTool(server: McpServer, spec: ToolSpec<z.ZodObject, z.ZodObject>, ctx: McpContext): void {
@@ -60,7 +77,10 @@ export function registerTool(server: McpServer, spec: ToolSpec<z.ZodObject, z.Zo
         refuseUnstorableText(args, 'arguments');
         await chargeQuota(counterSql(ctx), ctx.caller, 'requestsPerMinute', undefined);
         const answer = await spec.run(args, ctx, extra);
-        return { content: [{ type: 'text', text: answer.text ?? JSON.stringify(answer.data, null, 2) }], structuredContent: answer.data as Record<string, unknown> };
+        return {
+          content: [{ type: 'text', text: answer.text ?? JSON.stringify(answer.data, null, 2) }],
+          structuredContent: answer.data as Record<string, unknown>,
+        };
       } catch (error) {
         return toolError(error, ctx);
       }

@@ -36,7 +36,8 @@ const assetNames = [...assets.keys()] as [string, ...string[]];
  * Scripts, styles, images and requests from this origin only: no inline script, no other host.
  * data: images too, which are no request at all: Swagger UI's stylesheet draws its icons so.
  */
-const CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const page = `<!doctype html>
 <html lang="en">
@@ -58,7 +59,12 @@ const page = `<!doctype html>
 `;
 
 function send(res: ServerResponse, contentType: string, body: string | Buffer, headers: Record<string, string>) {
-  res.writeHead(200, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff', ...headers });
+  res.writeHead(200, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(body),
+    'X-Content-Type-Options': 'nosniff',
+    ...headers,
+  });
   res.end(body);
 }
 
@@ -66,13 +72,17 @@ const docsPageRoute = defineRoute({
   method: 'GET',
   path: '/api/docs',
   tag: 'System',
-  summary: 'This API\'s reference as a web page: /api/openapi.json rendered by Swagger UI',
+  summary: "This API's reference as a web page: /api/openapi.json rendered by Swagger UI",
   description: `Swagger UI ${swaggerVersion}, served from this server with all its files (no other host is asked for anything; the Content-Security-Policy allows only this origin). Revalidated on every visit; its files (/api/docs/assets/…) are named by version and cached for a year. Not rate limited, like the document: it needs no database.`,
   auth: 'public',
   rateLimited: false,
   media: { 'text/html': z.string() },
   async handler({ res }) {
-    send(res, 'text/html; charset=utf-8', page, { 'Content-Security-Policy': CONTENT_SECURITY_POLICY, 'Cache-Control': 'no-cache', 'Referrer-Policy': 'no-referrer' });
+    send(res, 'text/html; charset=utf-8', page, {
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+      'Cache-Control': 'no-cache',
+      'Referrer-Policy': 'no-referrer',
+    });
     return handled;
   },
 });
@@ -93,11 +103,14 @@ const docsAssetRoute = defineRoute({
   method: 'GET',
   path: `${ASSET_PATH}/:file`,
   tag: 'System',
-  summary: 'A file of the /api/docs page (Swagger UI\'s script, styles and icons, and the script that starts it)',
-  description: 'Each name carries the version of its content, so each is cached for a year (immutable); a page of another version names other files.',
+  summary: "A file of the /api/docs page (Swagger UI's script, styles and icons, and the script that starts it)",
+  description:
+    'Each name carries the version of its content, so each is cached for a year (immutable); a page of another version names other files.',
   auth: 'public',
   rateLimited: false,
-  params: z.strictObject({ file: z.enum(assetNames, { message: `no such file of the docs page (its files are ${assetNames.join(', ')}); reload /api/docs` }) }),
+  params: z.strictObject({
+    file: z.enum(assetNames, { message: `no such file of the docs page (its files are ${assetNames.join(', ')}); reload /api/docs` }),
+  }),
   media: { 'text/css': z.string(), 'text/javascript': z.string(), 'image/png': binaryBody },
   async handler({ params, res }) {
     const extension = params.file.slice(params.file.lastIndexOf('.') + 1) as keyof typeof CONTENT_TYPES;

@@ -9,7 +9,14 @@ export const callerUsage = (sql: Parameters<typeof usageReport>[0], caller: Call
   usageReport(
     sql,
     caller.tier,
-    caller.kind === 'anonymous' ? null : { userId: caller.userId, email: caller.email, isAdmin: caller.isAdmin, keyScope: caller.kind === 'key' ? scopeName(caller.scope) : null },
+    caller.kind === 'anonymous'
+      ? null
+      : {
+          userId: caller.userId,
+          email: caller.email,
+          isAdmin: caller.isAdmin,
+          keyScope: caller.kind === 'key' ? scopeName(caller.scope) : null,
+        },
     (rule) => quotaSubject(caller, rule),
   );
 
@@ -18,7 +25,8 @@ export const featuresRoute = defineRoute({
   path: '/api/features',
   tag: 'System',
   summary: 'Feature flags, limits and current usage of the caller',
-  description: 'With a key: the key owner\'s tier and usage, whatever the tier (a key of a tier without API access may read this, and nothing else). Without a key: the anonymous tier, counted per client address.',
+  description:
+    "With a key: the key owner's tier and usage, whatever the tier (a key of a tier without API access may read this, and nothing else). Without a key: the anonymous tier, counted per client address.",
   auth: 'optional',
   apiAccess: false,
   response: usageReportSchema,

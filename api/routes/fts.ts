@@ -7,7 +7,10 @@ import { defineRoute, type ApiDeps } from '../http/route.ts';
 
 /** GET /api/fts's query; the search page reads the same fields. */
 export const ftsQuery = z.strictObject({
-  q: z.string({ message: 'required: the words to search for' }).regex(/\S/, { message: 'must not be empty; give one or more words' }).max(MAX_QUERY_LENGTH, { message: `at most ${MAX_QUERY_LENGTH} characters` }),
+  q: z
+    .string({ message: 'required: the words to search for' })
+    .regex(/\S/, { message: 'must not be empty; give one or more words' })
+    .max(MAX_QUERY_LENGTH, { message: `at most ${MAX_QUERY_LENGTH} characters` }),
   page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1),
   pageSize: wholeNumber('pageSize', 1, 100, 50),
   status: z.enum(['live', 'deleted'], { message: 'expected live or deleted' }).optional(),
@@ -39,4 +42,3 @@ export const ftsRoute = defineRoute({
     return fullTextSearch(deps, query, async () => void (await charge('ftsQueriesPerMinute')));
   },
 });
-

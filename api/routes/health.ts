@@ -19,10 +19,15 @@ const healthSchema = z.object({
   }),
 });
 
-const timeout = (ms: number) => new Promise<never>((_, reject) => setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'CONNECT_TIMEOUT' })), ms).unref());
+const timeout = (ms: number) =>
+  new Promise<never>((_, reject) =>
+    setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'CONNECT_TIMEOUT' })), ms).unref(),
+  );
 
 async function probe(sql: Sql) {
-  const [row] = await sql<{ processes: number; lastHeartbeatAt: string | null; ready: number; running: number; scheduled: number; failed: number }[]>`
+  const [row] = await sql<
+    { processes: number; lastHeartbeatAt: string | null; ready: number; running: number; scheduled: number; failed: number }[]
+  >`
     select
       (select count(*)::int from worker_heartbeats where last_seen_at > now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS})) as processes,
       (select to_json(max(last_seen_at))#>>'{}' from worker_heartbeats) as "lastHeartbeatAt",

@@ -18,14 +18,25 @@ export function openApiRoute(documented: () => Route[]): Route {
     path: '/api/openapi.json',
     tag: 'System',
     summary: 'This OpenAPI 3.1 document (public, not wrapped in {data})',
-    description: 'Its servers entry is PUBLIC_URL when set, else the origin this request was sent to (X-Forwarded-Host and X-Forwarded-Proto count only with TRUST_PROXY). /api/docs renders it.',
+    description:
+      'Its servers entry is PUBLIC_URL when set, else the origin this request was sent to (X-Forwarded-Host and X-Forwarded-Proto count only with TRUST_PROXY). /api/docs renders it.',
     auth: 'public',
     rateLimited: false,
     cache: documentCache,
-    media: { 'application/json': z.looseObject({ openapi: z.string(), info: z.looseObject({}), servers: z.array(z.looseObject({ url: z.string() })).length(1), paths: z.looseObject({}) }) },
+    media: {
+      'application/json': z.looseObject({
+        openapi: z.string(),
+        info: z.looseObject({}),
+        servers: z.array(z.looseObject({ url: z.string() })).length(1),
+        paths: z.looseObject({}),
+      }),
+    },
     async handler(ctx) {
       document ??= buildOpenApi(documented(), ctx.deps.version);
-      await sendAnswer(ctx, JSON.stringify(servedAt(document, publicOrigin(ctx.deps.config, ctx.req))), { contentType: JSON_TYPE, cache: documentCache });
+      await sendAnswer(ctx, JSON.stringify(servedAt(document, publicOrigin(ctx.deps.config, ctx.req))), {
+        contentType: JSON_TYPE,
+        cache: documentCache,
+      });
       return handled;
     },
   });

@@ -17,7 +17,9 @@ export const MCP_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource
 const metadata = z.object({
   resource: z.string().describe('the protected resource: the /mcp endpoint, or the service for the REST API'),
   resource_name: z.string(),
-  bearer_methods_supported: z.array(z.literal('header')).describe('the key goes in Authorization: Bearer (or X-API-Key), never in a URL or body'),
+  bearer_methods_supported: z
+    .array(z.literal('header'))
+    .describe('the key goes in Authorization: Bearer (or X-API-Key), never in a URL or body'),
   resource_documentation: z.string().describe('how to get an API key and use it'),
 });
 
@@ -34,7 +36,12 @@ const metadataRoute = (path: string, resourcePath: string, name: string) =>
     media: { 'application/json': metadata },
     async handler({ req, res, deps }) {
       const origin = publicOrigin(deps.config, req);
-      const body: z.output<typeof metadata> = { resource: `${origin}${resourcePath}`, resource_name: name, bearer_methods_supported: ['header'], resource_documentation: `${origin}/api/docs` };
+      const body: z.output<typeof metadata> = {
+        resource: `${origin}${resourcePath}`,
+        resource_name: name,
+        bearer_methods_supported: ['header'],
+        resource_documentation: `${origin}/api/docs`,
+      };
       sendJson(res, 200, body, { 'Cache-Control': 'public, max-age=3600' });
       return handled;
     },

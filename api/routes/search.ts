@@ -25,19 +25,31 @@ const sessionResponse = z.object({
   sseEndpointUrl: z.string(),
   channelId: z.string(),
   channelTitle: z.string(),
-  sseToken: streamTokenObject.describe('an addition to the spec: opens sseEndpointUrl without the API key (sseToken.url), for a browser\'s EventSource'),
+  sseToken: streamTokenObject.describe(
+    "an addition to the spec: opens sseEndpointUrl without the API key (sseToken.url), for a browser's EventSource",
+  ),
 });
 
 const sessionParams = z.strictObject({ sessionId: z.uuid({ message: 'expected a search session id (UUID)' }) });
 
 async function sessionReply(deps: ApiDeps, caller: Caller, started: { sessionId: string; channelTitle: string }, channelId: string) {
   const sseEndpointUrl = `/api/search/${started.sessionId}/stream`;
-  return { searchSessionId: started.sessionId, sseEndpointUrl, channelId, channelTitle: started.channelTitle, sseToken: await issueStreamToken(deps, caller, sseEndpointUrl) };
+  return {
+    searchSessionId: started.sessionId,
+    sseEndpointUrl,
+    channelId,
+    channelTitle: started.channelTitle,
+    sseToken: await issueStreamToken(deps, caller, sseEndpointUrl),
+  };
 }
 
 /** POST /api/search's work, for the route and the search page: parse, charge channelSearchesPerHour, resolve, start or join the crawl. */
 export function startChannelSearch(deps: ApiDeps, caller: Caller, query: string, res: ServerResponse, log: Logger) {
-  return searchChannel({ sql: deps.sql, sources: deps.sources, log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS }, { query, userId: callerUserId(caller) }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)));
+  return searchChannel(
+    { sql: deps.sql, sources: deps.sources, log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS },
+    { query, userId: callerUserId(caller) },
+    async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)),
+  );
 }
 
 export const startSearchRoute = defineRoute({
@@ -71,7 +83,11 @@ export async function callersSession(sql: Sql, caller: Caller, sessionId: string
  * joined); undefined: from the start. A point of another session, or of the crawl from before the
  * session joined it, would skip (or repeat) this one's events, so it is refused like a malformed one.
  */
-async function resumePoint(sql: Sql, session: SearchSession, given: string | undefined): Promise<{ phase: 'snapshot'; after: string } | { phase: 'live'; after: Position } | undefined> {
+async function resumePoint(
+  sql: Sql,
+  session: SearchSession,
+  given: string | undefined,
+): Promise<{ phase: 'snapshot'; after: string } | { phase: 'live'; after: Position } | undefined> {
   if (!given) return undefined;
   const resume = parseResume(given);
   if (resume?.phase === 'snapshot' && (resume.after === '' || (await snapshotHolds(sql, session, resume.after)))) return resume;
@@ -97,7 +113,13 @@ export const streamSearchRoute = defineRoute({
   alsoAnswers: { 204: null },
   errors: ['NOT_FOUND'],
   async handler({ req, res, deps, caller, params, query }) {
-    return streamSearchSession(deps, req, res, await callersSession(deps.sql, caller, params.sessionId), lastEventId(req, query.lastEventId));
+    return streamSearchSession(
+      deps,
+      req,
+      res,
+      await callersSession(deps.sql, caller, params.sessionId),
+      lastEventId(req, query.lastEventId),
+    );
   },
 });
 
@@ -105,7 +127,13 @@ export const streamSearchRoute = defineRoute({
  * A search session's stream (GET /api/search/:sessionId/stream, and the channel page's live part):
  * what is stored at once, then what the crawl finds, resumed after `resumeFrom` when given.
  */
-export async function streamSearchSession(deps: ApiDeps, req: IncomingMessage, res: ServerResponse, session: SearchSession, resumeFrom: string | undefined): Promise<typeof handled> {
+export async function streamSearchSession(
+  deps: ApiDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  session: SearchSession,
+  resumeFrom: string | undefined,
+): Promise<typeof handled> {
   const resume = await resumePoint(deps.sql, session, resumeFrom);
   const live: Position = resume?.phase === 'live' ? resume.after : session.joinSeq;
   const finished = async () => session.crawlFinished && (await streamHead(deps.sql, crawlStream(session.crawlId))) <= live;
@@ -136,11 +164,16 @@ export async function streamSearchSession(deps: ApiDeps, req: IncomingMessage, r
     stream.end();
     return handled;
   }
-  unsubscribe = deps.hub.subscribe(crawlStream(session.crawlId), live, (events) => {
-    const { frames, final } = crawlFrames(events);
-    stream.write(frames);
-    if (final) stream.end();
-  }, stream.drained);
+  unsubscribe = deps.hub.subscribe(
+    crawlStream(session.crawlId),
+    live,
+    (events) => {
+      const { frames, final } = crawlFrames(events);
+      stream.write(frames);
+      if (final) stream.end();
+    },
+    stream.drained,
+  );
   if (!stream.open) unsubscribe();
   return handled;
 }
@@ -175,7 +208,7 @@ export const backgroundStatusRoute = defineRoute({
   method: 'GET',
   path: '/api/search/background-status/:channelId',
   tag: 'Channel search',
-  summary: 'Whether a crawl of the channel is running, and the caller\'s session following it (null if none)',
+  summary: "Whether a crawl of the channel is running, and the caller's session following it (null if none)",
   auth: 'key',
   scope: 'L1',
   feature: 'channelSearch',

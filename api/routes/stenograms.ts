@@ -25,7 +25,10 @@ const access = { auth: 'key', scope: 'L3', feature: 'stenograms' } as const;
 
 /** The spec's `@:userId` segment: `@` and the owner's user id. */
 const ownerParams = z.strictObject({
-  owner: z.string().regex(/^@[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { message: 'expected @ followed by your user id' }).transform((value) => value.slice(1).toLowerCase()),
+  owner: z
+    .string()
+    .regex(/^@[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { message: 'expected @ followed by your user id' })
+    .transform((value) => value.slice(1).toLowerCase()),
   videoId: videoIdSchema,
 });
 
@@ -42,7 +45,11 @@ async function ownStenogram(deps: ApiDeps, caller: Caller, owner: string, videoI
   return row;
 }
 
-const languageHint = z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 or 639-2 language code such as en or deu' });
+const languageHint = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 or 639-2 language code such as en or deu' });
 
 const generateRoute = defineRoute({
   method: 'POST',
@@ -74,7 +81,7 @@ const generateRoute = defineRoute({
 const streamRoute = generationStreamRoute({
   path: '/api/stenograms/:owner/:videoId/stream',
   tag: TAG,
-  summary: 'The events of your stenogram\'s generation again: resume with Last-Event-ID after a disconnect',
+  summary: "The events of your stenogram's generation again: resume with Last-Event-ID after a disconnect",
   description: 'A finished stenogram answers stenogram:complete (or stenogram:error) once.',
   access,
   params: ownerParams,
@@ -89,8 +96,15 @@ const streamParts = (deps: ApiDeps): GenerationStreamParts<StenogramRow> => ({
   kind: stenogramGeneration,
   async outcome(row) {
     return row.status === 'generated'
-      ? stenogramEvents.complete({ stenogram: { markdown: await markdownOf(deps, row), url: stenogramUrl(row.owner_id, row.video_id) }, metadata: toMetadata(row) })
-      : stenogramEvents.error({ code: 'INTERNAL_ERROR', message: row.error ?? 'the generation failed', refunded: row.charged_window_start === null });
+      ? stenogramEvents.complete({
+          stenogram: { markdown: await markdownOf(deps, row), url: stenogramUrl(row.owner_id, row.video_id) },
+          metadata: toMetadata(row),
+        })
+      : stenogramEvents.error({
+          code: 'INTERNAL_ERROR',
+          message: row.error ?? 'the generation failed',
+          refunded: row.charged_window_start === null,
+        });
   },
   presentFinal: (row) => async (event) => {
     if (event.type !== stenogramEvents.complete.type) return event.payload;
@@ -114,9 +128,16 @@ const readRoute = defineRoute({
   async handler(ctx) {
     const { params, caller, deps } = ctx;
     const row = await ownStenogram(deps, caller, params.owner, params.videoId);
-    if (row.status !== 'generated') throw notFound(`your stenogram of ${row.video_id} is ${row.status === 'generating' ? `still being generated: follow ${stenogramUrl(row.owner_id, row.video_id)}/stream` : `not there: the generation failed (${row.error})`}`);
+    if (row.status !== 'generated')
+      throw notFound(
+        `your stenogram of ${row.video_id} is ${row.status === 'generating' ? `still being generated: follow ${stenogramUrl(row.owner_id, row.video_id)}/stream` : `not there: the generation failed (${row.error})`}`,
+      );
     // The stored hash validates before the store is read: a 304 reads no file.
-    const answer = prepareAnswer(ctx, { contentType: 'text/markdown; charset=utf-8', cache: privateCache, etag: `"${row.content_sha256}"` });
+    const answer = prepareAnswer(ctx, {
+      contentType: 'text/markdown; charset=utf-8',
+      cache: privateCache,
+      etag: `"${row.content_sha256}"`,
+    });
     if (answer) await answer.send(await markdownOf(deps, row));
     return handled;
   },
@@ -126,7 +147,7 @@ const metaRoute = defineRoute({
   method: 'GET',
   path: '/api/stenograms/:owner/:videoId/meta',
   tag: TAG,
-  summary: 'Your stenogram\'s metadata',
+  summary: "Your stenogram's metadata",
   ...access,
   cache: privateCache,
   params: ownerParams,
@@ -148,7 +169,8 @@ const deleteRoute = defineRoute({
   errors: ['NOT_FOUND'],
   async handler({ params, caller, deps }) {
     const row = await ownStenogram(deps, caller, params.owner, params.videoId);
-    if (!(await deleteStenogram(deps.sql, deps.stenogramStore, row.owner_id, row.video_id))) throw notFound(`no stenogram ${stenogramUrl(params.owner, params.videoId)}`);
+    if (!(await deleteStenogram(deps.sql, deps.stenogramStore, row.owner_id, row.video_id)))
+      throw notFound(`no stenogram ${stenogramUrl(params.owner, params.videoId)}`);
     return { videoId: row.video_id, deleted: true as const };
   },
 });
@@ -161,10 +183,22 @@ const listRoute = defineRoute({
   ...access,
   cache: privateCache,
   query: z.strictObject({ page: wholeNumber('page', 1, 100_000, 1) }),
-  response: z.object({ items: z.array(stenogramMetadata), page: z.number().int(), pageSize: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
+  response: z.object({
+    items: z.array(stenogramMetadata),
+    page: z.number().int(),
+    pageSize: z.number().int(),
+    total: z.number().int(),
+    totalPages: z.number().int(),
+  }),
   async handler({ query, caller, deps }) {
     const { rows, total } = await listStenograms(deps.sql, userIdOf(caller), query.page);
-    return { items: rows.map(toMetadata), page: query.page, pageSize: STENOGRAMS_PER_PAGE, total, totalPages: Math.ceil(total / STENOGRAMS_PER_PAGE) };
+    return {
+      items: rows.map(toMetadata),
+      page: query.page,
+      pageSize: STENOGRAMS_PER_PAGE,
+      total,
+      totalPages: Math.ceil(total / STENOGRAMS_PER_PAGE),
+    };
   },
 });
 

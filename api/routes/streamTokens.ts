@@ -10,7 +10,7 @@ export const streamTokenRoute = (routes: () => Route[]) =>
     method: 'POST',
     path: '/api/stream-tokens',
     tag: 'Event streams',
-    summary: 'Mint a short-lived token that opens one event stream without the API key (for a browser\'s EventSource)',
+    summary: "Mint a short-lived token that opens one event stream without the API key (for a browser's EventSource)",
     description: `An addition to the spec. Body {stream}: the path of a search, summary or stenogram stream (GET …/stream). The token opens that stream only, as this key (the same access checks, charged to the same quotas), for ${STREAM_TOKEN_MINUTES} minutes, and stops working when the key is revoked. Only its hash is stored. Open it as new EventSource(url). Tokens are also returned where a stream is started (sseToken of POST /api/search, streamToken of POST /api/summary/generate).`,
     auth: 'key',
     scope: 'L1',
@@ -21,7 +21,10 @@ export const streamTokenRoute = (routes: () => Route[]) =>
       const stream = body.stream.replace(/(.)\/$/, '$1');
       const streams = routes().filter(opensWithStreamToken);
       if (stream.includes('?') || !streams.some((route) => pathPattern(route.path).test(stream))) {
-        throw new AppError('INVALID_INPUT', `stream: expected the path of an event stream, one of ${streams.map((route) => route.path).join(', ')} (no query)`);
+        throw new AppError(
+          'INVALID_INPUT',
+          `stream: expected the path of an event stream, one of ${streams.map((route) => route.path).join(', ')} (no query)`,
+        );
       }
       return issueStreamToken(deps, caller, stream);
     },

@@ -73,9 +73,9 @@ const getSubtitlesRoute = defineRoute({
   method: 'GET',
   path: '/api/subtitles/:videoId',
   tag: 'Subtitles',
-  summary: 'A video\'s subtitles as SRT (default), WebVTT or plain text, as a file download',
+  summary: "A video's subtitles as SRT (default), WebVTT or plain text, as a file download",
   description:
-    'Without lang and kind the best track is chosen: manual, else auto, else translated; the video\'s language, else English, else the first. lang=en also takes en-GB and the like when there is no plain en. version= reads an older version of the chosen track. Counts one subtitleDownloadsPerDay (only when a track is sent: a 304 to If-None-Match counts nothing).',
+    "Without lang and kind the best track is chosen: manual, else auto, else translated; the video's language, else English, else the first. lang=en also takes en-GB and the like when there is no plain en. version= reads an older version of the chosen track. Counts one subtitleDownloadsPerDay (only when a track is sent: a 304 to If-None-Match counts nothing).",
   auth: 'key',
   scope: 'L1',
   feature: 'subtitleDownload',
@@ -98,9 +98,19 @@ const getSubtitlesRoute = defineRoute({
  * A video's subtitles as a file download (the route, and the video page's downloads): the stored hash of
  * the track's cues, per format, validates before the download is charged, so a 304 costs nothing.
  */
-export async function sendSubtitles(exchange: Exchange, deps: ApiDeps, charge: () => Promise<unknown>, videoId: string, query: SubtitleChoice & { format: OutputFormat }): Promise<typeof handled> {
+export async function sendSubtitles(
+  exchange: Exchange,
+  deps: ApiDeps,
+  charge: () => Promise<unknown>,
+  videoId: string,
+  query: SubtitleChoice & { format: OutputFormat },
+): Promise<typeof handled> {
   const { video, track } = await findSubtitleTrack(deps.sql, videoId, query);
-  const answer = prepareAnswer(exchange, { contentType: CONTENT_TYPES[query.format], cache: privateCache, etag: `"${track.contentHash}.${query.format}"` });
+  const answer = prepareAnswer(exchange, {
+    contentType: CONTENT_TYPES[query.format],
+    cache: privateCache,
+    etag: `"${track.contentHash}.${query.format}"`,
+  });
   if (!answer) return handled;
   await charge();
   const cues = (await readCues(deps.sql, [track.id])).get(track.id) ?? [];
@@ -124,7 +134,7 @@ const fetchSubtitlesRoute = defineRoute({
   method: 'POST',
   path: '/api/subtitles/:videoId/fetch',
   tag: 'Subtitles',
-  summary: 'Fetch a video\'s subtitles: 200 with the tracks when stored, else 202 and one background job to poll',
+  summary: "Fetch a video's subtitles: 200 with the tracks when stored, else 202 and one background job to poll",
   description:
     'No body. 200 {status: "available", videoId, tracks, transcript} when tracks are stored; otherwise a fetch job is queued (the local archive, Wayback captures and the platform\'s caption tracks, as configured) and the answer is 202 {status: "pending", videoId, pollUrl}. A video that is not stored is first looked up in the configured video sources (archive, Data API, Wayback) and stored with its channel when one knows it; such a lookup counts one subtitleDownloadsPerDay (429 when none is left), a call that joins a pending lookup counts nothing. Repeated calls join the same job. Counts no download otherwise.',
   auth: 'key',
@@ -132,7 +142,13 @@ const fetchSubtitlesRoute = defineRoute({
   feature: 'subtitleDownload',
   params: videoParams,
   response: z.object({ status: z.literal('available'), videoId: z.string(), tracks: z.array(trackSchema), transcript: transcriptSchema }),
-  alsoAnswers: { 202: z.object({ status: z.literal('pending'), videoId: z.string(), pollUrl: z.string().describe('GET it until status is no longer pending') }) },
+  alsoAnswers: {
+    202: z.object({
+      status: z.literal('pending'),
+      videoId: z.string(),
+      pollUrl: z.string().describe('GET it until status is no longer pending'),
+    }),
+  },
   location: { status: 202, description: 'pollUrl: GET it until status is no longer pending' },
   errors: ['RATE_LIMITED'],
   async handler({ params, caller, deps, res }) {
@@ -140,13 +156,19 @@ const fetchSubtitlesRoute = defineRoute({
     if (!video) {
       await deps.sql.begin(async (tx) => {
         // Charged only for a lookup that starts, inside its transaction: a refusal queues nothing.
-        if (await enqueueVideoLookup(tx, params.videoId)) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res);
+        if (await enqueueVideoLookup(tx, params.videoId))
+          await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res);
       });
       return pendingReply(params.videoId);
     }
     const tracks = await latestTracks(deps.sql, [video.videoId]);
     if (tracks.length > 0) {
-      return { status: 'available' as const, videoId: video.videoId, tracks: tracks.map(describeTrack), transcript: describeTranscript(await readTranscript(deps.sql, video.videoId)) };
+      return {
+        status: 'available' as const,
+        videoId: video.videoId,
+        tracks: tracks.map(describeTrack),
+        transcript: describeTranscript(await readTranscript(deps.sql, video.videoId)),
+      };
     }
     await deps.sql.begin((tx) => enqueueSubtitleFetch(tx, [video.videoId]));
     return pendingReply(video.videoId);
@@ -162,7 +184,7 @@ const subtitleStatusRoute = defineRoute({
   method: 'GET',
   path: '/api/subtitles/:videoId/status',
   tag: 'Subtitles',
-  summary: 'Whether a video\'s subtitles are available, being fetched, not found or failed; its tracks and transcript',
+  summary: "Whether a video's subtitles are available, being fetched, not found or failed; its tracks and transcript",
   description:
     'status: available (tracks are stored), pending (a fetch is queued or running), failed (the last fetch failed and nothing is stored; transcript.error says why), none (nothing stored; transcript.checkedAt tells whether a fetch looked). A video that is not stored but was asked for with POST …/fetch is pending while the sources are asked, then failed when none knew it (transcript.error names the sources asked); 404 when it was never asked for.',
   auth: 'key',
@@ -181,7 +203,8 @@ const subtitleStatusRoute = defineRoute({
     const video = (await findVideos(deps.sql, [params.videoId])).get(params.videoId);
     if (!video) return describeLookup(params.videoId, await readVideoLookup(deps.sql, params.videoId));
     const [tracks, transcript] = await Promise.all([latestTracks(deps.sql, [video.videoId]), readTranscript(deps.sql, video.videoId)]);
-    const status: 'available' | 'pending' | 'failed' | 'none' = tracks.length > 0 ? 'available' : transcript.state === 'pending' ? 'pending' : transcript.state === 'failed' ? 'failed' : 'none';
+    const status: 'available' | 'pending' | 'failed' | 'none' =
+      tracks.length > 0 ? 'available' : transcript.state === 'pending' ? 'pending' : transcript.state === 'failed' ? 'failed' : 'none';
     return { videoId: video.videoId, status, tracks: tracks.map(describeTrack), transcript: describeTranscript(transcript) };
   },
 });
@@ -212,7 +235,12 @@ const bulkFields = {
     .array(videoIdSchema)
     .min(1, { message: 'give at least one video id' })
     .max(BULK_MAX_VIDEOS, { message: `at most ${BULK_MAX_VIDEOS} video ids per request` }),
-  query: z.string().trim().regex(/\S/, { message: 'an empty query marks nothing; leave it out' }).max(200, { message: 'at most 200 characters' }).optional(),
+  query: z
+    .string()
+    .trim()
+    .regex(/\S/, { message: 'an empty query marks nothing; leave it out' })
+    .max(200, { message: 'at most 200 characters' })
+    .optional(),
   lang: language.optional(),
   kind: kind.optional(),
 };
@@ -221,7 +249,14 @@ const bulkFields = {
 const bulkBody = z.discriminatedUnion(
   'format',
   [
-    z.strictObject({ ...bulkFields, format: z.literal('zip'), fileFormat: z.enum(['srt', 'vtt', 'txt'], { message: 'expected srt, vtt or txt' }).optional().describe('the files of the zip (default srt)') }),
+    z.strictObject({
+      ...bulkFields,
+      format: z.literal('zip'),
+      fileFormat: z
+        .enum(['srt', 'vtt', 'txt'], { message: 'expected srt, vtt or txt' })
+        .optional()
+        .describe('the files of the zip (default srt)'),
+    }),
     z.strictObject({
       ...bulkFields,
       format: z.enum(['json', 'srt', 'vtt', 'txt']).default('json'),
@@ -251,20 +286,44 @@ const bulkDownloadRoute = defineRoute({
         channelId: z.string(),
         channelTitle: z.string().nullable(),
         track: trackSchema,
-        cues: z.array(z.object({ startMs: z.number(), endMs: z.number(), start: z.string(), end: z.string(), text: z.string(), speakerChange: z.boolean().optional(), match: z.boolean().optional() })).optional(),
+        cues: z
+          .array(
+            z.object({
+              startMs: z.number(),
+              endMs: z.number(),
+              start: z.string(),
+              end: z.string(),
+              text: z.string(),
+              speakerChange: z.boolean().optional(),
+              match: z.boolean().optional(),
+            }),
+          )
+          .optional(),
         text: z.string().optional(),
         matchCount: z.number().int().optional(),
-        matches: z.array(z.object({ startMs: z.number(), endMs: z.number(), start: z.string(), end: z.string(), text: z.string() })).optional(),
+        matches: z
+          .array(z.object({ startMs: z.number(), endMs: z.number(), start: z.string(), end: z.string(), text: z.string() }))
+          .optional(),
       }),
     ),
-    missing: z.array(z.object({ videoId: z.string(), reason: z.enum(['unknown_video', 'no_subtitles', 'no_matching_track']), message: z.string() })),
-    totals: z.object({ requested: z.number().int(), returned: z.number().int(), missing: z.number().int(), cues: z.number().int(), matches: z.number().int(), textBytes: z.number().int() }),
+    missing: z.array(
+      z.object({ videoId: z.string(), reason: z.enum(['unknown_video', 'no_subtitles', 'no_matching_track']), message: z.string() }),
+    ),
+    totals: z.object({
+      requested: z.number().int(),
+      returned: z.number().int(),
+      missing: z.number().int(),
+      cues: z.number().int(),
+      matches: z.number().int(),
+      textBytes: z.number().int(),
+    }),
   }),
   media: { 'application/zip': binaryBody },
   errors: ['RATE_LIMITED'],
   async handler({ req, body, caller, deps, res }) {
     const plan = await planBulkDownload(deps.sql, body, deps.config.SUBTITLE_BULK_MAX_BYTES);
-    if (plan.planned.length > 0) await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res, plan.planned.length);
+    if (plan.planned.length > 0)
+      await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res, plan.planned.length);
     if (body.format === 'zip') {
       res.writeHead(200, {
         'Content-Type': 'application/zip',
@@ -275,7 +334,12 @@ const bulkDownloadRoute = defineRoute({
     } else {
       // Streamed, so its length is unknown: coded whatever its size when the client accepts a coding.
       const coding = codingFor(req, JSON_TYPE);
-      res.writeHead(200, { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', Vary: 'Accept-Encoding', ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }) });
+      res.writeHead(200, {
+        'Content-Type': JSON_TYPE,
+        'Cache-Control': 'no-store',
+        Vary: 'Accept-Encoding',
+        ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }),
+      });
       await pipe(streamSink(res, coding), inDataEnvelope(bulkJson(deps.sql, plan, { format: body.format, query: body.query })));
     }
     return handled;

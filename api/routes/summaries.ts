@@ -24,16 +24,28 @@ import { generationStreamRoute } from './generationStream.ts';
 const TAG = 'AI summaries';
 const viewerOf = (caller: Caller) => ({ userId: callerUserId(caller) });
 
-const language = z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 language code such as en (or ISO 639-3)' });
+const language = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 language code such as en (or ISO 639-3)' });
 const limit = (fallback: number, max: number) => wholeNumber('limit', 1, max, fallback);
 export const pageOf = (page: number, size: number, name = 'page') => {
-  if (page * size > MAX_RESULT_WINDOW) throw new AppError('INVALID_INPUT', `${name}: results past position ${MAX_RESULT_WINDOW} are not served; narrow the filters`);
+  if (page * size > MAX_RESULT_WINDOW)
+    throw new AppError('INVALID_INPUT', `${name}: results past position ${MAX_RESULT_WINDOW} are not served; narrow the filters`);
   return { offset: (page - 1) * size, limit: size };
 };
 const listed = <T extends z.ZodType>(items: T) =>
-  z.object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() }).extend({ items: z.array(items) });
+  z
+    .object({ page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() })
+    .extend({ items: z.array(items) });
 
-export const countsPage = (page: number, size: number, total: number) => ({ page, limit: size, total, totalPages: Math.ceil(total / size) });
+export const countsPage = (page: number, size: number, total: number) => ({
+  page,
+  limit: size,
+  total,
+  totalPages: Math.ceil(total / size),
+});
 
 // ---------------------------------------------------------------------------------------------
 // Lists of public ready summaries: fixed words under /api/summary/, registered before /:videoId
@@ -43,8 +55,17 @@ const summaryList = listed(summaryListItem);
 
 /** GET /api/summary/browse's query; the summaries page reads the same fields. */
 export const browseQuery = z.strictObject({
-  tag: z.string().trim().toLowerCase().min(1, { message: 'an empty tag matches nothing; leave it out' }).max(40, { message: 'at most 40 characters' }).optional(),
-  channelId: z.string().regex(/^UC[A-Za-z0-9_-]{22}$/, { message: 'expected a channel id (UC and 22 more characters)' }).optional(),
+  tag: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .min(1, { message: 'an empty tag matches nothing; leave it out' })
+    .max(40, { message: 'at most 40 characters' })
+    .optional(),
+  channelId: z
+    .string()
+    .regex(/^UC[A-Za-z0-9_-]{22}$/, { message: 'expected a channel id (UC and 22 more characters)' })
+    .optional(),
   language: language.optional(),
   page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1),
   limit: limit(20, 100),
@@ -53,7 +74,11 @@ export const browseQuery = z.strictObject({
 /** A page of public summaries as GET /api/summary/browse answers it (the summaries page shows the same). */
 export async function browseSummaryList(sql: Queryable, query: z.output<typeof browseQuery>) {
   const { tag, channelId, language: lang } = query;
-  const { rows, total } = await browseSummaries(sql, { ...(tag ? { tag } : {}), ...(channelId ? { channelId } : {}), ...(lang ? { language: lang } : {}) }, pageOf(query.page, query.limit));
+  const { rows, total } = await browseSummaries(
+    sql,
+    { ...(tag ? { tag } : {}), ...(channelId ? { channelId } : {}), ...(lang ? { language: lang } : {}) },
+    pageOf(query.page, query.limit),
+  );
   return { items: rows.map(toSummaryListItem), ...countsPage(query.page, query.limit, total) };
 }
 
@@ -102,7 +127,9 @@ const tagsRoute = defineRoute({
   query: z.strictObject({ language: language.optional(), limit: limit(50, 200).describe('tags per list') }),
   response: z.object({
     tags: z.array(tagCount).describe('most used first (of the language, when given)'),
-    languages: z.array(z.object({ language: z.string(), count: z.number().int(), tags: z.array(tagCount) })).describe('each language, most summaries first, with its own most used tags'),
+    languages: z
+      .array(z.object({ language: z.string(), count: z.number().int(), tags: z.array(tagCount) }))
+      .describe('each language, most summaries first, with its own most used tags'),
   }),
   async handler({ query, deps }) {
     return summaryTags(deps.sql, { limit: query.limit, ...(query.language ? { language: query.language } : {}) });
@@ -132,7 +159,9 @@ const channelsRoute = defineRoute({
   feature: 'summaries',
   cache: privateCache,
   query: z.strictObject({ page: wholeNumber('page', 1, MAX_RESULT_WINDOW, 1), limit: limit(50, 100) }),
-  response: listed(z.object({ channelId: z.string(), channelTitle: z.string().nullable(), handle: z.string().nullable(), summaries: z.number().int() })),
+  response: listed(
+    z.object({ channelId: z.string(), channelTitle: z.string().nullable(), handle: z.string().nullable(), summaries: z.number().int() }),
+  ),
   async handler({ query, deps }) {
     const { rows, total } = await summaryChannels(deps.sql, pageOf(query.page, query.limit));
     return { items: rows, ...countsPage(query.page, query.limit, total) };
@@ -147,7 +176,7 @@ const generateRoute = defineRoute({
   method: 'POST',
   path: '/api/summary/generate',
   tag: TAG,
-  summary: 'Generate a video\'s summary: 202 and one background job, or 200 with the summary when it is ready',
+  summary: "Generate a video's summary: 202 and one background job, or 200 with the summary when it is ready",
   description:
     'Body {videoId, private?}. A generated summary answers 200 (not charged); a generation already running answers 202 and is joined (not charged); a failed one is generated again. A new generation counts one summaryGenerationsPerDay (given back if the generation fails) and answers 202 {status: "generating", videoId, …, streamUrl}: follow streamUrl (SSE) or poll GET /api/summary/{videoId}. Without a transcript the answer is 409 TRANSCRIPT_REQUIRED and a subtitle fetch is queued; generate again once GET /api/subtitles/{videoId}/status says available. private: true makes a summary only its owner sees, never listed.',
   auth: 'key',
@@ -155,14 +184,23 @@ const generateRoute = defineRoute({
   feature: 'summaryGeneration',
   body: z.strictObject({ videoId: videoIdSchema, private: z.boolean({ message: 'expected true or false' }).default(false) }),
   response: summaryObject,
-  alsoAnswers: { 202: summaryObject.extend({ streamToken: streamTokenObject.describe('an addition to the spec: opens streamUrl without the API key (streamToken.url), for a browser\'s EventSource') }) },
-  location: { status: 202, description: 'the summary\'s URL: GET it, or follow its /stream, until it is generated' },
+  alsoAnswers: {
+    202: summaryObject.extend({
+      streamToken: streamTokenObject.describe(
+        "an addition to the spec: opens streamUrl without the API key (streamToken.url), for a browser's EventSource",
+      ),
+    }),
+  },
+  location: { status: 202, description: "the summary's URL: GET it, or follow its /stream, until it is generated" },
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED'],
   async handler({ body, caller, deps, res }) {
     const request = await requestCallersSummary(deps, caller, res, body);
     const summary = toSummaryObject(request.summary);
     if (request.outcome === 'generated') return summary;
-    return reply({ ...summary, streamToken: await issueStreamToken(deps, caller, summary.streamUrl) }, { status: 202, headers: { Location: `/api/summary/${body.videoId}` } });
+    return reply(
+      { ...summary, streamToken: await issueStreamToken(deps, caller, summary.streamUrl) },
+      { status: 202, headers: { Location: `/api/summary/${body.videoId}` } },
+    );
   },
 });
 
@@ -170,8 +208,14 @@ const generateRoute = defineRoute({
  * A summary for the caller (the route, and the video page's Generate button): ready, or generating
  * (charged one summaryGenerationsPerDay when this request started it); 409 TRANSCRIPT_REQUIRED without a transcript.
  */
-export async function requestCallersSummary(deps: ApiDeps, caller: Caller, res: ServerResponse, input: { videoId: string; private: boolean }) {
-  if (caller.kind === 'anonymous') throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key, or a signed-in account on the website');
+export async function requestCallersSummary(
+  deps: ApiDeps,
+  caller: Caller,
+  res: ServerResponse,
+  input: { videoId: string; private: boolean },
+) {
+  if (caller.kind === 'anonymous')
+    throw new AppError('API_KEY_REQUIRED', 'generating a summary needs an API key, or a signed-in account on the website');
   const request = await requestSummary(deps.sql, {
     videoId: input.videoId,
     ownerId: caller.userId,
@@ -196,8 +240,9 @@ const getRoute = defineRoute({
   method: 'GET',
   path: '/api/summary/:videoId',
   tag: TAG,
-  summary: 'A video\'s summary: the caller\'s own private one, else the public one',
-  description: 'While generating: status and requestedAt; failed: error. Another user\'s private summary is 404, as if it did not exist. Free (no quota but requestsPerMinute).',
+  summary: "A video's summary: the caller's own private one, else the public one",
+  description:
+    "While generating: status and requestedAt; failed: error. Another user's private summary is 404, as if it did not exist. Free (no quota but requestsPerMinute).",
   auth: 'optional',
   feature: 'summaries',
   cache: privateCache,
@@ -213,8 +258,8 @@ const deleteRoute = defineRoute({
   method: 'DELETE',
   path: '/api/summary/:videoId',
   tag: TAG,
-  summary: 'Delete a video\'s public summary (administrators)',
-  description: 'hasSummary of the video turns false in the same transaction. Private summaries are their owners\' and are not touched.',
+  summary: "Delete a video's public summary (administrators)",
+  description: "hasSummary of the video turns false in the same transaction. Private summaries are their owners' and are not touched.",
   auth: 'key',
   admin: true,
   params: videoParams,
@@ -229,7 +274,7 @@ const deleteRoute = defineRoute({
 const streamRoute = generationStreamRoute({
   path: '/api/summary/:videoId/stream',
   tag: TAG,
-  summary: 'Server-Sent Events of a summary\'s generation, ending with summary:complete or summary:error',
+  summary: "Server-Sent Events of a summary's generation, ending with summary:complete or summary:error",
   description:
     'An addition to the spec. Events: summary:progress {stage, percent, chunk?, of?} (each stage once, and the latest percent), then summary:complete {summary} or summary:error {code, message, refunded} (described by components.schemas.SummaryEvent). A summary already generated or failed answers its final event once.',
   access: { auth: 'optional', feature: 'summaries' },
@@ -246,14 +291,34 @@ const summaryStreamParts: GenerationStreamParts<SummaryRow> = {
   outcome: async (summary) =>
     summary.status === 'generated'
       ? summaryEvents.complete({ summary: toSummaryObject(summary) })
-      : summaryEvents.error({ code: 'INTERNAL_ERROR', message: summary.error ?? 'the generation failed', refunded: summary.charged_window_start === null }),
+      : summaryEvents.error({
+          code: 'INTERNAL_ERROR',
+          message: summary.error ?? 'the generation failed',
+          refunded: summary.charged_window_start === null,
+        }),
 };
 
 /** The events of the summary the caller sees (the route, and the video page's live progress); a finished one answers its final event once. */
-export async function streamSummary(deps: ApiDeps, res: ServerResponse, caller: Caller, videoId: string, resumeFrom: string | undefined): Promise<typeof handled> {
+export async function streamSummary(
+  deps: ApiDeps,
+  res: ServerResponse,
+  caller: Caller,
+  videoId: string,
+  resumeFrom: string | undefined,
+): Promise<typeof handled> {
   await answerGenerationStream(deps, res, summaryStreamParts, await visibleSummary(deps, videoId, caller), resumeFrom);
   return handled;
 }
 
 /** In matching order: the fixed words before /:videoId, so no video id can shadow them. */
-export const summaryRoutes = [browseRoute, latestRoute, tagsRoute, languagesRoute, channelsRoute, generateRoute, getRoute, deleteRoute, streamRoute];
+export const summaryRoutes = [
+  browseRoute,
+  latestRoute,
+  tagsRoute,
+  languagesRoute,
+  channelsRoute,
+  generateRoute,
+  getRoute,
+  deleteRoute,
+  streamRoute,
+];

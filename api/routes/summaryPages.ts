@@ -33,8 +33,14 @@ const SITEMAP_NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 async function sendSitemapFile(ctx: Exchange & { deps: Pick<ApiDeps, 'sql' | 'config'> }, file: number) {
   const origin = publicOrigin(ctx.deps.config, ctx.req);
   const entries = await sitemapEntries(ctx.deps.sql, file);
-  const urls = entries.map((entry) => `<url><loc>${escapeHtml(origin + summaryPageUrl(entry.videoId))}</loc><lastmod>${entry.generatedAt.toISOString()}</lastmod></url>`);
-  await sendAnswer(ctx, xml(`<urlset xmlns="${SITEMAP_NS}">\n${urls.join('\n')}\n</urlset>`), { contentType: XML, cache: PUBLIC_PAGE_CACHE });
+  const urls = entries.map(
+    (entry) =>
+      `<url><loc>${escapeHtml(origin + summaryPageUrl(entry.videoId))}</loc><lastmod>${entry.generatedAt.toISOString()}</lastmod></url>`,
+  );
+  await sendAnswer(ctx, xml(`<urlset xmlns="${SITEMAP_NS}">\n${urls.join('\n')}\n</urlset>`), {
+    contentType: XML,
+    cache: PUBLIC_PAGE_CACHE,
+  });
 }
 
 const sitemapRoute = defineRoute({
@@ -42,7 +48,8 @@ const sitemapRoute = defineRoute({
   path: '/sitemap.xml',
   tag: TAG,
   summary: `The sitemap of public summaries; past ${SITEMAP_URLS_PER_FILE.toLocaleString('en')} URLs, a sitemap index of /sitemaps/summaries/{n}`,
-  description: 'Lists the page of every public summary (/summaries/{videoId}) with when it was generated, as absolute URLs from PUBLIC_URL or the request\'s origin. The query string is ignored.',
+  description:
+    "Lists the page of every public summary (/summaries/{videoId}) with when it was generated, as absolute URLs from PUBLIC_URL or the request's origin. The query string is ignored.",
   ...pageAccess,
   media: { 'application/xml': z.string() },
   async handler(ctx) {
@@ -52,8 +59,14 @@ const sitemapRoute = defineRoute({
       return handled;
     }
     const origin = publicOrigin(ctx.deps.config, ctx.req);
-    const files = Array.from({ length: Math.ceil(total / SITEMAP_URLS_PER_FILE) }, (_, index) => `<sitemap><loc>${escapeHtml(`${origin}/sitemaps/summaries/${index + 1}`)}</loc></sitemap>`);
-    await sendAnswer(ctx, xml(`<sitemapindex xmlns="${SITEMAP_NS}">\n${files.join('\n')}\n</sitemapindex>`), { contentType: XML, cache: PUBLIC_PAGE_CACHE });
+    const files = Array.from(
+      { length: Math.ceil(total / SITEMAP_URLS_PER_FILE) },
+      (_, index) => `<sitemap><loc>${escapeHtml(`${origin}/sitemaps/summaries/${index + 1}`)}</loc></sitemap>`,
+    );
+    await sendAnswer(ctx, xml(`<sitemapindex xmlns="${SITEMAP_NS}">\n${files.join('\n')}\n</sitemapindex>`), {
+      contentType: XML,
+      cache: PUBLIC_PAGE_CACHE,
+    });
     return handled;
   },
 });
@@ -71,7 +84,8 @@ const sitemapFileRoute = defineRoute({
   async handler(ctx) {
     const { params, deps } = ctx;
     const total = await countPublicSummaries(deps.sql);
-    if (params.file > Math.max(1, Math.ceil(total / SITEMAP_URLS_PER_FILE))) throw notFound(`the sitemap has ${Math.max(1, Math.ceil(total / SITEMAP_URLS_PER_FILE))} file(s), not ${params.file}`);
+    if (params.file > Math.max(1, Math.ceil(total / SITEMAP_URLS_PER_FILE)))
+      throw notFound(`the sitemap has ${Math.max(1, Math.ceil(total / SITEMAP_URLS_PER_FILE))} file(s), not ${params.file}`);
     await sendSitemapFile(ctx, params.file);
     return handled;
   },

@@ -10,7 +10,8 @@ export const listTiersRoute = defineRoute({
   path: '/api/tiers',
   tag: 'System',
   summary: 'All tiers side by side: API access, key scope, feature flags and limits',
-  description: 'Public. Every tier names every feature and every limit (max null: unlimited, 0: none); GET /api/features says which tier is the caller\'s and what it has used.',
+  description:
+    "Public. Every tier names every feature and every limit (max null: unlimited, 0: none); GET /api/features says which tier is the caller's and what it has used.",
   auth: 'public',
   // The same for everybody; an operator's change shows within a minute.
   cache: { scope: 'public', maxAgeSeconds: 60 },
@@ -24,7 +25,7 @@ export const updateTierRoute = defineRoute({
   method: 'PATCH',
   path: '/api/tiers/:name',
   tag: 'System',
-  summary: 'Change a tier\'s API access, key scope, feature flags or limits (administrators)',
+  summary: "Change a tier's API access, key scope, feature flags or limits (administrators)",
   description: 'Takes effect in every API process within 5 seconds.',
   auth: 'key',
   admin: true,

@@ -15,7 +15,13 @@ import type { EventHub } from './hub.ts';
 import { eventFrame, openEventStream } from './writer.ts';
 
 /** What a stream needs of the API's dependencies. */
-interface StreamDeps { sql: Queryable; hub: EventHub; log: Logger; openStreams: Set<{ end(): void }>; config: { SSE_HEARTBEAT_SECONDS: number } }
+interface StreamDeps {
+  sql: Queryable;
+  hub: EventHub;
+  log: Logger;
+  openStreams: Set<{ end(): void }>;
+  config: { SSE_HEARTBEAT_SECONDS: number };
+}
 
 /** The id a reconnecting client sends: the Last-Event-ID header, else `?lastEventId=` (for clients that cannot set headers). */
 export function lastEventId(req: IncomingMessage, queryValue: string | undefined): string | undefined {
@@ -25,7 +31,10 @@ export function lastEventId(req: IncomingMessage, queryValue: string | undefined
 
 /** A Last-Event-ID that is malformed, out of range, or names no event of the stream: resuming from it would skip or repeat events. */
 export const notOfThisStream = (given: string) =>
-  new AppError('INVALID_INPUT', `Last-Event-ID: "${given}" is not an event id of this stream; reconnect without it to receive the whole stream`);
+  new AppError(
+    'INVALID_INPUT',
+    `Last-Event-ID: "${given}" is not an event id of this stream; reconnect without it to receive the whole stream`,
+  );
 
 /**
  * Where to resume `stream`: after the event the client names, from the start when it names none. An
@@ -68,7 +77,13 @@ export interface GenerationStreamParts<Row extends GenerationRow> {
  * event with its id, once, to a first connection or to one that missed it; a reconnect after it gets
  * 204 (nothing more will ever come). Every event is sent with its id.
  */
-export async function answerGenerationStream<Row extends GenerationRow>(deps: StreamDeps, res: ServerResponse, parts: GenerationStreamParts<Row>, row: Row, given: string | undefined): Promise<void> {
+export async function answerGenerationStream<Row extends GenerationRow>(
+  deps: StreamDeps,
+  res: ServerResponse,
+  parts: GenerationStreamParts<Row>,
+  row: Row,
+  given: string | undefined,
+): Promise<void> {
   const stream = generationStream(parts.kind, row.id);
   if (row.status === 'generating') return followGeneration(deps, res, parts, row, await resumePosition(deps.sql, stream, given));
   const final = await lastEvent(deps.sql, stream);
@@ -87,7 +102,13 @@ export async function answerGenerationStream<Row extends GenerationRow>(deps: St
  * progress, then live events and progress as they commit, ending after the final event. A client that
  * leaves stops only its own subscription.
  */
-export async function followGeneration<Row extends GenerationRow>(deps: StreamDeps, res: ServerResponse, parts: GenerationStreamParts<Row>, row: Row, from: Position): Promise<void> {
+export async function followGeneration<Row extends GenerationRow>(
+  deps: StreamDeps,
+  res: ServerResponse,
+  parts: GenerationStreamParts<Row>,
+  row: Row,
+  from: Position,
+): Promise<void> {
   const stream = generationStream(parts.kind, row.id);
   const isFinal = isFinalOf(parts.kind);
   const { events: missed } = await readEvents(deps.sql, stream, from, 1_000);
@@ -97,7 +118,11 @@ export async function followGeneration<Row extends GenerationRow>(deps: StreamDe
   let shown: { stage?: unknown; percent?: unknown } = {};
   const present = parts.presentFinal?.(row);
   const sendFinal = async (event: StoredEvent) => {
-    const payload = present ? await present(event).catch((error: unknown) => deps.log.warn('final event not sent; the client reconnects for it', { stream, err: error })) : event.payload;
+    const payload = present
+      ? await present(event).catch((error: unknown) =>
+          deps.log.warn('final event not sent; the client reconnects for it', { stream, err: error }),
+        )
+      : event.payload;
     if (payload !== undefined) sse.write(eventFrame(event.type, payload, event.id));
     sse.end();
   };

@@ -119,7 +119,16 @@ async function poll(hub: Hub, feed: Feed): Promise<void> {
 /** A new feed for `stream`, registered in the hub. */
 function openFeed(hub: Hub, stream: string, from: Position): Feed {
   // The feed starts at the stream's head, so whoever is behind catches up privately, at their own pace.
-  const feed: Feed = { stream, cursor: from, placed: Promise.resolve(), subscribers: new Set(), progressListeners: new Set(), pendingProgress: undefined, polling: false, again: false };
+  const feed: Feed = {
+    stream,
+    cursor: from,
+    placed: Promise.resolve(),
+    subscribers: new Set(),
+    progressListeners: new Set(),
+    pendingProgress: undefined,
+    polling: false,
+    again: false,
+  };
   feed.placed = streamHead(hub.sql, stream)
     .then((head) => {
       if (head > from) feed.cursor = head;
@@ -138,7 +147,14 @@ interface Subscription {
   caughtUp: boolean;
 }
 
-function subscribe(hub: Hub, stream: string, from: Position, deliver: Deliver, readyForMore?: () => Promise<void>, progress?: ProgressListener): () => void {
+function subscribe(
+  hub: Hub,
+  stream: string,
+  from: Position,
+  deliver: Deliver,
+  readyForMore?: () => Promise<void>,
+  progress?: ProgressListener,
+): () => void {
   const feed = hub.feeds.get(stream) ?? openFeed(hub, stream, from);
   const subscription: Subscription = { feed, deliver, last: from, active: true, caughtUp: false };
   const fromFeed = feedDeliveries(subscription);

@@ -13,7 +13,10 @@ const frame = (event: TypedEvent, id?: string) => eventFrame(event.type, event.p
 /** Every search:video also reaches clients that read only batches: a batch (without id) precedes its videos. */
 function videoFrames(videos: Array<{ video: VideoObject; id: string }>): string {
   if (videos.length === 0) return '';
-  return frame(searchEvents.videoBatch({ videos: videos.map((entry) => entry.video) })) + videos.map((entry) => frame(searchEvents.video(entry.video), entry.id)).join('');
+  return (
+    frame(searchEvents.videoBatch({ videos: videos.map((entry) => entry.video) })) +
+    videos.map((entry) => frame(searchEvents.video(entry.video), entry.id)).join('')
+  );
 }
 
 export const channelResolvedFrame = (channel: ChannelObject) => frame(searchEvents.channelResolved(channel), 's:');
@@ -21,10 +24,14 @@ export const channelResolvedFrame = (channel: ChannelObject) => frame(searchEven
 /** One page of the stored part: its videos (resumable after each, `s:<videoId>`) and their caption news. */
 export function snapshotFrames(page: VideoObject[]): string {
   const withCaptions = page.filter(announcesCaptions);
-  return videoFrames(page.map((video) => ({ video, id: `s:${video.videoId}` }))) + (withCaptions.length ? frame(captionInfoOf(withCaptions)) : '');
+  return (
+    videoFrames(page.map((video) => ({ video, id: `s:${video.videoId}` }))) +
+    (withCaptions.length ? frame(captionInfoOf(withCaptions)) : '')
+  );
 }
 
-export const snapshotDoneFrame = (videos: number) => frame(searchEvents.progress({ stage: 'database', percent: 100, videos }), SNAPSHOT_DONE);
+export const snapshotDoneFrame = (videos: number) =>
+  frame(searchEvents.progress({ stage: 'database', percent: 100, videos }), SNAPSHOT_DONE);
 
 const isFinal = (type: string) => type === searchEvents.complete.type || type === searchEvents.error.type;
 

@@ -10,7 +10,8 @@ const MAX_UNSENT_BYTES = 1024 * 1024;
 const SLOW_STREAM_GRACE_MS = 30_000;
 
 /** One Server-Sent Event as it goes on the wire. */
-export const eventFrame = (type: string, data: unknown, id?: string) => `${id === undefined ? '' : `id: ${id}\n`}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+export const eventFrame = (type: string, data: unknown, id?: string) =>
+  `${id === undefined ? '' : `id: ${id}\n`}event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 
 /**
  * A Server-Sent Events response: frames (see eventFrame) written as given, comments as heartbeats.

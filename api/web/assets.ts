@@ -8,9 +8,17 @@ import { extname, join } from 'node:path';
  * (`/assets/site.3f2a9c1e.css`): a new release changes the name, so a browser may keep each file a year.
  */
 const ASSETS_DIR = join(import.meta.dirname, 'assets');
-const TYPES: Record<string, string> = { '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.svg': 'image/svg+xml' };
+const TYPES: Record<string, string> = {
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
 
-interface Asset { url: string; body: Buffer; type: string }
+interface Asset {
+  url: string;
+  body: Buffer;
+  type: string;
+}
 
 function loadAssets(): Map<string, Asset> {
   const byName = new Map<string, Asset>();

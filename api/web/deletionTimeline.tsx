@@ -1,13 +1,29 @@
 import type { VNode } from 'preact';
 
-interface Month { month: string; deletions: number }
+interface Month {
+  month: string;
+  deletions: number;
+}
 
 const BAR = 12;
 /** The chart is at least this wide (in its own units): a few months get wide bars, not a sliver of the width. */
 const MIN_WIDTH = 600;
 const HEIGHT = 120;
 const AXIS = 18;
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 /** Every month from the first to the last given (YYYY-MM), those without deletions as 0. */
 function everyMonth(months: readonly Month[]): Month[] {
@@ -48,7 +64,12 @@ export function DeletionTimeline({ channelTitle, months }: { channelTitle: strin
   return (
     <figure class="deletion-timeline">
       <div class="chart">
-        <svg viewBox={`0 0 ${width} ${HEIGHT + AXIS}`} role="img" aria-labelledby="deletions-title deletions-desc" preserveAspectRatio="xMinYMid meet">
+        <svg
+          viewBox={`0 0 ${width} ${HEIGHT + AXIS}`}
+          role="img"
+          aria-labelledby="deletions-title deletions-desc"
+          preserveAspectRatio="xMinYMid meet"
+        >
           <title id="deletions-title">Deletions of {channelTitle}'s videos by month</title>
           <desc id="deletions-desc">{description}</desc>
           <line class="axis" x1="0" y1={HEIGHT} x2={width} y2={HEIGHT} />

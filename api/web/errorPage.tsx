@@ -37,9 +37,18 @@ function Advice({ failure, allowedIn }: { failure: Failure; allowedIn: string[] 
   const retryAfter = Number(failure.headers?.['Retry-After']);
   if (failure.status === 429 && retryAfter > 0) {
     const at = new Date(Date.now() + retryAfter * 1000).toISOString().slice(11, 16);
-    return <p>Try again in {retryAfter} seconds (at {at} UTC). Signing in raises your limits.</p>;
+    return (
+      <p>
+        Try again in {retryAfter} seconds (at {at} UTC). Signing in raises your limits.
+      </p>
+    );
   }
-  if (failure.status === 403 && allowedIn.length) return <p>Available in the {allowedIn.join(', ')} tier{allowedIn.length > 1 ? 's' : ''}.</p>;
+  if (failure.status === 403 && allowedIn.length)
+    return (
+      <p>
+        Available in the {allowedIn.join(', ')} tier{allowedIn.length > 1 ? 's' : ''}.
+      </p>
+    );
   if (failure.status === 503 && retryAfter > 0) return <p>Try again in {retryAfter} seconds.</p>;
   return null;
 }
@@ -57,7 +66,8 @@ export async function sendErrorPage(
     res.destroy();
     return;
   }
-  const allowedIn = failure.code === 'FEATURE_DISABLED' ? await tiersWith(deps.tiers, (failure.details as { feature?: unknown } | undefined)?.feature) : [];
+  const allowedIn =
+    failure.code === 'FEATURE_DISABLED' ? await tiersWith(deps.tiers, (failure.details as { feature?: unknown } | undefined)?.feature) : [];
   const heading = HEADINGS[failure.status] ?? 'Something went wrong';
   const page = (
     <Layout title={heading} account={account}>

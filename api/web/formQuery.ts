@@ -3,7 +3,9 @@
  * it were not there, so a page's query schema (the API route's own) reads the form as the API reads a URL.
  */
 export const withoutBlanks = (value: unknown) =>
-  typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).filter(([, field]) => typeof field !== 'string' || field.trim() !== '')) : value;
+  typeof value === 'object' && value !== null
+    ? Object.fromEntries(Object.entries(value).filter(([, field]) => typeof field !== 'string' || field.trim() !== ''))
+    : value;
 
 /** A link to `path` with these fields, leaving out those unset or at their default (links stay short). */
 export function queryHref(path: string, fields: Record<string, unknown>, defaults: Record<string, unknown>): string {

@@ -2,7 +2,10 @@ import type { ComponentChildren, VNode } from 'preact';
 import { assetUrl } from './assets.ts';
 
 /** A signed-in visitor, as the header shows them. */
-export interface Account { email: string; isAdmin: boolean }
+export interface Account {
+  email: string;
+  isAdmin: boolean;
+}
 
 export interface LayoutProps {
   title: string;
@@ -39,17 +42,27 @@ export function Layout(props: LayoutProps): VNode {
         {props.description ? <meta name="description" content={props.description} /> : null}
         <link rel="icon" href={assetUrl('favicon.svg')} type="image/svg+xml" />
         <link rel="stylesheet" href={assetUrl('site.css')} />
-        {(props.styles ?? []).map((name) => <link key={name} rel="stylesheet" href={assetUrl(name)} />)}
+        {(props.styles ?? []).map((name) => (
+          <link key={name} rel="stylesheet" href={assetUrl(name)} />
+        ))}
         <script type="module" src={assetUrl('site.js')} />
-        {(props.scripts ?? []).map((name) => <script key={name} type="module" src={assetUrl(name)} />)}
+        {(props.scripts ?? []).map((name) => (
+          <script key={name} type="module" src={assetUrl(name)} />
+        ))}
         {props.head}
       </head>
       <body>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="site">
-          <a class="brand" href="/">Afterimage</a>
+          <a class="brand" href="/">
+            Afterimage
+          </a>
           <form class="search" role="search" method="get" action="/search">
-            <label for="site-q" class="visually-hidden">Search channels, videos, titles and subtitles</label>
+            <label for="site-q" class="visually-hidden">
+              Search channels, videos, titles and subtitles
+            </label>
             <input id="site-q" name="q" type="search" value={props.query ?? ''} placeholder="Channel, video or words" autoComplete="off" />
             <button type="submit">Search</button>
           </form>

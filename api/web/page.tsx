@@ -46,13 +46,21 @@ export interface PageView extends Omit<LayoutProps, 'account' | 'children'> {
 }
 
 const redirectTag = Symbol('redirect');
-export interface Redirect { [redirectTag]: true; location: string; status: 302 | 303 }
+export interface Redirect {
+  [redirectTag]: true;
+  location: string;
+  status: 302 | 303;
+}
 /** After a form: 303 See Other, so reloading the next page never posts the form again. */
 export const redirect = (location: string, status: 302 | 303 = 303): Redirect => ({ [redirectTag]: true, location, status });
 const isRedirect = (value: unknown): value is Redirect => typeof value === 'object' && value !== null && redirectTag in value;
 
 /** One page of the web app: its path, its validated input and what it shows; not part of the OpenAPI document. */
-export interface Page<P extends Schema | undefined = Schema | undefined, Q extends Schema | undefined = Schema | undefined, F extends Schema | undefined = Schema | undefined> {
+export interface Page<
+  P extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  F extends Schema | undefined = Schema | undefined,
+> {
   method: 'GET' | 'POST';
   path: string;
   params?: P;
@@ -76,8 +84,13 @@ export interface Page<P extends Schema | undefined = Schema | undefined, Q exten
   handler(ctx: PageContext<Out<P>, Out<Q>, Out<F>>): Promise<PageView | Redirect | typeof handled>;
 }
 
-export const definePage = <P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, F extends Schema | undefined = undefined>(page: Page<P, Q, F>): Page =>
-  page as unknown as Page;
+export const definePage = <
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  F extends Schema | undefined = undefined,
+>(
+  page: Page<P, Q, F>,
+): Page => page as unknown as Page;
 
 function parse(schema: Schema | undefined, value: unknown, where: string): unknown {
   if (!schema) return undefined;
@@ -103,16 +116,21 @@ export function servePage(page: Page, deps: ApiDeps) {
     try {
       visitor = await identifyVisitor(deps, req);
       if (page.access) checkAccess(visitor, page.access, 'this page');
-      const quota = requestQuota(deps.counterSql ?? deps.sql, visitor, res, page.rateLimited ?? true, { late: page.cache !== undefined, limit: page.requestLimit ?? 'requestsPerMinute' });
+      const quota = requestQuota(deps.counterSql ?? deps.sql, visitor, res, page.rateLimited ?? true, {
+        late: page.cache !== undefined,
+        limit: page.requestLimit ?? 'requestsPerMinute',
+      });
       await quota.start();
       const params = parse(page.params, req.params, 'path');
       const query = parse(page.query, { ...req.query }, 'query');
       const form = page.method === 'POST' ? parse(page.form, await checkedForm(req, deps), 'form') : undefined;
       const exchange = { req, res, countRequest: quota.settle, waiveRequest: quota.waive };
-      const answer = await page.handler({ req, res, deps, visitor, params, query, form, exchange, log: deps.log.child({ reqId: req.id }) }).catch(async (error: unknown) => {
-        await quota.settle();
-        throw error;
-      });
+      const answer = await page
+        .handler({ req, res, deps, visitor, params, query, form, exchange, log: deps.log.child({ reqId: req.id }) })
+        .catch(async (error: unknown) => {
+          await quota.settle();
+          throw error;
+        });
       if (answer === handled || isRedirect(answer)) await quota.settle();
       if (answer === handled) return;
       if (isRedirect(answer)) {
@@ -127,7 +145,13 @@ export function servePage(page: Page, deps: ApiDeps) {
         </Layout>,
       );
       // Counted as it is sent (a 429 replaces it), unless it is a 304.
-      await sendAnswer(exchange, html, { status, contentType: HTML_TYPE, cache: page.cache, ...(modifiedAt ? { modifiedAt } : {}), headers: { ...PAGE_HEADERS, ...(page.cache ? {} : PRIVATE_PAGE), ...headers } });
+      await sendAnswer(exchange, html, {
+        status,
+        contentType: HTML_TYPE,
+        cache: page.cache,
+        ...(modifiedAt ? { modifiedAt } : {}),
+        headers: { ...PAGE_HEADERS, ...(page.cache ? {} : PRIVATE_PAGE), ...headers },
+      });
     } catch (error) {
       await sendErrorPage(req, res, error, deps, visitor && accountOf(visitor));
     }

@@ -35,6 +35,12 @@ export const PRIVATE_PAGE = { 'Cache-Control': 'private, no-cache' } as const;
 
 /** An error page: no validators, no compression (it is small and short-lived). */
 export function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': HTML_TYPE, ...PAGE_HEADERS, ...PRIVATE_PAGE, 'Content-Length': Buffer.byteLength(html), ...headers });
+  res.writeHead(status, {
+    'Content-Type': HTML_TYPE,
+    ...PAGE_HEADERS,
+    ...PRIVATE_PAGE,
+    'Content-Length': Buffer.byteLength(html),
+    ...headers,
+  });
   res.end(html);
 }

@@ -24,7 +24,13 @@ export function StatusBadge({ video }: { video: Pick<VideoObject, 'status' | 'st
     case 're-uploaded':
       return (
         <span class="badge reuploaded">
-          Re-uploaded{video.reuploadedAs ? <> as <a href={`/videos/${video.reuploadedAs}`}>{video.reuploadedAs}</a></> : null}
+          Re-uploaded
+          {video.reuploadedAs ? (
+            <>
+              {' '}
+              as <a href={`/videos/${video.reuploadedAs}`}>{video.reuploadedAs}</a>
+            </>
+          ) : null}
         </span>
       );
     default:

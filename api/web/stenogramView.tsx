@@ -15,7 +15,10 @@ const seconds = (time: string) => time.split(':').reduce((total, part) => total 
  * stage directions) and anything else as a plain paragraph. Times are links that seek the player.
  */
 export function StenogramView({ markdown }: { markdown: string }): VNode {
-  const blocks = markdown.split(/\n\s*\n/).map((block) => block.trim()).filter(Boolean);
+  const blocks = markdown
+    .split(/\n\s*\n/)
+    .map((block) => block.trim())
+    .filter(Boolean);
   return (
     <div class="stenogram">
       {blocks.map((block, index) => {
@@ -26,12 +29,20 @@ export function StenogramView({ markdown }: { markdown: string }): VNode {
           const at = seconds(spoken[1]!);
           return (
             <p key={index}>
-              <a href={`?t=${at}#player`} data-seconds={at}>{clock(at)}</a> <strong>{unescape(spoken[2]!)}:</strong> {unescape(spoken[3]!)}
+              <a href={`?t=${at}#player`} data-seconds={at}>
+                {clock(at)}
+              </a>{' '}
+              <strong>{unescape(spoken[2]!)}:</strong> {unescape(spoken[3]!)}
             </p>
           );
         }
         const direction = DIRECTION.exec(block);
-        if (direction) return <p key={index} class="direction"><em>{unescape(direction[1]!)}</em></p>;
+        if (direction)
+          return (
+            <p key={index} class="direction">
+              <em>{unescape(direction[1]!)}</em>
+            </p>
+          );
         return <p key={index}>{unescape(block)}</p>;
       })}
     </div>

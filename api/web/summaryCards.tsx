@@ -18,7 +18,9 @@ export function SummaryCards({ items }: { items: SummaryListItem[] }): VNode {
     <ol class="cards summaries">
       {items.map((item) => (
         <li key={item.videoId} class="card">
-          <h3><a href={`/summaries/${item.videoId}`}>{item.title ?? item.videoTitle ?? item.videoId}</a></h3>
+          <h3>
+            <a href={`/summaries/${item.videoId}`}>{item.title ?? item.videoTitle ?? item.videoId}</a>
+          </h3>
           <p class="meta muted">
             {item.videoTitle && item.videoTitle !== item.title ? <span>{item.videoTitle}</span> : null}
             <a href={`/summaries?channelId=${item.channelId}`}>{item.channelTitle ?? item.channelId}</a>
@@ -28,7 +30,9 @@ export function SummaryCards({ items }: { items: SummaryListItem[] }): VNode {
           {item.tldr ? <p lang={item.language ?? undefined}>{item.tldr}</p> : null}
           {item.tags.length ? (
             <p class="tags">
-              {item.tags.map((tag) => <a href={`/summaries?tag=${encodeURIComponent(tag)}`}>#{tag}</a>)}
+              {item.tags.map((tag) => (
+                <a href={`/summaries?tag=${encodeURIComponent(tag)}`}>#{tag}</a>
+              ))}
             </p>
           ) : null}
         </li>

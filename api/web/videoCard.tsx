@@ -2,7 +2,12 @@ import type { VNode } from 'preact';
 import { clock } from '../../core/text/clock.ts';
 import type { VideoObject } from '../../core/videos/videoObject.ts';
 
-const STATUS_WORDS: Record<VideoObject['status'], string> = { live: 'Live', deleted: 'Deleted', 're-uploaded': 'Re-uploaded', checking: 'Checking' };
+const STATUS_WORDS: Record<VideoObject['status'], string> = {
+  live: 'Live',
+  deleted: 'Deleted',
+  're-uploaded': 'Re-uploaded',
+  checking: 'Checking',
+};
 const REASON_WORDS: Record<string, string> = {
   private: 'made private',
   removed_by_uploader: 'removed by the uploader',
@@ -14,7 +19,10 @@ const REASON_WORDS: Record<string, string> = {
 };
 
 /** A status as a person reads it: "Deleted · copyright claim". */
-export const describeStatus = (status: VideoObject['status'], reason: string | null) => (reason && status !== 'live' && status !== 'checking' ? `${STATUS_WORDS[status]} · ${REASON_WORDS[reason] ?? reason}` : STATUS_WORDS[status]);
+export const describeStatus = (status: VideoObject['status'], reason: string | null) =>
+  reason && status !== 'live' && status !== 'checking'
+    ? `${STATUS_WORDS[status]} · ${REASON_WORDS[reason] ?? reason}`
+    : STATUS_WORDS[status];
 
 /** A video's status as a badge (the class names of site.css: live, deleted, reuploaded, checking). */
 export function StatusBadge({ status, reason }: { status: VideoObject['status']; reason: string | null }): VNode {

@@ -14,11 +14,20 @@ import type { Account } from './layout.tsx';
 export async function identifyVisitor(deps: Pick<ApiDeps, 'sql' | 'tiers' | 'log' | 'config'>, req: IncomingMessage): Promise<Caller> {
   const token = sessionToken(req, deps.config);
   const user = token ? await sessionUser(deps.sql, token) : undefined;
-  if (!user) return authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, 'public', false);
+  if (!user)
+    return authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, 'public', false);
   const tier = (await deps.tiers.get()).get(user.tier)!;
-  return { kind: 'session', tier, subject: user.userId, userId: user.userId, email: user.email, isAdmin: user.isAdmin, sessionId: user.sessionId };
+  return {
+    kind: 'session',
+    tier,
+    subject: user.userId,
+    userId: user.userId,
+    email: user.email,
+    isAdmin: user.isAdmin,
+    sessionId: user.sessionId,
+  };
 }
 
 /** The header's view of a visitor. */
-export const accountOf = (visitor: Caller): Account | undefined => (visitor.kind === 'anonymous' ? undefined : { email: visitor.email, isAdmin: visitor.isAdmin });
-
+export const accountOf = (visitor: Caller): Account | undefined =>
+  visitor.kind === 'anonymous' ? undefined : { email: visitor.email, isAdmin: visitor.isAdmin };

@@ -10,12 +10,16 @@ const BOOTSTRAP_LOCK = 7_246_154;
  * call the API at once, and a one-time sign-in link for the website (the administrator has no password
  * until they set one). Returns both (to be shown once), or undefined when there were users already.
  */
-export async function bootstrapAdmin(sql: Sql): Promise<(CreatedApiKey & { email: string; signInToken: string; signInExpiresAt: Date }) | undefined> {
+export async function bootstrapAdmin(
+  sql: Sql,
+): Promise<(CreatedApiKey & { email: string; signInToken: string; signInExpiresAt: Date }) | undefined> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`;
     const [any] = await tx`select 1 from users limit 1`;
     if (any) return undefined;
-    const [user] = await tx<{ id: string }[]>`insert into users (email, tier, is_admin) values (${FIRST_ADMIN_EMAIL}, 'pro', true) returning id`;
+    const [user] = await tx<
+      { id: string }[]
+    >`insert into users (email, tier, is_admin) values (${FIRST_ADMIN_EMAIL}, 'pro', true) returning id`;
     const key = await issueApiKey(tx, { userId: user!.id, scope: 'L4' });
     const link = await createSignInLink(tx, user!.id);
     return { ...key, email: FIRST_ADMIN_EMAIL, signInToken: link.token, signInExpiresAt: link.expiresAt };

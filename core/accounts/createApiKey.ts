@@ -4,7 +4,14 @@ import { apiKeyPrefix, generateApiKey, hashApiKey } from '../keys.ts';
 import type { Sql } from '../db/database.ts';
 import { scopeLevel, scopeName, type ScopeLabel } from '../schemas.ts';
 
-export interface CreatedApiKey { key: string; keyId: string; userId: string; scope: ScopeLabel; prefix: string; revokedKeyId: string | null }
+export interface CreatedApiKey {
+  key: string;
+  keyId: string;
+  userId: string;
+  scope: ScopeLabel;
+  prefix: string;
+  revokedKeyId: string | null;
+}
 
 /**
  * Issues a key for a user, revoking the active one in the same transaction (regeneration):
@@ -23,12 +30,22 @@ export async function issueApiKey(tx: TransactionSql, input: { userId: string; s
   if (!owner) throw new AppError('NOT_FOUND', 'no such user');
   const scope = input.scope ? scopeLevel(input.scope) : owner.maxKeyScope;
   if (scope > owner.maxKeyScope) {
-    throw new AppError('INVALID_INPUT', `scope ${scopeName(scope)} exceeds ${scopeName(owner.maxKeyScope)}, the most the ${owner.tier} tier allows`);
+    throw new AppError(
+      'INVALID_INPUT',
+      `scope ${scopeName(scope)} exceeds ${scopeName(owner.maxKeyScope)}, the most the ${owner.tier} tier allows`,
+    );
   }
   const [revoked] = await tx<{ id: string }[]>`
     update api_keys set revoked_at = now() where user_id = ${input.userId} and revoked_at is null returning id`;
   const [created] = await tx<{ id: string }[]>`
     insert into api_keys (user_id, key_hash, key_prefix, scope)
     values (${input.userId}, ${hashApiKey(key)}, ${apiKeyPrefix(key)}, ${scope}) returning id`;
-  return { key, keyId: created!.id, userId: input.userId, scope: scopeName(scope), prefix: apiKeyPrefix(key), revokedKeyId: revoked?.id ?? null };
+  return {
+    key,
+    keyId: created!.id,
+    userId: input.userId,
+    scope: scopeName(scope),
+    prefix: apiKeyPrefix(key),
+    revokedKeyId: revoked?.id ?? null,
+  };
 }

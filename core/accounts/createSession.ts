@@ -5,7 +5,12 @@ import { generateToken, hashToken } from '../keys.ts';
 export const SESSION_IDLE_DAYS = 7;
 export const SESSION_MAX_DAYS = 30;
 
-export interface NewSession { token: string; sessionId: string; userId: string; expiresAt: Date }
+export interface NewSession {
+  token: string;
+  sessionId: string;
+  userId: string;
+  expiresAt: Date;
+}
 
 /**
  * Signs a user in: a new random token (the cookie's value; only its hash is stored), never one the

@@ -3,10 +3,19 @@ import type { Queryable, Sql } from '../db/database.ts';
 import type { TierName } from '../schemas.ts';
 import { hashPassword } from './password.ts';
 
-export interface User { id: string; email: string; tier: TierName; isAdmin: boolean; createdAt: Date }
+export interface User {
+  id: string;
+  email: string;
+  tier: TierName;
+  isAdmin: boolean;
+  createdAt: Date;
+}
 
 /** A user; without a password they use API keys only (a password can be set later). The password must already be valid (the `password` schema). */
-export async function createUser(sql: Queryable, input: { email: string; tier: TierName; isAdmin: boolean; password?: string }): Promise<User> {
+export async function createUser(
+  sql: Queryable,
+  input: { email: string; tier: TierName; isAdmin: boolean; password?: string },
+): Promise<User> {
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   try {
     const [user] = await sql<User[]>`
@@ -14,7 +23,8 @@ export async function createUser(sql: Queryable, input: { email: string; tier: T
       returning id, email, tier, is_admin as "isAdmin", created_at as "createdAt"`;
     return user!;
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') throw new AppError('INVALID_INPUT', `a user with email ${input.email} already exists`);
+    if ((error as { code?: string }).code === '23505')
+      throw new AppError('INVALID_INPUT', `a user with email ${input.email} already exists`);
     throw error;
   }
 }
@@ -27,6 +37,7 @@ async function findUserByEmail(sql: Sql, email: string): Promise<User | undefine
 
 export async function requireUserByEmail(sql: Sql, email: string): Promise<User> {
   const user = await findUserByEmail(sql, email);
-  if (!user) throw new AppError('NOT_FOUND', `no user with email ${email}; create one with: afterimage users create --email ${email} --tier pro`);
+  if (!user)
+    throw new AppError('NOT_FOUND', `no user with email ${email}; create one with: afterimage users create --email ${email} --tier pro`);
   return user;
 }

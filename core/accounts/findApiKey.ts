@@ -2,8 +2,17 @@ import type { Sql } from '../db/database.ts';
 import type { TierName } from '../schemas.ts';
 
 export interface ApiKeyOwner {
-  keyId: string; keyHash: Uint8Array; scope: number; revoked: boolean; lastUsedAt: Date | null;
-  userId: string; email: string; isAdmin: boolean; tier: TierName; apiAccess: boolean; maxKeyScope: number;
+  keyId: string;
+  keyHash: Uint8Array;
+  scope: number;
+  revoked: boolean;
+  lastUsedAt: Date | null;
+  userId: string;
+  email: string;
+  isAdmin: boolean;
+  tier: TierName;
+  apiAccess: boolean;
+  maxKeyScope: number;
 }
 
 /** The columns of ApiKeyOwner, selected from `api_keys k` joined as ownerJoins joins it. */

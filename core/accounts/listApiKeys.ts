@@ -2,8 +2,14 @@ import type { Sql } from '../db/database.ts';
 import { scopeName, type ScopeLabel } from '../schemas.ts';
 
 export interface ApiKeyListing {
-  prefix: string; email: string; tier: string; isAdmin: boolean; scope: ScopeLabel;
-  createdAt: string; lastUsedAt: string | null; revokedAt: string | null;
+  prefix: string;
+  email: string;
+  tier: string;
+  isAdmin: boolean;
+  scope: ScopeLabel;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
 }
 
 /** Every key ever issued (or one user's), newest first: prefixes only, never a key or its hash. */

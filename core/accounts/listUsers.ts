@@ -1,7 +1,11 @@
 import type { Sql } from '../db/database.ts';
 import type { User } from './createUser.ts';
 
-export interface UserListing extends User { hasPassword: boolean; activeKeyPrefix: string | null; lastSignInAt: Date | null }
+export interface UserListing extends User {
+  hasPassword: boolean;
+  activeKeyPrefix: string | null;
+  lastSignInAt: Date | null;
+}
 
 /** Every user, oldest first, for administrators: whether they can sign in, their active key's prefix. */
 export async function listUsers(sql: Sql): Promise<UserListing[]> {

@@ -6,7 +6,10 @@ export const STREAM_TOKEN_MINUTES = 10;
 /** Expired tokens are kept this long, so using one says "expired" rather than "unknown", then swept. */
 const EXPIRED_KEPT = '1 day';
 
-export interface MintedStreamToken { token: string; expiresAt: Date }
+export interface MintedStreamToken {
+  token: string;
+  expiresAt: Date;
+}
 
 /**
  * A new token that opens `streamPath` as the key `keyId` for STREAM_TOKEN_MINUTES. Only its hash is

@@ -18,7 +18,9 @@ const PASSWORD_MAX_LENGTH = 1024;
 
 export const password = z
   .string()
-  .min(PASSWORD_MIN_LENGTH, { message: `too short: a password needs at least ${PASSWORD_MIN_LENGTH} characters (a few unrelated words make a good one)` })
+  .min(PASSWORD_MIN_LENGTH, {
+    message: `too short: a password needs at least ${PASSWORD_MIN_LENGTH} characters (a few unrelated words make a good one)`,
+  })
   .max(PASSWORD_MAX_LENGTH, { message: `too long: at most ${PASSWORD_MAX_LENGTH} characters` });
 
 const derive = (secret: string, salt: Buffer, { ln, r, p }: typeof CURRENT) =>

@@ -8,7 +8,10 @@ import { createSession, type NewSession } from './createSession.ts';
  * clicks (or a mail scanner and a person) never both get in. An expired link is deleted too.
  */
 export async function redeemSignInLink(sql: Sql, token: string): Promise<NewSession> {
-  const refused = new AppError('UNAUTHORIZED', 'This sign-in link is unknown, already used or expired; ask the operator for a password: afterimage users password --email E --password-stdin');
+  const refused = new AppError(
+    'UNAUTHORIZED',
+    'This sign-in link is unknown, already used or expired; ask the operator for a password: afterimage users password --email E --password-stdin',
+  );
   if (!isWellFormedToken(token)) throw refused;
   const session = await sql.begin(async (tx) => {
     const [link] = await tx<{ userId: string; fresh: boolean }[]>`

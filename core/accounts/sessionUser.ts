@@ -3,7 +3,13 @@ import { hashToken, isWellFormedToken } from '../keys.ts';
 import type { TierName } from '../schemas.ts';
 import { SESSION_IDLE_DAYS, SESSION_MAX_DAYS } from './createSession.ts';
 
-export interface SessionUser { sessionId: string; userId: string; email: string; isAdmin: boolean; tier: TierName }
+export interface SessionUser {
+  sessionId: string;
+  userId: string;
+  email: string;
+  isAdmin: boolean;
+  tier: TierName;
+}
 
 /**
  * The user signed in by a session token, if the session exists and has not expired. Use extends the

@@ -12,11 +12,29 @@ import { describeReset, type CountedLimit } from '../usage/quota.ts';
  * someone failing from several addresses.
  */
 export const signInLimits = {
-  perAddress: { name: 'signInsPerAddress', description: 'Failed sign-in attempts and sign-ups per client address per 15 minutes', unit: 'sign-in attempts', window: 'sliding', windowSeconds: 900, countedPer: 'user', max: 10 },
-  perAccount: { name: 'signInsPerAccount', description: 'Failed sign-in attempts per email address per hour', unit: 'sign-in attempts', window: 'sliding', windowSeconds: 3600, countedPer: 'user', max: 20 },
+  perAddress: {
+    name: 'signInsPerAddress',
+    description: 'Failed sign-in attempts and sign-ups per client address per 15 minutes',
+    unit: 'sign-in attempts',
+    window: 'sliding',
+    windowSeconds: 900,
+    countedPer: 'user',
+    max: 10,
+  },
+  perAccount: {
+    name: 'signInsPerAccount',
+    description: 'Failed sign-in attempts per email address per hour',
+    unit: 'sign-in attempts',
+    window: 'sliding',
+    windowSeconds: 3600,
+    countedPer: 'user',
+    max: 20,
+  },
 } as const satisfies Record<string, CountedLimit>;
 
-export interface CountedAttempt { refund(): Promise<void> }
+export interface CountedAttempt {
+  refund(): Promise<void>;
+}
 
 /**
  * Counts one attempt from `address` (and for `email`, when there is one: sign-ups count per address only);
@@ -26,7 +44,9 @@ export interface CountedAttempt { refund(): Promise<void> }
 export async function countSignInAttempt(sql: Sql, attempt: { address: string; email?: string }): Promise<CountedAttempt> {
   const charges = [
     { subject: hashedSubject(`sign-in-address:${attempt.address}`), rule: signInLimits.perAddress },
-    ...(attempt.email === undefined ? [] : [{ subject: hashedSubject(`sign-in-email:${attempt.email.toLowerCase()}`), rule: signInLimits.perAccount }]),
+    ...(attempt.email === undefined
+      ? []
+      : [{ subject: hashedSubject(`sign-in-email:${attempt.email.toLowerCase()}`), rule: signInLimits.perAccount }]),
   ];
   const decisions = await consumeQuotas(sql, charges);
   const refund = async () => {
@@ -41,10 +61,14 @@ export async function countSignInAttempt(sql: Sql, attempt: { address: string; e
     const retryAfter = refused.retryAfterSeconds!;
     const who = refused.name === signInLimits.perAddress.name ? 'from this address' : 'for this account';
     const minutes = Math.ceil(retryAfter / 60);
-    throw new AppError('RATE_LIMITED', `Too many sign-in attempts ${who}: try again after ${describeReset(retryAfter)} (in ${minutes} minute${minutes === 1 ? '' : 's'})`, {
-      headers: { 'Retry-After': String(retryAfter) },
-      details: { limit: refused.name, max: refused.max, retryAfterSeconds: retryAfter },
-    });
+    throw new AppError(
+      'RATE_LIMITED',
+      `Too many sign-in attempts ${who}: try again after ${describeReset(retryAfter)} (in ${minutes} minute${minutes === 1 ? '' : 's'})`,
+      {
+        headers: { 'Retry-After': String(retryAfter) },
+        details: { limit: refused.name, max: refused.max, retryAfterSeconds: retryAfter },
+      },
+    );
   }
   return { refund };
 }

@@ -1,7 +1,11 @@
 import type { Queryable } from '../db/database.ts';
 
 /** Whether a crawl of the channel is running, and the owner's latest session following it (null if none). */
-export async function backgroundStatus(sql: Queryable, channelId: string, userId: string | null): Promise<{ running: boolean; sessionId: string | null }> {
+export async function backgroundStatus(
+  sql: Queryable,
+  channelId: string,
+  userId: string | null,
+): Promise<{ running: boolean; sessionId: string | null }> {
   const [row] = await sql<{ running: boolean; sessionId: string | null }[]>`
     select exists (select 1 from crawls where channel_id = ${channelId} and status = 'running') as running,
       (select s.id from search_sessions s join crawls cr on cr.id = s.crawl_id

@@ -18,7 +18,11 @@ export async function continueSearch(
 ): Promise<StartedSearch> {
   const base = { userId: input.userId, channelId: input.channelId, query: `continue ${input.sessionId}` };
   if (!deps.sources.some((source) => source.name === 'wayback')) {
-    return nothingToLoad(deps.sql, base, 'archive look-ups are not configured on this server (WAYBACK_ENABLED=false), so there is no further page');
+    return nothingToLoad(
+      deps.sql,
+      base,
+      'archive look-ups are not configured on this server (WAYBACK_ENABLED=false), so there is no further page',
+    );
   }
   const next = await nextArchivePage(deps.sql, input.channelId);
   if (!next) return nothingToLoad(deps.sql, base, "the channel's archive look-ups have no further page");
@@ -27,7 +31,11 @@ export async function continueSearch(
 }
 
 /** A session on a crawl that ends as it starts, in one transaction: its stream's crawl part is the one search:complete. */
-async function nothingToLoad(sql: Sql, input: { userId: string | null; channelId: string; query: string }, reason: string): Promise<StartedSearch> {
+async function nothingToLoad(
+  sql: Sql,
+  input: { userId: string | null; channelId: string; query: string },
+  reason: string,
+): Promise<StartedSearch> {
   return sql.begin(async (tx) => {
     const [crawl] = await tx<{ id: string }[]>`
       insert into crawls (channel_id, kind, status, finished_at) values (${input.channelId}, 'archive_page', 'complete', now()) returning id::text`;

@@ -2,7 +2,12 @@ import type { Queryable } from '../db/database.ts';
 import { crawlStream } from '../events/events.ts';
 import { searchEvents } from '../events/searchEvents.ts';
 
-export interface CrawlProgress { status: string; channelId: string; steps: number; videos: number }
+export interface CrawlProgress {
+  status: string;
+  channelId: string;
+  steps: number;
+  videos: number;
+}
 
 /** How far a crawl is: its status, the steps it has taken (a retry's progress is not one), and the videos its channel has stored so far. */
 export async function crawlProgress(sql: Queryable, crawlId: string): Promise<CrawlProgress | undefined> {

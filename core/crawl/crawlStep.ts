@@ -18,7 +18,8 @@ export interface CrawlDeps {
 }
 
 /** The sources a crawl walks, in order: every configured one for a full crawl, only the archive for a "continue" page. */
-const planFor = (kind: Crawl['kind'], sources: VideoSource[]) => (kind === 'full' ? sources : sources.filter((source) => source.name === 'wayback'));
+const planFor = (kind: Crawl['kind'], sources: VideoSource[]) =>
+  kind === 'full' ? sources : sources.filter((source) => source.name === 'wayback');
 
 /**
  * One step of a crawl (a crawl_channel job): a batch of one source's videos, stored with their

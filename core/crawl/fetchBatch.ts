@@ -24,7 +24,10 @@ export interface Batch {
 }
 
 /** How long a step waits on a source that answers nothing, and who hears of its retries. */
-interface SourceWait { budgetMs: number; onRetry: (retry: SourceRetry) => void }
+interface SourceWait {
+  budgetMs: number;
+  onRetry: (retry: SourceRetry) => void;
+}
 
 /**
  * Reads one batch of a source's videos for a crawl step: source pages until the batch is full, the
@@ -32,10 +35,19 @@ interface SourceWait { budgetMs: number; onRetry: (retry: SourceRetry) => void }
  * answers nothing for the wait budget, ends its part of the crawl with `failure` and what it
  * found until then; nothing is thrown, so no job retry holds a worker on a source that is down.
  */
-export async function fetchBatch(crawl: Crawl, source: VideoSource, from: { cursor?: string }, wait: SourceWait, log: Logger): Promise<Batch> {
+export async function fetchBatch(
+  crawl: Crawl,
+  source: VideoSource,
+  from: { cursor?: string },
+  wait: SourceWait,
+  log: Logger,
+): Promise<Batch> {
   const stored: ChannelRecord = { channelId: crawl.channelId, title: crawl.channelTitle || undefined };
   // An archive-page crawl starts where the last one stopped ('' for ARCHIVE_START: the beginning).
-  const batch: Batch = { videos: [], ...pick(from.cursor ?? (crawl.kind === 'archive_page' ? crawl.archiveCursor || undefined : undefined)) };
+  const batch: Batch = {
+    videos: [],
+    ...pick(from.cursor ?? (crawl.kind === 'archive_page' ? crawl.archiveCursor || undefined : undefined)),
+  };
   try {
     const { gaveUp } = await watchSource(source.name, wait.budgetMs, wait.onRetry, async (signal) => {
       if (from.cursor === undefined) {

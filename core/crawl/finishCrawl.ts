@@ -15,16 +15,26 @@ export async function finishCrawl(tx: Queryable, crawl: { id: string; channelId:
     select totals, next_archive_cursor is not null as "morePages" from crawls where id = ${crawl.id}`;
   const totals = current?.totals ?? {};
   const sources = Object.entries(totals.sources ?? {});
-  const failedSources = sources.flatMap(([source, counts]) => (counts.error ? [{ source, error: counts.error }] : [])).sort((a, b) => a.source.localeCompare(b.source));
+  const failedSources = sources
+    .flatMap(([source, counts]) => (counts.error ? [{ source, error: counts.error }] : []))
+    .sort((a, b) => a.source.localeCompare(b.source));
   const error =
     failed ??
     (sources.length > 0 && failedSources.length === sources.length
-      ? { code: 'SERVICE_UNAVAILABLE', message: `every source failed: ${failedSources.map((failure) => `${failure.source}: ${failure.error}`).join('; ')}`, failedSources }
+      ? {
+          code: 'SERVICE_UNAVAILABLE',
+          message: `every source failed: ${failedSources.map((failure) => `${failure.source}: ${failure.error}`).join('; ')}`,
+          failedSources,
+        }
       : undefined);
   await tx`
     update crawls set status = ${error ? 'error' : 'complete'}, finished_at = now(), error = ${error ? JSON.stringify(error) : null}::text::jsonb
     where id = ${crawl.id}`;
-  await appendEvents(tx, crawlStream(crawl.id), [error ? searchEvents.error(error) : searchEvents.complete({ channelId: crawl.channelId, totals, failedSources, morePages: current?.morePages ?? false })]);
+  await appendEvents(tx, crawlStream(crawl.id), [
+    error
+      ? searchEvents.error(error)
+      : searchEvents.complete({ channelId: crawl.channelId, totals, failedSources, morePages: current?.morePages ?? false }),
+  ]);
   // The words of what the crawl stored join the did-you-mean vocabulary now, not at the crontab's next
   // run. One job key: crawls finishing together join the job still queued (a running one is not joined).
   if (sources.some(([, counts]) => counts.changed > 0)) await enqueue(tx, 'refresh_search_words', {}, { jobKey: 'refresh_search_words' });
@@ -35,6 +45,7 @@ export async function failCrawl(sql: Sql, crawlId: string, error: unknown): Prom
   await sql.begin(async (tx) => {
     const [crawl] = await tx<{ id: string; channelId: string; status: string }[]>`
       select id::text, channel_id as "channelId", status from crawls where id = ${crawlId} for update`;
-    if (crawl?.status === 'running') await finishCrawl(tx, crawl, { code: 'INTERNAL_ERROR', message: `the crawl failed: ${(error as Error).message}` });
+    if (crawl?.status === 'running')
+      await finishCrawl(tx, crawl, { code: 'INTERNAL_ERROR', message: `the crawl failed: ${(error as Error).message}` });
   });
 }

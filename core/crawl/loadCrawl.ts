@@ -1,6 +1,13 @@
 import type { Queryable } from '../db/database.ts';
 
-export interface Crawl { id: string; kind: 'full' | 'archive_page'; status: string; archiveCursor: string | null; channelId: string; channelTitle: string }
+export interface Crawl {
+  id: string;
+  kind: 'full' | 'archive_page';
+  status: string;
+  archiveCursor: string | null;
+  channelId: string;
+  channelTitle: string;
+}
 
 /** A crawl with its channel's stored title (what the sources are asked with). */
 export async function loadCrawl(sql: Queryable, crawlId: string): Promise<Crawl | undefined> {

@@ -37,7 +37,12 @@ export async function resolveChannel(
   for (const source of sources) {
     try {
       // A source that answers nothing holds the caller's request for the wait budget at most.
-      const { result: channel, gaveUp } = await watchSource(source.name, waitBudgetMs, () => {}, (signal) => source.resolveChannel(query, signal));
+      const { result: channel, gaveUp } = await watchSource(
+        source.name,
+        waitBudgetMs,
+        () => {},
+        (signal) => source.resolveChannel(query, signal),
+      );
       if (channel) return channel;
       // Stopped before it could tell: not an "unknown channel".
       if (gaveUp) throw gaveUp;
@@ -48,7 +53,9 @@ export async function resolveChannel(
   }
   if (failures.length > 0 && failures.length === sources.length && failures.some((failure) => failure.transient)) {
     const reasons = failures.map((failure) => `${failure.source}: ${failure.message}`).join('; ');
-    throw new AppError('SERVICE_UNAVAILABLE', `no source could be asked about this channel right now (${reasons}); retry shortly`, { headers: { 'Retry-After': '30' } });
+    throw new AppError('SERVICE_UNAVAILABLE', `no source could be asked about this channel right now (${reasons}); retry shortly`, {
+      headers: { 'Retry-After': '30' },
+    });
   }
   return undefined;
 }

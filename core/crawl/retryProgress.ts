@@ -10,7 +10,9 @@ const RETRY_EVENT_GAP_MS = 1_000;
 
 /** How far the crawl has said it is: retry progress repeats it rather than go back. */
 async function percentSoFar(sql: Sql, crawlId: string): Promise<number> {
-  const [row] = await sql<{ percent: number | null }[]>`select (progress->>'percent')::int as percent from crawls where id = ${crawlId}::bigint`;
+  const [row] = await sql<
+    { percent: number | null }[]
+  >`select (progress->>'percent')::int as percent from crawls where id = ${crawlId}::bigint`;
   return row?.percent ?? 0;
 }
 
@@ -22,8 +24,12 @@ async function percentSoFar(sql: Sql, crawlId: string): Promise<number> {
  */
 export function retryProgress(sql: Sql, log: Logger, crawlId: string, stage: string) {
   // Each retry told is a milestone (the stream says why it waits, to whoever joins later too); the crawl's row keeps the latest.
-  const append = progressState(sql, log, { table: 'crawls', id: crawlId, stream: crawlStream(crawlId), milestone: () => true }, ({ percent, retry }: { percent: number; retry: SourceRetry }) =>
-    searchEvents.progress({ stage, percent, retry }));
+  const append = progressState(
+    sql,
+    log,
+    { table: 'crawls', id: crawlId, stream: crawlStream(crawlId), milestone: () => true },
+    ({ percent, retry }: { percent: number; retry: SourceRetry }) => searchEvents.progress({ stage, percent, retry }),
+  );
   let percent: Promise<number> | undefined;
   let lastAt = -Infinity;
   let furthest = 0;

@@ -9,7 +9,11 @@ const SNAPSHOT_PAGE = 500;
  * by video id (byte order) after `after`, read when the caller asks for the next page (at its
  * client's pace). The last page is shorter than the others, possibly empty.
  */
-export async function* snapshotPages(sql: Queryable, session: Pick<SearchSession, 'channelId' | 'createdAt'>, after: string): AsyncGenerator<VideoObject[]> {
+export async function* snapshotPages(
+  sql: Queryable,
+  session: Pick<SearchSession, 'channelId' | 'createdAt'>,
+  after: string,
+): AsyncGenerator<VideoObject[]> {
   for (;;) {
     const page = await sql<{ video: VideoObject }[]>`
       select ${sql.unsafe(VIDEO_JSON)} as video from videos v join channels c on c.channel_id = v.channel_id
@@ -22,7 +26,12 @@ export async function* snapshotPages(sql: Queryable, session: Pick<SearchSession
 }
 
 /** Whether the session's snapshot holds this video (a resume point `s:<videoId>` must name one of its own). */
-export async function snapshotHolds(sql: Queryable, session: Pick<SearchSession, 'channelId' | 'createdAt'>, videoId: string): Promise<boolean> {
-  const [found] = await sql`select 1 from videos where video_id = ${videoId} and channel_id = ${session.channelId} and first_seen_at <= ${session.createdAt}`;
+export async function snapshotHolds(
+  sql: Queryable,
+  session: Pick<SearchSession, 'channelId' | 'createdAt'>,
+  videoId: string,
+): Promise<boolean> {
+  const [found] =
+    await sql`select 1 from videos where video_id = ${videoId} and channel_id = ${session.channelId} and first_seen_at <= ${session.createdAt}`;
   return Boolean(found);
 }

@@ -5,7 +5,12 @@ import { upsertChannel } from '../videos/upsertChannel.ts';
 import { crawlStream } from '../events/events.ts';
 import { queueCrawlStep } from './queueStep.ts';
 
-export interface StartedSearch { sessionId: string; crawlId: string; joined: boolean; channelTitle: string }
+export interface StartedSearch {
+  sessionId: string;
+  crawlId: string;
+  joined: boolean;
+  channelTitle: string;
+}
 
 /**
  * Opens a search session on a channel in one transaction: records the channel, joins the crawl

@@ -21,7 +21,9 @@ import { addBatch } from './totals.ts';
  */
 async function neverFetched(tx: Queryable, batch: Batch, changed: readonly { videoId: string }[]): Promise<string[]> {
   const changedIds = new Set(changed.map((video) => video.videoId));
-  const announcing = batch.videos.filter((record) => record.captions?.length && !changedIds.has(record.videoId)).map((record) => record.videoId);
+  const announcing = batch.videos
+    .filter((record) => record.captions?.length && !changedIds.has(record.videoId))
+    .map((record) => record.videoId);
   if (announcing.length === 0) return [];
   const rows = await tx<{ videoId: string }[]>`
     select v.video_id as "videoId" from videos v left join transcripts t on t.video_id = v.video_id
@@ -36,7 +38,9 @@ async function neverFetched(tx: Queryable, batch: Batch, changed: readonly { vid
  */
 async function newlyAnnouncedTracks(tx: Queryable, batch: Batch): Promise<string[]> {
   // A language no track could be stored under is never fetched (core/subtitles/tracks.ts).
-  const tracks = batch.videos.flatMap((record) => (record.captions ?? []).filter((track) => LANGUAGE.test(track.language)).map((track) => ({ videoId: record.videoId, ...track })));
+  const tracks = batch.videos.flatMap((record) =>
+    (record.captions ?? []).filter((track) => LANGUAGE.test(track.language)).map((track) => ({ videoId: record.videoId, ...track })),
+  );
   if (tracks.length === 0) return [];
   const rows = await tx<{ videoId: string }[]>`
     select distinct v.video_id as "videoId"
@@ -55,12 +59,20 @@ async function newlyAnnouncedTracks(tx: Queryable, batch: Batch): Promise<string
  * but not stored yet (new tracks of videos with subtitles included), the crawl's totals, then the
  * next step's job or the crawl's end.
  */
-export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: VideoSource[]; index: number }, batch: Batch, log: Logger): Promise<void> {
+export async function storeBatch(
+  tx: Queryable,
+  crawl: Crawl,
+  step: { plan: VideoSource[]; index: number },
+  batch: Batch,
+  log: Logger,
+): Promise<void> {
   const source = step.plan[step.index]!;
   const events: SearchEvent[] = [];
   if (batch.channel) {
     await upsertChannel(tx, batch.channel, log);
-    const [updated] = await tx<{ channel: ChannelObject }[]>`select ${tx.unsafe(CHANNEL_JSON)} as channel from channels c where c.channel_id = ${crawl.channelId}`;
+    const [updated] = await tx<
+      { channel: ChannelObject }[]
+    >`select ${tx.unsafe(CHANNEL_JSON)} as channel from channels c where c.channel_id = ${crawl.channelId}`;
     events.push(searchEvents.channelUpdate(updated!.channel));
   }
   const withNewTracks = await newlyAnnouncedTracks(tx, batch);
@@ -68,19 +80,33 @@ export async function storeBatch(tx: Queryable, crawl: Crawl, step: { plan: Vide
   // A failed source is done for this crawl: its `next` only says where a later continue may ask again.
   const sourceDone = batch.next === undefined || readsOnePage(source) || batch.failure !== undefined;
   const percent = Math.round(((step.index + (sourceDone ? 1 : (batch.progress ?? 0))) / step.plan.length) * 100);
-  const progress = searchEvents.progress({ stage: source.name, percent, videosInBatch: batch.videos.length, ...(batch.failure ? { warning: batch.failure } : {}) });
+  const progress = searchEvents.progress({
+    stage: source.name,
+    percent,
+    videosInBatch: batch.videos.length,
+    ...(batch.failure ? { warning: batch.failure } : {}),
+  });
   // Each step is a milestone of the stream (it commits videos), and the crawl's latest progress.
   events.push(progress);
   for (const video of changed) events.push(searchEvents.video(video));
   const withCaptions = changed.filter(announcesCaptions);
   // Captions announced but not stored yet: fetched in the background, after crawl steps and what callers asked for.
-  const toFetch = [...withCaptions.filter((video) => !video.hasSubtitles).map((video) => video.videoId), ...(await neverFetched(tx, batch, changed)), ...withNewTracks];
+  const toFetch = [
+    ...withCaptions.filter((video) => !video.hasSubtitles).map((video) => video.videoId),
+    ...(await neverFetched(tx, batch, changed)),
+    ...withNewTracks,
+  ];
   if (toFetch.length) await enqueueSubtitleFetch(tx, toFetch, { priority: CRAWL_SUBTITLES_PRIORITY });
   if (withCaptions.length) events.push(captionInfoOf(withCaptions));
   await appendEvents(tx, crawlStream(crawl.id), events);
 
   const [current] = await tx<{ totals: CrawlTotals }[]>`select totals from crawls where id = ${crawl.id} for update`;
-  const totals = addBatch(current!.totals, source.name, { videos: batch.videos.length, inserted, changed: changed.length, ...(batch.failure ? { failure: batch.failure } : {}) });
+  const totals = addBatch(current!.totals, source.name, {
+    videos: batch.videos.length,
+    inserted,
+    changed: changed.length,
+    ...(batch.failure ? { failure: batch.failure } : {}),
+  });
   await tx`
     update crawls set totals = ${JSON.stringify(totals)}::text::jsonb, progress = ${JSON.stringify(progress.payload)}::text::jsonb
       ${readsOnePage(source) ? tx`, next_archive_cursor = ${batch.next ?? null}` : tx``}

@@ -47,7 +47,13 @@ export async function watchSource<T>(
       (outcome) => {
         if (outcome.answered) return restart();
         lastError = outcome.error.message;
-        if (outcome.nextTryAt) onRetry({ attempt: outcome.attempt, error: lastError, nextTryAt: outcome.nextTryAt.toISOString(), giveUpAt: new Date(giveUpAt).toISOString() });
+        if (outcome.nextTryAt)
+          onRetry({
+            attempt: outcome.attempt,
+            error: lastError,
+            nextTryAt: outcome.nextTryAt.toISOString(),
+            giveUpAt: new Date(giveUpAt).toISOString(),
+          });
       },
       () => work(controller.signal),
     );

@@ -62,17 +62,22 @@ export function createCircuit(probe: () => Promise<void>, log: Logger): Database
   };
 
   const runProbe = (): Promise<boolean> =>
-    (probing ??= probe().then(
-      () => (close(), true),
-      (error: unknown) => (recordFailure(error), false),
-    ).finally(() => {
-      probing = undefined;
-    }));
+    (probing ??= probe()
+      .then(
+        () => (close(), true),
+        (error: unknown) => (recordFailure(error), false),
+      )
+      .finally(() => {
+        probing = undefined;
+      }));
 
   return {
     isOpen: () => openSince !== undefined,
     recordFailure,
-    unavailableError: () => Object.assign(new Error(`the database is unreachable (${cause ?? 'unknown'}); waiting for it to come back`), { code: DATABASE_UNAVAILABLE }),
+    unavailableError: () =>
+      Object.assign(new Error(`the database is unreachable (${cause ?? 'unknown'}); waiting for it to come back`), {
+        code: DATABASE_UNAVAILABLE,
+      }),
     nextProbe: () => (openSince === undefined ? Promise.resolve() : new Promise<void>((done) => waiters.push(done))),
     async verify() {
       if (openSince !== undefined) return false;

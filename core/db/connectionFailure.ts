@@ -12,9 +12,16 @@ export const DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE';
  */
 const connectionFailureCodes = new Set([
   DATABASE_UNAVAILABLE,
-  'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
-  '57P01', '57P02', '57P03',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  '57P01',
+  '57P02',
+  '57P03',
 ]);
 
 export function connectionFailureCode(error: unknown): string | undefined {

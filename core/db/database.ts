@@ -30,7 +30,13 @@ const circuitsBySql = new WeakMap<Sql, DatabaseCircuit>();
 export const circuitOf = (sql: Sql): DatabaseCircuit | undefined => circuitsBySql.get(sql);
 
 /** What postgres.js hands its `socket` option: the parsed connection options. */
-interface SocketTarget { path?: string | false; host: string[]; port: number[]; ssl?: unknown; onnotify?: unknown }
+interface SocketTarget {
+  path?: string | false;
+  host: string[];
+  port: number[];
+  ssl?: unknown;
+  onnotify?: unknown;
+}
 
 function openSocket(target: SocketTarget, index: number): Promise<Socket> {
   const host = target.host[index]!;
@@ -38,7 +44,10 @@ function openSocket(target: SocketTarget, index: number): Promise<Socket> {
   // postgres.js names the TLS server after the socket's host (SNI and verify-full).
   Object.assign(socket, { host });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => socket.destroy(Object.assign(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' })), CONNECT_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => socket.destroy(Object.assign(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`), { code: 'ETIMEDOUT' })),
+      CONNECT_TIMEOUT_MS,
+    );
     socket.once('connect', () => {
       clearTimeout(timer);
       socket.removeListener('error', reject);
@@ -96,7 +105,10 @@ function circuitSocket(circuit: DatabaseCircuit) {
     }
     if (!socket) {
       // Its own code: ENOENT or ECONNREFUSED alone could be any file's or service's.
-      const failure = Object.assign(new Error(`cannot connect to the database: ${lastError?.message ?? 'no host'}`), { code: DATABASE_UNAVAILABLE, cause: lastError });
+      const failure = Object.assign(new Error(`cannot connect to the database: ${lastError?.message ?? 'no host'}`), {
+        code: DATABASE_UNAVAILABLE,
+        cause: lastError,
+      });
       circuit.recordFailure(failure);
       return failedSocket(failure);
     }
@@ -139,7 +151,10 @@ function probeConnection(url: string, socketDir: string | null, role: string): (
  * socket. Its connects pass the database's circuit (core/db/circuit.ts), shared by every pool of this
  * process to the same database; `log` records when it opens and closes.
  */
-export function connect(url: string, options: { max: number; role: string; statementTimeoutMs?: number; settings?: Record<string, string>; log?: Logger }): Sql {
+export function connect(
+  url: string,
+  options: { max: number; role: string; statementTimeoutMs?: number; settings?: Record<string, string>; log?: Logger },
+): Sql {
   const parsed = new URL(url);
   const socketDir = parsed.searchParams.get('host');
   if (socketDir) parsed.searchParams.delete('host');

@@ -8,7 +8,9 @@ export interface DatabaseLocation {
 }
 
 export function databaseLocation(config: Config): DatabaseLocation {
-  return config.DATABASE_URL ? { embedded: false, location: String(describeConfig(config).DATABASE_URL) } : { embedded: true, location: config.dataDir };
+  return config.DATABASE_URL
+    ? { embedded: false, location: String(describeConfig(config).DATABASE_URL) }
+    : { embedded: true, location: config.dataDir };
 }
 
 export const sameDatabase = (a: DatabaseLocation, b: DatabaseLocation) => a.embedded === b.embedded && a.location === b.location;

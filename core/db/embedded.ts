@@ -13,8 +13,15 @@ const run = promisify(execFile);
 const SOCKET_PORT = 5432;
 const DATABASE = 'afterimage';
 
-interface Binaries { postgres: string; pg_ctl: string; initdb: string }
-interface OsUser { uid: number; gid: number }
+interface Binaries {
+  postgres: string;
+  pg_ctl: string;
+  initdb: string;
+}
+interface OsUser {
+  uid: number;
+  gid: number;
+}
 
 /** Where the embedded cluster lives; the socket directory is kept short because Unix socket paths are. */
 export function embeddedLayout(dataDir: string) {
@@ -36,7 +43,9 @@ async function loadBinaries(): Promise<Binaries> {
   try {
     return (await import(name)) as Binaries;
   } catch {
-    throw new Error(`No embedded PostgreSQL build for ${process.platform}-${process.arch} (${name}). Set DATABASE_URL to use your own PostgreSQL server.`);
+    throw new Error(
+      `No embedded PostgreSQL build for ${process.platform}-${process.arch} (${name}). Set DATABASE_URL to use your own PostgreSQL server.`,
+    );
   }
 }
 
@@ -89,7 +98,11 @@ async function initialise(bin: Binaries, pgDir: string, user: OsUser | undefined
   await mkdir(staging, { recursive: true, mode: 0o700 });
   if (user) await chown(staging, user.uid, user.gid);
   log.info('initialising the embedded PostgreSQL cluster', { pgDir });
-  await run(bin.initdb, ['-D', staging, '--username=postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '--encoding=UTF8', '--no-locale'], { ...user });
+  await run(
+    bin.initdb,
+    ['-D', staging, '--username=postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '--encoding=UTF8', '--no-locale'],
+    { ...user },
+  );
   await writeFile(join(staging, 'postgresql.conf'), "\ninclude_if_exists = 'afterimage.conf'\n", { flag: 'a' });
   // Renamed only when complete, so a crash during initdb never leaves a half-made cluster behind.
   await rename(staging, pgDir);
@@ -172,9 +185,10 @@ async function ensureDatabase(dataDir: string): Promise<void> {
   const sql = connect(embeddedUrl(dataDir, 'postgres'), { max: 1, role: 'setup' });
   try {
     const [found] = await sql`select 1 from pg_database where datname = ${DATABASE}`;
-    if (!found) await sql.unsafe(`create database ${DATABASE}`).catch((error) => {
-      if (error.code !== '42P04') throw error; // created meanwhile by another process
-    });
+    if (!found)
+      await sql.unsafe(`create database ${DATABASE}`).catch((error) => {
+        if (error.code !== '42P04') throw error; // created meanwhile by another process
+      });
   } finally {
     await sql.end();
   }

@@ -10,7 +10,13 @@ import type { Sql } from './database.ts';
 const sqlDir = fileURLToPath(new URL('../../sql/', import.meta.url));
 const MIGRATION_LOCK = 7_246_153; // arbitrary advisory-lock key shared by every migrating process
 
-export interface Migration { version: number; name: string; file: string; checksum: string; body: string }
+export interface Migration {
+  version: number;
+  name: string;
+  file: string;
+  checksum: string;
+  body: string;
+}
 
 export async function readMigrations(dir = sqlDir): Promise<Migration[]> {
   const files = (await readdir(dir)).filter((file) => /^\d{3}_[a-z0-9_]+\.sql$/.test(file)).sort();
@@ -49,7 +55,9 @@ export async function migrate(sql: Sql, url: string, log: Logger): Promise<{ app
       const [recorded] = await tx<{ checksum: string }[]>`select checksum from schema_migrations where version = ${migration.version}`;
       if (recorded) {
         if (recorded.checksum !== migration.checksum) {
-          throw new Error(`sql/${migration.file} was changed after it was applied; add a new numbered migration instead of editing an applied one`);
+          throw new Error(
+            `sql/${migration.file} was changed after it was applied; add a new numbered migration instead of editing an applied one`,
+          );
         }
         return false;
       }

@@ -30,7 +30,13 @@ export const SERVICE_SESSION_SETTINGS = { plan_cache_mode: 'force_custom_plan', 
 export async function openDatabase(config: Config, log: Logger, role: string): Promise<Database> {
   const embedded = !config.DATABASE_URL;
   const url = config.DATABASE_URL ?? (await ensureEmbeddedPostgres(config.dataDir, log));
-  const sql = connect(url, { max: config.DATABASE_POOL_SIZE, role, statementTimeoutMs: config.STATEMENT_TIMEOUT_MS, settings: SERVICE_SESSION_SETTINGS, log });
+  const sql = connect(url, {
+    max: config.DATABASE_POOL_SIZE,
+    role,
+    statementTimeoutMs: config.STATEMENT_TIMEOUT_MS,
+    settings: SERVICE_SESSION_SETTINGS,
+    log,
+  });
   let closed = false;
   return {
     sql,

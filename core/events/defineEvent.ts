@@ -29,7 +29,11 @@ export interface EventVocabulary {
  * the wire format is the caller's JSON) unless `parse` is false: for payloads read as JSON from
  * SQL (VIDEO_JSON, CHANNEL_JSON) in the hot path, where the types alone hold and a test parses them.
  */
-export function defineEvent<T extends string, S extends z.ZodType>(type: T, schema: S, options: { parse?: boolean } = {}): EventDefinition<T, S> {
+export function defineEvent<T extends string, S extends z.ZodType>(
+  type: T,
+  schema: S,
+  options: { parse?: boolean } = {},
+): EventDefinition<T, S> {
   const parse = options.parse ?? true;
   const make = (payload: z.output<S>) => {
     if (parse) schema.parse(payload);

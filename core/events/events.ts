@@ -8,7 +8,12 @@ import type { TypedEvent } from './defineEvent.ts';
 export type Position = number;
 
 /** `id` is the event's own id, unique across streams: what streams send as the SSE id, so an id of another stream is recognised as such. */
-export interface StoredEvent { id: string; seq: Position; type: string; payload: unknown }
+export interface StoredEvent {
+  id: string;
+  seq: Position;
+  type: string;
+  payload: unknown;
+}
 
 export const crawlStream = (crawlId: string | number) => `crawl:${crawlId}`;
 
@@ -41,7 +46,12 @@ export async function appendEvents(sql: Queryable, stream: string, events: reado
 }
 
 /** Events of a stream after `after`, oldest first; `more` says the page was full, so there may be more to read now. */
-export async function readEvents(sql: Queryable, stream: string, after: Position, limit: number): Promise<{ events: StoredEvent[]; more: boolean }> {
+export async function readEvents(
+  sql: Queryable,
+  stream: string,
+  after: Position,
+  limit: number,
+): Promise<{ events: StoredEvent[]; more: boolean }> {
   const events = await sql<StoredEvent[]>`
     select id::text as id, seq, type, payload from events where stream = ${stream} and seq > ${after} order by seq limit ${limit}`;
   return { events, more: events.length === limit };
@@ -49,7 +59,9 @@ export async function readEvents(sql: Queryable, stream: string, after: Position
 
 /** The stream's last committed event (a finished generation's is its final one); undefined: none (yet, or any more). */
 export async function lastEvent(sql: Queryable, stream: string): Promise<StoredEvent | undefined> {
-  const [event] = await sql<StoredEvent[]>`select id::text as id, seq, type, payload from events where stream = ${stream} order by seq desc limit 1`;
+  const [event] = await sql<
+    StoredEvent[]
+  >`select id::text as id, seq, type, payload from events where stream = ${stream} order by seq desc limit 1`;
   return event;
 }
 

@@ -13,13 +13,23 @@ export const PROGRESS_CHANNEL = 'afterimage_progress';
 export type ProgressTable = 'crawls' | 'summaries' | 'stenograms';
 
 /** A progress event as announced on PROGRESS_CHANNEL: not in the event log, so without a number or id of its own. */
-export interface ProgressNote { type: string; payload: unknown }
+export interface ProgressNote {
+  type: string;
+  payload: unknown;
+}
 
 /**
  * Writes a row's latest progress and, unless it was logged as a milestone (whose NOTIFY tells the
  * followers), announces it to the stream's followers, in one statement (nothing when the row is gone).
  */
-async function writeProgress(sql: Queryable, table: ProgressTable, id: string, stream: string, latest: TypedEvent, logged: boolean): Promise<void> {
+async function writeProgress(
+  sql: Queryable,
+  table: ProgressTable,
+  id: string,
+  stream: string,
+  latest: TypedEvent,
+  logged: boolean,
+): Promise<void> {
   const note = logged ? null : `${stream}\n${JSON.stringify({ type: latest.type, payload: latest.payload })}`;
   await sql`
     with updated as (update ${sql(table)} set progress = ${JSON.stringify(latest.payload)}::text::jsonb where id = ${id}::bigint returning 1)
@@ -89,7 +99,8 @@ export function progressState<P extends { percent: number; stage?: unknown }>(
     previous = next;
     writeLater();
   };
-  const within = (from: number, to: number) => (progress: P) => report({ ...progress, percent: from + (progress.percent * (to - from)) / 100 });
+  const within = (from: number, to: number) => (progress: P) =>
+    report({ ...progress, percent: from + (progress.percent * (to - from)) / 100 });
   const flushed = async () => {
     while (writing || latest) await (writing ?? writeNow());
   };

@@ -23,10 +23,16 @@ const captionInfo = videoObject.pick({ videoId: true, hasSubtitles: true, captio
 
 const failedSources = z
   .array(z.object({ source: z.string(), error: z.string().describe('why it failed, or that it gave no answer for SOURCE_WAIT_BUDGET_MS') }))
-  .describe('the sources that failed during this crawl; what they would have found is missing (a later continue or recrawl asks them again)');
+  .describe(
+    'the sources that failed during this crawl; what they would have found is missing (a later continue or recrawl asks them again)',
+  );
 
 export const searchEvents = {
-  channelResolved: defineEvent('search:channel_resolved', channelObject.describe('the channel as stored when the stream opens (first event)'), { parse: false }),
+  channelResolved: defineEvent(
+    'search:channel_resolved',
+    channelObject.describe('the channel as stored when the stream opens (first event)'),
+    { parse: false },
+  ),
   channelUpdate: defineEvent('search:channel_update', channelObject.describe('the channel after a source refreshed it'), { parse: false }),
   progress: defineEvent(
     'search:progress',
@@ -48,8 +54,16 @@ export const searchEvents = {
     }),
   ),
   video: defineEvent('search:video', videoObject.describe('a video stored or changed'), { parse: false }),
-  videoBatch: defineEvent('search:video_batch', z.object({ videos: z.array(videoObject) }).describe('the search:video events that follow it, in one event (no id)'), { parse: false }),
-  captionInfo: defineEvent('search:caption_info', z.object({ videos: z.array(captionInfo) }).describe('captions announced and whether subtitles are stored'), { parse: false }),
+  videoBatch: defineEvent(
+    'search:video_batch',
+    z.object({ videos: z.array(videoObject) }).describe('the search:video events that follow it, in one event (no id)'),
+    { parse: false },
+  ),
+  captionInfo: defineEvent(
+    'search:caption_info',
+    z.object({ videos: z.array(captionInfo) }).describe('captions announced and whether subtitles are stored'),
+    { parse: false },
+  ),
   statusChange: defineEvent(
     'search:status_change',
     z.object({
@@ -67,7 +81,9 @@ export const searchEvents = {
         channelId: z.string(),
         totals: crawlTotals,
         failedSources,
-        morePages: z.boolean().describe('POST /api/search/:sessionId/continue has a further archive page to load (or an archive look-up to try again)'),
+        morePages: z
+          .boolean()
+          .describe('POST /api/search/:sessionId/continue has a further archive page to load (or an archive look-up to try again)'),
         reason: z.string().optional().describe('why a continue found nothing to load'),
       })
       .describe('the crawl ended (last event)'),
@@ -93,4 +109,6 @@ export const announcesCaptions = (video: VideoObject) => video.captions.length >
 
 /** search:caption_info of these videos (the only place its payload is built). */
 export const captionInfoOf = (videos: readonly VideoObject[]) =>
-  searchEvents.captionInfo({ videos: videos.map((video) => ({ videoId: video.videoId, hasSubtitles: video.hasSubtitles, captions: video.captions })) });
+  searchEvents.captionInfo({
+    videos: videos.map((video) => ({ videoId: video.videoId, hasSubtitles: video.hasSubtitles, captions: video.captions })),
+  });

@@ -22,7 +22,9 @@ const REFRESH_MS = 60_000;
 
 /** Reads the statistics; null when the table was never analyzed (no lexeme statistics): then ask the planner. */
 async function readStatistics(sql: Queryable): Promise<PlanStatistics | null> {
-  const rows = await sql<{ attname: string; elems: string[] | null; elemFreqs: number[] | null; vals: string[] | null; freqs: number[] | null; videos: number }[]>`
+  const rows = await sql<
+    { attname: string; elems: string[] | null; elemFreqs: number[] | null; vals: string[] | null; freqs: number[] | null; videos: number }[]
+  >`
     select attname::text, most_common_elems::text::text[] as elems, most_common_elem_freqs::float8[] as "elemFreqs",
       most_common_vals::text::text[] as vals, most_common_freqs::float8[] as freqs,
       (select greatest(reltuples, 0)::float8 from pg_class where oid = 'videos'::regclass) as videos
@@ -33,7 +35,11 @@ async function readStatistics(sql: Queryable): Promise<PlanStatistics | null> {
   const lexemes = new Map(fts.elems.map((lexeme, index) => [lexeme, fts.elemFreqs![index]!]));
   // ts_typanalyze stores the least and the greatest frequency after the elements' own.
   const least = fts.elemFreqs[fts.elems.length] ?? 0;
-  const values = new Map(rows.filter((row) => row.attname !== 'fts').map((row) => [row.attname, new Map((row.vals ?? []).map((value, index) => [value, row.freqs![index]!]))]));
+  const values = new Map(
+    rows
+      .filter((row) => row.attname !== 'fts')
+      .map((row) => [row.attname, new Map((row.vals ?? []).map((value, index) => [value, row.freqs![index]!]))]),
+  );
   return { videos: fts.videos, lexemes, otherLexeme: Math.min(0.005, least / 2), values };
 }
 
@@ -46,7 +52,12 @@ export function planStatistics(sql: Queryable): () => Promise<PlanStatistics | n
     if (!reading && Date.now() - readAt >= REFRESH_MS) {
       const first = readAt === 0;
       // A read that fails keeps what it would have replaced, and is tried again at the next search.
-      reading = readStatistics(sql).then((read) => void ((stats = read), (readAt = Date.now())), () => undefined).finally(() => (reading = undefined));
+      reading = readStatistics(sql)
+        .then(
+          (read) => void ((stats = read), (readAt = Date.now())),
+          () => undefined,
+        )
+        .finally(() => (reading = undefined));
       if (first) await reading;
     }
     return stats;

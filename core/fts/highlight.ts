@@ -35,7 +35,11 @@ function foldInPlace(character: string): string | null {
   if (folded !== undefined) return folded;
   const candidate = fold(character);
   const word = WORD_CHARACTER.test(character);
-  const keepsPlace = candidate.length === character.length && character !== 'Σ' && !isCjkToken(character) && !isCjkToken(candidate) &&
+  const keepsPlace =
+    candidate.length === character.length &&
+    character !== 'Σ' &&
+    !isCjkToken(character) &&
+    !isCjkToken(candidate) &&
     [...candidate].every((unit) => WORD_CHARACTER.test(unit) === word);
   inPlaceFolds.set(character, (folded = keepsPlace ? candidate : null));
   return folded;

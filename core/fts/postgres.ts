@@ -6,7 +6,10 @@ import { estimateMatches, planStatistics } from './estimate.ts';
 import { formatQuery, type FtsQuery, type Term } from './query.ts';
 
 type Fragment = PendingQuery<Row[]>;
-interface RankedHead { pool: number; rows: number }
+interface RankedHead {
+  pool: number;
+  rows: number;
+}
 
 /**
  * A query matching at most this many videos is answered from all its matches (read through the GIN index,
@@ -79,16 +82,23 @@ export interface PostgresBackendOptions {
 }
 
 /** Postgres full-text search over the `fts` column of videos; every query runs under a statement timeout. */
-export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATCHES_CAP, rankedPool = RANKED_POOL, rankWalkRows = RANK_WALK_ROWS }: PostgresBackendOptions): SearchBackend {
+export function createPostgresBackend({
+  sql,
+  timeoutMs,
+  allMatchesCap = ALL_MATCHES_CAP,
+  rankedPool = RANKED_POOL,
+  rankWalkRows = RANK_WALK_ROWS,
+}: PostgresBackendOptions): SearchBackend {
   const statistics = planStatistics(sql);
   async function search(request: FtsRequest): Promise<FtsPage> {
     const { sort, offset, limit } = request;
     const q = tsquery(sql, request.query);
     const matches = sql`fts @@ (${q}) and ${filterClause(sql, request.filters)}`;
     /** The matches in `order`, walking its index: `rows` bounds the rows read (null: as many as the limit needs). */
-    const inOrder = (tx: Queryable, order: string, rows: number | null) => rows === null
-      ? tx`videos where ${matches} order by ${tx.unsafe(order)}`
-      : tx`(select * from videos order by ${tx.unsafe(order)} limit ${rows}) walked where ${matches} order by ${tx.unsafe(order)}`;
+    const inOrder = (tx: Queryable, order: string, rows: number | null) =>
+      rows === null
+        ? tx`videos where ${matches} order by ${tx.unsafe(order)}`
+        : tx`(select * from videos order by ${tx.unsafe(order)} limit ${rows}) walked where ${matches} order by ${tx.unsafe(order)}`;
     const walk = (tx: Queryable, order: string, from: number, count: number, rows: number | null) => tx<{ video_id: string }[]>`
       select video_id from (select video_id from ${inOrder(tx, order, rows)} offset ${from} limit ${count}) page`;
     /**
@@ -96,7 +106,8 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
      * by relevance. Read once per search: longer walks for the matches after it do not change it.
      */
     let ranked: Promise<{ video_id: string }[]> | undefined;
-    const rankHead = (tx: Queryable, { pool, rows }: RankedHead) => (ranked ??= tx<{ video_id: string }[]>`
+    const rankHead = (tx: Queryable, { pool, rows }: RankedHead) =>
+      (ranked ??= tx<{ video_id: string }[]>`
       select video_id from (select video_id, view_count, fts from ${inOrder(tx, BY_VIEWS, rows)} limit ${pool}) pool,
         (select ${q} as q) query
       order by ${tx.unsafe(RANKED)}`);
@@ -149,12 +160,21 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
      * The careful plans, in a transaction whose settings force each one: bounded walks, longer and longer,
      * then all matches, then an unbounded walk. `tried` skips what was already tried outside it.
      */
-    async function planned(tx: Queryable, estimate: number, videos: number, tried: { walk: boolean; allMatches: boolean }): Promise<FtsPage> {
+    async function planned(
+      tx: Queryable,
+      estimate: number,
+      videos: number,
+      tried: { walk: boolean; allMatches: boolean },
+    ): Promise<FtsPage> {
       await tx.unsafe(`set local statement_timeout = ${timeoutMs}; set local enable_seqscan = off; set local enable_bitmapscan = off`);
       const { head, rows } = planFor(estimate, videos);
       // A walk that comes up short was misled by the estimate (phrases of common words are rarer than
       // their words); a longer one still reads fewer rows than rechecking every video with both words.
-      for (let budget = tried.walk ? rows * 8 : rows; estimate > allMatchesCap && rows <= WALK_MAX_ROWS && budget <= WALK_LONGEST; budget *= 8) {
+      for (
+        let budget = tried.walk ? rows * 8 : rows;
+        estimate > allMatchesCap && rows <= WALK_MAX_ROWS && budget <= WALK_LONGEST;
+        budget *= 8
+      ) {
         const page = await broadPage(tx, head, budget);
         if (page) return { videoIds: page, total: estimate, totalExact: false };
       }
@@ -190,10 +210,15 @@ export function createPostgresBackend({ sql, timeoutMs, allMatchesCap = ALL_MATC
         const page = await broadPage(sql, head, rows);
         if (page) return { videoIds: page, total: estimate, totalExact: false };
       }
-      return await sql.begin((tx) => planned(tx, estimate, videos, { walk: estimate > allMatchesCap && rows <= WALK_FIRST_ROWS, allMatches: estimate <= allMatchesCap }));
+      return await sql.begin((tx) =>
+        planned(tx, estimate, videos, { walk: estimate > allMatchesCap && rows <= WALK_FIRST_ROWS, allMatches: estimate <= allMatchesCap }),
+      );
     } catch (error) {
       if (!isStatementTimeout(error)) throw error;
-      throw new AppError('SERVICE_UNAVAILABLE', `the search took longer than ${timeoutMs} ms and was stopped; add words or filters to narrow it, or try again`);
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        `the search took longer than ${timeoutMs} ms and was stopped; add words or filters to narrow it, or try again`,
+      );
     }
   }
 

@@ -7,7 +7,10 @@ import { isStorable, UNSTORABLE_REFUSED } from '../text/storableText.ts';
  */
 
 /** One word or quoted phrase as the user wrote it, with the tokens it folds to (more than one: they must be adjacent). */
-export interface Term { text: string; tokens: string[] }
+export interface Term {
+  text: string;
+  tokens: string[];
+}
 
 export interface FtsQuery {
   /** Every group must match; a group matches when any of its terms does. */
@@ -37,7 +40,10 @@ export const isCjkToken = (token: string) => CJK.test(token);
 
 const invalidQuery = (message: string) => new AppError('INVALID_INPUT', `q: ${message}`);
 
-interface Item { term: Term; negated: boolean }
+interface Item {
+  term: Term;
+  negated: boolean;
+}
 
 /** Splits q into words and phrases, each possibly negated, and the OR operators between them. */
 function lex(q: string): Array<Item | 'OR'> {
@@ -78,7 +84,9 @@ export function parseQuery(q: string): FtsQuery {
     joinNext = false;
   }
   if (groups.length === 0) {
-    throw invalidQuery(excluded.length > 0 ? 'needs at least one word to look for, not only exclusions' : 'has no letters or digits to search for');
+    throw invalidQuery(
+      excluded.length > 0 ? 'needs at least one word to look for, not only exclusions' : 'has no letters or digits to search for',
+    );
   }
   if (groups.flat().length + excluded.length > MAX_QUERY_TERMS) throw invalidQuery(`at most ${MAX_QUERY_TERMS} words and phrases`);
   return { groups, excluded };

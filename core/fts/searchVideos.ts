@@ -8,18 +8,22 @@ import { highlighter } from './highlight.ts';
 import { parseQuery } from './query.ts';
 import { searchSubtitles, subtitleHit } from './subtitles.ts';
 
-const highlight = z.object({
-  title: z.string().nullable(),
-  description: z.string().nullable().describe('about 200 characters of the description around the first match'),
-}).describe('HTML-escaped text, each word searched for wrapped in <mark>…</mark>');
+const highlight = z
+  .object({
+    title: z.string().nullable(),
+    description: z.string().nullable().describe('about 200 characters of the description around the first match'),
+  })
+  .describe('HTML-escaped text, each word searched for wrapped in <mark>…</mark>');
 
 /** One page of full-text results: GET /api/fts's answer, and the search_videos tool's. */
 export const ftsResults = z.object({
-  videos: z.array(videoObject.extend({
-    highlight,
-    cues: z.array(subtitleHit).optional().describe('in=subtitles: the first matching cues (at most 3)'),
-    cueMatches: z.number().int().optional().describe('in=subtitles: how many cues match in all'),
-  })),
+  videos: z.array(
+    videoObject.extend({
+      highlight,
+      cues: z.array(subtitleHit).optional().describe('in=subtitles: the first matching cues (at most 3)'),
+      cueMatches: z.number().int().optional().describe('in=subtitles: how many cues match in all'),
+    }),
+  ),
   page: z.number().int(),
   pageSize: z.number().int(),
   total: z.number().int(),
@@ -45,12 +49,19 @@ export interface FtsSearch extends FtsFilters {
  * A full-text search of the stored videos (or, in=subtitles, of their transcripts): checks the page
  * window, charges the caller (`charge`, which throws when the quota is used up), searches, highlights.
  */
-export async function searchVideos(deps: { sql: Sql; search: SearchBackend; timeoutMs: number }, input: FtsSearch, charge: () => Promise<void>): Promise<FtsResults> {
+export async function searchVideos(
+  deps: { sql: Sql; search: SearchBackend; timeoutMs: number },
+  input: FtsSearch,
+  charge: () => Promise<void>,
+): Promise<FtsResults> {
   const started = performance.now();
   const parsed = parseQuery(input.q);
   const offset = (input.page - 1) * input.pageSize;
   if (offset + input.pageSize > MAX_RESULT_WINDOW) {
-    throw new AppError('INVALID_INPUT', `page: results past the first ${MAX_RESULT_WINDOW} are not served (page × pageSize ≤ ${MAX_RESULT_WINDOW}); narrow the query with more words or filters, or change the sort`);
+    throw new AppError(
+      'INVALID_INPUT',
+      `page: results past the first ${MAX_RESULT_WINDOW} are not served (page × pageSize ≤ ${MAX_RESULT_WINDOW}); narrow the query with more words or filters, or change the sort`,
+    );
   }
   await charge();
   const filters: FtsFilters = {
@@ -61,7 +72,9 @@ export async function searchVideos(deps: { sql: Sql; search: SearchBackend; time
   };
   const request = { query: parsed, filters, sort: input.sort, offset, limit: input.pageSize };
   const inSubtitles = input.in === 'subtitles';
-  const found = inSubtitles ? await searchSubtitles(deps.sql, request, deps.timeoutMs) : { ...(await deps.search.search(request)), cues: undefined };
+  const found = inSubtitles
+    ? await searchSubtitles(deps.sql, request, deps.timeoutMs)
+    : { ...(await deps.search.search(request)), cues: undefined };
   const mark = highlighter(parsed);
   const videos = (await loadVideos(deps.sql, found.videoIds)).map((video) => ({
     ...video,

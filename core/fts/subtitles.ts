@@ -24,10 +24,15 @@ const ORDER = { ...SORT_ORDER, relevance: 'ts_rank(fts, q) desc, view_count desc
  * database), a page of them in the requested order, each with its first matching cues: one statement reads
  * the page and its tracks' cue lines (sql/020_subtitle_cues_json.sql).
  */
-export async function searchSubtitles(sql: Sql, request: FtsRequest, timeoutMs: number): Promise<FtsPage & { cues: Map<string, { cues: SubtitleHit[]; cueMatches: number }> }> {
-  const rows = await sql.begin(async (tx) => {
-    await tx.unsafe(`set local statement_timeout = ${timeoutMs}`);
-    return tx<{ videoId: string; cueLines: string | null; total: number }[]>`
+export async function searchSubtitles(
+  sql: Sql,
+  request: FtsRequest,
+  timeoutMs: number,
+): Promise<FtsPage & { cues: Map<string, { cues: SubtitleHit[]; cueMatches: number }> }> {
+  const rows = await sql
+    .begin(async (tx) => {
+      await tx.unsafe(`set local statement_timeout = ${timeoutMs}`);
+      return tx<{ videoId: string; cueLines: string | null; total: number }[]>`
       with m as materialized (
         select video_id, t.track_id, t.fts, view_count, upload_date, duration_seconds
         from transcripts t join videos v using (video_id), (select ${tsquery(tx, request.query)} as q) query
@@ -41,10 +46,14 @@ export async function searchSubtitles(sql: Sql, request: FtsRequest, timeoutMs: 
         order by ${tx.unsafe(ORDER[request.sort])} offset ${request.offset} limit ${request.limit}
       ) page join subtitle_tracks s on s.id = page.track_id
       order by page.position`;
-  }).catch((error: { code?: string }) => {
-    if (error.code !== '57014') throw error;
-    throw new AppError('SERVICE_UNAVAILABLE', `the subtitle search took longer than ${timeoutMs} ms and was stopped; add words or filters to narrow it`);
-  });
+    })
+    .catch((error: { code?: string }) => {
+      if (error.code !== '57014') throw error;
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        `the subtitle search took longer than ${timeoutMs} ms and was stopped; add words or filters to narrow it`,
+      );
+    });
   const total = rows[0]?.total ?? (request.offset > 0 ? await countMatches(sql, request) : 0);
   const mark = highlighter(request.query);
   const cues = new Map(rows.map((row) => [row.videoId, matchingCues(row.videoId, row.cueLines ?? '', mark)]));

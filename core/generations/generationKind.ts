@@ -12,16 +12,31 @@ import type { LimitName } from '../schemas.ts';
 /** Every generation's statuses: a job is writing it; its result is stored; it failed (`error` says why; a new request starts over). */
 const generationStatuses = ['generating', 'generated', 'failed'] as const;
 export type GenerationStatus = (typeof generationStatuses)[number];
-export const generationStatus = z.enum(generationStatuses).describe('generating: a job is writing it; generated: done; failed: error says why (generate again)');
+export const generationStatus = z
+  .enum(generationStatuses)
+  .describe('generating: a job is writing it; generated: done; failed: error says why (generate again)');
 
 /** Progress as every kind reports it (its progress event's payload, and the row's `progress` column). */
-export interface GenerationProgress { stage: string; percent: number; chunk?: number; of?: number }
+export interface GenerationProgress {
+  stage: string;
+  percent: number;
+  chunk?: number;
+  of?: number;
+}
 
 /** The columns the lifecycle reads of any generation's row. */
-export interface GenerationRow { id: string; video_id: string; status: GenerationStatus; progress: GenerationProgress | null }
+export interface GenerationRow {
+  id: string;
+  video_id: string;
+  status: GenerationStatus;
+  progress: GenerationProgress | null;
+}
 
 /** Where a charge went (per key or per user, as its limit counts), so that a failed generation can give it back. */
-export interface Charge { subject: string; windowStart: Date }
+export interface Charge {
+  subject: string;
+  windowStart: Date;
+}
 
 /** What the job does when it fails, common to every kind: the payload of its `<kind>:error` event. */
 export const generationError = z

@@ -17,7 +17,11 @@ export interface GenerationWork<Row extends GenerationRow, Generated, Kept> {
   model: string;
   /** Where the generator's own 0–100 ends on the job's progress (it starts at 5, after reading the transcript). */
   generatorUpTo: number;
-  generate(row: Row, transcript: { track: TranscriptTrack; cues: TranscriptCue[] }, options: { signal?: AbortSignal; onProgress: ReportProgress }): Promise<Generated>;
+  generate(
+    row: Row,
+    transcript: { track: TranscriptTrack; cues: TranscriptCue[] },
+    options: { signal?: AbortSignal; onProgress: ReportProgress },
+  ): Promise<Generated>;
   /** What happens between the generator and the row (e.g. writing the result to a store), outside any transaction. */
   keep(row: Row, generated: Generated, report: ReportProgress & { flushed(): Promise<void> }): Promise<Kept>;
   /** Marks the row generated with what was made, only while it is generating; false when it no longer was. */
@@ -45,10 +49,27 @@ export async function runGenerationJob<Row extends GenerationRow, Generated, Kep
   const stream = generationStream(kind, id);
   try {
     const { track, cues } = await readTranscriptCues(deps.sql, row.video_id);
-    const report = progressState(deps.sql, deps.log, { table: kind.table, id, stream, milestone: newStage }, (progress: GenerationProgress) => kind.events.progress(progress));
+    const report = progressState(
+      deps.sql,
+      deps.log,
+      { table: kind.table, id, stream, milestone: newStage },
+      (progress: GenerationProgress) => kind.events.progress(progress),
+    );
     report({ stage: 'reading', percent: 5 });
-    const transcript = { track, cues: cues.map((cue) => ({ start: cue.startMs / 1000, end: cue.endMs / 1000, text: cue.text, ...(cue.speakerChange ? { speakerChange: true } : {}) })) };
-    const generate = () => work.generate(row, transcript, { ...(options.signal ? { signal: options.signal } : {}), onProgress: report.within(5, work.generatorUpTo) });
+    const transcript = {
+      track,
+      cues: cues.map((cue) => ({
+        start: cue.startMs / 1000,
+        end: cue.endMs / 1000,
+        text: cue.text,
+        ...(cue.speakerChange ? { speakerChange: true } : {}),
+      })),
+    };
+    const generate = () =>
+      work.generate(row, transcript, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        onProgress: report.within(5, work.generatorUpTo),
+      });
     const generated = await runGeneration(work.model, generate, report, options.signal);
     const kept = await work.keep(row, generated, report);
     await deps.sql.begin(async (tx) => {
@@ -67,7 +88,9 @@ export async function runGenerationJob<Row extends GenerationRow, Generated, Kep
       if (!failed) return;
       // Nothing was delivered: the unit goes back to whoever paid, in the bucket it was charged in.
       if (failed.subject && failed.windowStart) await refundQuota(tx, failed.subject, kind.unit, failed.windowStart);
-      await appendEvents(tx, stream, [kind.events.error({ code: failure.code, message: failure.message, refunded: Boolean(failed.subject && failed.windowStart) })]);
+      await appendEvents(tx, stream, [
+        kind.events.error({ code: failure.code, message: failure.message, refunded: Boolean(failed.subject && failed.windowStart) }),
+      ]);
     });
   }
 }

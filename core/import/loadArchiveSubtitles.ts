@@ -24,7 +24,12 @@ export interface LoadedSubtitles {
   problems: Array<{ videoId: string; reason: string }>;
 }
 
-export async function loadArchiveSubtitles(sql: Sql, videos: readonly VideoRecord[], log: Logger, onProgress?: (done: number, total: number) => void): Promise<LoadedSubtitles> {
+export async function loadArchiveSubtitles(
+  sql: Sql,
+  videos: readonly VideoRecord[],
+  log: Logger,
+  onProgress?: (done: number, total: number) => void,
+): Promise<LoadedSubtitles> {
   const withFiles = videos.filter((video) => video.captions?.length);
   const sources = [archiveSubtitleSource()];
   const loaded: LoadedSubtitles = { videos: withFiles.length, tracks: 0, newVersions: 0, problems: [] };

@@ -38,7 +38,8 @@ function refusedData(error: unknown): error is Error {
   return typeof code === 'string' && /^2[23]/.test(code);
 }
 
-const fileOf = (video: VideoRecord) => (video.evidenceUrl?.startsWith('file:') ? fileURLToPath(video.evidenceUrl) : (video.evidenceUrl ?? null));
+const fileOf = (video: VideoRecord) =>
+  video.evidenceUrl?.startsWith('file:') ? fileURLToPath(video.evidenceUrl) : (video.evidenceUrl ?? null);
 
 export async function storeArchiveScan(
   sql: Sql,

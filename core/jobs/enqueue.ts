@@ -16,7 +16,12 @@ export interface JobOptions {
  * Queues one job inside the caller's transaction, its payload checked against the task's schema
  * (a bad payload throws here, not later in the worker). Answers the job id.
  */
-export async function enqueue<T extends TaskName>(tx: Queryable, task: T, payload: JobPayload<T>, options: JobOptions & { jobKey?: string } = {}): Promise<string> {
+export async function enqueue<T extends TaskName>(
+  tx: Queryable,
+  task: T,
+  payload: JobPayload<T>,
+  options: JobOptions & { jobKey?: string } = {},
+): Promise<string> {
   const { jobKey, ...rest } = options;
   const [id] = await enqueueMany(tx, task, [payload], { ...rest, ...(jobKey === undefined ? {} : { jobKey: () => jobKey }) });
   return id!;

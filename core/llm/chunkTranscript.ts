@@ -5,7 +5,10 @@
 import type { TranscriptCue } from '../subtitles/transcriptCue.ts';
 
 /** Some cues joined into one line of the prompt, at the first cue's start (whole seconds). */
-export interface TranscriptLine { start: number; text: string }
+export interface TranscriptLine {
+  start: number;
+  text: string;
+}
 
 /**
  * Lines of at most about this many characters: long enough that the `[seconds]` prefixes cost

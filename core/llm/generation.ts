@@ -10,18 +10,29 @@ import { describeGeneratorFailure } from './describeFailure.ts';
 
 /** A generator's failure (the model, the transcript): final for this request, told to the client. */
 export class GenerationFailed extends Error {
-  constructor(readonly code: 'TRANSCRIPT_REQUIRED' | 'INTERNAL_ERROR', message: string) {
+  constructor(
+    readonly code: 'TRANSCRIPT_REQUIRED' | 'INTERNAL_ERROR',
+    message: string,
+  ) {
     super(message);
   }
 }
 
-export interface TranscriptTrack { id: string; language: string; kind: string; version: number }
+export interface TranscriptTrack {
+  id: string;
+  language: string;
+  kind: string;
+  version: number;
+}
 
 /** The video's transcript track and its cues; GenerationFailed when it has none (any more). */
 export async function readTranscriptCues(sql: Queryable, videoId: string): Promise<{ track: TranscriptTrack; cues: Cue[] }> {
   const transcript = await readTranscript(sql, videoId);
   if (transcript.state !== 'completed' || !transcript.trackId) {
-    throw new GenerationFailed('TRANSCRIPT_REQUIRED', `video ${videoId} has no transcript any more; POST /api/subtitles/${videoId}/fetch, then generate again`);
+    throw new GenerationFailed(
+      'TRANSCRIPT_REQUIRED',
+      `video ${videoId} has no transcript any more; POST /api/subtitles/${videoId}/fetch, then generate again`,
+    );
   }
   const track = { id: transcript.trackId, language: transcript.language!, kind: transcript.kind!, version: transcript.version! };
   return { track, cues: (await readCues(sql, [track.id])).get(track.id) ?? [] };
@@ -35,7 +46,12 @@ export const languageOfTrack = (track: TranscriptTrack) => track.language.split(
  * endpoint's details); an abort is passed on for the job to be retried. Waits for the progress
  * events reported meanwhile to be written.
  */
-export async function runGeneration<T>(model: string, run: () => Promise<T>, progress: { flushed(): Promise<void> }, signal?: AbortSignal): Promise<T> {
+export async function runGeneration<T>(
+  model: string,
+  run: () => Promise<T>,
+  progress: { flushed(): Promise<void> },
+  signal?: AbortSignal,
+): Promise<T> {
   try {
     return await run();
   } catch (error) {
@@ -47,7 +63,11 @@ export async function runGeneration<T>(model: string, run: () => Promise<T>, pro
 }
 
 /** Whether a job's failure ends the generation now (a generator's failure, or the last attempt), as a GenerationFailed. */
-export function finalFailure(error: unknown, options: { finalAttempt: boolean; signal?: AbortSignal }, what: string): GenerationFailed | undefined {
+export function finalFailure(
+  error: unknown,
+  options: { finalAttempt: boolean; signal?: AbortSignal },
+  what: string,
+): GenerationFailed | undefined {
   if (options.signal?.aborted) return undefined;
   if (error instanceof GenerationFailed) return error;
   return options.finalAttempt ? new GenerationFailed('INTERNAL_ERROR', `${what}: ${(error as Error).message}`) : undefined;

@@ -72,7 +72,8 @@ export function createLlmClient(options: LlmClientOptions): LlmClient {
     contextTokens: options.contextTokens,
     // A signal of its own per call: the SDK and p-retry each listen on it, and a caller's one signal
     // shared by many calls (a long transcript's chunks) would trip Node's listener-leak warning.
-    completeJson: (request) => limit(() => completeJson(context, request.signal ? { ...request, signal: AbortSignal.any([request.signal]) } : request)),
+    completeJson: (request) =>
+      limit(() => completeJson(context, request.signal ? { ...request, signal: AbortSignal.any([request.signal]) } : request)),
   };
 }
 
@@ -85,7 +86,10 @@ interface CallContext {
 }
 
 /** Asks once, and once more with the validation error if the answer does not satisfy the schema. */
-async function completeJson<S extends z.ZodType>(context: CallContext, request: JsonRequest<S>): Promise<{ value: z.output<S>; usage: TokenUsage }> {
+async function completeJson<S extends z.ZodType>(
+  context: CallContext,
+  request: JsonRequest<S>,
+): Promise<{ value: z.output<S>; usage: TokenUsage }> {
   const usage: TokenUsage = { prompt: 0, completion: 0 };
   let problem: string | undefined;
   for (let attempt = 1; attempt <= 2; attempt++) {
@@ -96,9 +100,18 @@ async function completeJson<S extends z.ZodType>(context: CallContext, request: 
     const checked = checkAnswer(completion, request.schema);
     if (checked.ok) return { value: checked.value, usage };
     problem = checked.problem;
-    context.options.log?.warn('LLM answer rejected', { endpoint: context.endpoint, model: context.options.model, schema: request.schemaName, attempt, problem });
+    context.options.log?.warn('LLM answer rejected', {
+      endpoint: context.endpoint,
+      model: context.options.model,
+      schema: request.schemaName,
+      attempt,
+      problem,
+    });
   }
-  throw new LlmError('malformed', `${context.endpoint} (${context.options.model}) answered twice with JSON that does not fit the ${request.schemaName} schema; last problem: ${problem}`);
+  throw new LlmError(
+    'malformed',
+    `${context.endpoint} (${context.options.model}) answered twice with JSON that does not fit the ${request.schemaName} schema; last problem: ${problem}`,
+  );
 }
 
 /** Told to the model after a rejected answer; kept short so the retry fits the same budget. */
@@ -107,7 +120,11 @@ function retryNote(problem: string): string {
 }
 
 /** One completion, retried with back-off on transient failures; falls back to json_object mode when json_schema is refused. */
-async function requestCompletion<S extends z.ZodType>(context: CallContext, request: JsonRequest<S>, user: string): Promise<ChatCompletion> {
+async function requestCompletion<S extends z.ZodType>(
+  context: CallContext,
+  request: JsonRequest<S>,
+  user: string,
+): Promise<ChatCompletion> {
   const { options, endpoint } = context;
   const attempt = async (): Promise<ChatCompletion> => {
     const schemaMode = context.jsonSchemaMode;
@@ -116,7 +133,11 @@ async function requestCompletion<S extends z.ZodType>(context: CallContext, requ
     } catch (error) {
       // Checked against the mode this request used: a concurrent call may have switched already.
       if (schemaMode && isSchemaFormatRefusal(error)) {
-        if (context.jsonSchemaMode) options.log?.warn('LLM endpoint refuses json_schema response formats; using json_object mode from now on', { endpoint, message: (error as APIError).message });
+        if (context.jsonSchemaMode)
+          options.log?.warn('LLM endpoint refuses json_schema response formats; using json_object mode from now on', {
+            endpoint,
+            message: (error as APIError).message,
+          });
         context.jsonSchemaMode = false;
         return attempt();
       }
@@ -138,7 +159,11 @@ async function requestCompletion<S extends z.ZodType>(context: CallContext, requ
     },
   }).catch((error: unknown) => {
     if (error instanceof LlmError && error.kind === 'unavailable') {
-      throw new LlmError('unavailable', `${error.message} (gave up after ${(options.retries ?? DEFAULT_RETRIES) + 1} attempts)`, error.details);
+      throw new LlmError(
+        'unavailable',
+        `${error.message} (gave up after ${(options.retries ?? DEFAULT_RETRIES) + 1} attempts)`,
+        error.details,
+      );
     }
     throw error;
   });
@@ -153,7 +178,12 @@ function classify(error: unknown, context: CallContext, signal: AbortSignal | un
   return failure.kind === 'unavailable' ? failure : new AbortError(failure);
 }
 
-function send<S extends z.ZodType>(context: CallContext, request: JsonRequest<S>, user: string, schemaMode: boolean): Promise<ChatCompletion> {
+function send<S extends z.ZodType>(
+  context: CallContext,
+  request: JsonRequest<S>,
+  user: string,
+  schemaMode: boolean,
+): Promise<ChatCompletion> {
   const system = schemaMode ? request.system : `${request.system}\n\n${schemaInstructions(request.schema)}`;
   const body: ChatCompletionCreateParamsNonStreaming = {
     model: context.options.model,
@@ -164,7 +194,10 @@ function send<S extends z.ZodType>(context: CallContext, request: JsonRequest<S>
     response_format: schemaMode ? schemaResponseFormat(request.schema, request.schemaName) : { type: 'json_object' },
     ...(request.maxOutputTokens ? { max_tokens: request.maxOutputTokens } : {}),
   };
-  return readCompletion(context, context.openai.chat.completions.create(body, request.signal ? { signal: request.signal } : {}).asResponse());
+  return readCompletion(
+    context,
+    context.openai.chat.completions.create(body, request.signal ? { signal: request.signal } : {}).asResponse(),
+  );
 }
 
 /**
@@ -191,7 +224,10 @@ function schemaResponseFormat(schema: z.ZodType, name: string): ResponseFormat {
   try {
     return { type: 'json_schema', json_schema: zodResponseFormat(schema, name).json_schema };
   } catch {
-    return { type: 'json_schema', json_schema: { name, strict: false, schema: z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) } };
+    return {
+      type: 'json_schema',
+      json_schema: { name, strict: false, schema: z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) },
+    };
   }
 }
 
@@ -237,7 +273,8 @@ function stripCodeFence(content: string): string {
 /** Sorts SDK errors into transient (retried) and definite; messages name the endpoint and status, never the key. */
 function toLlmError(error: unknown, endpoint: string, options: LlmClientOptions): LlmError | undefined {
   if (error instanceof LlmError) return error;
-  if (error instanceof APIConnectionTimeoutError) return new LlmError('unavailable', `${endpoint}: no answer within ${options.timeoutMs} ms`);
+  if (error instanceof APIConnectionTimeoutError)
+    return new LlmError('unavailable', `${endpoint}: no answer within ${options.timeoutMs} ms`);
   if (error instanceof APIConnectionError) return new LlmError('unavailable', `${endpoint}: ${redact(error.message, options.apiKey)}`);
   if (error instanceof APIError && typeof error.status === 'number') {
     const said = redact(serverMessage(error), options.apiKey);

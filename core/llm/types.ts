@@ -5,7 +5,10 @@ import type { z } from 'zod';
  * imported from core/summaries (whose tokenUsage schema has the same shape): summaries use this
  * layer, so an import back would be a folder cycle.
  */
-export interface TokenUsage { prompt: number; completion: number }
+export interface TokenUsage {
+  prompt: number;
+  completion: number;
+}
 
 /** One structured request to a chat model: the answer must satisfy `schema`. */
 export interface JsonRequest<S extends z.ZodType> {

@@ -20,7 +20,10 @@ export function originAllowed(origin: string | undefined, rule: OriginRule): boo
   } catch {
     return false;
   }
-  return rule.origins.includes(url.origin.toLowerCase()) || (rule.loopback && LOOPBACK.has(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:'));
+  return (
+    rule.origins.includes(url.origin.toLowerCase()) ||
+    (rule.loopback && LOOPBACK.has(url.hostname) && (url.protocol === 'http:' || url.protocol === 'https:'))
+  );
 }
 
 /** The rule for a configuration: PUBLIC_URL's origin and the CORS_ORIGINS, and loopback origins when HOST is a loopback address. */

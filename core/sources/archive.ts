@@ -8,7 +8,17 @@
 import { resolve } from 'node:path';
 import type { ChannelQuery } from '../youtube/channelQuery.ts';
 import type { ChannelRecord, VideoPage, VideoSource } from './types.ts';
-import { channelInIndex, emptyIndex, indexOfScan, isMissing, offsetOfCursor, scanDirectory, videoPageOfIndex, type ArchiveIndex, type ArchiveIndexInfo } from './archive/archiveIndex.ts';
+import {
+  channelInIndex,
+  emptyIndex,
+  indexOfScan,
+  isMissing,
+  offsetOfCursor,
+  scanDirectory,
+  videoPageOfIndex,
+  type ArchiveIndex,
+  type ArchiveIndexInfo,
+} from './archive/archiveIndex.ts';
 import { archiveSignature, type ScanOptions } from './archive/scan.ts';
 
 export { scanArchive, streamArchive } from './archive/scan.ts';
@@ -108,7 +118,11 @@ export function createArchiveSource(options: ArchiveSourceOptions): ArchiveSourc
   }
 
   async function refresh(signal?: AbortSignal): Promise<ArchiveIndexInfo> {
-    if (inFlight) await withSignal(inFlight.catch(() => undefined), signal);
+    if (inFlight)
+      await withSignal(
+        inFlight.catch(() => undefined),
+        signal,
+      );
     const building = build().then((built) => (index = built));
     inFlight = building.finally(() => {
       inFlight = undefined;

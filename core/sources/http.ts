@@ -5,7 +5,6 @@ import { DefiniteError, TransientError } from './httpErrors.ts';
 import { outboundGet, RefusedRequest } from './outboundRequest.ts';
 import type { Upstream } from './upstream.ts';
 
-
 export interface FetchOptions {
   timeoutMs?: number;
   retries?: number;
@@ -23,7 +22,8 @@ export interface FetchOptions {
   isTransient?: (status: number, body: string) => boolean;
 }
 
-const BOT_CHECK = /Sign in to confirm you(?:'|’|&#39;)re not a bot|unusual traffic from your computer|Our systems have detected unusual traffic/i;
+const BOT_CHECK =
+  /Sign in to confirm you(?:'|’|&#39;)re not a bot|unusual traffic from your computer|Our systems have detected unusual traffic/i;
 export const looksLikeBotCheck = (body: string) => BOT_CHECK.test(body);
 
 /** One attempt of a request as fetchText reports it to an observer (see observeAttempts). */
@@ -64,7 +64,12 @@ export async function fetchText(upstream: Upstream, url: string, options: FetchO
       let response: { status: number; body: string };
       try {
         // The body is read inside: one that stalls after the headers is a timeout like any other.
-        response = await outboundGet(limited, url, { 'User-Agent': 'afterimage (+https://github.com/afterimage)', ...options.headers }, signal);
+        response = await outboundGet(
+          limited,
+          url,
+          { 'User-Agent': 'afterimage (+https://github.com/afterimage)', ...options.headers },
+          signal,
+        );
       } catch (error) {
         if (error instanceof RefusedRequest) throw new AbortError(error);
         if (options.signal?.aborted) throw new AbortError(options.signal.reason ?? new Error('aborted'));
@@ -76,7 +81,10 @@ export async function fetchText(upstream: Upstream, url: string, options: FetchO
         throw new TransientError(`${new URL(url).host} answered ${status}`, status);
       }
       if (options.isTransient ? options.isTransient(status, body) : looksLikeBotCheck(body)) {
-        throw new TransientError(`${new URL(url).host} answered ${status} with a transient refusal (bot check, quota or "try again later")`, status);
+        throw new TransientError(
+          `${new URL(url).host} answered ${status} with a transient refusal (bot check, quota or "try again later")`,
+          status,
+        );
       }
       observe?.({ answered: true });
       if (status >= 400) throw new AbortError(new DefiniteError(`${new URL(url).host} answered ${status}`, status, body.slice(0, 4096)));

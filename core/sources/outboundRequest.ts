@@ -19,7 +19,10 @@ const MAX_REDIRECTS = 5;
 
 /** A request the outbound rules did not let out, or an answer they did not let in: definite, never retried. */
 export class RefusedRequest extends DefiniteError {
-  constructor(readonly origin: string, readonly reason: string) {
+  constructor(
+    readonly origin: string,
+    readonly reason: string,
+  ) {
     super(`refused a request to ${origin}: ${reason}`, 0);
     this.name = 'RefusedRequest';
   }
@@ -28,7 +31,8 @@ export class RefusedRequest extends DefiniteError {
 /** An origin outside the upstream's, or why its addresses are refused; undefined when the request may go. */
 function refusalOf(upstream: Upstream, url: URL): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${url.protocol} is not http or https`;
-  if (!upstream.origins.has(url.origin)) return `not an origin of the configured ${upstream.kind} upstream (${[...upstream.origins.keys()].join(', ')})`;
+  if (!upstream.origins.has(url.origin))
+    return `not an origin of the configured ${upstream.kind} upstream (${[...upstream.origins.keys()].join(', ')})`;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && !upstream.origins.get(url.origin)!.anyAddress && isPrivateAddress(host)) return `${host} is not a public address`;
   return undefined;
@@ -53,7 +57,15 @@ function send(upstream: Upstream, url: URL, headers: Record<string, string>, sig
   const { anyAddress } = upstream.origins.get(url.origin)!;
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const outgoing = request(url, { headers: { 'Accept-Encoding': 'gzip, deflate, br', ...headers }, signal, ...(anyAddress ? {} : { lookup: publicOnlyLookup(upstream) }) }, resolve);
+    const outgoing = request(
+      url,
+      {
+        headers: { 'Accept-Encoding': 'gzip, deflate, br', ...headers },
+        signal,
+        ...(anyAddress ? {} : { lookup: publicOnlyLookup(upstream) }),
+      },
+      resolve,
+    );
     outgoing.on('error', (error) => reject(error instanceof PrivateAddressError ? new RefusedRequest(url.origin, error.message) : error));
     outgoing.end();
   });
@@ -68,7 +80,14 @@ async function readBody(response: IncomingMessage, origin: string, maxBytes: num
     throw tooLarge();
   }
   const encoding = String(response.headers['content-encoding'] ?? '').toLowerCase();
-  const decoded = encoding === 'gzip' ? response.pipe(createGunzip()) : encoding === 'deflate' ? response.pipe(createInflate()) : encoding === 'br' ? response.pipe(createBrotliDecompress()) : response;
+  const decoded =
+    encoding === 'gzip'
+      ? response.pipe(createGunzip())
+      : encoding === 'deflate'
+        ? response.pipe(createInflate())
+        : encoding === 'br'
+          ? response.pipe(createBrotliDecompress())
+          : response;
   // Errors of the compressed stream surface on the decoder's iteration.
   if (decoded !== response) response.on('error', (error) => decoded.destroy(error));
   const chunks: Buffer[] = [];
@@ -87,7 +106,12 @@ async function readBody(response: IncomingMessage, origin: string, maxBytes: num
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
 /** GET `url` from `upstream`, redirects followed within its origins: the final status and body. */
-export async function outboundGet(upstream: Upstream, url: string, headers: Record<string, string>, signal: AbortSignal): Promise<{ status: number; body: string }> {
+export async function outboundGet(
+  upstream: Upstream,
+  url: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<{ status: number; body: string }> {
   let target = new URL(url);
   for (let hop = 0; ; hop++) {
     const refusal = refusalOf(upstream, target);

@@ -17,14 +17,26 @@ const PUBLIC_UPSTREAMS: Record<UpstreamKind, { origin: string; redirectTargets: 
   wayback: { origin: 'https://web.archive.org', redirectTargets: [], maxBytes: 32 * 2 ** 20 },
   // Watch pages (about 1–2 MB) and json3 caption tracks (a few MB for a long stream); the bare and
   // mobile hosts redirect to www, and a consent check redirects to consent.youtube.com.
-  youtube_web: { origin: 'https://www.youtube.com', redirectTargets: ['https://youtube.com', 'https://m.youtube.com', 'https://consent.youtube.com'], maxBytes: 16 * 2 ** 20 },
+  youtube_web: {
+    origin: 'https://www.youtube.com',
+    redirectTargets: ['https://youtube.com', 'https://m.youtube.com', 'https://consent.youtube.com'],
+    maxBytes: 16 * 2 ** 20,
+  },
 };
 
 /** The platform's own hosts: these must resolve to public addresses (a rebinding or poisoned resolver is refused). */
-const PUBLIC_HOSTS = new Set(Object.values(PUBLIC_UPSTREAMS).flatMap(({ origin, redirectTargets }) => [origin, ...redirectTargets].map((url) => new URL(url).hostname)));
+const PUBLIC_HOSTS = new Set(
+  Object.values(PUBLIC_UPSTREAMS).flatMap(({ origin, redirectTargets }) =>
+    [origin, ...redirectTargets].map((url) => new URL(url).hostname),
+  ),
+);
 
 /** dns.lookup asked for every address of a name. */
-export type Lookup = (hostname: string, options: LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Lookup = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 export interface Upstream {
   kind: UpstreamKind;

@@ -41,7 +41,11 @@ export function createYoutubeApiSource(options: YoutubeApiSourceOptions): Youtub
   async function publicVideoIds(videoIds: string[], signal?: AbortSignal): Promise<Set<string>> {
     if (videoIds.length > PAGE_SIZE) throw new Error(`videos.list takes at most ${PAGE_SIZE} ids`);
     const response = await api.call('videos', { part: 'id', id: videoIds.join(',') }, signal);
-    return new Set(listItems(response).map((item) => item.id).filter((id): id is string => typeof id === 'string'));
+    return new Set(
+      listItems(response)
+        .map((item) => item.id)
+        .filter((id): id is string => typeof id === 'string'),
+    );
   }
 
   return {

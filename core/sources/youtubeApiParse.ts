@@ -105,14 +105,24 @@ export function parseApiError(body: string): ApiErrorInfo | undefined {
   const info: ApiErrorInfo = { reasons };
   if (typeof error.code === 'number') info.code = error.code;
   const message = str(error.message);
-  if (message) info.message = message.replace(/<[^>]*>/g, '').replace(/\s+/g, ' ').trim();
+  if (message)
+    info.message = message
+      .replace(/<[^>]*>/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
   const status = str(error.status);
   if (status) info.status = status;
   return info;
 }
 
 /** Reasons that mean "not now" rather than "no": the daily quota or a per-second/per-user rate limit. */
-const TRANSIENT_REASONS = new Set(['quotaExceeded', 'rateLimitExceeded', 'userRateLimitExceeded', 'dailyLimitExceeded', 'RATE_LIMIT_EXCEEDED']);
+const TRANSIENT_REASONS = new Set([
+  'quotaExceeded',
+  'rateLimitExceeded',
+  'userRateLimitExceeded',
+  'dailyLimitExceeded',
+  'RATE_LIMIT_EXCEEDED',
+]);
 
 /** The isTransient hook of fetchJson: a 403/429 carrying a quota or rate-limit reason. */
 export function isTransientApiError(status: number, body: string): boolean {
@@ -266,7 +276,11 @@ const PLACEHOLDER_DESCRIPTIONS = new Set(['This video is unavailable.', 'This vi
  * upload date is contentDetails.videoPublishedAt or, failing it, when the entry was added to the
  * playlist (for an uploads playlist, the upload time).
  */
-export function videoFromPlaylistItem(item: unknown, channelId: string, availability: VideoRecord['availability'] = 'deleted'): VideoRecord | undefined {
+export function videoFromPlaylistItem(
+  item: unknown,
+  channelId: string,
+  availability: VideoRecord['availability'] = 'deleted',
+): VideoRecord | undefined {
   const videoId = playlistItemVideoId(item);
   if (!videoId) return undefined;
   const entry = obj(item);

@@ -16,12 +16,22 @@ const MIN_SCORE = 0.75;
 /** Words of a transcript compared (its start): enough to tell two talks apart, cheap to read. */
 const TRANSCRIPT_WORDS = 3_000;
 
-interface Candidate { goneId: string; candidateId: string; titleSimilarity: number; durationDelta: number; goneTrack: string | null; candidateTrack: string | null }
+interface Candidate {
+  goneId: string;
+  candidateId: string;
+  titleSimilarity: number;
+  durationDelta: number;
+  goneTrack: string | null;
+  candidateTrack: string | null;
+}
 
 /** Word-trigram overlap (Jaccard) of two texts, 0..1. */
 function transcriptSimilarity(a: string, b: string): number {
   const shingles = (text: string) => {
-    const words = foldText(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean).slice(0, TRANSCRIPT_WORDS);
+    const words = foldText(text)
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean)
+      .slice(0, TRANSCRIPT_WORDS);
     const set = new Set<string>();
     for (let i = 0; i + 2 < words.length; i++) set.add(`${words[i]} ${words[i + 1]} ${words[i + 2]}`);
     return set;
@@ -34,7 +44,10 @@ function transcriptSimilarity(a: string, b: string): number {
   return shared / (left.size + right.size - shared);
 }
 
-export async function linkReuploads(tx: Queryable, videoIds: string[]): Promise<Array<{ videoId: string; reuploadedAs: string; score: number }>> {
+export async function linkReuploads(
+  tx: Queryable,
+  videoIds: string[],
+): Promise<Array<{ videoId: string; reuploadedAs: string; score: number }>> {
   const candidates = await tx<Candidate[]>`
     select g.video_id as "goneId", c.video_id as "candidateId", similarity(lower(g.title), lower(c.title)) as "titleSimilarity",
       abs(g.duration_seconds - c.duration_seconds) as "durationDelta",
@@ -62,12 +75,19 @@ export async function linkReuploads(tx: Queryable, videoIds: string[]): Promise<
     const bothTranscribed = candidate.goneTrack !== null && candidate.candidateTrack !== null;
     const words = bothTranscribed ? transcriptSimilarity(textOf(candidate.goneTrack!), textOf(candidate.candidateTrack!)) : null;
     // With transcripts on both sides the words decide most; without, title and duration must carry it.
-    const score = words === null ? 0.8 * candidate.titleSimilarity + 0.2 * durationScore : 0.3 * candidate.titleSimilarity + 0.1 * durationScore + 0.6 * words;
+    const score =
+      words === null
+        ? 0.8 * candidate.titleSimilarity + 0.2 * durationScore
+        : 0.3 * candidate.titleSimilarity + 0.1 * durationScore + 0.6 * words;
     if (score < MIN_SCORE || (best.get(candidate.goneId)?.score ?? 0) >= score) continue;
     best.set(candidate.goneId, {
       candidateId: candidate.candidateId,
       score,
-      evidence: { titleSimilarity: round(candidate.titleSimilarity), durationDeltaSeconds: candidate.durationDelta, transcriptSimilarity: words === null ? null : round(words) },
+      evidence: {
+        titleSimilarity: round(candidate.titleSimilarity),
+        durationDeltaSeconds: candidate.durationDelta,
+        transcriptSimilarity: words === null ? null : round(words),
+      },
     });
   }
   const linked: Array<{ videoId: string; reuploadedAs: string; score: number }> = [];
@@ -81,7 +101,10 @@ export async function linkReuploads(tx: Queryable, videoIds: string[]): Promise<
     await tx`update videos set reupload_of = ${goneId}, reupload_score = ${match.score}, reupload_evidence = ${JSON.stringify(match.evidence)}::text::jsonb where video_id = ${match.candidateId}`;
     linked.push({ videoId: goneId, reuploadedAs: match.candidateId, score: round(match.score) });
   }
-  await announceStatusChanges(tx, linked.map((link) => link.videoId));
+  await announceStatusChanges(
+    tx,
+    linked.map((link) => link.videoId),
+  );
   return linked;
 }
 

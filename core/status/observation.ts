@@ -53,6 +53,9 @@ export function classifyPlayerResponse(videoId: string, player: Record<string, u
   if (code === 'OK' || code === 'LIVE_STREAM_OFFLINE' || (code === 'LOGIN_REQUIRED' && !/private/i.test(text))) {
     return { videoId, outcome: 'available', source: 'watch_page', evidence: said };
   }
-  const read = code === 'ERROR' || code === 'UNPLAYABLE' || code === 'LOGIN_REQUIRED' || code === 'CUSTOM' ? classifyMessage(text) : ({ outcome: 'transient' } as const);
+  const read =
+    code === 'ERROR' || code === 'UNPLAYABLE' || code === 'LOGIN_REQUIRED' || code === 'CUSTOM'
+      ? classifyMessage(text)
+      : ({ outcome: 'transient' } as const);
   return { videoId, ...read, source: 'watch_page', evidence: said };
 }

@@ -32,14 +32,21 @@ export function dataApiProbe(options: { apiKey: string; baseUrl: string; fetchOp
       } catch (error) {
         if (!(error instanceof TransientError) && !(error instanceof DefiniteError)) throw error;
         // A refused or failing call says nothing about the videos.
-        for (const videoId of batch) observations.push({ videoId, outcome: 'transient', source: 'youtube_api', evidence: describeError(error) });
+        for (const videoId of batch)
+          observations.push({ videoId, outcome: 'transient', source: 'youtube_api', evidence: describeError(error) });
         continue;
       }
       for (const videoId of batch) {
         observations.push(
           found.has(videoId)
             ? { videoId, outcome: 'available', source: 'youtube_api', evidence: 'videos.list returned it' }
-            : { videoId, outcome: 'gone', reason: 'unknown', source: 'youtube_api', evidence: 'videos.list did not return it (deleted, private or blocked)' },
+            : {
+                videoId,
+                outcome: 'gone',
+                reason: 'unknown',
+                source: 'youtube_api',
+                evidence: 'videos.list did not return it (deleted, private or blocked)',
+              },
         );
       }
     }
@@ -47,7 +54,11 @@ export function dataApiProbe(options: { apiKey: string; baseUrl: string; fetchOp
   };
 }
 
-export function watchPageProbe(options: { webUrl: string; fetchOptions?: Omit<FetchOptions, 'signal' | 'isTransient'>; concurrency?: number }): StatusProbe {
+export function watchPageProbe(options: {
+  webUrl: string;
+  fetchOptions?: Omit<FetchOptions, 'signal' | 'isTransient'>;
+  concurrency?: number;
+}): StatusProbe {
   const webUrl = options.webUrl.replace(/\/+$/, '');
   const upstream = upstreamFor('youtube_web', [webUrl]);
   const base = watchPageFetchOptions(options.fetchOptions);
@@ -110,11 +121,20 @@ export function ytDlpProbe(options: { command: string; timeoutMs?: number; concu
     });
   return inLanes(options.concurrency ?? 2, async (videoId, signal) => {
     const { code, stdout, stderr } = await run(videoId, signal);
-    if (code === 0 && stdout.trim().startsWith('{')) return { videoId, outcome: 'available', source: 'yt_dlp', evidence: 'yt-dlp read its metadata' };
-    const message = stderr.split('\n').filter((line) => line.startsWith('ERROR:')).at(-1) ?? '';
+    if (code === 0 && stdout.trim().startsWith('{'))
+      return { videoId, outcome: 'available', source: 'yt_dlp', evidence: 'yt-dlp read its metadata' };
+    const message =
+      stderr
+        .split('\n')
+        .filter((line) => line.startsWith('ERROR:'))
+        .at(-1) ?? '';
     const evidence = `yt-dlp exited ${code ?? 'on a signal or timeout'}: ${(message || stderr.trim().split('\n').at(-1) || 'no message').slice(0, 500)}`;
     // Network and throttling failures are not answers about the video.
-    if (code === null || !message || /HTTP Error (429|5\d\d)|timed out|Unable to download|Connection|getaddrinfo|Temporary failure/i.test(message)) {
+    if (
+      code === null ||
+      !message ||
+      /HTTP Error (429|5\d\d)|timed out|Unable to download|Connection|getaddrinfo|Temporary failure/i.test(message)
+    ) {
       return { videoId, outcome: 'transient', source: 'yt_dlp', evidence };
     }
     return { videoId, ...classifyMessage(message.replace(/^ERROR:\s*(\[[^\]]+\]\s*)?[\w-]{11}:\s*/, '')), source: 'yt_dlp', evidence };
@@ -139,7 +159,12 @@ export function combineProbes(probes: { dataApi?: StatusProbe; reasons?: StatusP
       const page = paged.get(observation.videoId);
       if (!page || page.outcome === 'transient') return observation;
       if (page.outcome === 'gone') return page;
-      return { videoId: observation.videoId, outcome: 'transient', source: 'youtube_api', evidence: `${observation.evidence}, but ${page.source} finds it (${page.evidence})` };
+      return {
+        videoId: observation.videoId,
+        outcome: 'transient',
+        source: 'youtube_api',
+        evidence: `${observation.evidence}, but ${page.source} finds it (${page.evidence})`,
+      };
     });
   };
 }
@@ -147,7 +172,9 @@ export function combineProbes(probes: { dataApi?: StatusProbe; reasons?: StatusP
 export function configuredStatusProbe(config: Config): StatusProbe | undefined {
   const fetchOptions = sourceFetchOptions(config);
   return combineProbes({
-    ...(config.YOUTUBE_API_KEY ? { dataApi: dataApiProbe({ apiKey: config.YOUTUBE_API_KEY, baseUrl: config.YOUTUBE_API_URL, fetchOptions }) } : {}),
+    ...(config.YOUTUBE_API_KEY
+      ? { dataApi: dataApiProbe({ apiKey: config.YOUTUBE_API_KEY, baseUrl: config.YOUTUBE_API_URL, fetchOptions }) }
+      : {}),
     ...(config.STATUS_WATCH_PROBE
       ? { reasons: watchPageProbe({ webUrl: config.YOUTUBE_WEB_URL, fetchOptions }) }
       : config.YTDLP_PATH

@@ -24,12 +24,29 @@ export interface StatusSchedule {
   recheckDays: number;
 }
 
-export interface StatusChange { videoId: string; channelId: string; previousStatus: string; status: string; reason: string | null }
+export interface StatusChange {
+  videoId: string;
+  channelId: string;
+  previousStatus: string;
+  status: string;
+  reason: string | null;
+}
 
-export async function recordObservations(tx: Queryable, observations: Observation[], schedule: StatusSchedule): Promise<{ changes: StatusChange[]; suspected: number }> {
+export async function recordObservations(
+  tx: Queryable,
+  observations: Observation[],
+  schedule: StatusSchedule,
+): Promise<{ changes: StatusChange[]; suspected: number }> {
   if (observations.length === 0) return { changes: [], suspected: 0 };
   const rows = JSON.stringify(
-    observations.map((o) => ({ video_id: o.videoId, outcome: o.outcome, reason: o.outcome === 'gone' ? o.reason : null, claimant: o.outcome === 'gone' ? (o.claimant ?? null) : null, source: o.source, evidence: o.evidence.slice(0, 2000) })),
+    observations.map((o) => ({
+      video_id: o.videoId,
+      outcome: o.outcome,
+      reason: o.outcome === 'gone' ? o.reason : null,
+      claimant: o.outcome === 'gone' ? (o.claimant ?? null) : null,
+      source: o.source,
+      evidence: o.evidence.slice(0, 2000),
+    })),
   );
   const rowsOut = await tx<Array<StatusChange & { suspectedNow: boolean; lookForReupload: boolean }>>`
     with o as (
@@ -103,8 +120,20 @@ export async function recordObservations(tx: Queryable, observations: Observatio
   if (lookFor.length) {
     await enqueue(tx, 'link_reuploads', { videoIds: lookFor }, { priority: 5 });
   }
-  await announceStatusChanges(tx, changes.map((change) => change.videoId));
-  return { changes: changes.map(({ videoId, channelId, previousStatus, status, reason }) => ({ videoId, channelId, previousStatus, status, reason })), suspected: rowsOut.filter((row) => row.suspectedNow).length };
+  await announceStatusChanges(
+    tx,
+    changes.map((change) => change.videoId),
+  );
+  return {
+    changes: changes.map(({ videoId, channelId, previousStatus, status, reason }) => ({
+      videoId,
+      channelId,
+      previousStatus,
+      status,
+      reason,
+    })),
+    suspected: rowsOut.filter((row) => row.suspectedNow).length,
+  };
 }
 
 /**
@@ -123,7 +152,13 @@ export async function announceStatusChanges(tx: Queryable, videoIds: string[]): 
   for (const row of rows) {
     const events = byCrawl.get(row.crawlId) ?? [];
     events.push(
-      searchEvents.statusChange({ videoId: row.video.videoId, previousStatus: row.previousStatus, status: row.video.status, reason: row.video.statusReason, since: row.since.toISOString() }),
+      searchEvents.statusChange({
+        videoId: row.video.videoId,
+        previousStatus: row.previousStatus,
+        status: row.video.status,
+        reason: row.video.statusReason,
+        since: row.since.toISOString(),
+      }),
       searchEvents.video(row.video),
     );
     byCrawl.set(row.crawlId, events);

@@ -5,9 +5,16 @@ import { CHECK_BATCH } from '../jobs/registry.ts';
 const CHUNK = 20_000;
 
 /** Which videos: those due now, or (due or not) these videos, or the videos of these channels. */
-export interface CheckSelection { videoIds?: string[]; channelIds?: string[] }
+export interface CheckSelection {
+  videoIds?: string[];
+  channelIds?: string[];
+}
 
-export interface Scheduled { videos: number; jobs: number; jobIds: string[] }
+export interface Scheduled {
+  videos: number;
+  jobs: number;
+  jobIds: string[];
+}
 
 /**
  * Queues check_status jobs for up to `limit` selected videos, 50 a job, in one transaction: the
@@ -34,7 +41,9 @@ export async function scheduleStatusChecks(
     )
     select video_id as "videoId" from leased order by video_id`;
   const ids = leased.map((row) => row.videoId);
-  const batches = Array.from({ length: Math.ceil(ids.length / CHECK_BATCH) }, (_, index) => ({ videoIds: ids.slice(index * CHECK_BATCH, (index + 1) * CHECK_BATCH) }));
+  const batches = Array.from({ length: Math.ceil(ids.length / CHECK_BATCH) }, (_, index) => ({
+    videoIds: ids.slice(index * CHECK_BATCH, (index + 1) * CHECK_BATCH),
+  }));
   const jobIds = await enqueueMany(tx, 'check_status', batches, { priority: options.priority ?? 8, maxAttempts: 3 });
   return { videos: ids.length, jobs: jobIds.length, jobIds, lastVideoId: ids.at(-1) ?? null };
 }

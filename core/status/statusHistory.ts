@@ -9,9 +9,18 @@ const historyEntry = z.object({
   previousStatus: videoStatus.nullable().describe('null on the first entry'),
   reason: statusReason.nullable(),
   claimant: z.string().nullable().describe('the copyright claimant, when the platform names one'),
-  observedAt: z.string().describe('ISO 8601, UTC: when the probe or source observed it (an archive: when yt-dlp downloaded the video), so not always after the entry before'),
+  observedAt: z
+    .string()
+    .describe(
+      'ISO 8601, UTC: when the probe or source observed it (an archive: when yt-dlp downloaded the video), so not always after the entry before',
+    ),
   source: z.string().nullable().describe('youtube_api, watch_page, yt_dlp, archive, wayback, reupload_link or migration'),
-  evidence: z.string().nullable().describe("what the probe or source saw: the platform's message, a capture URL, the archive's file (\"yt-dlp archive: <file name>\"), the re-upload match"),
+  evidence: z
+    .string()
+    .nullable()
+    .describe(
+      'what the probe or source saw: the platform\'s message, a capture URL, the archive\'s file ("yt-dlp archive: <file name>"), the re-upload match',
+    ),
   linkedVideoId: z.string().nullable().describe('the re-upload (on a re-uploaded entry)'),
 });
 
@@ -21,7 +30,10 @@ const currentStatus = z.object({
   claimant: z.string().nullable(),
   since: z.string(),
   checkedAt: z.string().nullable().describe('when a probe last answered definitely'),
-  confirmedAt: z.string().nullable().describe('when a probe or source last observed what status says (the video object\'s statusConfirmedAt); null while checking'),
+  confirmedAt: z
+    .string()
+    .nullable()
+    .describe("when a probe or source last observed what status says (the video object's statusConfirmedAt); null while checking"),
   confirmedBy: statusObserver.nullable().describe('the probe or source of that observation (statusConfirmedBy)'),
   nextCheckAt: z.string(),
   reuploadedAs: z.string().nullable(),
@@ -50,7 +62,11 @@ export async function statusHistory(sql: Queryable, videoId: string): Promise<z.
     select status, previous_status as "previousStatus", reason, claimant, ${iso('observed_at')} as "observedAt", source, evidence,
       linked_video_id as "linkedVideoId"
     from video_status_history where video_id = ${videoId} order by id`;
-  return { videoId: video.videoId, current: video.current, history: history.map((entry) => ({ ...entry, evidence: entry.evidence && shownEvidence(entry.evidence) })) };
+  return {
+    videoId: video.videoId,
+    current: video.current,
+    history: history.map((entry) => ({ ...entry, evidence: entry.evidence && shownEvidence(entry.evidence) })),
+  };
 }
 
 /** The archive's file URLs (kept as provenance) name the server's folders: clients see the file's name only. */

@@ -51,7 +51,11 @@ const SYSTEM =
 const norm = (name: string) => name.replace(/\s+/g, ' ').replace(/:+$/, '').trim();
 
 /** Who has spoken so far, for the next chunk's prompt and for spelling names one way. */
-interface Speakers { names: Map<string, string>; order: string[]; current: string | null }
+interface Speakers {
+  names: Map<string, string>;
+  order: string[];
+  current: string | null;
+}
 
 /** `name` as first written (case and spacing aside). */
 const spelt = (speakers: Speakers, name: string) => {
@@ -80,7 +84,8 @@ function speakerOf(speakers: Speakers, name: string): string {
 
 function speakersNote(speakers: Speakers): string {
   if (speakers.order.length === 0) return 'No speakers are named yet.\n';
-  const note = (names: string[]) => `Speakers so far: ${names.join(', ')}. Speaking at the end of the previous part: ${speakers.current}.\n`;
+  const note = (names: string[]) =>
+    `Speakers so far: ${names.join(', ')}. Speaking at the end of the previous part: ${speakers.current}.\n`;
   // The budget keeps room for NAMES_TOKENS; a long cast loses its earliest names first.
   let names = speakers.order;
   while (names.length > 1 && estimateTokens(note(names)) > NAMES_TOKENS) names = names.slice(1);
@@ -108,7 +113,9 @@ function answerBlocks(paragraphs: Paragraph[], chunk: Chunk, speakers: Speakers,
 
 const blockText = (blocks: readonly Block[]) => blocks.map((block) => block.text).join(' ');
 function piecesText(pieces: readonly Piece[]): string {
-  return pieces.map((piece) => (piece.kind === 'direction' ? piece.text : piece.fragments.map((fragment) => fragment.text).join(' '))).join(' ');
+  return pieces
+    .map((piece) => (piece.kind === 'direction' ? piece.text : piece.fragments.map((fragment) => fragment.text).join(' ')))
+    .join(' ');
 }
 
 interface Run {
@@ -130,15 +137,25 @@ async function writeChunk(run: Run, chunk: Chunk, index: number, of: number): Pr
   const pieces = run.pieces.slice(chunk.from, chunk.to);
   let blocks: Block[] | undefined;
   try {
-    const { value, usage } = await run.client.completeJson({ system: SYSTEM, user, schema: stenogramChunk, schemaName: 'stenogram_chunk', maxOutputTokens: answerTokens(chunk.lines), ...(run.signal ? { signal: run.signal } : {}) });
+    const { value, usage } = await run.client.completeJson({
+      system: SYSTEM,
+      user,
+      schema: stenogramChunk,
+      schemaName: 'stenogram_chunk',
+      maxOutputTokens: answerTokens(chunk.lines),
+      ...(run.signal ? { signal: run.signal } : {}),
+    });
     run.usage.prompt += usage.prompt;
     run.usage.completion += usage.completion;
-    if (value.paragraphs.every((paragraph) => knownSpeaker(run.speakers, paragraph.speaker))) blocks = answerBlocks(value.paragraphs, chunk, run.speakers, run.tokeniser);
+    if (value.paragraphs.every((paragraph) => knownSpeaker(run.speakers, paragraph.speaker)))
+      blocks = answerBlocks(value.paragraphs, chunk, run.speakers, run.tokeniser);
   } catch (error) {
     // Twice JSON that is not a stenogram: the same as an unfaithful one. Anything else stops the run.
     if (!(error instanceof LlmError && error.kind === 'malformed')) throw error;
   }
-  const faithful = blocks !== undefined && unfaithfulness(comparableWords(piecesText(pieces), run.tokeniser), comparableWords(blockText(blocks), run.tokeniser)) === null;
+  const faithful =
+    blocks !== undefined &&
+    unfaithfulness(comparableWords(piecesText(pieces), run.tokeniser), comparableWords(blockText(blocks), run.tokeniser)) === null;
   const written = (faithful ? blocks! : run.offline.write(pieces)).map((block): Block => {
     if (block.kind !== 'paragraph') return block;
     const speaker = speakerOf(run.speakers, block.speaker);
@@ -149,7 +166,12 @@ async function writeChunk(run: Run, chunk: Chunk, index: number, of: number): Pr
   return { blocks: written, fellBack: !faithful };
 }
 
-async function generate(client: LlmClient, offline: OfflineStenogramGenerator, input: StenogramInput, options: GenerateOptions): Promise<GeneratedStenogram> {
+async function generate(
+  client: LlmClient,
+  offline: OfflineStenogramGenerator,
+  input: StenogramInput,
+  options: GenerateOptions,
+): Promise<GeneratedStenogram> {
   const step = progressSteps(options);
   await step({ stage: 'reading', percent: 0 });
   if (input.cues.length === 0) throw new Error('the transcript has no cues: nothing to write');
@@ -159,7 +181,16 @@ async function generate(client: LlmClient, offline: OfflineStenogramGenerator, i
   const speakers: Speakers = { names: new Map(), order: [], current: null };
   // Names the captions give are spelt as the captions spell them, whatever the model writes.
   for (const piece of transcript.pieces) if (piece.kind === 'speech' && piece.named) speakerOf(speakers, piece.speaker);
-  const run: Run = { client, offline, pieces: transcript.pieces, tokeniser: transcript.tokeniser, title, speakers, usage: { prompt: 0, completion: 0 }, ...(options.signal ? { signal: options.signal } : {}) };
+  const run: Run = {
+    client,
+    offline,
+    pieces: transcript.pieces,
+    tokeniser: transcript.tokeniser,
+    title,
+    speakers,
+    usage: { prompt: 0, completion: 0 },
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
   await step({ stage: 'reading', percent: 5 });
 
   const blocks: Block[] = [];
@@ -172,7 +203,14 @@ async function generate(client: LlmClient, offline: OfflineStenogramGenerator, i
   }
   const stenogram = renderStenogram(input, transcript.language, blocks);
   await step({ stage: 'writing', percent: 100 });
-  return { ...stenogram, language: transcript.language, llmModel: client.model, tokensUsed: run.usage, chunks: chunks.length, fallbackChunks };
+  return {
+    ...stenogram,
+    language: transcript.language,
+    llmModel: client.model,
+    tokensUsed: run.usage,
+    chunks: chunks.length,
+    fallbackChunks,
+  };
 }
 
 /** The LLM generator; `offline` reads the transcript and writes the chunks whose answers fail the guard. */

@@ -10,7 +10,9 @@ import type { StenogramStore } from './store.ts';
  */
 export async function deleteStenogram(sql: Sql, store: StenogramStore, ownerId: string, videoId: string): Promise<boolean> {
   const deleted = await sql.begin(async (tx) => {
-    const [row] = await tx<{ id: string }[]>`delete from stenograms where owner_id = ${ownerId}::uuid and video_id = ${videoId} returning id::text as id`;
+    const [row] = await tx<
+      { id: string }[]
+    >`delete from stenograms where owner_id = ${ownerId}::uuid and video_id = ${videoId} returning id::text as id`;
     if (row) await tx`delete from events where stream = ${generationStream(stenogramGeneration, row.id)}`;
     return Boolean(row);
   });

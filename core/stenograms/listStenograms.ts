@@ -31,5 +31,10 @@ export async function stenogramVideoIds(sql: Queryable, ownerId: string) {
     limit ${STENOGRAM_VIDEO_IDS_CAP + 1}`;
   const kept = rows.slice(0, STENOGRAM_VIDEO_IDS_CAP);
   const of = (status: StenogramRow['status']) => kept.filter((row) => row.status === status).map((row) => row.videoId);
-  return { videoIds: kept.map((row) => row.videoId), generating: of('generating'), failed: of('failed'), capped: rows.length > STENOGRAM_VIDEO_IDS_CAP };
+  return {
+    videoIds: kept.map((row) => row.videoId),
+    generating: of('generating'),
+    failed: of('failed'),
+    capped: rows.length > STENOGRAM_VIDEO_IDS_CAP,
+  };
 }

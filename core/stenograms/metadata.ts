@@ -20,10 +20,17 @@ export const stenogramMetadata = z.object({
   paragraphs: z.number().int().nullable(),
   words: z.number().int().nullable(),
   chunks: z.number().int().nullable().describe('parts an LLM wrote (0 offline)'),
-  fallbackChunks: z.number().int().nullable().describe('parts whose LLM text was not word for word or named a speaker the captions do not, replaced by the offline text'),
+  fallbackChunks: z
+    .number()
+    .int()
+    .nullable()
+    .describe('parts whose LLM text was not word for word or named a speaker the captions do not, replaced by the offline text'),
   bytes: z.number().int().nullable().describe('UTF-8 bytes of the Markdown'),
   sha256: z.string().nullable().describe('SHA-256 (hex) of the Markdown'),
-  transcript: z.object({ language: z.string(), kind: z.string(), version: z.number().int() }).nullable().describe('the subtitle track version it was built from'),
+  transcript: z
+    .object({ language: z.string(), kind: z.string(), version: z.number().int() })
+    .nullable()
+    .describe('the subtitle track version it was built from'),
   requestedAt: z.string(),
   markdownUrl: z.string().describe('GET it: text/markdown'),
   streamUrl: z.string().describe('Server-Sent Events of the generation; resumable with Last-Event-ID'),

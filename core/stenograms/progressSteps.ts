@@ -2,7 +2,10 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { StenogramProgress } from './stenogram.ts';
 
-export interface GenerateOptions { signal?: AbortSignal; onProgress?: (progress: StenogramProgress) => void }
+export interface GenerateOptions {
+  signal?: AbortSignal;
+  onProgress?: (progress: StenogramProgress) => void;
+}
 
 export function progressSteps({ signal, onProgress }: GenerateOptions): (progress: StenogramProgress) => Promise<void> {
   return async (progress) => {

@@ -8,9 +8,16 @@ import { estimateTokens, formatLine, packConsecutive, type TranscriptLine } from
 import type { Piece } from './readTranscript.ts';
 
 /** A line of the prompt, and the pieces it was made of: [from, to) of the transcript's pieces. */
-export interface PromptLine extends TranscriptLine { from: number; to: number }
+export interface PromptLine extends TranscriptLine {
+  from: number;
+  to: number;
+}
 
-export interface Chunk { lines: PromptLine[]; from: number; to: number }
+export interface Chunk {
+  lines: PromptLine[];
+  from: number;
+  to: number;
+}
 
 /** Lines of about this many characters, as the summaries' (short enough that a paragraph's start is near a line's). */
 const LINE_CHARS = 240;
@@ -45,9 +52,18 @@ export const answerTokens = (lines: readonly TranscriptLine[]) => lines.reduce((
 
 /** The tokens a chunk's lines and their answer may take together, given what else a call carries; throws when the context is too small. */
 export function chunkBudget(contextTokens: number, fixedText: string, schema: z.ZodType): number {
-  const fixed = RETRY_NOTE_TOKENS + MESSAGE_OVERHEAD + HEADER_TOKENS + NAMES_TOKENS + ANSWER_BASE + estimateTokens(fixedText) + estimateTokens(JSON.stringify(z.toJSONSchema(schema))) + 20;
+  const fixed =
+    RETRY_NOTE_TOKENS +
+    MESSAGE_OVERHEAD +
+    HEADER_TOKENS +
+    NAMES_TOKENS +
+    ANSWER_BASE +
+    estimateTokens(fixedText) +
+    estimateTokens(JSON.stringify(z.toJSONSchema(schema))) +
+    20;
   const budget = Math.min(Math.floor(contextTokens * SAFETY) - fixed, MAX_ANSWER_TOKENS - ANSWER_BASE);
-  if (budget < MIN_CHUNK_TOKENS) throw new Error(`a context of ${contextTokens} tokens leaves no room for a transcript chunk and its word-for-word answer`);
+  if (budget < MIN_CHUNK_TOKENS)
+    throw new Error(`a context of ${contextTokens} tokens leaves no room for a transcript chunk and its word-for-word answer`);
   return budget;
 }
 

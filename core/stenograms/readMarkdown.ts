@@ -13,5 +13,9 @@ export async function readStenogramMarkdown(store: StenogramStore, log: Logger, 
     return undefined;
   });
   if (markdown !== undefined) return markdown;
-  throw new AppError('SERVICE_UNAVAILABLE', `the stenogram of ${videoId} cannot be read right now: its file is not in the stenogram store (unreachable or not mounted); retry shortly, and if it stays so, DELETE it and generate it again`, { headers: { 'Retry-After': '30' } });
+  throw new AppError(
+    'SERVICE_UNAVAILABLE',
+    `the stenogram of ${videoId} cannot be read right now: its file is not in the stenogram store (unreachable or not mounted); retry shortly, and if it stays so, DELETE it and generate it again`,
+    { headers: { 'Retry-After': '30' } },
+  );
 }

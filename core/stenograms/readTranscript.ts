@@ -20,7 +20,11 @@ const SENTENCE_BREAK = /(?<=[.!?…。！？]["'”’»)\]]*)\s+/u;
 const SENTENCE_END = /[.!?…。！？]["'”’»)\]]*$/u;
 
 /** Some consecutive words of one caption; `sentenceEnd` when they end with a full stop or the like. */
-interface Fragment { text: string; words: number; sentenceEnd: boolean }
+interface Fragment {
+  text: string;
+  words: number;
+  sentenceEnd: boolean;
+}
 
 export type Piece =
   | { kind: 'direction'; start: number; text: string }
@@ -37,7 +41,11 @@ export type Piece =
       fragments: Fragment[];
     };
 
-export interface Transcript { language: string; tokeniser: Tokeniser; pieces: Piece[] }
+export interface Transcript {
+  language: string;
+  tokeniser: Tokeniser;
+  pieces: Piece[];
+}
 
 /**
  * Labels that may be words ("Note:" opening a caption) are names where the captions label their
@@ -67,7 +75,11 @@ function fragmentsOf(text: string, tokeniser: Tokeniser): Fragment[] {
     for (let k = 0; k < words.length; k += MAX_PIECE_WORDS) {
       const to = k + MAX_PIECE_WORDS < words.length ? words[k + MAX_PIECE_WORDS]!.index : sentence.length;
       const last = to === sentence.length;
-      out.push({ text: sentence.slice(k === 0 ? 0 : words[k]!.index, to).trim(), words: Math.min(MAX_PIECE_WORDS, words.length - k), sentenceEnd: last && sentenceEnd });
+      out.push({
+        text: sentence.slice(k === 0 ? 0 : words[k]!.index, to).trim(),
+        words: Math.min(MAX_PIECE_WORDS, words.length - k),
+        sentenceEnd: last && sentenceEnd,
+      });
     }
   }
   return out;
@@ -135,7 +147,15 @@ export function readTranscript(input: { language: string | null; cues: readonly 
       const speaker = speakers.next(turn, name);
       groupFragments(fragmentsOf(part.text, tokeniser)).forEach((fragments, at) => {
         const opens = at === 0;
-        pieces.push({ kind: 'speech', start: cue.start, speaker, turn: opens && turn, named: opens && name !== null, pause: opens && pause, fragments });
+        pieces.push({
+          kind: 'speech',
+          start: cue.start,
+          speaker,
+          turn: opens && turn,
+          named: opens && name !== null,
+          pause: opens && pause,
+          fragments,
+        });
       });
       pause = false;
     }

@@ -42,20 +42,29 @@ export async function reconcileStenogramStore(sql: Sql, store: StenogramStore, l
   const absent = generated.filter((row) => !listed.has(`${row.ownerId}/${row.videoId}`));
   const present = generated.length - absent.length;
   if (generated.length > 0 && present < generated.length * LEAST_SHARE_LISTED) {
-    const refused = present === 0
-      ? `the store listed none of the ${generated.length} generated stenograms' files (${listed.size} files in all)`
-      : `the store listed only ${present} of the ${generated.length} generated stenograms' files, under ${LEAST_SHARE_LISTED * 100}%`;
-    log.warn(`stenogram reconciling refused: ${refused}; nothing was marked or removed. Check that ${store.location} is mounted or reachable and lists completely`, { store: store.location });
+    const refused =
+      present === 0
+        ? `the store listed none of the ${generated.length} generated stenograms' files (${listed.size} files in all)`
+        : `the store listed only ${present} of the ${generated.length} generated stenograms' files, under ${LEAST_SHARE_LISTED * 100}%`;
+    log.warn(
+      `stenogram reconciling refused: ${refused}; nothing was marked or removed. Check that ${store.location} is mounted or reachable and lists completely`,
+      { store: store.location },
+    );
     return { refused, rowsMarkedMissing: 0, rowsFoundAgain: 0, orphansWaiting: 0, orphanFilesRemoved: 0 };
   }
 
   const newlyAbsent = absent.filter((row) => !row.missing).map((row) => row.id);
   const foundAgain = generated.filter((row) => row.missing && listed.has(`${row.ownerId}/${row.videoId}`)).map((row) => row.id);
-  if (newlyAbsent.length) await sql`update stenograms set file_missing_since = now() where id = any(${newlyAbsent}::bigint[]) and file_missing_since is null`;
+  if (newlyAbsent.length)
+    await sql`update stenograms set file_missing_since = now() where id = any(${newlyAbsent}::bigint[]) and file_missing_since is null`;
   if (foundAgain.length) await sql`update stenograms set file_missing_since = null where id = any(${foundAgain}::bigint[])`;
-  for (const row of absent.filter((row) => !row.missing)) log.warn('stenogram file missing: row marked, kept', { userId: row.ownerId, videoId: row.videoId, store: store.location });
+  for (const row of absent.filter((row) => !row.missing))
+    log.warn('stenogram file missing: row marked, kept', { userId: row.ownerId, videoId: row.videoId, store: store.location });
 
-  const orphans = await orphanFiles(sql, [...listed.values()].filter((document) => document.modifiedAt <= cutoff));
+  const orphans = await orphanFiles(
+    sql,
+    [...listed.values()].filter((document) => document.modifiedAt <= cutoff),
+  );
   const due = await trackOrphans(sql, store.location, orphans);
   let orphanFilesRemoved = 0;
   for (const orphan of due) {
@@ -66,7 +75,12 @@ export async function reconcileStenogramStore(sql: Sql, store: StenogramStore, l
     log.warn('stenogram orphan file removed', { userId: orphan.userId, videoId: orphan.videoId, store: store.location });
     orphanFilesRemoved++;
   }
-  return { rowsMarkedMissing: newlyAbsent.length, rowsFoundAgain: foundAgain.length, orphansWaiting: orphans.length - orphanFilesRemoved, orphanFilesRemoved };
+  return {
+    rowsMarkedMissing: newlyAbsent.length,
+    rowsFoundAgain: foundAgain.length,
+    orphansWaiting: orphans.length - orphanFilesRemoved,
+    orphanFilesRemoved,
+  };
 }
 
 /** The documents no stenogram row of any state refers to. */

@@ -5,7 +5,9 @@ import type { TranscriptInfo } from '../subtitles/transcript.ts';
 import { stenogramUrl, type StenogramRow } from './metadata.ts';
 import { stenogramGeneration, type StenogramRequestInput } from './stenogramGeneration.ts';
 
-export type StenogramRequest = { outcome: 'accepted'; stenogram: StenogramRow } | { outcome: 'transcript_required'; transcript: TranscriptInfo };
+export type StenogramRequest =
+  | { outcome: 'accepted'; stenogram: StenogramRow }
+  | { outcome: 'transcript_required'; transcript: TranscriptInfo };
 
 /**
  * POST /api/stenograms/:videoId/generate (and MCP generate_stenogram): a second stenogram of the same

@@ -36,7 +36,10 @@ export function createS3Store(options: S3StoreOptions) {
         endpoint: options.endpoint,
         region: options.region,
         forcePathStyle: options.forcePathStyle,
-        credentials: options.accessKeyId && options.secretAccessKey ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } : undefined,
+        credentials:
+          options.accessKeyId && options.secretAccessKey
+            ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
+            : undefined,
       }),
     })));
 
@@ -55,7 +58,15 @@ export function createS3Store(options: S3StoreOptions) {
       const digest = createHash('sha256').update(body).digest();
       const { sdk, client } = await connect();
       // The server recomputes the SHA-256 and refuses the upload (BadDigest) when the bytes it got differ.
-      await client.send(new sdk.PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'text/markdown; charset=utf-8', ChecksumSHA256: digest.toString('base64') }));
+      await client.send(
+        new sdk.PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: body,
+          ContentType: 'text/markdown; charset=utf-8',
+          ChecksumSHA256: digest.toString('base64'),
+        }),
+      );
       return { bytes: body.length, sha256: digest.toString('hex') };
     },
 

@@ -5,7 +5,12 @@
 import type { TokenUsage } from '../llm/types.ts';
 
 /** A cue of the transcript, in seconds; `speakerChange` is the normalised `>>` of the captions. */
-export interface StenogramCue { start: number; end: number; text: string; speakerChange?: boolean }
+export interface StenogramCue {
+  start: number;
+  end: number;
+  text: string;
+  speakerChange?: boolean;
+}
 
 export interface StenogramInput {
   videoId: string;
@@ -34,9 +39,17 @@ export interface GeneratedStenogram {
 }
 
 /** Progress a generator reports (stenogram:progress events). */
-export interface StenogramProgress { stage: 'reading' | 'chunk' | 'writing'; percent: number; chunk?: number; of?: number }
+export interface StenogramProgress {
+  stage: 'reading' | 'chunk' | 'writing';
+  percent: number;
+  chunk?: number;
+  of?: number;
+}
 
 export interface StenogramGenerator {
   readonly model: string;
-  generate(input: StenogramInput, options?: { signal?: AbortSignal; onProgress?: (progress: StenogramProgress) => void }): Promise<GeneratedStenogram>;
+  generate(
+    input: StenogramInput,
+    options?: { signal?: AbortSignal; onProgress?: (progress: StenogramProgress) => void },
+  ): Promise<GeneratedStenogram>;
 }

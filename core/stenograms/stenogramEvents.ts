@@ -9,7 +9,10 @@ import { generationError } from '../generations/generationKind.ts';
 import { stenogramMetadata } from './metadata.ts';
 
 export const stenogramEvents = {
-  started: defineEvent('stenogram:started', z.object({ videoId: z.string(), metadata: stenogramMetadata }).describe('the generation was accepted and queued (first event)')),
+  started: defineEvent(
+    'stenogram:started',
+    z.object({ videoId: z.string(), metadata: stenogramMetadata }).describe('the generation was accepted and queued (first event)'),
+  ),
   progress: defineEvent(
     'stenogram:progress',
     z.object({
@@ -21,10 +24,12 @@ export const stenogramEvents = {
   ),
   complete: defineEvent(
     'stenogram:complete',
-    z.object({
-      stenogram: z.object({ markdown: z.string().describe('the stenogram (text/markdown)'), url: z.string() }),
-      metadata: stenogramMetadata,
-    }).describe('the stenogram is stored (last event)'),
+    z
+      .object({
+        stenogram: z.object({ markdown: z.string().describe('the stenogram (text/markdown)'), url: z.string() }),
+        metadata: stenogramMetadata,
+      })
+      .describe('the stenogram is stored (last event)'),
   ),
   error: defineEvent('stenogram:error', generationError),
 };

@@ -21,7 +21,11 @@ export const stenogramGeneration: GenerationKind<StenogramRow, StenogramRequestI
   name: 'stenogram',
   table: 'stenograms',
   unit: 'apiStenogramsPerDay',
-  events: { progress: stenogramEvents.progress, error: stenogramEvents.error, final: [stenogramEvents.complete.type, stenogramEvents.error.type] },
+  events: {
+    progress: stenogramEvents.progress,
+    error: stenogramEvents.error,
+    final: [stenogramEvents.complete.type, stenogramEvents.error.type],
+  },
   read: readStenogram,
   async lockExisting(tx: Queryable, input: StenogramRequestInput) {
     const [row] = await tx<{ id: string; status: StenogramRow['status'] }[]>`
@@ -50,13 +54,25 @@ type Written = { bytes: number; sha256: string };
  * store before the row is marked generated, and stenogram:complete names it without its text. A file
  * written for a row that never became generated is removed by reconcile_stenograms.
  */
-export function stenogramWork(generator: StenogramGenerator, store: StenogramStore): GenerationWork<StenogramRow, GeneratedStenogram, Written> {
+export function stenogramWork(
+  generator: StenogramGenerator,
+  store: StenogramStore,
+): GenerationWork<StenogramRow, GeneratedStenogram, Written> {
   return {
     kind: stenogramGeneration,
     model: generator.model,
     generatorUpTo: 90,
     generate: (row, { track, cues }, options) =>
-      generator.generate({ videoId: row.video_id, title: row.title || null, channelTitle: row.channel_title || null, language: row.requested_language ?? languageOfTrack(track), cues }, options),
+      generator.generate(
+        {
+          videoId: row.video_id,
+          title: row.title || null,
+          channelTitle: row.channel_title || null,
+          language: row.requested_language ?? languageOfTrack(track),
+          cues,
+        },
+        options,
+      ),
     async keep(row, generated, report) {
       report({ stage: 'storing', percent: 95 });
       await report.flushed();
@@ -70,7 +86,13 @@ export function stenogramWork(generator: StenogramGenerator, store: StenogramSto
   };
 }
 
-async function markGenerated(tx: Queryable, id: string, generated: GeneratedStenogram, track: TranscriptTrack, written: Written): Promise<boolean> {
+async function markGenerated(
+  tx: Queryable,
+  id: string,
+  generated: GeneratedStenogram,
+  track: TranscriptTrack,
+  written: Written,
+): Promise<boolean> {
   const updated = await tx`
     update stenograms g set status = 'generated', error = null, language = ${generated.language}, llm_model = ${generated.llmModel},
       prompt_tokens = ${generated.tokensUsed?.prompt ?? 0}, completion_tokens = ${generated.tokensUsed?.completion ?? 0},

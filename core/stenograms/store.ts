@@ -26,7 +26,8 @@ export interface StenogramStore {
 export function configuredStenogramStore(config: Config): StenogramStore {
   if (config.STENOGRAM_STORE === 'file') return createFileStore(`${config.dataDir}/stenograms`);
   const url = /^s3:\/\/([^/]+)\/?(.*)$/.exec(config.STENOGRAM_STORE);
-  if (!url) throw new ConfigError([`STENOGRAM_STORE: expected file or s3://bucket/optional/prefix, got ${JSON.stringify(config.STENOGRAM_STORE)}`]);
+  if (!url)
+    throw new ConfigError([`STENOGRAM_STORE: expected file or s3://bucket/optional/prefix, got ${JSON.stringify(config.STENOGRAM_STORE)}`]);
   if ((config.S3_ACCESS_KEY_ID === undefined) !== (config.S3_SECRET_ACCESS_KEY === undefined)) {
     throw new ConfigError(['S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY: set both, or neither to use the AWS default credentials']);
   }

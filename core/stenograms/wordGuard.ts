@@ -88,10 +88,12 @@ export function unfaithfulness(transcript: readonly string[], written: readonly 
     }
     if (i > 0 && j - i + 1 <= allowance && cost[at(i - 1, j)]! + 1 === here) {
       i--;
-      if (++gapDropped > MAX_RUN) return `${gapDropped} transcript words in a row dropped or moved: "${transcript.slice(i, i + gapDropped).join(' ')}"`;
+      if (++gapDropped > MAX_RUN)
+        return `${gapDropped} transcript words in a row dropped or moved: "${transcript.slice(i, i + gapDropped).join(' ')}"`;
     } else {
       j--;
-      if (++gapInserted > MAX_RUN) return `${gapInserted} words in a row inserted or moved: "${written.slice(j, j + gapInserted).join(' ')}"`;
+      if (++gapInserted > MAX_RUN)
+        return `${gapInserted} words in a row inserted or moved: "${written.slice(j, j + gapInserted).join(' ')}"`;
     }
   }
   return null;

@@ -6,11 +6,15 @@
  */
 import type { Tokeniser } from '../text/tokenise.ts';
 
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]/u;
+const UNSPACED =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Tibetan}]/u;
 // Letters and digits, with apostrophes and the dots and commas of numbers and initials inside: "don't", "3.5", "U.S".
 const WORD = /[\p{L}\p{N}\p{M}]+(?:['’.,][\p{L}\p{N}\p{M}]+)*/gu;
 
-export interface WordSpan { index: number; end: number }
+export interface WordSpan {
+  index: number;
+  end: number;
+}
 
 /** Where the words of `text` are; the tokeniser segments the text only when it has a script written without spaces. */
 export function wordSpans(text: string, tokeniser: Tokeniser): WordSpan[] {

@@ -92,7 +92,8 @@ async function captionKinds(infoJsonPath: string): Promise<Map<string, ArchiveSu
   if (!isObject(data)) return kinds;
   if (isObject(data.automatic_captions)) {
     for (const [language, entries] of Object.entries(data.automatic_captions)) {
-      const translated = Array.isArray(entries) && entries.some((entry) => isObject(entry) && typeof entry.url === 'string' && /[?&]tlang=/.test(entry.url));
+      const translated =
+        Array.isArray(entries) && entries.some((entry) => isObject(entry) && typeof entry.url === 'string' && /[?&]tlang=/.test(entry.url));
       kinds.set(language, translated ? 'translated' : 'auto');
     }
   }
@@ -109,7 +110,9 @@ async function captionKinds(infoJsonPath: string): Promise<Map<string, ArchiveSu
 export async function findArchiveSubtitleFiles(metadataPath: string): Promise<ArchiveSubtitleFile[]> {
   const dir = dirname(metadataPath);
   const name = basename(metadataPath);
-  const base = name.toLowerCase().endsWith('.info.json') ? name.slice(0, -'.info.json'.length) : name.slice(0, Math.max(0, name.lastIndexOf('.')));
+  const base = name.toLowerCase().endsWith('.info.json')
+    ? name.slice(0, -'.info.json'.length)
+    : name.slice(0, Math.max(0, name.lastIndexOf('.')));
   if (!base) return [];
   let index: DirectoryIndex;
   try {

@@ -19,8 +19,15 @@ export interface BulkRequest {
 }
 
 type MissingReason = 'unknown_video' | 'no_subtitles' | 'no_matching_track';
-interface Missing { videoId: string; reason: MissingReason; message: string }
-export interface Planned { video: SubtitleVideo; track: TrackInfo }
+interface Missing {
+  videoId: string;
+  reason: MissingReason;
+  message: string;
+}
+export interface Planned {
+  video: SubtitleVideo;
+  track: TrackInfo;
+}
 
 export interface BulkPlan {
   /** Distinct video ids asked for. */
@@ -40,7 +47,10 @@ export async function planBulkDownload(sql: Queryable, request: BulkRequest, max
   const plan = chooseTracks(request, ids, videos, tracks);
   const textBytes = plan.planned.reduce((sum, entry) => sum + entry.track.textBytes, 0);
   if (textBytes > maxBytes) {
-    throw invalidInput(`videoIds: these subtitles hold ${textBytes} bytes of text, more than the ${maxBytes} bytes one download may carry; ask for fewer videos`, { textBytes, maxBytes });
+    throw invalidInput(
+      `videoIds: these subtitles hold ${textBytes} bytes of text, more than the ${maxBytes} bytes one download may carry; ask for fewer videos`,
+      { textBytes, maxBytes },
+    );
   }
   return plan;
 }
@@ -59,7 +69,8 @@ function chooseTracks(request: BulkRequest, ids: string[], videos: Map<string, S
     const own = byVideo.get(id) ?? [];
     const track = chooseTrack(own, { videoLanguage: video.language, lang: request.lang, kind: request.kind });
     if (track) planned.push({ video, track });
-    else if (own.length === 0) missing.push({ videoId: id, reason: 'no_subtitles', message: `no subtitles stored; POST /api/subtitles/${id}/fetch looks for them` });
+    else if (own.length === 0)
+      missing.push({ videoId: id, reason: 'no_subtitles', message: `no subtitles stored; POST /api/subtitles/${id}/fetch looks for them` });
     else missing.push({ videoId: id, reason: 'no_matching_track', message: noMatchingTrack(request, own) });
   }
   return { requested: ids.length, planned, missing };
@@ -69,7 +80,10 @@ function chooseTracks(request: BulkRequest, ids: string[], videos: Map<string, S
 export async function* cuesInBatches(sql: Queryable, planned: Planned[]): AsyncGenerator<{ entry: Planned; cues: Cue[] }> {
   for (let start = 0; start < planned.length; start += BULK_BATCH) {
     const batch = planned.slice(start, start + BULK_BATCH);
-    const cues = await readCues(sql, batch.map((entry) => entry.track.id));
+    const cues = await readCues(
+      sql,
+      batch.map((entry) => entry.track.id),
+    );
     for (const entry of batch) yield { entry, cues: cues.get(entry.track.id) ?? [] };
   }
 }
@@ -100,12 +114,31 @@ export function matchList(cues: Cue[], matched: Set<number>, query: string | und
 }
 
 /** The fields every video of a bulk answer starts with. */
-export const videoFields = (video: SubtitleVideo) => ({ videoId: video.videoId, title: video.title, channelId: video.channelId, channelTitle: video.channelTitle });
+export const videoFields = (video: SubtitleVideo) => ({
+  videoId: video.videoId,
+  title: video.title,
+  channelId: video.channelId,
+  channelTitle: video.channelTitle,
+});
 
-export interface BulkTotals { requested: number; returned: number; missing: number; cues: number; matches: number; textBytes: number }
+export interface BulkTotals {
+  requested: number;
+  returned: number;
+  missing: number;
+  cues: number;
+  matches: number;
+  textBytes: number;
+}
 
 /** Totals before any video is counted; countVideo adds each one sent. */
-export const startTotals = (plan: BulkPlan): BulkTotals => ({ requested: plan.requested, returned: plan.planned.length, missing: plan.missing.length, cues: 0, matches: 0, textBytes: 0 });
+export const startTotals = (plan: BulkPlan): BulkTotals => ({
+  requested: plan.requested,
+  returned: plan.planned.length,
+  missing: plan.missing.length,
+  cues: 0,
+  matches: 0,
+  textBytes: 0,
+});
 
 export function countVideo(totals: BulkTotals, entry: Planned, cues: Cue[], matched: Set<number>): void {
   totals.cues += cues.length;

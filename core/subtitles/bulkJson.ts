@@ -7,7 +7,10 @@ import { describeTrack } from './tracks.ts';
 /** json: each video's cues (marked match: true with a query); srt, vtt or txt: each video's text in that format. */
 type BulkJsonFormat = 'json' | OutputFormat;
 
-export interface BulkJsonOptions { format: BulkJsonFormat; query?: string | undefined }
+export interface BulkJsonOptions {
+  format: BulkJsonFormat;
+  query?: string | undefined;
+}
 
 /**
  * The bulk answer as one JSON document {format, query, videos, missing, totals}, in pieces: the opening,

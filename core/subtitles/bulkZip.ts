@@ -5,7 +5,10 @@ import type { OutputFormat } from './cue.ts';
 import { render } from './render.ts';
 import { describeTrack } from './tracks.ts';
 
-export interface BulkZipOptions { fileFormat: OutputFormat; query?: string | undefined }
+export interface BulkZipOptions {
+  fileFormat: OutputFormat;
+  query?: string | undefined;
+}
 
 /** The zip entry of one video's file: <videoId>.<language>.<fileFormat>. */
 const zipEntryName = (entry: Planned, fileFormat: OutputFormat) => `${entry.video.videoId}.${entry.track.language}.${fileFormat}`;
@@ -45,7 +48,10 @@ export async function* bulkZip(sql: Queryable, plan: BulkPlan, options: BulkZipO
       manifest.push({ ...videoFields(entry.video), file, track: describeTrack(entry.track), ...matchList(cues, matched, query) });
       yield* takeReady();
     }
-    addFile('manifest.json', `${JSON.stringify({ format: 'zip', fileFormat, query: query ?? null, videos: manifest, missing: plan.missing, totals }, null, 2)}\n`);
+    addFile(
+      'manifest.json',
+      `${JSON.stringify({ format: 'zip', fileFormat, query: query ?? null, videos: manifest, missing: plan.missing, totals }, null, 2)}\n`,
+    );
     zip.end();
     ended = true;
     yield* takeReady();

@@ -50,11 +50,16 @@ export async function enqueueVideoLookup(tx: Queryable, videoId: string): Promis
 }
 
 function queueFetchJobs(tx: Queryable, videoIds: string[], options: EnqueueOptions): Promise<string[]> {
-  return enqueueMany(tx, 'fetch_subtitles', videoIds.map((videoId) => ({ videoId })), {
-    queueName: options.queueName,
-    maxAttempts: FETCH_SUBTITLES_ATTEMPTS,
-    jobKey: (payload) => subtitlesJobKey(payload.videoId),
-    priority: options.priority ?? 0,
-    jobKeyMode: 'unsafe_dedupe',
-  });
+  return enqueueMany(
+    tx,
+    'fetch_subtitles',
+    videoIds.map((videoId) => ({ videoId })),
+    {
+      queueName: options.queueName,
+      maxAttempts: FETCH_SUBTITLES_ATTEMPTS,
+      jobKey: (payload) => subtitlesJobKey(payload.videoId),
+      priority: options.priority ?? 0,
+      jobKeyMode: 'unsafe_dedupe',
+    },
+  );
 }

@@ -54,7 +54,12 @@ async function loadVideo(sql: Sql, videoId: string): Promise<SubtitleVideo | und
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Fetches, stores and announces one video's subtitles. Undefined when the video is unknown. */
-export async function fetchSubtitles(sql: Sql, sources: readonly SubtitleSource[], videoId: string, options: FetchSubtitlesOptions): Promise<FetchReport | undefined> {
+export async function fetchSubtitles(
+  sql: Sql,
+  sources: readonly SubtitleSource[],
+  videoId: string,
+  options: FetchSubtitlesOptions,
+): Promise<FetchReport | undefined> {
   const video = await loadVideo(sql, videoId);
   if (!video) return undefined;
   const problems: SourceProblem[] = [];
@@ -81,13 +86,19 @@ export async function fetchSubtitles(sql: Sql, sources: readonly SubtitleSource[
         if (ready) prepared.push(ready);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        problems.push({ source: source.name, message: `${track.language} (${track.kind}) from ${track.originUrl}: ${error.message}`, transient: false });
+        problems.push({
+          source: source.name,
+          message: `${track.language} (${track.kind}) from ${track.originUrl}: ${error.message}`,
+          transient: false,
+        });
       }
     }
   }
   const transientFailure = problems.filter((problem) => problem.transient);
   const retry = transientFailure.length > 0 && !options.finalAttempt;
-  const failure = transientFailure.length ? transientFailure.map((problem) => `${problem.source}: ${problem.message}`).join('; ') : undefined;
+  const failure = transientFailure.length
+    ? transientFailure.map((problem) => `${problem.source}: ${problem.message}`).join('; ')
+    : undefined;
 
   return sql.begin(async (tx) => {
     const stored: TrackInfo[] = [];
@@ -96,7 +107,11 @@ export async function fetchSubtitles(sql: Sql, sources: readonly SubtitleSource[
       if (outcome.created) stored.push(outcome.track);
     }
     // Finished unless a source is to be asked again; a failure counts only when nothing was found.
-    const { transcript } = await refreshTranscript(tx, videoId, retry ? { checked: false } : { checked: true, ...(failure ? { failure } : {}) });
+    const { transcript } = await refreshTranscript(
+      tx,
+      videoId,
+      retry ? { checked: false } : { checked: true, ...(failure ? { failure } : {}) },
+    );
     const tracks = await latestTracks(tx, [videoId]);
     if (tracks.length > 0) {
       const crawls = await tx<{ id: string }[]>`select id::text from crawls where channel_id = ${video.channelId} and status = 'running'`;

@@ -4,7 +4,11 @@ import { noMatchingTrack } from './noMatch.ts';
 import { chooseTrack, latestTracks, trackVersion, type TrackInfo, type TrackKind } from './tracks.ts';
 import { findVideos, type SubtitleVideo } from './videos.ts';
 
-export interface SubtitleChoice { lang?: string | undefined; kind?: TrackKind | undefined; version?: number | undefined }
+export interface SubtitleChoice {
+  lang?: string | undefined;
+  kind?: TrackKind | undefined;
+  version?: number | undefined;
+}
 
 /** A stored video (404 when it is not). */
 async function findVideo(sql: Queryable, id: string): Promise<SubtitleVideo> {
@@ -17,7 +21,11 @@ async function findVideo(sql: Queryable, id: string): Promise<SubtitleVideo> {
  * The track a subtitle read sends, without its cues: the best track for `lang`/`kind`, at `version`
  * when given; 404s name what there is. Its content hash validates the read before anything is charged.
  */
-export async function findSubtitleTrack(sql: Queryable, videoId: string, choice: SubtitleChoice): Promise<{ video: SubtitleVideo; track: TrackInfo }> {
+export async function findSubtitleTrack(
+  sql: Queryable,
+  videoId: string,
+  choice: SubtitleChoice,
+): Promise<{ video: SubtitleVideo; track: TrackInfo }> {
   const video = await findVideo(sql, videoId);
   const tracks = await latestTracks(sql, [video.videoId]);
   const chosen = chooseTrack(tracks, { videoLanguage: video.language, lang: choice.lang, kind: choice.kind });
@@ -30,6 +38,9 @@ export async function findSubtitleTrack(sql: Queryable, videoId: string, choice:
   }
   if (choice.version === undefined || choice.version === chosen.version) return { video, track: chosen };
   const older = await trackVersion(sql, video.videoId, chosen.language, chosen.kind, choice.version);
-  if (!older) throw notFound(`the ${chosen.language} (${chosen.kind}) subtitles of ${video.videoId} have versions 1 to ${chosen.version}, not ${choice.version}`);
+  if (!older)
+    throw notFound(
+      `the ${chosen.language} (${chosen.kind}) subtitles of ${video.videoId} have versions 1 to ${chosen.version}, not ${choice.version}`,
+    );
   return { video, track: older };
 }

@@ -43,7 +43,11 @@ export async function lookUpVideo(sources: readonly VideoSource[], videoId: stri
       if (sighting) return { found: { source: source.name, sighting }, asked, problems };
     } catch (error) {
       if (signal?.aborted) throw error;
-      problems.push({ source: source.name, message: error instanceof Error ? error.message : String(error), transient: !(error instanceof DefiniteError) });
+      problems.push({
+        source: source.name,
+        message: error instanceof Error ? error.message : String(error),
+        transient: !(error instanceof DefiniteError),
+      });
     }
   }
   return { asked, problems };

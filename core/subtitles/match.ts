@@ -8,7 +8,12 @@ import type { Cue } from './cue.ts';
 /** Lower case, compatibility-decomposed, combining marks removed, whitespace runs as one space. */
 export function foldText(text: string): string {
   // Most caption text is ASCII: nothing to decompose then (a third of the cost).
-  const folded = NON_ASCII.test(text) ? text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase() : text.toLowerCase();
+  const folded = NON_ASCII.test(text)
+    ? text
+        .normalize('NFKD')
+        .replace(/\p{M}+/gu, '')
+        .toLowerCase()
+    : text.toLowerCase();
   return MESSY_SPACE.test(folded) ? folded.replace(/\s+/g, ' ') : folded;
 }
 

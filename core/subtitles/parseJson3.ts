@@ -25,12 +25,19 @@ export function parseJson3(input: string): Cue[] {
     throw invalidInput(`json3 captions are not valid JSON: ${(error as Error).message}`);
   }
   const parsed = json3.safeParse(data);
-  if (!parsed.success) throw invalidInput(`not json3 captions: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim());
+  if (!parsed.success)
+    throw invalidInput(
+      `not json3 captions: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim(),
+    );
   const cues: Cue[] = [];
   for (const event of parsed.data.events) {
     if (!event.segs) continue;
     const startMs = Math.round(event.tStartMs ?? 0);
-    cues.push({ startMs, endMs: startMs + Math.max(0, Math.round(event.dDurationMs ?? 0)), text: event.segs.map((seg) => seg.utf8 ?? '').join('') });
+    cues.push({
+      startMs,
+      endMs: startMs + Math.max(0, Math.round(event.dDurationMs ?? 0)),
+      text: event.segs.map((seg) => seg.utf8 ?? '').join(''),
+    });
   }
   return cues;
 }

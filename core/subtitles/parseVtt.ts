@@ -84,7 +84,12 @@ export function parseVtt(input: string): Cue[] {
     const payload = end + 1;
     skipBlock(payload);
     const timing = parseTiming(timingLine);
-    if (timing) cues.push({ startMs: timing.startMs, endMs: timing.endMs, text: cueText(payload < start ? text.slice(payload, start - 1) : '', voice) });
+    if (timing)
+      cues.push({
+        startMs: timing.startMs,
+        endMs: timing.endMs,
+        text: cueText(payload < start ? text.slice(payload, start - 1) : '', voice),
+      });
   }
   return cues;
 }

@@ -49,7 +49,9 @@ export function archiveSubtitleSource(): SubtitleSource {
   return {
     name: 'archive',
     async fetchTracks(video) {
-      const infoJsons = video.archiveEvidence.map(localPath).filter((path): path is string => !!path && path.toLowerCase().endsWith('.info.json'));
+      const infoJsons = video.archiveEvidence
+        .map(localPath)
+        .filter((path): path is string => !!path && path.toLowerCase().endsWith('.info.json'));
       const media = video.videoFileUrl ? localPath(video.videoFileUrl) : undefined;
       const candidates = infoJsons.length ? infoJsons : media ? [media] : [];
       const tracks: FetchedTrack[] = [];
@@ -65,7 +67,15 @@ export function archiveSubtitleSource(): SubtitleSource {
             if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed since the listing
             throw error;
           }
-          tracks.push({ language: file.language, kind: file.kind, source: 'archive', text: read.text, originalBytes: read.bytes, formatHint: file.path, originUrl: pathToFileURL(file.path).href });
+          tracks.push({
+            language: file.language,
+            kind: file.kind,
+            source: 'archive',
+            text: read.text,
+            originalBytes: read.bytes,
+            formatHint: file.path,
+            originUrl: pathToFileURL(file.path).href,
+          });
         }
       }
       return { tracks, problems: [] };
@@ -79,7 +89,15 @@ export function youtubeSubtitleSource(options: YoutubeCaptionsOptions = {}): Sub
     name: 'youtube',
     async fetchTracks(video, signal) {
       const { captions: found, problems } = await captions.fetchCaptions(video.videoId, signal);
-      const tracks = found.map((track) => ({ language: track.language, kind: track.kind, source: 'youtube' as const, text: track.text, originalBytes: track.bytes, formatHint: 'json3', originUrl: track.url }));
+      const tracks = found.map((track) => ({
+        language: track.language,
+        kind: track.kind,
+        source: 'youtube' as const,
+        text: track.text,
+        originalBytes: track.bytes,
+        formatHint: 'json3',
+        originUrl: track.url,
+      }));
       return { tracks, problems };
     },
   };

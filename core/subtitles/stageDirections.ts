@@ -15,7 +15,12 @@ const MARKERS = /^(?:>>\s*)+/;
 const LABEL = /^\p{Lu}[\p{Lu}\p{M}'’.-]*(?: [\p{Lu}\p{M}'’.-]+){0,3}:(?:\s+|$)/u;
 
 /** A cue's spoken words; `turn` when a speaker marker or label opened it (a sentence boundary). */
-export interface SpokenCue { start: number; end: number; text: string; turn: boolean }
+export interface SpokenCue {
+  start: number;
+  end: number;
+  text: string;
+  turn: boolean;
+}
 
 /** The cue's words without sound descriptions, notes or speaker markup; empty when it had none. */
 function spoken(text: string): { text: string; turn: boolean } {

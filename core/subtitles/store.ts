@@ -55,7 +55,9 @@ export function prepareTrack(input: TrackInput): PreparedTrack | undefined {
   if (!LANGUAGE.test(input.language)) throw invalidInput(`language: "${input.language}" is not a track language`);
   const format = detectFormat(input.text, input.formatHint);
   if (!format) throw invalidInput('not a subtitle format that can be read (WebVTT, SRT, YouTube timedtext srv1/srv2/srv3 XML or json3)');
-  const cues = normaliseCues(parseRaw(input.text, format)).map((cue) => (cue.speakerChange ? cue : { startMs: cue.startMs, endMs: cue.endMs, text: cue.text }));
+  const cues = normaliseCues(parseRaw(input.text, format)).map((cue) =>
+    cue.speakerChange ? cue : { startMs: cue.startMs, endMs: cue.endMs, text: cue.text },
+  );
   if (cues.length === 0) return undefined;
   return {
     videoId: input.videoId,

@@ -13,8 +13,21 @@ function clock(ms: number): string {
  * One page of a transcript as `[m:ss] text` lines (for assistants: short, quotable, no cue numbers),
  * `perPage` cues a page, pages counted from 1.
  */
-export function timestampedText(cues: readonly Cue[], page: number, perPage: number): { text: string; page: number; totalPages: number; cues: number; fromMs: number | null; toMs: number | null } {
+export function timestampedText(
+  cues: readonly Cue[],
+  page: number,
+  perPage: number,
+): { text: string; page: number; totalPages: number; cues: number; fromMs: number | null; toMs: number | null } {
   const slice = cues.slice((page - 1) * perPage, page * perPage);
-  const text = slice.map((cue) => `[${clock(cue.startMs)}] ${cue.speakerChange ? `${SPEAKER_MARKER} ` : ''}${cue.text.replace(/\s*\n\s*/g, ' ')}`).join('\n');
-  return { text, page, totalPages: Math.max(1, Math.ceil(cues.length / perPage)), cues: slice.length, fromMs: slice[0]?.startMs ?? null, toMs: slice.at(-1)?.endMs ?? null };
+  const text = slice
+    .map((cue) => `[${clock(cue.startMs)}] ${cue.speakerChange ? `${SPEAKER_MARKER} ` : ''}${cue.text.replace(/\s*\n\s*/g, ' ')}`)
+    .join('\n');
+  return {
+    text,
+    page,
+    totalPages: Math.max(1, Math.ceil(cues.length / perPage)),
+    cues: slice.length,
+    fromMs: slice[0]?.startMs ?? null,
+    toMs: slice.at(-1)?.endMs ?? null,
+  };
 }

@@ -80,12 +80,18 @@ export function chooseTrack<T extends Pick<TrackInfo, 'language' | 'kind'>>(trac
     const wanted = choice.lang;
     candidates = candidates.filter((track) => languageMatch(track.language, wanted) > 0);
     return candidates.sort(
-      (a, b) => languageMatch(b.language, wanted) - languageMatch(a.language, wanted) || KIND_RANK[a.kind] - KIND_RANK[b.kind] || compareText(a.language, b.language),
+      (a, b) =>
+        languageMatch(b.language, wanted) - languageMatch(a.language, wanted) ||
+        KIND_RANK[a.kind] - KIND_RANK[b.kind] ||
+        compareText(a.language, b.language),
     )[0];
   }
   const preferred = [choice.videoLanguage, 'en'].filter((language): language is string => !!language);
   return candidates.sort(
-    (a, b) => KIND_RANK[a.kind] - KIND_RANK[b.kind] || preference(a.language, preferred) - preference(b.language, preferred) || compareText(a.language, b.language),
+    (a, b) =>
+      KIND_RANK[a.kind] - KIND_RANK[b.kind] ||
+      preference(a.language, preferred) - preference(b.language, preferred) ||
+      compareText(a.language, b.language),
   )[0];
 }
 
@@ -99,7 +105,13 @@ export async function latestTracks(sql: Queryable, videoIds: readonly string[]):
 }
 
 /** One version of a track (no cues). */
-export async function trackVersion(sql: Queryable, videoId: string, language: string, kind: TrackKind, version: number): Promise<TrackInfo | undefined> {
+export async function trackVersion(
+  sql: Queryable,
+  videoId: string,
+  language: string,
+  kind: TrackKind,
+  version: number,
+): Promise<TrackInfo | undefined> {
   const [row] = await sql<TrackInfo[]>`
     select ${sql.unsafe(TRACK_COLUMNS)} from subtitle_tracks t
     where t.video_id = ${videoId} and t.language = ${language} and t.kind = ${kind} and t.version = ${version}`;

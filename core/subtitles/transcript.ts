@@ -20,7 +20,17 @@ export interface TranscriptInfo {
   updatedAt: Date | null;
 }
 
-const NONE: TranscriptInfo = { state: 'none', language: null, kind: null, version: null, trackId: null, error: null, requestedAt: null, checkedAt: null, updatedAt: null };
+const NONE: TranscriptInfo = {
+  state: 'none',
+  language: null,
+  kind: null,
+  version: null,
+  trackId: null,
+  error: null,
+  requestedAt: null,
+  checkedAt: null,
+  updatedAt: null,
+};
 
 export async function readTranscript(sql: Queryable, videoId: string): Promise<TranscriptInfo> {
   const [row] = await sql<TranscriptInfo[]>`
@@ -54,7 +64,11 @@ export interface FetchOutcome {
  * completed; without one, a finished fetch leaves it failed (with `failure`) or none, and
  * otherwise it stays as it is (pending while a fetch is still trying).
  */
-export async function refreshTranscript(tx: Queryable, videoId: string, outcome: FetchOutcome = { checked: false }): Promise<{ transcript: TranscriptInfo; track?: TrackInfo }> {
+export async function refreshTranscript(
+  tx: Queryable,
+  videoId: string,
+  outcome: FetchOutcome = { checked: false },
+): Promise<{ transcript: TranscriptInfo; track?: TrackInfo }> {
   const tracks = await latestTracks(tx, [videoId]);
   const [video] = await tx<{ language: string | null }[]>`select language from videos where video_id = ${videoId}`;
   if (!video) return { transcript: NONE };

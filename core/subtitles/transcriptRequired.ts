@@ -7,10 +7,11 @@ import type { TranscriptInfo } from './transcript.ts';
  */
 export function transcriptRequired(videoId: string, transcript: TranscriptInfo, what: 'summary' | 'stenogram'): AppError {
   const pollUrl = `/api/subtitles/${videoId}/status`;
-  const message = what === 'stenogram'
-    ? `video ${videoId} has no completed transcript; ${transcript.state === 'pending' ? 'its subtitles are being fetched' : 'a subtitle fetch is queued'}: poll ${pollUrl} and generate again when it says available`
-    : transcript.state === 'pending'
-      ? `video ${videoId} has no transcript yet; its subtitles are being fetched: poll ${pollUrl} and generate again when it says available`
-      : `video ${videoId} has no transcript${transcript.error ? ` (the last fetch failed: ${transcript.error})` : ''}; a subtitle fetch is queued: poll ${pollUrl} and generate again when it says available`;
+  const message =
+    what === 'stenogram'
+      ? `video ${videoId} has no completed transcript; ${transcript.state === 'pending' ? 'its subtitles are being fetched' : 'a subtitle fetch is queued'}: poll ${pollUrl} and generate again when it says available`
+      : transcript.state === 'pending'
+        ? `video ${videoId} has no transcript yet; its subtitles are being fetched: poll ${pollUrl} and generate again when it says available`
+        : `video ${videoId} has no transcript${transcript.error ? ` (the last fetch failed: ${transcript.error})` : ''}; a subtitle fetch is queued: poll ${pollUrl} and generate again when it says available`;
   return new AppError('TRANSCRIPT_REQUIRED', message, { details: { transcript: transcript.state, pollUrl } });
 }

@@ -52,13 +52,19 @@ export interface LookupOptions {
  * records why not. Throws, for the job to be retried, when a source failed transiently and this is
  * not the last attempt. Answers whether the video is stored now; 'not_asked' without a pending lookup.
  */
-export async function lookUpPendingVideo(sql: Sql, sources: readonly VideoSource[], videoId: string, options: LookupOptions): Promise<'stored' | 'failed' | 'not_asked'> {
+export async function lookUpPendingVideo(
+  sql: Sql,
+  sources: readonly VideoSource[],
+  videoId: string,
+  options: LookupOptions,
+): Promise<'stored' | 'failed' | 'not_asked'> {
   const lookup = await readVideoLookup(sql, videoId);
   if (lookup?.state !== 'pending') return 'not_asked';
   const result = await lookUpVideo(sources, videoId, options.signal);
   if (!result.found) {
     const failure = lookupFailure(result);
-    if (!options.finalAttempt && result.problems.some((problem) => problem.transient)) throw new Error(`video lookup will be retried: ${failure}`);
+    if (!options.finalAttempt && result.problems.some((problem) => problem.transient))
+      throw new Error(`video lookup will be retried: ${failure}`);
     options.log.info('no source knows the video', { asked: result.asked, problems: result.problems.length });
     await failVideoLookup(sql, videoId, failure);
     return 'failed';

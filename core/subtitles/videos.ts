@@ -1,7 +1,13 @@
 import type { Queryable } from '../db/database.ts';
 
 /** What subtitle answers say about a video, and its language (which picks the default track). */
-export interface SubtitleVideo { videoId: string; title: string | null; channelId: string; channelTitle: string | null; language: string | null }
+export interface SubtitleVideo {
+  videoId: string;
+  title: string | null;
+  channelId: string;
+  channelTitle: string | null;
+  language: string | null;
+}
 
 /** The stored videos among `ids`, by id; ids not stored are absent. */
 export async function findVideos(sql: Queryable, ids: readonly string[]): Promise<Map<string, SubtitleVideo>> {

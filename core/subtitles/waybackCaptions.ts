@@ -43,7 +43,10 @@ export interface ArchivedCaption {
 const PREFIXES = ['youtube.com/api/timedtext', 'video.google.com/timedtext'];
 
 /** Language, kind and format a captured timedtext URL asks for; undefined for lists and other videos. */
-export function describeTimedtextUrl(original: string, videoId: string): { language: string; kind: ArchivedCaption['kind']; format?: string } | undefined {
+export function describeTimedtextUrl(
+  original: string,
+  videoId: string,
+): { language: string; kind: ArchivedCaption['kind']; format?: string } | undefined {
   let url: URL;
   try {
     url = new URL(/^[a-z]+:\/\//i.test(original) ? original : `http://${original}`);
@@ -71,7 +74,10 @@ export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}
   const withSignal = (signal?: AbortSignal): FetchOptions => (signal ? { ...base, signal } : base);
 
   /** The newest capture of each (language, kind) of the video. */
-  async function listCaptures(videoId: string, signal?: AbortSignal): Promise<Array<{ row: CdxRow; language: string; kind: ArchivedCaption['kind']; format?: string }>> {
+  async function listCaptures(
+    videoId: string,
+    signal?: AbortSignal,
+  ): Promise<Array<{ row: CdxRow; language: string; kind: ArchivedCaption['kind']; format?: string }>> {
     const newest = new Map<string, { row: CdxRow; language: string; kind: ArchivedCaption['kind']; format?: string }>();
     for (const prefix of PREFIXES) {
       const page = await queryCdx(
@@ -95,7 +101,9 @@ export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}
         if (!current || row.timestamp > current.row.timestamp) newest.set(key, { row, ...described });
       }
     }
-    return [...newest.values()].sort((a, b) => (a.language < b.language ? -1 : a.language > b.language ? 1 : a.kind < b.kind ? -1 : 1)).slice(0, maxTracks);
+    return [...newest.values()]
+      .sort((a, b) => (a.language < b.language ? -1 : a.language > b.language ? 1 : a.kind < b.kind ? -1 : 1))
+      .slice(0, maxTracks);
   }
 
   /** The captures' texts; captures not replayable are left out, captures refused or unreachable are problems. */
@@ -107,7 +115,10 @@ export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}
       let body: string;
       try {
         // An archived answer is content, whatever it says: never a refusal of ours.
-        ({ body } = await fetchText(upstream, `${captureBase}/${capture.row.timestamp}id_/${capture.row.original}`, { ...withSignal(signal), isTransient: () => false }));
+        ({ body } = await fetchText(upstream, `${captureBase}/${capture.row.timestamp}id_/${capture.row.original}`, {
+          ...withSignal(signal),
+          isTransient: () => false,
+        }));
       } catch (error) {
         const problem = trackFailure(error, `${capture.language} (${capture.kind}) captured ${capture.row.timestamp}`, signal);
         if (problem) problems.push(problem);

@@ -45,7 +45,11 @@ export interface YoutubeCaptionsOptions {
 }
 
 /** The caption tracks a watch page's player response lists (the player of this video only). */
-function captionTracksOf(html: string, videoId: string, webUrl: string): { tracks: CaptionTrackRef[]; botCheck: boolean; playable: boolean } {
+function captionTracksOf(
+  html: string,
+  videoId: string,
+  webUrl: string,
+): { tracks: CaptionTrackRef[]; botCheck: boolean; playable: boolean } {
   const base = new URL(webUrl);
   const players = findPlayerResponses(html).filter((player) => isPlayerOf(player, videoId));
   let botCheck = false;
@@ -58,7 +62,10 @@ function captionTracksOf(html: string, videoId: string, webUrl: string): { track
     const reasons = `${reason ?? ''} ${errorReason ?? ''}`;
     if (looksLikeBotCheck(reasons)) botCheck = true;
     if (status.status === 'OK' || isObject(player.videoDetails)) playable = true;
-    const list = isObject(player.captions) && isObject(player.captions.playerCaptionsTracklistRenderer) ? player.captions.playerCaptionsTracklistRenderer.captionTracks : undefined;
+    const list =
+      isObject(player.captions) && isObject(player.captions.playerCaptionsTracklistRenderer)
+        ? player.captions.playerCaptionsTracklistRenderer.captionTracks
+        : undefined;
     if (!Array.isArray(list)) continue;
     for (const entry of list) {
       if (!isObject(entry) || typeof entry.baseUrl !== 'string' || typeof entry.languageCode !== 'string') continue;
@@ -103,7 +110,8 @@ export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}
       throw error;
     }
     const { tracks, botCheck, playable } = captionTracksOf(html, videoId, webUrl);
-    if (botCheck || (!playable && looksLikeBotCheck(html))) throw new TransientError(`${new URL(webUrl).host}: the watch page of ${videoId} is a bot check`);
+    if (botCheck || (!playable && looksLikeBotCheck(html)))
+      throw new TransientError(`${new URL(webUrl).host}: the watch page of ${videoId} is a bot check`);
     return tracks;
   }
 

@@ -2,7 +2,11 @@ import type { PendingQuery, Row } from 'postgres';
 import type { Queryable } from '../db/database.ts';
 import { SUMMARY_LIST_COLUMNS, type SummaryRow } from './summaryObject.ts';
 
-export interface BrowseFilters { tag?: string; channelId?: string; language?: string }
+export interface BrowseFilters {
+  tag?: string;
+  channelId?: string;
+  language?: string;
+}
 
 /**
  * Public generated summaries, newest first, filtered by tag, channel and language, a page at a time,
@@ -10,7 +14,11 @@ export interface BrowseFilters { tag?: string; channelId?: string; language?: st
  * Private summaries are never listed (the partial indexes hold public generated ones only). The total
  * comes from the counts table when at most one filter (or a tag with a language) is given.
  */
-export async function browseSummaries(sql: Queryable, filters: BrowseFilters, page: { offset: number; limit: number }): Promise<{ rows: SummaryRow[]; total: number }> {
+export async function browseSummaries(
+  sql: Queryable,
+  filters: BrowseFilters,
+  page: { offset: number; limit: number },
+): Promise<{ rows: SummaryRow[]; total: number }> {
   const conditions: PendingQuery<Row[]>[] = [
     sql`s.status = 'generated' and not s.private`,
     ...(filters.tag !== undefined ? [sql`s.tags @> array[${filters.tag}]::text[]`] : []),
@@ -48,7 +56,8 @@ async function countSummaries(sql: Queryable, filters: BrowseFilters, where: Pen
 /** The counts-table row that holds the total for these filters, when there is one. */
 function facetCounted(filters: BrowseFilters): { facet: string; language: string; value: string | null } | undefined {
   const { tag, channelId, language } = filters;
-  if (channelId !== undefined) return tag === undefined && language === undefined ? { facet: 'channel', language: '', value: channelId } : undefined;
+  if (channelId !== undefined)
+    return tag === undefined && language === undefined ? { facet: 'channel', language: '', value: channelId } : undefined;
   if (tag !== undefined) return { facet: 'tag', language: language ?? '', value: tag };
   // Every summary has exactly one language: their counts add up to all summaries.
   return { facet: 'language', language: '', value: language ?? null };

@@ -2,7 +2,9 @@ import type { Queryable } from '../db/database.ts';
 import { SUMMARY_COLUMNS, SUMMARY_SOURCE, type SummaryRow } from './summaryObject.ts';
 
 /** Who is looking: their own private summaries are theirs to see; everybody sees public ones. */
-export interface SummaryViewer { userId: string | null }
+export interface SummaryViewer {
+  userId: string | null;
+}
 
 /**
  * The summary of a video that `viewer` may see: their own private one first, else the public one.

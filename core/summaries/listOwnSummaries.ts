@@ -1,6 +1,11 @@
 import type { Queryable } from '../db/database.ts';
 
-export interface OwnSummary { videoId: string; title: string; status: 'generating' | 'ready' | 'failed'; requestedAt: Date }
+export interface OwnSummary {
+  videoId: string;
+  title: string;
+  status: 'generating' | 'ready' | 'failed';
+  requestedAt: Date;
+}
 
 /** A user's private summaries, newest first (at most `limit`), with the video's title while the summary has none. */
 export async function listOwnSummaries(sql: Queryable, ownerId: string, limit = 100): Promise<OwnSummary[]> {

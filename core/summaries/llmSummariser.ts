@@ -1,6 +1,14 @@
 import { z } from 'zod';
 import type { JsonRequest, LlmClient } from '../llm/types.ts';
-import { chunkLines, estimateTokens, formatLine, nearestLineStart, packConsecutive, transcriptLines, type TranscriptLine } from '../llm/chunkTranscript.ts';
+import {
+  chunkLines,
+  estimateTokens,
+  formatLine,
+  nearestLineStart,
+  packConsecutive,
+  transcriptLines,
+  type TranscriptLine,
+} from '../llm/chunkTranscript.ts';
 import {
   keyPoint,
   summaryContent,
@@ -42,7 +50,8 @@ const language = (hint: string | null) =>
 const SUMMARY_FIELDS =
   'title: a short title for what the video is about. tldr: two or three sentences. keyPoints: up to 12 main points, in the order of the video. ' +
   'detailedSummary: paragraphs in the order of the video, separated by blank lines. tags: up to 12 salient topics, lower case.';
-const PARTIAL_FIELDS = 'summary: what this part says, in one or two paragraphs. keyPoints: up to 6 main points, in the order they are made. tags: up to 8 topics, lower case.';
+const PARTIAL_FIELDS =
+  'summary: what this part says, in one or two paragraphs. keyPoints: up to 6 main points, in the order they are made. tags: up to 8 topics, lower case.';
 const POINT_TIMES = 'startSeconds of a key point is the bracketed second where it is made.';
 
 /** The answer's limit in words (about 0.6 of its tokens), so the model writes to fit rather than being cut off. */
@@ -51,10 +60,14 @@ const COMBINING = 'You combine the summaries of consecutive parts of one video i
 const POINTS_GIVEN = 'Key points carry the second of the video where they are made, in square brackets.';
 
 const prompts = {
-  whole: (hint: string | null, tokens: number) => `You summarise a video from its transcript. ${TIMESTAMPS} ${language(hint)} ${SUMMARY_FIELDS} ${POINT_TIMES} ${answer(tokens)}`,
-  chunk: (hint: string | null, tokens: number) => `You summarise one part of a video's transcript. ${TIMESTAMPS} ${language(hint)} ${PARTIAL_FIELDS} ${POINT_TIMES} ${answer(tokens)}`,
-  combine: (hint: string | null, tokens: number) => `${COMBINING} the whole video. ${POINTS_GIVEN} ${language(hint)} ${SUMMARY_FIELDS} ${POINT_TIMES} ${answer(tokens)}`,
-  combineParts: (hint: string | null, tokens: number) => `${COMBINING} those parts. ${POINTS_GIVEN} ${language(hint)} ${PARTIAL_FIELDS} ${POINT_TIMES} ${answer(tokens)}`,
+  whole: (hint: string | null, tokens: number) =>
+    `You summarise a video from its transcript. ${TIMESTAMPS} ${language(hint)} ${SUMMARY_FIELDS} ${POINT_TIMES} ${answer(tokens)}`,
+  chunk: (hint: string | null, tokens: number) =>
+    `You summarise one part of a video's transcript. ${TIMESTAMPS} ${language(hint)} ${PARTIAL_FIELDS} ${POINT_TIMES} ${answer(tokens)}`,
+  combine: (hint: string | null, tokens: number) =>
+    `${COMBINING} the whole video. ${POINTS_GIVEN} ${language(hint)} ${SUMMARY_FIELDS} ${POINT_TIMES} ${answer(tokens)}`,
+  combineParts: (hint: string | null, tokens: number) =>
+    `${COMBINING} those parts. ${POINTS_GIVEN} ${language(hint)} ${PARTIAL_FIELDS} ${POINT_TIMES} ${answer(tokens)}`,
 };
 
 /**
@@ -78,7 +91,11 @@ interface Run {
   progress: (progress: SummaryProgress) => void;
 }
 
-async function summarise(client: LlmClient, input: SummaryInput, options: { signal?: AbortSignal; onProgress?: (progress: SummaryProgress) => void }): Promise<GeneratedSummary> {
+async function summarise(
+  client: LlmClient,
+  input: SummaryInput,
+  options: { signal?: AbortSignal; onProgress?: (progress: SummaryProgress) => void },
+): Promise<GeneratedSummary> {
   const lines = transcriptLines(input.cues);
   if (lines.length === 0) throw new Error('the transcript has no text to summarise');
   const hint = /^([a-z]{2,3})(?:[-_].*)?$/i.exec(input.language ?? '')?.[1]?.toLowerCase() ?? null;
@@ -136,13 +153,32 @@ async function combine(run: Run, partials: PartialSummary[], lines: TranscriptLi
   const system = prompts.combine(hint, run.finalTokens);
   const texts = partials.map(formatPartial);
   // A single partial is sent even if over budget: there is nothing left to split.
-  if (partials.length === 1 || texts.reduce((sum, text) => sum + estimateTokens(text) + 2, 0) <= budget(run, system, run.finalTokens, SUMMARY_SCHEMA_TOKENS)) {
-    return askSummary(run, system, `${run.title}Summaries of the ${partials.length} consecutive parts of the video:\n\n${texts.join('\n\n')}`);
+  if (
+    partials.length === 1 ||
+    texts.reduce((sum, text) => sum + estimateTokens(text) + 2, 0) <= budget(run, system, run.finalTokens, SUMMARY_SCHEMA_TOKENS)
+  ) {
+    return askSummary(
+      run,
+      system,
+      `${run.title}Summaries of the ${partials.length} consecutive parts of the video:\n\n${texts.join('\n\n')}`,
+    );
   }
   const groupBudget = budget(run, prompts.combineParts(hint, run.partialTokens), run.partialTokens, PARTIAL_SCHEMA_TOKENS);
   // Two parts a group at least, so every round shrinks the list.
-  const groups = packConsecutive(texts.map((text) => estimateTokens(text) + 2), groupBudget, 2);
-  const merged = await Promise.all(groups.map((group) => combineGroup(run, group.map((index) => partials[index]!), lines)));
+  const groups = packConsecutive(
+    texts.map((text) => estimateTokens(text) + 2),
+    groupBudget,
+    2,
+  );
+  const merged = await Promise.all(
+    groups.map((group) =>
+      combineGroup(
+        run,
+        group.map((index) => partials[index]!),
+        lines,
+      ),
+    ),
+  );
   return combine(run, merged, lines, round + 1);
 }
 
@@ -171,13 +207,24 @@ function placePoints(points: KeyPoint[], lines: TranscriptLine[], from: number, 
 /** The final content with key points placed on the transcript and tags tidied, checked once more. */
 function finish(content: SummaryContent, lines: TranscriptLine[]): SummaryContent {
   const tags = [...new Set(content.tags.map((tag) => tag.trim().toLowerCase()).filter((tag) => tag.length > 0))];
-  return summaryContent.parse({ ...content, tags, keyPoints: placePoints(content.keyPoints, lines, lines[0]!.start, lines[lines.length - 1]!.start) });
+  return summaryContent.parse({
+    ...content,
+    tags,
+    keyPoints: placePoints(content.keyPoints, lines, lines[0]!.start, lines[lines.length - 1]!.start),
+  });
 }
 
 const askSummary = (run: Run, system: string, user: string) =>
   ask(run, { system, user, schema: summaryContent, schemaName: 'video_summary', maxOutputTokens: run.finalTokens });
 const askPartial = (run: Run, system: string, user: string, signal?: AbortSignal) =>
-  ask(run, { system, user, schema: partialSummary, schemaName: 'partial_summary', maxOutputTokens: run.partialTokens, ...(signal ? { signal } : {}) });
+  ask(run, {
+    system,
+    user,
+    schema: partialSummary,
+    schemaName: 'partial_summary',
+    maxOutputTokens: run.partialTokens,
+    ...(signal ? { signal } : {}),
+  });
 
 async function ask<S extends z.ZodType>(run: Run, request: JsonRequest<S>): Promise<z.output<S>> {
   const signal = request.signal ?? run.signal;
@@ -196,7 +243,8 @@ function majorityLanguage(partials: PartialSummary[], fallback: string | null): 
 
 /** What is left of the context for the transcript or the parts, after everything else the call carries. */
 function budget(run: Run, system: string, answerTokens: number, schemaTokens: number): number {
-  const fixed = answerTokens + RETRY_NOTE_TOKENS + MESSAGE_OVERHEAD + HEADER_TOKENS + estimateTokens(run.title) + estimateTokens(system) + schemaTokens;
+  const fixed =
+    answerTokens + RETRY_NOTE_TOKENS + MESSAGE_OVERHEAD + HEADER_TOKENS + estimateTokens(run.title) + estimateTokens(system) + schemaTokens;
   return Math.floor(run.client.contextTokens * SAFETY) - fixed;
 }
 

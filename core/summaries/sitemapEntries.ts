@@ -4,7 +4,9 @@ import type { Queryable } from '../db/database.ts';
 export const SITEMAP_URLS_PER_FILE = 50_000;
 
 export async function countPublicSummaries(sql: Queryable): Promise<number> {
-  const [row] = await sql<{ count: number }[]>`select coalesce(sum(count), 0)::int as count from summary_facets where facet = 'language' and language = ''`;
+  const [row] = await sql<
+    { count: number }[]
+  >`select coalesce(sum(count), 0)::int as count from summary_facets where facet = 'language' and language = ''`;
   return row!.count;
 }
 

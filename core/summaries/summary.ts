@@ -18,14 +18,16 @@ export const summaryContent = z.object({
   keyPoints: z.array(keyPoint).min(1).max(12).describe('in the order of the video'),
   detailedSummary: z.string().min(1).describe('paragraphs in the order of the video, separated by blank lines'),
   tags: z.array(z.string().min(1).max(40)).max(12).describe('salient topics, lower case'),
-  language: z.string().regex(/^[a-z]{2,3}$/).describe('ISO 639-1 code (639-3 when there is none) of the summary'),
+  language: z
+    .string()
+    .regex(/^[a-z]{2,3}$/)
+    .describe('ISO 639-1 code (639-3 when there is none) of the summary'),
 });
 export type SummaryContent = z.infer<typeof summaryContent>;
 
 /** Tokens an LLM used for one summary (all calls of a long transcript added up); null for the offline generator. */
 export const tokenUsage = z.object({ prompt: z.number().int().min(0), completion: z.number().int().min(0) });
 export type TokenUsage = z.infer<typeof tokenUsage>;
-
 
 /** What a generator is given: the video's transcript (the chosen track's cues) and what is known of it. */
 export interface SummaryInput {
@@ -43,10 +45,18 @@ export interface GeneratedSummary extends SummaryContent {
 }
 
 /** Progress a generator reports while it works (summary:progress events). */
-export interface SummaryProgress { stage: 'reading' | 'chunk' | 'combining' | 'writing'; percent: number; chunk?: number; of?: number }
+export interface SummaryProgress {
+  stage: 'reading' | 'chunk' | 'combining' | 'writing';
+  percent: number;
+  chunk?: number;
+  of?: number;
+}
 
 export interface SummaryGenerator {
   /** The model name recorded as llmModel. */
   readonly model: string;
-  summarise(input: SummaryInput, options?: { signal?: AbortSignal; onProgress?: (progress: SummaryProgress) => void }): Promise<GeneratedSummary>;
+  summarise(
+    input: SummaryInput,
+    options?: { signal?: AbortSignal; onProgress?: (progress: SummaryProgress) => void },
+  ): Promise<GeneratedSummary>;
 }

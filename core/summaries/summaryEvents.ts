@@ -12,7 +12,9 @@ export const summaryEvents = {
   progress: defineEvent(
     'summary:progress',
     z.object({
-      stage: z.enum(['queued', 'reading', 'chunk', 'combining', 'writing']).describe('chunk: the LLM summarises one part of a long transcript'),
+      stage: z
+        .enum(['queued', 'reading', 'chunk', 'combining', 'writing'])
+        .describe('chunk: the LLM summarises one part of a long transcript'),
       percent: z.number().int().min(0).max(100),
       chunk: z.number().int().min(1).optional(),
       of: z.number().int().min(1).optional(),

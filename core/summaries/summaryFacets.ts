@@ -1,7 +1,10 @@
 /** The counts behind /api/summary/tags, /languages and /channels: public ready summaries only (sql/015_summaries.sql keeps them). */
 import type { Queryable } from '../db/database.ts';
 
-export interface TagCount { tag: string; count: number }
+export interface TagCount {
+  tag: string;
+  count: number;
+}
 
 /** The most used tags across all languages, and the most used of each language (most summaries first). */
 export async function summaryTags(sql: Queryable, options: { limit: number; language?: string }) {

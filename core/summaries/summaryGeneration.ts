@@ -51,7 +51,8 @@ export function summaryWork(generator: SummaryGenerator): GenerationWork<Summary
     kind: summaryGeneration,
     model: generator.model,
     generatorUpTo: 95,
-    generate: (row, { track, cues }, options) => generator.summarise({ videoId: row.video_id, title: row.video_title, language: languageOfTrack(track), cues }, options),
+    generate: (row, { track, cues }, options) =>
+      generator.summarise({ videoId: row.video_id, title: row.video_title, language: languageOfTrack(track), cues }, options),
     keep: async () => {},
     store: storeSummary,
     completion: async (tx, id) => summaryEvents.complete({ summary: toSummaryObject((await readSummary(tx, id))!) }),

@@ -72,14 +72,30 @@ export interface SummaryRow {
 }
 
 /** A summary in a list (browse, latest): what a card shows, without the long parts; GET /api/summary/{videoId} has the rest. */
-export const summaryListItem = summaryObject.omit({ keyPoints: true, detailedSummary: true, tokenUsage: true, transcript: true, error: true });
+export const summaryListItem = summaryObject.omit({
+  keyPoints: true,
+  detailedSummary: true,
+  tokenUsage: true,
+  transcript: true,
+  error: true,
+});
 export type SummaryListItem = z.infer<typeof summaryListItem>;
 
 /** The select list of a list item: the same columns with the long ones left out (never read, never sent). */
-export const SUMMARY_LIST_COLUMNS = SUMMARY_COLUMNS.replace('s.key_points, s.detailed_summary,', 'null::jsonb as key_points, null::text as detailed_summary,');
+export const SUMMARY_LIST_COLUMNS = SUMMARY_COLUMNS.replace(
+  's.key_points, s.detailed_summary,',
+  'null::jsonb as key_points, null::text as detailed_summary,',
+);
 
 export function toSummaryListItem(row: SummaryRow): SummaryListItem {
-  const { keyPoints: _keyPoints, detailedSummary: _detailed, tokenUsage: _usage, transcript: _transcript, error: _error, ...item } = toSummaryObject(row);
+  const {
+    keyPoints: _keyPoints,
+    detailedSummary: _detailed,
+    tokenUsage: _usage,
+    transcript: _transcript,
+    error: _error,
+    ...item
+  } = toSummaryObject(row);
   return item;
 }
 
@@ -90,7 +106,8 @@ const summaryStreamUrl = (videoId: string) => `/api/summary/${videoId}/stream`;
 export const summaryPageUrl = (videoId: string) => `/summaries/${videoId}`;
 
 export function toSummaryObject(row: SummaryRow): SummaryObject {
-  const usage = row.prompt_tokens === null || row.completion_tokens === null ? null : { prompt: row.prompt_tokens, completion: row.completion_tokens };
+  const usage =
+    row.prompt_tokens === null || row.completion_tokens === null ? null : { prompt: row.prompt_tokens, completion: row.completion_tokens };
   return {
     videoId: row.video_id,
     status: row.status,

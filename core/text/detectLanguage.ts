@@ -10,10 +10,34 @@ import { hasStopwords } from './tokenise.ts';
 // (Mandarin is "zh" as Chinese). These are SIL's macrolanguage mappings for the codes franc 6 can
 // answer whose macrolanguage has a 639-1 code; the codes themselves still come from iso-639-3.
 const MACROLANGUAGE: Record<string, string> = {
-  cmn: 'zho', arb: 'ara', pes: 'fas', prs: 'fas', zlm: 'msa', uzn: 'uzb', azj: 'aze', swh: 'swa',
-  als: 'sqi', ekk: 'est', lvs: 'lav', khk: 'mon', plt: 'mlg', npi: 'nep', pbu: 'pus', ydd: 'yid',
-  ayr: 'aym', quz: 'que', quy: 'que', qug: 'que', ckb: 'kur', fuv: 'ful', fuf: 'ful', knc: 'kau',
-  kng: 'kon', koi: 'kom', zyb: 'zha', src: 'srd',
+  cmn: 'zho',
+  arb: 'ara',
+  pes: 'fas',
+  prs: 'fas',
+  zlm: 'msa',
+  uzn: 'uzb',
+  azj: 'aze',
+  swh: 'swa',
+  als: 'sqi',
+  ekk: 'est',
+  lvs: 'lav',
+  khk: 'mon',
+  plt: 'mlg',
+  npi: 'nep',
+  pbu: 'pus',
+  ydd: 'yid',
+  ayr: 'aym',
+  quz: 'que',
+  quy: 'que',
+  qug: 'que',
+  ckb: 'kur',
+  fuv: 'ful',
+  fuf: 'ful',
+  knc: 'kau',
+  kng: 'kon',
+  koi: 'kom',
+  zyb: 'zha',
+  src: 'srd',
 };
 
 // Below this many letters franc guesses; the track's own language is better then.

@@ -6,7 +6,11 @@
 import stopwordsIso from 'stopwords-iso/stopwords-iso.json' with { type: 'json' };
 
 /** One word of a text: where it is, and its term (null for a stopword or a word without letters). */
-export interface Word { index: number; end: number; term: string | null }
+export interface Word {
+  index: number;
+  end: number;
+  term: string | null;
+}
 
 export interface Tokeniser {
   /** The locale used for segmenting and lower-casing, undefined when the language is no valid tag. */

@@ -26,11 +26,15 @@ export function cachedTiers(sql: Sql, ttlMs = 5_000) {
       if (!cached || Date.now() - cached.at > ttlMs) {
         const tiers = loadTiers(sql).then((list) => new Map(list.map((tier) => [tier.name, tier])));
         cached = { at: Date.now(), tiers };
-        tiers.catch(() => { cached = undefined; });
+        tiers.catch(() => {
+          cached = undefined;
+        });
       }
       return cached.tiers;
     },
-    invalidate() { cached = undefined; },
+    invalidate() {
+      cached = undefined;
+    },
   };
 }
 export type TierCache = ReturnType<typeof cachedTiers>;

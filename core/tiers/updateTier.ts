@@ -6,7 +6,9 @@ export const tierChanges = z.strictObject({
   apiAccess: z.boolean().optional(),
   maxKeyScope: scopeLabel.optional(),
   features: keyedObject(featureName, z.boolean()).partial().optional(),
-  limits: keyedObject(limitName, z.number().int().nonnegative().max(2_147_483_647).nullable()).partial().optional()
+  limits: keyedObject(limitName, z.number().int().nonnegative().max(2_147_483_647).nullable())
+    .partial()
+    .optional()
     .describe('new maximum per limit; null makes it unlimited, 0 forbids'),
 });
 export type TierChanges = z.infer<typeof tierChanges>;

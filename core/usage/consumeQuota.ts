@@ -1,12 +1,20 @@
 import type { Queryable, Sql } from '../db/database.ts';
 import { quotaState, retryAfterSeconds, type Bucket, type CountedLimit, type QuotaState } from './quota.ts';
 
-export type QuotaDecision = QuotaState & { allowed: boolean; retryAfterSeconds?: number; /** The bucket the units were counted in (when allowed): where a refund goes. */ windowStart?: Date };
+export type QuotaDecision = QuotaState & {
+  allowed: boolean;
+  retryAfterSeconds?: number /** The bucket the units were counted in (when allowed): where a refund goes. */;
+  windowStart?: Date;
+};
 
 const UNLIMITED = 2_147_483_647;
 
 /** Units of one limit to count for one subject. */
-interface QuotaCharge { subject: string; rule: CountedLimit; units?: number }
+interface QuotaCharge {
+  subject: string;
+  rule: CountedLimit;
+  units?: number;
+}
 
 /**
  * Counts `units` (default one) of `rule` for `subject` if they all fit, atomically across every process

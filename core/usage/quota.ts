@@ -16,7 +16,11 @@ export interface QuotaState {
   window: LimitRule['window'];
 }
 
-export interface Bucket { used: number; previous: number; elapsed: number }
+export interface Bucket {
+  used: number;
+  previous: number;
+  elapsed: number;
+}
 
 /**
  * Sliding windows are approximated from two fixed buckets: the previous bucket counts in proportion

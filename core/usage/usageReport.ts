@@ -15,7 +15,12 @@ const usageSchema = z.object({
   resetSeconds: z.number().int().describe('seconds until the current window bucket ends'),
 });
 
-const accountSchema = z.object({ userId: z.string(), email: z.string(), isAdmin: z.boolean(), keyScope: z.string().nullable().describe('the scope of the key asking; null for a person signed in on the website, who has no key scope') });
+const accountSchema = z.object({
+  userId: z.string(),
+  email: z.string(),
+  isAdmin: z.boolean(),
+  keyScope: z.string().nullable().describe('the scope of the key asking; null for a person signed in on the website, who has no key scope'),
+});
 
 /** The caller's tier, feature flags, and every limit with its use (GET /api/features, get_usage). */
 export const usageReportSchema = z.object({
@@ -26,9 +31,17 @@ export const usageReportSchema = z.object({
 });
 
 /** `subjectOf` names whose counter a limit uses (the key's for per-key limits, else the user's or the address's). */
-export async function usageReport(sql: Sql, tier: Tier, account: z.infer<typeof accountSchema> | null, subjectOf: (rule: LimitRule) => string): Promise<z.infer<typeof usageReportSchema>> {
+export async function usageReport(
+  sql: Sql,
+  tier: Tier,
+  account: z.infer<typeof accountSchema> | null,
+  subjectOf: (rule: LimitRule) => string,
+): Promise<z.infer<typeof usageReportSchema>> {
   const rules = Object.values(tier.limits);
-  const states = await readQuotas(sql, rules.map((rule) => ({ subject: subjectOf(rule), rule })));
+  const states = await readQuotas(
+    sql,
+    rules.map((rule) => ({ subject: subjectOf(rule), rule })),
+  );
   return {
     tier: { name: tier.name, displayName: tier.displayName },
     account,
@@ -36,7 +49,20 @@ export async function usageReport(sql: Sql, tier: Tier, account: z.infer<typeof 
     limits: Object.fromEntries(
       rules.map((rule, index) => {
         const state = states[index]!;
-        return [rule.name, { description: rule.description, unit: rule.unit, window: rule.window, windowSeconds: rule.windowSeconds, countedPer: rule.countedPer, max: rule.max, used: state.used, remaining: state.remaining, resetSeconds: state.resetSeconds }];
+        return [
+          rule.name,
+          {
+            description: rule.description,
+            unit: rule.unit,
+            window: rule.window,
+            windowSeconds: rule.windowSeconds,
+            countedPer: rule.countedPer,
+            max: rule.max,
+            used: state.used,
+            remaining: state.remaining,
+            resetSeconds: state.resetSeconds,
+          },
+        ];
       }),
     ) as Record<LimitName, z.infer<typeof usageSchema>>,
   };

@@ -8,7 +8,10 @@ const GONE_STATUSES = ['deleted', 're-uploaded'] as const;
  * A page of a channel's stored videos, newest upload first (the channel page), all of them or only
  * those gone from the platform, with how many there are in all.
  */
-export async function channelVideos(sql: Queryable, input: { channelId: string; goneOnly: boolean; offset: number; limit: number }): Promise<{ total: number; videos: VideoObject[] }> {
+export async function channelVideos(
+  sql: Queryable,
+  input: { channelId: string; goneOnly: boolean; offset: number; limit: number },
+): Promise<{ total: number; videos: VideoObject[] }> {
   const statuses = input.goneOnly ? [...GONE_STATUSES] : null;
   const [count] = await sql<{ total: number }[]>`
     select count(*)::int as total from videos
@@ -22,7 +25,10 @@ export async function channelVideos(sql: Queryable, input: { channelId: string; 
 }
 
 /** How many of a channel's stored videos have each status. */
-export async function channelStatusCounts(sql: Queryable, channelId: string): Promise<{ live: number; deleted: number; reuploaded: number; checking: number }> {
+export async function channelStatusCounts(
+  sql: Queryable,
+  channelId: string,
+): Promise<{ live: number; deleted: number; reuploaded: number; checking: number }> {
   const [row] = await sql<{ live: number; deleted: number; reuploaded: number; checking: number }[]>`
     select count(*) filter (where status = 'live')::int as live, count(*) filter (where status = 'deleted')::int as deleted,
       count(*) filter (where status = 're-uploaded')::int as reuploaded, count(*) filter (where status = 'checking')::int as checking

@@ -2,7 +2,10 @@ import type { Queryable } from '../db/database.ts';
 import { CHANNEL_JSON, type ChannelObject } from './videoObject.ts';
 
 /** A stored channel as search streams show it, with how many of its videos are stored (and deleted); undefined when unknown. */
-export async function findChannel(sql: Queryable, channelId: string): Promise<(ChannelObject & { storedVideos: number; deletedVideos: number }) | undefined> {
+export async function findChannel(
+  sql: Queryable,
+  channelId: string,
+): Promise<(ChannelObject & { storedVideos: number; deletedVideos: number }) | undefined> {
   const [row] = await sql<{ channel: ChannelObject; storedVideos: number; deletedVideos: number }[]>`
     select ${sql.unsafe(CHANNEL_JSON)} as channel,
       (select count(*)::int from videos v where v.channel_id = c.channel_id) as "storedVideos",

@@ -26,7 +26,9 @@ export interface Sighting {
 /** Records sightings of stored videos (call in the transaction that stored them); returns the videos whose status changed. */
 export async function recordSightings(tx: Queryable, source: SourceName, sightings: Sighting[]): Promise<string[]> {
   if (sightings.length === 0) return [];
-  const rows = JSON.stringify(sightings.map((s) => ({ video_id: s.videoId, availability: s.availability, observed_at: s.observedAt, evidence: s.evidence })));
+  const rows = JSON.stringify(
+    sightings.map((s) => ({ video_id: s.videoId, availability: s.availability, observed_at: s.observedAt, evidence: s.evidence })),
+  );
   const changed = await tx<{ videoId: string }[]>`
     with o as (
       select distinct on (video_id) video_id, availability, least(coalesce(observed_at, now()), now()) as observed_at, evidence

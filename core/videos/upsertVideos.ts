@@ -12,9 +12,9 @@ const sourceRank: Record<SourceName, number> = { youtube_api: 3, archive: 2, way
 const ranked = (column: string) =>
   `${column} = case when excluded.metadata_rank >= v.metadata_rank then coalesce(excluded.${column}, v.${column}) else coalesce(v.${column}, excluded.${column}) end`;
 
-const MERGE = [
-  'title', 'description', 'duration_seconds', 'view_count', 'upload_date', 'thumbnail_url', 'language',
-].map(ranked).join(',\n      ');
+const MERGE = ['title', 'description', 'duration_seconds', 'view_count', 'upload_date', 'thumbnail_url', 'language']
+  .map(ranked)
+  .join(',\n      ');
 
 /**
  * Stores a batch of one source's videos in one round of statements (call inside a transaction),
@@ -23,7 +23,12 @@ const MERGE = [
  * VideoObjects, in the batch's order. Unchanged rows produce nothing (see skip_unchanged_update).
  * The records' text is sanitised first (storableRecords), logged on `log` when it needed it.
  */
-export async function upsertVideos(sql: Queryable, source: SourceName, records: VideoRecord[], log?: Logger): Promise<{ changed: VideoObject[]; inserted: number }> {
+export async function upsertVideos(
+  sql: Queryable,
+  source: SourceName,
+  records: VideoRecord[],
+  log?: Logger,
+): Promise<{ changed: VideoObject[]; inserted: number }> {
   // One row per video: an upsert may not touch the same row twice in one statement.
   records = storableRecords([...new Map(records.map((record) => [record.videoId, record])).values()], { source, of: 'videos' }, log);
   if (records.length === 0) return { changed: [], inserted: 0 };
@@ -77,7 +82,9 @@ export async function upsertVideos(sql: Queryable, source: SourceName, records: 
     select video_id, ${source}, evidence_url from jsonb_to_recordset(${json}::text::jsonb) as x(video_id text, evidence_url text)
     on conflict (video_id, source) do update set last_seen_at = now(), evidence_url = coalesce(excluded.evidence_url, s.evidence_url)`;
   const sightings = records.flatMap(({ videoId, availability, observedAt, evidenceUrl, archiveUrl }) =>
-    availability === 'live' || availability === 'deleted' ? [{ videoId, availability, observedAt: observedAt ?? null, evidence: evidenceUrl ?? archiveUrl ?? null }] : [],
+    availability === 'live' || availability === 'deleted'
+      ? [{ videoId, availability, observedAt: observedAt ?? null, evidence: evidenceUrl ?? archiveUrl ?? null }]
+      : [],
   );
   const statusChanged = await recordSightings(sql, source, sightings);
   const changedIds = [...new Set([...touched.map((row) => row.videoId), ...statusChanged])];

@@ -15,14 +15,22 @@ export const videoObject = z.object({
   status: videoStatus.describe('checking: not verified yet'),
   statusReason: statusReason.nullable().describe('why a deleted or re-uploaded video is gone'),
   statusSince: z.string().describe('when the status last changed (ISO 8601): the time of the observation that changed it'),
-  statusConfirmedAt: z.string().nullable().describe('when a probe or source last observed what status says (ISO 8601); null while checking'),
+  statusConfirmedAt: z
+    .string()
+    .nullable()
+    .describe('when a probe or source last observed what status says (ISO 8601); null while checking'),
   statusConfirmedBy: statusObserver.nullable().describe('the probe or source of that observation'),
   metadataCompleteness: z.enum(['full', 'id_only']).describe('id_only: not even a title is known (a deleted video only listed by id)'),
   reuploadedAs: z.string().nullable().describe('the video id a re-uploaded video lives on as'),
   reuploadOf: z.string().nullable().describe('the deleted video this one re-uploads'),
   thumbnailUrl: z.string().nullable(),
   archiveUrl: z.string().nullable().describe('a Wayback capture URL with its 14-digit timestamp'),
-  videoFileUrl: z.string().nullable().describe('non-empty when an archived media file exists: /api/videos/<videoId>/file serves a file of the local archive (root-relative, like every URL of this API); a remote copy keeps its own URL'),
+  videoFileUrl: z
+    .string()
+    .nullable()
+    .describe(
+      'non-empty when an archived media file exists: /api/videos/<videoId>/file serves a file of the local archive (root-relative, like every URL of this API); a remote copy keeps its own URL',
+    ),
   hasVideo: z.boolean(),
   hasSubtitles: z.boolean(),
   hasSummary: z.boolean(),

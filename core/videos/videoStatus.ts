@@ -4,7 +4,15 @@ import { z } from 'zod';
 export const videoStatus = z.enum(['checking', 'live', 'deleted', 're-uploaded']);
 
 /** Why a deleted or re-uploaded video is gone (videos.status_reason). */
-export const statusReason = z.enum(['private', 'removed_by_uploader', 'terms_of_service', 'copyright', 'account_terminated', 'blocked_in_region', 'unknown']);
+export const statusReason = z.enum([
+  'private',
+  'removed_by_uploader',
+  'terms_of_service',
+  'copyright',
+  'account_terminated',
+  'blocked_in_region',
+  'unknown',
+]);
 export type StatusReason = z.infer<typeof statusReason>;
 
 /** Who can observe a video's availability: the status probes and the sources. */

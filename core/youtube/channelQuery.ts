@@ -45,7 +45,8 @@ function fromUrl(url: URL): ChannelQuery | undefined {
   if (first === 'c') return second && NAME.test(second) ? { kind: 'customUrl', name: second } : undefined;
   if (first === 'user') return second && NAME.test(second) ? { kind: 'user', name: second } : undefined;
   // youtube.com/name is the legacy custom URL form.
-  if (first && parts.length <= 2 && NAME.test(first) && !['results', 'playlist', 'feed', 'hashtag'].includes(first)) return { kind: 'customUrl', name: first };
+  if (first && parts.length <= 2 && NAME.test(first) && !['results', 'playlist', 'feed', 'hashtag'].includes(first))
+    return { kind: 'customUrl', name: first };
   return undefined;
 }
 

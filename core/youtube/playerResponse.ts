@@ -52,7 +52,9 @@ export interface PlayabilityMessages {
 export function playabilityMessages(status: JsonObject): PlayabilityMessages {
   const text = (value: unknown) => formattedText(value) || undefined;
   const renderer = asObject(asObject(status.errorScreen)?.playerErrorMessageRenderer);
-  const messages = (Array.isArray(status.messages) ? status.messages : []).map(text).filter((message): message is string => message !== undefined);
+  const messages = (Array.isArray(status.messages) ? status.messages : [])
+    .map(text)
+    .filter((message): message is string => message !== undefined);
   return { reason: text(status.reason), errorReason: text(renderer?.reason), errorSubreason: text(renderer?.subreason), messages };
 }
 

@@ -4,7 +4,12 @@ import type { StatusProbe } from '../../core/status/probes.ts';
 import { recordObservations, type StatusSchedule } from '../../core/status/recordObservations.ts';
 import { defineTask } from '../defineTask.ts';
 
-export interface CheckStatusDeps { sql: Sql; log: Logger; statusProbe?: StatusProbe; statusSchedule: StatusSchedule }
+export interface CheckStatusDeps {
+  sql: Sql;
+  log: Logger;
+  statusProbe?: StatusProbe;
+  statusSchedule: StatusSchedule;
+}
 
 /**
  * Probes a batch of videos and records what the probes saw (see recordObservations). Without a

@@ -13,6 +13,12 @@ export function cleanupTask(sql: Sql) {
     const sessions = await sql`delete from search_sessions where created_at < now() - interval '7 days'`;
     const events = await sql`delete from events where created_at < now() - interval '7 days'`;
     const lookups = await sql`delete from video_lookups where state = 'failed' and checked_at < now() - interval '7 days'`;
-    helpers.logger.info('cleanup done', { usageCounters: counters.count, heartbeats: heartbeats.count, sessions: sessions.count, events: events.count, failedLookups: lookups.count });
+    helpers.logger.info('cleanup done', {
+      usageCounters: counters.count,
+      heartbeats: heartbeats.count,
+      sessions: sessions.count,
+      events: events.count,
+      failedLookups: lookups.count,
+    });
   });
 }

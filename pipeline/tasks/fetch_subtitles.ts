@@ -31,8 +31,19 @@ export function fetchSubtitlesTask(deps: FetchSubtitlesDeps) {
       if (lookup === 'failed') return;
       const report = await fetchSubtitles(deps.sql, deps.subtitleSources, videoId, { log, finalAttempt, signal: helpers.abortSignal });
       if (!report) return; // the video is not (or no longer) stored
-      log.debug('subtitles fetched', { found: report.found, stored: report.stored.length, tracks: report.tracks.length, transcript: report.transcript.state });
-      if (report.retry) throw new Error(`subtitle sources failed, will retry: ${report.problems.filter((problem) => problem.transient).map((problem) => `${problem.source}: ${problem.message}`).join('; ')}`);
+      log.debug('subtitles fetched', {
+        found: report.found,
+        stored: report.stored.length,
+        tracks: report.tracks.length,
+        transcript: report.transcript.state,
+      });
+      if (report.retry)
+        throw new Error(
+          `subtitle sources failed, will retry: ${report.problems
+            .filter((problem) => problem.transient)
+            .map((problem) => `${problem.source}: ${problem.message}`)
+            .join('; ')}`,
+        );
     } catch (error) {
       if (!finalAttempt || helpers.abortSignal?.aborted) throw error;
       log.warn('subtitle fetch failed on its last attempt', { err: error });

@@ -7,7 +7,11 @@ import { defineTask } from '../defineTask.ts';
 
 const INDEX_BATCH = 1_000;
 
-export interface IndexVideosDeps { sql: Sql; log: Logger; typesense?: TypesenseTarget }
+export interface IndexVideosDeps {
+  sql: Sql;
+  log: Logger;
+  typesense?: TypesenseTarget;
+}
 
 /**
  * Drains search_sync_queue into Typesense, a batch at a time: each batch is taken (skipping ids another
@@ -40,14 +44,18 @@ export function indexVideosTask(deps: IndexVideosDeps) {
         const gone = ids.filter((id) => !present.has(id));
         const failures = await upsertDocuments(typesense, documents);
         await deleteDocuments(typesense, gone);
-        if (failures.length) await tx`insert into search_sync_queue (video_id) select unnest(${failures.map((failure) => failure.id)}::text[]) on conflict do nothing`;
+        if (failures.length)
+          await tx`insert into search_sync_queue (video_id) select unnest(${failures.map((failure) => failure.id)}::text[]) on conflict do nothing`;
         return { upserted: documents.length - failures.length, deleted: gone.length, failures };
       });
       if (!batch) return;
       log.debug('videos indexed', { upserted: batch.upserted, deleted: batch.deleted });
       if (batch.failures.length) {
-        for (const failure of batch.failures) log.warn('Typesense refused a video document', { videoId: failure.id, reason: failure.error });
-        throw new Error(`Typesense refused ${batch.failures.length} video documents (first: ${batch.failures[0]!.id}: ${batch.failures[0]!.error}); they are queued again for the retry`);
+        for (const failure of batch.failures)
+          log.warn('Typesense refused a video document', { videoId: failure.id, reason: failure.error });
+        throw new Error(
+          `Typesense refused ${batch.failures.length} video documents (first: ${batch.failures[0]!.id}: ${batch.failures[0]!.error}); they are queued again for the retry`,
+        );
       }
     }
   });

@@ -66,7 +66,10 @@ const publicRoute = defineRoute({
   },
 });
 
-interface Listening { port: number; close(): Promise<void> }
+interface Listening {
+  port: number;
+  close(): Promise<void>;
+}
 
 /** createApi(deps, routes) listening like startApi does (startApi itself always serves allRoutes). */
 async function listen(app: ReturnType<typeof createApi>): Promise<Listening> {
@@ -188,14 +191,28 @@ async function drive(fn: (i: number) => Promise<unknown>, seconds: number, recor
   );
 }
 
-interface QuerySamples { latencies: number[]; rates: number[]; seconds: number; selfUs: number; postgresUs: number | null; machineUs: number | null; walBytes: number | null }
+interface QuerySamples {
+  latencies: number[];
+  rates: number[];
+  seconds: number;
+  selfUs: number;
+  postgresUs: number | null;
+  machineUs: number | null;
+  walBytes: number | null;
+}
 
 /**
  * Each query for QUERY_ROUNDS rounds of QUERY_SECONDS, the queries taking turns round by round,
  * so that a burst of other work on a shared machine spreads over all of them instead of one.
  */
-async function measureQueries(sql: Sql, postmaster: number | undefined, queries: Array<[string, string, (i: number) => Promise<unknown>]>): Promise<QueryResult[]> {
-  const samples = queries.map((): QuerySamples => ({ latencies: [], rates: [], seconds: 0, selfUs: 0, postgresUs: 0, machineUs: 0, walBytes: 0 }));
+async function measureQueries(
+  sql: Sql,
+  postmaster: number | undefined,
+  queries: Array<[string, string, (i: number) => Promise<unknown>]>,
+): Promise<QueryResult[]> {
+  const samples = queries.map(
+    (): QuerySamples => ({ latencies: [], rates: [], seconds: 0, selfUs: 0, postgresUs: 0, machineUs: 0, walBytes: 0 }),
+  );
   const add = (a: number | null, b: number | null) => (a === null || b === null ? null : a + b);
   for (let round = 0; round < QUERY_ROUNDS; round++) {
     for (const [index, [, , fn]] of queries.entries()) {
@@ -225,7 +242,11 @@ async function measureQueries(sql: Sql, postmaster: number | undefined, queries:
       operations: n,
       operationsPerSecond: round(median(sample.rates), 0)!,
       operationsPerSecondByRound: sample.rates.map((rate) => round(rate, 0)!),
-      latencyMs: { mean: round(latencies.reduce((sum, ms) => sum + ms, 0) / n, 3)!, p50: round(percentile(latencies, 50), 3)!, p99: round(percentile(latencies, 99), 3)! },
+      latencyMs: {
+        mean: round(latencies.reduce((sum, ms) => sum + ms, 0) / n, 3)!,
+        p50: round(percentile(latencies, 50), 3)!,
+        p99: round(percentile(latencies, 99), 3)!,
+      },
       cpuUsPerOperation: {
         node: round(sample.selfUs / n, 1)!,
         postgres: sample.postgresUs === null ? null : round(sample.postgresUs / n, 1),
@@ -260,7 +281,17 @@ async function run(ctx: BenchContext) {
   const config = loadConfig({ DATA_DIR: ctx.dataDir, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: String(POOL_SIZE) });
   // No video sources: the routes measured here never reach them.
   const hub = await createEventHub(sql, log);
-  const deps: Parameters<typeof startApi>[0] = { config, sql, counterSql: asyncCommitSql, tiers: cachedTiers(sql), log, version: packageVersion, startedAt: new Date(), hub, sources: [] };
+  const deps: Parameters<typeof startApi>[0] = {
+    config,
+    sql,
+    counterSql: asyncCommitSql,
+    tiers: cachedTiers(sql),
+    log,
+    version: packageVersion,
+    startedAt: new Date(),
+    hub,
+    sources: [],
+  };
   // For comparison: counters committed synchronously on the main pool (the first design).
   const syncDeps: Parameters<typeof startApi>[0] = { ...deps, counterSql: undefined };
 
@@ -270,21 +301,61 @@ async function run(ctx: BenchContext) {
   const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
   const postmaster = postmasterOf(backend!.pid);
 
-  const okBody = (body: any) => (body?.data?.ok === true ? undefined : `expected {data:{ok:true}}, got ${JSON.stringify(body).slice(0, 200)}`);
+  const okBody = (body: any) =>
+    body?.data?.ok === true ? undefined : `expected {data:{ok:true}}, got ${JSON.stringify(body).slice(0, 200)}`;
   const variants: Variant[] = [
-    { id: 'public-noop', label: 'no-op route, auth: public, rateLimited: false', port: () => bench.port, path: '/bench/public', keys: 'none', expect: okBody },
-    { id: 'key-noop', label: 'no-op route, auth: key + rate limit (one key)', port: () => bench.port, path: '/bench/key', keys: 'one', expect: okBody },
-    { id: 'key-noop-32-users', label: `no-op route, auth: key + rate limit (${DISTINCT_USERS} users, a key per connection)`, port: () => bench.port, path: '/bench/key', keys: 'per-connection', expect: okBody },
-    { id: 'key-noop-sync-counters', label: 'no-op route, auth: key + rate limit (one key), counters committed synchronously (for comparison)', port: () => benchSync.port, path: '/bench/key', keys: 'one', expect: okBody },
+    {
+      id: 'public-noop',
+      label: 'no-op route, auth: public, rateLimited: false',
+      port: () => bench.port,
+      path: '/bench/public',
+      keys: 'none',
+      expect: okBody,
+    },
+    {
+      id: 'key-noop',
+      label: 'no-op route, auth: key + rate limit (one key)',
+      port: () => bench.port,
+      path: '/bench/key',
+      keys: 'one',
+      expect: okBody,
+    },
+    {
+      id: 'key-noop-32-users',
+      label: `no-op route, auth: key + rate limit (${DISTINCT_USERS} users, a key per connection)`,
+      port: () => bench.port,
+      path: '/bench/key',
+      keys: 'per-connection',
+      expect: okBody,
+    },
+    {
+      id: 'key-noop-sync-counters',
+      label: 'no-op route, auth: key + rate limit (one key), counters committed synchronously (for comparison)',
+      port: () => benchSync.port,
+      path: '/bench/key',
+      keys: 'one',
+      expect: okBody,
+    },
     {
       id: 'features',
       label: 'GET /api/features with a Pro key (auth + rate limit + usage read)',
       port: () => real.port,
       path: '/api/features',
       keys: 'one',
-      expect: (body) => (body?.data?.tier?.name === 'pro' && body.data.limits?.requestsPerMinute?.max === null ? undefined : `expected the pro tier with unlimited requestsPerMinute, got ${JSON.stringify(body?.data?.limits?.requestsPerMinute ?? body).slice(0, 200)}`),
+      expect: (body) =>
+        body?.data?.tier?.name === 'pro' && body.data.limits?.requestsPerMinute?.max === null
+          ? undefined
+          : `expected the pro tier with unlimited requestsPerMinute, got ${JSON.stringify(body?.data?.limits?.requestsPerMinute ?? body).slice(0, 200)}`,
     },
-    { id: 'health', label: 'GET /api/health (public; one database probe), for reference', port: () => real.port, path: '/api/health', keys: 'none', expect: (body) => (body?.data?.database?.ok === true ? undefined : `expected a healthy database, got ${JSON.stringify(body).slice(0, 200)}`) },
+    {
+      id: 'health',
+      label: 'GET /api/health (public; one database probe), for reference',
+      port: () => real.port,
+      path: '/api/health',
+      keys: 'none',
+      expect: (body) =>
+        body?.data?.database?.ok === true ? undefined : `expected a healthy database, got ${JSON.stringify(body).slice(0, 200)}`,
+    },
   ];
 
   const flushBefore = diskFlush(ctx.dataDir);
@@ -296,7 +367,8 @@ async function run(ctx: BenchContext) {
       const url = `http://127.0.0.1:${variant.port()}${variant.path}`;
       const headers = variant.keys === 'one' ? { 'X-API-Key': mainKey.key } : undefined;
       const check = await fetch(url, { headers: variant.keys === 'per-connection' ? { 'X-API-Key': others[0]!.key.key } : headers });
-      const problem = check.status !== 200 ? `status ${check.status}: ${(await check.text()).slice(0, 200)}` : variant.expect(await check.json());
+      const problem =
+        check.status !== 200 ? `status ${check.status}: ${(await check.text()).slice(0, 200)}` : variant.expect(await check.json());
       if (problem) {
         problems.push(`${variant.id}: ${problem}`);
         ctx.progress(`${variant.id}: check failed (${problem}); skipped`);
@@ -349,7 +421,9 @@ async function run(ctx: BenchContext) {
       };
       results.push(result);
       if (report.non2xx || report.errors || report.timeouts) {
-        problems.push(`${variant.id}: ${report.non2xx} non-2xx (${JSON.stringify(report.statusCodes)}), ${report.errors} errors, ${report.timeouts} timeouts`);
+        problems.push(
+          `${variant.id}: ${report.non2xx} non-2xx (${JSON.stringify(report.statusCodes)}), ${report.errors} errors, ${report.timeouts} timeouts`,
+        );
       }
       ctx.progress(
         `${variant.id}: ${result.requestsPerSecond} req/s, p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, non-2xx ${report.non2xx}, errors ${report.errors}`,
@@ -361,7 +435,9 @@ async function run(ctx: BenchContext) {
     await hub.close();
   }
 
-  ctx.progress(`query by query, in process: ${QUERY_CONCURRENCY} in flight, ${QUERY_ROUNDS} rounds of ${QUERY_SECONDS} s each, taking turns`);
+  ctx.progress(
+    `query by query, in process: ${QUERY_CONCURRENCY} in flight, ${QUERY_ROUNDS} rounds of ${QUERY_SECONDS} s each, taking turns`,
+  );
   const hash = hashApiKey(mainKey.key);
   const tiers = await deps.tiers.get();
   const pro = tiers.get('pro')!;
@@ -374,14 +450,28 @@ async function run(ctx: BenchContext) {
     ['select-1', 'select 1 (round-trip floor)', () => sql`select 1`],
     ['find-api-key', 'findApiKey: key → owner and tier (authentication)', () => findApiKey(sql, hash)],
     ['consume-quota', 'consumeQuota requestsPerMinute, one user (rate limit)', () => consumeQuota(sql, mainUser.id, rule)],
-    ['consume-quota-32-users', `consumeQuota requestsPerMinute, ${DISTINCT_USERS} users in turn`, (i) => consumeQuota(sql, others[i % others.length]!.user.id, rule)],
-    ['consume-quota-async-commit', 'consumeQuota, one user, synchronous_commit=off (what-if)', () => consumeQuota(asyncCommitSql, mainUser.id, rule)],
-    ['consume-quota-refused', 'consumeQuota over the limit (refused: 429), one user', () => consumeQuota(sql, overLimit.subject, overLimit.rule)],
+    [
+      'consume-quota-32-users',
+      `consumeQuota requestsPerMinute, ${DISTINCT_USERS} users in turn`,
+      (i) => consumeQuota(sql, others[i % others.length]!.user.id, rule),
+    ],
+    [
+      'consume-quota-async-commit',
+      'consumeQuota, one user, synchronous_commit=off (what-if)',
+      () => consumeQuota(asyncCommitSql, mainUser.id, rule),
+    ],
+    [
+      'consume-quota-refused',
+      'consumeQuota over the limit (refused: 429), one user',
+      () => consumeQuota(sql, overLimit.subject, overLimit.rule),
+    ],
     ['read-quotas', `readQuotas, ${features.length} limits (what /api/features adds)`, () => readQuotas(sql, features)],
   ];
   const queryResults = await measureQueries(sql, postmaster, queries);
   for (const result of queryResults) {
-    ctx.progress(`${result.id}: ${result.operationsPerSecond} ops/s (${result.operationsPerSecondByRound.join(' / ')}), mean ${result.latencyMs.mean} ms, PostgreSQL ${result.cpuUsPerOperation.postgres ?? '?'} µs/op`);
+    ctx.progress(
+      `${result.id}: ${result.operationsPerSecond} ops/s (${result.operationsPerSecondByRound.join(' / ')}), mean ${result.latencyMs.mean} ms, PostgreSQL ${result.cpuUsPerOperation.postgres ?? '?'} µs/op`,
+    );
   }
 
   const flushAfter = diskFlush(ctx.dataDir);
@@ -408,7 +498,16 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
   const key = byId('key-noop');
   const open = byId('public-noop');
   const notes: string[] = [];
-  let cost: { requestsPerSecond: number; p50Ms: number | null; p99Ms: number | null; serverUs: number | null; postgresUs: number | null; machineUs: number | null; walBytes: number | null; wallUsPerRequest: number | null } | null = null;
+  let cost: {
+    requestsPerSecond: number;
+    p50Ms: number | null;
+    p99Ms: number | null;
+    serverUs: number | null;
+    postgresUs: number | null;
+    machineUs: number | null;
+    walBytes: number | null;
+    wallUsPerRequest: number | null;
+  } | null = null;
   if (key && open) {
     const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b, 1));
     cost = {
@@ -422,7 +521,18 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
       /** 1/throughput: the machine time one request costs at saturation */
       wallUsPerRequest: round(1e6 / key.requestsPerSecond - 1e6 / open.requestsPerSecond, 1),
     };
-    rows.push(['Δ auth + rate limit (key-noop − public-noop)', cost.requestsPerSecond, round(cost.p50Ms ?? NaN, 2), round(cost.p99Ms ?? NaN, 2), cost.serverUs, cost.postgresUs, null, cost.walBytes, null, null]);
+    rows.push([
+      'Δ auth + rate limit (key-noop − public-noop)',
+      cost.requestsPerSecond,
+      round(cost.p50Ms ?? NaN, 2),
+      round(cost.p99Ms ?? NaN, 2),
+      cost.serverUs,
+      cost.postgresUs,
+      null,
+      cost.walBytes,
+      null,
+      null,
+    ]);
     notes.push(
       `Authentication + rate limiting cost **${round(cost.p50Ms ?? NaN, 1)} ms at p50 and ${round(cost.p99Ms ?? NaN, 1)} ms at p99** per request under ${CONNECTIONS} connections, ` +
         `and ${round(cost.wallUsPerRequest ?? NaN, 0)} µs of saturated-machine time per request (1/throughput: ${open.requestsPerSecond} → ${key.requestsPerSecond} req/s); ` +
@@ -445,7 +555,15 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
         `committed synchronously: ${syncCounters.requestsPerSecond} req/s (p50 ${round(syncCounters.latencyMs.p50, 1)}, p99 ${round(syncCounters.latencyMs.p99, 1)}).`,
     );
   }
-  const [select1, find, consume, consumeMany, consumeAsync, read, refused] = ['select-1', 'find-api-key', 'consume-quota', 'consume-quota-32-users', 'consume-quota-async-commit', 'read-quotas', 'consume-quota-refused'].map(queryById);
+  const [select1, find, consume, consumeMany, consumeAsync, read, refused] = [
+    'select-1',
+    'find-api-key',
+    'consume-quota',
+    'consume-quota-32-users',
+    'consume-quota-async-commit',
+    'read-quotas',
+    'consume-quota-refused',
+  ].map(queryById);
   if (select1 && find && consume) {
     notes.push(
       `Query by query (${QUERY_CONCURRENCY} in flight, no HTTP): select 1 ${select1.operationsPerSecond}/s, findApiKey ${find.operationsPerSecond}/s, ` +
@@ -459,12 +577,18 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
   if (refused && consume) {
     notes.push(
       `Refusing is not cheaper than counting: over the limit, consumeQuota does ${refused.operationsPerSecond}/s (${refused.walBytesPerOperation ?? '?'} B of WAL each: ` +
-        'the upsert\'s ON CONFLICT still locks the row, which is WAL-logged and committed synchronously, and a second query reads the buckets for Retry-After).',
+        "the upsert's ON CONFLICT still locks the row, which is WAL-logged and committed synchronously, and a second query reads the buckets for Retry-After).",
     );
   }
-  const busiest = Math.max(0, ...variants.map((variant) => variant.backgroundCores ?? 0), ...queries.map((query) => query.backgroundCores ?? 0));
+  const busiest = Math.max(
+    0,
+    ...variants.map((variant) => variant.backgroundCores ?? 0),
+    ...queries.map((query) => query.backgroundCores ?? 0),
+  );
   if (busiest > 0.2) {
-    notes.push(`**Disturbed:** up to ${busiest} of the machine's cores were busy with something else (other processes, the kernel) during a measurement ("other cores"); rerun on a quiet machine before trusting small differences.`);
+    notes.push(
+      `**Disturbed:** up to ${busiest} of the machine's cores were busy with something else (other processes, the kernel) during a measurement ("other cores"); rerun on a quiet machine before trusting small differences.`,
+    );
   }
   const queryTable = {
     title: `Query by query, in process (${QUERY_CONCURRENCY} in flight, no HTTP; ops/s = median of ${QUERY_ROUNDS} interleaved ${QUERY_SECONDS} s rounds)`,
@@ -482,7 +606,18 @@ function describe(variants: VariantResult[], queries: QueryResult[]) {
   };
   const httpTable = {
     title: `HTTP, ${CONNECTIONS} connections, ${DURATION_SECONDS} s after ${WARMUP_SECONDS} s warm-up (CPU and WAL per 2xx response)`,
-    columns: ['variant', 'req/s', 'p50 ms', 'p99 ms', 'server µs/req', 'PG µs/req', 'client µs/req', 'WAL B/req', 'other cores', 'non-2xx+errors'],
+    columns: [
+      'variant',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'server µs/req',
+      'PG µs/req',
+      'client µs/req',
+      'WAL B/req',
+      'other cores',
+      'non-2xx+errors',
+    ],
     rows,
   };
   return { tables: [httpTable, queryTable], notes, cost };
@@ -494,14 +629,14 @@ export const benchmark: Benchmark = {
   description:
     'The real API (startApi, in the harness process) under closed-loop load from autocannon in a child process. ' +
     '`public-noop` and `key-noop` are two do-nothing routes passed to createApi: the second adds the API key lookup and the requestsPerMinute counter, ' +
-    'so their difference is the per-request cost of authentication + rate limiting. The Pro tier\'s requestsPerMinute is unlimited for the run ' +
+    "so their difference is the per-request cost of authentication + rate limiting. The Pro tier's requestsPerMinute is unlimited for the run " +
     '(the counter is still written), and every variant must answer only 2xx. CPU is measured from /proc for the server process, the load client and PostgreSQL.',
   async run(ctx) {
     const { results, queryResults, problems, database, diskFlush } = await run(ctx);
     const { tables, notes, cost } = describe(results, queryResults);
     notes.push(
       `Disk flush (8 kB write + fdatasync in DATA_DIR, what every synchronous commit waits for): ${diskFlush.before.meanMs} ms before the HTTP runs, ${diskFlush.after.meanMs} ms after the queries; ` +
-        'the counter upsert\'s cost moves with it, so compare runs made on the same disk in the same conditions.',
+        "the counter upsert's cost moves with it, so compare runs made on the same disk in the same conditions.",
     );
     notes.push(
       'Same 2-core machine for client, server and PostgreSQL (embedded, fsync on); latencies are client-side, closed loop; per-request logs are serialised (LOG_LEVEL=info) but not written.',

@@ -105,7 +105,17 @@ interface Replay {
   pages: number;
   videos: number;
   /** Store transactions by batch size: upsertVideos + appendEvents (+ caption_info) + commit. */
-  store: Array<{ batch: number; transactions: number; totalMs: number; perTransactionMs: number; upsertMs: number; eventsMs: number; commitMs: number; perVideoUs: number; statementsMs: Record<string, number> }>;
+  store: Array<{
+    batch: number;
+    transactions: number;
+    totalMs: number;
+    perTransactionMs: number;
+    upsertMs: number;
+    eventsMs: number;
+    commitMs: number;
+    perVideoUs: number;
+    statementsMs: Record<string, number>;
+  }>;
   /** Bytes of one search:video payload as stored (JSON text), on average. */
   eventBytes: number;
 }
@@ -181,7 +191,9 @@ async function prepareSource(kind: SourceKind, ctx: BenchContext, scratch: strin
     };
   }
   const fixture = await createArchiveFixture({ videos: VIDEOS, root: scratch, legacyChannel: false });
-  ctx.progress(`archive directory of ${fixture.allVideoIds.length} videos (${VIDEOS} info.json + ${fixture.flatOnlyVideoIds.length} flat-playlist only) in ${round(fixture.elapsedMs / 1000, 1)} s`);
+  ctx.progress(
+    `archive directory of ${fixture.allVideoIds.length} videos (${VIDEOS} info.json + ${fixture.flatOnlyVideoIds.length} flat-playlist only) in ${round(fixture.elapsedMs / 1000, 1)} s`,
+  );
   return {
     kind,
     label: 'yt-dlp archive directory (ARCHIVE_DIR)',
@@ -194,7 +206,11 @@ async function prepareSource(kind: SourceKind, ctx: BenchContext, scratch: strin
   };
 }
 
-async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: string[]): Promise<{ run: CrawlRun; channelId: string; config: ReturnType<typeof loadConfig> }> {
+async function crawlOnce(
+  ctx: BenchContext,
+  prepared: PreparedSource,
+  problems: string[],
+): Promise<{ run: CrawlRun; channelId: string; config: ReturnType<typeof loadConfig> }> {
   const db = await ctx.database();
   const sql = db.pool({ max: 3, role: 'bench' });
   const user = await createUser(sql, { email: `crawl-${prepared.kind}@example.org`, tier: 'pro', isAdmin: false });
@@ -214,11 +230,17 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
   const worker = await startService('worker', env, { waitFor: ['source ready'] });
   const workerWarmUpMs = worker.seenAt.get('source ready')! - worker.readyAt;
   const workerBaseline = memoryOf(worker.pid);
-  ctx.progress(`${prepared.kind}: worker pid ${worker.pid} ready in ${Math.round(worker.readyAt - worker.spawnedAt)} ms, RSS ${round(workerBaseline?.rssMiB ?? NaN, 0)} MiB`);
+  ctx.progress(
+    `${prepared.kind}: worker pid ${worker.pid} ready in ${Math.round(worker.readyAt - worker.spawnedAt)} ms, RSS ${round(workerBaseline?.rssMiB ?? NaN, 0)} MiB`,
+  );
 
   // As scripts/commands/service.ts wires the API: its pool, a counter pool without synchronous commit, one hub.
   const apiSql = db.pool({ max: config.DATABASE_POOL_SIZE, role: 'api' });
-  const counterSql = db.pool({ max: Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2)), role: 'api-counters', connection: { synchronous_commit: 'off' } });
+  const counterSql = db.pool({
+    max: Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2)),
+    role: 'api-counters',
+    connection: { synchronous_commit: 'off' },
+  });
   const hub = await createEventHub(apiSql, ctx.log);
   const apiSources = configuredSources(config);
   const apiWarmUpStarted = performance.now();
@@ -226,7 +248,17 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
   const apiWarmUpMs = performance.now() - apiWarmUpStarted;
   ctx.progress(`${prepared.kind}: sources warmed up in ${Math.round(workerWarmUpMs)} ms (worker) and ${Math.round(apiWarmUpMs)} ms (API)`);
   const api = await startApi(
-    { config, sql: apiSql, counterSql, tiers: cachedTiers(apiSql), log: ctx.log, version: packageVersion, startedAt: new Date(), hub, sources: apiSources },
+    {
+      config,
+      sql: apiSql,
+      counterSql,
+      tiers: cachedTiers(apiSql),
+      log: ctx.log,
+      version: packageVersion,
+      startedAt: new Date(),
+      hub,
+      sources: apiSources,
+    },
     0,
     '127.0.0.1',
   );
@@ -249,16 +281,23 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
     const postMs = performance.now() - posted;
     const rssAfterPost = process.memoryUsage().rss / 2 ** 20;
     const body = (await response.json()) as { data?: { sseEndpointUrl: string; channelId: string }; error?: unknown };
-    if (response.status !== 200 || !body.data) throw new Error(`POST /api/search answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    if (response.status !== 200 || !body.data)
+      throw new Error(`POST /api/search answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
     channelId = body.data.channelId;
-    const stream = await readStreamUntilDone(`${base}${body.data.sseEndpointUrl}`, key, CRAWL_TIMEOUT_MS, () => (firstVideoAt = performance.now()));
+    const stream = await readStreamUntilDone(
+      `${base}${body.data.sseEndpointUrl}`,
+      key,
+      CRAWL_TIMEOUT_MS,
+      () => (firstVideoAt = performance.now()),
+    );
     const done = performance.now();
     const cpuEnd = cpuSnapshot(postmaster);
     const workerCpuEnd = cpuOf(worker.pid);
     sampler.stop();
     const workerMemory = memoryOf(worker.pid);
     if (stream.status !== 200) throw new Error(`the stream answered ${stream.status}`);
-    if (stream.final !== 'search:complete') problems.push(`${prepared.kind}: the stream ended with ${stream.final || 'nothing'} ${stream.finalData.slice(0, 200)}`);
+    if (stream.final !== 'search:complete')
+      problems.push(`${prepared.kind}: the stream ended with ${stream.final || 'nothing'} ${stream.finalData.slice(0, 200)}`);
 
     const otherJobs = await sql<{ task: string; n: number }[]>`
       select t.identifier as task, count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
@@ -271,12 +310,17 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
       from events where stream = ${crawlStream(crawl!.id)} and type = 'search:progress' order by seq`;
     const jobsBySource: Record<string, number> = {};
     for (const step of steps) jobsBySource[step.stage] = (jobsBySource[step.stage] ?? 0) + 1;
-    const gaps = steps.slice(1).map((step, index) => step.at - steps[index]!.at).sort((a, b) => a - b);
+    const gaps = steps
+      .slice(1)
+      .map((step, index) => step.at - steps[index]!.at)
+      .sort((a, b) => a - b);
     const cpu = cpuDelta(cpuStart, cpuEnd);
     const seconds = (done - posted) / 1000;
     const streamingSeconds = (done - firstVideoAt) / 1000;
-    if (stored!.n !== prepared.videosExpected) problems.push(`${prepared.kind}: ${stored!.n} videos stored, expected ${prepared.videosExpected}`);
-    if (stream.videos.size !== stored!.n) problems.push(`${prepared.kind}: ${stream.videos.size} search:video events on the stream for ${stored!.n} stored videos`);
+    if (stored!.n !== prepared.videosExpected)
+      problems.push(`${prepared.kind}: ${stored!.n} videos stored, expected ${prepared.videosExpected}`);
+    if (stream.videos.size !== stored!.n)
+      problems.push(`${prepared.kind}: ${stream.videos.size} search:video events on the stream for ${stored!.n} stored videos`);
     run = {
       source: prepared.kind,
       label: prepared.label,
@@ -295,7 +339,9 @@ async function crawlOnce(ctx: BenchContext, prepared: PreparedSource, problems: 
       crawlSeconds: round(crawl!.seconds, 2)!,
       crawlJobs: steps.length,
       jobsBySource,
-      stepIntervalMs: gaps.length ? { median: round(median(gaps), 1)!, p90: round(percentile(gaps, 90), 1)!, max: round(gaps[gaps.length - 1]!, 1)! } : null,
+      stepIntervalMs: gaps.length
+        ? { median: round(median(gaps), 1)!, p90: round(percentile(gaps, 90), 1)!, max: round(gaps[gaps.length - 1]!, 1)! }
+        : null,
       worker: {
         baselineRssMiB: round(workerBaseline?.rssMiB ?? NaN, 1)!,
         peakRssMiB: round(workerMemory?.peakMiB ?? NaN, 1)!,
@@ -356,7 +402,9 @@ async function replaySource(kind: SourceKind, config: ReturnType<typeof loadConf
 function timedQueries<T extends Queryable>(tx: T, into: Map<string, number>): T {
   return new Proxy(tx, {
     apply(target, thisArg, args: unknown[]) {
-      const query = Reflect.apply(target as unknown as (...a: unknown[]) => unknown, thisArg, args) as PromiseLike<unknown> & { then: PromiseLike<unknown>['then'] };
+      const query = Reflect.apply(target as unknown as (...a: unknown[]) => unknown, thisArg, args) as PromiseLike<unknown> & {
+        then: PromiseLike<unknown>['then'];
+      };
       const strings = args[0];
       if (!Array.isArray(strings) || !('raw' in strings)) return query;
       const label = String(strings[0]).replace(/\s+/g, ' ').trim().split(' ').slice(0, 4).join(' ');
@@ -430,7 +478,9 @@ async function replayStore(sql: Sql, kind: SourceKind, channel: ChannelRecord, v
 
 async function replay(ctx: BenchContext, kind: SourceKind, config: ReturnType<typeof loadConfig>, channelId: string): Promise<Replay> {
   const listed = await replaySource(kind, config, channelId);
-  ctx.progress(`${kind} replay: resolve ${Math.round(listed.resolveMs)} ms, ${listed.pages} pages in ${Math.round(listed.listMs)} ms (no database)`);
+  ctx.progress(
+    `${kind} replay: resolve ${Math.round(listed.resolveMs)} ms, ${listed.pages} pages in ${Math.round(listed.listMs)} ms (no database)`,
+  );
   const db = await ctx.database();
   const sql = db.pool({ max: 2, role: 'bench-replay' });
   const store: Replay['store'] = [];
@@ -439,9 +489,19 @@ async function replay(ctx: BenchContext, kind: SourceKind, config: ReturnType<ty
     const { result, eventBytes: bytes } = await replayStore(sql, kind, listed.channel, listed.videos, batch);
     eventBytes ||= bytes;
     store.push(result);
-    ctx.progress(`${kind} replay: store in batches of ${batch}: ${result.totalMs} ms (${result.perTransactionMs} ms a transaction: upsert ${result.upsertMs}, events ${result.eventsMs}, commit ${result.commitMs} ms in all)`);
+    ctx.progress(
+      `${kind} replay: store in batches of ${batch}: ${result.totalMs} ms (${result.perTransactionMs} ms a transaction: upsert ${result.upsertMs}, events ${result.eventsMs}, commit ${result.commitMs} ms in all)`,
+    );
   }
-  return { source: kind, resolveMs: round(listed.resolveMs, 0)!, listMs: round(listed.listMs, 0)!, pages: listed.pages, videos: listed.videos.length, store, eventBytes };
+  return {
+    source: kind,
+    resolveMs: round(listed.resolveMs, 0)!,
+    listMs: round(listed.listMs, 0)!,
+    pages: listed.pages,
+    videos: listed.videos.length,
+    store,
+    eventBytes,
+  };
 }
 
 /** Where a run's time went, from its own numbers and its replay, with what would change it. */
@@ -468,7 +528,22 @@ function bottleneck(run: CrawlRun, r: Replay, production: Replay['store'][number
 function describe(runs: CrawlRun[], replays: Replay[]) {
   const crawlTable = {
     title: `Crawl of one ${VIDEOS.toLocaleString('en')}-video channel, POST /api/search → search:complete (worker in a child process)`,
-    columns: ['source', 'videos stored', 'end-to-end s', 'videos/s', 'target met', 'first video s', 'streaming videos/s', 'crawl jobs', 'median step ms', 'worker peak RSS MiB', 'worker CPU s', 'PG CPU s', 'API+harness CPU s', 'other CPU s'],
+    columns: [
+      'source',
+      'videos stored',
+      'end-to-end s',
+      'videos/s',
+      'target met',
+      'first video s',
+      'streaming videos/s',
+      'crawl jobs',
+      'median step ms',
+      'worker peak RSS MiB',
+      'worker CPU s',
+      'PG CPU s',
+      'API+harness CPU s',
+      'other CPU s',
+    ],
     rows: runs.map((run): Cell[] => [
       run.label,
       run.videosStored,
@@ -488,7 +563,18 @@ function describe(runs: CrawlRun[], replays: Replay[]) {
   };
   const replayTable = {
     title: 'Where the time goes: each half of a step replayed alone, in this process',
-    columns: ['source', 'resolve ms', 'list all pages ms', 'pages', `store ms (batches of ${PRODUCTION_BATCH})`, 'per transaction ms', 'upsert / events / commit ms', `store ms (batches of ${WHAT_IF_BATCH}, what-if)`, 'sum of halves ms', 'crawl ms'],
+    columns: [
+      'source',
+      'resolve ms',
+      'list all pages ms',
+      'pages',
+      `store ms (batches of ${PRODUCTION_BATCH})`,
+      'per transaction ms',
+      'upsert / events / commit ms',
+      `store ms (batches of ${WHAT_IF_BATCH}, what-if)`,
+      'sum of halves ms',
+      'crawl ms',
+    ],
     rows: replays.map((r): Cell[] => {
       const run = runs.find((candidate) => candidate.source === r.source);
       const production = r.store.find((entry) => entry.batch === PRODUCTION_BATCH)!;
@@ -516,7 +602,11 @@ function describe(runs: CrawlRun[], replays: Replay[]) {
     let note =
       `${run.label}: ${run.videosStored} videos in ${run.endToEndSeconds} s = **${run.videosPerSecond} videos/s** end to end, which ${verdict} the target of ${TARGET_VIDEOS_PER_SECOND}/s; ` +
       `POST took ${run.postMs} ms, the first video arrived after ${run.firstVideoSeconds} s, then ${run.streamingVideosPerSecond} videos/s until search:complete; ` +
-      `${run.crawlJobs} crawl jobs (${Object.entries(run.jobsBySource).map(([stage, n]) => `${stage} ${n}`).join(', ')}), a step every ${run.stepIntervalMs?.median ?? '?'} ms (median, p90 ${run.stepIntervalMs?.p90 ?? '?'}, max ${run.stepIntervalMs?.max ?? '?'}).`;
+      `${run.crawlJobs} crawl jobs (${Object.entries(run.jobsBySource)
+        .map(([stage, n]) => `${stage} ${n}`)
+        .join(
+          ', ',
+        )}), a step every ${run.stepIntervalMs?.median ?? '?'} ms (median, p90 ${run.stepIntervalMs?.p90 ?? '?'}, max ${run.stepIntervalMs?.max ?? '?'}).`;
     if (r && production) {
       const other = run.endToEndSeconds * 1000 - r.resolveMs - r.listMs - production.totalMs;
       note +=
@@ -529,7 +619,8 @@ function describe(runs: CrawlRun[], replays: Replay[]) {
       note += ` Store statements over the ${production.transactions} transactions: ${statements.map(([label, ms]) => `\`${label}…\` ${ms} ms`).join(', ')}; commits ${production.commitMs} ms.`;
     }
     const queued = Object.entries(run.otherJobsQueued);
-    if (queued.length) note += ` When the crawl completed, other jobs it left in the queue: ${queued.map(([task, n]) => `${task} ${n}`).join(', ')} (the worker runs them beside the crawl's steps).`;
+    if (queued.length)
+      note += ` When the crawl completed, other jobs it left in the queue: ${queued.map(([task, n]) => `${task} ${n}`).join(', ')} (the worker runs them beside the crawl's steps).`;
     note += ` The sources were warmed up before the search: ${run.warmUpMs.worker} ms in the worker, ${run.warmUpMs.api} ms in the API.`;
     if (run.postMs > 1_000) {
       note += ` POST /api/search took ${run.postMs} ms because the API resolved the unknown channel through the sources (this process's RSS went from ${run.harnessRssMiB.beforePost} to ${run.harnessRssMiB.afterPost} MiB).`;
@@ -549,7 +640,7 @@ export const benchmark: Benchmark = {
   title: `Crawl of a ${VIDEOS.toLocaleString('en')}-video channel`,
   description:
     `A search (POST /api/search) of one channel with ${VIDEOS.toLocaleString('en')} videos, from the local YouTube Data API stand-in and, separately, from a generated yt-dlp archive directory (ARCHIVE_DIR), ` +
-    'read over SSE until search:complete: end-to-end time, videos stored per second, time to the first video, crawl jobs, and the worker\'s peak memory. ' +
+    "read over SSE until search:complete: end-to-end time, videos stored per second, time to the first video, crawl jobs, and the worker's peak memory. " +
     `The API runs in the harness process; the worker is \`afterimage worker\` in a child process (WORKER_CONCURRENCY=${WORKER_CONCURRENCY}). Each run has a fresh database; both processes have warmed their sources up (the archive's index) before the search, as a started service has, and the warm-up is reported apart. ` +
     `Target: ≥ ${TARGET_VIDEOS_PER_SECOND.toLocaleString('en')} videos/s stored. The source and store halves of a step are then replayed alone to show where the time goes.`,
   async run(ctx) {
@@ -579,7 +670,11 @@ export const benchmark: Benchmark = {
         workerConcurrency: WORKER_CONCURRENCY,
         worker: '`node scripts/bin.mjs worker` (child process)',
         api: 'startApi in the harness process, configuredSources(loadConfig(...))',
-        sources: { youtube_api: 'test/kit/servers/youtube-api-server.ts, 50 videos a page (playlistItems.list + videos.list)', archive: 'test/kit/archive-fixture.ts, default options (8 formats an info.json, media every 4th, subtitles every 3rd), no legacy channel' },
+        sources: {
+          youtube_api: 'test/kit/servers/youtube-api-server.ts, 50 videos a page (playlistItems.list + videos.list)',
+          archive:
+            'test/kit/archive-fixture.ts, default options (8 formats an info.json, media every 4th, subtitles every 3rd), no legacy channel',
+        },
         crawlBatch: PRODUCTION_BATCH,
         whatIfBatch: WHAT_IF_BATCH,
       },

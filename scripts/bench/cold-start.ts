@@ -45,7 +45,13 @@ interface StartRun {
   /** From the log lines' own `ms` fields. */
   reported: { postgresStartMs: number | null; serveMs: number | null };
   /** Derived phases, ms. */
-  phases: { boot: number | null; initdb: number | null; postgresStart: number | null; migrateAndStart: number | null; readyToHealthy: number | null };
+  phases: {
+    boot: number | null;
+    initdb: number | null;
+    postgresStart: number | null;
+    migrateAndStart: number | null;
+    readyToHealthy: number | null;
+  };
   postgresStoppedAfterExit: boolean;
 }
 
@@ -84,7 +90,9 @@ async function startAndStop(ctx: BenchContext, dataDir: string, kind: StartRun['
   const reported: StartRun['reported'] = { postgresStartMs: null, serveMs: null };
   const stderrTail: string[] = [];
   let exited: { code: number | null; signal: NodeJS.Signals | null; at: number } | undefined;
-  const exit = new Promise<void>((resolve) => child.once('exit', (code, signal) => ((exited = { code, signal, at: performance.now() }), resolve())));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => ((exited = { code, signal, at: performance.now() }), resolve())),
+  );
 
   // stdout carries the first-run administrator key: read and dropped, never stored or printed.
   child.stdout.resume();
@@ -116,7 +124,12 @@ async function startAndStop(ctx: BenchContext, dataDir: string, kind: StartRun['
   });
 
   const failure = (what: string) =>
-    new Error(`${kind} start ${run}: ${what}; last log lines:\n${stderrTail.slice(-8).map((line) => `    ${line}`).join('\n')}`);
+    new Error(
+      `${kind} start ${run}: ${what}; last log lines:\n${stderrTail
+        .slice(-8)
+        .map((line) => `    ${line}`)
+        .join('\n')}`,
+    );
   let readyMs: number | undefined;
   try {
     while (readyMs === undefined) {
@@ -158,16 +171,24 @@ async function startAndStop(ctx: BenchContext, dataDir: string, kind: StartRun['
     startedMs: milestones.ready === null ? null : round(milestones.ready, 0),
     shutdownMs: round(shutdownMs, 0)!,
     exitCode: exited!.code,
-    milestones: { initdbStarted: phase(milestones.initdbStarted), postgresStarted: phase(milestones.postgresStarted), ready: phase(milestones.ready) },
+    milestones: {
+      initdbStarted: phase(milestones.initdbStarted),
+      postgresStarted: phase(milestones.postgresStarted),
+      ready: phase(milestones.ready),
+    },
     reported,
     phases: {
       /** node + tsx + loading the modules, until serve() starts */
       boot: phase(bootEnd),
       /** initdb, until pg_ctl start begins */
-      initdb: milestones.postgresStarted !== null && milestones.initdbStarted !== null && reported.postgresStartMs !== null ? phase(milestones.postgresStarted - reported.postgresStartMs - milestones.initdbStarted) : null,
+      initdb:
+        milestones.postgresStarted !== null && milestones.initdbStarted !== null && reported.postgresStartMs !== null
+          ? phase(milestones.postgresStarted - reported.postgresStartMs - milestones.initdbStarted)
+          : null,
       postgresStart: reported.postgresStartMs,
       /** migrations, the API listening and the worker starting */
-      migrateAndStart: milestones.ready !== null && milestones.postgresStarted !== null ? phase(milestones.ready - milestones.postgresStarted) : null,
+      migrateAndStart:
+        milestones.ready !== null && milestones.postgresStarted !== null ? phase(milestones.ready - milestones.postgresStarted) : null,
       /** 'afterimage ready' → first 200 (includes the polling interval) */
       readyToHealthy: milestones.ready !== null ? phase(readyMs - milestones.ready) : null,
     },
@@ -210,36 +231,68 @@ export const benchmark: Benchmark = {
 
     const of = (kind: StartRun['kind']) => runs.filter((run) => run.kind === kind);
     const medianOf = (kind: StartRun['kind'], pick: (run: StartRun) => number | null): number | null => {
-      const values = of(kind).map(pick).filter((value): value is number => value !== null);
+      const values = of(kind)
+        .map(pick)
+        .filter((value): value is number => value !== null);
       return values.length ? round(median(values), 0) : null;
     };
     const summaryRow = (kind: StartRun['kind']): Cell[] => [
       kind,
       medianOf(kind, (run) => run.readyMs),
-      of(kind).map((run) => run.readyMs).join(' / '),
+      of(kind)
+        .map((run) => run.readyMs)
+        .join(' / '),
       medianOf(kind, (run) => run.startedMs),
       medianOf(kind, (run) => run.phases.boot),
       medianOf(kind, (run) => run.phases.initdb),
       medianOf(kind, (run) => run.phases.postgresStart),
       medianOf(kind, (run) => run.phases.migrateAndStart),
       medianOf(kind, (run) => run.shutdownMs),
-      of(kind).map((run) => run.shutdownMs).join(' / '),
+      of(kind)
+        .map((run) => run.shutdownMs)
+        .join(' / '),
     ];
     const medians = {
-      cold: { readyMs: medianOf('cold', (run) => run.readyMs), startedMs: medianOf('cold', (run) => run.startedMs), shutdownMs: medianOf('cold', (run) => run.shutdownMs) },
-      warm: { readyMs: medianOf('warm', (run) => run.readyMs), startedMs: medianOf('warm', (run) => run.startedMs), shutdownMs: medianOf('warm', (run) => run.shutdownMs) },
+      cold: {
+        readyMs: medianOf('cold', (run) => run.readyMs),
+        startedMs: medianOf('cold', (run) => run.startedMs),
+        shutdownMs: medianOf('cold', (run) => run.shutdownMs),
+      },
+      warm: {
+        readyMs: medianOf('warm', (run) => run.readyMs),
+        startedMs: medianOf('warm', (run) => run.startedMs),
+        shutdownMs: medianOf('warm', (run) => run.shutdownMs),
+      },
     };
     const notes = [
-      'healthy = first 200 from /api/health (the API listens before the worker starts); started = the \'afterimage ready\' log line (API and worker up). ' +
-        'Phases (medians): boot = node + tsx + module loading until serve() starts; initdb; PG start = pg_ctl start; migrate + start = migrations, API and worker until \'afterimage ready\'.',
+      "healthy = first 200 from /api/health (the API listens before the worker starts); started = the 'afterimage ready' log line (API and worker up). " +
+        "Phases (medians): boot = node + tsx + module loading until serve() starts; initdb; PG start = pg_ctl start; migrate + start = migrations, API and worker until 'afterimage ready'.",
       `SIGTERM is sent ${SETTLE_AFTER_READY_MS} ms after 'afterimage ready': shutdown is measured from a settled service (a signal during start-up also shuts it down cleanly, closing what had started).`,
     ];
     return {
-      parameters: { runs: RUNS, command: 'node scripts/bin.mjs start', logLevel: 'info', pollIntervalMs: POLL_INTERVAL_MS, sigtermAfterReadyMs: SETTLE_AFTER_READY_MS, dataDir: `${base}/run-N (removed afterwards)` },
+      parameters: {
+        runs: RUNS,
+        command: 'node scripts/bin.mjs start',
+        logLevel: 'info',
+        pollIntervalMs: POLL_INTERVAL_MS,
+        sigtermAfterReadyMs: SETTLE_AFTER_READY_MS,
+        dataDir: `${base}/run-N (removed afterwards)`,
+      },
       results: { medians, runs },
       tables: [
         {
-          columns: ['start', 'healthy ms (median)', 'runs ms', 'started ms', 'boot ms', 'initdb ms', 'PG start ms', 'migrate + start ms', 'shutdown ms (median)', 'shutdown runs ms'],
+          columns: [
+            'start',
+            'healthy ms (median)',
+            'runs ms',
+            'started ms',
+            'boot ms',
+            'initdb ms',
+            'PG start ms',
+            'migrate + start ms',
+            'shutdown ms (median)',
+            'shutdown runs ms',
+          ],
           rows: [summaryRow('cold'), summaryRow('warm')],
         },
       ],

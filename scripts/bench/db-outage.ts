@@ -52,18 +52,27 @@ function startApi(dataDir: string, port: number): { child: ChildProcess; key: Pr
   return { child, key };
 }
 
-async function outageRun(ctx: BenchContext, dataDir: string, route: () => Promise<Answer>, health: () => Promise<Answer>, run: number): Promise<OutageRun> {
+async function outageRun(
+  ctx: BenchContext,
+  dataDir: string,
+  route: () => Promise<Answer>,
+  health: () => Promise<Answer>,
+  run: number,
+): Promise<OutageRun> {
   const serving = async () => (await route()).status === 200 && (await health()).status === 200;
   await msUntil(serving, 'a serving API', 30_000);
   const killed = performance.now();
   const pid = signalPostmaster(dataDir, 'SIGKILL');
   const routeUnavailableMs = await msUntil(async () => (await route()).status === 503, '503 from the database route');
-  const healthUnavailableMs = Math.round(performance.now() - killed) + (await msUntil(async () => (await health()).status === 503, '503 from health'));
+  const healthUnavailableMs =
+    Math.round(performance.now() - killed) + (await msUntil(async () => (await health()).status === 503, '503 from health'));
   const slowestDuringOutageMs = Math.max(...(await Promise.all([...Array(20)].map(() => route()))).map((answer) => answer.ms));
   await restartCluster(dataDir, pid);
   const recoveredMs = await msUntil(serving, '200 again', 30_000);
   const result = { run, routeUnavailableMs, healthUnavailableMs, slowestDuringOutageMs, recoveredMs };
-  ctx.progress(`kill -9 run ${run}/${RUNS}: route 503 after ${routeUnavailableMs} ms, health 503 after ${healthUnavailableMs} ms, 200 again ${recoveredMs} ms after the restart`);
+  ctx.progress(
+    `kill -9 run ${run}/${RUNS}: route 503 after ${routeUnavailableMs} ms, health 503 after ${healthUnavailableMs} ms, 200 again ${recoveredMs} ms after the restart`,
+  );
   return result;
 }
 
@@ -72,7 +81,7 @@ export const benchmark: Benchmark = {
   title: 'The database going away under a running API',
   description:
     '`afterimage api` on its own embedded cluster; the postmaster is killed (kill -9), then GET /api/features (with a key) and GET /api/health are polled every 20 ms ' +
-    'until they answer 503; the cluster is started again and both are polled until 200. A last run sends SIGTERM to the postmaster (smart shutdown) and times health\'s 503.',
+    "until they answer 503; the cluster is started again and both are polled until 200. A last run sends SIGTERM to the postmaster (smart shutdown) and times health's 503.",
   async run(ctx) {
     const dataDir = join(ctx.dataDir, `db-outage-${process.pid}`);
     await rm(dataDir, { recursive: true, force: true });
@@ -121,8 +130,8 @@ export const benchmark: Benchmark = {
         { title: 'smart shutdown (SIGTERM to the postmaster)', columns: ['measure', 'ms'], rows: [['health: 503', smartShutdownHealthMs]] },
       ],
       notes: [
-        'The target is 503 within 2 s of the outage and 200 within 2 s of the database\'s return. The circuit opens on the first failed connect and probes every 500 ms.',
-        'In a smart shutdown the pool\'s open sessions still answer; health opens a fresh connection (at most one a second), which the server refuses with 57P03.',
+        "The target is 503 within 2 s of the outage and 200 within 2 s of the database's return. The circuit opens on the first failed connect and probes every 500 ms.",
+        "In a smart shutdown the pool's open sessions still answer; health opens a fresh connection (at most one a second), which the server refuses with 57P03.",
       ],
       ok: problems.length === 0,
       problems,

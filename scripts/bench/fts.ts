@@ -49,12 +49,36 @@ const TARGET = { p95Ms: 50, p50Ms: 10, ingestPerSecond: 5_000, httpAddsP50Ms: 5 
 const ENGINES = ['backend', 'http', 'sqlite'] as const;
 type EngineId = (typeof ENGINES)[number];
 
-interface BenchRequest { q: string; filters: FtsFilters; sort: FtsSort; in?: 'subtitles' }
-interface Answer { ids: string[]; total: number }
-interface Engine { id: EngineId; search(request: BenchRequest): Promise<Answer>; close(): Promise<void> }
+interface BenchRequest {
+  q: string;
+  filters: FtsFilters;
+  sort: FtsSort;
+  in?: 'subtitles';
+}
+interface Answer {
+  ids: string[];
+  total: number;
+}
+interface Engine {
+  id: EngineId;
+  search(request: BenchRequest): Promise<Answer>;
+  close(): Promise<void>;
+}
 
-interface Sample { latencies: number[]; errors: number; seconds: number; errorMessages: Set<string>; slowest: { q: string; ms: number; filters: FtsFilters } }
-interface CellResult { class: QueryClass; filtered: boolean; sort: FtsSort; engine: EngineId; sample: Sample }
+interface Sample {
+  latencies: number[];
+  errors: number;
+  seconds: number;
+  errorMessages: Set<string>;
+  slowest: { q: string; ms: number; filters: FtsFilters };
+}
+interface CellResult {
+  class: QueryClass;
+  filtered: boolean;
+  sort: FtsSort;
+  engine: EngineId;
+  sample: Sample;
+}
 
 // ---------------------------------------------------------------------------------------------------
 // SQLite FTS5
@@ -80,7 +104,17 @@ async function buildSqlite(file: string, spool: string): Promise<{ ingestSeconds
     for (const v of rows) {
       rowid += 1;
       insertFts.run(rowid, words(v.title), words(v.tags.join(' ')), words(v.description));
-      insertMeta.run(rowid, v.videoId, v.status, v.videoFileUrl ? 1 : 0, v.hasSubtitles ? 1 : 0, v.hasSummary ? 1 : 0, v.uploadDate, v.durationSeconds, v.viewCount);
+      insertMeta.run(
+        rowid,
+        v.videoId,
+        v.status,
+        v.videoFileUrl ? 1 : 0,
+        v.hasSubtitles ? 1 : 0,
+        v.hasSummary ? 1 : 0,
+        v.uploadDate,
+        v.durationSeconds,
+        v.viewCount,
+      );
     }
   });
   for await (const rows of readSpool(spool)) batch(rows);
@@ -121,7 +155,10 @@ function sqliteStatements(request: BenchRequest) {
   return {
     page: { sql: `select m.video_id ${from} order by ${SQLITE_ORDER[request.sort]} limit ${PAGE_SIZE}`, params: [match] },
     count: {
-      sql: conditions.length === 1 ? `select count(*) from (select 1 from fts where fts match ? limit ${EXACT_TOTAL_CAP + 1})` : `select count(*) from (select 1 ${from} limit ${EXACT_TOTAL_CAP + 1})`,
+      sql:
+        conditions.length === 1
+          ? `select count(*) from (select 1 from fts where fts match ? limit ${EXACT_TOTAL_CAP + 1})`
+          : `select count(*) from (select 1 ${from} limit ${EXACT_TOTAL_CAP + 1})`,
       params: [match],
     },
   };
@@ -151,7 +188,10 @@ parentPort.on('message', ({ id, page, count }) => {
 
 /** One worker thread (and SQLite connection) per client; each call goes to the least busy one. */
 function sqliteEngine(file: string): Engine {
-  const workers = Array.from({ length: CLIENTS }, () => ({ worker: new Worker(SQLITE_WORKER, { eval: true, workerData: { file, module: sqliteModule } }), busy: 0 }));
+  const workers = Array.from({ length: CLIENTS }, () => ({
+    worker: new Worker(SQLITE_WORKER, { eval: true, workerData: { file, module: sqliteModule } }),
+    busy: 0,
+  }));
   const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (error: Error) => void }>();
   let nextId = 0;
   for (const { worker } of workers) {
@@ -189,7 +229,13 @@ function backendEngine(backend: SearchBackend): Engine {
   return {
     id: 'backend',
     async search(request) {
-      const page = await backend.search({ query: parseQuery(request.q), filters: request.filters, sort: request.sort, offset: 0, limit: PAGE_SIZE });
+      const page = await backend.search({
+        query: parseQuery(request.q),
+        filters: request.filters,
+        sort: request.sort,
+        offset: 0,
+        limit: PAGE_SIZE,
+      });
       return { ids: page.videoIds, total: page.total };
     },
     close: () => backend.close(),
@@ -235,23 +281,31 @@ function httpEngine(baseUrl: string, key: string): Engine {
 async function explainSearch(url: string, timeoutMs: number, request: BenchRequest): Promise<string> {
   const { sql, statements, stop } = recordingPool(url);
   try {
-    await createPostgresBackend({ sql, timeoutMs }).search({ query: parseQuery(request.q), filters: request.filters, sort: request.sort, offset: 0, limit: PAGE_SIZE });
+    await createPostgresBackend({ sql, timeoutMs }).search({
+      query: parseQuery(request.q),
+      filters: request.filters,
+      sort: request.sort,
+      offset: 0,
+      limit: PAGE_SIZE,
+    });
     stop();
     const plans: string[] = [];
-    await sql.begin(async (tx) => {
-      for (const { text, params } of statements) {
-        if (/^\s*(begin|commit|rollback)\b/i.test(text) || text.includes('pg_catalog.')) continue;
-        if (!/^\s*(with|select)\b/i.test(text)) {
-          await tx.unsafe(text, params as never[]);
-          continue;
+    await sql
+      .begin(async (tx) => {
+        for (const { text, params } of statements) {
+          if (/^\s*(begin|commit|rollback)\b/i.test(text) || text.includes('pg_catalog.')) continue;
+          if (!/^\s*(with|select)\b/i.test(text)) {
+            await tx.unsafe(text, params as never[]);
+            continue;
+          }
+          const rows = await tx.unsafe(`explain (analyze, buffers, format text) ${text}`, params as never[]);
+          plans.push(`${text.replace(/\s+/g, ' ').trim()}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}`);
         }
-        const rows = await tx.unsafe(`explain (analyze, buffers, format text) ${text}`, params as never[]);
-        plans.push(`${text.replace(/\s+/g, ' ').trim()}\n${rows.map((row) => row['QUERY PLAN']).join('\n')}`);
-      }
-      throw new Rollback();
-    }).catch((error: unknown) => {
-      if (!(error instanceof Rollback)) throw error;
-    });
+        throw new Rollback();
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof Rollback)) throw error;
+      });
     return plans.join('\n\n');
   } finally {
     await sql.end({ timeout: 5 });
@@ -289,7 +343,14 @@ async function drive(engine: Engine, requests: BenchRequest[], count: number, se
   return sample;
 }
 
-interface Stats { requests: number; errors: number; p50: number | null; p95: number | null; p99: number | null; qps: number | null }
+interface Stats {
+  requests: number;
+  errors: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  qps: number | null;
+}
 
 function stats(samples: Sample[]): Stats {
   const latencies = samples.flatMap((sample) => sample.latencies).sort((a, b) => a - b);
@@ -332,8 +393,10 @@ async function agreement(engines: Engine[], requests: BenchRequest[]) {
       compared += 1;
       const engine = engines[index]!.id;
       const exact = reference.total <= EXACT_TOTAL_CAP;
-      if (exact && answer.total !== reference.total) differences.add(`${engine} \`${request.q}\` ${JSON.stringify(request.filters)}: total ${answer.total} vs ${reference.total}`);
-      else if (exact && request.sort !== 'relevance' && answer.ids.join() !== reference.ids.join()) differences.add(`${engine} \`${request.q}\` ${request.sort} ${JSON.stringify(request.filters)}: another page`);
+      if (exact && answer.total !== reference.total)
+        differences.add(`${engine} \`${request.q}\` ${JSON.stringify(request.filters)}: total ${answer.total} vs ${reference.total}`);
+      else if (exact && request.sort !== 'relevance' && answer.ids.join() !== reference.ids.join())
+        differences.add(`${engine} \`${request.q}\` ${request.sort} ${JSON.stringify(request.filters)}: another page`);
     }
   }
   return { compared, differences: [...differences] };
@@ -359,10 +422,23 @@ async function oneClient(backend: Engine, http: Engine, apiPid: number, requests
     httpMs.push(performance.now() - begun);
     apiCpuUs += (cpuOf(apiPid) ?? 0) - cpuBefore;
   }
-  const p50 = (values: number[]) => round(percentile([...values].sort((a, b) => a - b), 50), 2);
+  const p50 = (values: number[]) =>
+    round(
+      percentile(
+        [...values].sort((a, b) => a - b),
+        50,
+      ),
+      2,
+    );
   const backendP50 = p50(backendMs);
   const httpP50 = p50(httpMs);
-  return { requests: requests.length, backendP50, httpP50, addedP50: round((httpP50 ?? 0) - (backendP50 ?? 0), 2), apiCpuMsPerRequest: round(apiCpuUs / 1000 / requests.length, 2) };
+  return {
+    requests: requests.length,
+    backendP50,
+    httpP50,
+    addedP50: round((httpP50 ?? 0) - (backendP50 ?? 0), 2),
+    apiCpuMsPerRequest: round(apiCpuUs / 1000 / requests.length, 2),
+  };
 }
 
 async function run(ctx: BenchContext) {
@@ -380,7 +456,9 @@ async function run(ctx: BenchContext) {
   try {
     // Build: Postgres
     const corpus = createCorpus({ seed: SEED, videos: VIDEOS });
-    ctx.progress(`corpus of ${VIDEOS.toLocaleString('en')} videos in ${corpus.channels.toLocaleString('en')} channels, words from ${corpus.vocabulary.source === 'built-in' ? 'the built-in list' : `the trending datasets (${corpus.vocabulary.files.join(', ')})`}`);
+    ctx.progress(
+      `corpus of ${VIDEOS.toLocaleString('en')} videos in ${corpus.channels.toLocaleString('en')} channels, words from ${corpus.vocabulary.source === 'built-in' ? 'the built-in list' : `the trending datasets (${corpus.vocabulary.files.join(', ')})`}`,
+    );
     const counter = frequencyCounter(corpus);
     // Generated once, beforehand, for both engines: the generator's CPU is not the engines' ingest.
     const spooled = await spoolCorpus(generatedBatches(corpus, { counter }), spoolFile);
@@ -408,13 +486,17 @@ async function run(ctx: BenchContext) {
     const [size] = await sql<{ table: number; fts: number; total: number }[]>`
       select pg_table_size('videos')::float8 as table, pg_relation_size('videos_fts')::float8 as fts, pg_total_relation_size('videos')::float8 as total`;
     const pgBuildSeconds = written.seconds + indexSeconds + analyzeSeconds;
-    ctx.progress(`Postgres: ingest ${round(written.seconds, 1)} s (${Math.round(written.videosPerSecond)} videos/s), pending list + vacuum ${round(indexSeconds, 1)} s, analyze ${round(analyzeSeconds, 1)} s; did-you-mean words ${round(wordsSeconds, 1)} s`);
+    ctx.progress(
+      `Postgres: ingest ${round(written.seconds, 1)} s (${Math.round(written.videosPerSecond)} videos/s), pending list + vacuum ${round(indexSeconds, 1)} s, analyze ${round(analyzeSeconds, 1)} s; did-you-mean words ${round(wordsSeconds, 1)} s`,
+    );
 
     // Build: SQLite
     const sqliteBuild = await buildSqlite(sqliteFile, spoolFile);
     rmSync(spoolFile, { force: true });
     const sqliteBuildSeconds = sqliteBuild.ingestSeconds + sqliteBuild.optimizeSeconds;
-    ctx.progress(`SQLite: ingest ${round(sqliteBuild.ingestSeconds, 1)} s, optimize ${round(sqliteBuild.optimizeSeconds, 1)} s, ${round(sqliteBuild.bytes / 2 ** 20, 0)} MiB`);
+    ctx.progress(
+      `SQLite: ingest ${round(sqliteBuild.ingestSeconds, 1)} s, optimize ${round(sqliteBuild.optimizeSeconds, 1)} s, ${round(sqliteBuild.bytes / 2 ** 20, 0)} MiB`,
+    );
 
     const mix = queryMix(corpus, counter.table());
     ctx.progress(`query mix: ${QUERY_CLASSES.map((name) => `${name}: ${mix.queries[name].join(' | ')}`).join('; ')}`);
@@ -433,18 +515,32 @@ async function run(ctx: BenchContext) {
       YOUTUBE_API_KEY: '',
       WAYBACK_ENABLED: 'false',
     });
-    engines.push(backendEngine(createPostgresBackend({ sql, timeoutMs: config.FTS_TIMEOUT_MS })), httpEngine(api.url!, key), sqliteEngine(sqliteFile));
+    engines.push(
+      backendEngine(createPostgresBackend({ sql, timeoutMs: config.FTS_TIMEOUT_MS })),
+      httpEngine(api.url!, key),
+      sqliteEngine(sqliteFile),
+    );
 
     const cells: Array<{ class: QueryClass; filtered: boolean; sort: FtsSort; requests: BenchRequest[] }> = [];
     for (const name of QUERY_CLASSES) {
       for (const filtered of [false, true]) {
         for (const sort of FTS_SORTS) {
-          cells.push({ class: name, filtered, sort, requests: mix.queries[name].map((q, i) => ({ q, sort, filters: filtered ? FILTER_SETS[i % FILTER_SETS.length]! : {} })) });
+          cells.push({
+            class: name,
+            filtered,
+            sort,
+            requests: mix.queries[name].map((q, i) => ({ q, sort, filters: filtered ? FILTER_SETS[i % FILTER_SETS.length]! : {} })),
+          });
         }
       }
     }
-    const checked = await agreement(engines, cells.flatMap((cell) => cell.requests));
-    ctx.progress(`answers compared with the backend's: ${checked.compared}, differing ${checked.differences.length}${checked.differences.length ? `, e.g. ${checked.differences.slice(0, 5).join('; ')}` : ''}`);
+    const checked = await agreement(
+      engines,
+      cells.flatMap((cell) => cell.requests),
+    );
+    ctx.progress(
+      `answers compared with the backend's: ${checked.compared}, differing ${checked.differences.length}${checked.differences.length ? `, e.g. ${checked.differences.slice(0, 5).join('; ')}` : ''}`,
+    );
 
     const results: CellResult[] = [];
     const apiCpu = cpuPerRequest();
@@ -462,7 +558,11 @@ async function run(ctx: BenchContext) {
         results.push({ class: cell.class, filtered: cell.filtered, sort: cell.sort, engine: engine.id, sample });
       }
       const line = ENGINES.map((id) => {
-        const s = stats(results.filter((r) => r.engine === id && r.class === cell.class && r.sort === cell.sort && r.filtered === cell.filtered).map((r) => r.sample));
+        const s = stats(
+          results
+            .filter((r) => r.engine === id && r.class === cell.class && r.sort === cell.sort && r.filtered === cell.filtered)
+            .map((r) => r.sample),
+        );
         return `${id} p50 ${s.p50} p95 ${s.p95}${s.errors ? ` (${s.errors} errors)` : ''}`;
       }).join(', ');
       ctx.progress(`${index + 1}/${cells.length} ${cell.class} ${cell.filtered ? 'filtered' : 'unfiltered'} ${cell.sort}: ${line}`);
@@ -470,19 +570,40 @@ async function run(ctx: BenchContext) {
     const measureSeconds = (performance.now() - measureStarted) / 1000;
     const single = {} as Record<QueryClass, Awaited<ReturnType<typeof oneClient>> & { apiCpuMsPerRequestAt8: number | null }>;
     for (const name of QUERY_CLASSES) {
-      single[name] = { ...(await oneClient(engines[0]!, engines[1]!, api.pid, cells.filter((cell) => cell.class === name).flatMap((cell) => cell.requests))), apiCpuMsPerRequestAt8: apiCpu.msPerRequest(name) };
-      ctx.progress(`one client, ${name}: backend p50 ${single[name].backendP50} ms, HTTP p50 ${single[name].httpP50} ms (adds ${single[name].addedP50} ms); API CPU per request ${single[name].apiCpuMsPerRequest} ms (${single[name].apiCpuMsPerRequestAt8} ms at ${CLIENTS} clients)`);
+      single[name] = {
+        ...(await oneClient(
+          engines[0]!,
+          engines[1]!,
+          api.pid,
+          cells.filter((cell) => cell.class === name).flatMap((cell) => cell.requests),
+        )),
+        apiCpuMsPerRequestAt8: apiCpu.msPerRequest(name),
+      };
+      ctx.progress(
+        `one client, ${name}: backend p50 ${single[name].backendP50} ms, HTTP p50 ${single[name].httpP50} ms (adds ${single[name].addedP50} ms); API CPU per request ${single[name].apiCpuMsPerRequest} ms (${single[name].apiCpuMsPerRequestAt8} ms at ${CLIENTS} clients)`,
+      );
     }
 
-    const subtitles = TRANSCRIPTS > 0
-      ? await subtitlePhase({ build: buildSql, search: sql }, corpus, TRANSCRIPTS, {
-        http: engines[1]!, drive, stats, requestsPerCell: REQUESTS_PER_CELL, warmUpPerQuery: POOL_SIZE, cellSeconds: CELL_SECONDS, timeoutMs: config.FTS_TIMEOUT_MS, progress: ctx.progress,
-      })
-      : null;
+    const subtitles =
+      TRANSCRIPTS > 0
+        ? await subtitlePhase({ build: buildSql, search: sql }, corpus, TRANSCRIPTS, {
+            http: engines[1]!,
+            drive,
+            stats,
+            requestsPerCell: REQUESTS_PER_CELL,
+            warmUpPerQuery: POOL_SIZE,
+            cellSeconds: CELL_SECONDS,
+            timeoutMs: config.FTS_TIMEOUT_MS,
+            progress: ctx.progress,
+          })
+        : null;
     problems.push(...(subtitles?.problems ?? []));
 
     for (const result of results) {
-      if (result.sample.errors) problems.push(`${result.engine} ${result.class} ${result.sort}${result.filtered ? ' filtered' : ''}: ${result.sample.errors} errors (${[...result.sample.errorMessages].join('; ')})`);
+      if (result.sample.errors)
+        problems.push(
+          `${result.engine} ${result.class} ${result.sort}${result.filtered ? ' filtered' : ''}: ${result.sample.errors} errors (${[...result.sample.errorMessages].join('; ')})`,
+        );
     }
 
     // Plans of the slowest backend query of every class and sort that missed the p95 target.
@@ -493,7 +614,9 @@ async function run(ctx: BenchContext) {
         const s = stats(samples.map((r) => r.sample));
         if (s.p95 === null || s.p95 <= TARGET.p95Ms) continue;
         const slowest = samples.map((r) => r.sample.slowest).sort((a, b) => b.ms - a.ms)[0]!;
-        const plan = await explainSearch(db.url, config.FTS_TIMEOUT_MS, { q: slowest.q, filters: slowest.filters, sort }).catch((error: Error) => `EXPLAIN failed: ${error.message}`);
+        const plan = await explainSearch(db.url, config.FTS_TIMEOUT_MS, { q: slowest.q, filters: slowest.filters, sort }).catch(
+          (error: Error) => `EXPLAIN failed: ${error.message}`,
+        );
         explained.push({ class: name, sort, q: slowest.q, filters: slowest.filters, p95: s.p95, plan });
       }
     }
@@ -545,33 +668,76 @@ async function run(ctx: BenchContext) {
 
 function describe(outcome: Awaited<ReturnType<typeof run>>) {
   const { results, build, mix, single } = outcome;
-  const pick = (filter: (r: CellResult) => boolean) => Object.fromEntries(ENGINES.map((id) => [id, stats(results.filter((r) => r.engine === id && filter(r)).map((r) => r.sample))])) as Record<EngineId, Stats>;
+  const pick = (filter: (r: CellResult) => boolean) =>
+    Object.fromEntries(
+      ENGINES.map((id) => [id, stats(results.filter((r) => r.engine === id && filter(r)).map((r) => r.sample))]),
+    ) as Record<EngineId, Stats>;
   const columns = (s: Record<EngineId, Stats>): Cell[] => ENGINES.flatMap((id) => [s[id].p50, s[id].p95, s[id].p99, s[id].qps]);
   const statColumns = ENGINES.flatMap((id) => [`${id} p50`, `${id} p95`, `${id} p99`, `${id} q/s`]);
 
-  const byClass = Object.fromEntries(QUERY_CLASSES.map((name) => [name, pick((r) => r.class === name)])) as Record<QueryClass, Record<EngineId, Stats>>;
+  const byClass = Object.fromEntries(QUERY_CLASSES.map((name) => [name, pick((r) => r.class === name)])) as Record<
+    QueryClass,
+    Record<EngineId, Stats>
+  >;
   const overall = pick(() => true);
-  const byClassSort = QUERY_CLASSES.flatMap((name) => FTS_SORTS.map((sort) => ({ class: name, sort, stats: pick((r) => r.class === name && r.sort === sort) })));
-  const byFilter = QUERY_CLASSES.flatMap((name) => [false, true].map((filtered) => ({ class: name, filtered, stats: pick((r) => r.class === name && r.filtered === filtered) })));
+  const byClassSort = QUERY_CLASSES.flatMap((name) =>
+    FTS_SORTS.map((sort) => ({ class: name, sort, stats: pick((r) => r.class === name && r.sort === sort) })),
+  );
+  const byFilter = QUERY_CLASSES.flatMap((name) =>
+    [false, true].map((filtered) => ({ class: name, filtered, stats: pick((r) => r.class === name && r.filtered === filtered) })),
+  );
 
   // Targets: the user-facing numbers are the HTTP ones; the backend's are shown beside them.
-  const missedP95 = (engine: EngineId) => byClassSort.filter((cell) => (cell.stats[engine].p95 ?? Infinity) > TARGET.p95Ms).map((cell) => `${cell.class}/${cell.sort} ${cell.stats[engine].p95} ms`);
-  const list = (items: string[]) => (items.length > 4 ? `${items.slice(0, 4).join(', ')} and ${items.length - 4} more of ${byClassSort.length}` : items.join(', '));
-  const slowerThanSqlite = (engine: EngineId) => QUERY_CLASSES.filter((name) => (byClass[name][engine].p95 ?? Infinity) > (byClass[name].sqlite.p95 ?? 0));
+  const missedP95 = (engine: EngineId) =>
+    byClassSort
+      .filter((cell) => (cell.stats[engine].p95 ?? Infinity) > TARGET.p95Ms)
+      .map((cell) => `${cell.class}/${cell.sort} ${cell.stats[engine].p95} ms`);
+  const list = (items: string[]) =>
+    items.length > 4 ? `${items.slice(0, 4).join(', ')} and ${items.length - 4} more of ${byClassSort.length}` : items.join(', ');
+  const slowerThanSqlite = (engine: EngineId) =>
+    QUERY_CLASSES.filter((name) => (byClass[name][engine].p95 ?? Infinity) > (byClass[name].sqlite.p95 ?? 0));
   const missedP50 = (engine: EngineId) => QUERY_CLASSES.filter((name) => (byClass[name][engine].p50 ?? Infinity) > TARGET.p50Ms);
   const commonRelevance = byClassSort.find((cell) => cell.class === 'common' && cell.sort === 'relevance')!.stats;
   const targets = [
-    { target: `p95 ≤ ${TARGET.p95Ms} ms in every class and sort (backend)`, measured: missedP95('backend').length ? `missed: ${list(missedP95('backend'))}` : `worst ${Math.max(...byClassSort.map((c) => c.stats.backend.p95 ?? 0))} ms`, met: missedP95('backend').length === 0 },
-    { target: `p95 ≤ ${TARGET.p95Ms} ms in every class and sort (HTTP)`, measured: missedP95('http').length ? `missed: ${list(missedP95('http'))}` : `worst ${Math.max(...byClassSort.map((c) => c.stats.http.p95 ?? 0))} ms`, met: missedP95('http').length === 0 },
-    { target: `very common words under relevance: p95 ≤ ${TARGET.p95Ms} ms`, measured: `backend ${commonRelevance.backend.p95} ms, HTTP ${commonRelevance.http.p95} ms`, met: (commonRelevance.http.p95 ?? Infinity) <= TARGET.p95Ms },
-    { target: `p50 ≤ ${TARGET.p50Ms} ms (overall; per class)`, measured: `backend ${overall.backend.p50} ms, HTTP ${overall.http.p50} ms; classes over: ${missedP50('http').join(', ') || 'none'}`, met: (overall.http.p50 ?? Infinity) <= TARGET.p50Ms && missedP50('http').length === 0 },
-    { target: 'p95 no slower than SQLite FTS5, per class', measured: `backend slower in: ${slowerThanSqlite('backend').join(', ') || 'none'}; HTTP slower in: ${slowerThanSqlite('http').join(', ') || 'none'}`, met: slowerThanSqlite('backend').length === 0 },
+    {
+      target: `p95 ≤ ${TARGET.p95Ms} ms in every class and sort (backend)`,
+      measured: missedP95('backend').length
+        ? `missed: ${list(missedP95('backend'))}`
+        : `worst ${Math.max(...byClassSort.map((c) => c.stats.backend.p95 ?? 0))} ms`,
+      met: missedP95('backend').length === 0,
+    },
+    {
+      target: `p95 ≤ ${TARGET.p95Ms} ms in every class and sort (HTTP)`,
+      measured: missedP95('http').length
+        ? `missed: ${list(missedP95('http'))}`
+        : `worst ${Math.max(...byClassSort.map((c) => c.stats.http.p95 ?? 0))} ms`,
+      met: missedP95('http').length === 0,
+    },
+    {
+      target: `very common words under relevance: p95 ≤ ${TARGET.p95Ms} ms`,
+      measured: `backend ${commonRelevance.backend.p95} ms, HTTP ${commonRelevance.http.p95} ms`,
+      met: (commonRelevance.http.p95 ?? Infinity) <= TARGET.p95Ms,
+    },
+    {
+      target: `p50 ≤ ${TARGET.p50Ms} ms (overall; per class)`,
+      measured: `backend ${overall.backend.p50} ms, HTTP ${overall.http.p50} ms; classes over: ${missedP50('http').join(', ') || 'none'}`,
+      met: (overall.http.p50 ?? Infinity) <= TARGET.p50Ms && missedP50('http').length === 0,
+    },
+    {
+      target: 'p95 no slower than SQLite FTS5, per class',
+      measured: `backend slower in: ${slowerThanSqlite('backend').join(', ') || 'none'}; HTTP slower in: ${slowerThanSqlite('http').join(', ') || 'none'}`,
+      met: slowerThanSqlite('backend').length === 0,
+    },
     {
       target: `the HTTP request adds ≤ ${TARGET.httpAddsP50Ms} ms p50 over the backend call (overall, ${CLIENTS} clients)`,
       measured: `${CLIENTS} clients: ${overall.backend.p50} → ${overall.http.p50} ms; one client, per class: ${QUERY_CLASSES.map((name) => `${name} +${single[name].addedP50}`).join(', ')} ms`,
       met: (overall.http.p50 ?? Infinity) - (overall.backend.p50 ?? 0) <= TARGET.httpAddsP50Ms,
     },
-    { target: `build (ingest + indexing) ≥ ${TARGET.ingestPerSecond.toLocaleString('en')} videos/s`, measured: `${build.postgres.buildVideosPerSecond.toLocaleString('en')} videos/s (ingest alone ${build.postgres.ingestVideosPerSecond.toLocaleString('en')}/s); SQLite ${build.sqlite.buildVideosPerSecond.toLocaleString('en')}/s`, met: build.postgres.buildVideosPerSecond >= TARGET.ingestPerSecond },
+    {
+      target: `build (ingest + indexing) ≥ ${TARGET.ingestPerSecond.toLocaleString('en')} videos/s`,
+      measured: `${build.postgres.buildVideosPerSecond.toLocaleString('en')} videos/s (ingest alone ${build.postgres.ingestVideosPerSecond.toLocaleString('en')}/s); SQLite ${build.sqlite.buildVideosPerSecond.toLocaleString('en')}/s`,
+      met: build.postgres.buildVideosPerSecond >= TARGET.ingestPerSecond,
+    },
   ];
 
   const tables = [
@@ -579,8 +745,24 @@ function describe(outcome: Awaited<ReturnType<typeof run>>) {
       title: `Build of ${VIDEOS.toLocaleString('en')} videos (the corpus generated beforehand in ${build.corpus.generatedSeconds} s, read from a file by both)`,
       columns: ['engine', 'ingest s', 'indexing s', 'analyze s', 'build s', 'videos/s', 'size MiB'],
       rows: [
-        [`PostgreSQL (${INGEST_CONNECTIONS} connections, every index and trigger in place)`, build.postgres.ingestSeconds, build.postgres.indexSeconds, build.postgres.analyzeSeconds, build.postgres.buildSeconds, build.postgres.buildVideosPerSecond, build.postgres.totalMiB],
-        ['SQLite FTS5 (one connection)', build.sqlite.ingestSeconds, build.sqlite.optimizeSeconds, null, build.sqlite.buildSeconds, build.sqlite.buildVideosPerSecond, build.sqlite.fileMiB],
+        [
+          `PostgreSQL (${INGEST_CONNECTIONS} connections, every index and trigger in place)`,
+          build.postgres.ingestSeconds,
+          build.postgres.indexSeconds,
+          build.postgres.analyzeSeconds,
+          build.postgres.buildSeconds,
+          build.postgres.buildVideosPerSecond,
+          build.postgres.totalMiB,
+        ],
+        [
+          'SQLite FTS5 (one connection)',
+          build.sqlite.ingestSeconds,
+          build.sqlite.optimizeSeconds,
+          null,
+          build.sqlite.buildSeconds,
+          build.sqlite.buildVideosPerSecond,
+          build.sqlite.fileMiB,
+        ],
       ] as Cell[][],
     },
     {
@@ -588,14 +770,33 @@ function describe(outcome: Awaited<ReturnType<typeof run>>) {
       columns: ['class', ...statColumns],
       rows: [...QUERY_CLASSES.map((name): Cell[] => [name, ...columns(byClass[name])]), ['overall', ...columns(overall)]],
     },
-    { title: 'Per query class and sort (ms)', columns: ['class', 'sort', ...statColumns], rows: byClassSort.map((cell): Cell[] => [cell.class, cell.sort, ...columns(cell.stats)]) },
-    { title: 'Without and with filters (ms)', columns: ['class', 'filters', ...statColumns], rows: byFilter.map((cell): Cell[] => [cell.class, cell.filtered ? 'with' : 'without', ...columns(cell.stats)]) },
     {
-      title: 'One client at a time: what the HTTP request adds, and the API process\'s CPU per request (ms)',
-      columns: ['class', 'backend p50', 'http p50', 'added p50', 'API CPU/request', `API CPU/request at ${CLIENTS} clients`],
-      rows: QUERY_CLASSES.map((name): Cell[] => [name, single[name].backendP50, single[name].httpP50, single[name].addedP50, single[name].apiCpuMsPerRequest, single[name].apiCpuMsPerRequestAt8]),
+      title: 'Per query class and sort (ms)',
+      columns: ['class', 'sort', ...statColumns],
+      rows: byClassSort.map((cell): Cell[] => [cell.class, cell.sort, ...columns(cell.stats)]),
     },
-    { title: 'Targets', columns: ['target', 'measured', 'met'], rows: targets.map((t): Cell[] => [t.target, t.measured, t.met ? 'yes' : 'no']) },
+    {
+      title: 'Without and with filters (ms)',
+      columns: ['class', 'filters', ...statColumns],
+      rows: byFilter.map((cell): Cell[] => [cell.class, cell.filtered ? 'with' : 'without', ...columns(cell.stats)]),
+    },
+    {
+      title: "One client at a time: what the HTTP request adds, and the API process's CPU per request (ms)",
+      columns: ['class', 'backend p50', 'http p50', 'added p50', 'API CPU/request', `API CPU/request at ${CLIENTS} clients`],
+      rows: QUERY_CLASSES.map((name): Cell[] => [
+        name,
+        single[name].backendP50,
+        single[name].httpP50,
+        single[name].addedP50,
+        single[name].apiCpuMsPerRequest,
+        single[name].apiCpuMsPerRequestAt8,
+      ]),
+    },
+    {
+      title: 'Targets',
+      columns: ['target', 'measured', 'met'],
+      rows: targets.map((t): Cell[] => [t.target, t.measured, t.met ? 'yes' : 'no']),
+    },
   ];
   return { tables, targets, summary: { byClass, overall, byClassSort, byFilter, oneClient: single }, mix };
 }
@@ -609,7 +810,9 @@ export const benchmark: Benchmark = {
     `SearchBackend.search (createPostgresBackend, in this process), GET /api/fts (\`afterimage api\` in its own process, a Pro key with the FTS quota lifted), and SQLite FTS5 (better-sqlite3, contentless table of the same folded title/tags/description tokens, bm25 weights 10/5/1, filters on a companion table, one worker thread per client). Page size ${PAGE_SIZE}; totals exact up to ${EXACT_TOTAL_CAP.toLocaleString('en')} in every engine. ` +
     `Then each class's requests go once more to the backend and over HTTP with one client, to measure what the HTTP request adds without contention and the API process's CPU time per request. ` +
     `Targets: p95 ≤ ${TARGET.p95Ms} ms in every class (very common words under relevance included), p50 ≤ ${TARGET.p50Ms} ms, p95 no slower than SQLite, HTTP adding ≤ ${TARGET.httpAddsP50Ms} ms p50, build ≥ ${TARGET.ingestPerSecond.toLocaleString('en')} videos/s.` +
-    (TRANSCRIPTS > 0 ? ` Then ${TRANSCRIPTS.toLocaleString('en')} 30-minute transcripts are written and in=subtitles phrases and rare words measured, backend and HTTP (p95 ≤ ${TARGET.p95Ms} ms).` : ''),
+    (TRANSCRIPTS > 0
+      ? ` Then ${TRANSCRIPTS.toLocaleString('en')} 30-minute transcripts are written and in=subtitles phrases and rare words measured, backend and HTTP (p95 ≤ ${TARGET.p95Ms} ms).`
+      : ''),
   async run(ctx) {
     const outcome = await run(ctx);
     const { tables, targets, summary, mix } = describe(outcome);
@@ -622,16 +825,41 @@ export const benchmark: Benchmark = {
     }
     const notes = [
       `Query mix (${QUERY_CLASSES.map((name) => `${name}: ${mix.queries[name].map((q) => `\`${q}\``).join(', ')}`).join('; ')}); rare = in at most ${mix.bounds.rareMax} videos, common = in ≥ ${mix.bounds.commonMin.toLocaleString('en')} (30 %): ${mix.common.map((w) => `${w.word} ${Math.round(w.share * 100)} %`).join(', ')}. Filters rotate through ${FILTER_SETS.map((f) => JSON.stringify(f)).join(', ')}.`,
-      `Words from ${outcome.corpus.vocabulary.source === 'built-in' ? 'the built-in word list (the trending datasets were not found)' : `the trending datasets (${outcome.corpus.vocabulary.files.join(', ')})`}; languages ${Object.entries(build.postgres.languages).map(([l, n]) => `${l} ${n}`).join(', ')}; statuses ${Object.entries(build.postgres.statuses).map(([s, n]) => `${s} ${n}`).join(', ')}.`,
-      `Targets met: ${targets.filter((t) => t.met).length} of ${targets.length}. ${targets.filter((t) => !t.met).map((t) => `Missed: ${t.target} (${t.measured}).`).join(' ')}`,
+      `Words from ${outcome.corpus.vocabulary.source === 'built-in' ? 'the built-in word list (the trending datasets were not found)' : `the trending datasets (${outcome.corpus.vocabulary.files.join(', ')})`}; languages ${Object.entries(
+        build.postgres.languages,
+      )
+        .map(([l, n]) => `${l} ${n}`)
+        .join(', ')}; statuses ${Object.entries(build.postgres.statuses)
+        .map(([s, n]) => `${s} ${n}`)
+        .join(', ')}.`,
+      `Targets met: ${targets.filter((t) => t.met).length} of ${targets.length}. ${targets
+        .filter((t) => !t.met)
+        .map((t) => `Missed: ${t.target} (${t.measured}).`)
+        .join(' ')}`,
       `Postgres build: ingest ${build.postgres.ingestSeconds} s (${build.postgres.ingestVideosPerSecond.toLocaleString('en')} videos/s) + GIN pending list and vacuum ${build.postgres.indexSeconds} s + analyze ${build.postgres.analyzeSeconds} s; table ${build.postgres.tableMiB} MiB, GIN index ${build.postgres.ftsIndexMiB} MiB, everything with indexes ${build.postgres.totalMiB} MiB. The did-you-mean vocabulary (refresh_search_words, a background job, not counted) took ${build.postgres.didYouMeanWordsSeconds} s for ${build.postgres.didYouMeanWords.toLocaleString('en')} words.`,
       `Answers compared with the backend's before measuring (${checked.compared} answers): ${checked.differences.length === 0 ? 'all totals and date/duration pages agree where the backend counts exactly' : `${checked.differences.length} differ, e.g. ${checked.differences.slice(0, 3).join('; ')}`}. Relevance orders differ by design: the backend ranks a broad query's most viewed matches with ts_rank, SQLite ranks all matches with bm25.`,
       `HTTP adds to the backend call: the key lookup, the ftsQueriesPerMinute and requestsPerMinute counters, loading the 50 videos of the page and highlighting them, JSON, and a process hop. ${summary.overall.http.p50 !== null && summary.overall.backend.p50 !== null ? `Overall p50 ${summary.overall.backend.p50} → ${summary.overall.http.p50} ms at ${CLIENTS} clients, where the API process, PostgreSQL and the clients share 2 cores: there each request waits for the CPU time of the others. One client at a time, HTTP adds ${QUERY_CLASSES.map((name) => `${summary.oneClient[name].addedP50}`).join(' / ')} ms p50 (${QUERY_CLASSES.join(' / ')}), and the API process spends ${QUERY_CLASSES.map((name) => `${summary.oneClient[name].apiCpuMsPerRequest}`).join(' / ')} ms of CPU per request.` : ''}`,
       `Measured in ${round(outcome.measureSeconds / 60, 1)} min on one machine shared by the clients, the API process, PostgreSQL (embedded, fsync on) and SQLite's worker threads; ${CLIENTS} clients per engine, one engine at a time.`,
-      ...(outcome.explained.length ? [`Backend queries whose class and sort missed p95 ≤ ${TARGET.p95Ms} ms: EXPLAIN (ANALYZE, BUFFERS) of the slowest of each is in fts.json (results.explained): ${outcome.explained.map((e) => `${e.class}/${e.sort} \`${e.q}\``).join(', ')}.`] : []),
+      ...(outcome.explained.length
+        ? [
+            `Backend queries whose class and sort missed p95 ≤ ${TARGET.p95Ms} ms: EXPLAIN (ANALYZE, BUFFERS) of the slowest of each is in fts.json (results.explained): ${outcome.explained.map((e) => `${e.class}/${e.sort} \`${e.q}\``).join(', ')}.`,
+          ]
+        : []),
     ];
     return {
-      parameters: { videos: VIDEOS, transcripts: TRANSCRIPTS, seed: SEED, clients: CLIENTS, pageSize: PAGE_SIZE, requestsPerCell: REQUESTS_PER_CELL, cellSecondsCap: CELL_SECONDS, ingestConnections: INGEST_CONNECTIONS, poolSize: POOL_SIZE, exactTotalCap: EXACT_TOTAL_CAP, targets: TARGET },
+      parameters: {
+        videos: VIDEOS,
+        transcripts: TRANSCRIPTS,
+        seed: SEED,
+        clients: CLIENTS,
+        pageSize: PAGE_SIZE,
+        requestsPerCell: REQUESTS_PER_CELL,
+        cellSecondsCap: CELL_SECONDS,
+        ingestConnections: INGEST_CONNECTIONS,
+        poolSize: POOL_SIZE,
+        exactTotalCap: EXACT_TOTAL_CAP,
+        targets: TARGET,
+      },
       results: {
         build,
         queryMix: mix,

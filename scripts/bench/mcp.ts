@@ -34,7 +34,10 @@ const SESSIONS = 100;
 const CALLS_PER_SESSION = 3;
 const PAGE_SIZE = 20; // search_videos' default; /api/fts defaults to 50, so it is passed explicitly
 
-interface Seeded { videoIds: string[]; words: string[] }
+interface Seeded {
+  videoIds: string[];
+  words: string[];
+}
 
 const word = (i: number) => `w${i.toString(36)}x`;
 
@@ -54,20 +57,48 @@ async function seed(sql: Sql): Promise<Seeded> {
 
 type Call = (client: Client | undefined, key: string, i: number) => Promise<string | undefined>;
 
-interface Operation { id: string; label: string; kind: 'mcp' | 'rest'; call: Call }
+interface Operation {
+  id: string;
+  label: string;
+  kind: 'mcp' | 'rest';
+  call: Call;
+}
 
-interface Measured { requests: number; failures: number; firstFailure: string | null; seconds: number; requestsPerSecond: number; p50Ms: number; p99Ms: number; meanMs: number; serverCpuUsPerRequest: number | null }
+interface Measured {
+  requests: number;
+  failures: number;
+  firstFailure: string | null;
+  seconds: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  meanMs: number;
+  serverCpuUsPerRequest: number | null;
+}
 
-interface OperationResult { id: string; label: string; kind: 'mcp' | 'rest'; sequential: Measured; concurrent: Measured }
+interface OperationResult {
+  id: string;
+  label: string;
+  kind: 'mcp' | 'rest';
+  sequential: Measured;
+  concurrent: Measured;
+}
 
 async function connectClient(baseUrl: string, key: string): Promise<Client> {
   const client = new Client({ name: 'afterimage-bench', version: packageVersion });
-  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', baseUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }),
+  );
   return client;
 }
 
 /** A tool call that must succeed: the problem, or undefined. */
-async function callTool(client: Client, name: string, args: Record<string, unknown>, check: (data: any) => boolean): Promise<string | undefined> {
+async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  check: (data: any) => boolean,
+): Promise<string | undefined> {
   const result = await client.callTool({ name, arguments: args });
   if (result.isError) return `${name}: ${JSON.stringify(result.content).slice(0, 200)}`;
   return check(result.structuredContent) ? undefined : `${name}: unexpected ${JSON.stringify(result.structuredContent).slice(0, 200)}`;
@@ -76,7 +107,8 @@ async function callTool(client: Client, name: string, args: Record<string, unkno
 async function getJson(url: string, key: string, check: (data: any) => boolean): Promise<string | undefined> {
   const response = await fetch(url, { headers: { 'X-API-Key': key } });
   const body = (await response.json()) as { data?: unknown };
-  if (response.status !== 200) return `GET ${url.replace(/^https?:\/\/[^/]+/, '')}: ${response.status} ${JSON.stringify(body).slice(0, 200)}`;
+  if (response.status !== 200)
+    return `GET ${url.replace(/^https?:\/\/[^/]+/, '')}: ${response.status} ${JSON.stringify(body).slice(0, 200)}`;
   return check(body.data) ? undefined : `GET ${url}: unexpected ${JSON.stringify(body).slice(0, 200)}`;
 }
 
@@ -85,16 +117,46 @@ function operations(baseUrl: string, seeded: Seeded): Operation[] {
   const query = (i: number) => seeded.words[i % seeded.words.length]!;
   const searched = (data: any) => Array.isArray(data?.videos) && data.videos.length > 0;
   return [
-    { id: 'mcp-get_video', label: 'MCP tools/call get_video', kind: 'mcp', call: (client, _, i) => callTool(client!, 'get_video', { videoId: video(i) }, (data) => data?.videoId === video(i)) },
-    { id: 'mcp-get_video_status_history', label: 'MCP tools/call get_video_status_history', kind: 'mcp', call: (client, _, i) => callTool(client!, 'get_video_status_history', { videoId: video(i) }, (data) => data?.videoId === video(i)) },
-    { id: 'rest-status-history', label: 'REST GET /api/videos/:id/status-history', kind: 'rest', call: (_, key, i) => getJson(`${baseUrl}/api/videos/${video(i)}/status-history`, key, (data) => data?.videoId === video(i)) },
-    { id: 'mcp-search_videos', label: `MCP tools/call search_videos (pageSize ${PAGE_SIZE})`, kind: 'mcp', call: (client, _, i) => callTool(client!, 'search_videos', { q: query(i), pageSize: PAGE_SIZE }, searched) },
-    { id: 'rest-fts', label: `REST GET /api/fts?q=…&pageSize=${PAGE_SIZE}`, kind: 'rest', call: (_, key, i) => getJson(`${baseUrl}/api/fts?q=${encodeURIComponent(query(i))}&pageSize=${PAGE_SIZE}`, key, searched) },
+    {
+      id: 'mcp-get_video',
+      label: 'MCP tools/call get_video',
+      kind: 'mcp',
+      call: (client, _, i) => callTool(client!, 'get_video', { videoId: video(i) }, (data) => data?.videoId === video(i)),
+    },
+    {
+      id: 'mcp-get_video_status_history',
+      label: 'MCP tools/call get_video_status_history',
+      kind: 'mcp',
+      call: (client, _, i) => callTool(client!, 'get_video_status_history', { videoId: video(i) }, (data) => data?.videoId === video(i)),
+    },
+    {
+      id: 'rest-status-history',
+      label: 'REST GET /api/videos/:id/status-history',
+      kind: 'rest',
+      call: (_, key, i) => getJson(`${baseUrl}/api/videos/${video(i)}/status-history`, key, (data) => data?.videoId === video(i)),
+    },
+    {
+      id: 'mcp-search_videos',
+      label: `MCP tools/call search_videos (pageSize ${PAGE_SIZE})`,
+      kind: 'mcp',
+      call: (client, _, i) => callTool(client!, 'search_videos', { q: query(i), pageSize: PAGE_SIZE }, searched),
+    },
+    {
+      id: 'rest-fts',
+      label: `REST GET /api/fts?q=…&pageSize=${PAGE_SIZE}`,
+      kind: 'rest',
+      call: (_, key, i) => getJson(`${baseUrl}/api/fts?q=${encodeURIComponent(query(i))}&pageSize=${PAGE_SIZE}`, key, searched),
+    },
   ];
 }
 
 /** `perClient` calls by each of `clients.length` clients at once (each sequential); latencies in ms. */
-async function measure(api: ServiceProcess, op: Operation, clients: Array<{ client: Client | undefined; key: string }>, perClient: number): Promise<Measured> {
+async function measure(
+  api: ServiceProcess,
+  op: Operation,
+  clients: Array<{ client: Client | undefined; key: string }>,
+  perClient: number,
+): Promise<Measured> {
   const latencies: number[] = [];
   let failures = 0;
   let firstFailure: string | null = null;
@@ -149,10 +211,24 @@ function serverConstructionUs(): number {
 }
 
 function apiEnv(ctx: BenchContext, url: string): Record<string, string> {
-  return { DATABASE_URL: url, PORT: '0', HOST: '127.0.0.1', DATA_DIR: ctx.dataDir, ARCHIVE_DIR: join(ctx.dataDir, 'mcp-no-archive'), YOUTUBE_API_KEY: '', WAYBACK_ENABLED: 'false' };
+  return {
+    DATABASE_URL: url,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: ctx.dataDir,
+    ARCHIVE_DIR: join(ctx.dataDir, 'mcp-no-archive'),
+    YOUTUBE_API_KEY: '',
+    WAYBACK_ENABLED: 'false',
+  };
 }
 
-async function latencies(ctx: BenchContext, env: Record<string, string>, seeded: Seeded, keys: string[], problems: string[]): Promise<OperationResult[]> {
+async function latencies(
+  ctx: BenchContext,
+  env: Record<string, string>,
+  seeded: Seeded,
+  keys: string[],
+  problems: string[],
+): Promise<OperationResult[]> {
   const api = await startService('api', env);
   const results: OperationResult[] = [];
   const clients: Client[] = [];
@@ -166,10 +242,15 @@ async function latencies(ctx: BenchContext, env: Record<string, string>, seeded:
       await measure(api, op, concurrent, Math.ceil(WARMUP_REQUESTS / CONCURRENT_CLIENTS));
       const seq = await measure(api, op, sequential, SEQUENTIAL_REQUESTS);
       const conc = await measure(api, op, concurrent, CONCURRENT_REQUESTS_PER_CLIENT);
-      for (const [mode, m] of [['sequential', seq], ['concurrent', conc]] as const) {
+      for (const [mode, m] of [
+        ['sequential', seq],
+        ['concurrent', conc],
+      ] as const) {
         if (m.failures > 0) problems.push(`${op.id} ${mode}: ${m.failures} of ${m.requests} failed, first: ${m.firstFailure}`);
       }
-      ctx.progress(`${op.id}: sequential p50 ${seq.p50Ms} ms p99 ${seq.p99Ms} ms; ${CONCURRENT_CLIENTS} clients p50 ${conc.p50Ms} ms p99 ${conc.p99Ms} ms, ${conc.requestsPerSecond} req/s; failures ${seq.failures + conc.failures}`);
+      ctx.progress(
+        `${op.id}: sequential p50 ${seq.p50Ms} ms p99 ${seq.p99Ms} ms; ${CONCURRENT_CLIENTS} clients p50 ${conc.p50Ms} ms p99 ${conc.p99Ms} ms, ${conc.requestsPerSecond} req/s; failures ${seq.failures + conc.failures}`,
+      );
       results.push({ id: op.id, label: op.label, kind: op.kind, sequential: seq, concurrent: conc });
     }
   } finally {
@@ -193,7 +274,13 @@ interface SessionsResult {
 }
 
 /** SESSIONS clients connected at once to a fresh API process, each making CALLS_PER_SESSION calls at once with the others. */
-async function sessions(ctx: BenchContext, env: Record<string, string>, seeded: Seeded, keys: string[], problems: string[]): Promise<SessionsResult> {
+async function sessions(
+  ctx: BenchContext,
+  env: Record<string, string>,
+  seeded: Seeded,
+  keys: string[],
+  problems: string[],
+): Promise<SessionsResult> {
   const api = await startService('api', env);
   const sampler = memorySampler(api.pid, 50);
   const clients: Client[] = [];
@@ -203,14 +290,18 @@ async function sessions(ctx: BenchContext, env: Record<string, string>, seeded: 
     const idle = memoryOf(api.pid)!.rssMiB;
     // One client first, so that what loads on first use (the SDK's server side, zod schemas) is not counted as per-session cost.
     const warm = await connectClient(baseUrl, keys[0]!);
-    const warmProblem = (await callTool(warm, 'get_video', { videoId: seeded.videoIds[0]! }, Boolean)) ?? (await callTool(warm, 'search_videos', { q: seeded.words[0]!, pageSize: PAGE_SIZE }, Boolean));
+    const warmProblem =
+      (await callTool(warm, 'get_video', { videoId: seeded.videoIds[0]! }, Boolean)) ??
+      (await callTool(warm, 'search_videos', { q: seeded.words[0]!, pageSize: PAGE_SIZE }, Boolean));
     if (warmProblem) problems.push(`sessions warm-up: ${warmProblem}`);
     await warm.close();
     await sleep(500);
     const beforeSessions = memoryOf(api.pid)!.rssMiB;
     const since = performance.now();
     const cpuBefore = cpuOf(api.pid);
-    ctx.progress(`sessions: API pid ${api.pid}, RSS idle ${round(idle, 1)} MiB, after one client ${round(beforeSessions, 1)} MiB; connecting ${SESSIONS} clients at once`);
+    ctx.progress(
+      `sessions: API pid ${api.pid}, RSS idle ${round(idle, 1)} MiB, after one client ${round(beforeSessions, 1)} MiB; connecting ${SESSIONS} clients at once`,
+    );
 
     const connectMs: number[] = [];
     const connectStarted = performance.now();
@@ -226,7 +317,8 @@ async function sessions(ctx: BenchContext, env: Record<string, string>, seeded: 
     const allConnectedMs = performance.now() - connectStarted;
     const connected = settled.filter((s) => s.status === 'fulfilled').map((s) => (s as PromiseFulfilledResult<Client>).value);
     const refused = settled.find((s) => s.status === 'rejected') as PromiseRejectedResult | undefined;
-    if (refused) problems.push(`sessions: ${SESSIONS - connected.length} clients failed to connect, first: ${(refused.reason as Error)?.message}`);
+    if (refused)
+      problems.push(`sessions: ${SESSIONS - connected.length} clients failed to connect, first: ${(refused.reason as Error)?.message}`);
 
     const callMs: number[] = [];
     let callsFailed = 0;
@@ -240,9 +332,12 @@ async function sessions(ctx: BenchContext, env: Record<string, string>, seeded: 
           const t = performance.now();
           let problem: string | undefined;
           try {
-            problem = n === 1
-              ? await callTool(client, 'search_videos', { q: seeded.words[i % seeded.words.length]!, pageSize: PAGE_SIZE }, (data) => Array.isArray(data?.videos))
-              : await callTool(client, 'get_video', { videoId }, (data) => data?.videoId === videoId);
+            problem =
+              n === 1
+                ? await callTool(client, 'search_videos', { q: seeded.words[i % seeded.words.length]!, pageSize: PAGE_SIZE }, (data) =>
+                    Array.isArray(data?.videos),
+                  )
+                : await callTool(client, 'get_video', { videoId }, (data) => data?.videoId === videoId);
           } catch (error) {
             problem = (error as Error).message;
           }
@@ -272,9 +367,19 @@ async function sessions(ctx: BenchContext, env: Record<string, string>, seeded: 
       callsOk: callMs.length - callsFailed,
       callsFailed,
       firstFailure,
-      connectMs: { p50: round(percentile(connectMs, 50), 1)!, p99: round(percentile(connectMs, 99), 1)!, allConnectedMs: round(allConnectedMs, 0)! },
+      connectMs: {
+        p50: round(percentile(connectMs, 50), 1)!,
+        p99: round(percentile(connectMs, 99), 1)!,
+        allConnectedMs: round(allConnectedMs, 0)!,
+      },
       callMs: { p50: round(percentile(callMs, 50), 1)!, p99: round(percentile(callMs, 99), 1)!, allDoneMs: round(allDoneMs, 0)! },
-      rssMiB: { idle: round(idle, 1)!, beforeSessions: round(beforeSessions, 1)!, sampledPeak: round(sampledPeak, 1)!, vmHwm: round(vmHwm, 1)!, afterClose: round(afterClose, 1)! },
+      rssMiB: {
+        idle: round(idle, 1)!,
+        beforeSessions: round(beforeSessions, 1)!,
+        sampledPeak: round(sampledPeak, 1)!,
+        vmHwm: round(vmHwm, 1)!,
+        afterClose: round(afterClose, 1)!,
+      },
       serverCpuMs: cpuBefore === undefined || cpuAfter === undefined ? null : round((cpuAfter - cpuBefore) / 1000, 0),
     };
   } finally {
@@ -298,7 +403,14 @@ function describe(ops: OperationResult[], session: SessionsResult, constructionU
     op.sequential.failures + op.concurrent.failures,
   ];
   const rows: Cell[][] = ops.map(row);
-  const overhead: Array<{ pair: string; sequentialP50Ms: number | null; sequentialP99Ms: number | null; concurrentP50Ms: number | null; concurrentP99Ms: number | null; serverCpuUs: number | null }> = [];
+  const overhead: Array<{
+    pair: string;
+    sequentialP50Ms: number | null;
+    sequentialP99Ms: number | null;
+    concurrentP50Ms: number | null;
+    concurrentP99Ms: number | null;
+    serverCpuUs: number | null;
+  }> = [];
   const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b, 2));
   for (const [mcpId, restId, label] of [
     ['mcp-get_video_status_history', 'rest-status-history', 'Δ MCP overhead, status history (same core function)'],
@@ -317,11 +429,31 @@ function describe(ops: OperationResult[], session: SessionsResult, constructionU
       serverCpuUs: diff(mcp.sequential.serverCpuUsPerRequest, rest.sequential.serverCpuUsPerRequest),
     };
     overhead.push(entry);
-    rows.push([label, entry.sequentialP50Ms, entry.sequentialP99Ms, entry.serverCpuUs, entry.concurrentP50Ms, entry.concurrentP99Ms, null, diff(mcp.concurrent.serverCpuUsPerRequest, rest.concurrent.serverCpuUsPerRequest), null]);
+    rows.push([
+      label,
+      entry.sequentialP50Ms,
+      entry.sequentialP99Ms,
+      entry.serverCpuUs,
+      entry.concurrentP50Ms,
+      entry.concurrentP99Ms,
+      null,
+      diff(mcp.concurrent.serverCpuUsPerRequest, rest.concurrent.serverCpuUsPerRequest),
+      null,
+    ]);
   }
   const latencyTable = {
     title: `Per request, client-side (sequential: 1 client × ${SEQUENTIAL_REQUESTS}; concurrent: ${CONCURRENT_CLIENTS} clients × ${CONCURRENT_REQUESTS_PER_CLIENT}, each its own user)`,
-    columns: ['request', 'seq p50 ms', 'seq p99 ms', 'seq server µs/req', `${CONCURRENT_CLIENTS}× p50 ms`, `${CONCURRENT_CLIENTS}× p99 ms`, `${CONCURRENT_CLIENTS}× req/s`, `${CONCURRENT_CLIENTS}× server µs/req`, 'failures'],
+    columns: [
+      'request',
+      'seq p50 ms',
+      'seq p99 ms',
+      'seq server µs/req',
+      `${CONCURRENT_CLIENTS}× p50 ms`,
+      `${CONCURRENT_CLIENTS}× p99 ms`,
+      `${CONCURRENT_CLIENTS}× req/s`,
+      `${CONCURRENT_CLIENTS}× server µs/req`,
+      'failures',
+    ],
     rows,
   };
   const s = session;
@@ -349,7 +481,7 @@ function describe(ops: OperationResult[], session: SessionsResult, constructionU
         `with ${CONCURRENT_CLIENTS} clients p50 +${history.concurrentP50Ms} / +${search.concurrentP50Ms} ms, p99 +${history.concurrentP99Ms} / +${search.concurrentP99Ms} ms; ` +
         `server CPU per request +${history.serverCpuUs} / +${search.serverCpuUs} µs (from /proc, 10 ms ticks: coarse). ` +
         `Where it goes, per POST /mcp (api/mcp/handler.ts): a new McpServer with every tool, resource and prompt registered (**${constructionUs} µs** of CPU measured in process), ` +
-        'a new StreamableHTTPServerTransport, which converts the Node request into a Web Request and back through @hono/node-server, the JSON-RPC dispatch, the SDK validating structuredContent against the tool\'s output schema, ' +
+        "a new StreamableHTTPServerTransport, which converts the Node request into a Web Request and back through @hono/node-server, the JSON-RPC dispatch, the SDK validating structuredContent against the tool's output schema, " +
         'and the answer carried twice (structuredContent, plus a text rendering: pretty-printed JSON for get_video and get_video_status_history).',
     );
   }
@@ -363,7 +495,9 @@ function describe(ops: OperationResult[], session: SessionsResult, constructionU
       `Connecting is 3 requests per client (initialize, notifications/initialized, and a GET for the standalone stream that answers 405), so ${s.sessions} clients at once queue behind each other on one process: connect p50 ${s.connectMs.p50} ms. ` +
       'Between requests a session costs the stateless server nothing: only requests in flight hold a server and a transport.',
   );
-  notes.push('Client (MCP SDK / fetch), API (child process) and PostgreSQL (embedded, fsync on) share the machine; latencies are client-side, closed loop, and include the client SDK\'s own work (JSON-RPC framing, output-schema validation of structuredContent is skipped: the client never listed the tools).');
+  notes.push(
+    "Client (MCP SDK / fetch), API (child process) and PostgreSQL (embedded, fsync on) share the machine; latencies are client-side, closed loop, and include the client SDK's own work (JSON-RPC framing, output-schema validation of structuredContent is skipped: the client never listed the tools).",
+  );
   return { tables: [latencyTable, sessionTable], notes, overhead };
 }
 
@@ -372,9 +506,9 @@ export const benchmark: Benchmark = {
   title: 'MCP endpoint: tool calls vs REST, concurrent sessions',
   description:
     `The real API (\`afterimage api\` as a child process) on a fresh database seeded with ${VIDEOS.toLocaleString('en')} videos in ${CHANNELS} channels. ` +
-    'MCP tools/call (the SDK\'s Client + StreamableHTTPClientTransport; the server is stateless, one POST per call) against the REST route doing the same work, ' +
+    "MCP tools/call (the SDK's Client + StreamableHTTPClientTransport; the server is stateless, one POST per call) against the REST route doing the same work, " +
     `sequential and with ${CONCURRENT_CLIENTS} concurrent clients; then ${SESSIONS} MCP clients connected at once to a fresh API process, each making ${CALLS_PER_SESSION} calls, with the API's RSS from /proc. ` +
-    'The Pro tier\'s requestsPerMinute and ftsQueriesPerMinute are unlimited for the run; every call must succeed. No target is set: the figures are reported.',
+    "The Pro tier's requestsPerMinute and ftsQueriesPerMinute are unlimited for the run; every call must succeed. No target is set: the figures are reported.",
   async run(ctx) {
     const db = await ctx.database();
     const sql = db.pool({ max: 4, role: 'bench-setup' });
@@ -386,12 +520,16 @@ export const benchmark: Benchmark = {
       const user = await createUser(sql, { email: `mcp-bench-${i}@example.org`, tier: 'pro', isAdmin: false });
       keys.push((await createApiKey(sql, { userId: user.id })).key);
     }
-    ctx.progress(`${VIDEOS} videos in ${CHANNELS} channels, ${SESSIONS} Pro users with keys in ${Math.round(performance.now() - started)} ms`);
+    ctx.progress(
+      `${VIDEOS} videos in ${CHANNELS} channels, ${SESSIONS} Pro users with keys in ${Math.round(performance.now() - started)} ms`,
+    );
     const env = apiEnv(ctx, db.url);
     const problems: string[] = [];
     const ops = await latencies(ctx, env, seeded, keys, problems);
     const session = await sessions(ctx, env, seeded, keys, problems);
-    ctx.progress(`sessions: ${session.connected} connected, ${session.callsOk} calls ok, ${session.callsFailed} failed; RSS ${session.rssMiB.beforeSessions} → VmHWM ${session.rssMiB.vmHwm} MiB`);
+    ctx.progress(
+      `sessions: ${session.connected} connected, ${session.callsOk} calls ok, ${session.callsFailed} failed; RSS ${session.rssMiB.beforeSessions} → VmHWM ${session.rssMiB.vmHwm} MiB`,
+    );
     const constructionUs = serverConstructionUs();
     ctx.progress(`createMcpServer alone (in process): ${constructionUs} µs`);
     const { tables, notes, overhead } = describe(ops, session, constructionUs);

@@ -55,13 +55,17 @@ const clock = () => `${((performance.now() - runStarted) / 1000).toFixed(1).padS
 
 /** The benchmark files beside this one, by name (a benchmark is named after its file). */
 async function discover(): Promise<string[]> {
-  return (await readdir(benchDir)).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && file !== 'run.ts').map((file) => basename(file, '.ts')).sort();
+  return (await readdir(benchDir))
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && file !== 'run.ts')
+    .map((file) => basename(file, '.ts'))
+    .sort();
 }
 
 async function load(name: string): Promise<Benchmark> {
   const module = (await import(pathToFileURL(join(benchDir, `${name}.ts`)).href)) as { benchmark?: Benchmark };
   if (!module.benchmark) throw new Error(`scripts/bench/${name}.ts exports no \`benchmark\``);
-  if (module.benchmark.name !== name) throw new Error(`scripts/bench/${name}.ts names its benchmark "${module.benchmark.name}"; use the file's name`);
+  if (module.benchmark.name !== name)
+    throw new Error(`scripts/bench/${name}.ts names its benchmark "${module.benchmark.name}"; use the file's name`);
   return module.benchmark;
 }
 
@@ -110,7 +114,9 @@ function databaseScope(benchmark: string, progress: (message: string) => void) {
       const started = performance.now();
       try {
         const { applied } = await migrate(migrator, url, log);
-        progress(`fresh database ${name} on ${kind} PostgreSQL ${version}, ${applied.length} migrations in ${Math.round(performance.now() - started)} ms`);
+        progress(
+          `fresh database ${name} on ${kind} PostgreSQL ${version}, ${applied.length} migrations in ${Math.round(performance.now() - started)} ms`,
+        );
       } finally {
         await migrator.end();
       }
@@ -189,7 +195,9 @@ async function writeSummary(): Promise<void> {
       '',
       `Measured ${result.date.slice(0, 10)} on ${machine.cpuCount} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}${database}${result.ok ? '' : ' — **FAILED CHECKS:** ' + result.problems.join('; ')}.`,
       '',
-      result.tables.map((table) => `${table.title ? `**${table.title}**\n\n` : ''}${markdownTable(table.columns, table.rows)}`).join('\n\n'),
+      result.tables
+        .map((table) => `${table.title ? `**${table.title}**\n\n` : ''}${markdownTable(table.columns, table.rows)}`)
+        .join('\n\n'),
       ...(result.notes.length ? ['', ...result.notes.map((note) => `- ${note}`)] : []),
     ].join('\n');
   });
@@ -220,7 +228,9 @@ async function runOne(benchmark: Benchmark): Promise<boolean> {
     process.stderr.write(`[${benchmark.name}] failed: ${error instanceof Error ? error.stack : message}\n`);
     outcome = { parameters: {}, results: null, tables: [], notes: [], ok: false, problems: [message.split('\n')[0]!] };
   } finally {
-    await scope.dropAll().catch((error: unknown) => process.stderr.write(`[${benchmark.name}] could not drop its database: ${String(error)}\n`));
+    await scope
+      .dropAll()
+      .catch((error: unknown) => process.stderr.write(`[${benchmark.name}] could not drop its database: ${String(error)}\n`));
   }
   const result: ResultFile = {
     name: benchmark.name,
@@ -279,10 +289,15 @@ async function main(names: string[]): Promise<number> {
       if (!(await runOne(benchmark))) failed += 1;
     }
   } finally {
-    if (usedEmbedded) await stopEmbeddedCluster().catch((error: unknown) => process.stderr.write(`could not stop the embedded PostgreSQL: ${String(error)}\n`));
+    if (usedEmbedded)
+      await stopEmbeddedCluster().catch((error: unknown) =>
+        process.stderr.write(`could not stop the embedded PostgreSQL: ${String(error)}\n`),
+      );
     await writeSummary();
   }
-  say(`${clock()}  results in scripts/bench/results/ (${chosen.map((name) => `${name}.json`).join(', ')}, SUMMARY.md)${failed ? `; ${failed} benchmark(s) FAILED` : ''}`);
+  say(
+    `${clock()}  results in scripts/bench/results/ (${chosen.map((name) => `${name}.json`).join(', ')}, SUMMARY.md)${failed ? `; ${failed} benchmark(s) FAILED` : ''}`,
+  );
   return failed ? 1 : 0;
 }
 

@@ -29,17 +29,24 @@ const MAX_RSS_GROWTH = 0.1;
 const MIX = { fts: 35, subtitles: 25, 'status-history': 25, stream: 15 } as const;
 type RouteName = keyof typeof MIX;
 
-interface RouteStats { latencies: number[]; errors: number; errorSamples: Set<string> }
+interface RouteStats {
+  latencies: number[];
+  errors: number;
+  errorSamples: Set<string>;
+}
 
 /** One GET on a kept-alive connection, read to its end; a stream ends by itself once its stored part is sent (search:complete). */
 function get(agent: Agent, base: URL, path: string, key: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: base.hostname, port: base.port, path, agent, headers: { 'X-API-Key': key }, timeout: 30_000 }, (response) => {
-      let body = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-      response.once('end', () => resolve({ status: response.statusCode ?? 0, body }));
-      response.once('error', reject);
-    });
+    const request = httpRequest(
+      { host: base.hostname, port: base.port, path, agent, headers: { 'X-API-Key': key }, timeout: 30_000 },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        response.once('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        response.once('error', reject);
+      },
+    );
     request.once('timeout', () => request.destroy(new Error('no answer within 30 s')));
     request.once('error', reject);
     request.end();
@@ -58,7 +65,11 @@ export const benchmark: Benchmark = {
     await rm(dataDir, { recursive: true, force: true });
     const archive = await createArchiveFixture({ videos: 300, seed: 'soak', mediaEvery: 0 });
     // npm start's defaults: the embedded cluster in DATA_DIR, whatever DATABASE_URL the harness runs with.
-    const service = await startService('start', { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ARCHIVE_DIR: archive.dir }, { unset: ['DATABASE_URL'], timeoutMs: 120_000 });
+    const service = await startService(
+      'start',
+      { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ARCHIVE_DIR: archive.dir },
+      { unset: ['DATABASE_URL'], timeoutMs: 120_000 },
+    );
     const sql = connect(embeddedUrl(dataDir), { max: 4, role: 'bench-soak' });
     const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS });
     try {
@@ -73,7 +84,11 @@ export const benchmark: Benchmark = {
       // A second status for some videos, so that histories have more than their first row.
       await sql`update videos set status = 'deleted', status_reason = 'unknown' where video_id in (select video_id from videos where status = 'live' order by video_id limit ${Math.ceil(VIDEOS / 10)})`;
 
-      const started = await fetch(`${base.origin}/api/search`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify({ query: archive.handle }) });
+      const started = await fetch(`${base.origin}/api/search`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query: archive.handle }),
+      });
       if (started.status !== 200) throw new Error(`POST /api/search answered ${started.status}: ${await started.text()}`);
       const streamPath = ((await started.json()) as { data: { sseEndpointUrl: string } }).data.sseEndpointUrl;
       for (let done = false; !done; ) {
@@ -84,8 +99,16 @@ export const benchmark: Benchmark = {
       await sleep(6_000); // the tier cache (5 s) forgets the old limits
 
       const videoIds = Array.from({ length: 500 }, (_, index) => corpus.video(Math.floor((index * VIDEOS) / 500)).videoId);
-      const words = Array.from({ length: 100 }, (_, index) => corpus.video(index * 13).title.split(/\s+/).find((word) => /^\p{L}{3,}$/u.test(word))).filter((word): word is string => word !== undefined);
-      const queries = words.flatMap((word, index) => [`/api/fts?q=${encodeURIComponent(word)}`, `/api/fts?q=${encodeURIComponent(`${word} ${words[(index + 1) % words.length]}`)}&in=subtitles`]);
+      const words = Array.from({ length: 100 }, (_, index) =>
+        corpus
+          .video(index * 13)
+          .title.split(/\s+/)
+          .find((word) => /^\p{L}{3,}$/u.test(word)),
+      ).filter((word): word is string => word !== undefined);
+      const queries = words.flatMap((word, index) => [
+        `/api/fts?q=${encodeURIComponent(word)}`,
+        `/api/fts?q=${encodeURIComponent(`${word} ${words[(index + 1) % words.length]}`)}&in=subtitles`,
+      ]);
       const paths: Record<RouteName, string[]> = {
         fts: queries,
         subtitles: archive.subtitleVideoIds.map((id) => `/api/subtitles/${id}`),
@@ -93,7 +116,9 @@ export const benchmark: Benchmark = {
         stream: [streamPath],
       };
       const weighted = (Object.keys(MIX) as RouteName[]).flatMap((route) => Array<RouteName>(MIX[route]).fill(route));
-      const stats = Object.fromEntries((Object.keys(MIX) as RouteName[]).map((route) => [route, { latencies: [], errors: 0, errorSamples: new Set() }])) as unknown as Record<RouteName, RouteStats>;
+      const stats = Object.fromEntries(
+        (Object.keys(MIX) as RouteName[]).map((route) => [route, { latencies: [], errors: 0, errorSamples: new Set() }]),
+      ) as unknown as Record<RouteName, RouteStats>;
 
       let measuring = false;
       let stopAt = performance.now() + WARM_UP_SECONDS * 1000;
@@ -111,7 +136,8 @@ export const benchmark: Benchmark = {
             if (ok) stats[route].latencies.push(performance.now() - began);
             else {
               stats[route].errors += 1;
-              if (stats[route].errorSamples.size < 5) stats[route].errorSamples.add(`${answer.status} ${path}: ${answer.body.slice(0, 160)}`);
+              if (stats[route].errorSamples.size < 5)
+                stats[route].errorSamples.add(`${answer.status} ${path}: ${answer.body.slice(0, 160)}`);
             }
           } catch (error) {
             if (!measuring) continue;
@@ -136,33 +162,71 @@ export const benchmark: Benchmark = {
 
       const rows: Cell[][] = (Object.keys(MIX) as RouteName[]).map((route) => {
         const sorted = Float64Array.from(stats[route].latencies).sort();
-        return [route, sorted.length, round(sorted.length / elapsed, 0), stats[route].errors, round(percentile(sorted, 50), 1), round(percentile(sorted, 99), 1), round(sorted[sorted.length - 1] ?? Number.NaN, 1)];
+        return [
+          route,
+          sorted.length,
+          round(sorted.length / elapsed, 0),
+          stats[route].errors,
+          round(percentile(sorted, 50), 1),
+          round(percentile(sorted, 99), 1),
+          round(sorted[sorted.length - 1] ?? Number.NaN, 1),
+        ];
       });
       const errors = Object.values(stats).reduce((sum, route) => sum + route.errors, 0);
       const requests = Object.values(stats).reduce((sum, route) => sum + route.latencies.length, 0) + errors;
       const growth = (rssEnd - rssStart) / rssStart;
       const problems: string[] = [];
-      if (errors > 0) problems.push(`${errors} errors: ${Object.values(stats).flatMap((route) => [...route.errorSamples]).slice(0, 5).join(' | ')}`);
-      if (growth > MAX_RSS_GROWTH) problems.push(`RSS grew ${round(growth * 100, 1)} % (${round(rssStart, 1)} → ${round(rssEnd, 1)} MiB), more than ${MAX_RSS_GROWTH * 100} %`);
+      if (errors > 0)
+        problems.push(
+          `${errors} errors: ${Object.values(stats)
+            .flatMap((route) => [...route.errorSamples])
+            .slice(0, 5)
+            .join(' | ')}`,
+        );
+      if (growth > MAX_RSS_GROWTH)
+        problems.push(
+          `RSS grew ${round(growth * 100, 1)} % (${round(rssStart, 1)} → ${round(rssEnd, 1)} MiB), more than ${MAX_RSS_GROWTH * 100} %`,
+        );
       if (service.exited()) problems.push('the service exited during the soak');
       // What the service said about its failures: the cause behind a 500's request id.
-      const serviceErrors = service.warnings.filter((entry) => entry.level === 'error').slice(0, 3).map((entry) => JSON.stringify(entry).slice(0, 600));
+      const serviceErrors = service.warnings
+        .filter((entry) => entry.level === 'error')
+        .slice(0, 3)
+        .map((entry) => JSON.stringify(entry).slice(0, 600));
       return {
-        parameters: { clients: CLIENTS, seconds: SECONDS, warmUpSeconds: WARM_UP_SECONDS, corpusVideos: VIDEOS, archiveVideos: archive.allVideoIds.length, mix: MIX, limits: 'pro tier, every limit lifted' },
+        parameters: {
+          clients: CLIENTS,
+          seconds: SECONDS,
+          warmUpSeconds: WARM_UP_SECONDS,
+          corpusVideos: VIDEOS,
+          archiveVideos: archive.allVideoIds.length,
+          mix: MIX,
+          limits: 'pro tier, every limit lifted',
+        },
         results: {
           requests,
           errors,
           requestsPerSecond: round(requests / elapsed, 0),
-          routes: Object.fromEntries(rows.map((row) => [row[0], { requests: row[1], errors: row[3], p50Ms: row[4], p99Ms: row[5], maxMs: row[6] }])),
+          routes: Object.fromEntries(
+            rows.map((row) => [row[0], { requests: row[1], errors: row[3], p50Ms: row[4], p99Ms: row[5], maxMs: row[6] }]),
+          ),
           rssMiB: { start: round(rssStart, 1), end: round(rssEnd, 1), peak: round(rssPeak, 1), growthPercent: round(growth * 100, 1) },
         },
         tables: [
-          { title: `${CLIENTS} clients, ${round(elapsed, 0)} s: ${requests} requests, ${errors} errors`, columns: ['route', 'requests', 'per second', 'errors', 'p50 ms', 'p99 ms', 'max ms'], rows },
-          { title: 'Service RSS (MiB)', columns: ['start', 'end', 'peak', 'growth %'], rows: [[round(rssStart, 1), round(rssEnd, 1), round(rssPeak, 1), round(growth * 100, 1)]] },
+          {
+            title: `${CLIENTS} clients, ${round(elapsed, 0)} s: ${requests} requests, ${errors} errors`,
+            columns: ['route', 'requests', 'per second', 'errors', 'p50 ms', 'p99 ms', 'max ms'],
+            rows,
+          },
+          {
+            title: 'Service RSS (MiB)',
+            columns: ['start', 'end', 'peak', 'growth %'],
+            rows: [[round(rssStart, 1), round(rssEnd, 1), round(rssPeak, 1), round(growth * 100, 1)]],
+          },
         ],
         notes: [
           ...serviceErrors.map((line) => `service error log: \`${line}\``),
-          'Client and service share the machine: the latencies include the load generator\'s own CPU time.',
+          "Client and service share the machine: the latencies include the load generator's own CPU time.",
           'RSS at start is taken after the warm-up; the check is end ≤ start + 10 %.',
         ],
         ok: problems.length === 0,

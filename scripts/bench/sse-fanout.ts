@@ -94,7 +94,14 @@ interface ClientsHandle {
 function startClients(): ClientsHandle {
   const child = spawn(
     'bash',
-    ['-c', `if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt ${OPEN_FILES} ]; then ulimit -n ${OPEN_FILES} || exit 97; fi; exec "$0" "$@"`, process.execPath, '--import', 'tsx', clientScript],
+    [
+      '-c',
+      `if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt ${OPEN_FILES} ]; then ulimit -n ${OPEN_FILES} || exit 97; fi; exec "$0" "$@"`,
+      process.execPath,
+      '--import',
+      'tsx',
+      clientScript,
+    ],
     { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
   );
   const waiting = new Map<string, (message: ClientMessage) => void>();
@@ -124,7 +131,15 @@ async function postmasterPid(sql: Sql): Promise<number | undefined> {
   return postmasterOf(backend!.pid);
 }
 
-interface Commit { seq: number; events: number; scheduledAt: number; sentAt: number; ackAt: number; commitMs: number; lateMs: number }
+interface Commit {
+  seq: number;
+  events: number;
+  scheduledAt: number;
+  sentAt: number;
+  ackAt: number;
+  commitMs: number;
+  lateMs: number;
+}
 
 /** COMMITS transactions at COMMITS_PER_SECOND on a fixed schedule, each appending 1–10 events to the crawl's stream. */
 async function publish(sql: Sql, stream: string): Promise<Commit[]> {
@@ -140,20 +155,35 @@ async function publish(sql: Sql, stream: string): Promise<Commit[]> {
     const sentAt = performance.timeOrigin + began;
     // Each payload carries the stamps the clients time the delivery by (seq, idx, sentAt) beside its own fields.
     const stamp = (idx: number) => ({ seq, idx, sentAt });
-    const events: SearchEvent[] = [searchEvents.progress({ stage: 'youtube_api', percent: Math.floor((seq / COMMITS) * 100), videosInBatch: n - 1, ...stamp(0) })];
+    const events: SearchEvent[] = [
+      searchEvents.progress({ stage: 'youtube_api', percent: Math.floor((seq / COMMITS) * 100), videosInBatch: n - 1, ...stamp(0) }),
+    ];
     // videoPayload stands in for a VideoObject (not every field of one).
-    for (let idx = 1; idx < n; idx++) events.push(searchEvents.video({ ...(videoPayload(seq, idx) as unknown as VideoObject), ...stamp(idx) }));
+    for (let idx = 1; idx < n; idx++)
+      events.push(searchEvents.video({ ...(videoPayload(seq, idx) as unknown as VideoObject), ...stamp(idx) }));
     await sql.begin((tx) => appendEvents(tx, stream, events));
     const acked = performance.now();
-    commits.push({ seq, events: n, scheduledAt, sentAt, ackAt: performance.timeOrigin + acked, commitMs: acked - began, lateMs: began - scheduledAt });
+    commits.push({
+      seq,
+      events: n,
+      scheduledAt,
+      sentAt,
+      ackAt: performance.timeOrigin + acked,
+      commitMs: acked - began,
+      lateMs: began - scheduledAt,
+    });
   }
   return commits;
 }
 
 const ms = (value: number | undefined) => (value === undefined ? null : round(value, 1));
 const roundSummary = (summary: LatencySummary) =>
-  Object.fromEntries(Object.entries(summary).map(([key, value]) => [key, key === 'count' ? value : round(value, 2)])) as Record<keyof LatencySummary, number>;
-const coresOf = (start: number | undefined, end: number | undefined, seconds: number) => (start === undefined || end === undefined ? null : round((end - start) / 1e6 / seconds, 2));
+  Object.fromEntries(Object.entries(summary).map(([key, value]) => [key, key === 'count' ? value : round(value, 2)])) as Record<
+    keyof LatencySummary,
+    number
+  >;
+const coresOf = (start: number | undefined, end: number | undefined, seconds: number) =>
+  start === undefined || end === undefined ? null : round((end - start) / 1e6 / seconds, 2);
 
 async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSession: number) {
   const clientCount = sessionsCount * clientsPerSession;
@@ -185,7 +215,9 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
     { openFiles: OPEN_FILES, nodeArgs: process.env.SSE_FANOUT_API_NODE_ARGS?.split(' ').filter(Boolean) ?? [] },
   );
   const openFiles = /Max open files\s+(\d+|unlimited)/.exec(readFileSync(`/proc/${api.pid}/limits`, 'utf8'))?.[1] ?? null;
-  ctx.progress(`${label}: API pid ${api.pid} at ${api.url}, ready in ${Math.round(api.readyAt - api.spawnedAt)} ms, open files limit ${openFiles}`);
+  ctx.progress(
+    `${label}: API pid ${api.pid} at ${api.url}, ready in ${Math.round(api.readyAt - api.spawnedAt)} ms, open files limit ${openFiles}`,
+  );
   let clients: ClientsHandle | undefined;
   const sampler = memorySampler(api.pid, 100);
   try {
@@ -195,9 +227,14 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
     // One session per user, all on the same channel: the first opens the crawl, the others join it.
     const sessions: Array<{ key: string; path: string }> = [];
     for (const { key } of users) {
-      const response = await fetch(`${api.url}/api/search`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': key }, body: JSON.stringify({ query: CHANNEL_ID }) });
+      const response = await fetch(`${api.url}/api/search`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-API-Key': key },
+        body: JSON.stringify({ query: CHANNEL_ID }),
+      });
       const body = (await response.json()) as { data?: { sseEndpointUrl: string } };
-      if (response.status !== 200 || !body.data) throw new Error(`POST /api/search answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+      if (response.status !== 200 || !body.data)
+        throw new Error(`POST /api/search answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
       sessions.push({ key, path: body.data.sseEndpointUrl });
     }
     const crawls = await sql<{ id: string }[]>`select id::text from crawls where channel_id = ${CHANNEL_ID} and status = 'running'`;
@@ -206,10 +243,15 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
     const stream = crawlStream(crawlId);
     const [jobs] = await sql<{ locked: number }[]>`select count(locked_at)::int as locked from graphile_worker._private_jobs`;
     const [heartbeats] = await sql<{ n: number }[]>`select count(*)::int as n from worker_heartbeats`;
-    if ((jobs?.locked ?? 0) > 0 || (heartbeats?.n ?? 0) > 0) problems.push(`${label}: a worker is running (${heartbeats?.n} heartbeats, ${jobs?.locked} jobs locked), so the stream may have other writers`);
+    if ((jobs?.locked ?? 0) > 0 || (heartbeats?.n ?? 0) > 0)
+      problems.push(
+        `${label}: a worker is running (${heartbeats?.n} heartbeats, ${jobs?.locked} jobs locked), so the stream may have other writers`,
+      );
 
     const idle = memoryOf(api.pid)!;
-    ctx.progress(`${label}: ${sessionsCount} sessions on crawl ${crawlId} (its job stays queued: no worker); API RSS ${round(idle.rssMiB, 0)} MiB; connecting`);
+    ctx.progress(
+      `${label}: ${sessionsCount} sessions on crawl ${crawlId} (its job stays queued: no worker); API RSS ${round(idle.rssMiB, 0)} MiB; connecting`,
+    );
 
     clients = startClients();
     const apiCpuBeforeConnect = cpuOf(api.pid);
@@ -224,10 +266,13 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
     });
     const connected = (await connectedMessage) as Extract<ClientMessage, { type: 'connected' }>;
     const apiCpuAfterConnect = cpuOf(api.pid);
-    if (connected.connected !== clientCount) problems.push(`${label}: ${clientCount - connected.connected} clients did not connect: ${connected.failures.slice(0, 3).join('; ')}`);
+    if (connected.connected !== clientCount)
+      problems.push(`${label}: ${clientCount - connected.connected} clients did not connect: ${connected.failures.slice(0, 3).join('; ')}`);
     await sleep(500);
     const afterConnect = memoryOf(api.pid)!;
-    ctx.progress(`${label}: all past their snapshot in ${Math.round(connected.rampMs)} ms; API RSS ${round(afterConnect.rssMiB, 0)} MiB; publishing ${COMMITS} commits at ${COMMITS_PER_SECOND}/s`);
+    ctx.progress(
+      `${label}: all past their snapshot in ${Math.round(connected.rampMs)} ms; API RSS ${round(afterConnect.rssMiB, 0)} MiB; publishing ${COMMITS} commits at ${COMMITS_PER_SECOND}/s`,
+    );
 
     const publishStarted = performance.now();
     const apiCpuStart = cpuOf(api.pid);
@@ -244,7 +289,14 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
     const finishedAt = performance.now();
     await publisher.begin(async (tx) => {
       await tx`update crawls set status = 'complete', finished_at = now() where id = ${crawlId}`;
-      await appendEvents(tx, stream, [searchEvents.complete({ channelId: CHANNEL_ID, totals: { videos: commits.reduce((sum, commit) => sum + commit.events - 1, 0) }, failedSources: [], morePages: false })]);
+      await appendEvents(tx, stream, [
+        searchEvents.complete({
+          channelId: CHANNEL_ID,
+          totals: { videos: commits.reduce((sum, commit) => sum + commit.events - 1, 0) },
+          failedSources: [],
+          morePages: false,
+        }),
+      ]);
     });
     const expectedEvents = commits.reduce((sum, commit) => sum + commit.events, 0);
     clients.send({ type: 'finish', acks: commits.map((commit) => commit.ackAt), expectedEvents, timeoutMs: FINISH_TIMEOUT_MS });
@@ -255,9 +307,15 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
     const apiMemory = memoryOf(api.pid)!;
     const cpu = cpuDelta(cpuStart, cpuEnd);
 
-    if (report.missing || report.clientsShort) problems.push(`${label}: ${report.missing} events missing at ${report.clientsShort} clients ${FINISH_TIMEOUT_MS / 1000} s after search:complete`);
+    if (report.missing || report.clientsShort)
+      problems.push(
+        `${label}: ${report.missing} events missing at ${report.clientsShort} clients ${FINISH_TIMEOUT_MS / 1000} s after search:complete`,
+      );
     if (report.duplicatesOrReordered) problems.push(`${label}: ${report.duplicatesOrReordered} events repeated or out of order`);
-    if (report.completed !== clientCount || report.stillOpen) problems.push(`${label}: ${report.completed} of ${clientCount} streams got search:complete; ${report.stillOpen} still open ${FINISH_TIMEOUT_MS / 1000} s after it`);
+    if (report.completed !== clientCount || report.stillOpen)
+      problems.push(
+        `${label}: ${report.completed} of ${clientCount} streams got search:complete; ${report.stillOpen} still open ${FINISH_TIMEOUT_MS / 1000} s after it`,
+      );
     if (report.errors.length) problems.push(`${label}: client errors: ${report.errors.slice(0, 3).join('; ')}`);
 
     const late = commits.map((commit) => commit.lateMs).sort((a, b) => a - b);
@@ -265,13 +323,16 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
     // The timeline: per second of publishing, the slowest delivery of its commits.
     const perSecond: Array<number | null> = [];
     for (let second = 0; second < SECONDS; second++) {
-      const slice = report.lastClientByCommit.slice(second * COMMITS_PER_SECOND, (second + 1) * COMMITS_PER_SECOND).filter((value): value is number => value !== null);
+      const slice = report.lastClientByCommit
+        .slice(second * COMMITS_PER_SECOND, (second + 1) * COMMITS_PER_SECOND)
+        .filter((value): value is number => value !== null);
       perSecond.push(slice.length ? Math.round(Math.max(...slice)) : null);
     }
     const firstLate = report.lastClientByCommit.findIndex((value) => value !== null && value > TARGET_P99_MS);
     const apiCpuSeconds = apiCpuStart === undefined || apiCpuDrained === undefined ? null : (apiCpuDrained - apiCpuStart) / 1e6;
     const busy = cpu.machineBusyUs === null ? null : cpu.machineBusyUs / 1e6;
-    const ours = [apiCpuEnd! - apiCpuStart!, clientCpuEnd! - clientCpuStart!, cpu.postgresUs ?? 0, cpu.selfUs].reduce((sum, us) => sum + us, 0) / 1e6;
+    const ours =
+      [apiCpuEnd! - apiCpuStart!, clientCpuEnd! - clientCpuStart!, cpu.postgresUs ?? 0, cpu.selfUs].reduce((sum, us) => sum + us, 0) / 1e6;
     return {
       problems,
       result: {
@@ -280,7 +341,15 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
         clientsPerSession,
         clients: clientCount,
         apiOpenFilesLimit: openFiles,
-        connect: { connected: connected.connected, rampMs: round(connected.rampMs, 0)!, perClientMs: roundSummary(report.connectMs), apiCpuSeconds: apiCpuBeforeConnect === undefined || apiCpuAfterConnect === undefined ? null : round((apiCpuAfterConnect - apiCpuBeforeConnect) / 1e6, 2) },
+        connect: {
+          connected: connected.connected,
+          rampMs: round(connected.rampMs, 0)!,
+          perClientMs: roundSummary(report.connectMs),
+          apiCpuSeconds:
+            apiCpuBeforeConnect === undefined || apiCpuAfterConnect === undefined
+              ? null
+              : round((apiCpuAfterConnect - apiCpuBeforeConnect) / 1e6, 2),
+        },
         delivery: {
           fromSentAtMs: roundSummary(report.fromSentAt),
           fromCommitMs: roundSummary(report.fromCommit),
@@ -302,7 +371,11 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
         },
         publisher: {
           commits: commits.length,
-          commitMs: { p50: ms(commitMs[Math.floor(commitMs.length / 2)]), p99: ms(commitMs[Math.floor(commitMs.length * 0.99)]), max: ms(commitMs[commitMs.length - 1]) },
+          commitMs: {
+            p50: ms(commitMs[Math.floor(commitMs.length / 2)]),
+            p99: ms(commitMs[Math.floor(commitMs.length * 0.99)]),
+            max: ms(commitMs[commitMs.length - 1]),
+          },
           lateStartMs: { p50: ms(late[Math.floor(late.length / 2)]), max: ms(late[late.length - 1]) },
         },
         end: { completed: report.completed, ended: report.ended, stillOpen: report.stillOpen, afterCompleteMs: round(drainedMs, 0)! },
@@ -343,7 +416,17 @@ function describe(runs: RunResult[]) {
   const main = runs[0]!;
   const latencyTable = {
     title: `Delivery latency, ms: arrival at each client − sentAt (stamped just before the commit); ${COMMITS} commits at ${COMMITS_PER_SECOND}/s, 1–10 events each`,
-    columns: ['clients', 'deliveries', 'p50', 'p95', 'p99', 'max', 'p99 from commit ack', 'commit → last client p99', `p99 ≤ ${TARGET_P99_MS}`],
+    columns: [
+      'clients',
+      'deliveries',
+      'p50',
+      'p95',
+      'p99',
+      'max',
+      'p99 from commit ack',
+      'commit → last client p99',
+      `p99 ≤ ${TARGET_P99_MS}`,
+    ],
     rows: runs.map((run): Cell[] => [
       run.label,
       run.delivery.delivered,
@@ -358,7 +441,23 @@ function describe(runs: RunResult[]) {
   };
   const runTable = {
     title: 'Connections, completeness, memory and CPU (CPU while publishing, in cores of 2)',
-    columns: ['clients', 'ramp-up ms', 'missing', 'repeated/reordered', 'resumed', 'streams closed', 'API RSS idle MiB', 'after connect MiB', 'API peak RSS MiB', `RSS ≤ ${TARGET_RSS_MIB} MB`, 'API cores', 'API µs/delivery', 'clients cores', 'PG cores', 'other cores'],
+    columns: [
+      'clients',
+      'ramp-up ms',
+      'missing',
+      'repeated/reordered',
+      'resumed',
+      'streams closed',
+      'API RSS idle MiB',
+      'after connect MiB',
+      'API peak RSS MiB',
+      `RSS ≤ ${TARGET_RSS_MIB} MB`,
+      'API cores',
+      'API µs/delivery',
+      'clients cores',
+      'PG cores',
+      'other cores',
+    ],
     rows: runs.map((run): Cell[] => [
       run.label,
       run.connect.rampMs,
@@ -400,8 +499,8 @@ function describe(runs: RunResult[]) {
       `Capacity: at ${reference.label} the API process spent **${reference.apiCpuUsPerDelivery} µs of CPU per delivered event** (per client and event). ` +
         `${main.clients} clients × ${perSecond} events/s need ${round((main.clients * perSecond * reference.apiCpuUsPerDelivery) / 1e6, 2)} cores of its single event loop, ` +
         `so one API process can follow this crawl rate with about ${capacity} clients on an idle machine (here the clients' process, at ${main.cpuWhilePublishing.clientsCores} cores, is the tighter limit). ` +
-        'Beyond that the hub falls behind: it reads the backlog in pages of up to 200 events, renders each page\'s frames once and writes that one Buffer to every stream, 100 streams per turn of the event loop, ' +
-        'so memory holds a page\'s frames and what the sockets have not taken yet; a client more than 1 MiB behind has its stream ended and resumes with Last-Event-ID.',
+        "Beyond that the hub falls behind: it reads the backlog in pages of up to 200 events, renders each page's frames once and writes that one Buffer to every stream, 100 streams per turn of the event loop, " +
+        "so memory holds a page's frames and what the sockets have not taken yet; a client more than 1 MiB behind has its stream ended and resumes with Last-Event-ID.",
     );
   }
   if (main.delivery.fromSentAtMs.p99 > TARGET_P99_MS || main.apiMemoryMiB.peak * 1.048576 > TARGET_RSS_MIB) {
@@ -423,7 +522,7 @@ export const benchmark: Benchmark = {
   description:
     `\`afterimage api\` in a child process; ${CLIENTS.toLocaleString('en')} SSE clients in another (${SESSIONS} users each open one search session of the same channel, so all join one crawl; ${CLIENTS_PER_SESSION} clients follow each session). ` +
     `No worker: the benchmark commits ${COMMITS} transactions to the crawl's event stream with appendEvents (${COMMITS_PER_SECOND}/s for ${SECONDS} s, 1–10 events each, stamped with the wall clock just before the commit), ` +
-    'then search:complete. Latency is each event\'s arrival at each client minus that stamp; every client must get every event once, in order, and its stream must close. ' +
+    "then search:complete. Latency is each event's arrival at each client minus that stamp; every client must get every event once, in order, and its stream must close. " +
     `A second run with ${SESSIONS} × ${REFERENCE_CLIENTS_PER_SESSION} clients is the reference. Targets (${CLIENTS.toLocaleString('en')} clients): p99 ≤ ${TARGET_P99_MS} ms, API RSS ≤ ${TARGET_RSS_MIB} MB.`,
   async run(ctx) {
     const problems: string[] = [];
@@ -432,7 +531,9 @@ export const benchmark: Benchmark = {
       const { problems: found, result } = await runOnce(ctx, SESSIONS, clientsPerSession);
       problems.push(...found);
       runs.push(result);
-      ctx.progress(`${result.label}: p99 ${result.delivery.fromSentAtMs.p99} ms, API peak RSS ${result.apiMemoryMiB.peak} MiB, ${result.delivery.missing} missing, ${result.end.ended}/${result.clients} closed`);
+      ctx.progress(
+        `${result.label}: p99 ${result.delivery.fromSentAtMs.p99} ms, API peak RSS ${result.apiMemoryMiB.peak} MiB, ${result.delivery.missing} missing, ${result.end.ended}/${result.clients} closed`,
+      );
     }
     const { tables, notes } = describe(runs);
     return {
@@ -444,7 +545,9 @@ export const benchmark: Benchmark = {
         seconds: SECONDS,
         commits: COMMITS,
         eventsPerCommit: '1–10 (1 search:progress + 0–9 search:video of about 700 bytes), 5.5 on average',
-        api: '`node scripts/bin.mjs api` (child process), LOG_LEVEL=info, DATABASE_POOL_SIZE=10, SSE_HEARTBEAT_SECONDS=15, open files ≥ ' + OPEN_FILES,
+        api:
+          '`node scripts/bin.mjs api` (child process), LOG_LEVEL=info, DATABASE_POOL_SIZE=10, SSE_HEARTBEAT_SECONDS=15, open files ≥ ' +
+          OPEN_FILES,
         clientsProcess: 'lib/sse-fanout-client.ts: node:http, one socket per client, a minimal SSE parser',
         worker: 'none (the crawl job stays queued); events are written by the benchmark with appendEvents',
         finishTimeoutMs: FINISH_TIMEOUT_MS,

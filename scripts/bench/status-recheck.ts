@@ -24,7 +24,10 @@ const TIMEOUT_MS = 30 * 60_000;
 
 const channelId = (index: number) => `UCstatusbench${String(index).padStart(11, '0')}`;
 
-interface TableSize { rows: number; totalMiB: number }
+interface TableSize {
+  rows: number;
+  totalMiB: number;
+}
 
 export const benchmark: Benchmark = {
   name: 'status-recheck',
@@ -41,7 +44,8 @@ export const benchmark: Benchmark = {
     let worker: Awaited<ReturnType<typeof startService>> | undefined;
     try {
       const setupStarted = performance.now();
-      for (let c = 0; c < CHANNELS; c++) server.createChannel({ channelId: channelId(c), title: `Status bench ${c}`, videoCount: VIDEOS_PER_CHANNEL });
+      for (let c = 0; c < CHANNELS; c++)
+        server.createChannel({ channelId: channelId(c), title: `Status bench ${c}`, videoCount: VIDEOS_PER_CHANNEL });
       ctx.progress(`Data API stand-in with ${VIDEOS.toLocaleString('en')} videos in ${Math.round(performance.now() - setupStarted)} ms`);
 
       const loadStarted = performance.now();
@@ -91,7 +95,14 @@ export const benchmark: Benchmark = {
       const scheduleMs = performance.now() - scheduleStarted;
       ctx.progress(`scheduled ${queued.videos.toLocaleString('en')} checks in ${queued.jobs} jobs in ${Math.round(scheduleMs)} ms`);
 
-      const waitFor = (tasks: string[], since: number, label: string) => waitForJobs(sql, tasks, () => (worker!.exited() ? worker!.tail() : false), since, (done) => ctx.progress(`${label}: ${done}`));
+      const waitFor = (tasks: string[], since: number, label: string) =>
+        waitForJobs(
+          sql,
+          tasks,
+          () => (worker!.exited() ? worker!.tail() : false),
+          since,
+          (done) => ctx.progress(`${label}: ${done}`),
+        );
       problems.push(...(await waitFor(['check_status'], scheduleStarted, 'checks')));
       const runMs = performance.now() - scheduleStarted;
       const cpu = cpuDelta(cpuStart, cpuSnapshot(postmaster));
@@ -114,14 +125,17 @@ export const benchmark: Benchmark = {
       // The confirming look, as if an hour had passed: the suspected videos are probed again, recorded
       // deleted (a history row each), and searched for re-uploads (none exist: every title is unique).
       await sql`update video_checks set suspected_at = suspected_at - interval '61 minutes' where suspected_at is not null`;
-      const suspectedIds = (await sql<{ id: string }[]>`select video_id as id from video_checks where suspected_at is not null`).map((row) => row.id);
+      const suspectedIds = (await sql<{ id: string }[]>`select video_id as id from video_checks where suspected_at is not null`).map(
+        (row) => row.id,
+      );
       const confirmStarted = performance.now();
       await scheduleAllStatusChecks(sql, { videoIds: suspectedIds });
       problems.push(...(await waitFor(['check_status', 'link_reuploads'], confirmStarted, 'confirmations')));
       const confirmMs = performance.now() - confirmStarted;
       const [confirmed] = await sql<{ deleted: number; reuploaded: number }[]>`
         select count(*) filter (where status = 'deleted')::int as deleted, count(*) filter (where status = 're-uploaded')::int as reuploaded from videos`;
-      if (confirmed!.deleted !== gone) problems.push(`${confirmed!.deleted} videos are deleted after the confirming probe, expected ${gone}`);
+      if (confirmed!.deleted !== gone)
+        problems.push(`${confirmed!.deleted} videos are deleted after the confirming probe, expected ${gone}`);
       if (confirmed!.reuploaded !== 0) problems.push(`${confirmed!.reuploaded} videos were linked to re-uploads that do not exist`);
       await sql`vacuum analyze video_status_history`;
       const historyConfirmed = await tableSize(sql, 'video_status_history');
@@ -148,7 +162,12 @@ export const benchmark: Benchmark = {
         dataApiCalls: server.counts(),
         historyBefore,
         historyAfter,
-        confirmation: { videos: suspectedIds.length, seconds: round(confirmMs / 1000, 1), deleted: confirmed!.deleted, history: historyConfirmed },
+        confirmation: {
+          videos: suspectedIds.length,
+          seconds: round(confirmMs / 1000, 1),
+          deleted: confirmed!.deleted,
+          history: historyConfirmed,
+        },
         videosTableBefore: videosBefore,
         videosTableAfter: videosAfter,
       };
@@ -167,12 +186,32 @@ export const benchmark: Benchmark = {
         `${historyConfirmed.rows.toLocaleString('en')} / ${historyConfirmed.totalMiB}`,
       ];
       return {
-        parameters: { videos: VIDEOS, channels: CHANNELS, goneEvery: GONE_EVERY, workerConcurrency: WORKER_CONCURRENCY, batch: 50, confirmMinutes: 60, server: 'test/kit/servers/youtube-api-server.ts in this process' },
+        parameters: {
+          videos: VIDEOS,
+          channels: CHANNELS,
+          goneEvery: GONE_EVERY,
+          workerConcurrency: WORKER_CONCURRENCY,
+          batch: 50,
+          confirmMinutes: 60,
+          server: 'test/kit/servers/youtube-api-server.ts in this process',
+        },
         results,
         tables: [
           {
             title: `Full recheck of ${VIDEOS.toLocaleString('en')} videos: schedule, then probe and record until the queue is empty`,
-            columns: ['videos', 'schedule ms', 'run s', 'checks/s', `≥ ${TARGET_CHECKS_PER_SECOND}/s`, 'PG CPU ms / 1,000 checks', 'worker CPU ms / 1,000', 'worker peak RSS MiB', 'history rows / MiB before', 'after the cycle', 'after confirming the deletions'],
+            columns: [
+              'videos',
+              'schedule ms',
+              'run s',
+              'checks/s',
+              `≥ ${TARGET_CHECKS_PER_SECOND}/s`,
+              'PG CPU ms / 1,000 checks',
+              'worker CPU ms / 1,000',
+              'worker peak RSS MiB',
+              'history rows / MiB before',
+              'after the cycle',
+              'after confirming the deletions',
+            ],
             rows: [row],
           },
         ],
@@ -195,10 +234,17 @@ export const benchmark: Benchmark = {
 };
 
 /** Waits until no job of these tasks is left (or only failed ones); the problems met, if any. */
-async function waitForJobs(sql: Sql, tasks: string[], exited: () => string | false, since: number, report: (done: string) => void): Promise<string[]> {
+async function waitForJobs(
+  sql: Sql,
+  tasks: string[],
+  exited: () => string | false,
+  since: number,
+  report: (done: string) => void,
+): Promise<string[]> {
   let lastReport = performance.now();
   for (;;) {
-    if (performance.now() - since > TIMEOUT_MS) return [`jobs of ${tasks.join(', ')} were still queued after ${TIMEOUT_MS / 60_000} minutes`];
+    if (performance.now() - since > TIMEOUT_MS)
+      return [`jobs of ${tasks.join(', ')} were still queued after ${TIMEOUT_MS / 60_000} minutes`];
     const tail = exited();
     if (tail) return [`the worker exited: ${tail}`];
     await sleep(250);

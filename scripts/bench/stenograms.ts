@@ -44,7 +44,17 @@ import { updateTier } from '../../core/tiers/updateTier.ts';
 import { fakeChannelId, fakeVideoId } from '../../test/kit/ids.ts';
 import { between, mix32, random } from '../../test/kit/random.ts';
 import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
-import { median, percentile, round, sleep, type BenchContext, type BenchDatabase, type Benchmark, type Cell, type Table } from './lib/harness.ts';
+import {
+  median,
+  percentile,
+  round,
+  sleep,
+  type BenchContext,
+  type BenchDatabase,
+  type Benchmark,
+  type Cell,
+  type Table,
+} from './lib/harness.ts';
 import { cpuOf, memoryOf, memorySampler, resetPeak, startService, type ServiceProcess } from './lib/proc.ts';
 import { createSseParser } from './lib/sse-parse.ts';
 import type { StenogramsChildMessage, StenogramsOfflineReport, StenogramsOfflineRequest } from './lib/stenograms-child.ts';
@@ -59,7 +69,12 @@ const PARTS = new Set((process.env.STENOGRAMS_PARTS ?? 'offline,streams').split(
 
 // Offline generator
 const INPUTS_PER_SIZE = 4;
-interface SizeSpec { id: string; label: string; minutes: number; runs: number }
+interface SizeSpec {
+  id: string;
+  label: string;
+  minutes: number;
+  runs: number;
+}
 const SIZES: SizeSpec[] = [
   { id: '2h', label: '2 h', minutes: 120, runs: 60 },
   { id: '30min', label: '30 min', minutes: 30, runs: 200 },
@@ -70,7 +85,10 @@ const STREAMS = knob('STENOGRAMS_STREAMS', 50);
 /** Streams are spread over this many users (one L3 key each): one stenogram per user and video. */
 const USERS = knob('STENOGRAMS_USERS', 10);
 const WORKER_CONCURRENCY = knob('STENOGRAMS_WORKER_CONCURRENCY', 4);
-const ROUND_MINUTES = (process.env.STENOGRAMS_ROUND_MINUTES ?? '30,120').split(',').map(Number).filter((minutes) => minutes > 0);
+const ROUND_MINUTES = (process.env.STENOGRAMS_ROUND_MINUTES ?? '30,120')
+  .split(',')
+  .map(Number)
+  .filter((minutes) => minutes > 0);
 const STENOGRAMS_PER_DAY = 1_000; // raised from the Pro tier's 10 per key, still charged
 const STREAM_TIMEOUT_MS = 120_000;
 /** The what-if of the first round: a transaction with an xid held open this long while one stream runs. */
@@ -90,7 +108,14 @@ const VOCABULARY = (
 const NAMES = ['ANNA', 'MARK CHEN', 'DR. SMITH', 'LUIS'];
 const DIRECTIONS = ['[Music]', '[Applause]', '[Laughter]', '(APPLAUSE)', '[inaudible]'];
 
-interface Transcript { cues: StenogramCue[]; words: number; turns: number; labels: number; directions: number; pauses: number }
+interface Transcript {
+  cues: StenogramCue[];
+  words: number;
+  turns: number;
+  labels: number;
+  directions: number;
+  pauses: number;
+}
 
 /**
  * A generated transcript of `minutes`, in the shape manual captions have after normaliseCues: cues of
@@ -154,7 +179,14 @@ const inputOf = (videoId: string, minutes: number, generated: Transcript): Steno
   cues: generated.cues,
 });
 
-interface Summary { count: number; p50: number | null; p95: number | null; p99: number | null; max: number | null; mean: number | null }
+interface Summary {
+  count: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  max: number | null;
+  mean: number | null;
+}
 
 function summarise(values: number[], digits = 1): Summary {
   const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
@@ -190,7 +222,9 @@ function runChild(request: StenogramsOfflineRequest): Promise<StenogramsOfflineR
       else settle(() => reject(new Error(`the offline child failed: ${message.message}`)));
     });
     // Its last message may still be on its way.
-    child.once('exit', (code, signal) => setTimeout(() => settle(() => reject(new Error(`the offline child exited (${signal ?? code}) without a report`))), 1_000));
+    child.once('exit', (code, signal) =>
+      setTimeout(() => settle(() => reject(new Error(`the offline child exited (${signal ?? code}) without a report`))), 1_000),
+    );
   });
 }
 
@@ -227,7 +261,8 @@ async function offlinePart(ctx: BenchContext, problems: string[]): Promise<Offli
     });
     const wordsPerSecond = report.wallMs.map((ms, run) => inputs[run % inputs.length]!.words / (ms / 1000));
     report.outputs.forEach((output, index) => {
-      if (output.words !== inputs[index]!.words) problems.push(`offline ${size.label}: stenogram ${index} has ${output.words} words, the transcript ${inputs[index]!.words}`);
+      if (output.words !== inputs[index]!.words)
+        problems.push(`offline ${size.label}: stenogram ${index} has ${output.words} words, the transcript ${inputs[index]!.words}`);
     });
     if (!report.deterministic) problems.push(`offline ${size.label}: the same transcript gave different stenograms`);
     const result: OfflineResult = {
@@ -240,7 +275,16 @@ async function offlinePart(ctx: BenchContext, problems: string[]): Promise<Offli
       runs: size.runs,
       wallMs: summarise(report.wallMs),
       cpuMs: summarise(report.cpuMs),
-      wordsPerSecond: { median: round(median(wordsPerSecond), 0), p95Run: round(percentile([...wordsPerSecond].sort((a, b) => a - b), 5), 0) },
+      wordsPerSecond: {
+        median: round(median(wordsPerSecond), 0),
+        p95Run: round(
+          percentile(
+            [...wordsPerSecond].sort((a, b) => a - b),
+            5,
+          ),
+          0,
+        ),
+      },
       rssBeforeMiB: round(report.rssBeforeMiB, 1),
       peakRssMiB: round(report.peakRssMiB, 1),
       peakReset: report.peakReset,
@@ -248,7 +292,9 @@ async function offlinePart(ctx: BenchContext, problems: string[]): Promise<Offli
       deterministic: report.deterministic,
     };
     results.push(result);
-    ctx.progress(`offline ${size.label}: median ${result.wallMs.p50} ms, p95 ${result.wallMs.p95} ms, ${result.wordsPerSecond.median} words/s, peak RSS ${result.peakRssMiB} MiB`);
+    ctx.progress(
+      `offline ${size.label}: median ${result.wallMs.p50} ms, p95 ${result.wallMs.p95} ms, ${result.wordsPerSecond.median} words/s, peak RSS ${result.peakRssMiB} MiB`,
+    );
   }
   return results;
 }
@@ -257,12 +303,20 @@ async function offlinePart(ctx: BenchContext, problems: string[]): Promise<Offli
 // Part 2: concurrent generate streams through the API and the worker
 
 /** `videos` has STREAMS + 3: the burst's, then two generated one at a time before it (the route's first request, the idle reference), and the what-if's. */
-interface Prepared { users: Array<{ id: string; key: string }>; videos: Array<{ videoId: string; user: number; words: number; cues: number }>; cues: number; setupMs: number }
+interface Prepared {
+  users: Array<{ id: string; key: string }>;
+  videos: Array<{ videoId: string; user: number; words: number; cues: number }>;
+  cues: number;
+  setupMs: number;
+}
 
 /** The users (Pro, one L3 key each, limits raised), a channel, its videos and a stored transcript each. */
 async function prepare(sql: Sql, minutes: number): Promise<Prepared> {
   const started = performance.now();
-  await updateTier(sql, 'pro', { features: { stenograms: true }, limits: { requestsPerMinute: null, apiStenogramsPerDay: STENOGRAMS_PER_DAY } });
+  await updateTier(sql, 'pro', {
+    features: { stenograms: true },
+    limits: { requestsPerMinute: null, apiStenogramsPerDay: STENOGRAMS_PER_DAY },
+  });
   const users: Prepared['users'] = [];
   for (let i = 0; i < USERS; i++) {
     const user = await createUser(sql, { email: `stenograms-${minutes}-${i}@example.org`, tier: 'pro', isAdmin: false });
@@ -274,7 +328,14 @@ async function prepare(sql: Sql, minutes: number): Promise<Prepared> {
     const videoId = fakeVideoId(`bench:stenograms:${minutes}:${i}`);
     const generated = transcript(minutes, 10_000 + minutes * 100 + i);
     // Stored as a fetch stores it: WebVTT (">> " for a speaker change), parsed and normalised by storeTrack.
-    const text = renderVtt(generated.cues.map((cue) => ({ startMs: Math.round(cue.start * 1000), endMs: Math.round(cue.end * 1000), text: cue.text, ...(cue.speakerChange ? { speakerChange: true } : {}) })));
+    const text = renderVtt(
+      generated.cues.map((cue) => ({
+        startMs: Math.round(cue.start * 1000),
+        endMs: Math.round(cue.end * 1000),
+        text: cue.text,
+        ...(cue.speakerChange ? { speakerChange: true } : {}),
+      })),
+    );
     await sql.begin(async (tx) => {
       await tx`insert into videos (video_id, channel_id, title, language, status) values (${videoId}, ${CHANNEL_ID}, ${`A ${minutes}-minute conversation, part ${i + 1}`}, 'en', 'live')`;
       const stored = await storeTrack(tx, { videoId, language: 'en', kind: 'manual', source: 'archive', text, formatHint: 'vtt' });
@@ -288,7 +349,12 @@ async function prepare(sql: Sql, minutes: number): Promise<Prepared> {
   return { users, videos, cues: stored?.cues ?? 0, setupMs: performance.now() - started };
 }
 
-interface Received { id: string | undefined; type: string; at: number; bytes: number }
+interface Received {
+  id: string | undefined;
+  type: string;
+  at: number;
+  bytes: number;
+}
 
 interface StreamRecord {
   videoId: string;
@@ -308,7 +374,19 @@ interface StreamRecord {
 /** POST …/generate and reads its event stream to the end; every frame's arrival is performance.now(). */
 function generateStream(base: URL, videoId: string, user: number, key: string): Promise<StreamRecord> {
   return new Promise((resolve) => {
-    const record: StreamRecord = { videoId, user, status: 0, error: null, postedAt: performance.now(), headersAt: Number.NaN, endedAt: Number.NaN, events: [], final: null, words: null, markdownBytes: null };
+    const record: StreamRecord = {
+      videoId,
+      user,
+      status: 0,
+      error: null,
+      postedAt: performance.now(),
+      headersAt: Number.NaN,
+      endedAt: Number.NaN,
+      events: [],
+      final: null,
+      words: null,
+      markdownBytes: null,
+    };
     let settled = false;
     const done = () => {
       if (settled) return;
@@ -317,38 +395,41 @@ function generateStream(base: URL, videoId: string, user: number, key: string): 
       resolve(record);
     };
     const headers = { Accept: 'text/event-stream', 'Content-Type': 'application/json', 'Content-Length': '2', 'X-API-Key': key };
-    const req = request({ host: base.hostname, port: base.port, path: `/api/stenograms/${videoId}/generate`, method: 'POST', agent: false, headers }, (response) => {
-      record.status = response.statusCode ?? 0;
-      record.headersAt = performance.now();
-      response.setEncoding('utf8');
-      if (record.status !== 200) {
-        let body = '';
-        response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => {
-          record.error = `status ${record.status}: ${body.slice(0, 200)}`;
+    const req = request(
+      { host: base.hostname, port: base.port, path: `/api/stenograms/${videoId}/generate`, method: 'POST', agent: false, headers },
+      (response) => {
+        record.status = response.statusCode ?? 0;
+        record.headersAt = performance.now();
+        response.setEncoding('utf8');
+        if (record.status !== 200) {
+          let body = '';
+          response.on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => {
+            record.error = `status ${record.status}: ${body.slice(0, 200)}`;
+            done();
+          });
+          return;
+        }
+        const feed = createSseParser((frame) => {
+          record.events.push({ id: frame.id, type: frame.event, at: performance.now(), bytes: frame.data.length });
+          if (frame.event === 'stenogram:complete') {
+            const payload = JSON.parse(frame.data) as { stenogram: { markdown: string }; metadata: { words: number | null } };
+            record.final = frame.event;
+            record.words = payload.metadata.words;
+            record.markdownBytes = Buffer.byteLength(payload.stenogram.markdown);
+          } else if (frame.event === 'stenogram:error') {
+            record.final = frame.event;
+            record.error = frame.data.slice(0, 300);
+          }
+        });
+        response.on('data', feed);
+        response.on('end', done);
+        response.on('error', (error) => {
+          record.error ??= `stream error: ${error.message}`;
           done();
         });
-        return;
-      }
-      const feed = createSseParser((frame) => {
-        record.events.push({ id: frame.id, type: frame.event, at: performance.now(), bytes: frame.data.length });
-        if (frame.event === 'stenogram:complete') {
-          const payload = JSON.parse(frame.data) as { stenogram: { markdown: string }; metadata: { words: number | null } };
-          record.final = frame.event;
-          record.words = payload.metadata.words;
-          record.markdownBytes = Buffer.byteLength(payload.stenogram.markdown);
-        } else if (frame.event === 'stenogram:error') {
-          record.final = frame.event;
-          record.error = frame.data.slice(0, 300);
-        }
-      });
-      response.on('data', feed);
-      response.on('end', done);
-      response.on('error', (error) => {
-        record.error ??= `stream error: ${error.message}`;
-        done();
-      });
-    });
+      },
+    );
     req.setTimeout(STREAM_TIMEOUT_MS, () => req.destroy(new Error(`no data within ${STREAM_TIMEOUT_MS / 1000} s`)));
     req.on('error', (error) => {
       record.error ??= `request error: ${error.message}`;
@@ -358,8 +439,20 @@ function generateStream(base: URL, videoId: string, user: number, key: string): 
   });
 }
 
-interface EventRow { stream: string; videoId: string; id: string; type: string; createdMs: number; bytes: number; stage: string | null; percent: number | null }
-interface Notification { stream: string; at: number }
+interface EventRow {
+  stream: string;
+  videoId: string;
+  id: string;
+  type: string;
+  createdMs: number;
+  bytes: number;
+  stage: string | null;
+  percent: number | null;
+}
+interface Notification {
+  stream: string;
+  at: number;
+}
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
@@ -396,7 +489,9 @@ async function storedFiles(root: string): Promise<{ files: number; bytes: number
 
 /** Index scans of the events table by stream (readEvents, finalHead): every read of the API's hub. Counted once the API's sessions have ended and flushed their statistics. */
 async function eventReads(sql: Sql): Promise<number> {
-  const [row] = await sql<{ scans: number }[]>`select coalesce(sum(idx_scan), 0)::float8 as scans from pg_stat_user_indexes where indexrelname = 'events_stream_seq'`;
+  const [row] = await sql<
+    { scans: number }[]
+  >`select coalesce(sum(idx_scan), 0)::float8 as scans from pg_stat_user_indexes where indexrelname = 'events_stream_seq'`;
   return row?.scans ?? Number.NaN;
 }
 
@@ -436,8 +531,16 @@ function deliveryLatency(records: StreamRecord[], rows: EventRow[], notification
       }
     }
   }
-  const summaries = (values: Record<string, number[]>) => Object.fromEntries(Object.entries(values).map(([type, list]) => [type, summarise(list)]));
-  return { fromCommitMs: summaries(fromCommit), fromTxStartMs: summaries(fromTxStart), notifications: notifications.length, events: rows.length, mismatchedStreams, unmatchedDeliveries: unmatched };
+  const summaries = (values: Record<string, number[]>) =>
+    Object.fromEntries(Object.entries(values).map(([type, list]) => [type, summarise(list)]));
+  return {
+    fromCommitMs: summaries(fromCommit),
+    fromTxStartMs: summaries(fromTxStart),
+    notifications: notifications.length,
+    events: rows.length,
+    mismatchedStreams,
+    unmatchedDeliveries: unmatched,
+  };
 }
 
 /** From the events table (the database's clock): stenogram:started → first progress (queued, transcript read) → stenogram:complete (generated, stored). */
@@ -457,7 +560,10 @@ function phases(rows: EventRow[]) {
 /** One stream's events: `type (stage percent) +ms` from the first event's created_at. */
 function timeline(rows: EventRow[]): string[] {
   const start = rows[0]?.createdMs ?? 0;
-  return rows.map((row) => `${row.type.replace('stenogram:', '')}${row.stage ? ` ${row.stage} ${row.percent}` : ''} +${Math.round(row.createdMs - start)}`);
+  return rows.map(
+    (row) =>
+      `${row.type.replace('stenogram:', '')}${row.stage ? ` ${row.stage} ${row.percent}` : ''} +${Math.round(row.createdMs - start)}`,
+  );
 }
 
 /** When a stream's first and last progress events and its stenogram:complete were committed, ms after its first event. */
@@ -465,13 +571,24 @@ function spread(rows: EventRow[]) {
   const start = rows[0]?.createdMs ?? Number.NaN;
   const progress = rows.filter((row) => row.type === 'stenogram:progress');
   const at = (row: EventRow | undefined) => (row ? row.createdMs - start : Number.NaN);
-  return { firstProgressMs: at(progress[0]), lastProgressMs: at(progress[progress.length - 1]), completeMs: at(rows.find((row) => row.type === 'stenogram:complete')) };
+  return {
+    firstProgressMs: at(progress[0]),
+    lastProgressMs: at(progress[progress.length - 1]),
+    completeMs: at(rows.find((row) => row.type === 'stenogram:complete')),
+  };
 }
 
 /** The progress events of a stream as `stage percent`, and how many streams' percentages ever went down. */
 function progressSequence(rows: EventRow[]) {
-  const streams = [...groupBy(rows.filter((row) => row.type === 'stenogram:progress'), (row) => row.stream).values()];
-  const goesBack = streams.filter((events) => events.some((event, index) => index > 0 && (event.percent ?? 0) < (events[index - 1]!.percent ?? 0))).length;
+  const streams = [
+    ...groupBy(
+      rows.filter((row) => row.type === 'stenogram:progress'),
+      (row) => row.stream,
+    ).values(),
+  ];
+  const goesBack = streams.filter((events) =>
+    events.some((event, index) => index > 0 && (event.percent ?? 0) < (events[index - 1]!.percent ?? 0)),
+  ).length;
   return { first: streams[0]?.map((event) => `${event.stage} ${event.percent}`) ?? [], streams: streams.length, goesBack };
 }
 
@@ -525,7 +642,13 @@ function activitySampler(sql: Sql | undefined) {
     async stop() {
       sampling = false;
       await loop;
-      return { samples, top: [...counts].sort((a, b) => b[1] - a[1]).slice(0, 25).map(([key, n]) => ({ key, samples: n })) };
+      return {
+        samples,
+        top: [...counts]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 25)
+          .map(([key, n]) => ({ key, samples: n })),
+      };
     },
   };
 }
@@ -620,7 +743,13 @@ interface Measured {
   seconds: number;
   notifications: Notification[];
   wall: (at: number) => number;
-  memory: { peakReset: boolean; idle: { api: number; worker: number }; peak: { api: number; worker: number }; end: { api: number; worker: number }; sampled: { api: number; worker: number } };
+  memory: {
+    peakReset: boolean;
+    idle: { api: number; worker: number };
+    peak: { api: number; worker: number };
+    end: { api: number; worker: number };
+    sampled: { api: number; worker: number };
+  };
   cpu: { apiUs: number | null; workerUs: number | null; delta: ReturnType<typeof cpuDelta>; databaseUs: number | null };
   /** Index scans of events_stream_seq by the API: the first stream, the one alone and the burst. */
   eventReads: number;
@@ -631,7 +760,14 @@ interface Measured {
 }
 
 /** The burst itself: STREAMS POSTs at once, with the processes' CPU and memory around it. */
-async function burst(db: BenchDatabase, base: URL, prepared: Prepared, pids: { api: number; worker: number }, postmaster: number | undefined, sql: Sql) {
+async function burst(
+  db: BenchDatabase,
+  base: URL,
+  prepared: Prepared,
+  pids: { api: number; worker: number },
+  postmaster: number | undefined,
+  sql: Sql,
+) {
   const samplers = { api: memorySampler(pids.api, 100), worker: memorySampler(pids.worker, 100) };
   try {
     const peakReset = resetPeak(pids.api) && resetPeak(pids.worker);
@@ -639,11 +775,23 @@ async function burst(db: BenchDatabase, base: URL, prepared: Prepared, pids: { a
     const wall = wallClock();
     const activity = activitySampler(process.env.STENOGRAMS_PG_ACTIVITY === '1' ? db.pool({ max: 1, role: 'bench-activity' }) : undefined);
     const cluster = clusterWriters(sql);
-    const cpuStart = { api: cpuOf(pids.api), worker: cpuOf(pids.worker), machine: cpuSnapshot(postmaster), backends: databaseBackendTimes(postmaster, db.name) };
+    const cpuStart = {
+      api: cpuOf(pids.api),
+      worker: cpuOf(pids.worker),
+      machine: cpuSnapshot(postmaster),
+      backends: databaseBackendTimes(postmaster, db.name),
+    };
     const started = performance.now();
-    const records = await Promise.all(prepared.videos.slice(0, STREAMS).map((video) => generateStream(base, video.videoId, video.user, prepared.users[video.user]!.key)));
+    const records = await Promise.all(
+      prepared.videos.slice(0, STREAMS).map((video) => generateStream(base, video.videoId, video.user, prepared.users[video.user]!.key)),
+    );
     const seconds = (performance.now() - started) / 1000;
-    const cpuEnd = { api: cpuOf(pids.api), worker: cpuOf(pids.worker), machine: cpuSnapshot(postmaster), backends: databaseBackendTimes(postmaster, db.name) };
+    const cpuEnd = {
+      api: cpuOf(pids.api),
+      worker: cpuOf(pids.worker),
+      machine: cpuSnapshot(postmaster),
+      backends: databaseBackendTimes(postmaster, db.name),
+    };
     const sampledActivity = process.env.STENOGRAMS_PG_ACTIVITY === '1' ? await activity.stop() : null;
     const writers = await cluster.stop();
     samplers.api.stop();
@@ -679,7 +827,9 @@ async function streamRound(ctx: BenchContext, minutes: number, problems: string[
   const db = await ctx.database();
   const sql = db.pool({ max: 3, role: 'bench' });
   const prepared = await prepare(sql, minutes);
-  ctx.progress(`${label}: ${prepared.videos.length} videos with a stored transcript (${prepared.cues} cues, ${prepared.videos.reduce((sum, video) => sum + video.words, 0)} words), ${USERS} users, in ${Math.round(prepared.setupMs)} ms`);
+  ctx.progress(
+    `${label}: ${prepared.videos.length} videos with a stored transcript (${prepared.cues} cues, ${prepared.videos.reduce((sum, video) => sum + video.words, 0)} words), ${USERS} users, in ${Math.round(prepared.setupMs)} ms`,
+  );
   const dataDir = await mkdtemp(join(tmpdir(), 'afterimage-bench-stenograms-'));
   const env = serviceEnv(db.url, dataDir);
   const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
@@ -696,7 +846,8 @@ async function streamRound(ctx: BenchContext, minutes: number, problems: string[
     const readsBefore = await eventReads(sql);
     const idle = { api: memoryOf(api.pid)!.rssMiB, worker: memoryOf(worker.pid)!.rssMiB };
     // One stream at a time first: the route's first request out of the way, then the idle reference.
-    const one = (video: Prepared['videos'][number]) => generateStream(api!.base, video.videoId, video.user, prepared.users[video.user]!.key);
+    const one = (video: Prepared['videos'][number]) =>
+      generateStream(api!.base, video.videoId, video.user, prepared.users[video.user]!.key);
     const first = await one(prepared.videos[STREAMS]!);
     if (first.final !== 'stenogram:complete') problems.push(`${label}: the first stream ended with ${first.final ?? first.error}`);
     const alone = await one(prepared.videos[STREAMS + 1]!);
@@ -718,7 +869,23 @@ async function streamRound(ctx: BenchContext, minutes: number, problems: string[
     await listener.unlisten();
     await worker.stop();
     warnings.worker = worker.warnings.map((entry) => String(entry.msg)).slice(0, 10);
-    const result = await analyse(sql, join(dataDir, 'stenograms'), { label, minutes, prepared, alone, notifications, eventReads: reads, held, warnings, ...measured, memory: { ...measured.memory, idle } }, problems);
+    const result = await analyse(
+      sql,
+      join(dataDir, 'stenograms'),
+      {
+        label,
+        minutes,
+        prepared,
+        alone,
+        notifications,
+        eventReads: reads,
+        held,
+        warnings,
+        ...measured,
+        memory: { ...measured.memory, idle },
+      },
+      problems,
+    );
     ctx.progress(
       `${label}: ${result.completed}/${STREAMS} complete in ${result.totalSeconds} s (per stream p50 ${result.perStreamMs.complete.p50} ms, p99 ${result.perStreamMs.complete.p99} ms); ` +
         `commit → client p99 ${result.delivery.fromCommitMs.all?.p99} ms; API peak ${result.memoryMiB.api.peak} MiB, worker peak ${result.memoryMiB.worker.peak} MiB`,
@@ -739,7 +906,9 @@ async function analyse(sql: Sql, storeRoot: string, m: Measured, problems: strin
       octet_length(e.payload::text) as bytes, e.payload->>'stage' as stage, (e.payload->>'percent')::int as percent
     from events e join stenograms g on e.stream = 'stenogram:' || g.id::text
     order by e.stream, e.seq`;
-  const statuses = await sql<{ status: string; n: number }[]>`select status, count(*)::int as n from stenograms group by status order by status`;
+  const statuses = await sql<
+    { status: string; n: number }[]
+  >`select status, count(*)::int as n from stenograms group by status order by status`;
   const [jobs] = await sql<{ left: number }[]>`
     select count(*)::int as left from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'generate_stenogram'`;
   const files = await storedFiles(storeRoot);
@@ -755,37 +924,75 @@ async function analyse(sql: Sql, storeRoot: string, m: Measured, problems: strin
   const burstRows = rows.filter((row) => burstVideos.has(row.videoId));
   const completed = m.records.filter((record) => record.final === 'stenogram:complete');
   const expectedWords = new Map(m.prepared.videos.map((video) => [video.videoId, video.words]));
-  const wrongWords = [...completed, m.alone].filter((record) => record.final === 'stenogram:complete' && record.words !== expectedWords.get(record.videoId));
+  const wrongWords = [...completed, m.alone].filter(
+    (record) => record.final === 'stenogram:complete' && record.words !== expectedWords.get(record.videoId),
+  );
   const generated = statuses.find((row) => row.status === 'generated')?.n ?? 0;
-  if (completed.length !== STREAMS) problems.push(`${m.label}: ${completed.length} of ${STREAMS} streams got stenogram:complete (${m.records.filter((record) => record.error).slice(0, 3).map((record) => record.error).join('; ')})`);
-  if (m.alone.final !== 'stenogram:complete') problems.push(`${m.label}: the stream alone before the burst ended with ${m.alone.final ?? m.alone.error}`);
-  if (wrongWords.length) problems.push(`${m.label}: ${wrongWords.length} stenograms do not have their transcript's word count (e.g. ${wrongWords[0]!.words} for ${expectedWords.get(wrongWords[0]!.videoId)})`);
-  if (generated !== total || files.files !== total) problems.push(`${m.label}: ${generated} rows generated and ${files.files} files in the store for ${total} generations`);
+  if (completed.length !== STREAMS)
+    problems.push(
+      `${m.label}: ${completed.length} of ${STREAMS} streams got stenogram:complete (${m.records
+        .filter((record) => record.error)
+        .slice(0, 3)
+        .map((record) => record.error)
+        .join('; ')})`,
+    );
+  if (m.alone.final !== 'stenogram:complete')
+    problems.push(`${m.label}: the stream alone before the burst ended with ${m.alone.final ?? m.alone.error}`);
+  if (wrongWords.length)
+    problems.push(
+      `${m.label}: ${wrongWords.length} stenograms do not have their transcript's word count (e.g. ${wrongWords[0]!.words} for ${expectedWords.get(wrongWords[0]!.videoId)})`,
+    );
+  if (generated !== total || files.files !== total)
+    problems.push(`${m.label}: ${generated} rows generated and ${files.files} files in the store for ${total} generations`);
   const delivery = deliveryLatency(m.records, burstRows, m.notifications, m.wall);
-  const aloneDelivery = deliveryLatency([m.alone], rows.filter((row) => row.videoId === m.alone.videoId), m.notifications, m.wall);
+  const aloneDelivery = deliveryLatency(
+    [m.alone],
+    rows.filter((row) => row.videoId === m.alone.videoId),
+    m.notifications,
+    m.wall,
+  );
   const heldVideo = m.held?.record.videoId;
   const heldStream = rows.find((row) => row.videoId === heldVideo)?.stream;
-  const heldDelivery = m.held ? deliveryLatency([m.held.record], rows.filter((row) => row.videoId === heldVideo), m.notifications, m.wall) : null;
-  if (m.held && m.held.record.final !== 'stenogram:complete') problems.push(`${m.label}: the stream beside a held transaction ended with ${m.held.record.final ?? m.held.record.error}`);
+  const heldDelivery = m.held
+    ? deliveryLatency(
+        [m.held.record],
+        rows.filter((row) => row.videoId === heldVideo),
+        m.notifications,
+        m.wall,
+      )
+    : null;
+  if (m.held && m.held.record.final !== 'stenogram:complete')
+    problems.push(`${m.label}: the stream beside a held transaction ended with ${m.held.record.final ?? m.held.record.error}`);
   const notificationsBeforeHold = m.notifications.filter((note) => note.stream !== heldStream).length;
-  if (delivery.mismatchedStreams) problems.push(`${m.label}: ${delivery.mismatchedStreams} streams had a different number of NOTIFYs than events, so their commit times are unknown`);
+  if (delivery.mismatchedStreams)
+    problems.push(
+      `${m.label}: ${delivery.mismatchedStreams} streams had a different number of NOTIFYs than events, so their commit times are unknown`,
+    );
   const { delta } = m.cpu;
   const cores = (us: number | null) => (us === null ? null : round(us / 1e6 / m.seconds, 2));
   const ours = (m.cpu.apiUs ?? 0) + (m.cpu.workerUs ?? 0) + (delta.postgresUs ?? 0) + delta.selfUs;
-  const toComplete = (record: StreamRecord) => (record.final === 'stenogram:complete' ? record.events[record.events.length - 1]!.at - record.postedAt : Number.NaN);
-  const toStarted = (record: StreamRecord) => (record.events.find((event) => event.type === 'stenogram:started')?.at ?? Number.NaN) - record.postedAt;
+  const toComplete = (record: StreamRecord) =>
+    record.final === 'stenogram:complete' ? record.events[record.events.length - 1]!.at - record.postedAt : Number.NaN;
+  const toStarted = (record: StreamRecord) =>
+    (record.events.find((event) => event.type === 'stenogram:started')?.at ?? Number.NaN) - record.postedAt;
   return {
     label: m.label,
     minutes: m.minutes,
     streams: STREAMS,
     users: USERS,
-    transcript: { cuesPerVideo: round(m.prepared.cues / m.prepared.videos.length, 0), wordsPerVideo: round(m.prepared.videos.reduce((sum, video) => sum + video.words, 0) / m.prepared.videos.length, 0) },
+    transcript: {
+      cuesPerVideo: round(m.prepared.cues / m.prepared.videos.length, 0),
+      wordsPerVideo: round(m.prepared.videos.reduce((sum, video) => sum + video.words, 0) / m.prepared.videos.length, 0),
+    },
     completed: completed.length,
     failed: m.records.filter((record) => record.final === 'stenogram:error').length,
     errors: m.records.flatMap((record) => (record.error ? [record.error] : [])).slice(0, 5),
     totalSeconds: round(m.seconds, 2)!,
     perStreamMs: {
-      headers: summarise(m.records.map((record) => record.headersAt - record.postedAt), 0),
+      headers: summarise(
+        m.records.map((record) => record.headersAt - record.postedAt),
+        0,
+      ),
       started: summarise(m.records.map(toStarted), 0),
       complete: summarise(m.records.map(toComplete), 0),
     },
@@ -816,25 +1023,39 @@ async function analyse(sql: Sql, storeRoot: string, m: Measured, problems: strin
     /** Write transactions open in other databases of the cluster during the burst (sampled every 50 ms). */
     clusterWriters: m.cluster,
     /** What-if: one stream while a transaction with an xid was held open for HOLD_MS. */
-    held: m.held && heldDelivery
-      ? {
-          heldMs: round(m.held.heldMs, 0),
-          completeMs: round(m.held.record.events.length ? m.held.record.events[m.held.record.events.length - 1]!.at - m.held.record.postedAt : Number.NaN, 0),
-          /** Events that reached the client only after the held transaction ended. */
-          arrivedAfterRelease: m.held.record.events.filter((event) => event.at >= m.held!.releasedAt).length,
-          events: m.held.record.events.length,
-          fromCommitMs: heldDelivery.fromCommitMs.all,
-          eventReads: m.held.eventReads,
-          notifications: m.notifications.length - notificationsBeforeHold,
-        }
-      : null,
+    held:
+      m.held && heldDelivery
+        ? {
+            heldMs: round(m.held.heldMs, 0),
+            completeMs: round(
+              m.held.record.events.length ? m.held.record.events[m.held.record.events.length - 1]!.at - m.held.record.postedAt : Number.NaN,
+              0,
+            ),
+            /** Events that reached the client only after the held transaction ended. */
+            arrivedAfterRelease: m.held.record.events.filter((event) => event.at >= m.held!.releasedAt).length,
+            events: m.held.record.events.length,
+            fromCommitMs: heldDelivery.fromCommitMs.all,
+            eventReads: m.held.eventReads,
+            notifications: m.notifications.length - notificationsBeforeHold,
+          }
+        : null,
     rows: statuses,
     store: { files: files.files, bytes: files.bytes },
     jobsLeft: jobs?.left ?? null,
     memoryMiB: {
       peakReset: m.memory.peakReset,
-      api: { idle: round(m.memory.idle.api, 1), maxSampled: round(m.memory.sampled.api, 1), peak: round(m.memory.peak.api, 1), end: round(m.memory.end.api, 1) },
-      worker: { idle: round(m.memory.idle.worker, 1), maxSampled: round(m.memory.sampled.worker, 1), peak: round(m.memory.peak.worker, 1), end: round(m.memory.end.worker, 1) },
+      api: {
+        idle: round(m.memory.idle.api, 1),
+        maxSampled: round(m.memory.sampled.api, 1),
+        peak: round(m.memory.peak.api, 1),
+        end: round(m.memory.end.api, 1),
+      },
+      worker: {
+        idle: round(m.memory.idle.worker, 1),
+        maxSampled: round(m.memory.sampled.worker, 1),
+        peak: round(m.memory.peak.worker, 1),
+        end: round(m.memory.end.worker, 1),
+      },
     },
     cpuCores: {
       seconds: round(m.seconds, 2),
@@ -862,7 +1083,21 @@ function offlineTables(results: OfflineResult[]): { tables: Table[]; notes: stri
   if (!results.length) return { tables: [], notes: [] };
   const table: Table = {
     title: `Offline generator (afterimage-stenogram-1), one process per size: ${INPUTS_PER_SIZE} transcripts each, after a warm-up of ${INPUTS_PER_SIZE} others`,
-    columns: ['transcript', 'cues', 'words', 'first (cold) ms', 'runs', 'median ms', 'p95 ms', 'max ms', 'median CPU ms', 'words/s (median)', 'RSS before MiB', 'peak RSS MiB', 'Markdown KiB'],
+    columns: [
+      'transcript',
+      'cues',
+      'words',
+      'first (cold) ms',
+      'runs',
+      'median ms',
+      'p95 ms',
+      'max ms',
+      'median CPU ms',
+      'words/s (median)',
+      'RSS before MiB',
+      'peak RSS MiB',
+      'Markdown KiB',
+    ],
     rows: results.map((result): Cell[] => [
       result.label,
       round(median(result.inputs.map((input) => input.cues)), 0),
@@ -887,7 +1122,7 @@ function offlineTables(results: OfflineResult[]): { tables: Table[]; notes: stri
       `Every stenogram has exactly its transcript's spoken words, and each repeat of a transcript gave the same Markdown.`,
     `Offline peak RSS is the child's VmHWM ${results.every((result) => result.peakReset) ? 'counted from just before the warm-up (reset through /proc/self/clear_refs)' : 'since its start (it could not be reset)'}; "RSS before" is the process with Node, tsx, the generator and its transcripts loaded. ` +
       `${long.label}: median **${long.wallMs.p50} ms**, p95 ${long.wallMs.p95} ms per stenogram, **${long.wordsPerSecond.median?.toLocaleString('en')} words/s**, peak RSS **${long.peakRssMiB} MiB** (${round((long.peakRssMiB ?? 0) - (long.rssBeforeMiB ?? 0), 1)} MiB over the idle process). ` +
-        `A fresh process is slower until the JIT has seen the code: its first ${long.warmupMs.length} stenograms of this size took ${long.warmupMs.join(', ')} ms (a worker that has just started pays that on its first jobs). No speed target was set for the generator.`,
+      `A fresh process is slower until the JIT has seen the code: its first ${long.warmupMs.length} stenograms of this size took ${long.warmupMs.join(', ')} ms (a worker that has just started pays that on its first jobs). No speed target was set for the generator.`,
   ];
   return { tables: [table], notes };
 }
@@ -896,7 +1131,20 @@ function streamTables(rounds: RoundResult[], offline: OfflineResult[]): { tables
   if (!rounds.length) return { tables: [], notes: [] };
   const streamsTable: Table = {
     title: `${STREAMS} concurrent POST /api/stenograms/:videoId/generate, each read to stenogram:complete (one API process, one worker with WORKER_CONCURRENCY=${WORKER_CONCURRENCY}); "alone": one stream just before, on the idle pair`,
-    columns: ['round', 'complete', `all ${STREAMS} complete`, 'total s', 'to complete p50 ms', 'p99 ms', 'to response p50 ms', 'to stenogram:started p50 ms', 'p99 ms', 'queued p50 ms', 'in worker p50 ms', 'complete event KiB'],
+    columns: [
+      'round',
+      'complete',
+      `all ${STREAMS} complete`,
+      'total s',
+      'to complete p50 ms',
+      'p99 ms',
+      'to response p50 ms',
+      'to stenogram:started p50 ms',
+      'p99 ms',
+      'queued p50 ms',
+      'in worker p50 ms',
+      'complete event KiB',
+    ],
     rows: rounds.flatMap((run): Cell[][] => [
       [
         run.label,
@@ -912,30 +1160,79 @@ function streamTables(rounds: RoundResult[], offline: OfflineResult[]): { tables
         run.phases.inWorkerMs.p50,
         run.completeEventKiB,
       ],
-      [`1 × ${run.minutes} min alone`, null, null, null, run.alone.completeMs, null, run.alone.headersMs, run.alone.startedMs, null, run.alone.phases.queuedMs.p50, run.alone.phases.inWorkerMs.p50, null],
+      [
+        `1 × ${run.minutes} min alone`,
+        null,
+        null,
+        null,
+        run.alone.completeMs,
+        null,
+        run.alone.headersMs,
+        run.alone.startedMs,
+        null,
+        run.alone.phases.queuedMs.p50,
+        run.alone.phases.inWorkerMs.p50,
+        null,
+      ],
     ]),
   };
   const latencyTable: Table = {
-    title: 'Delivery latency, ms: arrival at the client − the commit (its NOTIFY as seen by this process\'s own LISTEN); last column: arrival − created_at (the transaction\'s start, an upper bound)',
+    title:
+      "Delivery latency, ms: arrival at the client − the commit (its NOTIFY as seen by this process's own LISTEN); last column: arrival − created_at (the transaction's start, an upper bound)",
     columns: ['round', 'events', 'deliveries', 'p50', 'p95', 'p99', 'max', 'p99 from transaction start'],
     rows: rounds.flatMap((run) => [
       ...['all', 'live', 'stenogram:started', 'stenogram:progress', 'stenogram:complete'].map((type): Cell[] => {
         const latency = run.delivery.fromCommitMs[type];
         const name = type === 'live' ? 'live (committed after its client had stenogram:started)' : type;
-        return [run.label, name, latency?.count ?? 0, latency?.p50 ?? null, latency?.p95 ?? null, latency?.p99 ?? null, latency?.max ?? null, run.delivery.fromTxStartMs[type]?.p99 ?? null];
+        return [
+          run.label,
+          name,
+          latency?.count ?? 0,
+          latency?.p50 ?? null,
+          latency?.p95 ?? null,
+          latency?.p99 ?? null,
+          latency?.max ?? null,
+          run.delivery.fromTxStartMs[type]?.p99 ?? null,
+        ];
       }),
       ((): Cell[] => {
         const alone = run.alone.fromCommitMs.all;
         return [`1 × ${run.minutes} min alone`, 'all', alone?.count ?? 0, alone?.p50 ?? null, null, null, alone?.max ?? null, null];
       })(),
       ...(run.held
-        ? [[`1 × ${run.minutes} min alone, a transaction held open ${round(HOLD_MS / 1000, 1)} s beside it`, 'all', run.held.fromCommitMs?.count ?? 0, run.held.fromCommitMs?.p50 ?? null, null, null, run.held.fromCommitMs?.max ?? null, null] as Cell[]]
+        ? [
+            [
+              `1 × ${run.minutes} min alone, a transaction held open ${round(HOLD_MS / 1000, 1)} s beside it`,
+              'all',
+              run.held.fromCommitMs?.count ?? 0,
+              run.held.fromCommitMs?.p50 ?? null,
+              null,
+              null,
+              run.held.fromCommitMs?.max ?? null,
+              null,
+            ] as Cell[],
+          ]
         : []),
     ]),
   };
   const processTable: Table = {
     title: `Processes during the burst (CPU in cores of 2, from the first POST to the last stenogram:complete; peak RSS from just before the burst)`,
-    columns: ['round', 'API RSS idle MiB', 'API peak RSS MiB', 'worker RSS idle MiB', 'worker peak RSS MiB', 'API cores', 'worker cores', 'PG cores', 'of which this DB', 'clients cores', 'other cores', 'API event reads', 'reads per NOTIFY', 'other DBs writing'],
+    columns: [
+      'round',
+      'API RSS idle MiB',
+      'API peak RSS MiB',
+      'worker RSS idle MiB',
+      'worker peak RSS MiB',
+      'API cores',
+      'worker cores',
+      'PG cores',
+      'of which this DB',
+      'clients cores',
+      'other cores',
+      'API event reads',
+      'reads per NOTIFY',
+      'other DBs writing',
+    ],
     rows: rounds.map((run): Cell[] => [
       run.label,
       run.memoryMiB.api.idle,
@@ -970,9 +1267,9 @@ function streamTables(rounds: RoundResult[], offline: OfflineResult[]): { tables
     `How: a fresh database per round; ${first.users} Pro users, one L3 key each (apiStenogramsPerDay raised to ${STENOGRAMS_PER_DAY}, still charged; requestsPerMinute unlimited); one channel and ${STREAMS + 3} videos (the burst's, the two before it, the what-if's), each with a generated transcript stored as a fetch stores it (WebVTT through storeTrack, then refreshTranscript). ` +
       '`afterimage api` and `afterimage worker` run as child processes with DATABASE_URL on that database and DATA_DIR in a temporary folder (the file store writes there; no LLM_BASE_URL, so the offline generator). ' +
       `Two streams are generated one at a time first (the route's first request, then the "alone" reference); then all ${STREAMS} POSTs go out at once, each on its own connection, from this process, which reads every SSE response to its end. "Queued" and "in worker" come from the events' created_at: stenogram:started → the first stenogram:progress (a slot of the worker's ${WORKER_CONCURRENCY}, the row and the transcript read) → stenogram:complete (generated, stored, committed).`,
-    'Commit → client: this process LISTENs on afterimage_events too. A stream\'s transactions commit one after another, each with one NOTIFY, and the events of one share its created_at, so the k-th NOTIFY of a stream is the commit of its k-th transaction; the latency is the frame\'s arrival at the client minus that NOTIFY\'s arrival here (one clock, one process). ' +
-      'It leaves out the moment from the commit to the NOTIFY reaching a listener, which the API\'s hub waits for too; arrival − created_at (now(), the transaction\'s start, same machine clock) is the upper bound, and for stenogram:complete it includes that transaction\'s own work (the row\'s update, a read, the insert of the Markdown). ' +
-      'stenogram:started is committed by the POST\'s own transaction and reaches its client through the hub\'s catch-up once the stream subscribes; so do progress events committed before that.',
+    "Commit → client: this process LISTENs on afterimage_events too. A stream's transactions commit one after another, each with one NOTIFY, and the events of one share its created_at, so the k-th NOTIFY of a stream is the commit of its k-th transaction; the latency is the frame's arrival at the client minus that NOTIFY's arrival here (one clock, one process). " +
+      "It leaves out the moment from the commit to the NOTIFY reaching a listener, which the API's hub waits for too; arrival − created_at (now(), the transaction's start, same machine clock) is the upper bound, and for stenogram:complete it includes that transaction's own work (the row's update, a read, the insert of the Markdown). " +
+      "stenogram:started is committed by the POST's own transaction and reaches its client through the hub's catch-up once the stream subscribes; so do progress events committed before that.",
     `API event reads: index scans of events_stream_seq (readEvents, positionOf) from pg_stat_user_indexes, read after the API had stopped (the two streams before the burst and the burst): ${rounds.map((run) => `${run.label}: ${run.eventReads.reads} reads for ${run.eventReads.notifications} NOTIFYs`).join('; ')}. ` +
       'About one read per NOTIFY, plus a catch-up read per new stream, is what the hub needs. ' +
       `"Other DBs writing" is the share of the burst (sampled every 50 ms) in which a write transaction was open in another database of the same PostgreSQL cluster (${rounds.map((run) => `${run.label}: ${run.clusterWriters.withWriter} of ${run.clusterWriters.samples} samples, the oldest ${run.clusterWriters.oldestMs} ms old`).join('; ')}); since migration 026 streams follow their own numbering and no such transaction holds them back.`,
@@ -1010,7 +1307,9 @@ function streamTables(rounds: RoundResult[], offline: OfflineResult[]): { tables
         '(generateStenogram reports reading 5 before the generator reports reading 0, and storing 95 after writing 100).',
     );
   }
-  notes.push('The API, the worker, PostgreSQL and the clients share one 2-core machine; "PG cores" is every process of the PostgreSQL server (other databases\' backends and its background writers too), "of which this DB" the backends serving this round\'s database, "other cores" CPU used meanwhile by processes outside the benchmark and the server (a disturbance gauge). No target was set for the latency; the only check is that every stream completes with its transcript\'s words, its row generated and its file stored.');
+  notes.push(
+    'The API, the worker, PostgreSQL and the clients share one 2-core machine; "PG cores" is every process of the PostgreSQL server (other databases\' backends and its background writers too), "of which this DB" the backends serving this round\'s database, "other cores" CPU used meanwhile by processes outside the benchmark and the server (a disturbance gauge). No target was set for the latency; the only check is that every stream completes with its transcript\'s words, its row generated and its file stored.',
+  );
   return { tables: [streamsTable, latencyTable, processTable], notes };
 }
 
@@ -1020,26 +1319,33 @@ export const benchmark: Benchmark = {
   description:
     'Offline: createOfflineStenogramGenerator() on generated 2-hour (≈ 18,000 words, ≈ 3,600 cues) and 30-minute transcripts with `>>` speaker changes, NAME: labels and stage directions, in a child process of its own: ms per stenogram after a warm-up (median, p95), words/s, peak RSS. ' +
     `Streams: ${STREAMS} concurrent POST /api/stenograms/:videoId/generate to one \`afterimage api\` while one \`afterimage worker\` (WORKER_CONCURRENCY=${WORKER_CONCURRENCY}, offline generator, file store in a temporary DATA_DIR) writes them, on a fresh database per round (${ROUND_MINUTES.join(' and ')}-minute transcripts); ` +
-    'each SSE response is read to stenogram:complete. Reported: how many complete (all must), total time, time to complete per stream, delivery latency from each event\'s commit to its client, API and worker peak RSS; ' +
+    "each SSE response is read to stenogram:complete. Reported: how many complete (all must), total time, time to complete per stream, delivery latency from each event's commit to its client, API and worker peak RSS; " +
     `and a what-if: one stream while another session holds a transaction open ${HOLD_MS / 1000} s.`,
   async run(ctx) {
     const problems: string[] = [];
     const offline = PARTS.has('offline') ? await offlinePart(ctx, problems) : [];
     const rounds: RoundResult[] = [];
-    if (PARTS.has('streams')) for (const [index, minutes] of ROUND_MINUTES.entries()) rounds.push(await streamRound(ctx, minutes, problems, index === 0));
+    if (PARTS.has('streams'))
+      for (const [index, minutes] of ROUND_MINUTES.entries()) rounds.push(await streamRound(ctx, minutes, problems, index === 0));
     const offlineOut = offlineTables(offline);
     const streamsOut = streamTables(rounds, offline);
     return {
       parameters: {
         seed: SEED,
-        offline: { sizes: SIZES, inputsPerSize: INPUTS_PER_SIZE, warmupPerSize: INPUTS_PER_SIZE, process: 'lib/stenograms-child.ts (fork), one per size' },
+        offline: {
+          sizes: SIZES,
+          inputsPerSize: INPUTS_PER_SIZE,
+          warmupPerSize: INPUTS_PER_SIZE,
+          process: 'lib/stenograms-child.ts (fork), one per size',
+        },
         streams: {
           streams: STREAMS,
           users: USERS,
           roundMinutes: ROUND_MINUTES,
           workerConcurrency: WORKER_CONCURRENCY,
           api: '`node scripts/bin.mjs api` (child process), LOG_LEVEL=info, DATABASE_POOL_SIZE=10',
-          worker: '`node scripts/bin.mjs worker` (child process), no LLM_BASE_URL (afterimage-stenogram-1), STENOGRAM_STORE=file in a temporary DATA_DIR',
+          worker:
+            '`node scripts/bin.mjs worker` (child process), no LLM_BASE_URL (afterimage-stenogram-1), STENOGRAM_STORE=file in a temporary DATA_DIR',
           tier: { name: 'pro', apiStenogramsPerDay: STENOGRAMS_PER_DAY, requestsPerMinute: null },
           streamTimeoutMs: STREAM_TIMEOUT_MS,
           whatIf: `first round only: one stream while a transaction with an xid is held open ${HOLD_MS} ms (fresh API process)`,

@@ -66,7 +66,8 @@ interface SizeResult {
   variants: VariantResult[];
 }
 
-const videoId = (size: string, i: number) => `${size.replace(/[^a-z0-9]/gi, '')}${String(i).padStart(3, '0')}bulkbench`.slice(0, 11).padEnd(11, '_');
+const videoId = (size: string, i: number) =>
+  `${size.replace(/[^a-z0-9]/gi, '')}${String(i).padStart(3, '0')}bulkbench`.slice(0, 11).padEnd(11, '_');
 
 async function run(ctx: BenchContext): Promise<BenchOutcome> {
   const db = await ctx.database();
@@ -85,7 +86,9 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     for (let i = 0; i < VIDEOS; i++) {
       const id = videoId(size.id, i);
       await sql`insert into videos (video_id, channel_id, title, status) values (${id}, ${CHANNEL_ID}, ${`Bench video ${i}`}, 'live')`;
-      const stored = await sql.begin((tx) => storeTrack(tx, { videoId: id, language: 'en', kind: 'auto', source: 'archive', text: rollingCaptions(size.vttMB, 1000 + i).text }));
+      const stored = await sql.begin((tx) =>
+        storeTrack(tx, { videoId: id, language: 'en', kind: 'auto', source: 'archive', text: rollingCaptions(size.vttMB, 1000 + i).text }),
+      );
       cues += stored!.track.cueCount;
       textBytes += stored!.track.textBytes;
     }
@@ -93,7 +96,15 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       select coalesce(sum(pg_column_size(cues)), 0)::int as bytes from subtitle_tracks where video_id like ${`${videoId(size.id, 0).slice(0, 2)}%`}`;
     const storeSeconds = (performance.now() - started) / 1000;
     ctx.progress(`${size.label}: ${cues} cues, ${round(textBytes / 1e6)} MB of text stored in ${round(storeSeconds, 1)} s`);
-    sizes.push({ size: size.id, label: size.label, cues, textMB: round(textBytes / 1e6)!, storedJsonMB: round(json!.bytes / 1e6)!, storeSeconds: round(storeSeconds, 1)!, variants: [] });
+    sizes.push({
+      size: size.id,
+      label: size.label,
+      cues,
+      textMB: round(textBytes / 1e6)!,
+      storedJsonMB: round(json!.bytes / 1e6)!,
+      storeSeconds: round(storeSeconds, 1)!,
+      variants: [],
+    });
   }
 
   const api = await startService('api', {
@@ -106,63 +117,82 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     WAYBACK_ENABLED: 'false',
   });
   const idle = memoryOf(api.pid)!;
-  ctx.progress(`API pid ${api.pid} at ${api.url}, ready in ${Math.round(api.readyAt - api.spawnedAt)} ms, RSS ${round(idle.rssMiB, 0)} MiB`);
+  ctx.progress(
+    `API pid ${api.pid} at ${api.url}, ready in ${Math.round(api.readyAt - api.spawnedAt)} ms, RSS ${round(idle.rssMiB, 0)} MiB`,
+  );
   const sampler = memorySampler(api.pid, 25);
   try {
     for (const size of sizes) {
       const ids = Array.from({ length: VIDEOS }, (_, i) => videoId(size.size, i));
-      for (const format of FORMATS) for (const coding of format.id === 'zip' ? (['identity'] as const) : CODINGS) {
-        const request = async () => {
-          const startedAt = performance.now();
-          const response = await post(`${api.url}/api/subtitles/bulk-download`, key, coding, JSON.stringify({ videoIds: ids, ...format.body }));
-          const ms = performance.now() - startedAt;
-          const bytes = response.decoded;
-          if (response.status !== 200) throw new Error(`${format.id}: status ${response.status}: ${new TextDecoder().decode(bytes.slice(0, 300))}`);
-          if ((response.coding ?? 'identity') !== coding) problems.push(`${size.size} ${format.id}: asked for ${coding}, got ${response.coding ?? 'identity'}`);
-          if (format.id !== 'zip') {
-            const body = JSON.parse(new TextDecoder().decode(bytes)) as { data: { totals: { returned: number } } };
-            if (body.data.totals.returned !== VIDEOS) problems.push(`${size.size} ${format.id}: ${body.data.totals.returned} videos returned, not ${VIDEOS}`);
-          } else if (bytes[0] !== 0x50 || bytes[1] !== 0x4b) problems.push(`${size.size} zip: not a zip archive`);
-          return { ms, bytes: bytes.length, wire: response.wire };
-        };
-        await request(); // warm-up
-        const before = memoryOf(api.pid)!.rssMiB;
-        const since = performance.now();
-        const cpuBefore = cpuOf(api.pid)!;
-        const latencies: number[] = [];
-        let bytes = 0;
-        let wire = 0;
-        for (let i = 0; i < RUNS; i++) {
-          const result = await request();
-          latencies.push(result.ms);
-          bytes = result.bytes;
-          wire = result.wire;
+      for (const format of FORMATS)
+        for (const coding of format.id === 'zip' ? (['identity'] as const) : CODINGS) {
+          const request = async () => {
+            const startedAt = performance.now();
+            const response = await post(
+              `${api.url}/api/subtitles/bulk-download`,
+              key,
+              coding,
+              JSON.stringify({ videoIds: ids, ...format.body }),
+            );
+            const ms = performance.now() - startedAt;
+            const bytes = response.decoded;
+            if (response.status !== 200)
+              throw new Error(`${format.id}: status ${response.status}: ${new TextDecoder().decode(bytes.slice(0, 300))}`);
+            if ((response.coding ?? 'identity') !== coding)
+              problems.push(`${size.size} ${format.id}: asked for ${coding}, got ${response.coding ?? 'identity'}`);
+            if (format.id !== 'zip') {
+              const body = JSON.parse(new TextDecoder().decode(bytes)) as { data: { totals: { returned: number } } };
+              if (body.data.totals.returned !== VIDEOS)
+                problems.push(`${size.size} ${format.id}: ${body.data.totals.returned} videos returned, not ${VIDEOS}`);
+            } else if (bytes[0] !== 0x50 || bytes[1] !== 0x4b) problems.push(`${size.size} zip: not a zip archive`);
+            return { ms, bytes: bytes.length, wire: response.wire };
+          };
+          await request(); // warm-up
+          const before = memoryOf(api.pid)!.rssMiB;
+          const since = performance.now();
+          const cpuBefore = cpuOf(api.pid)!;
+          const latencies: number[] = [];
+          let bytes = 0;
+          let wire = 0;
+          for (let i = 0; i < RUNS; i++) {
+            const result = await request();
+            latencies.push(result.ms);
+            bytes = result.bytes;
+            wire = result.wire;
+          }
+          const apiCpuMs = (cpuOf(api.pid)! - cpuBefore) / 1000 / RUNS;
+          const peak = Math.max(sampler.maxSince(since), memoryOf(api.pid)!.rssMiB);
+          const sorted = [...latencies].sort((a, b) => a - b);
+          const variant: VariantResult = {
+            size: size.size,
+            format: format.id,
+            coding,
+            runs: RUNS,
+            wireMB: round(wire / 1e6, 2)!,
+            apiCpuMs: round(apiCpuMs, 0)!,
+            latencyMs: {
+              p50: round(percentile(sorted, 50), 1)!,
+              p95: round(percentile(sorted, 95), 1)!,
+              max: round(sorted.at(-1)!, 1)!,
+              all: latencies.map((ms) => round(ms, 1)!),
+            },
+            responseMB: round(bytes / 1e6, 2)!,
+            rssBeforeMiB: round(before, 1)!,
+            rssPeakMiB: round(peak, 1)!,
+            rssDeltaMiB: round(peak - before, 1)!,
+          };
+          size.variants.push(variant);
+          ctx.progress(
+            `${size.label}, ${format.label}, ${coding}: p50 ${variant.latencyMs.p50} ms, p95 ${variant.latencyMs.p95} ms, ${variant.responseMB} MB (${variant.wireMB} MB sent), API CPU ${variant.apiCpuMs} ms, RSS +${variant.rssDeltaMiB} MiB`,
+          );
         }
-        const apiCpuMs = (cpuOf(api.pid)! - cpuBefore) / 1000 / RUNS;
-        const peak = Math.max(sampler.maxSince(since), memoryOf(api.pid)!.rssMiB);
-        const sorted = [...latencies].sort((a, b) => a - b);
-        const variant: VariantResult = {
-          size: size.size,
-          format: format.id,
-          coding,
-          runs: RUNS,
-          wireMB: round(wire / 1e6, 2)!,
-          apiCpuMs: round(apiCpuMs, 0)!,
-          latencyMs: { p50: round(percentile(sorted, 50), 1)!, p95: round(percentile(sorted, 95), 1)!, max: round(sorted.at(-1)!, 1)!, all: latencies.map((ms) => round(ms, 1)!) },
-          responseMB: round(bytes / 1e6, 2)!,
-          rssBeforeMiB: round(before, 1)!,
-          rssPeakMiB: round(peak, 1)!,
-          rssDeltaMiB: round(peak - before, 1)!,
-        };
-        size.variants.push(variant);
-        ctx.progress(`${size.label}, ${format.label}, ${coding}: p50 ${variant.latencyMs.p50} ms, p95 ${variant.latencyMs.p95} ms, ${variant.responseMB} MB (${variant.wireMB} MB sent), API CPU ${variant.apiCpuMs} ms, RSS +${variant.rssDeltaMiB} MiB`);
-      }
     }
   } finally {
     sampler.stop();
     await api.stop();
   }
-  if (api.warnings.length) problems.push(`the API logged ${api.warnings.length} warnings, first: ${JSON.stringify(api.warnings[0]).slice(0, 200)}`);
+  if (api.warnings.length)
+    problems.push(`the API logged ${api.warnings.length} warnings, first: ${JSON.stringify(api.warnings[0]).slice(0, 200)}`);
 
   const rows: Cell[][] = sizes.flatMap((size) =>
     size.variants.map((variant) => [
@@ -196,7 +226,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
       `The API process idles at ${round(idle.rssMiB, 0)} MiB RSS; its highest sample during any download was ${round(overallPeak, 0)} MiB. RSS Δ is the variant's peak over the RSS just before its measured runs (after its warm-up).`,
       'Answers stream: cues are read 10 videos at a time and written as they are rendered (JSON by hand, the zip with fflate, level 6), so memory follows the batch, not the whole answer.',
       'Latency includes the client reading the whole answer over loopback; both run on the same machine.',
-      'JSON answers are coded as Accept-Encoding asks (gzip level 6, brotli quality 5, streamed); sent MB is what crossed the wire, API CPU ms the API process\'s user + system time per request (identity is the cost without coding).',
+      "JSON answers are coded as Accept-Encoding asks (gzip level 6, brotli quality 5, streamed); sent MB is what crossed the wire, API CPU ms the API process's user + system time per request (identity is the cost without coding).",
     ],
     ok: problems.length === 0,
     problems,
@@ -204,18 +234,32 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
 }
 
 /** A POST as a client that decodes nothing itself: the bytes sent, and what they decode to. */
-function post(url: string, key: string, coding: string, body: string): Promise<{ status: number; coding: string | undefined; wire: number; decoded: Uint8Array }> {
+function post(
+  url: string,
+  key: string,
+  coding: string,
+  body: string,
+): Promise<{ status: number; coding: string | undefined; wire: number; decoded: Uint8Array }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': key, 'Accept-Encoding': coding } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const raw = Buffer.concat(chunks);
-        const sent = res.headers['content-encoding'];
-        resolve({ status: res.statusCode ?? 0, coding: sent, wire: raw.length, decoded: sent === 'br' ? brotliDecompressSync(raw) : sent === 'gzip' ? gunzipSync(raw) : raw });
-      });
-      res.on('error', reject);
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-Key': key, 'Accept-Encoding': coding } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          const sent = res.headers['content-encoding'];
+          resolve({
+            status: res.statusCode ?? 0,
+            coding: sent,
+            wire: raw.length,
+            decoded: sent === 'br' ? brotliDecompressSync(raw) : sent === 'gzip' ? gunzipSync(raw) : raw,
+          });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -223,8 +267,8 @@ function post(url: string, key: string, coding: string, body: string): Promise<{
 
 export const benchmark: Benchmark = {
   name: 'subtitles-bulk',
-  title: 'Bulk download of 100 videos\' subtitles',
+  title: "Bulk download of 100 videos' subtitles",
   description:
-    'POST /api/subtitles/bulk-download with 100 video ids, against `afterimage api` in a child process: latency (p50/p95 of 7 runs), bytes sent, the API\'s CPU and RSS, for 30-minute and 2-hour auto captions, as JSON cues, JSON cues with a query, SRT in JSON (each uncoded, gzip and br) and a zip.',
+    "POST /api/subtitles/bulk-download with 100 video ids, against `afterimage api` in a child process: latency (p50/p95 of 7 runs), bytes sent, the API's CPU and RSS, for 30-minute and 2-hour auto captions, as JSON cues, JSON cues with a query, SRT in JSON (each uncoded, gzip and br) and a zip.",
   run,
 };

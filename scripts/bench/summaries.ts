@@ -48,7 +48,13 @@ const TARGET = { offlineMedianMs: 200, p95Ms: 20 };
 // Offline generator
 const TRANSCRIPTS_PER_SIZE = 4;
 const WARMUP_SUMMARIES = 3;
-interface TranscriptSpec { id: string; label: string; minutes: number; style: 'auto' | 'manual'; runs: number }
+interface TranscriptSpec {
+  id: string;
+  label: string;
+  minutes: number;
+  style: 'auto' | 'manual';
+  runs: number;
+}
 const SPECS: TranscriptSpec[] = [
   { id: 'auto-30min', label: '30 min, auto captions', minutes: 30, style: 'auto', runs: 40 },
   { id: 'manual-30min', label: '30 min, manual captions', minutes: 30, style: 'manual', runs: 40 },
@@ -70,7 +76,14 @@ const FAILED = Math.round(SUMMARIES * 0.01);
 const GENERATING = Math.round(SUMMARIES * 0.005);
 const OWNERS = 50;
 const INSERT_BATCH = 10_000;
-const LANGUAGE_MIX: Array<[string, number]> = [['en', 0.5], ['es', 0.14], ['fr', 0.12], ['ru', 0.1], ['de', 0.08], ['ja', 0.06]];
+const LANGUAGE_MIX: Array<[string, number]> = [
+  ['en', 0.5],
+  ['es', 0.14],
+  ['fr', 0.12],
+  ['ru', 0.1],
+  ['de', 0.08],
+  ['ja', 0.06],
+];
 const CLIENTS = 8;
 const POOL_SIZE = 10; // DATABASE_POOL_SIZE's default, as the API process uses
 const PAGE_SIZE = 20; // the browse route's default limit
@@ -91,10 +104,10 @@ const ms = (value: number, digits = 1) => round(value, digits);
 
 /** Spoken English in rough order of frequency: what most of any talk is made of. */
 const SPOKEN = (
-  "i you the and to a it that so is of we this in just like know what have do be was on for with they but not can are if go get " +
+  'i you the and to a it that so is of we this in just like know what have do be was on for with they but not can are if go get ' +
   'about all there one really going my me think right at yeah okay well now here how because some people then out up thing lot want ' +
   'see make very gonna kind time little actually also more when good much back would which way look into where he she our them been ' +
-  "said over first something your even two got um uh basically pretty sure mean let us take need could maybe other different next " +
+  'said over first something your even two got um uh basically pretty sure mean let us take need could maybe other different next ' +
   "every guys today video these those still new why who let's it's don't that's i'm you're we're there's can't"
 ).split(' ');
 
@@ -148,7 +161,14 @@ function transcript(words: string[], minutes: number, style: 'auto' | 'manual', 
     const length = 5 + Math.floor(rnd() * 16);
     for (let i = 0; i < length; i++) {
       const u = rnd();
-      let word = u < 0.6 ? SPOKEN[draw(spokenCdf, rnd)]! : u < 0.86 ? section[Math.floor(rnd() * rnd() * section.length)]! : u < 0.95 ? theme[Math.floor(rnd() * theme.length)]! : words[Math.floor(rnd() * words.length)]!;
+      let word =
+        u < 0.6
+          ? SPOKEN[draw(spokenCdf, rnd)]!
+          : u < 0.86
+            ? section[Math.floor(rnd() * rnd() * section.length)]!
+            : u < 0.95
+              ? theme[Math.floor(rnd() * theme.length)]!
+              : words[Math.floor(rnd() * words.length)]!;
       if (style === 'manual') {
         if (word === 'i' || word.startsWith("i'")) word = `I${word.slice(1)}`;
         if (i === 0) word = word[0]!.toUpperCase() + word.slice(1);
@@ -174,7 +194,13 @@ function transcript(words: string[], minutes: number, style: 'auto' | 'manual', 
   return { cues, words: count };
 }
 
-interface TranscriptSet { spec: TranscriptSpec; inputs: SummaryInput[]; warmup: SummaryInput[]; words: number; cues: number }
+interface TranscriptSet {
+  spec: TranscriptSpec;
+  inputs: SummaryInput[];
+  warmup: SummaryInput[];
+  words: number;
+  cues: number;
+}
 
 function transcriptSets(words: string[]): TranscriptSet[] {
   return SPECS.map((spec, specIndex) => {
@@ -182,7 +208,10 @@ function transcriptSets(words: string[]): TranscriptSet[] {
       const made = transcript(words, spec.minutes, spec.style, mix32(SEED + specIndex, index));
       // Auto captions often come without a video title given to the generator; manual ones with.
       const title = spec.style === 'manual' ? `Bench talk ${index}` : null;
-      return { input: { videoId: corpusVideoId(SEED + 100 + specIndex, index), title, language: 'en', cues: made.cues }, words: made.words };
+      return {
+        input: { videoId: corpusVideoId(SEED + 100 + specIndex, index), title, language: 'en', cues: made.cues },
+        words: made.words,
+      };
     };
     const measured = Array.from({ length: TRANSCRIPTS_PER_SIZE }, (_, index) => make(index));
     const warmup = Array.from({ length: WARMUP_SUMMARIES }, (_, index) => make(1000 + index).input);
@@ -199,7 +228,10 @@ function transcriptSets(words: string[]): TranscriptSet[] {
 // ---------------------------------------------------------------------------------------------------
 // Child processes (scripts/bench/lib/summaries-child.ts)
 
-interface Child { child: ChildProcess; next(): Promise<ChildMessage> }
+interface Child {
+  child: ChildProcess;
+  next(): Promise<ChildMessage>;
+}
 
 /** Forks the child script in `role` and waits for its 'ready'. */
 async function forkChild(role: 'offline' | 'openai'): Promise<Child & { ready: ChildMessage & { type: 'ready' } }> {
@@ -255,7 +287,10 @@ interface OfflineResult {
   language: string;
 }
 
-async function measureOffline(ctx: BenchContext, sets: TranscriptSet[]): Promise<{ results: OfflineResult[]; outputs: GeneratedSummary[] }> {
+async function measureOffline(
+  ctx: BenchContext,
+  sets: TranscriptSet[],
+): Promise<{ results: OfflineResult[]; outputs: GeneratedSummary[] }> {
   const results: OfflineResult[] = [];
   const outputs: GeneratedSummary[] = [];
   for (const set of sets) {
@@ -267,7 +302,8 @@ async function measureOffline(ctx: BenchContext, sets: TranscriptSet[]): Promise
     const message = await next();
     const machine = cpuDelta(machineBefore, cpuSnapshot());
     const childUs = (cpuOf(child.pid!) ?? Number.NaN) - (childBefore ?? Number.NaN);
-    if (message.type !== 'offline') throw new Error(`offline ${set.spec.id}: ${message.type === 'failed' ? message.message : message.type}`);
+    if (message.type !== 'offline')
+      throw new Error(`offline ${set.spec.id}: ${message.type === 'failed' ? message.message : message.type}`);
     const report: OfflineReport = message.report;
     const wall = [...report.wallMs].sort((a, b) => a - b);
     const first = report.outputs[0]!;
@@ -286,7 +322,10 @@ async function measureOffline(ctx: BenchContext, sets: TranscriptSet[]): Promise
       peakRssMiB: round(report.peakRssMiB, 0),
       peakAboveStartMiB: round(report.peakRssMiB - report.rssBeforeMiB, 0),
       peakReset: report.peakReset,
-      otherCores: machine.machineBusyUs === null || !Number.isFinite(childUs) ? null : round(Math.max(0, machine.machineBusyUs - childUs - machine.selfUs) / (machine.seconds * 1e6), 2),
+      otherCores:
+        machine.machineBusyUs === null || !Number.isFinite(childUs)
+          ? null
+          : round(Math.max(0, machine.machineBusyUs - childUs - machine.selfUs) / (machine.seconds * 1e6), 2),
       keyPoints: first.keyPoints.length,
       tags: first.tags,
       detailedChars: first.detailedSummary.length,
@@ -294,7 +333,9 @@ async function measureOffline(ctx: BenchContext, sets: TranscriptSet[]): Promise
     };
     results.push(result);
     outputs.push(...report.outputs);
-    ctx.progress(`offline ${set.spec.id}: ${set.words} words, ${set.cues} cues; median ${result.medianMs} ms, p95 ${result.p95Ms} ms, peak RSS ${result.peakRssMiB} MiB (${result.rssBeforeMiB} before)`);
+    ctx.progress(
+      `offline ${set.spec.id}: ${set.words} words, ${set.cues} cues; median ${result.medianMs} ms, p95 ${result.p95Ms} ms, peak RSS ${result.peakRssMiB} MiB (${result.rssBeforeMiB} before)`,
+    );
     await new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
   }
   return { results, outputs };
@@ -360,10 +401,22 @@ interface LlmResult {
   requestKiB: number | null;
 }
 
-interface MinimalCall { ms: number | null; cpuUs: number | null; standInCpuUs: number | null }
-interface MinimalCalls { viaClient: MinimalCall; bare: MinimalCall }
+interface MinimalCall {
+  ms: number | null;
+  cpuUs: number | null;
+  standInCpuUs: number | null;
+}
+interface MinimalCalls {
+  viaClient: MinimalCall;
+  bare: MinimalCall;
+}
 
-interface MicroResult { id: string; label: string; medianUs: number | null; perSummaryMs: number | null }
+interface MicroResult {
+  id: string;
+  label: string;
+  medianUs: number | null;
+  perSummaryMs: number | null;
+}
 
 /** Median µs of `fn` over MICRO_ITERATIONS calls after a warm-up. */
 function timeMicro(fn: () => unknown, iterations = MICRO_ITERATIONS): number {
@@ -377,11 +430,22 @@ function timeMicro(fn: () => unknown, iterations = MICRO_ITERATIONS): number {
   return median(samples);
 }
 
-async function measureLlm(ctx: BenchContext, sets: TranscriptSet[]): Promise<{ results: LlmResult[]; micro: MicroResult[]; minimalCalls: MinimalCalls }> {
+async function measureLlm(
+  ctx: BenchContext,
+  sets: TranscriptSet[],
+): Promise<{ results: LlmResult[]; micro: MicroResult[]; minimalCalls: MinimalCalls }> {
   const { child, ready } = await forkChild('openai');
   const pid = child.pid!;
   try {
-    const client = createLlmClient({ baseUrl: ready.url!, model: LLM.model, contextTokens: LLM.contextTokens, concurrency: LLM.concurrency, timeoutMs: 60_000, retries: 0, log: ctx.log });
+    const client = createLlmClient({
+      baseUrl: ready.url!,
+      model: LLM.model,
+      contextTokens: LLM.contextTokens,
+      concurrency: LLM.concurrency,
+      timeoutMs: 60_000,
+      retries: 0,
+      log: ctx.log,
+    });
     const observed = observedClient(client);
     const generator = createLlmSummaryGenerator(observed.client);
     const results: LlmResult[] = [];
@@ -428,7 +492,9 @@ async function measureLlm(ctx: BenchContext, sets: TranscriptSet[]): Promise<{ r
         requestKiB: round((tokens.prompt * 4) / 1024, 0),
       };
       results.push(result);
-      ctx.progress(`llm ${set.spec.id}: ${result.calls} calls, median ${result.medianMs} ms, own ${result.ownMs} ms, service CPU ${result.serviceCpuMs} ms, stand-in CPU ${result.standInCpuMs} ms per summary`);
+      ctx.progress(
+        `llm ${set.spec.id}: ${result.calls} calls, median ${result.medianMs} ms, own ${result.ownMs} ms, service CPU ${result.serviceCpuMs} ms, stand-in CPU ${result.standInCpuMs} ms per summary`,
+      );
     }
 
     // The smallest call, a one-field schema and a one-line prompt: through the client (SDK, limiter,
@@ -449,16 +515,29 @@ async function measureLlm(ctx: BenchContext, sets: TranscriptSet[]): Promise<{ r
         cpuUs += used.user + used.system;
         standInUs += (cpuOf(pid) ?? 0) - standIn;
       }
-      return { ms: ms(median(latencies), 3), cpuUs: round(cpuUs / latencies.length, 0), standInCpuUs: round(standInUs / latencies.length, 0) };
+      return {
+        ms: ms(median(latencies), 3),
+        cpuUs: round(cpuUs / latencies.length, 0),
+        standInCpuUs: round(standInUs / latencies.length, 0),
+      };
     };
-    const viaClient = await minimal(() => client.completeJson({ system: 'Answer with JSON.', user: '[0] hello', schema: ping, schemaName: 'ping' }));
+    const viaClient = await minimal(() =>
+      client.completeJson({ system: 'Answer with JSON.', user: '[0] hello', schema: ping, schemaName: 'ping' }),
+    );
     const body = JSON.stringify({
       model: LLM.model,
-      messages: [{ role: 'system', content: 'Answer with JSON.' }, { role: 'user', content: '[0] hello' }],
+      messages: [
+        { role: 'system', content: 'Answer with JSON.' },
+        { role: 'user', content: '[0] hello' },
+      ],
       response_format: { type: 'json_schema', json_schema: zodResponseFormat(ping, 'ping').json_schema },
     });
     const bare = await minimal(async () => {
-      const response = await fetch(`${ready.url!}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const response = await fetch(`${ready.url!}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       const answer = (await response.json()) as { choices: Array<{ message: { content: string } }> };
       return ping.parse(JSON.parse(answer.choices[0]!.message.content));
     });
@@ -472,17 +551,47 @@ async function measureLlm(ctx: BenchContext, sets: TranscriptSet[]): Promise<{ r
       // About what 8192 tokens leave for a chunk's transcript once the answer, prompt and schema are counted.
       const chunking = timeMicro(() => chunkLines(transcriptLines(input.cues), CHUNK_BUDGET), 50);
       const chunks = chunkLines(lines, CHUNK_BUDGET).length;
-      micro.push({ id: `lines-chunks-${set.spec.id}`, label: `transcriptLines + chunkLines (~${CHUNK_BUDGET} tokens a chunk), ${set.spec.label}: ${lines.length} lines, ${chunks} chunks`, medianUs: round(chunking, 0), perSummaryMs: ms(chunking / 1000, 2) });
+      micro.push({
+        id: `lines-chunks-${set.spec.id}`,
+        label: `transcriptLines + chunkLines (~${CHUNK_BUDGET} tokens a chunk), ${set.spec.label}: ${lines.length} lines, ${chunks} chunks`,
+        medianUs: round(chunking, 0),
+        perSummaryMs: ms(chunking / 1000, 2),
+      });
     }
-    const sample = { title: 'A title', tldr: 'Two sentences. Or three.', keyPoints: Array.from({ length: 12 }, (_, i) => ({ text: `Point ${i} made at length, a sentence or two of it.`, startSeconds: i * 60 })), detailedSummary: 'Paragraph.\n\nParagraph.', tags: ['one', 'two', 'three'], language: 'en' };
+    const sample = {
+      title: 'A title',
+      tldr: 'Two sentences. Or three.',
+      keyPoints: Array.from({ length: 12 }, (_, i) => ({
+        text: `Point ${i} made at length, a sentence or two of it.`,
+        startSeconds: i * 60,
+      })),
+      detailedSummary: 'Paragraph.\n\nParagraph.',
+      tags: ['one', 'two', 'three'],
+      language: 'en',
+    };
     const schemaFormat = timeMicro(() => zodResponseFormat(summaryContent, 'video_summary'));
     const jsonSchema = timeMicro(() => z.toJSONSchema(summaryContent));
     const validation = timeMicro(() => summaryContent.safeParse(JSON.parse(JSON.stringify(sample))));
     const calls2h = results.find((result) => result.id === 'auto-2h')?.calls ?? null;
     const perCall = (us: number) => (calls2h === null ? null : ms((us * calls2h) / 1000, 2));
-    micro.push({ id: 'zod-response-format', label: `zodResponseFormat(summary schema): the json_schema sent with every call (per summary: × ${calls2h} calls of a 2 h one)`, medianUs: round(schemaFormat, 0), perSummaryMs: perCall(schemaFormat) });
-    micro.push({ id: 'to-json-schema', label: `z.toJSONSchema(summary schema) (× ${calls2h} calls)`, medianUs: round(jsonSchema, 0), perSummaryMs: perCall(jsonSchema) });
-    micro.push({ id: 'validate-answer', label: `JSON.parse + summaryContent.safeParse of a 12-point answer (× ${calls2h} calls)`, medianUs: round(validation, 0), perSummaryMs: perCall(validation) });
+    micro.push({
+      id: 'zod-response-format',
+      label: `zodResponseFormat(summary schema): the json_schema sent with every call (per summary: × ${calls2h} calls of a 2 h one)`,
+      medianUs: round(schemaFormat, 0),
+      perSummaryMs: perCall(schemaFormat),
+    });
+    micro.push({
+      id: 'to-json-schema',
+      label: `z.toJSONSchema(summary schema) (× ${calls2h} calls)`,
+      medianUs: round(jsonSchema, 0),
+      perSummaryMs: perCall(jsonSchema),
+    });
+    micro.push({
+      id: 'validate-answer',
+      label: `JSON.parse + summaryContent.safeParse of a 12-point answer (× ${calls2h} calls)`,
+      medianUs: round(validation, 0),
+      perSummaryMs: perCall(validation),
+    });
     return { results, micro, minimalCalls };
   } finally {
     child.disconnect();
@@ -497,7 +606,9 @@ const arrayLiteral = (items: string[]) => `{${items.map((item) => `"${item.repla
 
 /** Per language, the tags summaries of it draw from (lower case, ≤ 40 characters, most used first) with Zipf weights. */
 function tagVocabularies(vocabulary: Vocabulary) {
-  const clean = (tags: string[]) => [...new Set(tags.map((tag) => tag.toLowerCase().trim()).filter((tag) => tag.length >= 2 && tag.length <= 40))];
+  const clean = (tags: string[]) => [
+    ...new Set(tags.map((tag) => tag.toLowerCase().trim()).filter((tag) => tag.length >= 2 && tag.length <= 40)),
+  ];
   const en = clean(vocabulary.vocabularies.en.tags);
   const lists: Record<string, string[]> = {
     en,
@@ -508,31 +619,55 @@ function tagVocabularies(vocabulary: Vocabulary) {
     de: en,
     ja: [...vocabulary.cjk.words, ...en],
   };
-  return Object.fromEntries(Object.entries(lists).map(([language, list]) => [language, { list, cdf: zipfCdf(list.length, 1, 2.7) }])) as Record<string, { list: string[]; cdf: Float64Array }>;
+  return Object.fromEntries(
+    Object.entries(lists).map(([language, list]) => [language, { list, cdf: zipfCdf(list.length, 1, 2.7) }]),
+  ) as Record<string, { list: string[]; cdf: Float64Array }>;
 }
 
-interface StoreTiming { count: number; medianMs: number | null; p95Ms: number | null; perSecond: number | null }
+interface StoreTiming {
+  count: number;
+  medianMs: number | null;
+  p95Ms: number | null;
+  perSecond: number | null;
+}
 
 interface Build {
   seconds: { channelsAndVideos: number; bulkSummaries: number; facets: number; vacuumAnalyze: number; total: number };
   rows: { channels: number; videos: number; publicReady: number; private: number; failed: number; generating: number; facets: number };
   bulkSummariesPerSecond: number;
   /** Summaries stored one at a time as requestSummary + generateSummary do (insert generating, update ready), and many in one INSERT. */
-  stored: { withoutTrigger: StoreTiming; withTrigger: StoreTiming; multiRowWithTrigger: { rows: number; seconds: number; perSecond: number } };
+  stored: {
+    withoutTrigger: StoreTiming;
+    withTrigger: StoreTiming;
+    multiRowWithTrigger: { rows: number; seconds: number; perSecond: number };
+  };
   sizeMiB: { summaries: number; summariesIndexes: number; facets: number };
   averageTags: number;
   checks: string[];
 }
 
 /** One summary to store: its video (by index), owner, status, time, and what it says. */
-interface SummarySeed { video: number; owner: string | null; status: 'generated' | 'failed' | 'generating'; at: number; language: string; tags: string; model: string; k: number }
+interface SummarySeed {
+  video: number;
+  owner: string | null;
+  status: 'generated' | 'failed' | 'generating';
+  at: number;
+  language: string;
+  tags: string;
+  model: string;
+  k: number;
+}
 
 const SINGLE_PLAIN = 300;
 const MULTI_STORE = 1_000;
 const SINGLE_STORES = 1_000;
 
 /** Summaries (any status) in one set-based INSERT … SELECT FROM unnest; texts are the templates' (1-based `k`). */
-async function insertSummaries(sql: Sql, rows: SummarySeed[], texts: { tldrs: string[]; points: string[]; details: string[] }): Promise<void> {
+async function insertSummaries(
+  sql: Sql,
+  rows: SummarySeed[],
+  texts: { tldrs: string[]; points: string[]; details: string[] },
+): Promise<void> {
   await sql`
     insert into summaries (video_id, channel_id, owner_id, private, status, error, title, tldr, key_points, detailed_summary, tags, language,
       llm_model, prompt_tokens, completion_tokens, requested_at, generated_at, updated_at)
@@ -572,7 +707,12 @@ async function storeSummary(sql: Sql, row: SummarySeed, template: GeneratedSumma
 
 function storeTiming(latencies: number[], seconds: number): StoreTiming {
   const sorted = [...latencies].sort((a, b) => a - b);
-  return { count: sorted.length, medianMs: ms(median(sorted), 2), p95Ms: ms(percentile(sorted, 95), 2), perSecond: round(sorted.length / seconds, 0) };
+  return {
+    count: sorted.length,
+    medianMs: ms(median(sorted), 2),
+    p95Ms: ms(percentile(sorted, 95), 2),
+    perSecond: round(sorted.length / seconds, 0),
+  };
 }
 
 /** Public ready summaries' facet rows counted from the table, as summary_facet_rows (sql/015) lists them. */
@@ -596,7 +736,10 @@ async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary
   const tags = tagVocabularies(vocabulary);
   const titleWords = topicWords(vocabulary);
   const titleCdf = zipfCdf(titleWords.length, 0.9, 5);
-  const title = (count: number) => Array.from({ length: count }, () => titleWords[draw(titleCdf, rnd)]!).join(' ').replace(/^./, (c) => c.toUpperCase());
+  const title = (count: number) =>
+    Array.from({ length: count }, () => titleWords[draw(titleCdf, rnd)]!)
+      .join(' ')
+      .replace(/^./, (c) => c.toUpperCase());
   const started = performance.now();
 
   // Channels, each with a main language; videos spread over them Zipf-like.
@@ -611,8 +754,10 @@ async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary
   const videoChannel = Int32Array.from({ length: videoCount }, () => draw(channelCdf, rnd));
 
   // Every summary, in the order they were generated (ids and times rise together, as they do live).
-  const owners = (await sql<{ id: string }[]>`
-    insert into users (email, tier) select 'summaries-bench-' || g || '@example.org', 'registered' from generate_series(1, ${OWNERS}::int) g returning id::text`).map((row) => row.id);
+  const owners = (
+    await sql<{ id: string }[]>`
+    insert into users (email, tier) select 'summaries-bench-' || g || '@example.org', 'registered' from generate_series(1, ${OWNERS}::int) g returning id::text`
+  ).map((row) => row.id);
   const generatedFrom = Date.UTC(2024, 6, 1);
   const span = 730 * 86_400_000;
   let tagTotal = 0;
@@ -623,9 +768,20 @@ async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary
     const chosen = new Set<string>();
     for (let attempt = 0; chosen.size < wanted && attempt < 40; attempt++) chosen.add(vocabularyOf.list[draw(vocabularyOf.cdf, rnd)]!);
     if (status === 'generated' && owner === null) tagTotal += chosen.size;
-    return { video, owner, status, at, language, tags: arrayLiteral([...chosen]), model: rnd() < 0.8 ? 'afterimage-extractive-1' : 'gpt-4o-mini', k: 1 + (k % templates.length) };
+    return {
+      video,
+      owner,
+      status,
+      at,
+      language,
+      tags: arrayLiteral([...chosen]),
+      model: rnd() < 0.8 ? 'afterimage-extractive-1' : 'gpt-4o-mini',
+      k: 1 + (k % templates.length),
+    };
   };
-  const publicReady = Array.from({ length: SUMMARIES }, (_, i) => seed(i, null, 'generated', generatedFrom + (i / SUMMARIES) * span + (rnd() - 0.5) * 3_600_000, i));
+  const publicReady = Array.from({ length: SUMMARIES }, (_, i) =>
+    seed(i, null, 'generated', generatedFrom + (i / SUMMARIES) * span + (rnd() - 0.5) * 3_600_000, i),
+  );
   publicReady.sort((a, b) => a.at - b.at);
   const later = () => generatedFrom + rnd() * span;
   // Private ones (on publicly summarised videos and on others), failed and generating ones: never listed.
@@ -659,13 +815,20 @@ async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary
         as x(id, channel, title, duration, views, day, language, summary)`;
   }
   const channelsAndVideos = elapsed(started);
-  ctx.progress(`${CHANNELS.toLocaleString('en')} channels and ${videoCount.toLocaleString('en')} videos in ${round(channelsAndVideos, 1)} s`);
+  ctx.progress(
+    `${CHANNELS.toLocaleString('en')} channels and ${videoCount.toLocaleString('en')} videos in ${round(channelsAndVideos, 1)} s`,
+  );
 
-  const texts = { tldrs: templates.map((t) => t.tldr), points: templates.map((t) => JSON.stringify(t.keyPoints)), details: templates.map((t) => t.detailedSummary) };
+  const texts = {
+    tldrs: templates.map((t) => t.tldr),
+    points: templates.map((t) => JSON.stringify(t.keyPoints)),
+    details: templates.map((t) => t.detailedSummary),
+  };
   const template = (row: SummarySeed) => templates[row.k - 1]!;
   await sql`alter table summaries disable trigger summaries_counts`;
   const bulkStarted = performance.now();
-  for (let batch = 0; batch < bulk.length; batch += INSERT_BATCH) await insertSummaries(sql, bulk.slice(batch, batch + INSERT_BATCH), texts);
+  for (let batch = 0; batch < bulk.length; batch += INSERT_BATCH)
+    await insertSummaries(sql, bulk.slice(batch, batch + INSERT_BATCH), texts);
   const bulkSummaries = elapsed(bulkStarted);
   const plainLatencies: number[] = [];
   const plainStarted = performance.now();
@@ -679,7 +842,9 @@ async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary
   await sql.unsafe(`insert into summary_facets (facet, language, value, count) ${FACET_RECOUNT}`);
   await sql`alter table summaries enable trigger summaries_counts`;
   const facets = elapsed(facetsStarted);
-  ctx.progress(`${bulk.length.toLocaleString('en')} summaries in ${round(bulkSummaries, 1)} s without the counts trigger, their counts in ${round(facets, 1)} s`);
+  ctx.progress(
+    `${bulk.length.toLocaleString('en')} summaries in ${round(bulkSummaries, 1)} s without the counts trigger, their counts in ${round(facets, 1)} s`,
+  );
 
   // The statistics a live database would have before the newest summaries arrive.
   let vacuumAnalyze = 0;
@@ -701,12 +866,16 @@ async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary
     singleLatencies.push(performance.now() - begun);
   }
   const withTrigger = storeTiming(singleLatencies, elapsed(singleStarted));
-  ctx.progress(`through the counts trigger: ${multi.length} summaries in one INSERT in ${round(multiSeconds, 1)} s; ${single.length} stored one at a time, median ${withTrigger.medianMs} ms (${withoutTrigger.medianMs} ms without the trigger)`);
+  ctx.progress(
+    `through the counts trigger: ${multi.length} summaries in one INSERT in ${round(multiSeconds, 1)} s; ${single.length} stored one at a time, median ${withTrigger.medianMs} ms (${withoutTrigger.medianMs} ms without the trigger)`,
+  );
   await vacuum();
 
   // What the trigger kept, against a recount from the table, and the listing's invariants.
   const checks: string[] = [];
-  const [counts] = await sql<{ publicReady: number; private: number; failed: number; generating: number; hasSummary: number; facets: number; languageSum: number }[]>`
+  const [counts] = await sql<
+    { publicReady: number; private: number; failed: number; generating: number; hasSummary: number; facets: number; languageSum: number }[]
+  >`
     select
       (select count(*)::int from summaries where status = 'generated' and not private) as "publicReady",
       (select count(*)::int from summaries where private) as private,
@@ -722,17 +891,40 @@ async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary
       union all
       (select facet, language, value, count from summary_facets except select facet, language, value, count from recount)) d`);
   if (counts!.publicReady !== SUMMARIES) checks.push(`${counts!.publicReady} public ready summaries stored, ${SUMMARIES} meant`);
-  if (counts!.hasSummary !== SUMMARIES) checks.push(`videos.has_summary is true for ${counts!.hasSummary} videos, ${SUMMARIES} have a public ready summary`);
+  if (counts!.hasSummary !== SUMMARIES)
+    checks.push(`videos.has_summary is true for ${counts!.hasSummary} videos, ${SUMMARIES} have a public ready summary`);
   if (counts!.languageSum !== SUMMARIES) checks.push(`the language counts add up to ${counts!.languageSum}, not ${SUMMARIES}`);
   if (drift!.differing > 0) checks.push(`${drift!.differing} summary_facets rows differ from a recount of the table`);
   const [size] = await sql<{ table: number; indexes: number; facets: number }[]>`
     select pg_table_size('summaries')::float8 as table, pg_indexes_size('summaries')::float8 as indexes, pg_total_relation_size('summary_facets')::float8 as facets`;
   return {
-    seconds: { channelsAndVideos: round(channelsAndVideos, 1)!, bulkSummaries: round(bulkSummaries, 1)!, facets: round(facets, 1)!, vacuumAnalyze: round(vacuumAnalyze, 1)!, total: round(elapsed(started), 1)! },
-    rows: { channels: CHANNELS, videos: videoCount, publicReady: counts!.publicReady, private: counts!.private, failed: counts!.failed, generating: counts!.generating, facets: counts!.facets },
+    seconds: {
+      channelsAndVideos: round(channelsAndVideos, 1)!,
+      bulkSummaries: round(bulkSummaries, 1)!,
+      facets: round(facets, 1)!,
+      vacuumAnalyze: round(vacuumAnalyze, 1)!,
+      total: round(elapsed(started), 1)!,
+    },
+    rows: {
+      channels: CHANNELS,
+      videos: videoCount,
+      publicReady: counts!.publicReady,
+      private: counts!.private,
+      failed: counts!.failed,
+      generating: counts!.generating,
+      facets: counts!.facets,
+    },
     bulkSummariesPerSecond: Math.round(bulk.length / bulkSummaries),
-    stored: { withoutTrigger, withTrigger, multiRowWithTrigger: { rows: multi.length, seconds: round(multiSeconds, 2)!, perSecond: Math.round(multi.length / multiSeconds) } },
-    sizeMiB: { summaries: round(size!.table / 2 ** 20, 0)!, summariesIndexes: round(size!.indexes / 2 ** 20, 0)!, facets: round(size!.facets / 2 ** 20, 0)! },
+    stored: {
+      withoutTrigger,
+      withTrigger,
+      multiRowWithTrigger: { rows: multi.length, seconds: round(multiSeconds, 2)!, perSecond: Math.round(multi.length / multiSeconds) },
+    },
+    sizeMiB: {
+      summaries: round(size!.table / 2 ** 20, 0)!,
+      summariesIndexes: round(size!.indexes / 2 ** 20, 0)!,
+      facets: round(size!.facets / 2 ** 20, 0)!,
+    },
     averageTags: round(tagTotal / SUMMARIES, 1)!,
     checks,
   };
@@ -741,7 +933,11 @@ async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary
 // ---------------------------------------------------------------------------------------------------
 // Part 3: reading at scale — the query mix
 
-interface Variant { browse?: { filters: BrowseFilters; page: number }; path: string; describe: string }
+interface Variant {
+  browse?: { filters: BrowseFilters; page: number };
+  path: string;
+  describe: string;
+}
 interface QueryClass {
   id: string;
   label: string;
@@ -754,7 +950,11 @@ interface QueryClass {
 const browseCall = async (sql: Sql, variant: Variant) => {
   const { filters, page } = variant.browse!;
   const { rows, total } = await browseSummaries(sql, filters, { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE });
-  return { ids: rows.map((row) => row.video_id), total, privateShown: rows.filter((row) => row.private || row.status !== 'generated').length };
+  return {
+    ids: rows.map((row) => row.video_id),
+    total,
+    privateShown: rows.filter((row) => row.private || row.status !== 'generated').length,
+  };
 };
 
 const browseVariant = (filters: BrowseFilters, page = 1): Variant => {
@@ -763,23 +963,42 @@ const browseVariant = (filters: BrowseFilters, page = 1): Variant => {
   if (filters.channelId !== undefined) params.set('channelId', filters.channelId);
   if (filters.language !== undefined) params.set('language', filters.language);
   if (page > 1) params.set('page', String(page));
-  return { browse: { filters, page }, path: `/api/summary/browse?${params}`, describe: `${JSON.stringify(filters)}${page > 1 ? ` page ${page}` : ''}` };
+  return {
+    browse: { filters, page },
+    path: `/api/summary/browse?${params}`,
+    describe: `${JSON.stringify(filters)}${page > 1 ? ` page ${page}` : ''}`,
+  };
 };
 
 async function queryClasses(sql: Sql): Promise<QueryClass[]> {
-  const tagRows = await sql<{ value: string; count: number }[]>`select value, count from summary_facets where facet = 'tag' and language = '' order by count desc, value`;
+  const tagRows = await sql<
+    { value: string; count: number }[]
+  >`select value, count from summary_facets where facet = 'tag' and language = '' order by count desc, value`;
   const common = tagRows.slice(0, 5);
   const mid = tagRows.filter((row) => row.count >= SUMMARIES * 0.004 && row.count <= SUMMARIES * 0.01).slice(0, 5);
-  const rare = tagRows.filter((row) => row.count >= 5 && row.count <= 30).filter((_, i) => i % 97 === 0).slice(0, 8);
-  const channels = await sql<{ value: string; count: number }[]>`select value, count from summary_facets where facet = 'channel' order by count desc, value`;
+  const rare = tagRows
+    .filter((row) => row.count >= 5 && row.count <= 30)
+    .filter((_, i) => i % 97 === 0)
+    .slice(0, 8);
+  const channels = await sql<
+    { value: string; count: number }[]
+  >`select value, count from summary_facets where facet = 'channel' order by count desc, value`;
   const spreadChannels = Array.from({ length: 12 }, (_, i) => channels[Math.floor((i * (channels.length - 1)) / 11)]!).filter(Boolean);
-  const languages = await sql<{ value: string; count: number }[]>`select value, count from summary_facets where facet = 'language' order by count desc`;
+  const languages = await sql<
+    { value: string; count: number }[]
+  >`select value, count from summary_facets where facet = 'language' order by count desc`;
   // A popular tag of each language other than the biggest, with that language.
   const tagLanguage = await sql<{ value: string; language: string; count: number }[]>`
     select distinct on (language) value, language, count from summary_facets
     where facet = 'tag' and language <> '' and language <> ${languages[0]!.value}
     order by language, count desc, value`;
-  const single = (id: string, label: string, path: string, call: (sql: Sql) => Promise<{ ids: string[]; total: number | null; privateShown: number }>, judged: boolean): QueryClass => ({
+  const single = (
+    id: string,
+    label: string,
+    path: string,
+    call: (sql: Sql) => Promise<{ ids: string[]; total: number | null; privateShown: number }>,
+    judged: boolean,
+  ): QueryClass => ({
     id,
     label,
     judged,
@@ -788,40 +1007,136 @@ async function queryClasses(sql: Sql): Promise<QueryClass[]> {
   });
   const classes: QueryClass[] = [
     { id: 'browse-all', label: 'browse, no filter (page 1)', judged: true, variants: [browseVariant({})], inProcess: browseCall },
-    { id: 'browse-tag-common', label: `browse by common tag (${common.map((t) => `${t.value} ${t.count}`).join(', ')})`, judged: true, variants: common.map((t) => browseVariant({ tag: t.value })), inProcess: browseCall },
-    { id: 'browse-tag-mid', label: `browse by mid-frequency tag (${mid.map((t) => t.count).join(', ')} summaries)`, judged: true, variants: mid.map((t) => browseVariant({ tag: t.value })), inProcess: browseCall },
-    { id: 'browse-tag-rare', label: `browse by rare tag (${rare.map((t) => t.count).join(', ')} summaries)`, judged: true, variants: rare.map((t) => browseVariant({ tag: t.value })), inProcess: browseCall },
-    { id: 'browse-channel', label: `browse by channel (${spreadChannels.length} channels, ${spreadChannels.at(-1)?.count}-${spreadChannels[0]?.count} summaries)`, judged: true, variants: spreadChannels.map((c) => browseVariant({ channelId: c.value })), inProcess: browseCall },
-    { id: 'browse-language', label: `browse by language (${languages.map((l) => `${l.value} ${l.count}`).join(', ')})`, judged: true, variants: languages.map((l) => browseVariant({ language: l.value })), inProcess: browseCall },
-    { id: 'browse-tag-language', label: `browse by tag + language (${tagLanguage.map((t) => `${t.language}:${t.value} ${t.count}`).join(', ')})`, judged: true, variants: tagLanguage.map((t) => browseVariant({ tag: t.value, language: t.language })), inProcess: browseCall },
-    { id: 'browse-deep', label: `browse, no filter, deep pages (${DEEP_PAGES.join(', ')} of ${PAGE_SIZE})`, judged: true, variants: DEEP_PAGES.map((page) => browseVariant({}, page)), inProcess: browseCall },
-    single('latest', `latest (${PAGE_SIZE})`, `/api/summary/latest?limit=${PAGE_SIZE}`, async (pool) => {
-      const { rows } = await browseSummaries(pool, {}, { offset: 0, limit: PAGE_SIZE });
-      return { ids: rows.map((row) => row.video_id), total: null, privateShown: rows.filter((row) => row.private || row.status !== 'generated').length };
-    }, true),
-    single('tags', 'summaryTags (50 per list, every language)', '/api/summary/tags', async (pool) => {
-      const { tags: list, languages: byLanguage } = await summaryTags(pool, { limit: 50 });
-      return { ids: list.map((t) => t.tag), total: byLanguage.length, privateShown: 0 };
-    }, true),
-    single('languages', 'summaryLanguages', '/api/summary/languages', async (pool) => {
-      const list = await summaryLanguages(pool);
-      return { ids: list.map((l) => l.language), total: list.length, privateShown: 0 };
-    }, false),
-    single('channels', 'summaryChannels (page 1 of 50)', '/api/summary/channels', async (pool) => {
-      const { rows, total } = await summaryChannels(pool, { offset: 0, limit: 50 });
-      return { ids: rows.map((r) => r.channelId), total, privateShown: 0 };
-    }, false),
+    {
+      id: 'browse-tag-common',
+      label: `browse by common tag (${common.map((t) => `${t.value} ${t.count}`).join(', ')})`,
+      judged: true,
+      variants: common.map((t) => browseVariant({ tag: t.value })),
+      inProcess: browseCall,
+    },
+    {
+      id: 'browse-tag-mid',
+      label: `browse by mid-frequency tag (${mid.map((t) => t.count).join(', ')} summaries)`,
+      judged: true,
+      variants: mid.map((t) => browseVariant({ tag: t.value })),
+      inProcess: browseCall,
+    },
+    {
+      id: 'browse-tag-rare',
+      label: `browse by rare tag (${rare.map((t) => t.count).join(', ')} summaries)`,
+      judged: true,
+      variants: rare.map((t) => browseVariant({ tag: t.value })),
+      inProcess: browseCall,
+    },
+    {
+      id: 'browse-channel',
+      label: `browse by channel (${spreadChannels.length} channels, ${spreadChannels.at(-1)?.count}-${spreadChannels[0]?.count} summaries)`,
+      judged: true,
+      variants: spreadChannels.map((c) => browseVariant({ channelId: c.value })),
+      inProcess: browseCall,
+    },
+    {
+      id: 'browse-language',
+      label: `browse by language (${languages.map((l) => `${l.value} ${l.count}`).join(', ')})`,
+      judged: true,
+      variants: languages.map((l) => browseVariant({ language: l.value })),
+      inProcess: browseCall,
+    },
+    {
+      id: 'browse-tag-language',
+      label: `browse by tag + language (${tagLanguage.map((t) => `${t.language}:${t.value} ${t.count}`).join(', ')})`,
+      judged: true,
+      variants: tagLanguage.map((t) => browseVariant({ tag: t.value, language: t.language })),
+      inProcess: browseCall,
+    },
+    {
+      id: 'browse-deep',
+      label: `browse, no filter, deep pages (${DEEP_PAGES.join(', ')} of ${PAGE_SIZE})`,
+      judged: true,
+      variants: DEEP_PAGES.map((page) => browseVariant({}, page)),
+      inProcess: browseCall,
+    },
+    single(
+      'latest',
+      `latest (${PAGE_SIZE})`,
+      `/api/summary/latest?limit=${PAGE_SIZE}`,
+      async (pool) => {
+        const { rows } = await browseSummaries(pool, {}, { offset: 0, limit: PAGE_SIZE });
+        return {
+          ids: rows.map((row) => row.video_id),
+          total: null,
+          privateShown: rows.filter((row) => row.private || row.status !== 'generated').length,
+        };
+      },
+      true,
+    ),
+    single(
+      'tags',
+      'summaryTags (50 per list, every language)',
+      '/api/summary/tags',
+      async (pool) => {
+        const { tags: list, languages: byLanguage } = await summaryTags(pool, { limit: 50 });
+        return { ids: list.map((t) => t.tag), total: byLanguage.length, privateShown: 0 };
+      },
+      true,
+    ),
+    single(
+      'languages',
+      'summaryLanguages',
+      '/api/summary/languages',
+      async (pool) => {
+        const list = await summaryLanguages(pool);
+        return { ids: list.map((l) => l.language), total: list.length, privateShown: 0 };
+      },
+      false,
+    ),
+    single(
+      'channels',
+      'summaryChannels (page 1 of 50)',
+      '/api/summary/channels',
+      async (pool) => {
+        const { rows, total } = await summaryChannels(pool, { offset: 0, limit: 50 });
+        return { ids: rows.map((r) => r.channelId), total, privateShown: 0 };
+      },
+      false,
+    ),
   ];
   // A small test build may have no tag in some frequency band.
   return classes.filter((query) => query.variants.length > 0);
 }
 
-interface Cpu { selfUs: number; postgresUs: number | null; apiUs: number | null; machineUs: number | null }
-interface Sample { latencies: number[]; byVariant: number[][]; seconds: number; errors: number; errorMessages: Set<string>; bytes: number; cpu: Cpu }
-const newSample = (): Sample => ({ latencies: [], byVariant: [], seconds: 0, errors: 0, errorMessages: new Set(), bytes: 0, cpu: { selfUs: 0, postgresUs: 0, apiUs: 0, machineUs: 0 } });
+interface Cpu {
+  selfUs: number;
+  postgresUs: number | null;
+  apiUs: number | null;
+  machineUs: number | null;
+}
+interface Sample {
+  latencies: number[];
+  byVariant: number[][];
+  seconds: number;
+  errors: number;
+  errorMessages: Set<string>;
+  bytes: number;
+  cpu: Cpu;
+}
+const newSample = (): Sample => ({
+  latencies: [],
+  byVariant: [],
+  seconds: 0,
+  errors: 0,
+  errorMessages: new Set(),
+  bytes: 0,
+  cpu: { selfUs: 0, postgresUs: 0, apiUs: 0, machineUs: 0 },
+});
 
 /** Keeps `clients` calls in flight, variants in turn, until `count` are done or `seconds` have passed; a call may answer with the bytes it read. */
-async function drive(call: (variant: number) => Promise<unknown>, variants: number, options: { count: number; seconds: number; clients: number }, sample?: Sample): Promise<void> {
+async function drive(
+  call: (variant: number) => Promise<unknown>,
+  variants: number,
+  options: { count: number; seconds: number; clients: number },
+  sample?: Sample,
+): Promise<void> {
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
   let next = 0;
@@ -851,7 +1166,13 @@ async function drive(call: (variant: number) => Promise<unknown>, variants: numb
 }
 
 /** `drive` with the CPU that this process, PostgreSQL, the API process and the whole machine used meanwhile added to the sample. */
-async function driveMeasured(call: (variant: number) => Promise<unknown>, variants: number, options: { count: number; seconds: number; clients: number }, sample: Sample, processes: { postmaster: number | undefined; api: number }) {
+async function driveMeasured(
+  call: (variant: number) => Promise<unknown>,
+  variants: number,
+  options: { count: number; seconds: number; clients: number },
+  sample: Sample,
+  processes: { postmaster: number | undefined; api: number },
+) {
   const add = (a: number | null, b: number | null | undefined) => (a === null || b === null || b === undefined ? null : a + b);
   const start = cpuSnapshot(processes.postmaster);
   const apiStart = cpuOf(processes.api);
@@ -890,7 +1211,10 @@ function stats(sample: Sample): Stats {
     p99: ms(percentile(sorted, 99), 2),
     qps: round(sorted.length / sample.seconds, 0),
     cpuUs: { self: perRequest(selfUs), api: perRequest(apiUs), postgres: perRequest(postgresUs) },
-    otherCores: machineUs === null || postgresUs === null || apiUs === null ? null : round(Math.max(0, machineUs - selfUs - postgresUs - apiUs) / (sample.seconds * 1e6), 2),
+    otherCores:
+      machineUs === null || postgresUs === null || apiUs === null
+        ? null
+        : round(Math.max(0, machineUs - selfUs - postgresUs - apiUs) / (sample.seconds * 1e6), 2),
     kilobytesPerResponse: sample.bytes ? round(sample.bytes / n / 1024, 1) : null,
   };
 }
@@ -918,7 +1242,11 @@ function httpGetter(baseUrl: string) {
 
 /** A parameter as an SQL literal, for EXECUTE of a prepared statement (the recorded values are strings, numbers or null). */
 const literal = (value: unknown): string =>
-  value === null || value === undefined ? 'null' : typeof value === 'number' || typeof value === 'bigint' ? String(value) : `'${String(value).replaceAll("'", "''")}'`;
+  value === null || value === undefined
+    ? 'null'
+    : typeof value === 'number' || typeof value === 'bigint'
+      ? String(value)
+      : `'${String(value).replaceAll("'", "''")}'`;
 
 /**
  * EXPLAIN (ANALYZE, BUFFERS) of every statement one call runs, with the plan it gets for its
@@ -928,7 +1256,13 @@ const literal = (value: unknown): string =>
  * then explained in a transaction that is rolled back, and run 8 times more on one connection to
  * read from pg_prepared_statements which plans were used.
  */
-interface PlanTiming { statement: string; customMs: number | null; genericMs: number | null; genericRuns: number | null; customRuns: number | null }
+interface PlanTiming {
+  statement: string;
+  customMs: number | null;
+  genericMs: number | null;
+  genericRuns: number | null;
+  customRuns: number | null;
+}
 
 async function explainCall(url: string, call: (sql: Sql) => Promise<unknown>): Promise<{ plan: string; timings: PlanTiming[] }> {
   const { sql, statements, stop } = recordingPool(url);
@@ -948,11 +1282,21 @@ async function explainCall(url: string, call: (sql: Sql) => Promise<unknown>): P
           const custom = await tx.unsafe(`explain (analyze, buffers, format text) ${text}`, params as never[]);
           await tx.unsafe(`prepare bench_explain_${index} as ${text}`);
           await tx.unsafe(`set local plan_cache_mode = force_generic_plan`);
-          const generic = await tx.unsafe(`explain (analyze, buffers, format text) execute bench_explain_${index}${params.length ? `(${params.map(literal).join(', ')})` : ''}`);
+          const generic = await tx.unsafe(
+            `explain (analyze, buffers, format text) execute bench_explain_${index}${params.length ? `(${params.map(literal).join(', ')})` : ''}`,
+          );
           await tx.unsafe(`set local plan_cache_mode = auto`);
           const lines = (rows: postgres.RowList<postgres.Row[]>) => rows.map((row) => row['QUERY PLAN']).join('\n');
-          timings.push({ statement: text.replace(/\s+/g, ' ').trim(), customMs: executionMs(custom), genericMs: executionMs(generic), genericRuns: null, customRuns: null });
-          plans.push(`${text.replace(/\s+/g, ' ').trim()}\nparameters: ${params.map(literal).join(', ')}\n-- custom plan (for these parameters):\n${lines(custom)}\n-- generic plan (a prepared statement's, parameters unknown):\n${lines(generic)}`);
+          timings.push({
+            statement: text.replace(/\s+/g, ' ').trim(),
+            customMs: executionMs(custom),
+            genericMs: executionMs(generic),
+            genericRuns: null,
+            customRuns: null,
+          });
+          plans.push(
+            `${text.replace(/\s+/g, ' ').trim()}\nparameters: ${params.map(literal).join(', ')}\n-- custom plan (for these parameters):\n${lines(custom)}\n-- generic plan (a prepared statement's, parameters unknown):\n${lines(generic)}`,
+          );
         }
         throw new Rollback();
       })
@@ -961,9 +1305,12 @@ async function explainCall(url: string, call: (sql: Sql) => Promise<unknown>): P
       });
     for (const [index, { text, params }] of selects.entries()) {
       for (let run = 0; run < 8; run++) await sql.unsafe(text, params as never[], { prepare: true });
-      const [used] = await sql<{ generic: number; custom: number }[]>`select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement = ${text}`;
+      const [used] = await sql<
+        { generic: number; custom: number }[]
+      >`select generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements where statement = ${text}`;
       if (used) Object.assign(timings[index]!, { genericRuns: used.generic, customRuns: used.custom });
-      plans[index] += `\n-- the same statement run 9 times on one connection, as the pool runs it: ${used ? `${used.generic} generic and ${used.custom} custom plans` : 'not found in pg_prepared_statements'}`;
+      plans[index] +=
+        `\n-- the same statement run 9 times on one connection, as the pool runs it: ${used ? `${used.generic} generic and ${used.custom} custom plans` : 'not found in pg_prepared_statements'}`;
     }
     return { plan: plans.join('\n\n'), timings };
   } finally {
@@ -996,10 +1343,14 @@ async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templat
   let api: Awaited<ReturnType<typeof startService>> | undefined;
   let http: ReturnType<typeof httpGetter> | undefined;
   try {
-    ctx.progress(`building ${SUMMARIES.toLocaleString('en')} public summaries in ${CHANNELS.toLocaleString('en')} channels (+ private, failed and generating ones)`);
+    ctx.progress(
+      `building ${SUMMARIES.toLocaleString('en')} public summaries in ${CHANNELS.toLocaleString('en')} channels (+ private, failed and generating ones)`,
+    );
     const build = await buildDatabase(ctx, buildSql, vocabulary, templates);
     problems.push(...build.checks);
-    ctx.progress(`built in ${build.seconds.total} s (vacuum + analyze ${build.seconds.vacuumAnalyze} s); ${build.rows.facets.toLocaleString('en')} facet rows; checks: ${build.checks.length ? build.checks.join('; ') : 'all agree'}`);
+    ctx.progress(
+      `built in ${build.seconds.total} s (vacuum + analyze ${build.seconds.vacuumAnalyze} s); ${build.rows.facets.toLocaleString('en')} facet rows; checks: ${build.checks.length ? build.checks.join('; ') : 'all agree'}`,
+    );
 
     // Anonymous callers may browse; their 30 requests a minute would stop the load at once.
     await updateTier(sql, 'anonymous', { limits: { requestsPerMinute: null } });
@@ -1027,12 +1378,17 @@ async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templat
           problems.push(`${query.id} GET ${variant.path}: status ${answer.status} ${answer.body.slice(0, 200)}`);
           continue;
         }
-        const body = JSON.parse(answer.body) as { data: { items?: Array<{ videoId: string; private: boolean; status: string }>; total?: number } };
+        const body = JSON.parse(answer.body) as {
+          data: { items?: Array<{ videoId: string; private: boolean; status: string }>; total?: number };
+        };
         const items = body.data.items;
         if (items && variant.browse) {
-          if (items.some((item) => item.private || item.status !== 'generated')) problems.push(`${query.id} GET ${variant.path}: private or unready summaries listed`);
-          if (items.map((item) => item.videoId).join() !== local.ids.join()) problems.push(`${query.id} GET ${variant.path}: another page than browseSummaries`);
-          if (body.data.total !== undefined && body.data.total !== local.total) problems.push(`${query.id} GET ${variant.path}: total ${body.data.total}, browseSummaries says ${local.total}`);
+          if (items.some((item) => item.private || item.status !== 'generated'))
+            problems.push(`${query.id} GET ${variant.path}: private or unready summaries listed`);
+          if (items.map((item) => item.videoId).join() !== local.ids.join())
+            problems.push(`${query.id} GET ${variant.path}: another page than browseSummaries`);
+          if (body.data.total !== undefined && body.data.total !== local.total)
+            problems.push(`${query.id} GET ${variant.path}: total ${body.data.total}, browseSummaries says ${local.total}`);
         }
       }
     }
@@ -1045,7 +1401,11 @@ async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templat
     for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex++) {
       for (const [index, query] of classes.entries()) {
         const engines = [
-          { sample: samples[index]!.inProcess, alone: samples[index]!.inProcessAlone, call: (v: number) => query.inProcess(sql, query.variants[v]!) },
+          {
+            sample: samples[index]!.inProcess,
+            alone: samples[index]!.inProcessAlone,
+            call: (v: number) => query.inProcess(sql, query.variants[v]!),
+          },
           {
             sample: samples[index]!.http,
             alone: samples[index]!.httpAlone,
@@ -1069,7 +1429,14 @@ async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templat
 
     // By the 25th percentile alone: a variant that is slow every time, not one that met a slow connection now and then.
     const slowestOf = (sample: Sample) => {
-      const medians = sample.byVariant.map((list) => (list.length ? percentile([...list].sort((x, y) => x - y), 25) : -1));
+      const medians = sample.byVariant.map((list) =>
+        list.length
+          ? percentile(
+              [...list].sort((x, y) => x - y),
+              25,
+            )
+          : -1,
+      );
       return medians.reduce((best, value, v) => (value > (medians[best] ?? -1) ? v : best), 0);
     };
     const alone = (sample: Sample) => {
@@ -1085,7 +1452,10 @@ async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templat
       http: stats(samples[index]!.http),
       inProcessAlone: alone(samples[index]!.inProcessAlone),
       httpAlone: alone(samples[index]!.httpAlone),
-      variantMedians: query.variants.map((variant, v) => ({ variant: variant.describe, ms: ms(median(samples[index]!.inProcessAlone.byVariant[v] ?? []), 2) })),
+      variantMedians: query.variants.map((variant, v) => ({
+        variant: variant.describe,
+        ms: ms(median(samples[index]!.inProcessAlone.byVariant[v] ?? []), 2),
+      })),
       slowestVariant: slowestOf(samples[index]!.inProcessAlone),
     }));
     for (const [index, result] of results.entries()) {
@@ -1093,7 +1463,10 @@ async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templat
         `${result.id}: in process p50 ${result.inProcess.p50} p95 ${result.inProcess.p95} ms (alone ${result.inProcessAlone.p50}), Node ${result.inProcess.cpuUs.self} µs + PG ${result.inProcess.cpuUs.postgres} µs; ` +
           `HTTP p50 ${result.http.p50} p95 ${result.http.p95} ms (alone ${result.httpAlone.p50}), API ${result.http.cpuUs.api} µs + PG ${result.http.cpuUs.postgres} µs, ${result.http.kilobytesPerResponse} KB; other cores ${result.inProcess.otherCores}/${result.http.otherCores}`,
       );
-      for (const [engine, sample] of [['in process', samples[index]!.inProcess], ['HTTP', samples[index]!.http]] as const) {
+      for (const [engine, sample] of [
+        ['in process', samples[index]!.inProcess],
+        ['HTTP', samples[index]!.http],
+      ] as const) {
         if (sample.errors) problems.push(`${result.id} ${engine}: ${sample.errors} errors (${[...sample.errorMessages].join('; ')})`);
       }
     }
@@ -1101,7 +1474,10 @@ async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templat
     // Which plans the pool's connections settled on: postgres.js prepares every statement, and after
     // 5 runs a connection may keep the generic plan. Every connection is reserved at once to read it.
     const reserved = await Promise.all(Array.from({ length: POOL_SIZE }, () => sql.reserve()));
-    const planCache = new Map<string, { statement: string; connections: number; genericConnections: number; genericRuns: number; customRuns: number }>();
+    const planCache = new Map<
+      string,
+      { statement: string; connections: number; genericConnections: number; genericRuns: number; customRuns: number }
+    >();
     try {
       for (const connection of reserved) {
         const rows = await connection<{ statement: string; generic: number; custom: number }[]>`
@@ -1129,13 +1505,32 @@ async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templat
     const plansUsed = [...planCache.values()].sort((a, b) => b.genericRuns - a.genericRuns);
 
     // Plans of every query whose class missed the p95 target in process (its slowest variant) or over HTTP.
-    const explained: Array<{ id: string; variant: string; p95InProcess: number | null; p95Http: number | null; aloneMedianMs: number | null; timings: PlanTiming[]; plan: string }> = [];
+    const explained: Array<{
+      id: string;
+      variant: string;
+      p95InProcess: number | null;
+      p95Http: number | null;
+      aloneMedianMs: number | null;
+      timings: PlanTiming[];
+      plan: string;
+    }> = [];
     for (const [index, query] of classes.entries()) {
       const result = results[index]!;
       if ((result.inProcess.p95 ?? Infinity) <= TARGET.p95Ms && (result.http.p95 ?? Infinity) <= TARGET.p95Ms) continue;
       const variant = query.variants[result.slowestVariant]!;
-      const { plan, timings } = await explainCall(db.url, (pool) => query.inProcess(pool, variant)).catch((error: Error) => ({ plan: `EXPLAIN failed: ${error.message}`, timings: [] }));
-      explained.push({ id: query.id, variant: variant.describe, p95InProcess: result.inProcess.p95, p95Http: result.http.p95, aloneMedianMs: result.variantMedians[result.slowestVariant]?.ms ?? null, timings, plan });
+      const { plan, timings } = await explainCall(db.url, (pool) => query.inProcess(pool, variant)).catch((error: Error) => ({
+        plan: `EXPLAIN failed: ${error.message}`,
+        timings: [],
+      }));
+      explained.push({
+        id: query.id,
+        variant: variant.describe,
+        p95InProcess: result.inProcess.p95,
+        p95Http: result.http.p95,
+        aloneMedianMs: result.variantMedians[result.slowestVariant]?.ms ?? null,
+        timings,
+        plan,
+      });
     }
     return { build, results, explained, plansUsed, measureSeconds, problems };
   } finally {
@@ -1153,7 +1548,9 @@ async function run(ctx: BenchContext) {
   const vocabulary = loadVocabulary();
   const words = topicWords(vocabulary);
   const sets = transcriptSets(words);
-  ctx.progress(`vocabulary from ${vocabulary.source === 'built-in' ? 'the built-in list' : `the trending datasets (${vocabulary.files.join(', ')})`}: ${words.length} topic words; transcripts: ${sets.map((set) => `${set.spec.id} ${set.words} words in ${set.cues} cues`).join(', ')} (${round(elapsed(started), 1)} s)`);
+  ctx.progress(
+    `vocabulary from ${vocabulary.source === 'built-in' ? 'the built-in list' : `the trending datasets (${vocabulary.files.join(', ')})`}: ${words.length} topic words; transcripts: ${sets.map((set) => `${set.spec.id} ${set.words} words in ${set.cues} cues`).join(', ')} (${round(elapsed(started), 1)} s)`,
+  );
   const offline = PARTS.has('offline') ? await measureOffline(ctx, sets) : undefined;
   const llm = PARTS.has('llm') ? await measureLlm(ctx, sets) : undefined;
   let reading: Awaited<ReturnType<typeof measureReading>> | undefined;
@@ -1179,8 +1576,38 @@ function describe(outcome: Awaited<ReturnType<typeof run>>) {
   if (offline) {
     tables.push({
       title: 'Offline generator (afterimage-extractive-1), one summary at a time on one core, each size in its own process',
-      columns: ['transcript', 'words', 'cues', 'runs', 'median ms', 'p95 ms', 'max ms', 'CPU ms (median)', 'summaries/s', 'RSS before MiB', 'peak RSS MiB', 'key points', 'tags', 'other cores'],
-      rows: offline.results.map((r): Cell[] => [r.label, r.words, r.cues, r.runs, r.medianMs, r.p95Ms, r.maxMs, r.medianCpuMs, r.summariesPerSecond, r.rssBeforeMiB, r.peakRssMiB, r.keyPoints, r.tags.length, r.otherCores]),
+      columns: [
+        'transcript',
+        'words',
+        'cues',
+        'runs',
+        'median ms',
+        'p95 ms',
+        'max ms',
+        'CPU ms (median)',
+        'summaries/s',
+        'RSS before MiB',
+        'peak RSS MiB',
+        'key points',
+        'tags',
+        'other cores',
+      ],
+      rows: offline.results.map((r): Cell[] => [
+        r.label,
+        r.words,
+        r.cues,
+        r.runs,
+        r.medianMs,
+        r.p95Ms,
+        r.maxMs,
+        r.medianCpuMs,
+        r.summariesPerSecond,
+        r.rssBeforeMiB,
+        r.peakRssMiB,
+        r.keyPoints,
+        r.tags.length,
+        r.otherCores,
+      ]),
     });
     const thirty = offline.results.find((r) => r.id === 'auto-30min')!;
     const manual = offline.results.find((r) => r.id === 'manual-30min');
@@ -1195,30 +1622,67 @@ function describe(outcome: Awaited<ReturnType<typeof run>>) {
         `Peak RSS is the child process's VmHWM${offline.results.every((r) => r.peakReset) ? ', reset (clear_refs) just before the warm-up, so start-up does not count' : ' since start-up (VmHWM could not be reset)'}; "RSS before" is Node + tsx + the generator's modules + the transcripts.`,
     );
     const busiest = Math.max(0, ...offline.results.map((r) => r.otherCores ?? 0));
-    if (busiest > 0.2) notes.push(`**Offline part disturbed:** up to ${busiest} cores were busy with other work while the generator ran ("other cores"), so wall times (and their p95) are above the CPU times; the CPU ms column is the steadier figure.`);
-    notes.push(`Example output (${thirty.label}): ${thirty.keyPoints} key points, ${thirty.detailedChars} characters of detailed summary, language ${thirty.language}, tags ${thirty.tags.slice(0, 6).join(', ')}.`);
+    if (busiest > 0.2)
+      notes.push(
+        `**Offline part disturbed:** up to ${busiest} cores were busy with other work while the generator ran ("other cores"), so wall times (and their p95) are above the CPU times; the CPU ms column is the steadier figure.`,
+      );
+    notes.push(
+      `Example output (${thirty.label}): ${thirty.keyPoints} key points, ${thirty.detailedChars} characters of detailed summary, language ${thirty.language}, tags ${thirty.tags.slice(0, 6).join(', ')}.`,
+    );
   }
 
   if (llm) {
     tables.push({
       title: `LLM path against the stand-in (contextTokens ${LLM.contextTokens}, concurrency ${LLM.concurrency}, the stand-in answering at once in its own process), per summary`,
-      columns: ['transcript', 'runs', 'calls', 'median ms', 'p95 ms', 'summariser alone ms', 'service CPU ms', 'stand-in CPU ms', 'prompt tokens', 'completion tokens'],
-      rows: llm.results.map((r): Cell[] => [r.label, r.runs, r.calls, r.medianMs, r.p95Ms, r.ownMs, r.serviceCpuMs, r.standInCpuMs, r.promptTokens, r.completionTokens]),
+      columns: [
+        'transcript',
+        'runs',
+        'calls',
+        'median ms',
+        'p95 ms',
+        'summariser alone ms',
+        'service CPU ms',
+        'stand-in CPU ms',
+        'prompt tokens',
+        'completion tokens',
+      ],
+      rows: llm.results.map((r): Cell[] => [
+        r.label,
+        r.runs,
+        r.calls,
+        r.medianMs,
+        r.p95Ms,
+        r.ownMs,
+        r.serviceCpuMs,
+        r.standInCpuMs,
+        r.promptTokens,
+        r.completionTokens,
+      ]),
     });
     tables.push({
       title: 'Pieces of the LLM path timed alone (median of repeated calls)',
       columns: ['piece', 'µs each', 'ms per summary'],
       rows: [
         ...llm.micro.map((m): Cell[] => [m.label, m.medianUs, m.perSummaryMs]),
-        [`one minimal call (one-field schema, one-line prompt) through createLlmClient, round trip (this process ${llm.minimalCalls.viaClient.cpuUs} µs CPU, stand-in ${llm.minimalCalls.viaClient.standInCpuUs} µs)`, round((llm.minimalCalls.viaClient.ms ?? NaN) * 1000, 0), null],
-        [`the same request as one bare fetch + JSON.parse + zod, round trip (this process ${llm.minimalCalls.bare.cpuUs} µs CPU, stand-in ${llm.minimalCalls.bare.standInCpuUs} µs)`, round((llm.minimalCalls.bare.ms ?? NaN) * 1000, 0), null],
+        [
+          `one minimal call (one-field schema, one-line prompt) through createLlmClient, round trip (this process ${llm.minimalCalls.viaClient.cpuUs} µs CPU, stand-in ${llm.minimalCalls.viaClient.standInCpuUs} µs)`,
+          round((llm.minimalCalls.viaClient.ms ?? NaN) * 1000, 0),
+          null,
+        ],
+        [
+          `the same request as one bare fetch + JSON.parse + zod, round trip (this process ${llm.minimalCalls.bare.cpuUs} µs CPU, stand-in ${llm.minimalCalls.bare.standInCpuUs} µs)`,
+          round((llm.minimalCalls.bare.ms ?? NaN) * 1000, 0),
+          null,
+        ],
       ],
     });
     const long = llm.results.find((r) => r.id === 'auto-2h');
     notes.push(
       `LLM path: "service CPU" is this process's CPU per summary (chunking, prompts, JSON schemas, the OpenAI SDK, the HTTP client, JSON parsing, zod checks), "stand-in CPU" the stand-in process's (reading the request, building and serialising its answer: the model's side, which a real model would replace with seconds of generation); ` +
         `"summariser alone" is the wall time with no call in flight (the critical path's own work: cutting the transcript, building prompts, combining, the final check). Chunk calls go ${LLM.concurrency} at a time (LLM_CONCURRENCY's default); the stand-in's tokens are its own count (4 characters a token).` +
-        (long ? ` For the 2-hour transcript the service adds ${long.serviceCpuMs} ms of CPU over ${long.calls} calls (${round((long.serviceCpuMs ?? 0) / long.calls, 1)} ms a call), against ${llm.minimalCalls.viaClient.ms} ms for the smallest possible call through the client (${llm.minimalCalls.bare.ms} ms as a bare fetch).` : ''),
+        (long
+          ? ` For the 2-hour transcript the service adds ${long.serviceCpuMs} ms of CPU over ${long.calls} calls (${round((long.serviceCpuMs ?? 0) / long.calls, 1)} ms a call), against ${llm.minimalCalls.viaClient.ms} ms for the smallest possible call through the client (${llm.minimalCalls.bare.ms} ms as a bare fetch).`
+          : ''),
     );
   }
 
@@ -1230,24 +1694,82 @@ function describe(outcome: Awaited<ReturnType<typeof run>>) {
       title: `Build of ${SUMMARIES.toLocaleString('en')} public ready summaries and ${others.toLocaleString('en')} others (every index in place)`,
       columns: ['step', 'seconds', 'rows', 'rows/s', 'median ms each', 'p95 ms each'],
       rows: [
-        ['channels + videos (INSERT … SELECT FROM unnest)', build.seconds.channelsAndVideos, build.rows.channels + build.rows.videos, null, null, null],
-        [`summaries, ${INSERT_BATCH.toLocaleString('en')} an INSERT … SELECT FROM unnest, counts trigger disabled`, build.seconds.bulkSummaries, SUMMARIES + others - stored.multiRowWithTrigger.rows - stored.withTrigger.count - stored.withoutTrigger.count, build.bulkSummariesPerSecond, null, null],
+        [
+          'channels + videos (INSERT … SELECT FROM unnest)',
+          build.seconds.channelsAndVideos,
+          build.rows.channels + build.rows.videos,
+          null,
+          null,
+          null,
+        ],
+        [
+          `summaries, ${INSERT_BATCH.toLocaleString('en')} an INSERT … SELECT FROM unnest, counts trigger disabled`,
+          build.seconds.bulkSummaries,
+          SUMMARIES + others - stored.multiRowWithTrigger.rows - stored.withTrigger.count - stored.withoutTrigger.count,
+          build.bulkSummariesPerSecond,
+          null,
+          null,
+        ],
         ['their summary_facets rows, one INSERT … SELECT … GROUP BY', build.seconds.facets, null, null, null, null],
         ['vacuum analyze (before and after the trigger rows)', build.seconds.vacuumAnalyze, null, null, null, null],
-        [`newest summaries in one multi-row INSERT through the counts trigger`, stored.multiRowWithTrigger.seconds, stored.multiRowWithTrigger.rows, stored.multiRowWithTrigger.perSecond, null, null],
-        ['newest summaries stored one at a time as the service does (insert generating, update ready), through the trigger', null, stored.withTrigger.count, stored.withTrigger.perSecond, stored.withTrigger.medianMs, stored.withTrigger.p95Ms],
-        ['the same without the trigger (for comparison)', null, stored.withoutTrigger.count, stored.withoutTrigger.perSecond, stored.withoutTrigger.medianMs, stored.withoutTrigger.p95Ms],
+        [
+          `newest summaries in one multi-row INSERT through the counts trigger`,
+          stored.multiRowWithTrigger.seconds,
+          stored.multiRowWithTrigger.rows,
+          stored.multiRowWithTrigger.perSecond,
+          null,
+          null,
+        ],
+        [
+          'newest summaries stored one at a time as the service does (insert generating, update ready), through the trigger',
+          null,
+          stored.withTrigger.count,
+          stored.withTrigger.perSecond,
+          stored.withTrigger.medianMs,
+          stored.withTrigger.p95Ms,
+        ],
+        [
+          'the same without the trigger (for comparison)',
+          null,
+          stored.withoutTrigger.count,
+          stored.withoutTrigger.perSecond,
+          stored.withoutTrigger.medianMs,
+          stored.withoutTrigger.p95Ms,
+        ],
         ['total', build.seconds.total, null, null, null, null],
       ],
     });
     tables.push({
       title: `Reading at ${SUMMARIES.toLocaleString('en')} summaries, ${CLIENTS} concurrent clients, ms (in process: core/summaries/ on a pool of ${POOL_SIZE}; HTTP: anonymous GETs to \`afterimage api\` in its own process)`,
       columns: ['query', 'p50', 'p95', 'p99', 'q/s', 'HTTP p50', 'HTTP p95', 'HTTP p99', 'HTTP q/s'],
-      rows: results.map((r): Cell[] => [r.label, r.inProcess.p50, r.inProcess.p95, r.inProcess.p99, r.inProcess.qps, r.http.p50, r.http.p95, r.http.p99, r.http.qps]),
+      rows: results.map((r): Cell[] => [
+        r.label,
+        r.inProcess.p50,
+        r.inProcess.p95,
+        r.inProcess.p99,
+        r.inProcess.qps,
+        r.http.p50,
+        r.http.p95,
+        r.http.p99,
+        r.http.qps,
+      ]),
     });
     tables.push({
       title: `One client alone (no queueing), and CPU per request under ${CLIENTS} clients (µs)`,
-      columns: ['query', 'alone p50 ms', 'alone p95 ms', 'Node µs', 'PG µs', 'HTTP alone p50 ms', 'HTTP alone p95 ms', 'client µs', 'API µs', 'PG µs (HTTP)', 'KB/response', 'other cores'],
+      columns: [
+        'query',
+        'alone p50 ms',
+        'alone p95 ms',
+        'Node µs',
+        'PG µs',
+        'HTTP alone p50 ms',
+        'HTTP alone p95 ms',
+        'client µs',
+        'API µs',
+        'PG µs (HTTP)',
+        'KB/response',
+        'other cores',
+      ],
       rows: results.map((r): Cell[] => [
         r.id,
         r.inProcessAlone.p50,
@@ -1266,11 +1788,16 @@ function describe(outcome: Awaited<ReturnType<typeof run>>) {
     const judged = results.filter((r) => r.judged);
     const missed = (engine: 'inProcess' | 'http') => judged.filter((r) => (r[engine].p95 ?? Infinity) > TARGET.p95Ms);
     const worst = (engine: 'inProcess' | 'http') => judged.reduce((max, r) => ((r[engine].p95 ?? 0) > (max[engine].p95 ?? 0) ? r : max));
-    for (const [engine, name] of [['inProcess', 'in process'], ['http', 'HTTP']] as const) {
+    for (const [engine, name] of [
+      ['inProcess', 'in process'],
+      ['http', 'HTTP'],
+    ] as const) {
       const over = missed(engine);
       targets.push({
         target: `browse (every filter and page), latest and tags: p95 ≤ ${TARGET.p95Ms} ms at ${SUMMARIES.toLocaleString('en')} summaries (${name})`,
-        measured: over.length ? `missed: ${over.map((r) => `${r.id} ${r[engine].p95} ms`).join(', ')}` : `worst ${worst(engine).id} ${worst(engine)[engine].p95} ms`,
+        measured: over.length
+          ? `missed: ${over.map((r) => `${r.id} ${r[engine].p95} ms`).join(', ')}`
+          : `worst ${worst(engine).id} ${worst(engine)[engine].p95} ms`,
         met: over.length === 0,
       });
     }
@@ -1280,11 +1807,13 @@ function describe(outcome: Awaited<ReturnType<typeof run>>) {
     );
     notes.push(
       `Each query class rotates through its variants (listed in the table; the median of each alone is in summaries.json); ${ROUNDS} rounds per class and engine of ${WARMUP_REQUESTS} warm-up requests, up to ${REQUESTS_PER_ROUND} measured requests (or ${ROUND_SECONDS} s) at ${CLIENTS} clients, then ${SINGLE_REQUESTS} of one client alone, engines and classes taking turns; ${round(reading.measureSeconds, 0)} s of measuring. ` +
-        'HTTP adds the anonymous caller\'s requestsPerMinute counter (lifted to unlimited, still written), zod checks of the query and the response, toSummaryObject, JSON and a process hop. ' +
+        "HTTP adds the anonymous caller's requestsPerMinute counter (lifted to unlimited, still written), zod checks of the query and the response, toSummaryObject, JSON and a process hop. " +
         'Client, API, and PostgreSQL (embedded, fsync on) share the 2-core machine; CPU per request is read from /proc for this process, the API process and every PostgreSQL process; "other cores" is what the rest of the machine used meanwhile (other processes, the kernel, steal).',
     );
     const missedJudged = judged.filter((r) => (r.inProcess.p95 ?? Infinity) > TARGET.p95Ms || (r.http.p95 ?? Infinity) > TARGET.p95Ms);
-    const slowAlone = missedJudged.filter((r) => (r.inProcessAlone.p95 ?? Infinity) > TARGET.p95Ms || (r.httpAlone.p95 ?? Infinity) > TARGET.p95Ms);
+    const slowAlone = missedJudged.filter(
+      (r) => (r.inProcessAlone.p95 ?? Infinity) > TARGET.p95Ms || (r.httpAlone.p95 ?? Infinity) > TARGET.p95Ms,
+    );
     const queueing = missedJudged.filter((r) => !slowAlone.includes(r));
     if (missedJudged.length) {
       notes.push(
@@ -1315,15 +1844,26 @@ function describe(outcome: Awaited<ReturnType<typeof run>>) {
     );
     const disturbed = Math.max(0, ...results.flatMap((r) => [r.inProcess.otherCores ?? 0, r.http.otherCores ?? 0]));
     if (disturbed > 0.2) {
-      notes.push(`**Disturbed:** up to ${disturbed} of the machine's cores were busy with something else during a measurement ("other cores"); latencies under load are then higher than on a quiet machine, the per-request CPU figures less so.`);
+      notes.push(
+        `**Disturbed:** up to ${disturbed} of the machine's cores were busy with something else during a measurement ("other cores"); latencies under load are then higher than on a quiet machine, the per-request CPU figures less so.`,
+      );
     }
-    const whereOf = (statement: string) => /\bwhere (.*?)(?: order by| group by|$)/.exec(statement)?.[1]?.slice(0, 120) ?? statement.slice(0, 120);
+    const whereOf = (statement: string) =>
+      /\bwhere (.*?)(?: order by| group by|$)/.exec(statement)?.[1]?.slice(0, 120) ?? statement.slice(0, 120);
     // The listing statements (the counts read one summary_facets row by its key: any plan does).
-    const generic = reading.plansUsed.filter((entry) => entry.genericConnections > 0 && entry.statement.includes('from summaries s join videos'));
+    const generic = reading.plansUsed.filter(
+      (entry) => entry.genericConnections > 0 && entry.statement.includes('from summaries s join videos'),
+    );
     if (generic.length) {
       const costly = reading.explained.flatMap((e) =>
         e.timings
-          .filter((t) => generic.some((entry) => entry.statement === t.statement) && t.genericMs !== null && t.customMs !== null && t.genericMs > 2 * t.customMs + 1)
+          .filter(
+            (t) =>
+              generic.some((entry) => entry.statement === t.statement) &&
+              t.genericMs !== null &&
+              t.customMs !== null &&
+              t.genericMs > 2 * t.customMs + 1,
+          )
           .map((t) => `${e.id} ${e.variant} ${t.genericMs} ms generic vs ${t.customMs} ms custom`),
       );
       notes.push(
@@ -1341,13 +1881,18 @@ function describe(outcome: Awaited<ReturnType<typeof run>>) {
     }
   }
 
-  if (targets.length) tables.push({ title: 'Targets', columns: ['target', 'measured', 'met'], rows: targets.map((t): Cell[] => [t.target, t.measured, t.met ? 'met' : 'missed']) });
+  if (targets.length)
+    tables.push({
+      title: 'Targets',
+      columns: ['target', 'measured', 'met'],
+      rows: targets.map((t): Cell[] => [t.target, t.measured, t.met ? 'met' : 'missed']),
+    });
   return { tables, notes, targets };
 }
 
 export const benchmark: Benchmark = {
   name: 'summaries',
-  title: 'AI summaries: offline generator, the LLM path\'s own overhead, reading at 100,000 summaries',
+  title: "AI summaries: offline generator, the LLM path's own overhead, reading at 100,000 summaries",
   description:
     'The built-in extractive generator on generated 30-minute and 2-hour transcripts (auto- and manual-caption style; ms per summary on one core, peak RSS of a process doing only that); ' +
     `the LLM path (createLlmSummaryGenerator over createLlmClient, contextTokens ${LLM.contextTokens}) against the OpenAI-compatible stand-in answering at once in its own process, split into the service's CPU and the stand-in's; ` +
@@ -1387,7 +1932,15 @@ export const benchmark: Benchmark = {
         transcripts: outcome.sets.map((set) => ({ id: set.spec.id, words: set.words, cues: set.cues })),
         offline: outcome.offline?.results ?? null,
         llm: outcome.llm ? { results: outcome.llm.results, pieces: outcome.llm.micro, minimalCalls: outcome.llm.minimalCalls } : null,
-        reading: outcome.reading ? { build: outcome.reading.build, queries: outcome.reading.results, plansUsed: outcome.reading.plansUsed, explained: outcome.reading.explained, measureSeconds: round(outcome.reading.measureSeconds, 1) } : null,
+        reading: outcome.reading
+          ? {
+              build: outcome.reading.build,
+              queries: outcome.reading.results,
+              plansUsed: outcome.reading.plansUsed,
+              explained: outcome.reading.explained,
+              measureSeconds: round(outcome.reading.measureSeconds, 1),
+            }
+          : null,
         targets,
       },
       tables,

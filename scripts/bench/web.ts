@@ -23,14 +23,37 @@ const SEED = 1;
 const PAGE_SIZE = 20; // the search page's default
 const TARGET_CPU_US = 3_000;
 
-interface Target { id: 'html' | 'json'; label: string; url(q: string): string; accept: string; check(body: string): boolean }
+interface Target {
+  id: 'html' | 'json';
+  label: string;
+  url(q: string): string;
+  accept: string;
+  check(body: string): boolean;
+}
 
-interface Series { latencies: number[]; cpuUs: number; failures: number; firstFailure: string | null }
+interface Series {
+  latencies: number[];
+  cpuUs: number;
+  failures: number;
+  firstFailure: string | null;
+}
 
 function targets(baseUrl: string): Target[] {
   return [
-    { id: 'json', label: `GET /api/fts?q=…&pageSize=${PAGE_SIZE} (JSON)`, url: (q) => `${baseUrl}/api/fts?q=${encodeURIComponent(q)}&pageSize=${PAGE_SIZE}`, accept: 'application/json', check: (body) => body.startsWith('{"data":') },
-    { id: 'html', label: `GET /search?q=… (HTML page, ${PAGE_SIZE} results)`, url: (q) => `${baseUrl}/search?q=${encodeURIComponent(q)}`, accept: 'text/html', check: (body) => body.includes('id="results-heading"') },
+    {
+      id: 'json',
+      label: `GET /api/fts?q=…&pageSize=${PAGE_SIZE} (JSON)`,
+      url: (q) => `${baseUrl}/api/fts?q=${encodeURIComponent(q)}&pageSize=${PAGE_SIZE}`,
+      accept: 'application/json',
+      check: (body) => body.startsWith('{"data":'),
+    },
+    {
+      id: 'html',
+      label: `GET /search?q=… (HTML page, ${PAGE_SIZE} results)`,
+      url: (q) => `${baseUrl}/search?q=${encodeURIComponent(q)}`,
+      accept: 'text/html',
+      check: (body) => body.includes('id="results-heading"'),
+    },
   ];
 }
 
@@ -71,7 +94,15 @@ export const benchmark: Benchmark = {
     const user = await createUser(sql, { email: 'web-bench@example.org', tier: 'pro', isAdmin: false });
     const { key } = await createApiKey(sql, { userId: user.id });
     await updateTier(sql, 'pro', { limits: { ftsQueriesPerMinute: null, requestsPerMinute: null } });
-    const api = await startService('api', { DATABASE_URL: db.url, PORT: '0', HOST: '127.0.0.1', DATA_DIR: ctx.dataDir, ARCHIVE_DIR: join(ctx.dataDir, 'web-no-archive'), YOUTUBE_API_KEY: '', WAYBACK_ENABLED: 'false' });
+    const api = await startService('api', {
+      DATABASE_URL: db.url,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: ctx.dataDir,
+      ARCHIVE_DIR: join(ctx.dataDir, 'web-no-archive'),
+      YOUTUBE_API_KEY: '',
+      WAYBACK_ENABLED: 'false',
+    });
     const series = new Map<Target['id'], Series>();
     const problems: string[] = [];
     try {
@@ -99,16 +130,39 @@ export const benchmark: Benchmark = {
         apiCpuUsPerRequest: round(s.cpuUs / sorted.length, 0)!,
       };
     });
-    const [json, html] = measured as [typeof measured[number], typeof measured[number]];
+    const [json, html] = measured as [(typeof measured)[number], (typeof measured)[number]];
     const extraCpuUs = html.apiCpuUsPerRequest - json.apiCpuUsPerRequest;
-    if (extraCpuUs > TARGET_CPU_US) problems.push(`the page costs ${extraCpuUs} µs of CPU more than the JSON route, over the ${TARGET_CPU_US} µs target`);
-    ctx.progress(`JSON p50 ${json.p50Ms} ms, ${json.apiCpuUsPerRequest} µs CPU; HTML p50 ${html.p50Ms} ms, ${html.apiCpuUsPerRequest} µs CPU; Δ ${extraCpuUs} µs`);
+    if (extraCpuUs > TARGET_CPU_US)
+      problems.push(`the page costs ${extraCpuUs} µs of CPU more than the JSON route, over the ${TARGET_CPU_US} µs target`);
+    ctx.progress(
+      `JSON p50 ${json.p50Ms} ms, ${json.apiCpuUsPerRequest} µs CPU; HTML p50 ${html.p50Ms} ms, ${html.apiCpuUsPerRequest} µs CPU; Δ ${extraCpuUs} µs`,
+    );
     const rows: Cell[][] = measured.map((m) => [m.label, m.requests, m.p50Ms, m.p95Ms, m.meanMs, m.apiCpuUsPerRequest]);
-    rows.push(['Δ page − JSON', null, round(html.p50Ms - json.p50Ms, 2), round(html.p95Ms - json.p95Ms, 2), round(html.meanMs - json.meanMs, 2), extraCpuUs]);
+    rows.push([
+      'Δ page − JSON',
+      null,
+      round(html.p50Ms - json.p50Ms, 2),
+      round(html.p95Ms - json.p95Ms, 2),
+      round(html.meanMs - json.meanMs, 2),
+      extraCpuUs,
+    ]);
     return {
-      parameters: { videos: VIDEOS, rounds: ROUNDS, queries: queries.length, pageSize: PAGE_SIZE, targetExtraCpuUs: TARGET_CPU_US, database: `${db.server} PostgreSQL ${db.serverVersion}` },
+      parameters: {
+        videos: VIDEOS,
+        rounds: ROUNDS,
+        queries: queries.length,
+        pageSize: PAGE_SIZE,
+        targetExtraCpuUs: TARGET_CPU_US,
+        database: `${db.server} PostgreSQL ${db.serverVersion}`,
+      },
       results: { measured, extraCpuUsPerRequest: extraCpuUs, queries },
-      tables: [{ title: `Per request, one client, ${queries.length} queries × ${ROUNDS} rounds each way`, columns: ['request', 'n', 'p50 ms', 'p95 ms', 'mean ms', 'API CPU µs/req'], rows }],
+      tables: [
+        {
+          title: `Per request, one client, ${queries.length} queries × ${ROUNDS} rounds each way`,
+          columns: ['request', 'n', 'p50 ms', 'p95 ms', 'mean ms', 'API CPU µs/req'],
+          rows,
+        },
+      ],
       notes: [
         `The page costs the API **${extraCpuUs} µs** of CPU per request more than GET /api/fts for the same query (target ≤ ${TARGET_CPU_US} µs): identifying the visitor, the search and its highlights are the same work; the page adds its form, the highlights read back into \`<mark>\` elements and preact's rendering of the layout.`,
         'CPU is read from /proc/<pid>/stat in 10 ms ticks over each pass of the mix, so the figures are per-request averages; client, API and PostgreSQL share the machine.',

@@ -8,9 +8,15 @@ import { AppError } from '../../core/errors.ts';
 import { email, scopeLabel, tierName } from '../../core/schemas.ts';
 import { output, parseOptions, table, UsageError, withDatabase } from '../cli.ts';
 
-function valid<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ message: string }> } } }, value: unknown, flag: string, echo = true): T {
+function valid<T>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: Array<{ message: string }> } } },
+  value: unknown,
+  flag: string,
+  echo = true,
+): T {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new UsageError(`${flag}: ${parsed.error.issues[0]?.message ?? 'invalid'}${echo ? ` (got ${JSON.stringify(value)})` : ''}`);
+  if (!parsed.success)
+    throw new UsageError(`${flag}: ${parsed.error.issues[0]?.message ?? 'invalid'}${echo ? ` (got ${JSON.stringify(value)})` : ''}`);
   return parsed.data;
 }
 
@@ -28,13 +34,20 @@ async function passwordFromStdin(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('type the password, then press Enter and Ctrl-D\n');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  const text = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   return valid(password, text, 'password (stdin)', false);
 }
 
 export async function usersCommand([action, ...args]: string[]): Promise<void> {
   if (action === 'create') {
-    const { values } = parseOptions(args, { email: { type: 'string' }, tier: { type: 'string' }, admin: { type: 'boolean' }, 'password-stdin': { type: 'boolean' } });
+    const { values } = parseOptions(args, {
+      email: { type: 'string' },
+      tier: { type: 'string' },
+      admin: { type: 'boolean' },
+      'password-stdin': { type: 'boolean' },
+    });
     if (!values.email || !values.tier) throw new UsageError(USERS_USAGE);
     const input = {
       email: valid(email, values.email, '--email'),
@@ -43,8 +56,16 @@ export async function usersCommand([action, ...args]: string[]): Promise<void> {
       ...(values['password-stdin'] ? { password: await passwordFromStdin() } : {}),
     };
     const user = await withDatabase((db) => createUser(db.sql, input));
-    const signIn = input.password === undefined ? `\nno password: sign-in on the website needs one (afterimage users password --email ${user.email} --password-stdin)` : '\nthey can sign in on the website with this email and password';
-    output(values.json, user, () => `created user ${user.email} (${user.tier}${user.isAdmin ? ', administrator' : ''}), id ${user.id}${signIn}\nan API key: afterimage keys create --user ${user.email}`);
+    const signIn =
+      input.password === undefined
+        ? `\nno password: sign-in on the website needs one (afterimage users password --email ${user.email} --password-stdin)`
+        : '\nthey can sign in on the website with this email and password';
+    output(
+      values.json,
+      user,
+      () =>
+        `created user ${user.email} (${user.tier}${user.isAdmin ? ', administrator' : ''}), id ${user.id}${signIn}\nan API key: afterimage keys create --user ${user.email}`,
+    );
     return;
   }
   if (action === 'password') {
@@ -53,7 +74,12 @@ export async function usersCommand([action, ...args]: string[]): Promise<void> {
     const address = valid(email, values.email, '--email');
     const secret = await passwordFromStdin();
     const { endedSessions } = await withDatabase(async (db) => setPassword(db.sql, (await requireUserByEmail(db.sql, address)).id, secret));
-    output(values.json, { email: address, endedSessions }, () => `set the password of ${address}${endedSessions ? `; signed out ${endedSessions} session${endedSessions === 1 ? '' : 's'} of theirs` : ''}`);
+    output(
+      values.json,
+      { email: address, endedSessions },
+      () =>
+        `set the password of ${address}${endedSessions ? `; signed out ${endedSessions} session${endedSessions === 1 ? '' : 's'} of theirs` : ''}`,
+    );
     return;
   }
   throw new UsageError(USERS_USAGE);
@@ -64,7 +90,9 @@ export async function keysCommand([action, ...args]: string[]): Promise<void> {
     const { values } = parseOptions(args, { user: { type: 'string' }, scope: { type: 'string' } });
     if (!values.user) throw new UsageError('usage: afterimage keys create --user E [--scope L1|L2|L3|L4] [--json]');
     const scope = values.scope === undefined ? undefined : valid(scopeLabel, values.scope.toUpperCase(), '--scope');
-    const created = await withDatabase(async (db) => createApiKey(db.sql, { userId: (await requireUserByEmail(db.sql, values.user!)).id, scope }));
+    const created = await withDatabase(async (db) =>
+      createApiKey(db.sql, { userId: (await requireUserByEmail(db.sql, values.user!)).id, scope }),
+    );
     output(values.json, { key: created.key, userId: created.userId, scope: created.scope }, () =>
       [
         `API key for ${values.user} (scope ${created.scope}); it is shown only this once, store it now:`,
@@ -72,7 +100,9 @@ export async function keysCommand([action, ...args]: string[]): Promise<void> {
         `  ${created.key}`,
         '',
         created.revokedKeyId ? 'The previous key of this user was revoked and stops working now.' : '',
-      ].join('\n').trimEnd(),
+      ]
+        .join('\n')
+        .trimEnd(),
     );
     return;
   }

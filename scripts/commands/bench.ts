@@ -9,7 +9,9 @@ const USAGE = 'usage: afterimage bench generate --videos N [--seed S] [--channel
 const whole = (value: string | undefined, flag: string, min: number, fallback?: number): number => {
   if (value === undefined && fallback !== undefined) return fallback;
   if (value === undefined || !/^\d+$/.test(value) || Number(value) < min || Number(value) > 2 ** 31 - 1) {
-    throw new UsageError(`${flag} takes a whole number of at least ${min} (got ${value === undefined ? 'nothing' : JSON.stringify(value)})\n${USAGE}`);
+    throw new UsageError(
+      `${flag} takes a whole number of at least ${min} (got ${value === undefined ? 'nothing' : JSON.stringify(value)})\n${USAGE}`,
+    );
   }
   return Number(value);
 };
@@ -55,8 +57,12 @@ export async function benchCommand([action, ...args]: string[]): Promise<void> {
     [
       `generated ${report.videos} videos in ${report.channels} channels (seed ${seed}) in ${report.seconds} s: ${report.videosPerSecond} videos/s`,
       `  words:     ${report.vocabulary === 'built-in' ? 'the built-in word list (no trending datasets found)' : `trending datasets (${report.vocabularyFiles.join(', ')})`}`,
-      `  languages: ${Object.entries(report.languages).map(([language, n]) => `${language} ${n}`).join(', ')}`,
-      `  statuses:  ${Object.entries(report.statuses).map(([status, n]) => `${status} ${n}`).join(', ')}`,
+      `  languages: ${Object.entries(report.languages)
+        .map(([language, n]) => `${language} ${n}`)
+        .join(', ')}`,
+      `  statuses:  ${Object.entries(report.statuses)
+        .map(([status, n]) => `${status} ${n}`)
+        .join(', ')}`,
       `  in ≥ 30 % of videos: ${report.commonWords.map((w) => `${w.word} (${w.videos})`).join(', ') || 'none'}`,
     ].join('\n'),
   );

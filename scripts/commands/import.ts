@@ -32,7 +32,8 @@ export async function importCommand(args: string[]): Promise<void> {
 
   const scanning = progressBar('scanning');
   const scan = await scanArchive(dir, {
-    onProgress: (progress) => scanning.update(progress.filesParsed, progress.walkDone ? progress.metadataFiles : undefined, `${progress.filesFailed} unreadable`),
+    onProgress: (progress) =>
+      scanning.update(progress.filesParsed, progress.walkDone ? progress.metadataFiles : undefined, `${progress.filesFailed} unreadable`),
   });
   scanning.done(`${scan.stats.filesParsed} metadata files, ${scan.channels.length} channels, ${scan.videos.length} videos`);
 
@@ -80,7 +81,9 @@ export async function importCommand(args: string[]): Promise<void> {
           `note: a running afterimage service (${service.role}, pid ${service.pid}) uses ${describeDatabaseLocation(service.database)}, not this database; ` +
           'it will not see this import (run the import with the DATA_DIR or DATABASE_URL the service has)',
       ),
-    ].filter(Boolean).join('\n'),
+    ]
+      .filter(Boolean)
+      .join('\n'),
   );
   if (summary.partial) process.exitCode = PARTIAL_EXIT_CODE;
 }

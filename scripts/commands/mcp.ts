@@ -30,7 +30,8 @@ export async function mcpCommand(args: string[]): Promise<void> {
       const failure = describeFailure(error, endpoint);
       warn(failure);
       // A request the service could not take still gets an answer, so the assistant does not wait forever.
-      if ('id' in message && 'method' in message) void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `afterimage: ${failure}` } });
+      if ('id' in message && 'method' in message)
+        void local.send({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `afterimage: ${failure}` } });
     });
   };
   remote.onmessage = (message) => void local.send(message);

@@ -10,7 +10,9 @@ export async function reindexCommand(args: string[]): Promise<void> {
   const { values } = parseOptions(args, {});
   const { config, log } = setup();
   if (!config.TYPESENSE_URL) {
-    throw new UsageError('TYPESENSE_URL is not set: set TYPESENSE_URL (e.g. http://localhost:8108) and TYPESENSE_API_KEY to the Typesense server to index into, then run afterimage reindex again');
+    throw new UsageError(
+      'TYPESENSE_URL is not set: set TYPESENSE_URL (e.g. http://localhost:8108) and TYPESENSE_API_KEY to the Typesense server to index into, then run afterimage reindex again',
+    );
   }
   const result = await withDatabase(async (db) => {
     const bar = progressBar('indexing');
@@ -18,5 +20,10 @@ export async function reindexCommand(args: string[]): Promise<void> {
     bar.done(`${done.documents} videos into ${done.collection}`);
     return done;
   });
-  output(values.json, result, () => `indexed ${result.documents} videos into ${result.collection} in ${result.seconds} s; "${config.TYPESENSE_COLLECTION}" now points at it`);
+  output(
+    values.json,
+    result,
+    () =>
+      `indexed ${result.documents} videos into ${result.collection} in ${result.seconds} s; "${config.TYPESENSE_COLLECTION}" now points at it`,
+  );
 }

@@ -41,7 +41,12 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
     if (sides.api && !stopping) {
       const hub = await createEventHub(db.sql, log);
       closers.push(() => hub.close());
-      const counterSql = connect(db.url, { max: Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2)), role: `${role}-counters`, settings: { synchronous_commit: 'off' }, log });
+      const counterSql = connect(db.url, {
+        max: Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2)),
+        role: `${role}-counters`,
+        settings: { synchronous_commit: 'off' },
+        log,
+      });
       closers.push(() => counterSql.end({ timeout: 5 }));
       const api = await startApi(
         { config, sql: db.sql, counterSql, tiers: cachedTiers(db.sql), log, version, startedAt: new Date(), hub, sources },
@@ -119,5 +124,9 @@ export function configCommand(args: string[]): void {
   const { values } = parseOptions(args, {});
   const { config } = setup();
   const described = describeConfig(config);
-  output(values.json, described, () => Object.entries(described).map(([key, value]) => `${key}=${value ?? ''}`).join('\n'));
+  output(values.json, described, () =>
+    Object.entries(described)
+      .map(([key, value]) => `${key}=${value ?? ''}`)
+      .join('\n'),
+  );
 }

@@ -19,7 +19,8 @@ const POLL_MS = 500;
 const WORKER_GRACE_MS = 15_000;
 
 async function workerRunning(sql: Sql): Promise<boolean> {
-  const [row] = await sql`select 1 from worker_heartbeats where last_seen_at > now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}) limit 1`;
+  const [row] =
+    await sql`select 1 from worker_heartbeats where last_seen_at > now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}) limit 1`;
   return Boolean(row);
 }
 
@@ -46,10 +47,15 @@ const NO_WORKER = 'no worker is running: the work stays queued and runs when `af
 
 /** `afterimage refresh [--channel UC…]… [--video ID]… [--no-wait]`: checks the status of these videos (or of every video due) now. */
 export async function refreshCommand(args: string[]): Promise<void> {
-  const { values } = parseOptions(args, { channel: { type: 'string', multiple: true }, video: { type: 'string', multiple: true }, 'no-wait': { type: 'boolean' } });
+  const { values } = parseOptions(args, {
+    channel: { type: 'string', multiple: true },
+    video: { type: 'string', multiple: true },
+    'no-wait': { type: 'boolean' },
+  });
   const channels = values.channel ?? [];
   const videos = values.video ?? [];
-  for (const channel of channels) if (!CHANNEL_ID.test(channel)) throw new UsageError(`--channel ${channel}: expected a channel id (UC followed by 22 characters)`);
+  for (const channel of channels)
+    if (!CHANNEL_ID.test(channel)) throw new UsageError(`--channel ${channel}: expected a channel id (UC followed by 22 characters)`);
   for (const video of videos) if (!VIDEO_ID.test(video)) throw new UsageError(`--video ${video}: expected an 11-character video id`);
   const result = await withDatabase(async (db) => {
     const selections = [
@@ -61,7 +67,9 @@ export async function refreshCommand(args: string[]): Promise<void> {
     let queuedVideos = 0;
     const queueing = progressBar('queueing');
     for (const selection of selections) {
-      const queued = await scheduleAllStatusChecks(db.sql, { ...selection, priority: 0 }, (sofar) => queueing.update(queuedVideos + sofar.videos, undefined, 'videos'));
+      const queued = await scheduleAllStatusChecks(db.sql, { ...selection, priority: 0 }, (sofar) =>
+        queueing.update(queuedVideos + sofar.videos, undefined, 'videos'),
+      );
       jobIds.push(...queued.jobIds);
       queuedVideos += queued.videos;
     }
@@ -69,21 +77,30 @@ export async function refreshCommand(args: string[]): Promise<void> {
     if (videos.length) {
       const known = await db.sql<{ videoId: string }[]>`select video_id as "videoId" from videos where video_id = any(${videos})`;
       const missing = videos.filter((id) => !known.some((row) => row.videoId === id));
-      if (missing.length) process.stderr.write(`not stored, skipped: ${missing.join(', ')} (a channel search or backfill stores a channel's videos)\n`);
+      if (missing.length)
+        process.stderr.write(`not stored, skipped: ${missing.join(', ')} (a channel search or backfill stores a channel's videos)\n`);
     }
     const followed = values['no-wait'] || jobIds.length === 0 ? undefined : await followJobs(db.sql, jobIds, 'checking');
     const [summary] = await db.sql<{ live: number; deleted: number; reuploaded: number; checking: number }[]>`
       select count(*) filter (where status = 'live')::int as live, count(*) filter (where status = 'deleted')::int as deleted,
         count(*) filter (where status = 're-uploaded')::int as reuploaded, count(*) filter (where status = 'checking')::int as checking
       from videos where ${videos.length || channels.length ? db.sql`video_id = any(${videos}) or channel_id = any(${channels})` : db.sql`true`}`;
-    return { videos: queuedVideos, jobs: jobIds.length, finished: followed?.finished ?? false, failedJobs: followed?.failed ?? 0, statuses: summary! };
+    return {
+      videos: queuedVideos,
+      jobs: jobIds.length,
+      finished: followed?.finished ?? false,
+      failedJobs: followed?.failed ?? 0,
+      statuses: summary!,
+    };
   });
   output(values.json, result, () =>
     [
       `queued status checks of ${result.videos} videos in ${result.jobs} jobs`,
       result.jobs && !values['no-wait'] && !result.finished ? NO_WORKER : '',
       `now: ${result.statuses.live} live, ${result.statuses.deleted} deleted, ${result.statuses.reuploaded} re-uploaded, ${result.statuses.checking} not verified`,
-    ].filter(Boolean).join('\n'),
+    ]
+      .filter(Boolean)
+      .join('\n'),
   );
 }
 
@@ -93,7 +110,8 @@ export async function refreshCommand(args: string[]): Promise<void> {
  */
 export async function backfillCommand(args: string[]): Promise<void> {
   const { values, positionals } = parseOptions(args, { 'no-wait': { type: 'boolean' } }, true);
-  if (positionals.length === 0) throw new UsageError('usage: afterimage backfill <@handle | channel URL | UC… | video URL>... [--no-wait] [--json]');
+  if (positionals.length === 0)
+    throw new UsageError('usage: afterimage backfill <@handle | channel URL | UC… | video URL>... [--no-wait] [--json]');
   const queries = positionals.map((text) => {
     const query = parseChannelQuery(text);
     if (!query) throw new UsageError(`"${text}" is not a channel handle, channel URL, channel id or video reference`);
@@ -115,7 +133,14 @@ export async function backfillCommand(args: string[]): Promise<void> {
       if (!values['no-wait']) crawl = await followCrawl(db.sql, started.crawlId, `${text}: crawling`);
       const queued = await scheduleAllStatusChecks(db.sql, { channelIds: [channel.channelId], priority: 5 });
       const [count] = await db.sql<{ n: number }[]>`select count(*)::int as n from videos where channel_id = ${channel.channelId}`;
-      done.push({ query: text, channelId: channel.channelId, ...(channel.title ? { title: channel.title } : {}), videos: count!.n, crawl, statusJobs: queued.jobs });
+      done.push({
+        query: text,
+        channelId: channel.channelId,
+        ...(channel.title ? { title: channel.title } : {}),
+        videos: count!.n,
+        crawl,
+        statusJobs: queued.jobs,
+      });
     }
     return done;
   });

@@ -12,8 +12,14 @@ function describe(tiers: Tier[]): string {
   const rows = [
     { setting: 'apiAccess', ...Object.fromEntries(tiers.map((tier) => [tier.name, tier.apiAccess])) },
     { setting: 'maxKeyScope', ...Object.fromEntries(tiers.map((tier) => [tier.name, tier.maxKeyScope])) },
-    ...featureName.options.map((feature) => ({ setting: `feature ${feature}`, ...Object.fromEntries(tiers.map((tier) => [tier.name, tier.features[feature] ? 'on' : 'off'])) })),
-    ...limitName.options.map((limit) => ({ setting: `limit ${limit}`, ...Object.fromEntries(tiers.map((tier) => [tier.name, tier.limits[limit].max ?? 'unlimited'])) })),
+    ...featureName.options.map((feature) => ({
+      setting: `feature ${feature}`,
+      ...Object.fromEntries(tiers.map((tier) => [tier.name, tier.features[feature] ? 'on' : 'off'])),
+    })),
+    ...limitName.options.map((limit) => ({
+      setting: `limit ${limit}`,
+      ...Object.fromEntries(tiers.map((tier) => [tier.name, tier.limits[limit].max ?? 'unlimited'])),
+    })),
   ];
   return table(rows);
 }
@@ -36,23 +42,46 @@ export async function tiersCommand([action, ...args]: string[]): Promise<void> {
   if (action === 'set') {
     const { values, positionals } = parseOptions(
       args,
-      { 'api-access': { type: 'string' }, 'max-scope': { type: 'string' }, feature: { type: 'string', multiple: true }, limit: { type: 'string', multiple: true } },
+      {
+        'api-access': { type: 'string' },
+        'max-scope': { type: 'string' },
+        feature: { type: 'string', multiple: true },
+        limit: { type: 'string', multiple: true },
+      },
       true,
     );
     const name = tierName.safeParse(positionals[0]);
     if (!name.success) throw new UsageError(`${USAGE}\n<tier> is one of ${tierName.options.join(', ')}`);
     const parsed = tierChanges.safeParse({
-      apiAccess: values['api-access'] === undefined ? undefined : values['api-access'] === 'true' ? true : values['api-access'] === 'false' ? false : values['api-access'],
-      maxKeyScope: values['max-scope'] === undefined ? undefined : scopeLabel.safeParse(values['max-scope'].toUpperCase()).data ?? values['max-scope'],
-      features: Object.fromEntries(pairs(values.feature, '--feature').map(([feature, on]) => [feature, on === 'on' ? true : on === 'off' ? false : on])),
-      limits: Object.fromEntries(pairs(values.limit, '--limit').map(([limit, max]) => [limit, max === 'unlimited' ? null : /^\d+$/.test(max) ? Number(max) : max])),
+      apiAccess:
+        values['api-access'] === undefined
+          ? undefined
+          : values['api-access'] === 'true'
+            ? true
+            : values['api-access'] === 'false'
+              ? false
+              : values['api-access'],
+      maxKeyScope:
+        values['max-scope'] === undefined
+          ? undefined
+          : (scopeLabel.safeParse(values['max-scope'].toUpperCase()).data ?? values['max-scope']),
+      features: Object.fromEntries(
+        pairs(values.feature, '--feature').map(([feature, on]) => [feature, on === 'on' ? true : on === 'off' ? false : on]),
+      ),
+      limits: Object.fromEntries(
+        pairs(values.limit, '--limit').map(([limit, max]) => [limit, max === 'unlimited' ? null : /^\d+$/.test(max) ? Number(max) : max]),
+      ),
     });
     if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n'));
     const tiers = await withDatabase(async (db) => {
       await updateTier(db.sql, name.data, parsed.data);
       return loadTiers(db.sql);
     });
-    output(values.json, tiers.find((tier) => tier.name === name.data), () => `updated ${name.data}; API processes pick the change up within 5 s\n\n${describe(tiers)}`);
+    output(
+      values.json,
+      tiers.find((tier) => tier.name === name.data),
+      () => `updated ${name.data}; API processes pick the change up within 5 s\n\n${describe(tiers)}`,
+    );
     return;
   }
   throw new UsageError(USAGE);

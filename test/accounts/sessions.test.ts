@@ -29,10 +29,18 @@ afterAll(async () => {
 });
 
 const newUser = (options: { password?: string; tier?: User['tier'] } = {}) =>
-  createUser(db.sql, { email: `person${++counter}@example.org`, tier: options.tier ?? 'registered', isAdmin: false, ...(options.password ? { password: options.password } : {}) });
+  createUser(db.sql, {
+    email: `person${++counter}@example.org`,
+    tier: options.tier ?? 'registered',
+    isAdmin: false,
+    ...(options.password ? { password: options.password } : {}),
+  });
 
 async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
@@ -47,7 +55,13 @@ describe('sessions', () => {
     const [everything] = await db.sql<{ text: string }[]>`select string_agg(s::text, ' ') as text from sessions s`;
     expect(everything!.text).not.toContain(session.token);
 
-    expect(await sessionUser(db.sql, session.token)).toEqual({ sessionId: session.sessionId, userId: user.id, email: user.email, isAdmin: false, tier: 'registered' });
+    expect(await sessionUser(db.sql, session.token)).toEqual({
+      sessionId: session.sessionId,
+      userId: user.id,
+      email: user.email,
+      isAdmin: false,
+      tier: 'registered',
+    });
     expect(await endSession(db.sql, session.token)).toBe(true);
     expect(await sessionUser(db.sql, session.token)).toBeUndefined();
     expect(await endSession(db.sql, session.token)).toBe(false);
@@ -81,7 +95,9 @@ describe('sessions', () => {
 
     await db.sql`update sessions set created_at = now() - interval '29 days 12 hours', last_seen_at = now() - interval '2 minutes' where id = ${used.sessionId}`;
     await sessionUser(db.sql, used.token);
-    const [capped] = await db.sql<{ hours: number }[]>`select (extract(epoch from expires_at - now()) / 3600)::float8 as hours from sessions where id = ${used.sessionId}`;
+    const [capped] = await db.sql<
+      { hours: number }[]
+    >`select (extract(epoch from expires_at - now()) / 3600)::float8 as hours from sessions where id = ${used.sessionId}`;
     expect(capped!.hours).toBeCloseTo(12, 0); // 30 days after it began, not a week from now
   });
 
@@ -100,9 +116,14 @@ describe('setPassword', () => {
     const user = await newUser({ password: PASSWORD });
     const other = await newUser();
     const [mine, elsewhere, third, theirs] = await Promise.all([
-      createSession(db.sql, user.id), createSession(db.sql, user.id), createSession(db.sql, user.id), createSession(db.sql, other.id),
+      createSession(db.sql, user.id),
+      createSession(db.sql, user.id),
+      createSession(db.sql, user.id),
+      createSession(db.sql, other.id),
     ]);
-    expect(await setPassword(db.sql, user.id, 'a new and longer passphrase', { keepSessionId: mine.sessionId })).toEqual({ endedSessions: 2 });
+    expect(await setPassword(db.sql, user.id, 'a new and longer passphrase', { keepSessionId: mine.sessionId })).toEqual({
+      endedSessions: 2,
+    });
     expect(await sessionUser(db.sql, mine.token)).toBeDefined();
     expect(await sessionUser(db.sql, elsewhere.token)).toBeUndefined();
     expect(await sessionUser(db.sql, third.token)).toBeUndefined();
@@ -164,7 +185,8 @@ describe('sign-in attempts', () => {
   it(`allow ${signInLimits.perAddress.max} failures per address in 15 minutes, then 429 with when to come back, before any password is checked`, async () => {
     const user = await newUser({ password: PASSWORD });
     const address = '198.51.100.10';
-    for (let attempt = 0; attempt < signInLimits.perAddress.max - 1; attempt++) await countSignInAttempt(db.sql, { address, email: `guess${attempt}@example.org` });
+    for (let attempt = 0; attempt < signInLimits.perAddress.max - 1; attempt++)
+      await countSignInAttempt(db.sql, { address, email: `guess${attempt}@example.org` });
     const last = await refusal(signIn(db.sql, { email: user.email, password: 'a wrong guess here', address }));
     expect(last.code).toBe('UNAUTHORIZED');
 
@@ -172,7 +194,9 @@ describe('sign-in attempts', () => {
     const error = await refusal(signIn(db.sql, { email: user.email, password: PASSWORD, address }));
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.status).toBe(429);
-    expect(error.message).toMatch(/^Too many sign-in attempts from this address: try again after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in \d+ minutes?\)$/);
+    expect(error.message).toMatch(
+      /^Too many sign-in attempts from this address: try again after \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(in \d+ minutes?\)$/,
+    );
     const retryAfter = Number(error.options.headers!['Retry-After']);
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(2 * 900);
@@ -191,7 +215,9 @@ describe('sign-in attempts', () => {
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.message).toMatch(/for this account/);
     // The refused attempt was not counted against its own address.
-    expect(await db.sql`select 1 from usage_counters where subject = ${hashedSubject('sign-in-address:203.0.113.200')} and used > 0`).toHaveLength(0);
+    expect(
+      await db.sql`select 1 from usage_counters where subject = ${hashedSubject('sign-in-address:203.0.113.200')} and used > 0`,
+    ).toHaveLength(0);
   });
 
   it('give back a successful sign-in: only failures add up', async () => {
@@ -226,7 +252,9 @@ describe('one-time sign-in links', () => {
     const [first, second] = await Promise.allSettled([redeemSignInLink(db.sql, link.token), redeemSignInLink(db.sql, link.token)]);
     const sessions = [first, second].filter((result) => result.status === 'fulfilled');
     expect(sessions).toHaveLength(1); // two clicks at once: one session
-    expect(await sessionUser(db.sql, (sessions[0] as PromiseFulfilledResult<{ token: string }>).value.token)).toMatchObject({ userId: user.id });
+    expect(await sessionUser(db.sql, (sessions[0] as PromiseFulfilledResult<{ token: string }>).value.token)).toMatchObject({
+      userId: user.id,
+    });
     const error = await refusal(redeemSignInLink(db.sql, link.token));
     expect(error.code).toBe('UNAUTHORIZED');
     expect(error.message).toMatch(/already used or expired.*afterimage users password/);
@@ -249,7 +277,11 @@ describe('bootstrapAdmin', () => {
       const admin = await bootstrapAdmin(empty.sql);
       expect(admin).toMatchObject({ email: 'admin@afterimage.localhost', scope: 'L4' });
       const session = await redeemSignInLink(empty.sql, admin!.signInToken);
-      expect(await sessionUser(empty.sql, session.token)).toMatchObject({ email: 'admin@afterimage.localhost', isAdmin: true, tier: 'pro' });
+      expect(await sessionUser(empty.sql, session.token)).toMatchObject({
+        email: 'admin@afterimage.localhost',
+        isAdmin: true,
+        tier: 'pro',
+      });
       expect(await bootstrapAdmin(empty.sql)).toBeUndefined();
     } finally {
       await empty.drop();

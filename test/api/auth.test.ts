@@ -32,7 +32,11 @@ afterAll(async () => {
 const dataRoute = '/api/videos/dQw4w9WgXcQ/status-history';
 const json = (body: unknown) => ({ headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 const patchTier = (name: string, body: unknown, headers: Record<string, string> = {}) =>
-  api.call(`/api/tiers/${name}`, { method: 'PATCH', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  api.call(`/api/tiers/${name}`, {
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('where the key is read from', () => {
   it('accepts the key in X-API-Key', async () => {
@@ -61,7 +65,12 @@ describe('where the key is read from', () => {
     const first = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
     const second = await createKeyedUser(db.sql, { tier: 'pro' });
     const both = (bearer: string) => ({ 'X-API-Key': first.key, Authorization: `Bearer ${bearer}` });
-    for (const response of [await api.call('/api/features', { headers: both(second.key) }), await api.call(dataRoute, { headers: both(second.key) }), await patchTier('pro', {}, both(second.key)), await api.call('/api/health', { headers: both(second.key) })]) {
+    for (const response of [
+      await api.call('/api/features', { headers: both(second.key) }),
+      await api.call(dataRoute, { headers: both(second.key) }),
+      await patchTier('pro', {}, both(second.key)),
+      await api.call('/api/health', { headers: both(second.key) }),
+    ]) {
       expectError(response, 400, 'INVALID_INPUT');
       expect(response.body.error.message).toMatch(/X-API-Key and Authorization: Bearer name different API keys; send one key/);
     }
@@ -73,7 +82,11 @@ describe('where the key is read from', () => {
 
   it('refuses a non-Bearer Authorization scheme with 401 UNAUTHORIZED', async () => {
     const { key } = await createKeyedUser(db.sql, { tier: 'pro' });
-    expectError(await api.call('/api/features', { headers: { Authorization: `Basic ${Buffer.from(`user:${key}`).toString('base64')}` } }), 401, 'UNAUTHORIZED');
+    expectError(
+      await api.call('/api/features', { headers: { Authorization: `Basic ${Buffer.from(`user:${key}`).toString('base64')}` } }),
+      401,
+      'UNAUTHORIZED',
+    );
     expectError(await api.call('/api/features', { headers: { Authorization: `Token ${key}` } }), 401, 'UNAUTHORIZED');
     expectError(await api.call('/api/tiers/pro', { method: 'PATCH', headers: { Authorization: `Basic ${key}` } }), 401, 'UNAUTHORIZED');
   });
@@ -118,16 +131,22 @@ describe('missing and bad keys', () => {
     expectError(await api.call(dataRoute, { headers: { Authorization: `Bearer ${key}` } }), 403, 'FORBIDDEN');
   });
 
-  it.each(['registered', 'plus'] as const)('a key of a %s account (no API access) reads its own tier, account and usage at /api/features', async (tier) => {
-    const { key, user } = await createKeyedUser(db.sql, { tier });
-    for (const response of [await api.call('/api/features', { key }), await api.call('/api/features', { headers: { Authorization: `Bearer ${key}` } })]) {
-      expect(response.status).toBe(200);
-      expect(response.body.data.tier.name).toBe(tier);
-      expect(response.body.data.features.apiAccess).toBe(false);
-      expect(response.body.data.account.email).toBe(user.email);
-      expect(response.body.data.limits.requestsPerMinute.used).toBeGreaterThan(0);
-    }
-  });
+  it.each(['registered', 'plus'] as const)(
+    'a key of a %s account (no API access) reads its own tier, account and usage at /api/features',
+    async (tier) => {
+      const { key, user } = await createKeyedUser(db.sql, { tier });
+      for (const response of [
+        await api.call('/api/features', { key }),
+        await api.call('/api/features', { headers: { Authorization: `Bearer ${key}` } }),
+      ]) {
+        expect(response.status).toBe(200);
+        expect(response.body.data.tier.name).toBe(tier);
+        expect(response.body.data.features.apiAccess).toBe(false);
+        expect(response.body.data.account.email).toBe(user.email);
+        expect(response.body.data.limits.requestsPerMinute.used).toBeGreaterThan(0);
+      }
+    },
+  );
 
   it('API access follows the tier: granting it to plus lets plus keys in, taking it from pro locks pro keys out', async () => {
     const plus = await createKeyedUser(db.sql, { tier: 'plus' });
@@ -151,7 +170,9 @@ describe('key regeneration', () => {
     const fresh = await api.call('/api/features', { key: created.key });
     expect(fresh.status).toBe(200);
     expect(fresh.body.data.account.userId).toBe(user.id);
-    const { active } = (await db.sql<{ active: number }[]>`select count(*)::int as active from api_keys where user_id = ${user.id} and revoked_at is null`)[0]!;
+    const { active } = (
+      await db.sql<{ active: number }[]>`select count(*)::int as active from api_keys where user_id = ${user.id} and revoked_at is null`
+    )[0]!;
     expect(active).toBe(1);
   });
 });
@@ -184,11 +205,13 @@ describe('key scope', () => {
     // The same insert within the tier's maximum goes through: it was the scope that was refused.
     await expect(insert(2)).resolves.toBeDefined();
     // Raising an existing key's scope past the maximum is refused too.
-    const raised = (await db.sql`update api_keys set scope = 4 where user_id = ${user.id}`.catch((caught: unknown) => caught)) as { code?: string };
+    const raised = (await db.sql`update api_keys set scope = 4 where user_id = ${user.id}`.catch((caught: unknown) => caught)) as {
+      code?: string;
+    };
     expect(raised.code).toBe('23514');
   });
 
-  it('the effective scope is capped by the tier\'s current maximum', async () => {
+  it("the effective scope is capped by the tier's current maximum", async () => {
     const { key } = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
     expect((await api.call('/api/features', { key })).body.data.account.keyScope).toBe('L4');
     await updateTier(db.sql, 'pro', { maxKeyScope: 'L2' });
@@ -208,7 +231,16 @@ describe('key storage', () => {
     const { key, keyId } = await createKeyedUser(db.sql, { tier: 'pro' });
     const columns = await db.sql<{ column_name: string; data_type: string }[]>`
       select column_name, data_type from information_schema.columns where table_schema = 'public' and table_name = 'api_keys'`;
-    expect(columns.map((column) => column.column_name).sort()).toEqual(['created_at', 'id', 'key_hash', 'key_prefix', 'last_used_at', 'revoked_at', 'scope', 'user_id']);
+    expect(columns.map((column) => column.column_name).sort()).toEqual([
+      'created_at',
+      'id',
+      'key_hash',
+      'key_prefix',
+      'last_used_at',
+      'revoked_at',
+      'scope',
+      'user_id',
+    ]);
     const [row] = await db.sql<{ keyHash: Buffer; keyPrefix: string; asText: string }[]>`
       select key_hash as "keyHash", key_prefix as "keyPrefix", row_to_json(k)::text as "asText" from api_keys k where id = ${keyId}`;
     expect(Buffer.from(row!.keyHash).equals(hashApiKey(key))).toBe(true);
@@ -220,12 +252,14 @@ describe('key storage', () => {
     expect(row!.asText).not.toContain(Buffer.from(key).toString('hex'));
     expect(row!.asText).not.toContain(Buffer.from(key).toString('base64'));
     // Nor anywhere else in the schema: no table holds the key's secret part as text.
-    const { found } = (await db.sql<{ found: number }[]>`
+    const { found } = (
+      await db.sql<{ found: number }[]>`
       select count(*)::int as found from (
         select row_to_json(u)::text as t from users u
         union all select row_to_json(k)::text from api_keys k
         union all select row_to_json(c)::text from usage_counters c
-      ) rows where t like ${`%${secret}%`}`)[0]!;
+      ) rows where t like ${`%${secret}%`}`
+    )[0]!;
     expect(found).toBe(0);
   });
 });
@@ -234,7 +268,9 @@ describe('administrator-only route PATCH /api/tiers/:name', () => {
   it('a non-admin pro key with L4 is 403 FORBIDDEN', async () => {
     const { key } = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: false, scope: 'L4' });
     expectError(await patchTier('pro', { limits: { requestsPerMinute: 5 } }, { 'X-API-Key': key }), 403, 'FORBIDDEN');
-    const { max } = (await db.sql<{ max: number }[]>`select max_count as max from tier_limits where tier = 'pro' and limit_name = 'requestsPerMinute'`)[0]!;
+    const { max } = (
+      await db.sql<{ max: number }[]>`select max_count as max from tier_limits where tier = 'pro' and limit_name = 'requestsPerMinute'`
+    )[0]!;
     expect(max).toBe(600);
   });
 
@@ -243,13 +279,19 @@ describe('administrator-only route PATCH /api/tiers/:name', () => {
       const { key } = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope });
       expectError(await patchTier('pro', { limits: { requestsPerMinute: 5 } }, { 'X-API-Key': key }), 403, 'FORBIDDEN');
     }
-    const { max } = (await db.sql<{ max: number }[]>`select max_count as max from tier_limits where tier = 'pro' and limit_name = 'requestsPerMinute'`)[0]!;
+    const { max } = (
+      await db.sql<{ max: number }[]>`select max_count as max from tier_limits where tier = 'pro' and limit_name = 'requestsPerMinute'`
+    )[0]!;
     expect(max).toBe(600);
   });
 
   it('an admin L4 key changes the tier, gets it back, and GET /api/tiers shows the change', async () => {
     const { key } = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
-    const response = await patchTier('plus', { apiAccess: true, maxKeyScope: 'L1', features: { stenograms: false }, limits: { requestsPerMinute: 77, apiStenogramsPerDay: null } }, { 'X-API-Key': key });
+    const response = await patchTier(
+      'plus',
+      { apiAccess: true, maxKeyScope: 'L1', features: { stenograms: false }, limits: { requestsPerMinute: 77, apiStenogramsPerDay: null } },
+      { 'X-API-Key': key },
+    );
     expect(response.status).toBe(200);
     const updated = response.body.data;
     expect(updated.name).toBe('plus');
@@ -272,9 +314,16 @@ describe('administrator-only route PATCH /api/tiers/:name', () => {
     const server = await startApiServer(db.sql, { tiers: cachedTiers(db.sql, 60_000) });
     const base = server.url;
     try {
-      const registered = async () => ((await (await fetch(`${base}/api/tiers`)).json()) as { data: { tiers: Tier[] } }).data.tiers.find((tier) => tier.name === 'registered')!;
+      const registered = async () =>
+        ((await (await fetch(`${base}/api/tiers`)).json()) as { data: { tiers: Tier[] } }).data.tiers.find(
+          (tier) => tier.name === 'registered',
+        )!;
       expect((await registered()).limits.requestsPerMinute.max).toBe(60);
-      const patched = await fetch(`${base}/api/tiers/registered`, { method: 'PATCH', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify({ limits: { requestsPerMinute: 61 } }) });
+      const patched = await fetch(`${base}/api/tiers/registered`, {
+        method: 'PATCH',
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ limits: { requestsPerMinute: 61 } }),
+      });
       expect(patched.status).toBe(200);
       expect((await registered()).limits.requestsPerMinute.max).toBe(61);
     } finally {
@@ -295,7 +344,9 @@ describe('administrator-only route PATCH /api/tiers/:name', () => {
     const { key } = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
     const error = expectError(await patchTier('pro', body, { 'X-API-Key': key }), 400, 'INVALID_INPUT');
     expect(error.message).toContain(field);
-    const { max } = (await db.sql<{ max: number }[]>`select max_count as max from tier_limits where tier = 'pro' and limit_name = 'requestsPerMinute'`)[0]!;
+    const { max } = (
+      await db.sql<{ max: number }[]>`select max_count as max from tier_limits where tier = 'pro' and limit_name = 'requestsPerMinute'`
+    )[0]!;
     expect(max).toBe(600);
   });
 

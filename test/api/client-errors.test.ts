@@ -31,8 +31,12 @@ function rawExchange(request: string): Promise<{ status: number; headers: Header
       // The first response on the connection: its head, and its body by Content-Length.
       const head = raw.slice(0, raw.indexOf('\r\n\r\n'));
       const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = new Headers(lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]));
-      const text = Buffer.from(raw.slice(head.length + 4)).subarray(0, Number(headers.get('content-length'))).toString('utf8');
+      const headers = new Headers(
+        lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]),
+      );
+      const text = Buffer.from(raw.slice(head.length + 4))
+        .subarray(0, Number(headers.get('content-length')))
+        .toString('utf8');
       const body = (headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text;
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body, raw });
     });
@@ -78,12 +82,18 @@ describe('a request that is received too slowly', () => {
   it('a body trickled at one byte every 5 s is cut with 408 INVALID_INPUT within the 30 s request timeout, not kept for minutes', async () => {
     const { key } = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
     const logged: string[] = [];
-    const slow = await startTestApi(db.sql, {}, createLogger('info', {}, (line) => logged.push(line)));
+    const slow = await startTestApi(
+      db.sql,
+      {},
+      createLogger('info', {}, (line) => logged.push(line)),
+    );
     const { port } = new URL(slow.url);
     const socket = connect(Number(port), '127.0.0.1');
     socket.setEncoding('utf8');
     const started = Date.now();
-    socket.write(`PATCH /api/tiers/pro HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`);
+    socket.write(
+      `PATCH /api/tiers/pro HTTP/1.1\r\nHost: localhost\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`,
+    );
     const trickle = setInterval(() => socket.write(' '), 5_000);
     let raw = '';
     socket.on('data', (chunk: string) => (raw += chunk));

@@ -32,10 +32,22 @@ afterAll(async () => {
 });
 
 const preflight = (base: string, path: string, origin: string, method: string, headers: string) =>
-  fetch(`${base}${path}`, { method: 'OPTIONS', headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': headers } });
+  fetch(`${base}${path}`, {
+    method: 'OPTIONS',
+    headers: { Origin: origin, 'Access-Control-Request-Method': method, 'Access-Control-Request-Headers': headers },
+  });
 
 const names = (value: string | null) => (value ?? '').split(',').map((name) => name.trim().toLowerCase());
-const EXPOSED = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'retry-after', 'etag', 'location', 'x-request-id'];
+const EXPOSED = [
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'ratelimit-policy',
+  'retry-after',
+  'etag',
+  'location',
+  'x-request-id',
+];
 
 describe('CORS preflights, answered before authentication', () => {
   it('a listed origin: 204 with the methods and headers the API and EventSource use, cacheable, no credentials', async () => {
@@ -44,23 +56,38 @@ describe('CORS preflights, answered before authentication', () => {
       expect(answer.status).toBe(204);
       expect(answer.headers.get('access-control-allow-origin')).toBe(origin);
       expect(names(answer.headers.get('access-control-allow-methods'))).toEqual(expect.arrayContaining(['get', 'post', 'patch', 'delete']));
-      expect(names(answer.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(['x-api-key', 'authorization', 'content-type', 'last-event-id', 'x-request-id']));
+      expect(names(answer.headers.get('access-control-allow-headers'))).toEqual(
+        expect.arrayContaining(['x-api-key', 'authorization', 'content-type', 'last-event-id', 'x-request-id']),
+      );
       expect(Number(answer.headers.get('access-control-max-age'))).toBeGreaterThan(0);
       expect(answer.headers.get('access-control-allow-credentials')).toBeNull();
       expect(names(answer.headers.get('vary'))).toContain('origin');
     }
   });
 
-  it('/mcp: 204 with the MCP transport\'s headers, though no key is sent', async () => {
-    const answer = await preflight(api.url, '/mcp', APP, 'POST', 'authorization,content-type,mcp-protocol-version,mcp-session-id,last-event-id');
+  it("/mcp: 204 with the MCP transport's headers, though no key is sent", async () => {
+    const answer = await preflight(
+      api.url,
+      '/mcp',
+      APP,
+      'POST',
+      'authorization,content-type,mcp-protocol-version,mcp-session-id,last-event-id',
+    );
     expect(answer.status).toBe(204);
     expect(answer.headers.get('access-control-allow-origin')).toBe(APP);
     expect(names(answer.headers.get('access-control-allow-methods'))).toEqual(expect.arrayContaining(['post', 'get', 'delete']));
-    expect(names(answer.headers.get('access-control-allow-headers'))).toEqual(expect.arrayContaining(['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id']));
+    expect(names(answer.headers.get('access-control-allow-headers'))).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'mcp-protocol-version', 'mcp-session-id', 'last-event-id']),
+    );
   });
 
   it('an origin not listed, or no CORS_ORIGINS at all: no Access-Control-Allow-* header', async () => {
-    for (const [base, origin] of [[api.url, STRANGER], [api.url, `${APP}:8443`], [api.url, APP.replace('https', 'http')], [closed.url, APP]] as const) {
+    for (const [base, origin] of [
+      [api.url, STRANGER],
+      [api.url, `${APP}:8443`],
+      [api.url, APP.replace('https', 'http')],
+      [closed.url, APP],
+    ] as const) {
       for (const path of ['/api/fts', '/mcp']) {
         const answer = await preflight(base, path, origin, 'GET', 'x-api-key');
         expect(answer.status).toBe(204);
@@ -110,10 +137,15 @@ describe('CORS on answers: the grant, the exposed headers, errors included', () 
 });
 
 describe('/mcp from a listed origin', () => {
-  it('the MCP SDK client, driven through a browser\'s CORS rules, lists the tools; Mcp-Session-Id is exposed', async () => {
+  it("the MCP SDK client, driven through a browser's CORS rules, lists the tools; Mcp-Session-Id is exposed", async () => {
     const preflights: Array<{ url: string; status: number }> = [];
     const client = new Client({ name: 'browser-page', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } }, fetch: browserFetch(APP, preflights) }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${key}` } },
+        fetch: browserFetch(APP, preflights),
+      }),
+    );
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toContain('search_videos');
     await client.close();
@@ -122,10 +154,21 @@ describe('/mcp from a listed origin', () => {
     const raw = await fetch(`${api.url}/mcp`, { method: 'POST', headers: { Origin: APP, 'Content-Type': 'application/json' }, body: '{}' });
     expect(raw.status).toBe(401);
     expect(raw.headers.get('access-control-allow-origin')).toBe(APP);
-    expect(names(raw.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(['mcp-session-id', 'www-authenticate', ...EXPOSED]));
+    expect(names(raw.headers.get('access-control-expose-headers'))).toEqual(
+      expect.arrayContaining(['mcp-session-id', 'www-authenticate', ...EXPOSED]),
+    );
 
     // An origin not listed is still refused by /mcp's DNS-rebinding rule, with no grant.
-    const refused = await fetch(`${api.url}/mcp`, { method: 'POST', headers: { Origin: STRANGER, Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' });
+    const refused = await fetch(`${api.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        Origin: STRANGER,
+        Authorization: `Bearer ${key}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
+      body: '{}',
+    });
     expect(refused.status).toBe(403);
     expect(refused.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -144,8 +187,13 @@ describe('CORS_ORIGINS is checked at start-up', () => {
 
   it('each entry must be an origin as a browser sends it; each problem is named with the fix', () => {
     expect(loadConfig({}).CORS_ORIGINS).toEqual([]);
-    expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:3000,' }).CORS_ORIGINS).toEqual(['https://a.example', 'http://localhost:3000']);
-    expect(problemsOf('https://a.example/')[0]).toMatch(/^CORS_ORIGINS: "https:\/\/a\.example\/" is not an origin as a browser sends it: write https:\/\/a\.example /);
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:3000,' }).CORS_ORIGINS).toEqual([
+      'https://a.example',
+      'http://localhost:3000',
+    ]);
+    expect(problemsOf('https://a.example/')[0]).toMatch(
+      /^CORS_ORIGINS: "https:\/\/a\.example\/" is not an origin as a browser sends it: write https:\/\/a\.example /,
+    );
     expect(problemsOf('https://A.example:443')[0]).toContain('write https://a.example');
     expect(problemsOf('*')[0]).toContain('"*" is not accepted');
     expect(problemsOf('ftp://files.example')[0]).toContain('is not an http(s) origin');

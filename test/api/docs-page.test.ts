@@ -17,7 +17,8 @@ afterAll(async () => {
 });
 
 /** The URLs of the page's scripts, styles and icons, as its HTML names them. */
-const assetsOf = (html: string) => [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!).filter((url) => url.startsWith('/api/docs/'));
+const assetsOf = (html: string) =>
+  [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]!).filter((url) => url.startsWith('/api/docs/'));
 
 describe('GET /api/docs', () => {
   it('an HTML page whose every file is served from here, with long lifetimes for versioned names', async () => {
@@ -27,11 +28,22 @@ describe('GET /api/docs', () => {
     expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'/);
     expect(page.body).not.toMatch(/<script>|<script [^>]*>[^<]|https?:\/\//);
     const assets = assetsOf(page.body);
-    expect(assets.map((url) => url.replace(/.*\//, ''))).toEqual(['swagger-ui-5.35.0.css', 'favicon-32x32-5.35.0.png', 'favicon-16x16-5.35.0.png', 'swagger-ui-bundle-5.35.0.js', expect.stringMatching(/^swagger-init-[0-9a-f]{12}\.js$/)]);
+    expect(assets.map((url) => url.replace(/.*\//, ''))).toEqual([
+      'swagger-ui-5.35.0.css',
+      'favicon-32x32-5.35.0.png',
+      'favicon-16x16-5.35.0.png',
+      'swagger-ui-bundle-5.35.0.js',
+      expect.stringMatching(/^swagger-init-[0-9a-f]{12}\.js$/),
+    ]);
     const types = { css: 'text/css', js: 'text/javascript', png: 'image/png' } as Record<string, string>;
     for (const url of assets) {
       const asset = await api.call(url);
-      expect({ url, status: asset.status, type: asset.headers.get('content-type')?.split(';')[0], cache: asset.headers.get('cache-control') }).toEqual({ url, status: 200, type: types[url.slice(url.lastIndexOf('.') + 1)], cache: 'public, max-age=31536000, immutable' });
+      expect({
+        url,
+        status: asset.status,
+        type: asset.headers.get('content-type')?.split(';')[0],
+        cache: asset.headers.get('cache-control'),
+      }).toEqual({ url, status: 200, type: types[url.slice(url.lastIndexOf('.') + 1)], cache: 'public, max-age=31536000, immutable' });
     }
   });
 
@@ -67,7 +79,11 @@ describe('/api/docs in headless Chromium', () => {
     const document = (await api.call('/api/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map(() => path));
     expect(shown.sort()).toEqual(operations.sort());
-    expect(await page.$$eval('.opblock-tag', (elements) => elements.length)).toBe(new Set(Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => (operation as { tags: string[] }).tags))).size);
+    expect(await page.$$eval('.opblock-tag', (elements) => elements.length)).toBe(
+      new Set(
+        Object.values(document.paths).flatMap((item) => Object.values(item).flatMap((operation) => (operation as { tags: string[] }).tags)),
+      ).size,
+    );
     expect(requested.filter((url) => new URL(url).origin !== api.url && !url.startsWith('data:'))).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();

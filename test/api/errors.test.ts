@@ -22,19 +22,30 @@ afterAll(async () => {
 });
 
 const patchPro = (body: BodyInit | undefined, contentType: string | undefined, extra: RequestInit = {}) =>
-  api.call('/api/tiers/pro', { method: 'PATCH', key: adminKey, headers: contentType ? { 'Content-Type': contentType } : {}, body, ...extra });
+  api.call('/api/tiers/pro', {
+    method: 'PATCH',
+    key: adminKey,
+    headers: contentType ? { 'Content-Type': contentType } : {},
+    body,
+    ...extra,
+  });
 
 const requestsPerMinuteOfPro = async () =>
-  (await db.sql<{ max: number | null }[]>`select max_count as max from tier_limits where tier = 'pro' and limit_name = 'requestsPerMinute'`)[0]!.max;
+  (
+    await db.sql<{ max: number | null }[]>`select max_count as max from tier_limits where tier = 'pro' and limit_name = 'requestsPerMinute'`
+  )[0]!.max;
 
 describe('unknown paths and methods', () => {
   // '/' is the web app's home page; a program asking for a path that is neither API nor page gets the envelope.
-  it.each(['/api/nothing', '/api', '/no-such-page', '/api/tiers/pro/extra', '/api/healthz'])('%s is 404 NOT_FOUND in the error envelope', async (path) => {
-    const response = await api.call(path);
-    const error = expectError(response, 404, 'NOT_FOUND');
-    expect(error.message).toContain(path);
-    expect(response.headers.get('allow')).toBeNull();
-  });
+  it.each(['/api/nothing', '/api', '/no-such-page', '/api/tiers/pro/extra', '/api/healthz'])(
+    '%s is 404 NOT_FOUND in the error envelope',
+    async (path) => {
+      const response = await api.call(path);
+      const error = expectError(response, 404, 'NOT_FOUND');
+      expect(error.message).toContain(path);
+      expect(response.headers.get('allow')).toBeNull();
+    },
+  );
 
   it.each([
     ['DELETE', '/api/health', 'GET'],
@@ -107,13 +118,21 @@ describe('request bodies', () => {
 
 describe('malformed URLs', () => {
   it('malformed percent-encoding in a path parameter is 400, never 500', async () => {
-    const response = await api.call('/api/tiers/%E0%A4%A', { method: 'PATCH', key: adminKey, headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const response = await api.call('/api/tiers/%E0%A4%A', {
+      method: 'PATCH',
+      key: adminKey,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expectError(response, 400, 'INVALID_INPUT');
   });
 
-  it.each(['/api/%E0%A4%A', '/api/tiers/%E0%A4%A/x', '/%', '/api/%ZZ'])('malformed percent-encoding in an unknown path (%s) is 404, never 500', async (path) => {
-    expectError(await api.call(path), 404, 'NOT_FOUND');
-  });
+  it.each(['/api/%E0%A4%A', '/api/tiers/%E0%A4%A/x', '/%', '/api/%ZZ'])(
+    'malformed percent-encoding in an unknown path (%s) is 404, never 500',
+    async (path) => {
+      expectError(await api.call(path), 404, 'NOT_FOUND');
+    },
+  );
 
   it('malformed percent-encoding on a known path with another method answers an error below 500', async () => {
     for (const path of ['/api/tiers/%E0%A4%A', '/api/tiers/%']) {
@@ -153,11 +172,14 @@ describe('request ids', () => {
     expect(first.headers.get('x-request-id')).not.toBe(second.headers.get('x-request-id'));
   });
 
-  it.each(['abc-123', 'trace.id:42_x', 'A'.repeat(128), '0f8fad5b-d9cb-469f-a165-70867728950e'])('a valid incoming X-Request-Id (%s) is echoed back', async (id) => {
-    expect((await api.call('/api/health', { headers: { 'X-Request-Id': id } })).headers.get('x-request-id')).toBe(id);
-    expect((await api.call('/api/nothing', { headers: { 'X-Request-Id': id } })).headers.get('x-request-id')).toBe(id);
-    expect((await api.call('/api/features', { headers: { 'X-Request-Id': id }, key: 'tsk_bad' })).headers.get('x-request-id')).toBe(id);
-  });
+  it.each(['abc-123', 'trace.id:42_x', 'A'.repeat(128), '0f8fad5b-d9cb-469f-a165-70867728950e'])(
+    'a valid incoming X-Request-Id (%s) is echoed back',
+    async (id) => {
+      expect((await api.call('/api/health', { headers: { 'X-Request-Id': id } })).headers.get('x-request-id')).toBe(id);
+      expect((await api.call('/api/nothing', { headers: { 'X-Request-Id': id } })).headers.get('x-request-id')).toBe(id);
+      expect((await api.call('/api/features', { headers: { 'X-Request-Id': id }, key: 'tsk_bad' })).headers.get('x-request-id')).toBe(id);
+    },
+  );
 
   it.each([
     ['300 characters', 'a'.repeat(300)],
@@ -201,18 +223,21 @@ describe('no internals in responses', () => {
   });
   afterAll(async () => close());
 
-  it.each(['/boom/error', '/boom/type', '/boom/string'])('an unexpected failure (%s) is 500 INTERNAL_ERROR quoting the request id, without stack or message', async (path) => {
-    const response = await fetch(`${url}${path}`, { headers: { 'X-Request-Id': 'trace-500' } });
-    const text = await response.text();
-    const body = JSON.parse(text);
-    expectError({ status: response.status, headers: response.headers, body }, 500, 'INTERNAL_ERROR');
-    expect(body.error.message).toContain('trace-500');
-    expect(text).not.toContain('boom');
-    expect(text).not.toContain('cannot read');
-    expect(text).not.toContain('ERR_SOMETHING');
-    expect(text).not.toContain('a thrown string');
-    expect(response.headers.get('x-request-id')).toBe('trace-500');
-  });
+  it.each(['/boom/error', '/boom/type', '/boom/string'])(
+    'an unexpected failure (%s) is 500 INTERNAL_ERROR quoting the request id, without stack or message',
+    async (path) => {
+      const response = await fetch(`${url}${path}`, { headers: { 'X-Request-Id': 'trace-500' } });
+      const text = await response.text();
+      const body = JSON.parse(text);
+      expectError({ status: response.status, headers: response.headers, body }, 500, 'INTERNAL_ERROR');
+      expect(body.error.message).toContain('trace-500');
+      expect(text).not.toContain('boom');
+      expect(text).not.toContain('cannot read');
+      expect(text).not.toContain('ERR_SOMETHING');
+      expect(text).not.toContain('a thrown string');
+      expect(response.headers.get('x-request-id')).toBe('trace-500');
+    },
+  );
 
   it('error responses from the real routes carry no stack frames or file paths', async () => {
     const responses = await Promise.all([

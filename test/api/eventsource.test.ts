@@ -39,11 +39,16 @@ beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = await mkdtemp(join(tmpdir(), 'afterimage-eventsource-'));
   await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 100_000, apiStenogramsPerDay: 100 } });
-  stack = await startSearchStack(db, { DATA_DIR: dataDir }, [fakeSource({ name: 'youtube_api', channel: crawled.channel, videos: crawled.videos })]);
+  stack = await startSearchStack(db, { DATA_DIR: dataDir }, [
+    fakeSource({ name: 'youtube_api', channel: crawled.channel, videos: crawled.videos }),
+  ]);
   const created = await createKeyedUser(db.sql);
   ({ key } = created);
   userId = created.user.id;
-  await addVideos(db.sql, channelId, [{ videoId: v.summary, title: 'Summarised' }, { videoId: v.stenogram, title: 'Transcribed' }]);
+  await addVideos(db.sql, channelId, [
+    { videoId: v.summary, title: 'Summarised' },
+    { videoId: v.stenogram, title: 'Transcribed' },
+  ]);
   for (const videoId of Object.values(v)) {
     await addTrack(db.sql, { videoId, language: 'en', kind: 'manual', text: vttOf(LINES, 4) });
     await db.sql.begin((tx) => refreshTranscript(tx, videoId));
@@ -51,11 +56,14 @@ beforeAll(async () => {
   const target = new URL(stack.api.url);
   proxy = createServer((req, res) => {
     const path = req.url!.split('?')[0]!;
-    const upstream = request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
-      answered.set(path, [...(answered.get(path) ?? []), answer.statusCode!]);
-      res.writeHead(answer.statusCode!, answer.headers);
-      answer.pipe(res);
-    });
+    const upstream = request(
+      { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        answered.set(path, [...(answered.get(path) ?? []), answer.statusCode!]);
+        res.writeHead(answer.statusCode!, answer.headers);
+        answer.pipe(res);
+      },
+    );
     req.pipe(upstream);
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
@@ -69,7 +77,8 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const post = (path: string, body: unknown) => stack.api.call(path, { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown) =>
+  stack.api.call(path, { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
 /** Follows `path` with a real EventSource until it closes; answers the events it got (type and id) and its final readyState. */
 async function followUntilClosed(path: string, finalTypes: string[]) {
@@ -107,7 +116,10 @@ describe('a finished stream stops EventSource with 204', () => {
 
   it('summary: a late first connection gets the final event once, with its id; the reconnect gets 204', async () => {
     expect((await post('/api/summary/generate', { videoId: v.summary })).status).toBe(202);
-    await eventually(async () => ((await stack.api.call(`/api/summary/${v.summary}`, { key })).body.data.status === 'generated' ? true : undefined), 'the summary is generated');
+    await eventually(
+      async () => ((await stack.api.call(`/api/summary/${v.summary}`, { key })).body.data.status === 'generated' ? true : undefined),
+      'the summary is generated',
+    );
     const path = `/api/summary/${v.summary}/stream`;
     const { received, readyState } = await followUntilClosed(path, ['summary:complete']);
     expect(readyState).toBe(EventSource.CLOSED);
@@ -116,7 +128,11 @@ describe('a finished stream stops EventSource with 204', () => {
   }, 40_000);
 
   it('stenogram: the same after stenogram:complete', async () => {
-    const generated = await readStream(`${stack.api.url}/api/stenograms/${v.stenogram}/generate`, { key, method: 'POST', timeoutMs: 20_000 });
+    const generated = await readStream(`${stack.api.url}/api/stenograms/${v.stenogram}/generate`, {
+      key,
+      method: 'POST',
+      timeoutMs: 20_000,
+    });
     expect(generated.events.at(-1)?.event).toBe('stenogram:complete');
     const path = `/api/stenograms/@${userId}/${v.stenogram}/stream`;
     const { received, readyState } = await followUntilClosed(path, ['stenogram:complete']);

@@ -6,7 +6,18 @@ import { createKeyedUser } from '../support/api.ts';
 import { expectConformingResponses } from '../support/conformance.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { expectNoInternals } from '../support/http-helpers.ts';
-import { encodeHostile, hostileJson, hostileObject, hostileString, PROBES, resolveSchema, spoiler, validArbitrary, type OpenApiDocument, type Schema } from '../support/openapiArbitraries.ts';
+import {
+  encodeHostile,
+  hostileJson,
+  hostileObject,
+  hostileString,
+  PROBES,
+  resolveSchema,
+  spoiler,
+  validArbitrary,
+  type OpenApiDocument,
+  type Schema,
+} from '../support/openapiArbitraries.ts';
 import { connectMcp, textOf } from '../mcp/support.ts';
 import { readStream } from '../support/sse.ts';
 import { startSearchStack } from '../support/stack.ts';
@@ -43,10 +54,22 @@ beforeAll(async () => {
   const admin = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
   const user = await createKeyedUser(db.sql, { tier: 'pro', scope: 'L4' });
   const registered = await createKeyedUser(db.sql, { tier: 'registered', scope: 'L1' });
-  Object.assign(keys, { admin: admin.key, user: user.key, registered: registered.key, none: undefined, unknown: `ai_${'0'.repeat(40)}`, garbage: 'not a key at all' });
+  Object.assign(keys, {
+    admin: admin.key,
+    user: user.key,
+    registered: registered.key,
+    none: undefined,
+    unknown: `ai_${'0'.repeat(40)}`,
+    garbage: 'not a key at all',
+  });
 
   // A finished search: videos, subtitles, status history and a session whose stream ends by itself.
-  const started = await stack.api.call('/api/search', { method: 'POST', key: user.key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: archive.handle }) });
+  const started = await stack.api.call('/api/search', {
+    method: 'POST',
+    key: user.key,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ query: archive.handle }),
+  });
   expect(started.status).toBe(200);
   const stream = await readStream(`${stack.api.url}${started.body.data.sseEndpointUrl}`, { key: user.key, timeoutMs: 20_000 });
   expect(stream.events.at(-1)!.event).toBe('search:complete');
@@ -59,7 +82,9 @@ beforeAll(async () => {
     name: ['pro', 'plus'],
   });
   // Words of the stored titles and subtitles: searches that find something, and phrases.
-  const [sample] = await db.sql<{ title: string }[]>`select title from videos where title ~ '^[A-Za-z]+ [A-Za-z]+' order by video_id limit 1`;
+  const [sample] = await db.sql<
+    { title: string }[]
+  >`select title from videos where title ~ '^[A-Za-z]+ [A-Za-z]+' order by video_id limit 1`;
   const [first, second] = sample!.title.split(' ');
   known.q = [first!, `${first} ${second}`, `"${first} ${second}"`, `${first} -${second}`];
 
@@ -74,7 +99,14 @@ afterAll(async () => {
   await db?.drop();
 });
 
-interface FuzzRequest { method: string; path: string; query: string; headers: Record<string, string>; body: string | undefined; keyName: string }
+interface FuzzRequest {
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  keyName: string;
+}
 
 /** Path segments no encoder produces: traversal, NUL, broken percent-encoding. */
 const RAW_SEGMENTS = ['%2e%2e', '..%2F..%2Fetc', '%00', 'a%00b', '%zz', '%ff%fe', '%c0%ae%c0%ae', '%E2%80%AE', '.', '%20'];
@@ -83,7 +115,12 @@ const RAW_QUERIES = ['%00', 'a=%zz', '&&&', '=', 'q=%ff', 'q=%ED%A0%80', 'lastEv
 
 /** A parameter's valid value: mostly one of the seeded archive's when there are some, so requests get past the 404s and find words. */
 const validValue = (name: string, schema: Schema) =>
-  fc.oneof({ weight: 2, arbitrary: known[name] ? fc.constantFrom(...known[name]!) : validArbitrary(schema, document) }, { weight: 1, arbitrary: validArbitrary(schema, document) }).map(String);
+  fc
+    .oneof(
+      { weight: 2, arbitrary: known[name] ? fc.constantFrom(...known[name]!) : validArbitrary(schema, document) },
+      { weight: 1, arbitrary: validArbitrary(schema, document) },
+    )
+    .map(String);
 
 /** A header value fetch can send (no NUL, CR, LF or characters beyond Latin-1): others percent-encoded. */
 const headerSafe = (value: string) => (/^[\t\x20-\x7e\x80-\xff]*$/.test(value) ? value : encodeHostile(value));
@@ -91,19 +128,34 @@ const headerSafe = (value: string) => (/^[\t\x20-\x7e\x80-\xff]*$/.test(value) ?
 function bodies(operation: Schema) {
   const schema = operation.requestBody?.content?.['application/json']?.schema as Schema | undefined;
   const json = (value: unknown) => ({ text: JSON.stringify(value) as string | undefined, type: 'application/json' as string | undefined });
-  if (!schema) return { valid: fc.constant({ text: undefined, type: undefined }), hostile: fc.constant({ text: undefined, type: undefined }) };
+  if (!schema)
+    return { valid: fc.constant({ text: undefined, type: undefined }), hostile: fc.constant({ text: undefined, type: undefined }) };
   return {
     valid: validArbitrary(schema, document).map(json),
     hostile: fc.oneof(
       { weight: 3, arbitrary: hostileObject(schema, document).map(json) },
       { weight: 1, arbitrary: hostileJson().map(json) },
-      { weight: 1, arbitrary: fc.constantFrom({ text: undefined, type: undefined }, { text: '', type: 'application/json' }, { text: '{"a":', type: 'application/json' }, { text: '{"query":"x"}', type: 'text/plain' }, { text: '\u0000', type: 'application/json' }) },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          { text: undefined, type: undefined },
+          { text: '', type: 'application/json' },
+          { text: '{"a":', type: 'application/json' },
+          { text: '{"query":"x"}', type: 'text/plain' },
+          { text: '\u0000', type: 'application/json' },
+        ),
+      },
     ),
   };
 }
 
 /** Where one request is spoilt: the slot (path parameters, then query, headers, body), how, and whether a query parameter comes twice or a path segment raw. */
-interface Fault { at: number; spoil: (value: string) => string; repeated: boolean; raw: string }
+interface Fault {
+  at: number;
+  spoil: (value: string) => string;
+  repeated: boolean;
+  raw: string;
+}
 
 interface RequestShape {
   /** What a request draws: valid values for every place, and its caller. */
@@ -114,7 +166,15 @@ interface RequestShape {
   /** The same request with only the required parameters. */
   minimal(drawn: ValidDraw): ValidDraw;
 }
-interface ValidDraw { path: string[]; query: Array<string | undefined>; headers: Array<string | undefined>; body: { text: string | undefined; type: string | undefined }; hostileBody: { text: string | undefined; type: string | undefined }; keyName: string; bearer: boolean }
+interface ValidDraw {
+  path: string[];
+  query: Array<string | undefined>;
+  headers: Array<string | undefined>;
+  body: { text: string | undefined; type: string | undefined };
+  hostileBody: { text: string | undefined; type: string | undefined };
+  keyName: string;
+  bearer: boolean;
+}
 
 /** The requests of one operation: valid values from its schemas, and a way to spoil one place of them. */
 function requestShape(method: string, template: string, operation: Schema): RequestShape {
@@ -124,21 +184,36 @@ function requestShape(method: string, template: string, operation: Schema): Requ
   const inHeaders = parameters.filter((parameter) => parameter.in === 'header');
   if (template.endsWith('/stream')) inHeaders.push({ name: 'Last-Event-ID', schema: {} });
   const body = bodies(operation);
-  const optional = (arbitrary: fc.Arbitrary<string>, required: boolean) => (required ? arbitrary : fc.option(arbitrary, { nil: undefined }));
+  const optional = (arbitrary: fc.Arbitrary<string>, required: boolean) =>
+    required ? arbitrary : fc.option(arbitrary, { nil: undefined });
   const valid = fc.record({
     path: fc.tuple(...inPath.map((parameter) => validValue(parameter.name, parameter.schema ?? {}))),
-    query: fc.tuple(...inQuery.map((parameter) => optional(validValue(parameter.name, parameter.schema ?? {}), parameter.required === true))),
-    headers: fc.tuple(...inHeaders.map((parameter) => optional(parameter.name === 'Last-Event-ID' ? fc.constantFrom(...eventIds) : validArbitrary(parameter.schema ?? {}, document).map(String), false))),
+    query: fc.tuple(
+      ...inQuery.map((parameter) => optional(validValue(parameter.name, parameter.schema ?? {}), parameter.required === true)),
+    ),
+    headers: fc.tuple(
+      ...inHeaders.map((parameter) =>
+        optional(
+          parameter.name === 'Last-Event-ID' ? fc.constantFrom(...eventIds) : validArbitrary(parameter.schema ?? {}, document).map(String),
+          false,
+        ),
+      ),
+    ),
     body: body.valid,
     hostileBody: body.hostile,
     // Mostly callers that get past authentication, so that the handlers see the rest of the request.
-    keyName: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('user', 'admin') }, { weight: 1, arbitrary: fc.constantFrom(...Object.keys(keys)) }),
+    keyName: fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom('user', 'admin') },
+      { weight: 1, arbitrary: fc.constantFrom(...Object.keys(keys)) },
+    ),
     bearer: fc.boolean(),
   });
   const build = (drawn: ValidDraw, fault: Fault | undefined, extraQuery?: string): FuzzRequest => {
     let slot = 0;
     const here = () => slot++ === fault?.at;
-    const segments = drawn.path.map((value) => (here() ? (fault!.repeated ? fault!.raw : encodeHostile(fault!.spoil(value))) : encodeHostile(value)));
+    const segments = drawn.path.map((value) =>
+      here() ? (fault!.repeated ? fault!.raw : encodeHostile(fault!.spoil(value))) : encodeHostile(value),
+    );
     let index = 0;
     const path = template.replace(/\{[A-Za-z]+\}/g, () => segments[index++]!);
     const pairs: string[] = [];
@@ -163,20 +238,37 @@ function requestShape(method: string, template: string, operation: Schema): Requ
     if (template === '/mcp') headers.Accept = 'application/json, text/event-stream';
     return { method: method.toUpperCase(), path, query: pairs.join('&'), headers, body: sent.text, keyName: drawn.keyName };
   };
-  const minimal = (drawn: ValidDraw): ValidDraw => ({ ...drawn, query: drawn.query.map((value, at) => (inQuery[at]!.required ? value : undefined)), headers: drawn.headers.map(() => undefined) });
+  const minimal = (drawn: ValidDraw): ValidDraw => ({
+    ...drawn,
+    query: drawn.query.map((value, at) => (inQuery[at]!.required ? value : undefined)),
+    headers: drawn.headers.map(() => undefined),
+  });
   return { valid, slots: inPath.length + inQuery.length + inHeaders.length + (operation.requestBody ? 1 : 0), build, minimal };
 }
 
 /** Random requests of one operation: about a quarter valid, the rest with one place spoilt, sometimes an unknown or broken query part. */
 function randomRequests(shape: RequestShape): fc.Arbitrary<FuzzRequest> {
-  const fault = fc.record({ at: fc.integer({ min: 0, max: Math.max(0, shape.slots - 1) }), spoil: spoiler(), repeated: fc.boolean(), raw: fc.constantFrom(...RAW_SEGMENTS) });
+  const fault = fc.record({
+    at: fc.integer({ min: 0, max: Math.max(0, shape.slots - 1) }),
+    spoil: spoiler(),
+    repeated: fc.boolean(),
+    raw: fc.constantFrom(...RAW_SEGMENTS),
+  });
   return fc
     .record({
       drawn: shape.valid,
-      fault: shape.slots > 0 ? fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: fault }) : fc.constant(undefined),
+      fault:
+        shape.slots > 0
+          ? fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: fault })
+          : fc.constant(undefined),
       extraQuery: fc.oneof(
         { weight: 8, arbitrary: fc.constant(undefined) },
-        { weight: 1, arbitrary: fc.tuple(fc.constantFrom('unknown', 'page[]', '__proto__', ''), hostileString()).map(([name, value]) => `${encodeHostile(name)}=${encodeHostile(value)}`) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .tuple(fc.constantFrom('unknown', 'page[]', '__proto__', ''), hostileString())
+            .map(([name, value]) => `${encodeHostile(name)}=${encodeHostile(value)}`),
+        },
         { weight: 1, arbitrary: fc.constantFrom(...RAW_QUERIES) },
       ),
     })
@@ -208,7 +300,12 @@ async function exercise(request: FuzzRequest): Promise<void> {
   const hang = setTimeout(() => leaving.abort(new Error(`no complete answer within ${HANG_MS} ms`)), HANG_MS);
   const what = describeRequest(request);
   try {
-    const response = await fetch(`${stack.api.url}${request.path}${request.query ? `?${request.query}` : ''}`, { method: request.method, headers: request.headers, body: request.body, signal: leaving.signal });
+    const response = await fetch(`${stack.api.url}${request.path}${request.query ? `?${request.query}` : ''}`, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      signal: leaving.signal,
+    });
     const type = response.headers.get('content-type') ?? '';
     let text = '';
     if (type.startsWith('text/event-stream') && response.ok) {
@@ -265,7 +362,14 @@ const mutatesOthers = (method: string, template: string) => method === 'patch' &
 
 function operations() {
   return Object.entries(document.paths)
-    .flatMap(([template, methods]) => Object.entries(methods).map(([method, operation]) => ({ method, template, operation, shape: requestShape(method, template, operation) })))
+    .flatMap(([template, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({
+        method,
+        template,
+        operation,
+        shape: requestShape(method, template, operation),
+      })),
+    )
     .sort((a, b) => Number(mutatesOthers(a.method, a.template)) - Number(mutatesOthers(b.method, b.template)));
 }
 
@@ -288,17 +392,23 @@ describe('schema-driven fuzz of every operation', () => {
     expect(failures, failureReport(failures)).toEqual([]);
   }, 300_000);
 
-  it(`random requests generated from the document answer without a 5xx, in the envelope, as the document says (seed ${SEED}, ${RUNS} per operation)`, async () => {
-    const failures: string[] = [];
-    for (const { method, template, shape } of operations()) {
-      try {
-        await fc.assert(fc.asyncProperty(randomRequests(shape), exercise), { seed: SEED, numRuns: RUNS, endOnFailure: RUNS > 200 });
-      } catch (error) {
-        failures.push(`${method.toUpperCase()} ${template}: ${(error as Error).message.split('\n').slice(0, 12).join('\n  ').slice(0, 2_000)}`);
+  it(
+    `random requests generated from the document answer without a 5xx, in the envelope, as the document says (seed ${SEED}, ${RUNS} per operation)`,
+    async () => {
+      const failures: string[] = [];
+      for (const { method, template, shape } of operations()) {
+        try {
+          await fc.assert(fc.asyncProperty(randomRequests(shape), exercise), { seed: SEED, numRuns: RUNS, endOnFailure: RUNS > 200 });
+        } catch (error) {
+          failures.push(
+            `${method.toUpperCase()} ${template}: ${(error as Error).message.split('\n').slice(0, 12).join('\n  ').slice(0, 2_000)}`,
+          );
+        }
       }
-    }
-    expect(failures, failureReport(failures)).toEqual([]);
-  }, Math.max(300_000, RUNS * 4_000));
+      expect(failures, failureReport(failures)).toEqual([]);
+    },
+    Math.max(300_000, RUNS * 4_000),
+  );
 
   // /mcp's requests above are valid JSON-RPC at best; a tool's fault is a 200 with isError, so its arguments get their own pass.
   it(`every MCP tool, each argument spoilt by each probe and random hostile arguments, answers without an internal error (seed ${SEED})`, async () => {
@@ -319,13 +429,22 @@ describe('schema-driven fuzz of every operation', () => {
       for (const tool of (await client.listTools()).tools) {
         const schema = tool.inputSchema as Schema;
         const properties = Object.entries((schema.properties ?? {}) as Record<string, Schema>);
-        const valid = fc.record(Object.fromEntries(properties.map(([name, property]) => [name, known[name] ? fc.constantFrom(...known[name]!) : validArbitrary(property, noSchemas)])), { requiredKeys: schema.required ?? [] });
+        const valid = fc.record(
+          Object.fromEntries(
+            properties.map(([name, property]) => [
+              name,
+              known[name] ? fc.constantFrom(...known[name]!) : validArbitrary(property, noSchemas),
+            ]),
+          ),
+          { requiredKeys: schema.required ?? [] },
+        );
         const [base] = fc.sample(valid, { seed: SEED, numRuns: 1 }) as Array<Record<string, unknown>>;
         for (const [name, property] of properties) {
           if (property.type !== 'string' || property.enum) continue;
           for (const spoil of PROBES) await call(tool.name, { ...base, [name]: spoil(String(base![name] ?? '')) });
         }
-        for (const args of fc.sample(hostileObject(schema, noSchemas), { seed: SEED, numRuns: RUNS })) await call(tool.name, args as Record<string, unknown>);
+        for (const args of fc.sample(hostileObject(schema, noSchemas), { seed: SEED, numRuns: RUNS }))
+          await call(tool.name, args as Record<string, unknown>);
       }
     } finally {
       await client.close();

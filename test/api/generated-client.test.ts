@@ -71,11 +71,13 @@ function typeErrors(file: string): string[] {
     skipLibCheck: true,
     types: ['node'],
   });
-  return ts.getPreEmitDiagnostics(program).map((diagnostic) => `${diagnostic.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((diagnostic) => `${diagnostic.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`);
 }
 
 describe('a client generated from the served document (openapi-typescript + openapi-fetch)', () => {
-  it('compiles with the headers typed, and calls the API at the document\'s server URL', async () => {
+  it("compiles with the headers typed, and calls the API at the document's server URL", async () => {
     const document = (await (await fetch(new URL('/api/openapi.json', api.url))).json()) as { servers: Array<{ url: string }> };
     const schema = astToString(await openapiTS(document as Parameters<typeof openapiTS>[0]));
     expect(schema).toMatch(/"RateLimit-Remaining": number;/);
@@ -84,9 +86,17 @@ describe('a client generated from the served document (openapi-typescript + open
 
     // Called before the (slow) type check, so no connection of the pool sits idle past the server's keep-alive.
     const { key } = await createKeyedUser(db.sql, { tier: 'pro' });
-    const { callApi } = (await import(pathToFileURL(join(process.cwd(), dir, 'calls.ts')).href)) as { callApi(baseUrl: string, key: string): Promise<Record<string, unknown>> };
+    const { callApi } = (await import(pathToFileURL(join(process.cwd(), dir, 'calls.ts')).href)) as {
+      callApi(baseUrl: string, key: string): Promise<Record<string, unknown>>;
+    };
     const answers = await callApi(document.servers[0]!.url, key);
-    expect(answers).toMatchObject({ health: expect.stringMatching(/^(ok|degraded)$/), tier: 'pro', subtitleDownload: true, proMinute: 600, refusal: 'INVALID_INPUT' });
+    expect(answers).toMatchObject({
+      health: expect.stringMatching(/^(ok|degraded)$/),
+      tier: 'pro',
+      subtitleDownload: true,
+      proMinute: 600,
+      refusal: 'INVALID_INPUT',
+    });
     const [first, second] = answers.remaining as number[];
     expect(second).toBe(first! - 1);
 

@@ -21,30 +21,53 @@ const channelId = channelIdFor('caching');
 const v = { long: videoIdFor('cache-long'), summarised: videoIdFor('cache-summarised') };
 const LINES = Array.from({ length: 120 }, (_, i) => `Line ${i} of a long talk about lathes, bearings and the patience they need.`);
 
-interface RawResponse { status: number; headers: Record<string, string>; raw: Buffer; text: string }
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  raw: Buffer;
+  text: string;
+}
 
 /** One request as a client that decodes nothing itself: the bytes on the wire, and the text they decode to. */
-function raw(path: string, options: { headers?: Record<string, string>; method?: string; body?: string; localAddress?: string } = {}): Promise<RawResponse> {
+function raw(
+  path: string,
+  options: { headers?: Record<string, string>; method?: string; body?: string; localAddress?: string } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(`${api.url}${path}`, { method: options.method ?? 'GET', headers: options.headers, agent: false, ...(options.localAddress ? { localAddress: options.localAddress } : {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const coding = res.headers['content-encoding'];
-        const decoded = coding === 'br' ? brotliDecompressSync(body) : coding === 'gzip' ? gunzipSync(body) : body;
-        const headers = Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]));
-        resolve({ status: res.statusCode ?? 0, headers, raw: body, text: decoded.toString('utf8') });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      `${api.url}${path}`,
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        agent: false,
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const coding = res.headers['content-encoding'];
+          const decoded = coding === 'br' ? brotliDecompressSync(body) : coding === 'gzip' ? gunzipSync(body) : body;
+          const headers = Object.fromEntries(
+            Object.entries(res.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
+          );
+          resolve({ status: res.statusCode ?? 0, headers, raw: body, text: decoded.toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
 }
 
 const used = async (subject: string, limit: string) =>
-  (await db.sql<{ used: number }[]>`select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${subject}::uuid and limit_name = ${limit}`)[0]!.used;
+  (
+    await db.sql<
+      { used: number }[]
+    >`select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${subject}::uuid and limit_name = ${limit}`
+  )[0]!.used;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -53,7 +76,10 @@ beforeAll(async () => {
   const created = await createKeyedUser(db.sql);
   ({ key } = created);
   userId = created.user.id;
-  await addVideos(db.sql, channelId, [{ videoId: v.long, title: 'A long talk' }, { videoId: v.summarised, title: 'A summarised talk' }]);
+  await addVideos(db.sql, channelId, [
+    { videoId: v.long, title: 'A long talk' },
+    { videoId: v.summarised, title: 'A summarised talk' },
+  ]);
   await addTrack(db.sql, { videoId: v.long, language: 'en', kind: 'manual', text: vttOf(LINES) });
   await db.sql`
     insert into summaries (video_id, channel_id, status, title, tldr, key_points, detailed_summary, tags, language, llm_model, generated_at)
@@ -121,7 +147,10 @@ describe('conditional requests', () => {
   });
 
   it('the tiers and the OpenAPI document are public, kept a while, and revalidated with a 304', async () => {
-    for (const [path, maxAge] of [['/api/tiers', 60], ['/api/openapi.json', 3600]] as const) {
+    for (const [path, maxAge] of [
+      ['/api/tiers', 60],
+      ['/api/openapi.json', 3600],
+    ] as const) {
       const first = await raw(path);
       expect(first.headers['cache-control']).toBe(`public, max-age=${maxAge}`);
       expect(first.headers.vary).toBe('Origin, Accept-Encoding');
@@ -131,7 +160,7 @@ describe('conditional requests', () => {
     }
   });
 
-  it('Vary keeps what another layer set (CORS\'s Origin); Cache-Control goes only with the answer', () => {
+  it("Vary keeps what another layer set (CORS's Origin); Cache-Control goes only with the answer", () => {
     const res = new ServerResponse(new IncomingMessage(new Socket()));
     res.setHeader('Vary', 'Origin, accept-encoding');
     expect(cachingHeaders(res, privateCache, true)).toEqual({ 'Cache-Control': 'private, no-cache' });
@@ -162,8 +191,18 @@ describe('compression', () => {
   });
 
   it('codes text media types, never media files, zips or event streams', () => {
-    for (const type of ['application/json; charset=utf-8', 'text/html; charset=utf-8', 'application/xml', 'text/vtt', 'application/x-subrip', 'text/markdown', 'application/problem+json']) expect(isCompressible(type)).toBe(true);
-    for (const type of ['video/mp4', 'audio/webm', 'application/zip', 'text/event-stream', 'application/octet-stream']) expect(isCompressible(type)).toBe(false);
+    for (const type of [
+      'application/json; charset=utf-8',
+      'text/html; charset=utf-8',
+      'application/xml',
+      'text/vtt',
+      'application/x-subrip',
+      'text/markdown',
+      'application/problem+json',
+    ])
+      expect(isCompressible(type)).toBe(true);
+    for (const type of ['video/mp4', 'audio/webm', 'application/zip', 'text/event-stream', 'application/octet-stream'])
+      expect(isCompressible(type)).toBe(false);
   });
 
   it('the OpenAPI document in br and gzip decodes to the same document, each coding with its own ETag', async () => {
@@ -177,8 +216,12 @@ describe('compression', () => {
       expect(coded.raw.length).toBeLessThan(plain.raw.length / 4);
       expect(coded.headers.etag).toBe(`${plain.headers.etag!.slice(0, -1)}-${coding}"`);
       // Each representation revalidates with its own tag.
-      expect((await raw('/api/openapi.json', { headers: { 'Accept-Encoding': coding, 'If-None-Match': coded.headers.etag! } })).status).toBe(304);
-      expect((await raw('/api/openapi.json', { headers: { 'Accept-Encoding': coding, 'If-None-Match': plain.headers.etag! } })).status).toBe(200);
+      expect(
+        (await raw('/api/openapi.json', { headers: { 'Accept-Encoding': coding, 'If-None-Match': coded.headers.etag! } })).status,
+      ).toBe(304);
+      expect(
+        (await raw('/api/openapi.json', { headers: { 'Accept-Encoding': coding, 'If-None-Match': plain.headers.etag! } })).status,
+      ).toBe(200);
     }
   });
 
@@ -194,11 +237,19 @@ describe('compression', () => {
 
   it('the bulk JSON is streamed through the coder', async () => {
     const body = JSON.stringify({ videoIds: [v.long], format: 'vtt' });
-    const coded = await raw('/api/subtitles/bulk-download', { method: 'POST', body, headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'Accept-Encoding': 'br' } });
+    const coded = await raw('/api/subtitles/bulk-download', {
+      method: 'POST',
+      body,
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'Accept-Encoding': 'br' },
+    });
     expect(coded.status).toBe(200);
     expect(coded.headers['content-encoding']).toBe('br');
     expect(JSON.parse(coded.text).data.videos[0].text).toContain('Line 119');
-    const zip = await raw('/api/subtitles/bulk-download', { method: 'POST', body: JSON.stringify({ videoIds: [v.long], format: 'zip' }), headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'Accept-Encoding': 'br' } });
+    const zip = await raw('/api/subtitles/bulk-download', {
+      method: 'POST',
+      body: JSON.stringify({ videoIds: [v.long], format: 'zip' }),
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json', 'Accept-Encoding': 'br' },
+    });
     expect(zip.headers['content-type']).toBe('application/zip');
     expect(zip.headers['content-encoding']).toBeUndefined();
   });
@@ -216,7 +267,9 @@ describe('crawlers', () => {
 
   it('sitemaps and summary pages have a budget of their own, far above the 30 API requests a minute of the anonymous tier', async () => {
     await awaitFreshWindow(db.sql, 60, 10);
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => raw(i % 2 ? '/sitemap.xml' : `/summaries/${v.summarised}`, { localAddress: crawler })));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => raw(i % 2 ? '/sitemap.xml' : `/summaries/${v.summarised}`, { localAddress: crawler })),
+    );
     expect(answers.map((answer) => answer.status)).toEqual(Array(40).fill(200));
     expect(answers[0]!.headers['ratelimit-policy']).toBe('600;w=60');
     const subject = anonymousSubject(crawler);
@@ -257,7 +310,10 @@ describe('crawlers', () => {
     ];
     expect(revalidated.map((answer) => answer.status)).toEqual([304, 304, 304]);
     expect(await used(subject, 'pageRequestsPerMinute')).toBe(counted);
-    const older = await raw(`/summaries/${v.summarised}`, { localAddress: address, headers: { 'If-Modified-Since': new Date('2026-10-01T00:00:00Z').toUTCString() } });
+    const older = await raw(`/summaries/${v.summarised}`, {
+      localAddress: address,
+      headers: { 'If-Modified-Since': new Date('2026-10-01T00:00:00Z').toUTCString() },
+    });
     expect(older.status).toBe(200);
   });
 });

@@ -30,10 +30,13 @@ afterAll(async () => {
 const get = (path: string, withKey = key) => api.call(path, { key: withKey });
 
 describe('numbers are bounded by what their column holds', () => {
-  it.each([String(INT4_MAX + 1), '9007199254740991', '99999999999999999999'])('subtitle version=%s is 400 naming version, not a 500', async (version) => {
-    const error = expectError(await get(`/api/subtitles/${VIDEO}?version=${version}`), 400, 'INVALID_INPUT');
-    expect(error.message).toMatch(/^version: /);
-  });
+  it.each([String(INT4_MAX + 1), '9007199254740991', '99999999999999999999'])(
+    'subtitle version=%s is 400 naming version, not a 500',
+    async (version) => {
+      const error = expectError(await get(`/api/subtitles/${VIDEO}?version=${version}`), 400, 'INVALID_INPUT');
+      expect(error.message).toMatch(/^version: /);
+    },
+  );
 
   it('the largest version Postgres holds is a valid request (404: no such track)', async () => {
     expectError(await get(`/api/subtitles/${VIDEO}?version=${INT4_MAX}`), 404, 'NOT_FOUND');
@@ -43,7 +46,9 @@ describe('numbers are bounded by what their column holds', () => {
     const document = (await api.call('/api/openapi.json')).body;
     const unbounded: string[] = [];
     let integers = 0;
-    for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, { parameters?: Array<{ name: string; schema: Record<string, unknown> }> }>>)) {
+    for (const [path, operations] of Object.entries(
+      document.paths as Record<string, Record<string, { parameters?: Array<{ name: string; schema: Record<string, unknown> }> }>>,
+    )) {
       for (const [method, operation] of Object.entries(operations)) {
         for (const parameter of operation.parameters ?? []) {
           if (parameter.schema.type !== 'integer') continue;
@@ -100,7 +105,8 @@ describe('characters Postgres cannot store', () => {
     expect(expectError(response, 400, 'INVALID_INPUT').message).toMatch(/^query: .*NUL/);
   });
 
-  const bulk = (text: string) => api.call('/api/subtitles/bulk-download', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: text });
+  const bulk = (text: string) =>
+    api.call('/api/subtitles/bulk-download', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: text });
 
   it('a lone surrogate in a JSON body (which jsonb refuses) is 400 naming the field', async () => {
     const error = expectError(await bulk(`{"videoIds": ["${VIDEO}"], "query": "a\\ud800b"}`), 400, 'INVALID_INPUT');
@@ -121,7 +127,9 @@ describe('characters Postgres cannot store', () => {
 
 describe('unknown query parameters are refused on every route', () => {
   it('every /api route has a strict query schema, whether or not it takes parameters', () => {
-    const lenient = allRoutes.filter((route) => route.path.startsWith('/api/') && route.query?.safeParse({ surelyUnknownParameter: '1' }).success !== false);
+    const lenient = allRoutes.filter(
+      (route) => route.path.startsWith('/api/') && route.query?.safeParse({ surelyUnknownParameter: '1' }).success !== false,
+    );
     expect(lenient.map((route) => `${route.method} ${route.path}`)).toEqual([]);
   });
 
@@ -146,7 +154,12 @@ describe('unknown query parameters are refused on every route', () => {
 
 describe('a route that takes a JSON body needs one', () => {
   const patch = (body: string | undefined, contentType?: string) =>
-    api.call('/api/tiers/plus', { method: 'PATCH', key: adminKey, ...(contentType ? { headers: { 'Content-Type': contentType } } : {}), ...(body === undefined ? {} : { body }) });
+    api.call('/api/tiers/plus', {
+      method: 'PATCH',
+      key: adminKey,
+      ...(contentType ? { headers: { 'Content-Type': contentType } } : {}),
+      ...(body === undefined ? {} : { body }),
+    });
 
   it('PATCH /api/tiers/:name with no body is 400 naming the body', async () => {
     const error = expectError(await patch(undefined), 400, 'INVALID_INPUT');

@@ -10,7 +10,12 @@ import { expectConformingResponses } from '../support/conformance.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { startRoutesServer } from '../support/http-helpers.ts';
 
-const document = buildOpenApi(allRoutes, 'test') as unknown as { paths: Record<string, Record<string, any>>; info: Record<string, unknown>; tags: Array<{ name: string; description?: string }>; components: Record<string, any> };
+const document = buildOpenApi(allRoutes, 'test') as unknown as {
+  paths: Record<string, Record<string, any>>;
+  info: Record<string, unknown>;
+  tags: Array<{ name: string; description?: string }>;
+  components: Record<string, any>;
+};
 const operation = (path: string, method: string) => document.paths[path]![method]!;
 const mediaTypes = (path: string, method: string, status: string) => Object.keys(operation(path, method).responses[status].content ?? {});
 
@@ -50,21 +55,33 @@ describe('the OpenAPI document declares what the server sends', () => {
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, op] of Object.entries(item)) {
         const readsBody = op.requestBody !== undefined;
-        expect({ path, method, 413: '413' in op.responses, 415: '415' in op.responses }).toEqual({ path, method, 413: readsBody, 415: readsBody });
+        expect({ path, method, 413: '413' in op.responses, 415: '415' in op.responses }).toEqual({
+          path,
+          method,
+          413: readsBody,
+          415: readsBody,
+        });
       }
     }
-    expect(operation('/api/tiers/{name}', 'patch').responses['413'].content['application/json'].schema.allOf[1].properties.error.properties.code.enum).toEqual(['INVALID_INPUT']);
+    expect(
+      operation('/api/tiers/{name}', 'patch').responses['413'].content['application/json'].schema.allOf[1].properties.error.properties.code
+        .enum,
+    ).toEqual(['INVALID_INPUT']);
   });
 
   it('every operation may answer 500 and 503 in the envelope', () => {
-    for (const item of Object.values(document.paths)) for (const op of Object.values(item)) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['500', '503']));
+    for (const item of Object.values(document.paths))
+      for (const op of Object.values(item)) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['500', '503']));
   });
 
   it('/mcp: POST answers JSON-RPC as JSON or an event stream (202 for notifications); GET and DELETE 405 after authentication', () => {
     expect(mediaTypes('/mcp', 'post', '200').sort()).toEqual(['application/json', 'text/event-stream']);
     expect(operation('/mcp', 'post').responses['202'].content).toBeUndefined();
-    for (const method of ['get', 'delete']) expect(Object.keys(operation('/mcp', method).responses)).toEqual(expect.arrayContaining(['401', '405']));
-    const refusal = new Ajv2020({ strict: false }).addSchema(document as object, 'openapi').compile({ $ref: 'openapi#/components/schemas/JsonRpcError' });
+    for (const method of ['get', 'delete'])
+      expect(Object.keys(operation('/mcp', method).responses)).toEqual(expect.arrayContaining(['401', '405']));
+    const refusal = new Ajv2020({ strict: false })
+      .addSchema(document as object, 'openapi')
+      .compile({ $ref: 'openapi#/components/schemas/JsonRpcError' });
     expect(refusal({ jsonrpc: '2.0', error: { code: -32001, message: 'UNAUTHORIZED: unknown API key' }, id: null })).toBe(true);
     expect(refusal({ error: { code: 'UNAUTHORIZED', message: 'unknown API key' } })).toBe(false);
   });
@@ -77,15 +94,28 @@ describe('the OpenAPI document declares what the server sends', () => {
 });
 
 describe('the OpenAPI document declares the headers the server sends', () => {
-  const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
-  const headersOf = (path: string, method: string, status: string) => Object.keys(operation(path, method).responses[status].headers ?? {}).sort();
+  const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path, method, op })),
+  );
+  const headersOf = (path: string, method: string, status: string) =>
+    Object.keys(operation(path, method).responses[status].headers ?? {}).sort();
   const RATE_LIMIT = ['RateLimit-Limit', 'RateLimit-Policy', 'RateLimit-Remaining', 'RateLimit-Reset'];
 
   it('X-Request-Id on every response of every operation; Retry-After on every 429 and 503', () => {
     for (const { path, method, op } of operations) {
       for (const [status, response] of Object.entries(op.responses as Record<string, { headers?: Record<string, unknown> }>)) {
-        expect({ path, method, status, id: response.headers?.['X-Request-Id'] }).toEqual({ path, method, status, id: { $ref: '#/components/headers/X-Request-Id' } });
-        expect({ path, method, status, retry: 'Retry-After' in (response.headers ?? {}) }).toEqual({ path, method, status, retry: status === '429' || status === '503' });
+        expect({ path, method, status, id: response.headers?.['X-Request-Id'] }).toEqual({
+          path,
+          method,
+          status,
+          id: { $ref: '#/components/headers/X-Request-Id' },
+        });
+        expect({ path, method, status, retry: 'Retry-After' in (response.headers ?? {}) }).toEqual({
+          path,
+          method,
+          status,
+          retry: status === '429' || status === '503',
+        });
       }
     }
   });
@@ -102,20 +132,28 @@ describe('the OpenAPI document declares the headers the server sends', () => {
     expect(headersOf('/api/subtitles/{videoId}', 'get', '200')).toContain('ETag');
     expect(headersOf('/api/stenograms/{owner}/{videoId}', 'get', '304')).toContain('ETag');
     expect(headersOf('/api/videos/{videoId}/file', 'get', '206')).toContain('ETag');
-    expect(operation('/api/subtitles/{videoId}', 'get').parameters.map((parameter: { name: string }) => parameter.name)).toContain('If-None-Match');
-    expect(operation('/api/subtitles/{videoId}/fetch', 'post').responses['202'].headers.Location).toMatchObject({ $ref: '#/components/headers/Location' });
-    expect(operation('/api/summary/generate', 'post').responses['202'].headers.Location).toMatchObject({ $ref: '#/components/headers/Location' });
+    expect(operation('/api/subtitles/{videoId}', 'get').parameters.map((parameter: { name: string }) => parameter.name)).toContain(
+      'If-None-Match',
+    );
+    expect(operation('/api/subtitles/{videoId}/fetch', 'post').responses['202'].headers.Location).toMatchObject({
+      $ref: '#/components/headers/Location',
+    });
+    expect(operation('/api/summary/generate', 'post').responses['202'].headers.Location).toMatchObject({
+      $ref: '#/components/headers/Location',
+    });
     expect(operation('/api/summary/generate', 'post').responses['200'].headers.Location).toBeUndefined();
   });
 
   it('top-level tags: every tag an operation uses, each described (api/tags.ts)', () => {
     const used = new Set(operations.flatMap(({ op }) => op.tags as string[]));
     expect(document.tags.map((tag) => tag.name).sort()).toEqual([...used].sort());
-    for (const tag of document.tags) expect({ tag: tag.name, described: Boolean(tag.description) }).toEqual({ tag: tag.name, described: true });
+    for (const tag of document.tags)
+      expect({ tag: tag.name, described: Boolean(tag.description) }).toEqual({ tag: tag.name, described: true });
   });
 
   it('/api/features and /api/tiers name every feature and limit as a required property', () => {
-    const features = operation('/api/features', 'get').responses['200'].content['application/json'].schema.properties.data.properties.features;
+    const features = operation('/api/features', 'get').responses['200'].content['application/json'].schema.properties.data.properties
+      .features;
     expect(features.required).toEqual(featureName.options);
     expect(Object.keys(features.properties)).toEqual(featureName.options);
     const tier = operation('/api/tiers', 'get').responses['200'].content['application/json'].schema.properties.data.properties.tiers.items;
@@ -124,7 +162,7 @@ describe('the OpenAPI document declares the headers the server sends', () => {
   });
 });
 
-describe('the document\'s input schemas refuse what the server refuses', () => {
+describe("the document's input schemas refuse what the server refuses", () => {
   const ajv = new Ajv2020({ strict: false });
 
   it('GET /api/fts: q must hold a non-space character', () => {
@@ -151,8 +189,26 @@ describe('the response check every suite runs (test/support/conformance.ts)', ()
   let close: () => Promise<void>;
 
   const routes = [
-    defineRoute({ method: 'GET', path: '/check/typed', tag: 'Test', summary: 'declares a number, sends a string', auth: 'public', rateLimited: false, response: z.object({ n: z.number() }), handler: async () => ({ n: 'one' }) as never }),
-    defineRoute({ method: 'GET', path: '/check/status', tag: 'Test', summary: 'declares 200, sends 202', auth: 'public', rateLimited: false, response: z.object({ n: z.number() }), handler: async () => reply({ n: 1 }, { status: 202 }) }),
+    defineRoute({
+      method: 'GET',
+      path: '/check/typed',
+      tag: 'Test',
+      summary: 'declares a number, sends a string',
+      auth: 'public',
+      rateLimited: false,
+      response: z.object({ n: z.number() }),
+      handler: async () => ({ n: 'one' }) as never,
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/check/status',
+      tag: 'Test',
+      summary: 'declares 200, sends 202',
+      auth: 'public',
+      rateLimited: false,
+      response: z.object({ n: z.number() }),
+      handler: async () => reply({ n: 1 }, { status: 202 }),
+    }),
     defineRoute({
       method: 'GET',
       path: '/check/media',
@@ -167,7 +223,16 @@ describe('the response check every suite runs (test/support/conformance.ts)', ()
         return handled;
       },
     }),
-    defineRoute({ method: 'GET', path: '/check/fine', tag: 'Test', summary: 'as declared', auth: 'public', rateLimited: false, response: z.object({ n: z.number() }), handler: async () => ({ n: 1 }) }),
+    defineRoute({
+      method: 'GET',
+      path: '/check/fine',
+      tag: 'Test',
+      summary: 'as declared',
+      auth: 'public',
+      rateLimited: false,
+      response: z.object({ n: z.number() }),
+      handler: async () => ({ n: 1 }),
+    }),
   ];
 
   beforeAll(async () => {
@@ -202,7 +267,7 @@ describe('the response check every suite runs (test/support/conformance.ts)', ()
     expect(await problemsOf(path)).toMatch(expected);
   });
 
-  it('a wrong method is 405 with Allow, as the document\'s description says', async () => {
+  it("a wrong method is 405 with Allow, as the document's description says", async () => {
     const response = await fetch(`${url}/check/fine`, { method: 'DELETE' });
     expect(response.status).toBe(405);
     expect(await problemsOf('/check/fine')).toBe('');

@@ -28,10 +28,22 @@ const KEPT_WARNINGS: Array<{ rule: string; at: string; why: string }> = [
     why: 'the REST envelope (error.code a string of an enum) and a JSON-RPC error (error.code an integer, jsonrpc and id required) never both match; the rule compares property names, not their types',
   })),
   ...['get', 'delete'].flatMap((method) => [
-    { rule: 'redocly operation-2xx-response', at: `#/paths/~1mcp/${method}/responses`, why: 'GET and DELETE /mcp are declared to say what they answer, 405: the MCP transport of a server without sessions has no success for them' },
-    { rule: 'spectral operation-success-response', at: `paths./mcp.${method}.responses`, why: 'the same as Redocly\'s operation-2xx-response above' },
+    {
+      rule: 'redocly operation-2xx-response',
+      at: `#/paths/~1mcp/${method}/responses`,
+      why: 'GET and DELETE /mcp are declared to say what they answer, 405: the MCP transport of a server without sessions has no success for them',
+    },
+    {
+      rule: 'spectral operation-success-response',
+      at: `paths./mcp.${method}.responses`,
+      why: "the same as Redocly's operation-2xx-response above",
+    },
   ]),
-  { rule: 'spectral info-contact', at: 'info', why: 'the project has no public contact address, and an invented one would send people nowhere' },
+  {
+    rule: 'spectral info-contact',
+    at: 'info',
+    why: 'the project has no public contact address, and an invented one would send people nowhere',
+  },
 ];
 
 let db: TestDatabase;
@@ -52,7 +64,12 @@ afterAll(async () => {
 async function redoclyProblems() {
   const config = await createConfig({ extends: ['recommended'] });
   const problems = await lintFromString({ source: text, absoluteRef: 'openapi.json', config });
-  return problems.map((problem) => ({ severity: problem.severity === 'error' ? 'error' : 'warning', rule: `redocly ${problem.ruleId}`, at: problem.location[0]?.pointer ?? '', message: problem.message }));
+  return problems.map((problem) => ({
+    severity: problem.severity === 'error' ? 'error' : 'warning',
+    rule: `redocly ${problem.ruleId}`,
+    at: problem.location[0]?.pointer ?? '',
+    message: problem.message,
+  }));
 }
 
 async function spectralProblems() {
@@ -61,14 +78,21 @@ async function spectralProblems() {
   spectral.setRuleset(oas as RulesetDefinition);
   const results = await spectral.run(new Document(text, Json, 'openapi.json'));
   // Spectral's severities: 0 error, 1 warning, 2 information, 3 hint.
-  return results.map((result) => ({ severity: ['error', 'warning', 'information', 'hint'][result.severity]!, rule: `spectral ${result.code}`, at: result.path.join('.'), message: result.message }));
+  return results.map((result) => ({
+    severity: ['error', 'warning', 'information', 'hint'][result.severity]!,
+    rule: `spectral ${result.code}`,
+    at: result.path.join('.'),
+    message: result.message,
+  }));
 }
 
 describe('the served OpenAPI document, linted', () => {
   it('Redocly and Spectral: no errors, and only the warnings kept above', async () => {
     const problems = [...(await redoclyProblems()), ...(await spectralProblems())];
     const named = (problem: { rule: string; at: string }) => `${problem.rule} at ${problem.at}`;
-    expect(problems.filter((problem) => problem.severity === 'error').map((problem) => `${named(problem)}: ${problem.message}`)).toEqual([]);
+    expect(problems.filter((problem) => problem.severity === 'error').map((problem) => `${named(problem)}: ${problem.message}`)).toEqual(
+      [],
+    );
     const kept = new Set(KEPT_WARNINGS.map(named));
     const warnings = problems.filter((problem) => problem.severity === 'warning');
     expect(warnings.filter((problem) => !kept.has(named(problem))).map((problem) => `${named(problem)}: ${problem.message}`)).toEqual([]);
@@ -77,12 +101,15 @@ describe('the served OpenAPI document, linted', () => {
 });
 
 describe('the servers entry of the served document', () => {
-  const serversOf = async (url: string, headers: Record<string, string> = {}) => ((await (await fetch(`${url}/api/openapi.json`, { headers })).json()) as { servers: Array<{ url: string }> }).servers;
+  const serversOf = async (url: string, headers: Record<string, string> = {}) =>
+    ((await (await fetch(`${url}/api/openapi.json`, { headers })).json()) as { servers: Array<{ url: string }> }).servers;
 
   it('is the origin the request was sent to, an absolute URL a client in Node can use', async () => {
     expect(await serversOf(api.url)).toEqual([{ url: api.url, description: 'this server' }]);
     // Forwarded headers count only behind a trusted proxy.
-    expect(await serversOf(api.url, { 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https' })).toEqual([expect.objectContaining({ url: api.url })]);
+    expect(await serversOf(api.url, { 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https' })).toEqual([
+      expect.objectContaining({ url: api.url }),
+    ]);
   });
 
   it('is PUBLIC_URL when set, and the forwarded host and scheme with TRUST_PROXY', async () => {
@@ -90,7 +117,9 @@ describe('the servers entry of the served document', () => {
     const behindProxy = await startTestApi(db.sql, { TRUST_PROXY: 'true' });
     try {
       expect(await serversOf(withPublicUrl.url)).toEqual([expect.objectContaining({ url: 'https://archive.example.org' })]);
-      expect(await serversOf(behindProxy.url, { 'X-Forwarded-Host': 'api.example.org', 'X-Forwarded-Proto': 'https' })).toEqual([expect.objectContaining({ url: 'https://api.example.org' })]);
+      expect(await serversOf(behindProxy.url, { 'X-Forwarded-Host': 'api.example.org', 'X-Forwarded-Proto': 'https' })).toEqual([
+        expect.objectContaining({ url: 'https://api.example.org' }),
+      ]);
     } finally {
       await withPublicUrl.close();
       await behindProxy.close();

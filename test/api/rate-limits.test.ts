@@ -30,7 +30,11 @@ afterAll(async () => {
 });
 
 const counted = async (subject: string, limit = 'requestsPerMinute') =>
-  (await db.sql<{ used: number }[]>`select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${subject} and limit_name = ${limit}`)[0]!.used;
+  (
+    await db.sql<
+      { used: number }[]
+    >`select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${subject} and limit_name = ${limit}`
+  )[0]!.used;
 
 function expectRateLimitHeaders(response: ApiResponse, max: number, remaining: number) {
   expect(response.headers.get('ratelimit-limit')).toBe(String(max));
@@ -42,7 +46,9 @@ function expectRateLimitHeaders(response: ApiResponse, max: number, remaining: n
 }
 
 const noRateLimitHeaders = (response: ApiResponse) =>
-  ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'retry-after'].filter((name) => response.headers.has(name));
+  ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy', 'retry-after'].filter((name) =>
+    response.headers.has(name),
+  );
 
 describe('RateLimit headers', () => {
   it('a keyed request carries RateLimit-Limit, -Remaining, -Reset and -Policy of requestsPerMinute', async () => {
@@ -57,7 +63,7 @@ describe('RateLimit headers', () => {
     expectRateLimitHeaders(second, 600, 598);
   });
 
-  it('an anonymous request carries the anonymous tier\'s headers', async () => {
+  it("an anonymous request carries the anonymous tier's headers", async () => {
     await awaitFreshWindow(db.sql);
     const response = await requestFrom(`${api.url}/api/tiers`, { localAddress: '127.0.0.9' });
     expect(response.status).toBe(200);
@@ -67,7 +73,12 @@ describe('RateLimit headers', () => {
   it('a request refused after it was counted (400) still carries the headers', async () => {
     await awaitFreshWindow(db.sql);
     const { key } = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
-    const response = await api.call('/api/tiers/pro', { method: 'PATCH', key, headers: { 'Content-Type': 'application/json' }, body: '{"foo":1}' });
+    const response = await api.call('/api/tiers/pro', {
+      method: 'PATCH',
+      key,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"foo":1}',
+    });
     expectError(response, 400, 'INVALID_INPUT');
     expectRateLimitHeaders(response, 600, 599);
   });
@@ -99,7 +110,11 @@ describe('requestsPerMinute', () => {
     expectError(await api.call('/api/tiers', { key }), 429, 'RATE_LIMITED');
     expectError(await api.call('/api/features', { headers: { Authorization: `Bearer ${key}` } }), 429, 'RATE_LIMITED');
     expect(await counted(user.id)).toBe(3);
-    const { rows } = (await db.sql<{ rows: number }[]>`select count(*)::int as rows from usage_counters where subject = ${user.id} and limit_name = 'requestsPerMinute'`)[0]!;
+    const { rows } = (
+      await db.sql<
+        { rows: number }[]
+      >`select count(*)::int as rows from usage_counters where subject = ${user.id} and limit_name = 'requestsPerMinute'`
+    )[0]!;
     expect(rows).toBe(1);
   });
 
@@ -186,7 +201,10 @@ describe('limits hold across API processes sharing one database', () => {
     expect(statuses.filter((status) => status === 200)).toHaveLength(7);
     expect(statuses.filter((status) => status === 429)).toHaveLength(17);
     for (const response of responses.filter((r) => r.status === 429)) expectError(response, 429, 'RATE_LIMITED');
-    const remainings = responses.filter((r) => r.status === 200).map((r) => Number(r.headers.get('ratelimit-remaining'))).sort((a, b) => a - b);
+    const remainings = responses
+      .filter((r) => r.status === 200)
+      .map((r) => Number(r.headers.get('ratelimit-remaining')))
+      .sort((a, b) => a - b);
     expect(remainings).toEqual([0, 1, 2, 3, 4, 5, 6]);
     expect(await counted(user.id)).toBe(7);
   });
@@ -205,7 +223,8 @@ describe('anonymous callers', () => {
   it('are counted per client address against the anonymous tier', async () => {
     await awaitFreshWindow(db.sql);
     await updateTier(db.sql, 'anonymous', { limits: { requestsPerMinute: 2 } });
-    const from = (localAddress: string, headers?: Record<string, string>) => requestFrom(`${api.url}/api/features`, { localAddress, headers });
+    const from = (localAddress: string, headers?: Record<string, string>) =>
+      requestFrom(`${api.url}/api/features`, { localAddress, headers });
     const first = await from('127.0.0.2');
     expect(first.status).toBe(200);
     expect(first.body.data.tier.name).toBe('anonymous');
@@ -296,7 +315,12 @@ describe('consumeQuota', () => {
       expect(decision.remaining).toBe(0);
       expect(decision.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     }
-    expect(decisions.filter((d) => d.allowed).map((d) => d.used).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(
+      decisions
+        .filter((d) => d.allowed)
+        .map((d) => d.used)
+        .sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(await counted(subject)).toBe(20);
   });
 
@@ -328,7 +352,14 @@ describe('consumeQuota', () => {
 
   it('a utc_day rule (apiStenogramsPerDay, per key) counts per subject, in a bucket starting at midnight UTC', async () => {
     await awaitFreshWindow(db.sql, 86400, 5);
-    const stenograms = rule({ name: 'apiStenogramsPerDay', window: 'utc_day', windowSeconds: 86400, countedPer: 'key', max: 2, unit: 'stenogram generations' });
+    const stenograms = rule({
+      name: 'apiStenogramsPerDay',
+      window: 'utc_day',
+      windowSeconds: 86400,
+      countedPer: 'key',
+      max: 2,
+      unit: 'stenogram generations',
+    });
     const keyA = randomUUID();
     const keyB = randomUUID();
     const a1 = await consumeQuota(db.sql, keyA, stenograms);
@@ -343,9 +374,11 @@ describe('consumeQuota', () => {
     expect(b1).toMatchObject({ allowed: true, used: 1, remaining: 1 });
     expect(await counted(keyA, 'apiStenogramsPerDay')).toBe(2);
     expect(await counted(keyB, 'apiStenogramsPerDay')).toBe(1);
-    const { midnight } = (await db.sql<{ midnight: boolean }[]>`
+    const { midnight } = (
+      await db.sql<{ midnight: boolean }[]>`
       select bool_and(window_start = date_trunc('day', now() at time zone 'utc') at time zone 'utc') as midnight
-      from usage_counters where subject in (${keyA}, ${keyB})`)[0]!;
+      from usage_counters where subject in (${keyA}, ${keyB})`
+    )[0]!;
     expect(midnight).toBe(true);
 
     // A huge previous day does not carry into a utc_day bucket.
@@ -380,23 +413,42 @@ describe('consumeQuota', () => {
 });
 
 describe('consumeQuotas (several limits, one statement)', () => {
-  const requests: LimitRule = { name: 'requestsPerMinute', description: 'test', unit: 'requests', window: 'sliding', windowSeconds: 3600, countedPer: 'user', max: 20 };
+  const requests: LimitRule = {
+    name: 'requestsPerMinute',
+    description: 'test',
+    unit: 'requests',
+    window: 'sliding',
+    windowSeconds: 3600,
+    countedPer: 'user',
+    max: 20,
+  };
   const queries: LimitRule = { ...requests, name: 'ftsQueriesPerMinute', unit: 'queries', max: 10 };
 
-  it('counts every limit in a single statement, with each one\'s decision', async () => {
+  it("counts every limit in a single statement, with each one's decision", async () => {
     await awaitFreshWindow(db.sql, 3600, 5);
     const texts: string[] = [];
     const url = new URL(db.url);
     const host = url.searchParams.get('host');
     url.searchParams.delete('host');
-    const recording = postgres(url.toString(), { ...(host ? { host } : {}), max: 1, onnotice: () => undefined, debug: (_connection, text) => void texts.push(text) });
+    const recording = postgres(url.toString(), {
+      ...(host ? { host } : {}),
+      max: 1,
+      onnotice: () => undefined,
+      debug: (_connection, text) => void texts.push(text),
+    });
     try {
       await recording`select 1`; // the connection's own start-up queries (types) are not the call's
       texts.length = 0;
       const subject = randomUUID();
-      const decisions = await consumeQuotas(recording, [{ subject, rule: requests }, { subject, rule: queries, units: 3 }]);
+      const decisions = await consumeQuotas(recording, [
+        { subject, rule: requests },
+        { subject, rule: queries, units: 3 },
+      ]);
       expect(texts).toHaveLength(1);
-      expect(decisions).toMatchObject([{ allowed: true, name: 'requestsPerMinute', used: 1, remaining: 19 }, { allowed: true, name: 'ftsQueriesPerMinute', used: 3, remaining: 7 }]);
+      expect(decisions).toMatchObject([
+        { allowed: true, name: 'requestsPerMinute', used: 1, remaining: 19 },
+        { allowed: true, name: 'ftsQueriesPerMinute', used: 3, remaining: 7 },
+      ]);
       expect(await counted(subject)).toBe(1);
       expect(await counted(subject, 'ftsQueriesPerMinute')).toBe(3);
     } finally {
@@ -407,13 +459,19 @@ describe('consumeQuotas (several limits, one statement)', () => {
   it('a refused limit stops the rest: nothing of it or after it is counted; the ones before it are', async () => {
     await awaitFreshWindow(db.sql, 3600, 5);
     const subject = randomUUID();
-    const refusedFirst = await consumeQuotas(db.sql, [{ subject, rule: { ...requests, max: 0 } }, { subject, rule: queries }]);
+    const refusedFirst = await consumeQuotas(db.sql, [
+      { subject, rule: { ...requests, max: 0 } },
+      { subject, rule: queries },
+    ]);
     expect(refusedFirst).toHaveLength(1);
     expect(refusedFirst[0]).toMatchObject({ allowed: false, name: 'requestsPerMinute', remaining: 0 });
     expect(refusedFirst[0]!.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect([await counted(subject), await counted(subject, 'ftsQueriesPerMinute')]).toEqual([0, 0]);
 
-    const refusedSecond = await consumeQuotas(db.sql, [{ subject, rule: requests }, { subject, rule: queries, units: 11 }]);
+    const refusedSecond = await consumeQuotas(db.sql, [
+      { subject, rule: requests },
+      { subject, rule: queries, units: 11 },
+    ]);
     expect(refusedSecond.map((decision) => decision.allowed)).toEqual([true, false]);
     expect(refusedSecond[1]).toMatchObject({ name: 'ftsQueriesPerMinute', used: 0, remaining: 10 });
     expect([await counted(subject), await counted(subject, 'ftsQueriesPerMinute')]).toEqual([1, 0]);
@@ -422,14 +480,24 @@ describe('consumeQuotas (several limits, one statement)', () => {
   it('limits per subject: a per-key limit and a per-user one in the same statement', async () => {
     await awaitFreshWindow(db.sql, 3600, 5);
     const [user, key] = [randomUUID(), randomUUID()];
-    await consumeQuotas(db.sql, [{ subject: user, rule: requests }, { subject: key, rule: { ...queries, countedPer: 'key' } }]);
+    await consumeQuotas(db.sql, [
+      { subject: user, rule: requests },
+      { subject: key, rule: { ...queries, countedPer: 'key' } },
+    ]);
     expect([await counted(user), await counted(key, 'ftsQueriesPerMinute'), await counted(user, 'ftsQueriesPerMinute')]).toEqual([1, 1, 0]);
   });
 
   it('40 concurrent calls: the first limit takes exactly its max, the second exactly its own among those', async () => {
     await awaitFreshWindow(db.sql, 3600, 5);
     const subject = randomUUID();
-    const decisions = await Promise.all(Array.from({ length: 40 }, () => consumeQuotas(db.sql, [{ subject, rule: requests }, { subject, rule: queries }])));
+    const decisions = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        consumeQuotas(db.sql, [
+          { subject, rule: requests },
+          { subject, rule: queries },
+        ]),
+      ),
+    );
     expect(decisions.filter((pair) => pair[0]!.allowed)).toHaveLength(20);
     expect(decisions.filter((pair) => pair[1]?.allowed)).toHaveLength(10);
     expect(decisions.filter((pair) => pair.length === 2 && !pair[1]!.allowed)).toHaveLength(10);
@@ -480,7 +548,7 @@ describe('a route charging a limit of its own counts the request with it (GET /a
     expect(await bothCounted(user.id)).toEqual([2, 1]);
   });
 
-  it('a request refused before the search (400) counts as a request, not as a query, with requestsPerMinute\'s headers', async () => {
+  it("a request refused before the search (400) counts as a request, not as a query, with requestsPerMinute's headers", async () => {
     const { key, user } = await keyWith(5, 3);
     const pastWindow = await fts(key, 'q=lathe&page=300');
     expectError(pastWindow, 400, 'INVALID_INPUT');

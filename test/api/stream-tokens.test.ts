@@ -48,17 +48,30 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'afterimage-stream-tokens-'));
   await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 100_000, apiStenogramsPerDay: 100 } });
   const log = createLogger('debug', {}, (line) => void logLines.push(line));
-  const sources = [fakeSource({ name: 'archive', channel: channel.channel, videos: channel.videos, pageSize: 50 }), fakeSource({ name: 'archive', channel: other.channel, videos: other.videos })];
+  const sources = [
+    fakeSource({ name: 'archive', channel: channel.channel, videos: channel.videos, pageSize: 50 }),
+    fakeSource({ name: 'archive', channel: other.channel, videos: other.videos }),
+  ];
   const bothChannels = {
     name: 'archive' as const,
-    resolveChannel: async (query: Parameters<(typeof sources)[0]['resolveChannel']>[0]) => (await sources[0]!.resolveChannel(query)) ?? sources[1]!.resolveChannel(query),
-    listVideos: (found: typeof channel.channel, cursor?: string) => (found.channelId === channel.channel.channelId ? sources[0]! : sources[1]!).listVideos(found, cursor),
+    resolveChannel: async (query: Parameters<(typeof sources)[0]['resolveChannel']>[0]) =>
+      (await sources[0]!.resolveChannel(query)) ?? sources[1]!.resolveChannel(query),
+    listVideos: (found: typeof channel.channel, cursor?: string) =>
+      (found.channelId === channel.channel.channelId ? sources[0]! : sources[1]!).listVideos(found, cursor),
   };
   api = await startTestApi(db.sql, { CORS_ORIGINS: APP, DATA_DIR: dataDir }, log, [bothChannels]);
   worker = await startWorker(api.config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, [bothChannels]);
   const created = await createKeyedUser(db.sql);
   user = { key: created.key, userId: created.user.id };
-  await addVideos(db.sql, channelIdFor('tokens'), [{ videoId: summaryVideo, title: 'Fixing a radio' }, { videoId: stenogramVideo, title: 'Fixing a radio, again' }], 'Workshop');
+  await addVideos(
+    db.sql,
+    channelIdFor('tokens'),
+    [
+      { videoId: summaryVideo, title: 'Fixing a radio' },
+      { videoId: stenogramVideo, title: 'Fixing a radio, again' },
+    ],
+    'Workshop',
+  );
   for (const videoId of [summaryVideo, stenogramVideo]) {
     await addTrack(db.sql, { videoId, language: 'en', kind: 'manual', text: vttOf(LINES, 4) });
     await db.sql.begin((tx) => refreshTranscript(tx, videoId));
@@ -79,7 +92,10 @@ const recordingFetch = (input: string | URL | Request, init?: RequestInit) => {
   return pageFetch(input, init);
 };
 
-interface Followed { events: Array<{ type: string; data: any }>; failure?: { code: number | undefined; message: string | undefined } }
+interface Followed {
+  events: Array<{ type: string; data: any }>;
+  failure?: { code: number | undefined; message: string | undefined };
+}
 
 /** A browser's EventSource on `path` (no headers of its own), until one of `finalTypes` arrives or the connection fails for good. */
 function follow(path: string, types: string[], finalTypes: string[]): Promise<Followed> {
@@ -114,7 +130,11 @@ async function startSearch(query: string, key = user.key) {
   const started = await post('/api/search', { query }, key);
   expect(started.status).toBe(200);
   issued.push(started.body.data.sseToken.token);
-  return started.body.data as { searchSessionId: string; sseEndpointUrl: string; sseToken: { token: string; url: string; expiresAt: string } };
+  return started.body.data as {
+    searchSessionId: string;
+    sseEndpointUrl: string;
+    sseToken: { token: string; url: string; expiresAt: string };
+  };
 }
 
 /** A request from APP's page, read as the page may read it (refused like a browser refuses it without the grant). */
@@ -133,11 +153,23 @@ describe('a browser EventSource follows a stream with a stream token instead of 
     expect(lifetime).toBeLessThan(11 * 60_000);
 
     const sentBefore = sent.length;
-    const followed = await follow(session.sseToken.url, ['search:channel_resolved', 'search:video', 'search:video_batch', 'search:complete', 'search:error'], ['search:complete', 'search:error']);
+    const followed = await follow(
+      session.sseToken.url,
+      ['search:channel_resolved', 'search:video', 'search:video_batch', 'search:complete', 'search:error'],
+      ['search:complete', 'search:error'],
+    );
     expect(followed.failure).toBeUndefined();
     expect(followed.events[0]!.type).toBe('search:channel_resolved');
     expect(followed.events.at(-1)!.type).toBe('search:complete');
-    const videoIds = new Set(followed.events.flatMap((event) => (event.type === 'search:video' ? [event.data.videoId] : event.type === 'search:video_batch' ? event.data.videos.map((video: { videoId: string }) => video.videoId) : [])));
+    const videoIds = new Set(
+      followed.events.flatMap((event) =>
+        event.type === 'search:video'
+          ? [event.data.videoId]
+          : event.type === 'search:video_batch'
+            ? event.data.videos.map((video: { videoId: string }) => video.videoId)
+            : [],
+      ),
+    );
     expect(videoIds.size).toBe(channel.videos.length);
     // Sent as a browser sends it: no key in any header.
     for (const headers of sent.slice(sentBefore)) {
@@ -146,7 +178,7 @@ describe('a browser EventSource follows a stream with a stream token instead of 
     }
   });
 
-  it('only the token\'s hash is stored', async () => {
+  it("only the token's hash is stored", async () => {
     const session = await startSearch(channel.channel.channelId);
     const hash = createHash('sha256').update(session.sseToken.token).digest();
     const rows = await db.sql`select * from stream_tokens`;
@@ -155,15 +187,19 @@ describe('a browser EventSource follows a stream with a stream token instead of 
     expect(rows.every((row) => row.stream_path.startsWith('/api/') && !row.stream_path.includes('?'))).toBe(true);
   });
 
-  it('a token-opened stream is charged to the key\'s owner, as the key would be', async () => {
+  it("a token-opened stream is charged to the key's owner, as the key would be", async () => {
     const session = await startSearch(other.channel.channelId);
     const remaining = async (response: Response) => {
       await response.body?.cancel();
       return Number(response.headers.get('ratelimit-remaining'));
     };
-    const byKey = await remaining(await fetch(`${api.url}/api/search/background-status/${other.channel.channelId}`, { headers: { 'X-API-Key': user.key } }));
+    const byKey = await remaining(
+      await fetch(`${api.url}/api/search/background-status/${other.channel.channelId}`, { headers: { 'X-API-Key': user.key } }),
+    );
     const byToken = await remaining(await fromPage(session.sseToken.url, { headers: { Accept: 'text/event-stream' } }));
-    const byKeyAgain = await remaining(await fetch(`${api.url}/api/search/background-status/${other.channel.channelId}`, { headers: { 'X-API-Key': user.key } }));
+    const byKeyAgain = await remaining(
+      await fetch(`${api.url}/api/search/background-status/${other.channel.channelId}`, { headers: { 'X-API-Key': user.key } }),
+    );
     expect(byToken).toBe(byKey - 1);
     expect(byKeyAgain).toBe(byToken - 1);
   });
@@ -174,20 +210,35 @@ describe('a browser EventSource follows a stream with a stream token instead of 
     const { streamUrl, streamToken } = accepted.body.data;
     issued.push(streamToken.token);
     expect(streamToken.url).toBe(`${streamUrl}?token=${streamToken.token}`);
-    const followed = await follow(streamToken.url, ['summary:progress', 'summary:complete', 'summary:error'], ['summary:complete', 'summary:error']);
+    const followed = await follow(
+      streamToken.url,
+      ['summary:progress', 'summary:complete', 'summary:error'],
+      ['summary:complete', 'summary:error'],
+    );
     expect(followed.failure).toBeUndefined();
-    expect(followed.events.at(-1)).toMatchObject({ type: 'summary:complete', data: { summary: { videoId: summaryVideo, status: 'generated' } } });
+    expect(followed.events.at(-1)).toMatchObject({
+      type: 'summary:complete',
+      data: { summary: { videoId: summaryVideo, status: 'generated' } },
+    });
   });
 
   it('a stenogram: POST /api/stream-tokens mints one for its stream; the EventSource receives stenogram:complete with the Markdown', async () => {
-    const generated = await readStream(`${api.url}/api/stenograms/${stenogramVideo}/generate`, { key: user.key, method: 'POST', timeoutMs: 30_000 });
+    const generated = await readStream(`${api.url}/api/stenograms/${stenogramVideo}/generate`, {
+      key: user.key,
+      method: 'POST',
+      timeoutMs: 30_000,
+    });
     expect(generated.events.at(-1)?.event).toBe('stenogram:complete');
     const stream = `/api/stenograms/@${user.userId}/${stenogramVideo}/stream`;
     const minted = await post('/api/stream-tokens', { stream });
     expect(minted.status).toBe(201);
     issued.push(minted.body.data.token);
     expect(minted.body.data.url).toBe(`${stream}?token=${minted.body.data.token}`);
-    const followed = await follow(minted.body.data.url, ['stenogram:progress', 'stenogram:complete', 'stenogram:error'], ['stenogram:complete', 'stenogram:error']);
+    const followed = await follow(
+      minted.body.data.url,
+      ['stenogram:progress', 'stenogram:complete', 'stenogram:error'],
+      ['stenogram:complete', 'stenogram:error'],
+    );
     expect(followed.failure).toBeUndefined();
     expect(followed.events.at(-1)!.type).toBe('stenogram:complete');
     expect(followed.events.at(-1)!.data.stenogram.markdown).toContain('capacitors');

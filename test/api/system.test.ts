@@ -26,7 +26,11 @@ afterAll(async () => {
 async function getWithin(url: string, timeoutMs = 8_000): Promise<ApiResponse> {
   const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text && (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text,
+  };
 }
 
 describe('GET /api/health', () => {
@@ -163,7 +167,10 @@ describe('GET /api/health does not leak where the database lives', () => {
   it('a 503 names neither the Unix socket path nor anything else of the file system', async () => {
     // The embedded database (the default deployment) is reached over a Unix socket; here it is gone.
     const socketDir = `/tmp/afterimage-gone-${process.pid}`;
-    const gone = connect(`postgresql://postgres@localhost:5432/afterimage?host=${encodeURIComponent(socketDir)}`, { max: 1, role: 'test-gone' });
+    const gone = connect(`postgresql://postgres@localhost:5432/afterimage?host=${encodeURIComponent(socketDir)}`, {
+      max: 1,
+      role: 'test-gone',
+    });
     // Tiers come from the live database (as from a warm cache), so the request reaches the health probe.
     const server = await startApiServer(gone, { tiers: cachedTiers(db.sql, 60_000), hubSql: db.sql });
     try {
@@ -194,13 +201,19 @@ describe('GET /api/features', () => {
     expect(data.limits.requestsPerMinute.max).toBe(30);
   });
 
-  it('with a key: the user\'s tier and account (email, isAdmin, keyScope)', async () => {
+  it("with a key: the user's tier and account (email, isAdmin, keyScope)", async () => {
     const { key, user } = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L3' });
     const data = (await api.call('/api/features', { key })).body.data;
     expect(data.tier).toEqual({ name: 'pro', displayName: 'Pro' });
     expect(data.account).toEqual({ userId: user.id, email: user.email, isAdmin: true, keyScope: 'L3' });
     expect(data.features.apiAccess).toBe(true);
-    expect(data.limits.requestsPerMinute).toMatchObject({ max: 600, window: 'sliding', windowSeconds: 60, countedPer: 'user', unit: 'requests' });
+    expect(data.limits.requestsPerMinute).toMatchObject({
+      max: 600,
+      window: 'sliding',
+      windowSeconds: 60,
+      countedPer: 'user',
+      unit: 'requests',
+    });
     expect(data.limits.apiStenogramsPerDay).toMatchObject({ max: 10, window: 'utc_day', windowSeconds: 86400, countedPer: 'key' });
 
     const plain = await createKeyedUser(db.sql, { tier: 'pro' });
@@ -242,7 +255,12 @@ describe('GET /api/tiers', () => {
       expect(Object.keys(tier.features).sort()).toEqual([...featureName.options].sort());
       expect(Object.keys(tier.limits).sort()).toEqual([...limitName.options].sort());
       for (const [name, rule] of Object.entries(tier.limits) as Array<[string, Record<string, unknown>]>) {
-        expect(rule).toMatchObject({ name, window: expect.stringMatching(/^(sliding|utc_day)$/), windowSeconds: expect.any(Number), countedPer: expect.stringMatching(/^(user|key)$/) });
+        expect(rule).toMatchObject({
+          name,
+          window: expect.stringMatching(/^(sliding|utc_day)$/),
+          windowSeconds: expect.any(Number),
+          countedPer: expect.stringMatching(/^(user|key)$/),
+        });
       }
     }
     const byName = Object.fromEntries(tiers.map((tier: { name: string }) => [tier.name, tier]));
@@ -272,7 +290,10 @@ describe('GET /api/openapi.json', () => {
 
   it('has every path of allRoutes with its method, and the MCP endpoint served beside them', () => {
     const mcp = ['post /mcp', 'get /mcp', 'delete /mcp'];
-    const expected = [...allRoutes.map((route) => `${route.method.toLowerCase()} ${route.path.replace(/:([A-Za-z]+)/g, '{$1}')}`), ...mcp].sort();
+    const expected = [
+      ...allRoutes.map((route) => `${route.method.toLowerCase()} ${route.path.replace(/:([A-Za-z]+)/g, '{$1}')}`),
+      ...mcp,
+    ].sort();
     const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`))
       .sort();
@@ -295,7 +316,10 @@ describe('GET /api/openapi.json', () => {
     const schema = document.paths['/api/tiers/{name}'].patch.requestBody.content['application/json'].schema;
     expect(Object.keys(schema.properties).sort()).toEqual(['apiAccess', 'features', 'limits', 'maxKeyScope']);
     expect(schema.additionalProperties).toBe(false);
-    const { $schema: _ignored, ...fromZod } = z.toJSONSchema(tierChanges, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    const { $schema: _ignored, ...fromZod } = z.toJSONSchema(tierChanges, { io: 'input', unrepresentable: 'any' }) as Record<
+      string,
+      unknown
+    >;
     expect(schema).toEqual(fromZod);
     const parameter = document.paths['/api/tiers/{name}'].patch.parameters.find((entry: { in: string }) => entry.in === 'path');
     expect(parameter).toMatchObject({ name: 'name', in: 'path', required: true });

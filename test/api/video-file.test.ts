@@ -34,7 +34,13 @@ beforeAll(async () => {
   archive = await createArchiveFixture({ videos: 20, mediaEvery: 2, subtitlesEvery: 0, flatOnly: 0, legacyChannel: false });
   const scan = await scanArchive(archive.dir);
   for (const channel of scan.channels) await upsertChannel(db.sql, channel);
-  await db.sql.begin((tx) => upsertVideos(tx, 'archive', scan.videos.filter((video) => video.channelId)));
+  await db.sql.begin((tx) =>
+    upsertVideos(
+      tx,
+      'archive',
+      scan.videos.filter((video) => video.channelId),
+    ),
+  );
   [videoId, ...others] = [...archive.mediaFiles.keys()] as [string, ...string[]];
   withoutFile = archive.videoIds.find((id) => !archive.mediaFiles.has(id))!;
   // Known bytes, larger than one read of the stream, so that ranges and whole answers can be compared.
@@ -60,7 +66,7 @@ async function fetchBytes(path: string, headers: Record<string, string> = {}, me
 }
 
 describe('videoFileUrl', () => {
-  it('points at this API, never at the server\'s disk, and only when there is a file', async () => {
+  it("points at this API, never at the server's disk, and only when there is a file", async () => {
     const stored = await db.sql<Array<{ url: string }>>`select video_file_url as url from videos where video_id = ${videoId}`;
     expect(stored[0]!.url).toBe(pathToFileURL(mediaPath).href);
     const [without] = await loadVideos(db.sql, [withoutFile]);
@@ -107,11 +113,14 @@ describe('GET /api/videos/:videoId/file', () => {
     expect(answer.bytes.equals(content.subarray(start, end + 1))).toBe(true);
   });
 
-  it.each(['bytes=0-9,20-29', 'bytes=abc', 'items=0-5', 'bytes=9-3', 'bytes=-'])('answers the whole file (200) to Range: %s', async (range) => {
-    const answer = await fetchBytes(fileOf(videoId), { Range: range });
-    expect(answer.status).toBe(200);
-    expect(answer.bytes.equals(content)).toBe(true);
-  });
+  it.each(['bytes=0-9,20-29', 'bytes=abc', 'items=0-5', 'bytes=9-3', 'bytes=-'])(
+    'answers the whole file (200) to Range: %s',
+    async (range) => {
+      const answer = await fetchBytes(fileOf(videoId), { Range: range });
+      expect(answer.status).toBe(200);
+      expect(answer.bytes.equals(content)).toBe(true);
+    },
+  );
 
   it.each(['bytes=300000-', 'bytes=400000-500000', 'bytes=-0'])('answers 416 in the error envelope to Range: %s', async (range) => {
     const answer = await api.call(fileOf(videoId), { key, headers: { Range: range } });
@@ -121,14 +130,19 @@ describe('GET /api/videos/:videoId/file', () => {
     expect(answer.body.error.message).toContain('300000 bytes');
   });
 
-  it('answers 304 while the client\'s copy is current, by ETag (weakly compared) or date; a 304 counts no request', async () => {
+  it("answers 304 while the client's copy is current, by ETag (weakly compared) or date; a 304 counts no request", async () => {
     await awaitFreshWindow(db.sql);
     const { headers } = await fetchBytes(fileOf(videoId), { Range: 'bytes=0-0', 'Accept-Encoding': 'gzip, br' });
     // A media file is never coded, whatever the client accepts.
     expect(headers.get('content-encoding')).toBeNull();
     const remaining = Number(headers.get('ratelimit-remaining'));
     const etag = headers.get('etag')!;
-    const conditions: Array<Record<string, string>> = [{ 'If-None-Match': etag }, { 'If-None-Match': `"other", W/${etag}` }, { 'If-None-Match': '*' }, { 'If-Modified-Since': headers.get('last-modified')! }];
+    const conditions: Array<Record<string, string>> = [
+      { 'If-None-Match': etag },
+      { 'If-None-Match': `"other", W/${etag}` },
+      { 'If-None-Match': '*' },
+      { 'If-Modified-Since': headers.get('last-modified')! },
+    ];
     for (const condition of conditions) {
       const answer = await fetchBytes(fileOf(videoId), condition);
       expect(answer.status).toBe(304);
@@ -177,8 +191,12 @@ describe('GET /api/videos/:videoId/file', () => {
     expect(part.headers.get('content-range')).toBe(`bytes ${content.length - 10}-${content.length - 1}/${content.length}`);
   });
 
-  it('names the media type by the recorded file\'s extension', async () => {
-    const cases = [['webm', 'video/webm'], ['mkv', 'video/x-matroska'], ['opus', 'audio/ogg']] as const;
+  it("names the media type by the recorded file's extension", async () => {
+    const cases = [
+      ['webm', 'video/webm'],
+      ['mkv', 'video/x-matroska'],
+      ['opus', 'audio/ogg'],
+    ] as const;
     for (const [index, [extension, type]] of cases.entries()) {
       const id = others[index]!;
       const path = join(archive.dir, `${id}.${extension}`);
@@ -212,7 +230,13 @@ describe('GET /api/videos/:videoId/file', () => {
     await rm(new URL(stored!.url));
     const folder = others[6]!;
     await db.sql`update videos set video_file_url = ${pathToFileURL(archive.dir).href} where video_id = ${folder}`;
-    for (const [id, reason] of [['Zz9Zz9Zz9Zz', 'unknown_video'], [withoutFile, 'no_archived_file'], [remote, 'no_archived_file'], [vanished, 'file_missing'], [folder, 'file_missing']]) {
+    for (const [id, reason] of [
+      ['Zz9Zz9Zz9Zz', 'unknown_video'],
+      [withoutFile, 'no_archived_file'],
+      [remote, 'no_archived_file'],
+      [vanished, 'file_missing'],
+      [folder, 'file_missing'],
+    ]) {
       const answer = await api.call(fileOf(id!), { key });
       expect(answer.status, id).toBe(404);
       expect(answer.body.error).toMatchObject({ code: 'NOT_FOUND', details: { reason } });
@@ -228,7 +252,7 @@ describe('GET /api/videos/:videoId/file', () => {
     }
   });
 
-  it('needs a key and the tier\'s subtitleDownload feature; counts no subtitle download', async () => {
+  it("needs a key and the tier's subtitleDownload feature; counts no subtitle download", async () => {
     expect((await api.call(fileOf(videoId))).status).toBe(401);
     await fetchBytes(fileOf(videoId));
     const usage = await api.call('/api/features', { key });
@@ -251,13 +275,14 @@ describe('GET /api/videos/:videoId/file', () => {
     await big.truncate(1 << 30);
     await big.close();
     await db.sql`update videos set video_file_url = ${pathToFileURL(path).href} where video_id = ${id}`;
-    const openOnFile = () => readdirSync('/proc/self/fd').filter((fd) => {
-      try {
-        return readlinkSync(`/proc/self/fd/${fd}`) === path;
-      } catch {
-        return false;
-      }
-    }).length;
+    const openOnFile = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === path;
+        } catch {
+          return false;
+        }
+      }).length;
 
     const whileReading = await new Promise<{ status: number | undefined; openFiles: number }>((resolve, reject) => {
       const request = get(`${api.url}${fileOf(id)}`, { headers: { 'X-API-Key': key } }, (response) => {
@@ -278,15 +303,29 @@ describe('GET /api/videos/:videoId/file', () => {
 
 describe('the OpenAPI document of the file route', () => {
   it('declares the bytes by media type, the range and conditional answers and the headers they read', () => {
-    const operation = (buildOpenApi(allRoutes, 'test') as unknown as { paths: Record<string, any> }).paths['/api/videos/{videoId}/file'].get;
-    for (const status of ['200', '206']) expect(Object.keys(operation.responses[status].content)).toEqual(expect.arrayContaining(['video/mp4', 'video/webm', 'video/x-matroska', 'audio/mp4', 'audio/mpeg', 'audio/ogg', 'application/octet-stream']));
+    const operation = (buildOpenApi(allRoutes, 'test') as unknown as { paths: Record<string, any> }).paths['/api/videos/{videoId}/file']
+      .get;
+    for (const status of ['200', '206'])
+      expect(Object.keys(operation.responses[status].content)).toEqual(
+        expect.arrayContaining([
+          'video/mp4',
+          'video/webm',
+          'video/x-matroska',
+          'audio/mp4',
+          'audio/mpeg',
+          'audio/ogg',
+          'application/octet-stream',
+        ]),
+      );
     expect(operation.responses['200'].content['video/mp4']).toEqual({});
     expect(operation.responses['206'].headers['Content-Range']).toBeDefined();
     expect(operation.responses['304'].content).toBeUndefined();
     expect(operation.responses['416'].headers['Content-Range'].description).toBe('bytes */size');
     expect(Object.keys(operation.responses['416'].content)).toEqual(['application/json']);
     for (const status of ['404', '412']) expect(operation.responses[status]).toBeDefined();
-    const headers = operation.parameters.filter((parameter: { in: string }) => parameter.in === 'header').map((parameter: { name: string }) => parameter.name);
+    const headers = operation.parameters
+      .filter((parameter: { in: string }) => parameter.in === 'header')
+      .map((parameter: { name: string }) => parameter.name);
     expect(headers).toEqual(['Range', 'If-Range', 'If-None-Match', 'If-Modified-Since', 'If-Match', 'If-Unmodified-Since']);
   });
 });

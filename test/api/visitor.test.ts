@@ -28,12 +28,17 @@ afterAll(async () => {
 });
 
 /** A request as the server sees it: headers and the peer's address. */
-const request = (headers: Record<string, string> = {}, address = '127.0.0.9') => ({ headers, socket: { remoteAddress: address } }) as unknown as IncomingMessage;
+const request = (headers: Record<string, string> = {}, address = '127.0.0.9') =>
+  ({ headers, socket: { remoteAddress: address } }) as unknown as IncomingMessage;
 
 /** A response that only collects its headers. */
 function response() {
   const headers = new Map<string, unknown>();
-  return { getHeader: (name: string) => headers.get(name.toLowerCase()), setHeader: (name: string, value: unknown) => void headers.set(name.toLowerCase(), value), headers } as unknown as Pick<ServerResponse, 'getHeader' | 'setHeader'> & { headers: Map<string, unknown> };
+  return {
+    getHeader: (name: string) => headers.get(name.toLowerCase()),
+    setHeader: (name: string, value: unknown) => void headers.set(name.toLowerCase(), value),
+    headers,
+  } as unknown as Pick<ServerResponse, 'getHeader' | 'setHeader'> & { headers: Map<string, unknown> };
 }
 
 const deps = (config = plain) => ({ sql: db.sql, tiers: cachedTiers(db.sql, 0), config, log: createLogger('silent') });
@@ -44,7 +49,14 @@ describe('identifyVisitor', () => {
     const user = await createUser(db.sql, { email: 'reader@example.org', tier: 'plus', isAdmin: false });
     const session = await createSession(db.sql, user.id);
     const caller = await identifyVisitor(deps(), request({ cookie: `theme=dark; afterimage_session=${session.token}` }));
-    expect(caller).toMatchObject({ kind: 'session', subject: user.id, userId: user.id, email: 'reader@example.org', isAdmin: false, sessionId: session.sessionId });
+    expect(caller).toMatchObject({
+      kind: 'session',
+      subject: user.id,
+      userId: user.id,
+      email: 'reader@example.org',
+      isAdmin: false,
+      sessionId: session.sessionId,
+    });
     expect(caller.tier.name).toBe('plus');
     // Every limit is counted against the user, as with their key.
     expect(quotaSubject(caller, caller.tier.limits.apiStenogramsPerDay)).toBe(user.id);
@@ -64,12 +76,23 @@ describe('identifyVisitor', () => {
     const user = await createUser(db.sql, { email: 'gone@example.org', tier: 'pro', isAdmin: true });
     const session = await createSession(db.sql, user.id);
     await endSession(db.sql, session.token);
-    for (const cookie of [undefined, 'afterimage_session=', `afterimage_session=${'x'.repeat(43)}`, `afterimage_session=${session.token}`]) {
-      const caller = await identifyVisitor(deps(), request({ ...(cookie ? { cookie } : {}), 'x-forwarded-for': '203.0.113.5' }, '10.0.0.1'));
+    for (const cookie of [
+      undefined,
+      'afterimage_session=',
+      `afterimage_session=${'x'.repeat(43)}`,
+      `afterimage_session=${session.token}`,
+    ]) {
+      const caller = await identifyVisitor(
+        deps(),
+        request({ ...(cookie ? { cookie } : {}), 'x-forwarded-for': '203.0.113.5' }, '10.0.0.1'),
+      );
       expect(caller).toMatchObject({ kind: 'anonymous', address: '10.0.0.1', subject: anonymousSubject('10.0.0.1') });
       expect(caller.tier.name).toBe('anonymous');
     }
-    const proxied = await identifyVisitor(deps(loadConfig({ TRUST_PROXY: 'true' })), request({ 'x-forwarded-for': '203.0.113.5, 10.0.0.2' }, '10.0.0.1'));
+    const proxied = await identifyVisitor(
+      deps(loadConfig({ TRUST_PROXY: 'true' })),
+      request({ 'x-forwarded-for': '203.0.113.5, 10.0.0.2' }, '10.0.0.1'),
+    );
     expect(proxied).toMatchObject({ kind: 'anonymous', address: '203.0.113.5' });
   });
 });
@@ -103,7 +126,9 @@ describe('form tokens (CSRF)', () => {
     expect(formToken(signedIn, response(), plain, '/account/keys')).toBe(token);
     checkFormToken(signedIn, plain, '/account/keys', token);
 
-    expect(refusedWith(() => checkFormToken(signedIn, plain, '/account/keys', undefined))).toMatch(/missing or out of date.*Reload the page/);
+    expect(refusedWith(() => checkFormToken(signedIn, plain, '/account/keys', undefined))).toMatch(
+      /missing or out of date.*Reload the page/,
+    );
     refusedWith(() => checkFormToken(signedIn, plain, '/account/keys', ''));
     refusedWith(() => checkFormToken(signedIn, plain, '/logout', token));
     refusedWith(() => checkFormToken(request({ cookie: 'afterimage_session=SESSION-TWO' }), plain, '/account/keys', token));
@@ -140,8 +165,21 @@ describe('form tokens (CSRF)', () => {
 describe('checkAccess for people', () => {
   it('refuses administrators-only pages to anonymous visitors and to people who are not administrators', async () => {
     const tiers = await cachedTiers(db.sql, 0).get();
-    const anonymous: Caller = { kind: 'anonymous', tier: tiers.get('anonymous')!, subject: anonymousSubject('127.0.0.1'), address: '127.0.0.1' };
-    const person = (isAdmin: boolean): Caller => ({ kind: 'session', tier: tiers.get('pro')!, subject: 'u', userId: 'u', email: 'p@example.org', isAdmin, sessionId: 's' });
+    const anonymous: Caller = {
+      kind: 'anonymous',
+      tier: tiers.get('anonymous')!,
+      subject: anonymousSubject('127.0.0.1'),
+      address: '127.0.0.1',
+    };
+    const person = (isAdmin: boolean): Caller => ({
+      kind: 'session',
+      tier: tiers.get('pro')!,
+      subject: 'u',
+      userId: 'u',
+      email: 'p@example.org',
+      isAdmin,
+      sessionId: 's',
+    });
     expect(() => checkAccess(anonymous, { admin: true }, 'the users page')).toThrow(/the users page is for administrators only/);
     expect(() => checkAccess(person(false), { admin: true })).toThrow(/administrators only/);
     checkAccess(person(true), { admin: true });
@@ -149,7 +187,15 @@ describe('checkAccess for people', () => {
 
   it('applies tiers and features to a signed-in person as to a key, but no key scope', async () => {
     const tiers = await cachedTiers(db.sql, 0).get();
-    const registered: Caller = { kind: 'session', tier: tiers.get('registered')!, subject: 'u', userId: 'u', email: 'r@example.org', isAdmin: false, sessionId: 's' };
+    const registered: Caller = {
+      kind: 'session',
+      tier: tiers.get('registered')!,
+      subject: 'u',
+      userId: 'u',
+      email: 'r@example.org',
+      isAdmin: false,
+      sessionId: 's',
+    };
     // The registered tier's keys may be L1 at most, yet a person of that tier may generate summaries on the website.
     checkAccess(registered, { feature: 'summaryGeneration', scope: 'L2' });
     expect(() => checkAccess(registered, { feature: 'stenograms' })).toThrow(/stenograms is not part of the Registered tier/);

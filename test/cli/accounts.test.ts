@@ -194,7 +194,17 @@ describe('passwords', () => {
     (await db.sql<{ hash: string | null }[]>`select password_hash as hash from users where email = ${address}`)[0]?.hash;
 
   it('users create --password-stdin reads the password from stdin (one final line break dropped) and stores only its scrypt hash', async () => {
-    const result = await cliWithStdin(`${PASSWORD}\n`, 'users', 'create', '--email', 'web@example.org', '--tier', 'plus', '--password-stdin', '--json');
+    const result = await cliWithStdin(
+      `${PASSWORD}\n`,
+      'users',
+      'create',
+      '--email',
+      'web@example.org',
+      '--tier',
+      'plus',
+      '--password-stdin',
+      '--json',
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(parseJson(result)).toMatchObject({ email: 'web@example.org', tier: 'plus' });
     expect(result.stdout + result.stderr).not.toContain(PASSWORD);
@@ -230,7 +240,15 @@ describe('passwords', () => {
   it('users password sets a new password and signs the user out of every session', async () => {
     const [user] = await db.sql<{ id: string }[]>`select id from users where email = 'web@example.org'`;
     const sessions = await Promise.all([createSession(db.sql, user!.id), createSession(db.sql, user!.id)]);
-    const result = await cliWithStdin('another long passphrase\r\n', 'users', 'password', '--email', 'WEB@example.org', '--password-stdin', '--json');
+    const result = await cliWithStdin(
+      'another long passphrase\r\n',
+      'users',
+      'password',
+      '--email',
+      'WEB@example.org',
+      '--password-stdin',
+      '--json',
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(parseJson(result)).toEqual({ email: 'web@example.org', endedSessions: 2 });
     for (const session of sessions) expect(await sessionUser(db.sql, session.token)).toBeUndefined();

@@ -16,7 +16,8 @@ afterAll(async () => {
   await Promise.all([first?.drop(), second?.drop()]);
 });
 
-const generate = (db: TestDatabase, ...args: string[]) => runCli(['bench', 'generate', '--videos', String(VIDEOS), ...args, '--json'], { DATABASE_URL: db.url });
+const generate = (db: TestDatabase, ...args: string[]) =>
+  runCli(['bench', 'generate', '--videos', String(VIDEOS), ...args, '--json'], { DATABASE_URL: db.url });
 
 /** Everything generated about every video, in one digest. */
 async function digest(sql: Sql): Promise<string> {
@@ -37,7 +38,9 @@ describe('afterimage bench generate', () => {
     expect(report.videosPerSecond).toBeGreaterThan(0);
     expect(result.stderr).toMatch(/generating/);
 
-    const [counts] = await first.sql<{ videos: number; channels: number; history: number; subtitles: number; summaries: number; files: number; cjk: number }[]>`
+    const [counts] = await first.sql<
+      { videos: number; channels: number; history: number; subtitles: number; summaries: number; files: number; cjk: number }[]
+    >`
       select (select count(*) from videos)::int as videos, (select count(*) from channels)::int as channels,
         (select count(*) from video_status_history)::int as history,
         (select count(*) filter (where has_subtitles) from videos)::int as subtitles,
@@ -54,14 +57,22 @@ describe('afterimage bench generate', () => {
     expect(counts!.cjk).toBeGreaterThan(0);
 
     const languages: Record<string, number> = Object.fromEntries(
-      (await first.sql<{ language: string; n: number }[]>`select language, count(*)::int as n from videos group by language`).map((row) => [row.language, row.n]),
+      (await first.sql<{ language: string; n: number }[]>`select language, count(*)::int as n from videos group by language`).map((row) => [
+        row.language,
+        row.n,
+      ]),
     );
     expect(languages).toEqual(report.languages);
     expect(languages.en! / VIDEOS).toBeGreaterThan(0.45);
     expect(languages.en! / VIDEOS).toBeLessThan(0.65);
     for (const language of ['fr', 'ru']) expect(languages[language]! / VIDEOS).toBeGreaterThan(0.1);
     expect(languages.ja).toBeGreaterThan(0);
-    const statuses: Record<string, number> = Object.fromEntries((await first.sql<{ status: string; n: number }[]>`select status, count(*)::int as n from videos group by status`).map((row) => [row.status, row.n]));
+    const statuses: Record<string, number> = Object.fromEntries(
+      (await first.sql<{ status: string; n: number }[]>`select status, count(*)::int as n from videos group by status`).map((row) => [
+        row.status,
+        row.n,
+      ]),
+    );
     expect(statuses).toEqual(report.statuses);
     expect(statuses.live! / VIDEOS).toBeGreaterThan(0.85);
     expect(statuses.deleted! / VIDEOS).toBeGreaterThan(0.02);
@@ -70,7 +81,9 @@ describe('afterimage bench generate', () => {
     // A word it calls very common is in ≥ 30 % of the videos, by the search index too.
     const [common] = report.commonWords as Array<{ word: string; videos: number }>;
     expect(common!.videos).toBeGreaterThanOrEqual(0.3 * VIDEOS);
-    const [indexed] = await first.sql<{ n: number }[]>`select count(*)::int as n from videos where fts @@ phraseto_tsquery('afterimage', fts_fold(${common!.word}))`;
+    const [indexed] = await first.sql<
+      { n: number }[]
+    >`select count(*)::int as n from videos where fts @@ phraseto_tsquery('afterimage', fts_fold(${common!.word}))`;
     expect(indexed!.n).toBeGreaterThanOrEqual(0.3 * VIDEOS);
   }, 120_000);
 
@@ -85,7 +98,9 @@ describe('afterimage bench generate', () => {
 
     const other = await generate(first, '--seed', '8', '--channels', '12');
     expect(other.code, other.stderr).toBe(0);
-    const [counts] = await first.sql<{ videos: number; channels: number }[]>`select (select count(*) from videos)::int as videos, (select count(*) from channels)::int as channels`;
+    const [counts] = await first.sql<
+      { videos: number; channels: number }[]
+    >`select (select count(*) from videos)::int as videos, (select count(*) from channels)::int as channels`;
     expect(counts).toEqual({ videos: 2 * VIDEOS, channels: 24 });
   }, 120_000);
 

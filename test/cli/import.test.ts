@@ -57,13 +57,16 @@ describeReal('afterimage import', () => {
     await Promise.all([db?.drop(), other?.drop()]);
   });
 
-  it('skips a file whose ids are not YouTube\'s and a malformed one, listed with the reason, imports the rest and exits 3', async () => {
+  it("skips a file whose ids are not YouTube's and a malformed one, listed with the reason, imports the rest and exits 3", async () => {
     expect(first.code, first.stderr).toBe(3);
     const summary = parseJson(first);
     expect(summary.partial).toBe(true);
     expect(summary.skipped).toEqual(
       expect.arrayContaining([
-        { file: join(fixture.dir, 'real', 'Pinchflat Example Video [ABC123].info.json'), reason: 'video id "ABC123" is not a YouTube video id (11 letters, digits, - or _)' },
+        {
+          file: join(fixture.dir, 'real', 'Pinchflat Example Video [ABC123].info.json'),
+          reason: 'video id "ABC123" is not a YouTube video id (11 letters, digits, - or _)',
+        },
         { file: fixture.malformedFile, reason: expect.stringMatching(/^not valid JSON/) },
       ]),
     );
@@ -74,7 +77,7 @@ describeReal('afterimage import', () => {
     expect(stored.map((row) => row.videoId).sort()).toEqual([...expected].sort());
   });
 
-  it('documents exit code 3 in the command\'s usage', async () => {
+  it("documents exit code 3 in the command's usage", async () => {
     const usage = await runCli(['import']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('3 imported but some files skipped');
@@ -84,7 +87,12 @@ describeReal('afterimage import', () => {
     const summary = parseJson(first);
     const subtitled = [...fixture.subtitleVideoIds, ZOO];
     // The kit writes en (manual) and de (auto) per subtitled video; the zoo has its real en track.
-    expect(summary.subtitles).toEqual({ videos: subtitled.length, tracks: fixture.subtitleVideoIds.length * 2 + 1, newVersions: fixture.subtitleVideoIds.length * 2 + 1, problems: [] });
+    expect(summary.subtitles).toEqual({
+      videos: subtitled.length,
+      tracks: fixture.subtitleVideoIds.length * 2 + 1,
+      newVersions: fixture.subtitleVideoIds.length * 2 + 1,
+      problems: [],
+    });
     const tracks = await db.sql<{ videoId: string; language: string; kind: string; source: string }[]>`
       select video_id as "videoId", language, kind, source from subtitle_tracks order by 1, 2`;
     expect(tracks.filter((track) => track.videoId === fixture.subtitleVideoIds[0])).toEqual([
@@ -133,13 +141,19 @@ describeReal('afterimage import', () => {
   it('a channel search over the imported folder finds the subtitles stored, with nothing left to fetch', async () => {
     const stack = await startSearchStack(db, { ARCHIVE_DIR: fixture.dir });
     try {
-      const started = await stack.api.call('/api/search', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: fixture.handle }) });
+      const started = await stack.api.call('/api/search', {
+        method: 'POST',
+        key,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query: fixture.handle }),
+      });
       expect(started.status).toBe(200);
       const { events } = await readStream(`${stack.api.url}${started.body.data.sseEndpointUrl}`, { key, timeoutMs: 20_000 });
       expect(events.at(-1)!.event).toBe('search:complete');
       const videos = new Map(events.filter((event) => event.event === 'search:video').map((event) => [event.data.videoId, event.data]));
       for (const videoId of fixture.subtitleVideoIds) expect(videos.get(videoId)).toMatchObject({ hasSubtitles: true });
-      const fetches = await db.sql`select 1 from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'fetch_subtitles'`;
+      const fetches =
+        await db.sql`select 1 from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'fetch_subtitles'`;
       expect(fetches).toHaveLength(0);
     } finally {
       await stack.close();
@@ -151,16 +165,29 @@ describeReal('afterimage import', () => {
     afterAll(() => killService(service, 'SIGTERM'));
 
     it('says so when the service uses another database, and not when it uses this one', async () => {
-      service = startService(['api'], { DATABASE_URL: withPassword(other.url), DATA_DIR: join(runtimeDir, 'data'), PORT: '0', LOG_LEVEL: 'info', XDG_RUNTIME_DIR: runtimeDir });
+      service = startService(['api'], {
+        DATABASE_URL: withPassword(other.url),
+        DATA_DIR: join(runtimeDir, 'data'),
+        PORT: '0',
+        LOG_LEVEL: 'info',
+        XDG_RUNTIME_DIR: runtimeDir,
+      });
       await service.waitForStderr(/afterimage ready/);
       const pid = service.child.pid!;
 
       const elsewhere = await importInto(db, '--json');
       expect(parseJson(elsewhere).servicesOnOtherDatabases).toEqual([
-        { pid, role: 'api', startedAt: expect.any(String), database: { embedded: false, location: withPassword(other.url).replace('s3cret-pw', '****') } },
+        {
+          pid,
+          role: 'api',
+          startedAt: expect.any(String),
+          database: { embedded: false, location: withPassword(other.url).replace('s3cret-pw', '****') },
+        },
       ]);
       const text = await importInto(db);
-      expect(text.stdout).toContain(`note: a running afterimage service (api, pid ${pid}) uses ${withPassword(other.url).replace('s3cret-pw', '****')} (DATABASE_URL), not this database`);
+      expect(text.stdout).toContain(
+        `note: a running afterimage service (api, pid ${pid}) uses ${withPassword(other.url).replace('s3cret-pw', '****')} (DATABASE_URL), not this database`,
+      );
 
       const same = await importInto(other, '--json');
       expect(parseJson(same).servicesOnOtherDatabases).toEqual([]);
@@ -204,7 +231,10 @@ describe('a crawl that stored videos', () => {
   });
   afterAll(() => database?.drop());
 
-  const refreshJobs = () => database.sql<{ key: string | null }[]>`select key from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'refresh_search_words'`;
+  const refreshJobs = () =>
+    database.sql<
+      { key: string | null }[]
+    >`select key from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'refresh_search_words'`;
 
   const crawl = async (changed: number) => {
     const channelId = 'UCcrawlrefresh0000000000';

@@ -20,7 +20,18 @@ describe('tiers', () => {
   const cli = (...args: string[]) => runCli(args, { DATABASE_URL: db.url });
 
   it('set changes limits (NAME=N, NAME=unlimited) and a feature of one tier, and list shows it', async () => {
-    const set = await cli('tiers', 'set', 'pro', '--limit', 'requestsPerMinute=5', '--feature', 'stenograms=off', '--limit', 'channelSearchesPerHour=unlimited', '--json');
+    const set = await cli(
+      'tiers',
+      'set',
+      'pro',
+      '--limit',
+      'requestsPerMinute=5',
+      '--feature',
+      'stenograms=off',
+      '--limit',
+      'channelSearchesPerHour=unlimited',
+      '--json',
+    );
     expect(set.code, set.stderr).toBe(0);
     const printed = parseJson(set);
     expect(printed.name).toBe('pro');
@@ -30,7 +41,11 @@ describe('tiers', () => {
 
     const list = await cli('tiers', 'list', '--json');
     expect(list.code, list.stderr).toBe(0);
-    const tiers = parseJson(list) as Array<{ name: string; features: Record<string, boolean>; limits: Record<string, { max: number | null }> }>;
+    const tiers = parseJson(list) as Array<{
+      name: string;
+      features: Record<string, boolean>;
+      limits: Record<string, { max: number | null }>;
+    }>;
     expect(tiers.map((tier) => tier.name)).toEqual(['anonymous', 'registered', 'plus', 'pro']);
     const pro = tiers.find((tier) => tier.name === 'pro')!;
     const plus = tiers.find((tier) => tier.name === 'plus')!;
@@ -53,7 +68,10 @@ describe('tiers', () => {
   });
 
   it('rejects an unknown tier and a malformed --feature with exit 2', async () => {
-    const [tier, feature] = await Promise.all([cli('tiers', 'set', 'gold', '--json'), cli('tiers', 'set', 'pro', '--feature', 'stenograms')]);
+    const [tier, feature] = await Promise.all([
+      cli('tiers', 'set', 'gold', '--json'),
+      cli('tiers', 'set', 'pro', '--feature', 'stenograms'),
+    ]);
     expect(tier.code).toBe(2);
     expect(parseJson(tier).error).toEqual({ code: 'INVALID_INPUT', message: expect.stringContaining('anonymous, registered, plus, pro') });
     expect(feature.code).toBe(2);
@@ -104,7 +122,11 @@ describe('migrate', () => {
 
 describe.concurrent('config', () => {
   it('prints the effective configuration with the password of DATABASE_URL masked, without connecting', async () => {
-    const result = await runCli(['config', '--json'], { DATABASE_URL: 'postgres://u:secret@localhost:1/x', PORT: '9090', YOUTUBE_API_KEY: 'yt-secret-key' });
+    const result = await runCli(['config', '--json'], {
+      DATABASE_URL: 'postgres://u:secret@localhost:1/x',
+      PORT: '9090',
+      YOUTUBE_API_KEY: 'yt-secret-key',
+    });
     expect(result.code, result.stderr).toBe(0);
     const config = parseJson(result);
     expect(config.DATABASE_URL).toBe('postgres://u:****@localhost:1/x');
@@ -137,7 +159,19 @@ describe.concurrent('help and unknown commands', () => {
   it('help lists the commands', async () => {
     const result = await runCli(['help']);
     expect(result.code).toBe(0);
-    for (const command of ['start', 'api', 'worker', 'migrate', 'config', 'users create', 'keys create', 'keys revoke', 'keys list', 'tiers list', 'tiers set']) {
+    for (const command of [
+      'start',
+      'api',
+      'worker',
+      'migrate',
+      'config',
+      'users create',
+      'keys create',
+      'keys revoke',
+      'keys list',
+      'tiers list',
+      'tiers set',
+    ]) {
       expect(result.stdout).toContain(`  ${command}`);
     }
   });

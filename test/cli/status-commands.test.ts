@@ -18,10 +18,27 @@ let env: Record<string, string>;
 beforeAll(async () => {
   db = await createTestDatabase();
   youtube = await startYoutubeApi({ apiKey: 'cli-key' });
-  youtube.createChannel({ channelId: CHANNEL, handle: '@backfilled', title: 'Backfilled', videoCount: 120, deleted: [generatedVideoId(CHANNEL, 7)] });
-  env = { DATABASE_URL: db.url, YOUTUBE_API_KEY: 'cli-key', YOUTUBE_API_URL: youtube.url, STATUS_CONFIRM_MINUTES: '0', ARCHIVE_DIR: '/nonexistent-afterimage-archive' };
+  youtube.createChannel({
+    channelId: CHANNEL,
+    handle: '@backfilled',
+    title: 'Backfilled',
+    videoCount: 120,
+    deleted: [generatedVideoId(CHANNEL, 7)],
+  });
+  env = {
+    DATABASE_URL: db.url,
+    YOUTUBE_API_KEY: 'cli-key',
+    YOUTUBE_API_URL: youtube.url,
+    STATUS_CONFIRM_MINUTES: '0',
+    ARCHIVE_DIR: '/nonexistent-afterimage-archive',
+  };
   const config = loadConfig(env);
-  worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, createLogger('silent'), configuredSources(config));
+  worker = await startWorker(
+    config,
+    { sql: db.sql, url: db.url, embedded: false, close: async () => {} },
+    createLogger('silent'),
+    configuredSources(config),
+  );
 });
 afterAll(async () => {
   await worker?.stop();

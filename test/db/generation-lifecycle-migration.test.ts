@@ -11,7 +11,10 @@ let sql: Sql;
 const channelId = 'UCmigration027000000000x';
 const videos = ['migrate0001', 'migrate0002'];
 
-const facets = () => sql<{ facet: string; language: string; value: string; count: number }[]>`select facet, language, value, count from summary_facets order by 1, 2, 3`;
+const facets = () =>
+  sql<
+    { facet: string; language: string; value: string; count: number }[]
+  >`select facet, language, value, count from summary_facets order by 1, 2, 3`;
 
 beforeAll(async () => {
   const serverUrl = inject('serverUrl');
@@ -20,7 +23,9 @@ beforeAll(async () => {
   sql = connect(withDatabaseName(serverUrl, name), { max: 2, role: 'test' });
   for (const migration of (await readMigrations()).filter((m) => m.version < 27)) await sql.begin((tx) => tx.unsafe(migration.body));
   const [user] = await sql<{ id: string }[]>`insert into users (email, tier) values ('migration@example.org', 'pro') returning id`;
-  const [key] = await sql<{ id: string }[]>`insert into api_keys (user_id, key_hash, key_prefix, scope) values (${user!.id}, ${randomBytes(32)}, 'tsk_abcdef', 3) returning id`;
+  const [key] = await sql<
+    { id: string }[]
+  >`insert into api_keys (user_id, key_hash, key_prefix, scope) values (${user!.id}, ${randomBytes(32)}, 'tsk_abcdef', 3) returning id`;
   await sql`insert into channels (channel_id, title) values (${channelId}, 'Migrations')`;
   for (const videoId of videos) await sql`insert into videos (video_id, channel_id, title) values (${videoId}, ${channelId}, 'A video')`;
   await sql`

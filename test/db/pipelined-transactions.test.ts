@@ -37,8 +37,10 @@ describe('transactions on busy, pipelined connections', () => {
           }),
         );
         const settled = await Promise.allSettled([...busy, ...plain, ...transactions]);
-        for (const outcome of settled) if (outcome.status === 'rejected') failures.push(String((outcome.reason as { code?: string }).code ?? outcome.reason));
-        if (!failures.length) expect(settled.slice(6).map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : 'failed'))).toEqual([0, 1, 2, 3, 4]);
+        for (const outcome of settled)
+          if (outcome.status === 'rejected') failures.push(String((outcome.reason as { code?: string }).code ?? outcome.reason));
+        if (!failures.length)
+          expect(settled.slice(6).map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : 'failed'))).toEqual([0, 1, 2, 3, 4]);
       }
     } finally {
       await sql.end({ timeout: 1 });

@@ -5,7 +5,16 @@ import { connect, type Sql } from '../../core/db/database.ts';
 import { embeddedUrl } from '../../core/db/embedded.ts';
 import { readMigrations } from '../../core/db/migrate.ts';
 import {
-  eventually, freePort, killService, parseJson, postgresProcessesFor, postmasterPid, runCli, startService, temporaryDataDir, type Service,
+  eventually,
+  freePort,
+  killService,
+  parseJson,
+  postgresProcessesFor,
+  postmasterPid,
+  runCli,
+  startService,
+  temporaryDataDir,
+  type Service,
 } from '../support/cli.ts';
 import { addJob, jobRow, lockJob } from '../support/jobs.ts';
 
@@ -20,7 +29,8 @@ let adminKey = '';
 
 const env = (extra: Record<string, string> = {}) => ({ DATA_DIR: dataDir.dir, PORT: String(port), ...extra });
 const base = () => `http://127.0.0.1:${port}`;
-const status = (path: string, key?: string) => fetch(`${base()}${path}`, { headers: key ? { 'X-API-Key': key } : {} }).then((response) => response.status);
+const status = (path: string, key?: string) =>
+  fetch(`${base()}${path}`, { headers: key ? { 'X-API-Key': key } : {} }).then((response) => response.status);
 
 function service(args: string[]): Service {
   const started = startService(args, env({ LOG_LEVEL: 'info' }));
@@ -30,7 +40,11 @@ function service(args: string[]): Service {
 
 /** The JSON log lines of a service's stderr. */
 const logLines = (running: Service) =>
-  running.stderr().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: string; msg: string; workerIds?: string[] });
+  running
+    .stderr()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: string; msg: string; workerIds?: string[] });
 
 const ready = (running: Service) => running.waitForStderr(/"msg":"afterimage ready"/, 60_000);
 
@@ -82,11 +96,15 @@ describe('embedded PostgreSQL', () => {
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
     const cookie = page.headers.get('set-cookie')!.split(';')[0]!;
     const signedIn = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method: 'POST', redirect: 'manual', body: `_csrf=${csrf}`,
+      method: 'POST',
+      redirect: 'manual',
+      body: `_csrf=${csrf}`,
       headers: { Accept: 'text/html', Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
     });
     expect(signedIn.status).toBe(303);
-    expect(signedIn.headers.get('set-cookie')).toMatch(/^afterimage_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=2592000; HttpOnly; SameSite=Lax$/);
+    expect(signedIn.headers.get('set-cookie')).toMatch(
+      /^afterimage_session=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=2592000; HttpOnly; SameSite=Lax$/,
+    );
   });
 
   it('operator commands reach the running service database and leave the shared cluster running', async () => {
@@ -95,7 +113,9 @@ describe('embedded PostgreSQL', () => {
 
     const list = await runCli(['keys', 'list', '--json'], env());
     expect(list.code, list.stderr).toBe(0);
-    expect(parseJson(list)).toEqual([expect.objectContaining({ prefix: adminKey.slice(0, 10), email: 'admin@afterimage.localhost', scope: 'L4' })]);
+    expect(parseJson(list)).toEqual([
+      expect.objectContaining({ prefix: adminKey.slice(0, 10), email: 'admin@afterimage.localhost', scope: 'L4' }),
+    ]);
     expect(list.stdout).not.toContain(adminKey);
 
     const user = await runCli(['users', 'create', '--email', 'second@example.org', '--tier', 'plus', '--json'], env());
@@ -147,10 +167,16 @@ describe('embedded PostgreSQL', () => {
 
     const worker = service(['worker']);
     await ready(worker);
-    const freed = logLines(worker).filter((line) => line.level === 'warn').flatMap((line) => line.workerIds ?? []);
+    const freed = logLines(worker)
+      .filter((line) => line.level === 'warn')
+      .flatMap((line) => line.workerIds ?? []);
     expect(freed).toContain('worker-dead');
     expect(freed).toContain(heldBy); // at start, not a minute later once the killed worker's heartbeat is stale
-    await eventually(async () => (await jobRow(sql!, inFlight)) === undefined && (await jobRow(sql!, abandoned)) === undefined, 'both jobs to complete', 30_000);
+    await eventually(
+      async () => (await jobRow(sql!, inFlight)) === undefined && (await jobRow(sql!, abandoned)) === undefined,
+      'both jobs to complete',
+      30_000,
+    );
   });
 
   it('the last process to stop stops the cluster', async () => {

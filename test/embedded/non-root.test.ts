@@ -8,9 +8,19 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const asRoot = userInfo().uid === 0;
-const nobody = asRoot ? await run('id', ['-u', 'nobody']).then((out) => Number(out.stdout.trim()), () => undefined) : undefined;
+const nobody = asRoot
+  ? await run('id', ['-u', 'nobody']).then(
+      (out) => Number(out.stdout.trim()),
+      () => undefined,
+    )
+  : undefined;
 // The checkout must be readable by that user (a clone inside a private folder is not).
-const readable = nobody !== undefined && (await run('runuser', ['-u', 'nobody', '--', 'test', '-r', 'node_modules/tsx/package.json']).then(() => true, () => false));
+const readable =
+  nobody !== undefined &&
+  (await run('runuser', ['-u', 'nobody', '--', 'test', '-r', 'node_modules/tsx/package.json']).then(
+    () => true,
+    () => false,
+  ));
 if (!asRoot) console.warn('non-root embedded test skipped: the suite already runs as a normal user, which is the case it covers');
 else if (!readable) console.warn('non-root embedded test skipped: the user nobody cannot read this checkout');
 

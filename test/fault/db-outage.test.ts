@@ -26,7 +26,13 @@ beforeAll(async () => {
   dataDir = await temporaryDataDir();
   archive = await createArchiveFixture({ videos: 12, legacyChannel: false });
   const port = await freePort();
-  api = startService(['api'], { DATA_DIR: dataDir.dir, ARCHIVE_DIR: archive.dir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+  api = startService(['api'], {
+    DATA_DIR: dataDir.dir,
+    ARCHIVE_DIR: archive.dir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+  });
   key = (await api.waitForStdout(/\n\s+(tsk_[A-Za-z0-9]{48})\n/, 60_000))[1]!;
   await api.waitForStderr(/"msg":"afterimage ready"/, 60_000);
   base = `http://127.0.0.1:${port}`;
@@ -41,7 +47,17 @@ afterAll(async () => {
 }, 90_000);
 
 // What the API process logged, but the request lines, is what explains a failure here.
-beforeEach(({ onTestFailed }) => onTestFailed(() => console.log(api.stderr().split('\n').filter((line) => !line.includes('"msg":"request"')).join('\n'))));
+beforeEach(({ onTestFailed }) =>
+  onTestFailed(() =>
+    console.log(
+      api
+        .stderr()
+        .split('\n')
+        .filter((line) => !line.includes('"msg":"request"'))
+        .join('\n'),
+    ),
+  ),
+);
 
 /** Whether the API process holds its LISTEN session again (api/sse/hub.ts), asked of the restarted cluster. */
 async function listening(): Promise<boolean> {
@@ -67,7 +83,9 @@ describe('the database going away under a running API process', () => {
     const toRecovered = await msUntil(serving, '200 from the same API process');
     await msUntil(listening, 'the LISTEN session back');
     expect(api.child.exitCode).toBeNull();
-    console.log(`db-outage (kill -9): first 503 after ${toUnavailable} ms, slowest of 20 concurrent 503s ${slowest} ms, 200 again ${toRecovered} ms after the restart`);
+    console.log(
+      `db-outage (kill -9): first 503 after ${toUnavailable} ms, slowest of 20 concurrent 503s ${slowest} ms, 200 again ${toRecovered} ms after the restart`,
+    );
     // Generous: they prove no request waits out a reconnect backoff; the targets are the benchmark's.
     expect(toUnavailable).toBeLessThan(10_000);
     expect(toRecovered).toBeLessThan(10_000);
@@ -89,13 +107,21 @@ describe('the database going away under a running API process', () => {
 
   it('a search stream open across kill -9 goes on once the database is back: a worker started then runs the crawl, and the stream delivers it to search:complete', async () => {
     await msUntil(serving, 'a serving API', 30_000);
-    const started = await fetch(`${base}/api/search`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify({ query: archive.channelId }) });
+    const started = await fetch(`${base}/api/search`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: archive.channelId }),
+    });
     expect(started.status).toBe(200);
     const { sseEndpointUrl } = ((await started.json()) as { data: { sseEndpointUrl: string } }).data;
     // No worker yet: the crawl is queued, and the stream waits for it.
     let opened: () => void = () => {};
     const open = new Promise<void>((resolve) => (opened = resolve));
-    const reading = readStream(`${base}${sseEndpointUrl}`, { key, timeoutMs: 90_000, until: (event) => (opened(), event.event === 'search:complete') });
+    const reading = readStream(`${base}${sseEndpointUrl}`, {
+      key,
+      timeoutMs: 90_000,
+      until: (event) => (opened(), event.event === 'search:complete'),
+    });
     await open;
 
     const pid = signalPostmaster(dataDir.dir, 'SIGKILL');

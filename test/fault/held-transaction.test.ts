@@ -42,9 +42,14 @@ async function holdTransaction(sql: Sql): Promise<{ release(): Promise<void> }> 
   };
 }
 
-it('delivers a stream\'s events at once while transactions with an xid stay open in this database and in another one of the cluster', async () => {
+it("delivers a stream's events at once while transactions with an xid stay open in this database and in another one of the cluster", async () => {
   const { key, user } = await createKeyedUser(db.sql);
-  const started = await startSearch(db.sql, { userId: user.id, channel: { channelId: 'UCheldtransaction0000000', title: 'Held' }, query: 'held', kind: 'full' });
+  const started = await startSearch(db.sql, {
+    userId: user.id,
+    channel: { channelId: 'UCheldtransaction0000000', title: 'Held' },
+    query: 'held',
+    kind: 'full',
+  });
   const crawl = crawlStream(started.crawlId);
   const arrivals = new Map<string, number>();
   const reading = readStream(`${api.url}/api/search/${started.sessionId}/stream`, {
@@ -55,18 +60,26 @@ it('delivers a stream\'s events at once while transactions with an xid stay open
       return event.event === 'search:complete';
     },
   });
-  for (let waited = 0; !arrivals.has('progress database') && waited < 5_000; waited += 20) await new Promise((done) => setTimeout(done, 20));
+  for (let waited = 0; !arrivals.has('progress database') && waited < 5_000; waited += 20)
+    await new Promise((done) => setTimeout(done, 20));
 
   const elsewhere = await holdTransaction(other);
   const here = await holdTransaction(db.sql);
   try {
     const progressAt = Date.now();
     await appendEvents(db.sql, crawl, [searchEvents.progress({ stage: 'archive', percent: 50 })]);
-    for (let waited = 0; !arrivals.has('progress archive') && waited < HOLD_MS; waited += 10) await new Promise((done) => setTimeout(done, 10));
+    for (let waited = 0; !arrivals.has('progress archive') && waited < HOLD_MS; waited += 10)
+      await new Promise((done) => setTimeout(done, 10));
     const completeAt = Date.now();
-    await db.sql.begin((tx) => appendEvents(tx, crawl, [searchEvents.complete({ channelId: 'UCheldtransaction0000000', totals: {}, failedSources: [], morePages: false })]));
+    await db.sql.begin((tx) =>
+      appendEvents(tx, crawl, [
+        searchEvents.complete({ channelId: 'UCheldtransaction0000000', totals: {}, failedSources: [], morePages: false }),
+      ]),
+    );
     const { ended, events } = await reading;
-    console.log(`with two transactions held open: progress after ${arrivals.get('progress archive')! - progressAt} ms, complete after ${arrivals.get('search:complete')! - completeAt} ms`);
+    console.log(
+      `with two transactions held open: progress after ${arrivals.get('progress archive')! - progressAt} ms, complete after ${arrivals.get('search:complete')! - completeAt} ms`,
+    );
     expect(events.at(-1)?.event).toBe('search:complete');
     expect(ended).toBe(false);
     // Both well before the held transactions end: before, each waited for them.

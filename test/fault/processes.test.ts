@@ -13,12 +13,17 @@ import { readStream, type ReceivedEvent } from '../support/sse.ts';
 // child processes over a database of their own, and are killed with SIGKILL (no chance to clean up)
 // at the worst moment, or run side by side. What must hold afterwards: nothing lost, nothing twice.
 
-const post = (url: string, key: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const post = (url: string, key: string, body: unknown) =>
+  fetch(url, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
 /** The video ids a search stream delivered, in order (a search:video_batch only announces the search:video events that follow it). */
-const streamedVideoIds = (events: ReceivedEvent[]) => events.filter((event) => event.event === 'search:video').map((event) => event.data.videoId as string);
+const streamedVideoIds = (events: ReceivedEvent[]) =>
+  events.filter((event) => event.event === 'search:video').map((event) => event.data.videoId as string);
 
-async function countOf(db: TestDatabase, table: 'videos' | 'channels' | 'subtitle_tracks' | 'video_status_history' | 'events'): Promise<number> {
+async function countOf(
+  db: TestDatabase,
+  table: 'videos' | 'channels' | 'subtitle_tracks' | 'video_status_history' | 'events',
+): Promise<number> {
   const [row] = await db.sql<{ n: number }[]>`select count(*)::int as n from ${db.sql(table)}`;
   return row!.n;
 }
@@ -37,7 +42,11 @@ describe('kill -9 of a worker in the middle of a crawl', () => {
   const workers: Service[] = [];
 
   beforeAll(async () => {
-    [db, archive, dataDir] = await Promise.all([createTestDatabase(), createArchiveFixture({ videos: 3_000, seed: 'fault-crawl', formats: 1, mediaEvery: 0, subtitlesEvery: 0, legacyChannel: false }), temporaryDataDir()]);
+    [db, archive, dataDir] = await Promise.all([
+      createTestDatabase(),
+      createArchiveFixture({ videos: 3_000, seed: 'fault-crawl', formats: 1, mediaEvery: 0, subtitlesEvery: 0, legacyChannel: false }),
+      temporaryDataDir(),
+    ]);
     const env = { ARCHIVE_DIR: archive.dir };
     api = await startTestApi(db.sql, env, createLogger('silent'), configuredSources(loadConfig({ DATABASE_URL: db.url, ...env })));
   }, 120_000);
@@ -65,7 +74,9 @@ describe('kill -9 of a worker in the middle of a crawl', () => {
 
     // The first step has committed and the crawl goes on: the worst moment to lose the worker.
     const stored = await eventually(async () => {
-      const [crawl] = await db.sql<{ status: string; videos: number }[]>`select status, (select count(*)::int from videos) as videos from crawls order by started_at desc limit 1`;
+      const [crawl] = await db.sql<
+        { status: string; videos: number }[]
+      >`select status, (select count(*)::int from videos) as videos from crawls order by started_at desc limit 1`;
       return crawl && crawl.videos > 0 ? crawl : undefined;
     }, 'the first stored batch');
     await killService(first, 'SIGKILL');
@@ -96,7 +107,11 @@ describe('kill -9 of `afterimage import` half-way', () => {
   let archive: ArchiveFixture;
 
   beforeAll(async () => {
-    [killed, clean, archive] = await Promise.all([createTestDatabase(), createTestDatabase(), createArchiveFixture({ videos: 2_500, seed: 'fault-import', formats: 1, mediaEvery: 0, subtitlesEvery: 20 })]);
+    [killed, clean, archive] = await Promise.all([
+      createTestDatabase(),
+      createTestDatabase(),
+      createArchiveFixture({ videos: 2_500, seed: 'fault-import', formats: 1, mediaEvery: 0, subtitlesEvery: 20 }),
+    ]);
   }, 120_000);
   afterAll(async () => {
     await archive?.cleanup();
@@ -120,7 +135,10 @@ describe('kill -9 of `afterimage import` half-way', () => {
     const half = await state(killed);
     expect(half.videos).toBeLessThan(archive.allVideoIds.length + archive.legacy!.videoIds.length);
 
-    const [again, once] = await Promise.all([runCli(['import', archive.dir, '--json'], { DATABASE_URL: killed.url }), runCli(['import', archive.dir, '--json'], { DATABASE_URL: clean.url })]);
+    const [again, once] = await Promise.all([
+      runCli(['import', archive.dir, '--json'], { DATABASE_URL: killed.url }),
+      runCli(['import', archive.dir, '--json'], { DATABASE_URL: clean.url }),
+    ]);
     // 3: imported, with the fixture's malformed file skipped.
     expect([again.code, once.code], again.stderr + once.stderr).toEqual([3, 3]);
     expect(parseJson(again).videos).toBe(parseJson(once).videos);
@@ -139,11 +157,16 @@ describe('two API processes over one database', () => {
   let urls: string[];
 
   beforeAll(async () => {
-    [db, archive, dataDir] = await Promise.all([createTestDatabase(), createArchiveFixture({ videos: 40, seed: 'fault-two-apis', legacyChannel: false }), temporaryDataDir()]);
+    [db, archive, dataDir] = await Promise.all([
+      createTestDatabase(),
+      createArchiveFixture({ videos: 40, seed: 'fault-two-apis', legacyChannel: false }),
+      temporaryDataDir(),
+    ]);
     // Set before the processes start, so that neither holds an older copy of the tier in its cache.
     await db.sql`update tier_limits set max_count = 12 where tier = 'registered' and limit_name = 'requestsPerMinute'`;
     const env = { DATABASE_URL: db.url, ARCHIVE_DIR: archive.dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
-    for (const [index, role] of (['api', 'api', 'worker'] as const).entries()) services.push(startService([role], { ...env, DATA_DIR: join(dataDir.dir, `${role}-${index}`) }));
+    for (const [index, role] of (['api', 'api', 'worker'] as const).entries())
+      services.push(startService([role], { ...env, DATA_DIR: join(dataDir.dir, `${role}-${index}`) }));
     urls = await Promise.all(services.slice(0, 2).map(listeningUrl));
     await services[2]!.waitForStderr(/afterimage ready/);
   }, 120_000);
@@ -156,7 +179,9 @@ describe('two API processes over one database', () => {
 
   it('a per-minute quota holds across both: 40 concurrent requests through two processes, exactly 12 answered', async () => {
     const { key } = await createKeyedUser(db.sql, { tier: 'registered' });
-    const responses = await Promise.all(Array.from({ length: 40 }, (_, index) => fetch(`${urls[index % 2]}/api/features`, { headers: { 'X-API-Key': key } })));
+    const responses = await Promise.all(
+      Array.from({ length: 40 }, (_, index) => fetch(`${urls[index % 2]}/api/features`, { headers: { 'X-API-Key': key } })),
+    );
     const statuses = responses.map((response) => response.status);
     expect(statuses.filter((status) => status === 200)).toHaveLength(12);
     expect(statuses.filter((status) => status === 429)).toHaveLength(28);

@@ -36,27 +36,35 @@ function startFaultProxy(upstream: string): Promise<Server> {
   const server = createServer((req, res) => {
     const isListing = req.method === 'GET' && /[?&]list-type=2/.test(req.url ?? '');
     if (isListing && listing === 'error') {
-      res.writeHead(500, { 'Content-Type': 'application/xml' }).end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>');
+      res
+        .writeHead(500, { 'Content-Type': 'application/xml' })
+        .end(
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>',
+        );
       return;
     }
-    const forwarded = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
-      if (!isListing || listing === 'pass') {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('end', () => {
-        let keep = listing === 'partial' ? 1 : 0;
-        const xml = Buffer.concat(chunks).toString('utf8')
-          .replace(/<Contents>[\s\S]*?<\/Contents>/g, (contents) => (!contents.includes(orphanVideo) && keep-- > 0 ? contents : ''))
-          .replace(/<IsTruncated>true<\/IsTruncated>/, '<IsTruncated>false</IsTruncated>')
-          .replace(/<NextContinuationToken>[^<]*<\/NextContinuationToken>/, '');
-        const { 'content-length': _length, ...headers } = answer.headers;
-        res.writeHead(answer.statusCode ?? 502, headers).end(xml);
-      });
-    });
+    const forwarded = request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        if (!isListing || listing === 'pass') {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          let keep = listing === 'partial' ? 1 : 0;
+          const xml = Buffer.concat(chunks)
+            .toString('utf8')
+            .replace(/<Contents>[\s\S]*?<\/Contents>/g, (contents) => (!contents.includes(orphanVideo) && keep-- > 0 ? contents : ''))
+            .replace(/<IsTruncated>true<\/IsTruncated>/, '<IsTruncated>false</IsTruncated>')
+            .replace(/<NextContinuationToken>[^<]*<\/NextContinuationToken>/, '');
+          const { 'content-length': _length, ...headers } = answer.headers;
+          res.writeHead(answer.statusCode ?? 502, headers).end(xml);
+        });
+      },
+    );
     forwarded.on('error', () => res.destroy());
     req.pipe(forwarded);
   });
@@ -66,7 +74,11 @@ function startFaultProxy(upstream: string): Promise<Server> {
 beforeAll(async () => {
   db = await createTestDatabase();
   dir = await mkdtemp(join(tmpdir(), 'afterimage-reconcile-fault-'));
-  await addVideos(db.sql, channelIdFor('reconcile-fault'), [...videos, orphanVideo].map((videoId) => ({ videoId })));
+  await addVideos(
+    db.sql,
+    channelIdFor('reconcile-fault'),
+    [...videos, orphanVideo].map((videoId) => ({ videoId })),
+  );
   for (let i = 0; i < videos.length; i++) users.push((await createKeyedUser(db.sql)).user.id);
   for (const [i, videoId] of videos.entries()) {
     await db.sql`
@@ -133,13 +145,27 @@ describe('reconcile_stenograms with a failing file store', () => {
   });
 
   it('mounted again: the run goes ahead and removes the orphan only', async () => {
-    expect(await reconcileStenogramStore(db.sql, store(), silent)).toEqual({ rowsMarkedMissing: 0, rowsFoundAgain: 0, orphansWaiting: 0, orphanFilesRemoved: 1 });
+    expect(await reconcileStenogramStore(db.sql, store(), silent)).toEqual({
+      rowsMarkedMissing: 0,
+      rowsFoundAgain: 0,
+      orphansWaiting: 0,
+      orphanFilesRemoved: 1,
+    });
     expect(await store().get(users[0]!, orphanVideo)).toBeUndefined();
   });
 });
 
 describe('reconcile_stenograms with a failing S3 store', () => {
-  const store = () => createS3Store({ endpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, region: 'us-east-1', bucket: s3.bucket, prefix: '', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true });
+  const store = () =>
+    createS3Store({
+      endpoint: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      region: 'us-east-1',
+      bucket: s3.bucket,
+      prefix: '',
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      forcePathStyle: true,
+    });
   // S3 sets LastModified itself, so the orphan here is young; the rows (two hours old) are what a bad listing endangers.
   beforeAll(async () => {
     listing = 'pass';

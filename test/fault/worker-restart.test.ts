@@ -24,11 +24,26 @@ let key = '';
 let registry = '';
 let env: Record<string, string> = {};
 
-const serving = async () => (await answerOf(`${base}/api/health`)).status === 200 && (await answerOf(`${base}/api/features`, { 'X-API-Key': key })).status === 200;
-const lines = (service: Service, msg: string) => service.stderr().split('\n').filter((line) => line.includes(`"msg":"${msg}"`));
+const serving = async () =>
+  (await answerOf(`${base}/api/health`)).status === 200 && (await answerOf(`${base}/api/features`, { 'X-API-Key': key })).status === 200;
+const lines = (service: Service, msg: string) =>
+  service
+    .stderr()
+    .split('\n')
+    .filter((line) => line.includes(`"msg":"${msg}"`));
 
 beforeAll(async () => {
-  [dataDir, archive] = await Promise.all([temporaryDataDir(), createArchiveFixture({ videos: 4_000, seed: 'fault-worker-restart', formats: 1, mediaEvery: 0, subtitlesEvery: 0, legacyChannel: false })]);
+  [dataDir, archive] = await Promise.all([
+    temporaryDataDir(),
+    createArchiveFixture({
+      videos: 4_000,
+      seed: 'fault-worker-restart',
+      formats: 1,
+      mediaEvery: 0,
+      subtitlesEvery: 0,
+      legacyChannel: false,
+    }),
+  ]);
   registry = join(dataDir.dir, 'xdg-runtime');
   await mkdir(registry, { recursive: true, mode: 0o700 });
   const port = await freePort();
@@ -50,22 +65,37 @@ afterAll(async () => {
 
 beforeEach(({ onTestFailed }) =>
   onTestFailed(() => {
-    for (const [name, service] of [['api', api], ['worker', worker]] as const) {
-      console.log(`--- ${name} (exit ${service.child.exitCode ?? service.child.signalCode})\n${service.stderr().split('\n').filter((line) => !line.includes('"msg":"request"') && !line.includes('"msg":"migration applied"')).join('\n')}`);
+    for (const [name, service] of [
+      ['api', api],
+      ['worker', worker],
+    ] as const) {
+      console.log(
+        `--- ${name} (exit ${service.child.exitCode ?? service.child.signalCode})\n${service
+          .stderr()
+          .split('\n')
+          .filter((line) => !line.includes('"msg":"request"') && !line.includes('"msg":"migration applied"'))
+          .join('\n')}`,
+      );
     }
   }),
 );
 
 describe('kill -9 of the embedded postmaster under a running api and worker', () => {
   it('the services restart the cluster, and the worker survives and finishes the crawl running at the kill: each video stored and streamed once', async () => {
-    const started = await fetch(`${base}/api/search`, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify({ query: archive.handle }) });
+    const started = await fetch(`${base}/api/search`, {
+      method: 'POST',
+      headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: archive.handle }),
+    });
     expect(started.status).toBe(200);
     const { sseEndpointUrl } = ((await started.json()) as { data: { sseEndpointUrl: string } }).data;
     const reading = readStream(`${base}${sseEndpointUrl}`, { key, timeoutMs: 60_000 });
 
     const sql = connect(embeddedUrl(dataDir.dir), { max: 1, role: 'test' });
     const stored = await eventually(async () => {
-      const [crawl] = await sql<{ status: string; videos: number }[]>`select status, (select count(*)::int from videos) as videos from crawls order by started_at desc limit 1`;
+      const [crawl] = await sql<
+        { status: string; videos: number }[]
+      >`select status, (select count(*)::int from videos) as videos from crawls order by started_at desc limit 1`;
       return crawl && crawl.videos > 0 ? crawl : undefined;
     }, 'the first stored batch').finally(() => sql.end({ timeout: 0 }));
     const oldPostmaster = signalPostmaster(dataDir.dir, 'SIGKILL');
@@ -94,15 +124,29 @@ describe('kill -9 of the embedded postmaster under a running api and worker', ()
     expect(api.child.exitCode, 'the API exited').toBeNull();
     // Each process says once that the database is gone, however many of its connections noticed.
     expect(lines(worker, 'database unreachable: requests fail fast until a probe connects')).toHaveLength(1);
-    const errors = worker.stderr().split('\n').filter((line) => line.includes('"level":"error"') && !line.includes('"msg":"Failed task ') && !line.includes('"msg":"Failed to fail jobs '));
-    expect(errors, 'graphile-worker\'s reports of each lost connection, not at debug').toEqual([]);
+    const errors = worker
+      .stderr()
+      .split('\n')
+      .filter(
+        (line) =>
+          line.includes('"level":"error"') && !line.includes('"msg":"Failed task ') && !line.includes('"msg":"Failed to fail jobs '),
+      );
+    expect(errors, "graphile-worker's reports of each lost connection, not at debug").toEqual([]);
     console.log(`worker-restart: 200 again ${toServing} ms after kill -9, no operator`);
   }, 90_000);
 
   it('`afterimage migrate` while the cluster is dead and the services hold no connection starts it and leaves it running for them; a registration of a gone process is removed', async () => {
     await msUntil(serving, 'a serving API', 30_000);
     const staleFile = join(registry, 'afterimage', 'services', '999999999.json');
-    await writeFile(staleFile, JSON.stringify({ pid: 999_999_999, role: 'worker', startedAt: new Date().toISOString(), database: { embedded: true, location: dataDir.dir } }));
+    await writeFile(
+      staleFile,
+      JSON.stringify({
+        pid: 999_999_999,
+        role: 'worker',
+        startedAt: new Date().toISOString(),
+        database: { embedded: true, location: dataDir.dir },
+      }),
+    );
     const oldPostmaster = signalPostmaster(dataDir.dir, 'SIGKILL');
     // Frozen, the services neither restart the cluster nor connect to it: only their registrations say they use it.
     for (const service of [api, worker]) service.child.kill('SIGSTOP');

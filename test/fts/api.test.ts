@@ -18,8 +18,24 @@ beforeAll(async () => {
   await storeCorpus(db.sql);
   await db.sql`insert into videos (video_id, channel_id, title, description) values
     (${idOf('markup')}, ${corpusChannel}, ${'<script>alert(1)</script> Lathe & co'}, ${`${'filler words '.repeat(40)}the lathe appears here ${'more filler '.repeat(40)}`})`;
-  await addTrack(db.sql, { videoId: idOf('python-tutorial'), language: 'en', kind: 'manual', text: vttOf(['Welcome to the course.', 'First we install the interpreter.', 'Then the interpreter runs our code.', 'The interpreter again.', 'And once more the interpreter.']) });
-  await addTrack(db.sql, { videoId: idOf('python-snake'), language: 'en', kind: 'auto', text: vttOf(['look at this snake', 'no interpreter here']) });
+  await addTrack(db.sql, {
+    videoId: idOf('python-tutorial'),
+    language: 'en',
+    kind: 'manual',
+    text: vttOf([
+      'Welcome to the course.',
+      'First we install the interpreter.',
+      'Then the interpreter runs our code.',
+      'The interpreter again.',
+      'And once more the interpreter.',
+    ]),
+  });
+  await addTrack(db.sql, {
+    videoId: idOf('python-snake'),
+    language: 'en',
+    kind: 'auto',
+    text: vttOf(['look at this snake', 'no interpreter here']),
+  });
   await db.sql.begin(async (tx) => {
     await refreshTranscript(tx, idOf('python-tutorial'));
     await refreshTranscript(tx, idOf('python-snake'));
@@ -44,8 +60,27 @@ describe('GET /api/fts', () => {
     const { status, body } = await fts('q=cats+OR+dogs&sort=date-asc&pageSize=2');
     expect(status).toBe(200);
     expect(labels(body)).toEqual(['or-cats', 'or-dogs']);
-    expect(body.data).toMatchObject({ page: 1, pageSize: 2, total: 3, totalExact: true, totalPages: 2, sort: 'date-asc', in: 'videos', suggestion: null, backend: 'postgres' });
-    expect(body.data.videos[0]).toMatchObject({ videoId: idOf('or-cats'), title: 'Cats sleeping', channelId: corpusChannel, duration: 30, uploadDate: '2014-01-01', status: 're-uploaded', reuploadedAs: idOf('or-dogs'), hasVideo: false });
+    expect(body.data).toMatchObject({
+      page: 1,
+      pageSize: 2,
+      total: 3,
+      totalExact: true,
+      totalPages: 2,
+      sort: 'date-asc',
+      in: 'videos',
+      suggestion: null,
+      backend: 'postgres',
+    });
+    expect(body.data.videos[0]).toMatchObject({
+      videoId: idOf('or-cats'),
+      title: 'Cats sleeping',
+      channelId: corpusChannel,
+      duration: 30,
+      uploadDate: '2014-01-01',
+      status: 're-uploaded',
+      reuploadedAs: idOf('or-dogs'),
+      hasVideo: false,
+    });
     const second = await fts('q=cats+OR+dogs&sort=date-asc&pageSize=2&page=2');
     expect(labels(second.body)).toEqual(['or-both']);
   });
@@ -85,7 +120,12 @@ describe('GET /api/fts', () => {
     const [tutorial, snake] = body.data.videos;
     expect(tutorial.cueMatches).toBe(4);
     expect(tutorial.cues).toHaveLength(3);
-    expect(tutorial.cues[0]).toEqual({ startMs: 3000, endMs: 6000, text: 'First we install the <mark>interpreter</mark>.', url: `https://www.youtube.com/watch?v=${idOf('python-tutorial')}&t=3s` });
+    expect(tutorial.cues[0]).toEqual({
+      startMs: 3000,
+      endMs: 6000,
+      text: 'First we install the <mark>interpreter</mark>.',
+      url: `https://www.youtube.com/watch?v=${idOf('python-tutorial')}&t=3s`,
+    });
     expect(snake.cues.map((c: { text: string }) => c.text)).toEqual(['no <mark>interpreter</mark> here']);
     expect(body.data).toMatchObject({ total: 2, in: 'subtitles', backend: 'postgres' });
     expect(labels((await fts('q=interpreter+-snake&in=subtitles')).body)).toEqual(['python-tutorial']);
@@ -154,6 +194,8 @@ describe('GET /api/fts', () => {
   it('is in the OpenAPI document with its parameters', async () => {
     const { body } = await api.call('/api/openapi.json');
     const parameters = body.paths['/api/fts'].get.parameters.map((p: { name: string }) => p.name);
-    expect(parameters).toEqual(expect.arrayContaining(['q', 'page', 'pageSize', 'status', 'hasVideo', 'hasSubtitles', 'hasSummary', 'sort', 'in']));
+    expect(parameters).toEqual(
+      expect.arrayContaining(['q', 'page', 'pageSize', 'status', 'hasVideo', 'hasSubtitles', 'hasSummary', 'sort', 'in']),
+    );
   });
 });

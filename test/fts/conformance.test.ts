@@ -11,7 +11,11 @@ import { corpus, idOf, labelOf, storeCorpus, type CorpusVideo } from './corpus.t
  * One suite, every backend: the same corpus, queries, filters, sorts and pages must give the same answers
  * on Postgres and on Typesense. Typesense runs only against a real server (TYPESENSE_URL).
  */
-interface BackendCase { name: string; skip?: string; open(db: TestDatabase): Promise<SearchBackend> }
+interface BackendCase {
+  name: string;
+  skip?: string;
+  open(db: TestDatabase): Promise<SearchBackend>;
+}
 
 const typesenseUrl = process.env.TYPESENSE_URL;
 const backends: BackendCase[] = [
@@ -24,11 +28,19 @@ const backends: BackendCase[] = [
   },
   {
     name: 'typesense',
-    ...(typesenseUrl ? {} : { skip: 'TYPESENSE_URL is not set: the Typesense run of the conformance suite is skipped (set TYPESENSE_URL and TYPESENSE_API_KEY to a test server to run it)' }),
+    ...(typesenseUrl
+      ? {}
+      : {
+          skip: 'TYPESENSE_URL is not set: the Typesense run of the conformance suite is skipped (set TYPESENSE_URL and TYPESENSE_API_KEY to a test server to run it)',
+        }),
     async open(db) {
       const { createTypesenseBackend } = await import('../../core/fts/typesense/backend.ts');
       const { reindexAll } = await import('../../core/fts/typesense/reindex.ts');
-      const config = loadConfig({ TYPESENSE_URL: typesenseUrl, TYPESENSE_API_KEY: process.env.TYPESENSE_API_KEY ?? 'xyz', TYPESENSE_COLLECTION: `conformance_${db.name}` });
+      const config = loadConfig({
+        TYPESENSE_URL: typesenseUrl,
+        TYPESENSE_API_KEY: process.env.TYPESENSE_API_KEY ?? 'xyz',
+        TYPESENSE_COLLECTION: `conformance_${db.name}`,
+      });
       const log = createLogger('silent');
       await reindexAll({ config, sql: db.sql, log });
       return createTypesenseBackend({ config, sql: db.sql, log });
@@ -40,7 +52,8 @@ const video = (label: string) => corpus.find((v) => v.label === label)!;
 
 /** The order every backend must give: the sort key (missing values last), then views (most first), then video id. */
 function expectedOrder(labels: string[], sort: Exclude<FtsSort, 'relevance'>): string[] {
-  const key = (v: CorpusVideo) => (sort.startsWith('date') ? (v.uploadDate === undefined ? '2012-06-06' : v.uploadDate) : v.duration === undefined ? 100 : v.duration);
+  const key = (v: CorpusVideo) =>
+    sort.startsWith('date') ? (v.uploadDate === undefined ? '2012-06-06' : v.uploadDate) : v.duration === undefined ? 100 : v.duration;
   const descending = sort.endsWith('desc');
   const views = (v: CorpusVideo) => (v.views === undefined ? 100 : v.views);
   return [...labels].sort((a, b) => {
@@ -74,7 +87,13 @@ for (const backendCase of backends) {
     });
 
     const search = async (q: string, options: { filters?: FtsFilters; sort?: FtsSort; offset?: number; limit?: number } = {}) => {
-      const page = await backend.search({ query: parseQuery(q), filters: options.filters ?? {}, sort: options.sort ?? 'relevance', offset: options.offset ?? 0, limit: options.limit ?? 50 });
+      const page = await backend.search({
+        query: parseQuery(q),
+        filters: options.filters ?? {},
+        sort: options.sort ?? 'relevance',
+        offset: options.offset ?? 0,
+        limit: options.limit ?? 50,
+      });
       return { ...page, labels: page.videoIds.map((id) => labelOf.get(id) ?? id) };
     };
     const found = async (q: string, filters: FtsFilters = {}) => (await search(q, { filters })).labels.sort();

@@ -8,7 +8,9 @@ const words = ['com', 'the', 'to', 'a', 'www', 'https', 'Com', 'THE', 'tom', 'at
 describe('highlighting', () => {
   it('marks whole words only, case aside', () => {
     const mark = highlighter(parseQuery('com the'));
-    expect(mark('www.youtube.COM/the, comx theme THE<b>')).toBe('www.youtube.<mark>COM</mark>/<mark>the</mark>, comx theme <mark>THE</mark>&#60;b&#62;');
+    expect(mark('www.youtube.COM/the, comx theme THE<b>')).toBe(
+      'www.youtube.<mark>COM</mark>/<mark>the</mark>, comx theme <mark>THE</mark>&#60;b&#62;',
+    );
     expect(mark.hitsInLines('comma then')).toEqual([]);
   });
 
@@ -26,24 +28,62 @@ describe('highlighting', () => {
   };
 
   it('finds in ASCII text what it finds word by word', () => {
-    const text = fc.array(fc.oneof(fc.constantFrom(...words), fc.constantFrom(' ', '.', '/', '-', '<', '&', '"', '', '1')), { maxLength: 30 }).map((parts) => parts.join(''));
-    const query = fc.array(fc.constantFrom(...words.slice(0, 6), '"the com"'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join(' '));
-    fc.assert(fc.property(text, query, (t, q) => wordByWord(highlighter(parseQuery(q)), t)), { numRuns: 500 });
+    const text = fc
+      .array(fc.oneof(fc.constantFrom(...words), fc.constantFrom(' ', '.', '/', '-', '<', '&', '"', '', '1')), { maxLength: 30 })
+      .map((parts) => parts.join(''));
+    const query = fc
+      .array(fc.constantFrom(...words.slice(0, 6), '"the com"'), { minLength: 1, maxLength: 3 })
+      .map((parts) => parts.join(' '));
+    fc.assert(
+      fc.property(text, query, (t, q) => wordByWord(highlighter(parseQuery(q)), t)),
+      { numRuns: 500 },
+    );
   });
 
   it('finds in text of other scripts, folded in place, what it finds word by word', () => {
     // Accents, Cyrillic, Greek (Σ lower-cases by its place), ligatures, combining marks, CJK, letters and
     // emoji beyond the BMP, a letter that folds to a space (ͺ), letters beside the words searched for.
-    const others = ['été', 'ÉTÉ', 'ete', 'москва', 'МОСКВА', 'ёж', 'ΟΔΟΣ', 'οδος', 'ﬁn', 'fin', 'e\u0301te', '東京', '東', '𐌰𐌱', '🎉', 'é', 'ж', 'ß', 'İ', 'ͺ'];
-    const text = fc.array(fc.oneof(fc.constantFrom(...others), fc.constantFrom(' ', '.', '—', '«', '»', '', '1', 'a')), { maxLength: 30 }).map((parts) => parts.join(''));
-    const query = fc.array(fc.constantFrom('ete', 'москва', 'еж', 'οδος', 'fin', '東', '𐌰𐌱', 'a', '"ete москва"'), { minLength: 1, maxLength: 3 }).map((parts) => parts.join(' '));
-    fc.assert(fc.property(text, query, (t, q) => wordByWord(highlighter(parseQuery(q)), t)), { numRuns: 1000 });
+    const others = [
+      'été',
+      'ÉTÉ',
+      'ete',
+      'москва',
+      'МОСКВА',
+      'ёж',
+      'ΟΔΟΣ',
+      'οδος',
+      'ﬁn',
+      'fin',
+      'e\u0301te',
+      '東京',
+      '東',
+      '𐌰𐌱',
+      '🎉',
+      'é',
+      'ж',
+      'ß',
+      'İ',
+      'ͺ',
+    ];
+    const text = fc
+      .array(fc.oneof(fc.constantFrom(...others), fc.constantFrom(' ', '.', '—', '«', '»', '', '1', 'a')), { maxLength: 30 })
+      .map((parts) => parts.join(''));
+    const query = fc
+      .array(fc.constantFrom('ete', 'москва', 'еж', 'οδος', 'fin', '東', '𐌰𐌱', 'a', '"ete москва"'), { minLength: 1, maxLength: 3 })
+      .map((parts) => parts.join(' '));
+    fc.assert(
+      fc.property(text, query, (t, q) => wordByWord(highlighter(parseQuery(q)), t)),
+      { numRuns: 1000 },
+    );
   });
 
   it('finds in a text of many lines what each line alone holds, whichever way its block is read', () => {
     // More than LINES_BLOCK characters in all, so blocks are cut; a rare Hangul word or ligature does not
     // fold in place (its block is read line by line).
-    const part = fc.oneof({ arbitrary: fc.constantFrom('com', 'the', 'été', 'москва', 'x', '12', ' ', ' ', '.'), weight: 1000 }, { arbitrary: fc.constantFrom('이다', 'ﬁn'), weight: 1 });
+    const part = fc.oneof(
+      { arbitrary: fc.constantFrom('com', 'the', 'été', 'москва', 'x', '12', ' ', ' ', '.'), weight: 1000 },
+      { arbitrary: fc.constantFrom('이다', 'ﬁn'), weight: 1 },
+    );
     const line = fc.array(part, { minLength: 5, maxLength: 30 }).map((parts) => parts.join(''));
     const query = fc.constantFrom('com', 'the ete', 'москва OR fin', '"com the"', '12');
     fc.assert(

@@ -74,11 +74,14 @@ describe('Postgres search plans', () => {
         const all = await exact.search({ ...request, sort: 'date-desc', offset: 0, limit: VIDEOS });
         if (all.total < 100) continue;
         checked += 1;
-        const byViews = (await db.sql<{ video_id: string }[]>`
-          select video_id from videos where video_id = any(${all.videoIds}) order by view_count desc nulls last, video_id`).map((row) => row.video_id);
+        const byViews = (
+          await db.sql<{ video_id: string }[]>`
+          select video_id from videos where video_id = any(${all.videoIds}) order by view_count desc nulls last, video_id`
+        ).map((row) => row.video_id);
         for (const backend of [pooled, shortHead]) {
           const pages: string[] = [];
-          for (let offset = 0; offset < 80; offset += PAGE) pages.push(...(await backend.search({ ...request, offset, limit: PAGE })).videoIds);
+          for (let offset = 0; offset < 80; offset += PAGE)
+            pages.push(...(await backend.search({ ...request, offset, limit: PAGE })).videoIds);
           expect(new Set(pages).size, q).toBe(pages.length);
           expect(new Set(pages.slice(0, 30)), q).toEqual(new Set(byViews.slice(0, 30)));
           expect(pages.slice(30), q).toEqual(byViews.slice(30, 80));

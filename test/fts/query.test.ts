@@ -19,7 +19,10 @@ describe('query language', () => {
     expect(shape('old lathe')).toEqual({ groups: [['old'], ['lathe']], excluded: [] });
     expect(shape('"bridge collapsed" river')).toEqual({ groups: [['bridge collapsed'], ['river']], excluded: [] });
     expect(shape('bridge -collapsed -"old bridge"')).toEqual({ groups: [['bridge']], excluded: ['collapsed', 'old bridge'] });
-    expect(shape('cats OR dogs OR "guinea pigs" together')).toEqual({ groups: [['cats', 'dogs', 'guinea pigs'], ['together']], excluded: [] });
+    expect(shape('cats OR dogs OR "guinea pigs" together')).toEqual({
+      groups: [['cats', 'dogs', 'guinea pigs'], ['together']],
+      excluded: [],
+    });
     expect(shape('cats | dogs')).toEqual({ groups: [['cats', 'dogs']], excluded: [] });
     expect(shape('cats or dogs')).toEqual({ groups: [['cats'], ['or'], ['dogs']], excluded: [] });
     expect(shape('OR cats OR')).toEqual({ groups: [['cats']], excluded: [] });

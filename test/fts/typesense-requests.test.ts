@@ -25,8 +25,19 @@ const CHANNEL = channelIdFor('typesense');
 const silent = createLogger('silent');
 const quick = { retries: 1, minDelayMs: 5 };
 
-interface Recorded { method: string; path: string; query: Record<string, string>; headers: IncomingHttpHeaders; body: string }
-interface Hit { document: { id: string }; highlights?: unknown[]; highlight?: unknown; text_match?: number }
+interface Recorded {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+interface Hit {
+  document: { id: string };
+  highlights?: unknown[];
+  highlight?: unknown;
+  text_match?: number;
+}
 
 /** A Typesense stand-in: collections, aliases, JSONL imports (refusing chosen ids), deletes by id filter, queued search answers. */
 async function startTypesense() {
@@ -40,12 +51,21 @@ async function startTypesense() {
     res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify(body));
   const server: Server = createServer((req, res) => {
     let body = '';
-    req.setEncoding('utf8').on('data', (chunk: string) => { body += chunk; });
+    req.setEncoding('utf8').on('data', (chunk: string) => {
+      body += chunk;
+    });
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://typesense');
-      const record = { method: req.method ?? '', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body };
+      const record = {
+        method: req.method ?? '',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers: req.headers,
+        body,
+      };
       requests.push(record);
-      if (req.headers['x-typesense-api-key'] !== KEY) return json(res, 401, { message: 'Forbidden - a valid `x-typesense-api-key` header must be sent.' });
+      if (req.headers['x-typesense-api-key'] !== KEY)
+        return json(res, 401, { message: 'Forbidden - a valid `x-typesense-api-key` header must be sent.' });
       const failure = failNext.shift();
       if (failure) return json(res, failure, { message: 'Not Ready or Lagging' });
       const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
@@ -78,16 +98,29 @@ async function startTypesense() {
           collection.documents.set(document.id, document);
           return { success: true };
         });
-        return res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' }).end(lines.map((line) => JSON.stringify(line)).join('\n'));
+        return res
+          .writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' })
+          .end(lines.map((line) => JSON.stringify(line)).join('\n'));
       }
       if (parts[3] === 'search') {
         // As Typesense does, a filter on a field the schema lacks is 404.
         const fields = new Set((collection.schema.fields as Array<{ name: string }>).map((field) => field.name));
-        const filtered = [...(url.searchParams.get('filter_by') ?? '').replace(/`[^`]*`/g, '').matchAll(/(\w+):/g)].map((match) => match[1]!);
+        const filtered = [...(url.searchParams.get('filter_by') ?? '').replace(/`[^`]*`/g, '').matchAll(/(\w+):/g)].map(
+          (match) => match[1]!,
+        );
         const missing = filtered.find((field) => !fields.has(field));
         if (missing) return json(res, 404, { message: `Could not find a filter field named \`${missing}\` in the schema.` });
         const answer = searchAnswers.shift() ?? { found: 0, hits: [] };
-        return json(res, 200, { facet_counts: [], found: answer.found, hits: answer.hits, out_of: collection.documents.size, page: Number(url.searchParams.get('page')), request_params: { collection_name: name, per_page: Number(url.searchParams.get('per_page')), q: url.searchParams.get('q') }, search_cutoff: false, search_time_ms: 0 });
+        return json(res, 200, {
+          facet_counts: [],
+          found: answer.found,
+          hits: answer.hits,
+          out_of: collection.documents.size,
+          page: Number(url.searchParams.get('page')),
+          request_params: { collection_name: name, per_page: Number(url.searchParams.get('per_page')), q: url.searchParams.get('q') },
+          search_cutoff: false,
+          search_time_ms: 0,
+        });
       }
       if (parts.length === 3 && req.method === 'DELETE') {
         const ids = [...(url.searchParams.get('filter_by') ?? '').matchAll(/`([^`]*)`/g)].map((match) => match[1]!);
@@ -125,11 +158,16 @@ async function startTypesense() {
 
 let db: TestDatabase;
 let typesense: Awaited<ReturnType<typeof startTypesense>>;
-const configFor = (env: Record<string, string> = {}) => loadConfig({ TYPESENSE_URL: typesense.url, TYPESENSE_API_KEY: KEY, TYPESENSE_COLLECTION: 'videos', ...env });
+const configFor = (env: Record<string, string> = {}) =>
+  loadConfig({ TYPESENSE_URL: typesense.url, TYPESENSE_API_KEY: KEY, TYPESENSE_COLLECTION: 'videos', ...env });
 const hit = (id: string, matched: string[] = []): Hit => ({
   document: { id },
-  highlights: matched.length ? [{ field: 'title', matched_tokens: matched, snippet: matched.map((token) => `<mark>${token}</mark>`).join(' ') }] : [],
-  highlight: matched.length ? { title: { matched_tokens: matched, snippet: matched.map((token) => `<mark>${token}</mark>`).join(' ') } } : {},
+  highlights: matched.length
+    ? [{ field: 'title', matched_tokens: matched, snippet: matched.map((token) => `<mark>${token}</mark>`).join(' ') }]
+    : [],
+  highlight: matched.length
+    ? { title: { matched_tokens: matched, snippet: matched.map((token) => `<mark>${token}</mark>`).join(' ') } }
+    : {},
   text_match: 578730123365187705,
 });
 
@@ -149,7 +187,14 @@ beforeEach(async () => {
   await db.sql`delete from graphile_worker._private_jobs`;
 });
 
-const request = (overrides: Partial<FtsRequest> & { q: string }): FtsRequest => ({ query: parseQuery(overrides.q), filters: {}, sort: 'relevance', offset: 0, limit: 20, ...overrides });
+const request = (overrides: Partial<FtsRequest> & { q: string }): FtsRequest => ({
+  query: parseQuery(overrides.q),
+  filters: {},
+  sort: 'relevance',
+  offset: 0,
+  limit: 20,
+  ...overrides,
+});
 const searches = () => typesense.requests.filter((r) => r.path.endsWith('/documents/search'));
 
 describe('searching', () => {
@@ -157,13 +202,15 @@ describe('searching', () => {
     typesense.createCollection('videos_1', 'videos');
     typesense.searchAnswers.push({ found: 42, hits: [hit('aaaaaaaaaaa'), hit('bbbbbbbbbbb')] });
     const backend = createTypesenseBackend({ config: configFor(), sql: db.sql, log: silent, ...quick });
-    const page = await backend.search(request({
-      q: 'Lathe "Old Bridge" "the old mill" cats OR dogs OR "hot dog" OR "big red dog" -snake -"bad day" -"not a snake"',
-      filters: { status: 'deleted', hasVideo: true, hasSubtitles: false, hasSummary: true },
-      sort: 'date-desc',
-      offset: 20,
-      limit: 10,
-    }));
+    const page = await backend.search(
+      request({
+        q: 'Lathe "Old Bridge" "the old mill" cats OR dogs OR "hot dog" OR "big red dog" -snake -"bad day" -"not a snake"',
+        filters: { status: 'deleted', hasVideo: true, hasSubtitles: false, hasSummary: true },
+        sort: 'date-desc',
+        offset: 20,
+        limit: 10,
+      }),
+    );
     expect(page).toEqual({ videoIds: ['aaaaaaaaaaa', 'bbbbbbbbbbb'], total: 42, totalExact: true });
     expect(searches()).toHaveLength(1);
     const [sent] = searches();
@@ -179,7 +226,8 @@ describe('searching', () => {
       drop_tokens_threshold: '0',
       prefix: 'false',
       split_join_tokens: 'off',
-      filter_by: '(tokens:[`cats`,`dogs`] || (pairs:=`hot_dog`) || (pairs:=`big_red` && pairs:=`red_dog`)) && pairs:=`old_bridge` && tokens:!=[`snake`] && pairs:!=[`bad_day`] && status:=deleted && has_video:=true && has_subtitles:=false && has_summary:=true',
+      filter_by:
+        '(tokens:[`cats`,`dogs`] || (pairs:=`hot_dog`) || (pairs:=`big_red` && pairs:=`red_dog`)) && pairs:=`old_bridge` && tokens:!=[`snake`] && pairs:!=[`bad_day`] && status:=deleted && has_video:=true && has_subtitles:=false && has_summary:=true',
       sort_by: 'date_desc:desc,view_count:desc,video_id:asc',
       page: '3',
       per_page: '10',
@@ -215,11 +263,28 @@ describe('searching', () => {
   it('suggests from the words a typo-tolerant search matched, and only when the corrected query finds something', async () => {
     typesense.createCollection('videos_1', 'videos');
     const backend = createTypesenseBackend({ config: configFor(), sql: db.sql, log: silent, ...quick });
-    typesense.searchAnswers.push({ found: 1, hits: [hit('ccccccccccc', ['python', 'tutorial'])] }, { found: 3, hits: [hit('ccccccccccc')] });
+    typesense.searchAnswers.push(
+      { found: 1, hits: [hit('ccccccccccc', ['python', 'tutorial'])] },
+      { found: 3, hits: [hit('ccccccccccc')] },
+    );
     expect(await backend.suggest(parseQuery('pythn tutorial -snake'), { status: 'live' })).toBe('python tutorial -snake');
     const [typo, check] = searches();
-    expect(typo!.query).toMatchObject({ q: 'pythn tutorial', num_typos: '2', typo_tokens_threshold: '1', drop_tokens_threshold: '0', prefix: 'false', per_page: '1', page: '1', filter_by: 'status:=live' });
-    expect(check!.query).toMatchObject({ q: 'python tutorial', num_typos: '0', filter_by: 'tokens:!=[`snake`] && status:=live', per_page: '1' });
+    expect(typo!.query).toMatchObject({
+      q: 'pythn tutorial',
+      num_typos: '2',
+      typo_tokens_threshold: '1',
+      drop_tokens_threshold: '0',
+      prefix: 'false',
+      per_page: '1',
+      page: '1',
+      filter_by: 'status:=live',
+    });
+    expect(check!.query).toMatchObject({
+      q: 'python tutorial',
+      num_typos: '0',
+      filter_by: 'tokens:!=[`snake`] && status:=live',
+      per_page: '1',
+    });
 
     typesense.requests.length = 0;
     typesense.searchAnswers.push({ found: 1, hits: [hit('ccccccccccc', ['python'])] }, { found: 0, hits: [] });
@@ -235,15 +300,25 @@ describe('searching', () => {
   });
 
   it('answers SERVICE_UNAVAILABLE saying what to check: down, wrong key, failing, no collection; retries transient failures', async () => {
-    const down = createTypesenseBackend({ config: loadConfig({ TYPESENSE_URL: `http://127.0.0.1:${await freePort()}`, TYPESENSE_API_KEY: KEY }), sql: db.sql, log: silent, ...quick });
+    const down = createTypesenseBackend({
+      config: loadConfig({ TYPESENSE_URL: `http://127.0.0.1:${await freePort()}`, TYPESENSE_API_KEY: KEY }),
+      sql: db.sql,
+      log: silent,
+      ...quick,
+    });
     const refused = await down.search(request({ q: 'lathe' })).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
     expect(refused).toMatchObject({ code: 'SERVICE_UNAVAILABLE', status: 503 });
-    expect((refused as Error).message).toMatch(/^Typesense at http:\/\/127\.0\.0\.1:\d+ did not answer \(ECONNREFUSED\) to search: check that the Typesense server runs and that TYPESENSE_URL points at it$/);
+    expect((refused as Error).message).toMatch(
+      /^Typesense at http:\/\/127\.0\.0\.1:\d+ did not answer \(ECONNREFUSED\) to search: check that the Typesense server runs and that TYPESENSE_URL points at it$/,
+    );
 
     typesense.createCollection('videos_1', 'videos');
     const wrongKey = createTypesenseBackend({ config: configFor({ TYPESENSE_API_KEY: 'wrong' }), sql: db.sql, log: silent, ...quick });
-    await expect(wrongKey.search(request({ q: 'lathe' }))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/refused the API key \(HTTP 401\).*check TYPESENSE_API_KEY/) });
+    await expect(wrongKey.search(request({ q: 'lathe' }))).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringMatching(/refused the API key \(HTTP 401\).*check TYPESENSE_API_KEY/),
+    });
     expect(searches()).toHaveLength(1); // a refusal is not retried
 
     const backend = createTypesenseBackend({ config: configFor(), sql: db.sql, log: silent, ...quick });
@@ -254,10 +329,16 @@ describe('searching', () => {
     expect(searches()).toHaveLength(2);
 
     typesense.failNext.push(503, 503);
-    await expect(backend.search(request({ q: 'lathe' }))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/failed \(HTTP 503: Not Ready or Lagging\) to search, also after 1 retries/) });
+    await expect(backend.search(request({ q: 'lathe' }))).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringMatching(/failed \(HTTP 503: Not Ready or Lagging\) to search, also after 1 retries/),
+    });
 
     const missing = createTypesenseBackend({ config: configFor({ TYPESENSE_COLLECTION: 'nothing' }), sql: db.sql, log: silent, ...quick });
-    await expect(missing.search(request({ q: 'lathe' }))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/no usable collection "nothing".*run `afterimage reindex`/) });
+    await expect(missing.search(request({ q: 'lathe' }))).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringMatching(/no usable collection "nothing".*run `afterimage reindex`/),
+    });
   });
 
   it('says to reindex when the collection behind the alias predates a field a query filters on', async () => {
@@ -273,7 +354,8 @@ describe('searching', () => {
   });
 });
 
-const queued = async () => (await db.sql<{ videoId: string }[]>`select video_id as "videoId" from search_sync_queue`).map((row) => row.videoId).sort();
+const queued = async () =>
+  (await db.sql<{ videoId: string }[]>`select video_id as "videoId" from search_sync_queue`).map((row) => row.videoId).sort();
 const indexJobs = () => db.sql<{ key: string; later: boolean; attempts: number }[]>`
   select key, run_at > now() as later, attempts from graphile_worker.jobs where task_identifier = 'index_videos'`;
 /** Videos are hardly ever deleted: their status history is append-only, so a test sets that aside first. */
@@ -308,7 +390,12 @@ describe('the queue triggers', () => {
     await db.sql`update videos set title = title where video_id = ${a}`;
     await db.sql`update videos set thumbnail_url = 'https://i.ytimg.com/x.jpg', archive_url = 'https://web.archive.org/web/2020/x' where video_id = ${a}`;
     expect(await queued()).toEqual([]);
-    for (const change of [db.sql`view_count = 5`, db.sql`tags = '{new}'`, db.sql`video_file_url = 'https://archive.org/a.mp4'`, db.sql`upload_date = '2020-01-01'`]) {
+    for (const change of [
+      db.sql`view_count = 5`,
+      db.sql`tags = '{new}'`,
+      db.sql`video_file_url = 'https://archive.org/a.mp4'`,
+      db.sql`upload_date = '2020-01-01'`,
+    ]) {
       await db.sql`update videos set ${change} where video_id = ${a}`;
       expect(await queued()).toEqual([a]);
       await db.sql`delete from search_sync_queue`;
@@ -340,8 +427,17 @@ describe('the index_videos task', () => {
   it('upserts queued videos as JSONL, deletes the gone ones, re-queues refused documents and fails for the retry', async () => {
     await setSearchSync(db.sql, true);
     await addVideo(full, {
-      title: 'Café Über', tags: ['Tag One'], description: 'Some 東京 text, some more', status: 'deleted', status_reason: 'unknown',
-      video_file_url: 'https://archive.org/f.mp4', has_subtitles: true, language: 'en', upload_date: '2020-01-02', duration_seconds: 61, view_count: 7,
+      title: 'Café Über',
+      tags: ['Tag One'],
+      description: 'Some 東京 text, some more',
+      status: 'deleted',
+      status_reason: 'unknown',
+      video_file_url: 'https://archive.org/f.mp4',
+      has_subtitles: true,
+      language: 'en',
+      upload_date: '2020-01-02',
+      duration_seconds: 61,
+      view_count: 7,
     });
     await addVideo(bare, { title: null });
     await addVideo(gone);
@@ -354,7 +450,9 @@ describe('the index_videos task', () => {
     const log = createLogger('warn', {}, (line) => lines.push(line));
     const target = typesenseTarget(configFor(), log, { purpose: 'indexing', retries: 0, minDelayMs: 1 });
     const task = indexVideosTask({ sql: db.sql, log, typesense: target! });
-    await expect(runTask(task)).rejects.toThrow(`Typesense refused 1 video documents (first: ${bare}: Field \`view_count\` must be an int64.); they are queued again for the retry`);
+    await expect(runTask(task)).rejects.toThrow(
+      `Typesense refused 1 video documents (first: ${bare}: Field \`view_count\` must be an int64.); they are queued again for the retry`,
+    );
 
     const [imported, deleted, ...more] = typesense.requests;
     expect(more).toEqual([]);
@@ -364,18 +462,45 @@ describe('the index_videos task', () => {
     const documents = imported!.body.split('\n').map((line) => JSON.parse(line));
     expect(documents.map((document) => document.id).sort()).toEqual([full, bare].sort());
     expect(documents.find((document) => document.id === full)).toEqual({
-      id: full, video_id: full, title: 'cafe uber', tags: 'tag one', description: 'some 東 京 text some more',
+      id: full,
+      video_id: full,
+      title: 'cafe uber',
+      tags: 'tag one',
+      description: 'some 東 京 text some more',
       tokens: ['cafe', 'uber', 'tag', 'one', 'some', '東', '京', 'text', 'more'],
       // Adjacent pairs run on across title, tags and description.
       pairs: ['cafe_uber', 'uber_tag', 'tag_one', 'one_some', 'some_東', '東_京', '京_text', 'text_some', 'some_more'],
-      status: 'deleted', has_video: true, has_subtitles: true, has_summary: false, channel_id: CHANNEL, language: 'en',
-      date_desc: 18263, date_asc: 18263, duration_desc: 61, duration_asc: 61, view_count: 7,
+      status: 'deleted',
+      has_video: true,
+      has_subtitles: true,
+      has_summary: false,
+      channel_id: CHANNEL,
+      language: 'en',
+      date_desc: 18263,
+      date_asc: 18263,
+      duration_desc: 61,
+      duration_asc: 61,
+      view_count: 7,
     });
     // Missing values sort last both ways: the lowest value where the order is descending, the highest where ascending.
     expect(documents.find((document) => document.id === bare)).toEqual({
-      id: bare, video_id: bare, title: '', tags: '', description: '', tokens: [], pairs: [], status: 'checking', has_video: false, has_subtitles: false, has_summary: false,
-      channel_id: CHANNEL, date_desc: -Number.MAX_SAFE_INTEGER, date_asc: Number.MAX_SAFE_INTEGER, duration_desc: -Number.MAX_SAFE_INTEGER,
-      duration_asc: Number.MAX_SAFE_INTEGER, view_count: -1,
+      id: bare,
+      video_id: bare,
+      title: '',
+      tags: '',
+      description: '',
+      tokens: [],
+      pairs: [],
+      status: 'checking',
+      has_video: false,
+      has_subtitles: false,
+      has_summary: false,
+      channel_id: CHANNEL,
+      date_desc: -Number.MAX_SAFE_INTEGER,
+      date_asc: Number.MAX_SAFE_INTEGER,
+      duration_desc: -Number.MAX_SAFE_INTEGER,
+      duration_asc: Number.MAX_SAFE_INTEGER,
+      view_count: -1,
     });
     expect(deleted).toMatchObject({ method: 'DELETE', path: '/collections/videos/documents', query: { filter_by: `id:[\`${gone}\`]` } });
 
@@ -398,8 +523,15 @@ describe('the index_videos task', () => {
     await db.sql`update videos set view_count = 8 where video_id = ${full}`;
     expect(await queued()).toEqual([full]);
 
-    const down = typesenseTarget(loadConfig({ TYPESENSE_URL: `http://127.0.0.1:${await freePort()}`, TYPESENSE_API_KEY: KEY }), silent, { purpose: 'indexing', retries: 1, minDelayMs: 1 });
-    await expect(runTask(indexVideosTask({ sql: db.sql, log: silent, typesense: down! }))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('did not answer (ECONNREFUSED)') });
+    const down = typesenseTarget(loadConfig({ TYPESENSE_URL: `http://127.0.0.1:${await freePort()}`, TYPESENSE_API_KEY: KEY }), silent, {
+      purpose: 'indexing',
+      retries: 1,
+      minDelayMs: 1,
+    });
+    await expect(runTask(indexVideosTask({ sql: db.sql, log: silent, typesense: down! }))).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringContaining('did not answer (ECONNREFUSED)'),
+    });
     expect(await queued()).toEqual([full]);
 
     typesense.createCollection('videos_1', 'videos');
@@ -416,7 +548,13 @@ describe('the index_videos task', () => {
 
   it('runs in the worker, which turns sync on with TYPESENSE_URL and off without', async () => {
     typesense.createCollection('videos_1', 'videos');
-    const config = loadConfig({ DATABASE_URL: db.url, TYPESENSE_URL: typesense.url, TYPESENSE_API_KEY: KEY, TYPESENSE_COLLECTION: 'videos', ARCHIVE_DIR: '/nonexistent-afterimage-archive' });
+    const config = loadConfig({
+      DATABASE_URL: db.url,
+      TYPESENSE_URL: typesense.url,
+      TYPESENSE_API_KEY: KEY,
+      TYPESENSE_COLLECTION: 'videos',
+      ARCHIVE_DIR: '/nonexistent-afterimage-archive',
+    });
     const database = { sql: db.sql, url: db.url, embedded: false, close: async () => {} };
     const worker = await startWorker(config, database, silent);
     try {
@@ -430,7 +568,11 @@ describe('the index_videos task', () => {
     } finally {
       await worker.stop();
     }
-    const without = await startWorker(loadConfig({ DATABASE_URL: db.url, ARCHIVE_DIR: '/nonexistent-afterimage-archive' }), database, silent);
+    const without = await startWorker(
+      loadConfig({ DATABASE_URL: db.url, ARCHIVE_DIR: '/nonexistent-afterimage-archive' }),
+      database,
+      silent,
+    );
     await without.stop();
     const [sync] = await db.sql`select enabled from search_sync`;
     expect(sync!.enabled).toBe(false);
@@ -455,7 +597,11 @@ describe('afterimage reindex', () => {
     const result = await runCli(['reindex', '--json'], env());
     expect(result.code, result.stderr).toBe(0);
     const printed = parseJson(result);
-    expect(printed).toEqual({ collection: expect.stringMatching(/^videos_\d{14}$/), documents: before.length, seconds: expect.any(Number) });
+    expect(printed).toEqual({
+      collection: expect.stringMatching(/^videos_\d{14}$/),
+      documents: before.length,
+      seconds: expect.any(Number),
+    });
     const collection: string = printed.collection;
     expect(result.stderr).toMatch(/indexing/);
 
@@ -489,7 +635,9 @@ describe('afterimage reindex', () => {
     typesense.refuse.add('bulk0000001');
     const result = await runCli(['reindex'], env());
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/afterimage: Typesense refused 1 of 5000 documents \(first: bulk0000001: Field `view_count` must be an int64\.\); "videos" still points at videos_20200101000000: fix the cause and run afterimage reindex again/);
+    expect(result.stderr).toMatch(
+      /afterimage: Typesense refused 1 of 5000 documents \(first: bulk0000001: Field `view_count` must be an int64\.\); "videos" still points at videos_20200101000000: fix the cause and run afterimage reindex again/,
+    );
     expect(typesense.requests.map((r) => r.method + ' ' + r.path.replace(/videos_\d{14}(?<!20200101000000)/, 'NEW'))).toEqual([
       'GET /aliases/videos',
       'POST /collections',
@@ -503,12 +651,20 @@ describe('afterimage reindex', () => {
   it('says what to set without TYPESENSE_URL (exit 2), and what to check when Typesense is not there', async () => {
     const unset = await runCli(['reindex'], { DATABASE_URL: db.url });
     expect(unset.code).toBe(2);
-    expect(unset.stderr).toBe('afterimage: TYPESENSE_URL is not set: set TYPESENSE_URL (e.g. http://localhost:8108) and TYPESENSE_API_KEY to the Typesense server to index into, then run afterimage reindex again\n');
+    expect(unset.stderr).toBe(
+      'afterimage: TYPESENSE_URL is not set: set TYPESENSE_URL (e.g. http://localhost:8108) and TYPESENSE_API_KEY to the Typesense server to index into, then run afterimage reindex again\n',
+    );
     const noKey = await runCli(['reindex', '--json'], { DATABASE_URL: db.url, TYPESENSE_URL: typesense.url });
     expect(noKey.code).toBe(2);
-    expect(parseJson(noKey).error).toEqual({ code: 'INVALID_INPUT', message: expect.stringContaining('TYPESENSE_API_KEY: required when TYPESENSE_URL is set') });
+    expect(parseJson(noKey).error).toEqual({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('TYPESENSE_API_KEY: required when TYPESENSE_URL is set'),
+    });
     const wrongKey = await runCli(['reindex', '--json'], { ...env(), TYPESENSE_API_KEY: 'wrong' });
     expect(wrongKey.code).toBe(1);
-    expect(parseJson(wrongKey).error).toEqual({ code: 'SERVICE_UNAVAILABLE', message: `Typesense at ${typesense.url} refused the API key (HTTP 401) to read the alias "videos": check TYPESENSE_API_KEY` });
+    expect(parseJson(wrongKey).error).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      message: `Typesense at ${typesense.url} refused the API key (HTTP 401) to read the alias "videos": check TYPESENSE_API_KEY`,
+    });
   });
 });

@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => db?.drop());
 
-const count = async (word: string) => (await db.sql<{ videos: number }[]>`select videos from fts_words where word = ${word}`)[0]?.videos ?? 0;
+const count = async (word: string) =>
+  (await db.sql<{ videos: number }[]>`select videos from fts_words where word = ${word}`)[0]?.videos ?? 0;
 
 describe('did-you-mean vocabulary', () => {
   it('counts every folded word at first, then adds only what changed since', async () => {

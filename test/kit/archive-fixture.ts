@@ -78,7 +78,40 @@ function idFrom(seed: string, label: string, length: number): string {
   return out;
 }
 
-const WORDS = ['restoring', 'a', 'vintage', 'lathe', 'from', 'scrap', 'why', 'the', 'old', 'bridge', 'collapsed', 'building', 'tiny', 'cabin', 'winter', 'review', 'guide', 'every', 'mistake', 'I', 'made', 'deep', 'dive', 'into', 'radio', 'history', 'field', 'recording', 'forest', 'night', 'tour', 'workshop'];
+const WORDS = [
+  'restoring',
+  'a',
+  'vintage',
+  'lathe',
+  'from',
+  'scrap',
+  'why',
+  'the',
+  'old',
+  'bridge',
+  'collapsed',
+  'building',
+  'tiny',
+  'cabin',
+  'winter',
+  'review',
+  'guide',
+  'every',
+  'mistake',
+  'I',
+  'made',
+  'deep',
+  'dive',
+  'into',
+  'radio',
+  'history',
+  'field',
+  'recording',
+  'forest',
+  'night',
+  'tour',
+  'workshop',
+];
 
 function titleFor(rand: () => number, index: number): string {
   const n = 3 + Math.floor(rand() * 6);
@@ -105,15 +138,77 @@ const googlevideo = (id: string, itag: number, salt: string) =>
   `https://rr3---sn-4g5ednsz.googlevideo.com/videoplayback?expire=1763696767&ei=${salt}&ip=0.0.0.0&id=o-${id}${itag}&itag=${itag}&source=youtube&requiressl=yes&mime=video%2Fmp4&dur=213.040&lmt=1706172060366513&c=WEB&sig=AJfQdSswRQIg${salt}${itag}`;
 
 const FORMAT_TEMPLATES = [
-  { format_id: '249', format_note: 'low', ext: 'webm', acodec: 'opus', vcodec: 'none', abr: 50, asr: 48000, audio_channels: 2, resolution: 'audio only' },
-  { format_id: '140', format_note: 'medium', ext: 'm4a', acodec: 'mp4a.40.2', vcodec: 'none', abr: 129, asr: 44100, audio_channels: 2, resolution: 'audio only' },
-  { format_id: '251', format_note: 'medium', ext: 'webm', acodec: 'opus', vcodec: 'none', abr: 135, asr: 48000, audio_channels: 2, resolution: 'audio only' },
+  {
+    format_id: '249',
+    format_note: 'low',
+    ext: 'webm',
+    acodec: 'opus',
+    vcodec: 'none',
+    abr: 50,
+    asr: 48000,
+    audio_channels: 2,
+    resolution: 'audio only',
+  },
+  {
+    format_id: '140',
+    format_note: 'medium',
+    ext: 'm4a',
+    acodec: 'mp4a.40.2',
+    vcodec: 'none',
+    abr: 129,
+    asr: 44100,
+    audio_channels: 2,
+    resolution: 'audio only',
+  },
+  {
+    format_id: '251',
+    format_note: 'medium',
+    ext: 'webm',
+    acodec: 'opus',
+    vcodec: 'none',
+    abr: 135,
+    asr: 48000,
+    audio_channels: 2,
+    resolution: 'audio only',
+  },
   { format_id: '160', format_note: '144p', ext: 'mp4', acodec: 'none', vcodec: 'avc1.4d400c', width: 256, height: 144, fps: 25, vbr: 70 },
   { format_id: '134', format_note: '360p', ext: 'mp4', acodec: 'none', vcodec: 'avc1.4d401e', width: 640, height: 360, fps: 25, vbr: 260 },
-  { format_id: '18', format_note: '360p', ext: 'mp4', acodec: 'mp4a.40.2', vcodec: 'avc1.42001E', width: 640, height: 360, fps: 25, vbr: 400, asr: 44100, audio_channels: 2 },
-  { format_id: '136', format_note: '720p', ext: 'mp4', acodec: 'none', vcodec: 'avc1.4d401f', width: 1280, height: 720, fps: 25, vbr: 1100 },
+  {
+    format_id: '18',
+    format_note: '360p',
+    ext: 'mp4',
+    acodec: 'mp4a.40.2',
+    vcodec: 'avc1.42001E',
+    width: 640,
+    height: 360,
+    fps: 25,
+    vbr: 400,
+    asr: 44100,
+    audio_channels: 2,
+  },
+  {
+    format_id: '136',
+    format_note: '720p',
+    ext: 'mp4',
+    acodec: 'none',
+    vcodec: 'avc1.4d401f',
+    width: 1280,
+    height: 720,
+    fps: 25,
+    vbr: 1100,
+  },
   { format_id: '247', format_note: '720p', ext: 'webm', acodec: 'none', vcodec: 'vp9', width: 1280, height: 720, fps: 25, vbr: 900 },
-  { format_id: '137', format_note: '1080p', ext: 'mp4', acodec: 'none', vcodec: 'avc1.640028', width: 1920, height: 1080, fps: 25, vbr: 2600 },
+  {
+    format_id: '137',
+    format_note: '1080p',
+    ext: 'mp4',
+    acodec: 'none',
+    vcodec: 'avc1.640028',
+    width: 1920,
+    height: 1080,
+    fps: 25,
+    vbr: 2600,
+  },
   { format_id: '248', format_note: '1080p', ext: 'webm', acodec: 'none', vcodec: 'vp9', width: 1920, height: 1080, fps: 25, vbr: 1900 },
 ];
 
@@ -169,7 +264,12 @@ function heavyParts(formatCount: number) {
       tbr,
       container: `${f.ext}_dash`,
       dynamic_range: f.vcodec === 'none' ? null : 'SDR',
-      http_headers: { 'User-Agent': 'Mozilla/5.0', Accept: 'text/html,application/xhtml+xml', 'Accept-Language': 'en-us,en;q=0.5', 'Sec-Fetch-Mode': 'navigate' },
+      http_headers: {
+        'User-Agent': 'Mozilla/5.0',
+        Accept: 'text/html,application/xhtml+xml',
+        'Accept-Language': 'en-us,en;q=0.5',
+        'Sec-Fetch-Mode': 'navigate',
+      },
       format: `${f.format_id} - ${f.resolution ?? `${f.width}x${f.height}`} (${f.format_note})`,
     };
   });
@@ -200,8 +300,18 @@ const marker = (name: string) => `\u0000${name}\u0000`;
 function modernInfo(v: VideoSpec, c: ChannelSpec, rand: () => number, heavy: HeavyParts, epoch: number): string {
   const requested = v.withSubtitles
     ? {
-        en: { ext: 'vtt', url: captionTracks(v.id, 'en', 'English', false)[5]!.url, name: 'English', filepath: `/downloads/${c.title}/${v.base}.en.vtt` },
-        de: { ext: 'vtt', url: captionTracks(v.id, 'de', 'German', true)[5]!.url, name: 'German', filepath: `/downloads/${c.title}/${v.base}.de.vtt` },
+        en: {
+          ext: 'vtt',
+          url: captionTracks(v.id, 'en', 'English', false)[5]!.url,
+          name: 'English',
+          filepath: `/downloads/${c.title}/${v.base}.en.vtt`,
+        },
+        de: {
+          ext: 'vtt',
+          url: captionTracks(v.id, 'de', 'German', true)[5]!.url,
+          name: 'German',
+          filepath: `/downloads/${c.title}/${v.base}.de.vtt`,
+        },
       }
     : null;
   const best = heavy.best;
@@ -233,7 +343,11 @@ function modernInfo(v: VideoSpec, c: ChannelSpec, rand: () => number, heavy: Hea
       { start_time: 0, title: 'Intro', end_time: 60 },
       { start_time: 60, title: 'The work', end_time: v.duration },
     ],
-    heatmap: Array.from({ length: 10 }, (_, i) => ({ start_time: (v.duration / 10) * i, end_time: (v.duration / 10) * (i + 1), value: Math.round(rand() * 1000) / 1000 })),
+    heatmap: Array.from({ length: 10 }, (_, i) => ({
+      start_time: (v.duration / 10) * i,
+      end_time: (v.duration / 10) * (i + 1),
+      value: Math.round(rand() * 1000) / 1000,
+    })),
     like_count: Math.floor(v.views / 40),
     channel: c.title,
     channel_follower_count: c.followers,
@@ -283,10 +397,16 @@ function modernInfo(v: VideoSpec, c: ChannelSpec, rand: () => number, heavy: Hea
     asr: 44100,
     audio_channels: 2,
     _type: 'video',
-    _version: { version: '2025.10.22', current_git_head: null, release_git_head: 'c9356f308dd3c5f9f494cb40ed14c5df017b4fe0', repository: 'yt-dlp/yt-dlp' },
+    _version: {
+      version: '2025.10.22',
+      current_git_head: null,
+      release_git_head: 'c9356f308dd3c5f9f494cb40ed14c5df017b4fe0',
+      repository: 'yt-dlp/yt-dlp',
+    },
   };
-  return JSON.stringify(info).replace(/"\\u0000(formats|thumbnails|automatic|subtitles|requestedFormats)\\u0000"/g, (_, name: keyof HeavyParts) =>
-    (heavy[name] as string).replaceAll(VID, v.id),
+  return JSON.stringify(info).replace(
+    /"\\u0000(formats|thumbnails|automatic|subtitles|requestedFormats)\\u0000"/g,
+    (_, name: keyof HeavyParts) => (heavy[name] as string).replaceAll(VID, v.id),
   );
 }
 
@@ -311,7 +431,13 @@ function channelInfo(c: ChannelSpec, epoch: number): string {
     description: `Restorations, repairs and long walks through old machines. New video every week.`,
     tags: ['restoration', 'machines'],
     thumbnails: [
-      ...bannerSizes.map(([w, h], i) => ({ url: `${banner}=w${w}-fcrop64=1,00005a57ffffa5a8-k-c0xffffffff-no-nd-rj`, height: h, width: w, id: String(i), resolution: `${w}x${h}` })),
+      ...bannerSizes.map(([w, h], i) => ({
+        url: `${banner}=w${w}-fcrop64=1,00005a57ffffa5a8-k-c0xffffffff-no-nd-rj`,
+        height: h,
+        width: w,
+        id: String(i),
+        resolution: `${w}x${h}`,
+      })),
       { url: `${banner}=s0`, id: 'banner_uncropped', preference: -10 },
       { url: `${avatar}=s900-c-k-c0x00ffffff-no-rj`, height: 900, width: 900, id: '6', resolution: '900x900' },
       { url: `${avatar}=s0`, id: 'avatar_uncropped', preference: 1 },
@@ -332,7 +458,12 @@ function channelInfo(c: ChannelSpec, epoch: number): string {
     extractor_key: 'YoutubeTab',
     release_year: null,
     epoch,
-    _version: { version: '2025.10.22', current_git_head: null, release_git_head: 'c9356f308dd3c5f9f494cb40ed14c5df017b4fe0', repository: 'yt-dlp/yt-dlp' },
+    _version: {
+      version: '2025.10.22',
+      current_git_head: null,
+      release_git_head: 'c9356f308dd3c5f9f494cb40ed14c5df017b4fe0',
+      repository: 'yt-dlp/yt-dlp',
+    },
   });
 }
 
@@ -367,8 +498,16 @@ function flatPlaylist(c: ChannelSpec, entries: Array<{ id: string; title: string
       uploader_id: null,
       uploader_url: null,
       thumbnails: [
-        { url: `https://i.ytimg.com/vi/${e.id}/hqdefault.jpg?sqp=-oaymwEbCKgBEF5IVfKriqkDDggBFQAAiEIYAXABwAEG&rs=AOn4CLCj`, height: 94, width: 168 },
-        { url: `https://i.ytimg.com/vi/${e.id}/hqdefault.jpg?sqp=-oaymwEcCNACELwBSFXyq4qpAw4IARUAAIhCGAFwAcABBg==&rs=AOn4CLBW`, height: 188, width: 336 },
+        {
+          url: `https://i.ytimg.com/vi/${e.id}/hqdefault.jpg?sqp=-oaymwEbCKgBEF5IVfKriqkDDggBFQAAiEIYAXABwAEG&rs=AOn4CLCj`,
+          height: 94,
+          width: 168,
+        },
+        {
+          url: `https://i.ytimg.com/vi/${e.id}/hqdefault.jpg?sqp=-oaymwEcCNACELwBSFXyq4qpAw4IARUAAIhCGAFwAcABBg==&rs=AOn4CLBW`,
+          height: 188,
+          width: 336,
+        },
       ],
       timestamp: null,
       release_timestamp: null,
@@ -431,7 +570,10 @@ function legacyInfo(v: VideoSpec, channelId: string, uploader: string, uploaderU
 
 function vtt(lines: string[], language: string, auto: boolean): string {
   const header = auto ? `WEBVTT\nKind: captions\nLanguage: ${language}\n` : 'WEBVTT\n';
-  const cues = lines.map((line, i) => `\n00:00:${String(i * 3).padStart(2, '0')}.000 --> 00:00:${String(i * 3 + 3).padStart(2, '0')}.000${auto ? ' align:start position:0%' : ''}\n${line}\n`);
+  const cues = lines.map(
+    (line, i) =>
+      `\n00:00:${String(i * 3).padStart(2, '0')}.000 --> 00:00:${String(i * 3 + 3).padStart(2, '0')}.000${auto ? ' align:start position:0%' : ''}\n${line}\n`,
+  );
   return header + cues.join('');
 }
 
@@ -528,19 +670,31 @@ export async function createArchiveFixture(options: ArchiveFixtureOptions = {}):
         if (i === partialIndex) yield () => writeFile(`${base}.f399.mp4.part`, Buffer.alloc(8192, 1));
         if (spec.withSubtitles) {
           yield () => writeFile(`${base}.en.vtt`, vtt([`Welcome back to the workshop.`, `Today: ${spec.title}.`], 'en', false));
-          yield () => writeFile(`${base}.de.vtt`, vtt([`willkommen zurück in der werkstatt`, `heute geht es um alte maschinen`], 'de', true));
+          yield () =>
+            writeFile(`${base}.de.vtt`, vtt([`willkommen zurück in der werkstatt`, `heute geht es um alte maschinen`], 'de', true));
         }
       }
     }
     await runLimited(tasks(), concurrency);
 
     const malformedFile = join(channelDir, `Broken upload [${idFrom(seed, 'broken', 11)}].info.json`);
-    const brokenSpec: VideoSpec = { id: idFrom(seed, 'broken', 11), title: 'Broken upload', base: 'Broken upload', duration: 10, views: 1, uploaded: new Date(firstDay), withSubtitles: false };
+    const brokenSpec: VideoSpec = {
+      id: idFrom(seed, 'broken', 11),
+      title: 'Broken upload',
+      base: 'Broken upload',
+      duration: 10,
+      views: 1,
+      uploaded: new Date(firstDay),
+      withSubtitles: false,
+    };
     const brokenJson = modernInfo(brokenSpec, channel, rand, heavy, epoch);
     await writeFile(malformedFile, brokenJson.slice(0, Math.floor(brokenJson.length / 2)));
 
     // Newest first, as a channel's Videos tab lists them.
-    const flatEntries = [...flatOnlySpecs, ...[...specs].reverse().map((s) => ({ id: s.id, title: s.title, duration: s.duration, views: s.views }))];
+    const flatEntries = [
+      ...flatOnlySpecs,
+      ...[...specs].reverse().map((s) => ({ id: s.id, title: s.title, duration: s.duration, views: s.views })),
+    ];
     await writeFile(join(dir, 'flat-playlist.json'), flatPlaylist(channel, flatEntries));
 
     let legacy: ArchiveFixture['legacy'];
@@ -553,11 +707,28 @@ export async function createArchiveFixture(options: ArchiveFixtureOptions = {}):
       const legacyVideos: VideoSpec[] = [0, 1].map((k) => {
         const id = idFrom(seed, `legacy:${k}`, 11);
         const title = `Mountain ${k + 1} - Video Background HD 1080p`;
-        return { id, title, base: `${title.replace(/ /g, '_')}-${id}`, duration: 8 + k, views: 3417 + k, uploaded: new Date(Date.UTC(2015, 0, 5 + k)), withSubtitles: false };
+        return {
+          id,
+          title,
+          base: `${title.replace(/ /g, '_')}-${id}`,
+          duration: 8 + k,
+          views: 3417 + k,
+          uploaded: new Date(Date.UTC(2015, 0, 5 + k)),
+          withSubtitles: false,
+        };
       });
-      await writeFile(join(legacyDir, `${legacyVideos[0]!.base}.info.json`), legacyInfo(legacyVideos[0]!, legacyId, 'Old Backgrounds', `http://www.youtube.com/user/${userName}`));
-      await writeFile(join(legacyDir, `${legacyVideos[1]!.base}.info.json`), legacyInfo(legacyVideos[1]!, legacyId, 'Old Backgrounds', `http://www.youtube.com/c/${customName}`));
-      await writeFile(join(legacyDir, `${legacyVideos[1]!.base}.annotations.xml`), '<?xml version="1.0" encoding="UTF-8" ?><document><annotations></annotations></document>');
+      await writeFile(
+        join(legacyDir, `${legacyVideos[0]!.base}.info.json`),
+        legacyInfo(legacyVideos[0]!, legacyId, 'Old Backgrounds', `http://www.youtube.com/user/${userName}`),
+      );
+      await writeFile(
+        join(legacyDir, `${legacyVideos[1]!.base}.info.json`),
+        legacyInfo(legacyVideos[1]!, legacyId, 'Old Backgrounds', `http://www.youtube.com/c/${customName}`),
+      );
+      await writeFile(
+        join(legacyDir, `${legacyVideos[1]!.base}.annotations.xml`),
+        '<?xml version="1.0" encoding="UTF-8" ?><document><annotations></annotations></document>',
+      );
       legacy = { channelId: legacyId, userName, customName, videoIds: legacyVideos.map((v) => v.id) };
     }
 

@@ -7,7 +7,11 @@ import { isCjkToken, tokenize } from '../../core/fts/query.ts';
 import type { Corpus } from './corpus.ts';
 import { mix32, random } from './random.ts';
 
-export interface FrequencyTable { videos: number; counts: Int32Array; token(id: number): string }
+export interface FrequencyTable {
+  videos: number;
+  counts: Int32Array;
+  token(id: number): string;
+}
 
 /** Counts, per token, the videos it occurs in; `seen` is what to pass to corpus.video. */
 export function frequencyCounter(corpus: Corpus) {
@@ -66,7 +70,12 @@ export interface QueryMix {
  */
 export function queryMix(corpus: Corpus, table: FrequencyTable, perClass = 6): QueryMix {
   const n = table.videos;
-  const bounds = { rareMax: Math.max(3, Math.ceil(n * 1e-5)), midMin: Math.ceil(n * 0.001), midMax: Math.ceil(n * 0.02), commonMin: Math.ceil(n * 0.3) };
+  const bounds = {
+    rareMax: Math.max(3, Math.ceil(n * 1e-5)),
+    midMin: Math.ceil(n * 0.001),
+    midMax: Math.ceil(n * 0.02),
+    commonMin: Math.ceil(n * 0.3),
+  };
   const rnd = random(mix32(corpus.seed, 0x9e7));
   const pick = <T>(list: T[], count: number) => {
     const chosen: T[] = [];
@@ -76,7 +85,9 @@ export function queryMix(corpus: Corpus, table: FrequencyTable, perClass = 6): Q
   };
   const latin = (word: string) => /^[\p{Script=Latin}\p{Script=Cyrillic}]{3,}$/u.test(word);
   const rare = wordsBetween(table, 1, bounds.rareMax).map((w) => w.word);
-  const mid = wordsBetween(table, bounds.midMin, bounds.midMax).filter((w) => latin(w.word)).map((w) => w.word);
+  const mid = wordsBetween(table, bounds.midMin, bounds.midMax)
+    .filter((w) => latin(w.word))
+    .map((w) => w.word);
   let common = wordsBetween(table, bounds.commonMin, n);
   if (common.length < 2) common = wordsBetween(table, 1, n).slice(0, 4);
   const commonWords = common.map((w) => w.word);

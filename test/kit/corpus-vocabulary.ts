@@ -86,7 +86,11 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-interface RawText { titles: string[]; descriptions: string[]; tags: string[][] }
+interface RawText {
+  titles: string[];
+  descriptions: string[];
+  tags: string[][];
+}
 
 function readTrending(file: string): RawText {
   const [header, ...rows] = parseCsv(readFileSync(file, 'utf8'));
@@ -100,7 +104,11 @@ function readTrending(file: string): RawText {
     raw.titles.push(row[title]!);
     // The Kaggle exports escape newlines as a backslash and n.
     raw.descriptions.push(row[description]!.replaceAll('\\n', '\n'));
-    raw.tags.push(row[tags]!.split('|').map((tag) => tag.replaceAll('"', '').trim()).filter((tag) => tag.length >= 2 && tag.length <= 40 && tag !== '[none]'));
+    raw.tags.push(
+      row[tags]!.split('|')
+        .map((tag) => tag.replaceAll('"', '').trim())
+        .filter((tag) => tag.length >= 2 && tag.length <= 40 && tag !== '[none]'),
+    );
   }
   return raw;
 }
@@ -110,7 +118,10 @@ const BUILT_IN: Record<Exclude<Language, 'ja'>, string> = {
   fr: 'de la le et les des en un une du pour est pas que sur dans qui au avec ce il vous je on plus nous sont par mais vidéo nouvelle officiel musique jeu meilleur jour tout fait faire premier monde vie amour histoire cuisine voyage recette voiture maison drôle défi réaction tutoriel football clip chanson épisode saison bande annonce français paris été hiver noël famille enfants science guerre vérité soirée ville',
   ru: 'и в не на я что с он как это по но все так из за вы у мы то же для от видео новый клип официальный музыка игра лучший день мир жизнь любовь история кухня путешествие рецепт машина дом смешной челлендж реакция обзор футбол песня серия сезон трейлер русский москва лето зима новый год семья дети наука война правда ночь город',
 };
-const CJK_WORDS = '東京 日本 動画 料理 猫 犬 旅行 音楽 ゲーム 実況 配信 映画 新作 公式 予告 最新 ニュース 北京 上海 中国 美食 教程 生活 日常 歌 カバー 踊って みた 初心者 解説 攻略 桜 夏 冬 祭り 夜景 電車 ラーメン 寿司 カレー 野球 サッカー 試合 ライブ 東京タワー 富士山 京都 大阪 韓国 아이돌 노래 먹방 여행'.split(' ');
+const CJK_WORDS =
+  '東京 日本 動画 料理 猫 犬 旅行 音楽 ゲーム 実況 配信 映画 新作 公式 予告 最新 ニュース 北京 上海 中国 美食 教程 生活 日常 歌 カバー 踊って みた 初心者 解説 攻略 桜 夏 冬 祭り 夜景 電車 ラーメン 寿司 カレー 野球 サッカー 試合 ライブ 東京タワー 富士山 京都 大阪 韓国 아이돌 노래 먹방 여행'.split(
+    ' ',
+  );
 
 /** Token ids shared by every language: one per distinct folded token. */
 function tokenTable() {
@@ -167,14 +178,29 @@ function buildVocabulary(language: Exclude<Language, 'ja'>, raw: RawText, table:
   const ranked = byCount(counts);
   const words = ranked.map((token) => byCount(surfaces.get(token)!)[0]!);
   const wordIds = Int32Array.from(ranked, (token) => table.id(token));
-  const tags = byCount(tagCounts).filter((tag) => tokenize(tag).length > 0).slice(0, MAX_TAGS_PER_LANGUAGE);
-  return { language, words, wordIds, tags, tagIds: tags.map((tag) => Int32Array.from(tokenize(tag), (token) => table.id(token))), tagCdf: zipfCdf(tags.length, 1, ZIPF_OFFSET) };
+  const tags = byCount(tagCounts)
+    .filter((tag) => tokenize(tag).length > 0)
+    .slice(0, MAX_TAGS_PER_LANGUAGE);
+  return {
+    language,
+    words,
+    wordIds,
+    tags,
+    tagIds: tags.map((tag) => Int32Array.from(tokenize(tag), (token) => table.id(token))),
+    tagCdf: zipfCdf(tags.length, 1, ZIPF_OFFSET),
+  };
 }
 
 const SYLLABLES: Record<Exclude<Language, 'ja'>, string[]> = {
-  en: 'ba be bi bo bu da de di do du fa fe fi fo ga go ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po ra re ri ro ru sa se si so ta te ti to tu va vo za zo'.split(' '),
-  fr: 'ba be bi bo da de di do fa fe fi fo ga gi go la le li lo lu ma me mi mo mu na ne ni no pa pe pi po ra re ri ro sa se si so ta te ti to va ve vi vo'.split(' '),
-  ru: 'ба бе би бо бу ва ве ви во га го да де ди до ду за зи ка ке ки ко ку ла ле ли ло лу ма ме ми мо му на не ни но ну па пе пи по ра ре ри ро ру са се си со та те ти то ту'.split(' '),
+  en: 'ba be bi bo bu da de di do du fa fe fi fo ga go ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu pa pe pi po ra re ri ro ru sa se si so ta te ti to tu va vo za zo'.split(
+    ' ',
+  ),
+  fr: 'ba be bi bo da de di do fa fe fi fo ga gi go la le li lo lu ma me mi mo mu na ne ni no pa pe pi po ra re ri ro sa se si so ta te ti to va ve vi vo'.split(
+    ' ',
+  ),
+  ru: 'ба бе би бо бу ва ве ви во га го да де ди до ду за зи ка ке ки ко ку ла ле ли ло лу ма ме ми мо му на не ни но ну па пе пи по ра ре ри ро ру са се си со та те ти то ту'.split(
+    ' ',
+  ),
 };
 /** French made-up words end in "x", so they never equal an English one (even length, ending in a vowel). */
 const TAIL_SUFFIX: Record<Exclude<Language, 'ja'>, string> = { en: '', fr: 'x', ru: '' };
@@ -201,7 +227,9 @@ export function loadVocabulary(directory: string | null = TRENDING_DIR) {
     const lang = language as Exclude<Language, 'ja'>;
     // The built-in lists are in rough order of frequency: each word once.
     const builtIn = [...new Set(BUILT_IN[lang].split(' '))];
-    const raw: RawText = available ? readTrending(join(directory!, file)) : { titles: [builtIn.join(' ')], descriptions: [], tags: builtIn.map((word) => [word]) };
+    const raw: RawText = available
+      ? readTrending(join(directory!, file))
+      : { titles: [builtIn.join(' ')], descriptions: [], tags: builtIn.map((word) => [word]) };
     vocabularies[lang] = { ...buildVocabulary(lang, raw, table), tailBase: 0, cdf: new Float64Array() };
   }
   const cjk = CJK_WORDS.map((word) => Int32Array.from(tokenize(word), (token) => table.id(token)));

@@ -76,7 +76,11 @@ export async function writeCorpus(sql: Sql, corpus: Corpus, options: WriteOption
   const connections = options.connections ?? 2;
   const [clash] = await sql<{ videoId: string }[]>`
     select video_id as "videoId" from videos where video_id = any(${[corpusVideoId(corpus.seed, 0), corpusVideoId(corpus.seed, corpus.videos - 1)]}) limit 1`;
-  if (clash) throw new AppError('INVALID_INPUT', `the corpus of seed ${corpus.seed} is already stored (video ${clash.videoId}); generate with another --seed for more videos`);
+  if (clash)
+    throw new AppError(
+      'INVALID_INPUT',
+      `the corpus of seed ${corpus.seed} is already stored (video ${clash.videoId}); generate with another --seed for more videos`,
+    );
   const started = performance.now();
   const channelRows = Array.from({ length: corpus.channels }, (_, index) => corpus.channel(index));
   await sql`

@@ -29,7 +29,12 @@ export interface VideoRow {
   videoFileUrl: string | null;
 }
 
-interface ChannelRow { channelId: string; title: string; language: Language; subscriberCount: number }
+interface ChannelRow {
+  channelId: string;
+  title: string;
+  language: Language;
+  subscriberCount: number;
+}
 
 export interface Corpus {
   seed: number;
@@ -69,7 +74,14 @@ function corpusChannelId(seed: number, index: number): string {
   return id.slice(0, 24);
 }
 
-const DELETE_REASONS: Array<[string, number]> = [['removed_by_uploader', 0.45], ['private', 0.25], ['terms_of_service', 0.1], ['copyright', 0.1], ['account_terminated', 0.07], ['blocked_in_region', 0.03]];
+const DELETE_REASONS: Array<[string, number]> = [
+  ['removed_by_uploader', 0.45],
+  ['private', 0.25],
+  ['terms_of_service', 0.1],
+  ['copyright', 0.1],
+  ['account_terminated', 0.07],
+  ['blocked_in_region', 0.03],
+];
 const FIRST_DAY = Date.UTC(2006, 0, 1) / 86_400_000;
 const LAST_DAY = Date.UTC(2026, 5, 30) / 86_400_000;
 
@@ -116,7 +128,13 @@ function sentences(count: number, next: () => string, rnd: () => number): string
   return text;
 }
 
-export function createCorpus(options: { seed: number; videos: number; channels?: number; vocabularyDir?: string | null; vocabulary?: Vocabulary }): Corpus {
+export function createCorpus(options: {
+  seed: number;
+  videos: number;
+  channels?: number;
+  vocabularyDir?: string | null;
+  vocabulary?: Vocabulary;
+}): Corpus {
   const { seed, videos } = options;
   const channels = Math.max(LANGUAGES.length, options.channels ?? Math.ceil(videos / 200));
   const vocabulary = options.vocabulary ?? loadVocabulary(options.vocabularyDir === undefined ? TRENDING_DIR : options.vocabularyDir);
@@ -131,7 +149,10 @@ export function createCorpus(options: { seed: number; videos: number; channels?:
   };
   const channelsOf: Record<Language, number[]> = { en: [], fr: [], ru: [], ja: [] };
   for (let index = 0; index < channels; index++) channelsOf[channelLanguage(index)].push(index);
-  const channelCdf = Object.fromEntries(LANGUAGES.map((language) => [language, zipfCdf(channelsOf[language].length, 1, 1)])) as Record<Language, Float64Array>;
+  const channelCdf = Object.fromEntries(LANGUAGES.map((language) => [language, zipfCdf(channelsOf[language].length, 1, 1)])) as Record<
+    Language,
+    Float64Array
+  >;
 
   const { word, cjkWord } = wordDrawers(vocabulary);
 
@@ -139,26 +160,36 @@ export function createCorpus(options: { seed: number; videos: number; channels?:
     const rnd = random(mix32(seed, index));
     let u = rnd();
     let language: Language = 'en';
-    for (const candidate of LANGUAGES) if ((u -= LANGUAGE_MIX[candidate]) < 0) {
-      language = candidate;
-      break;
-    }
+    for (const candidate of LANGUAGES)
+      if ((u -= LANGUAGE_MIX[candidate]) < 0) {
+        language = candidate;
+        break;
+      }
     const channelIndex = channelsOf[language][draw(channelCdf[language], rnd)]!;
     const videoId = corpusVideoId(seed, index);
 
     let title: string;
     let description: string | null;
     let tags: string[];
-    const descriptionWords = rnd() < 0.1 ? -1 : rnd() < 0.06 ? 0 : Math.min(150, Math.max(1, Math.round(Math.exp(3.5 + 0.9 * normal(rnd)))));
+    const descriptionWords =
+      rnd() < 0.1 ? -1 : rnd() < 0.06 ? 0 : Math.min(150, Math.max(1, Math.round(Math.exp(3.5 + 0.9 * normal(rnd)))));
     const tagCount = rnd() < 0.25 ? 0 : between(rnd, 1, 10);
     if (language === 'ja') {
       title = words(between(rnd, 2, 5), () => cjkWord(rnd, seen)).join('') + (rnd() < 0.3 ? ` ${word('en', rnd, seen)}` : '');
-      description = descriptionWords <= 0 ? (descriptionWords === 0 ? '' : null) : words(Math.ceil(descriptionWords / 4), () => cjkWord(rnd, seen)).join('、') + '。';
+      description =
+        descriptionWords <= 0
+          ? descriptionWords === 0
+            ? ''
+            : null
+          : words(Math.ceil(descriptionWords / 4), () => cjkWord(rnd, seen)).join('、') + '。';
       tags = words(Math.min(tagCount, 4), () => cjkWord(rnd, seen));
     } else {
       const next = () => word(language as Exclude<Language, 'ja'>, rnd, seen);
       const titleWords = words(between(rnd, 2, 6) + between(rnd, 2, 6), next);
-      title = titleWords.length > 5 && rnd() < 0.2 ? `${titleWords.slice(0, -2).join(' ')} - ${titleWords.slice(-2).join(' ')}` : titleWords.join(' ');
+      title =
+        titleWords.length > 5 && rnd() < 0.2
+          ? `${titleWords.slice(0, -2).join(' ')} - ${titleWords.slice(-2).join(' ')}`
+          : titleWords.join(' ');
       description = descriptionWords <= 0 ? (descriptionWords === 0 ? '' : null) : sentences(descriptionWords, next, rnd);
       const v = vocabularies[language as Exclude<Language, 'ja'>];
       tags = [];
@@ -175,7 +206,8 @@ export function createCorpus(options: { seed: number; videos: number; channels?:
     u = rnd();
     // A re-upload's link points at an earlier video of its block of REUPLOAD_BLOCK, which is written in the same statement.
     const inBlock = index % REUPLOAD_BLOCK;
-    const status: VideoRow['status'] = u < 0.92 ? 'live' : u < 0.97 || (u < 0.975 && inBlock === 0) ? 'deleted' : u < 0.975 ? 're-uploaded' : 'checking';
+    const status: VideoRow['status'] =
+      u < 0.92 ? 'live' : u < 0.97 || (u < 0.975 && inBlock === 0) ? 'deleted' : u < 0.975 ? 're-uploaded' : 'checking';
     let statusReason: string | null = null;
     if (status === 'deleted') {
       let r = rnd();
@@ -186,7 +218,8 @@ export function createCorpus(options: { seed: number; videos: number; channels?:
     const viewCount = rnd() < 0.01 ? null : Math.min(5e9, Math.floor(Math.exp(7 + 2.4 * normal(rnd))));
     const day = rnd() < 0.03 ? null : Math.floor(FIRST_DAY + (LAST_DAY - FIRST_DAY) * Math.sqrt(rnd()));
     u = rnd();
-    const durationSeconds = u < 0.04 ? null : u < 0.16 ? between(rnd, 5, 60) : Math.min(43_200, Math.round(Math.exp(Math.log(480) + 0.9 * normal(rnd))));
+    const durationSeconds =
+      u < 0.04 ? null : u < 0.16 ? between(rnd, 5, 60) : Math.min(43_200, Math.round(Math.exp(Math.log(480) + 0.9 * normal(rnd))));
     const hasVideo = rnd() < 0.1;
     return {
       videoId,
@@ -210,7 +243,10 @@ export function createCorpus(options: { seed: number; videos: number; channels?:
   function channel(index: number): ChannelRow {
     const rnd = random(mix32(seed ^ 0xc4a77e1, index));
     const language = channelLanguage(index);
-    const title = language === 'ja' ? words(2, () => cjkWord(rnd, noop)).join('') : words(between(rnd, 1, 3), () => word(language, rnd, noop)).join(' ');
+    const title =
+      language === 'ja'
+        ? words(2, () => cjkWord(rnd, noop)).join('')
+        : words(between(rnd, 1, 3), () => word(language, rnd, noop)).join(' ');
     return { channelId: corpusChannelId(seed, index), title, language, subscriberCount: Math.floor(Math.exp(8 + 2.5 * normal(rnd))) };
   }
 

@@ -31,7 +31,8 @@ export async function msUntil(check: () => Promise<boolean>, what: string, timeo
     } catch (error) {
       last = error;
     }
-    if (performance.now() - started > timeoutMs) throw new Error(`no ${what} within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
+    if (performance.now() - started > timeoutMs)
+      throw new Error(`no ${what} within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
     await sleep(20);
   }
 }
@@ -46,12 +47,22 @@ export async function restartCluster(dataDir: string, oldPid: number): Promise<v
   );
 }
 
-export interface Answer { status: number; retryAfter: string | null; code: string | undefined; ms: number }
+export interface Answer {
+  status: number;
+  retryAfter: string | null;
+  code: string | undefined;
+  ms: number;
+}
 
 /** One GET on a fresh connection; a request that hangs fails after `timeoutMs` instead of holding the caller. */
 export async function answerOf(url: string, headers: Record<string, string> = {}, timeoutMs = 10_000): Promise<Answer> {
   const started = performance.now();
   const response = await fetch(url, { headers: { ...headers, Connection: 'close' }, signal: AbortSignal.timeout(timeoutMs) });
   const body = (await response.json().catch(() => undefined)) as { error?: { code?: string } } | undefined;
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), code: body?.error?.code, ms: Math.round(performance.now() - started) };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    code: body?.error?.code,
+    ms: Math.round(performance.now() - started),
+  };
 }

@@ -41,7 +41,9 @@ describe('the real fixtures locator', () => {
   it('looks beside the repository by default', () => {
     withFixturesDir(undefined, () => {
       expect(realFixturesDir()).toBe(resolve(repoRoot, '..', 'shared', 'fixtures', 'real'));
-      expect(realFixture('edgi-wayback/test_search.yaml')).toBe(join(resolve(repoRoot, '..', 'shared', 'fixtures', 'real'), 'edgi-wayback', 'test_search.yaml'));
+      expect(realFixture('edgi-wayback/test_search.yaml')).toBe(
+        join(resolve(repoRoot, '..', 'shared', 'fixtures', 'real'), 'edgi-wayback', 'test_search.yaml'),
+      );
     });
   });
 
@@ -56,7 +58,9 @@ describe('the real fixtures locator', () => {
   it('reports a missing folder: which one, and how to point elsewhere', () => {
     withFixturesDir(missing, () => {
       expect(haveRealFixtures()).toBe(false);
-      expect(missingRealFixtures('suite "x"')).toBe(`Skipped suite "x": the real fixtures folder ${missing} does not exist (set REAL_FIXTURES_DIR to where they are)`);
+      expect(missingRealFixtures('suite "x"')).toBe(
+        `Skipped suite "x": the real fixtures folder ${missing} does not exist (set REAL_FIXTURES_DIR to where they are)`,
+      );
     });
   });
 

@@ -9,7 +9,12 @@ describe('LLM settings', () => {
   });
 
   it('mask the API key in the described configuration', () => {
-    const config = loadConfig({ LLM_BASE_URL: 'http://localhost:11434/v1', LLM_API_KEY: 'sk-very-secret', LLM_MODEL: 'llama3.1:8b', LLM_CONTEXT_TOKENS: '32768' });
+    const config = loadConfig({
+      LLM_BASE_URL: 'http://localhost:11434/v1',
+      LLM_API_KEY: 'sk-very-secret',
+      LLM_MODEL: 'llama3.1:8b',
+      LLM_CONTEXT_TOKENS: '32768',
+    });
     const described = describeConfig(config);
     expect(described.LLM_API_KEY).toBe('****');
     expect(JSON.stringify(described)).not.toContain('sk-very-secret');

@@ -5,7 +5,24 @@ import { summaryContent, type SummaryProgress } from '../../core/summaries/summa
 import type { TranscriptCue } from '../../core/subtitles/transcriptCue.ts';
 import { fakeAnswer, start, type ChatRequest, type OpenAiServer } from '../kit/servers/openai-server.ts';
 
-const VOCABULARY = ['archive', 'signal', 'river', 'engine', 'garden', 'theory', 'market', 'window', 'planet', 'language', 'memory', 'circuit', 'harbour', 'pattern', 'village', 'crystal'];
+const VOCABULARY = [
+  'archive',
+  'signal',
+  'river',
+  'engine',
+  'garden',
+  'theory',
+  'market',
+  'window',
+  'planet',
+  'language',
+  'memory',
+  'circuit',
+  'harbour',
+  'pattern',
+  'village',
+  'crystal',
+];
 
 /** A talk of `seconds` with a cue every 3 s of about `wordsPerCue` words (2 h ≈ 20,000 words). */
 function transcript(seconds: number, wordsPerCue = 8.4): TranscriptCue[] {
@@ -26,13 +43,24 @@ function requestTokens(request: ChatRequest): number {
   return Math.ceil((prompt + JSON.stringify(request.response_format ?? {}).length) / 3) + (request.max_tokens ?? 0);
 }
 
-const schemaName = (request: ChatRequest) => (request.response_format?.type === 'json_schema' ? request.response_format.json_schema.name : undefined);
+const schemaName = (request: ChatRequest) =>
+  request.response_format?.type === 'json_schema' ? request.response_format.json_schema.name : undefined;
 
 let server: OpenAiServer;
 afterEach(() => server.close());
 
 function generator(contextTokens: number) {
-  return createLlmSummaryGenerator(createLlmClient({ baseUrl: server.url, model: 'test-model', contextTokens, concurrency: 2, timeoutMs: 10_000, retries: 1, minRetryDelayMs: 10 }));
+  return createLlmSummaryGenerator(
+    createLlmClient({
+      baseUrl: server.url,
+      model: 'test-model',
+      contextTokens,
+      concurrency: 2,
+      timeoutMs: 10_000,
+      retries: 1,
+      minRetryDelayMs: 10,
+    }),
+  );
 }
 
 describe('the LLM summariser', () => {
@@ -44,7 +72,10 @@ describe('the LLM summariser', () => {
     const cues = transcript(7_200);
     expect(cues.reduce((sum, cue) => sum + cue.text.split(' ').length, 0)).toBeGreaterThanOrEqual(20_000);
     const progress: SummaryProgress[] = [];
-    const summary = await generator(8192).summarise({ videoId: 'dQw4w9WgXcQ', title: 'A long talk', language: 'en-GB', cues }, { onProgress: (step) => progress.push(step) });
+    const summary = await generator(8192).summarise(
+      { videoId: 'dQw4w9WgXcQ', title: 'A long talk', language: 'en-GB', cues },
+      { onProgress: (step) => progress.push(step) },
+    );
 
     const requests = server.requests().map((entry) => entry.body);
     const chunks = requests.filter((request) => schemaName(request) === 'partial_summary');
@@ -70,7 +101,12 @@ describe('the LLM summariser', () => {
       expect(time).toBeLessThanOrEqual(7_200);
     }
 
-    const used = server.requests().reduce((sum, entry) => ({ prompt: sum.prompt + entry.usage!.prompt_tokens, completion: sum.completion + entry.usage!.completion_tokens }), { prompt: 0, completion: 0 });
+    const used = server
+      .requests()
+      .reduce(
+        (sum, entry) => ({ prompt: sum.prompt + entry.usage!.prompt_tokens, completion: sum.completion + entry.usage!.completion_tokens }),
+        { prompt: 0, completion: 0 },
+      );
     expect(summary.tokensUsed).toEqual(used);
 
     const chunkSteps = progress.filter((step) => step.stage === 'chunk');
@@ -83,7 +119,9 @@ describe('the LLM summariser', () => {
   it('combines in rounds when the partial summaries do not fit one call', async () => {
     await generator(4096).summarise({ videoId: 'dQw4w9WgXcQ', title: null, language: null, cues: transcript(7_200) });
     const requests = server.requests().map((entry) => entry.body);
-    const rounds = requests.filter((request) => schemaName(request) === 'partial_summary' && request.messages[1]!.content.startsWith('Summaries of'));
+    const rounds = requests.filter(
+      (request) => schemaName(request) === 'partial_summary' && request.messages[1]!.content.startsWith('Summaries of'),
+    );
     expect(rounds.length).toBeGreaterThan(0);
     expect(requests.filter((request) => schemaName(request) === 'video_summary')).toHaveLength(1);
     for (const request of requests) expect(requestTokens(request)).toBeLessThanOrEqual(4096);
@@ -91,7 +129,10 @@ describe('the LLM summariser', () => {
 
   it('summarises a short transcript in one call, in the language hinted', async () => {
     const progress: SummaryProgress[] = [];
-    const summary = await generator(8192).summarise({ videoId: 'dQw4w9WgXcQ', title: 'Short', language: 'de', cues: transcript(120) }, { onProgress: (step) => progress.push(step) });
+    const summary = await generator(8192).summarise(
+      { videoId: 'dQw4w9WgXcQ', title: 'Short', language: 'de', cues: transcript(120) },
+      { onProgress: (step) => progress.push(step) },
+    );
     expect(server.requests()).toHaveLength(1);
     expect(schemaName(server.requests()[0]!.body)).toBe('video_summary');
     expect(server.requests()[0]!.body.messages[0]!.content).toContain('(probably "de")');
@@ -124,7 +165,9 @@ describe('the LLM summariser', () => {
   });
 
   it('fails on a transcript with no text', async () => {
-    await expect(generator(8192).summarise({ videoId: 'dQw4w9WgXcQ', title: null, language: null, cues: [{ start: 0, end: 1, text: '  ' }] })).rejects.toThrow('no text');
+    await expect(
+      generator(8192).summarise({ videoId: 'dQw4w9WgXcQ', title: null, language: null, cues: [{ start: 0, end: 1, text: '  ' }] }),
+    ).rejects.toThrow('no text');
     expect(server.requests()).toHaveLength(0);
   });
 });

@@ -17,7 +17,17 @@ beforeEach(async () => {
 afterEach(() => server.close());
 
 function client(overrides: Partial<LlmClientOptions> = {}) {
-  return createLlmClient({ baseUrl: server.url, apiKey: API_KEY, model: 'test-model', contextTokens: 8192, concurrency: 2, timeoutMs: 5_000, retries: 2, minRetryDelayMs: 10, ...overrides });
+  return createLlmClient({
+    baseUrl: server.url,
+    apiKey: API_KEY,
+    model: 'test-model',
+    contextTokens: 8192,
+    concurrency: 2,
+    timeoutMs: 5_000,
+    retries: 2,
+    minRetryDelayMs: 10,
+    ...overrides,
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<LlmError> {
@@ -96,7 +106,10 @@ describe('the OpenAI-compatible client', () => {
     expect(userMessage(0)).toBe(request.user);
     expect(userMessage(1)).toContain(request.user);
     expect(userMessage(1)).toMatch(/previous answer was rejected: not valid JSON/);
-    expect(result.usage).toEqual({ prompt: usageOf(0).prompt_tokens + usageOf(1).prompt_tokens, completion: usageOf(0).completion_tokens + usageOf(1).completion_tokens });
+    expect(result.usage).toEqual({
+      prompt: usageOf(0).prompt_tokens + usageOf(1).prompt_tokens,
+      completion: usageOf(0).completion_tokens + usageOf(1).completion_tokens,
+    });
   });
 
   it('names the schema violation in the retry', async () => {
@@ -109,7 +122,9 @@ describe('the OpenAI-compatible client', () => {
     server.enqueue('malformed', 'schemaViolation');
     const error = await failure(client().completeJson(request));
     expect(error.kind).toBe('malformed');
-    expect(error.message).toMatch(/answered twice with JSON that does not fit the word_count schema; last problem: the JSON does not fit the schema: word:/);
+    expect(error.message).toMatch(
+      /answered twice with JSON that does not fit the word_count schema; last problem: the JSON does not fit the schema: word:/,
+    );
     expect(server.requests()).toHaveLength(2);
   });
 
@@ -143,8 +158,12 @@ describe('the OpenAI-compatible client', () => {
     expect(server.requests().map((entry) => entry.behaviour)).toEqual(['brokenBody', 'answer']);
   });
 
-  it('gives up on bodies that keep breaking off with an unavailable error naming the endpoint, never a JSON parser\'s message', async () => {
-    server.enqueue({ type: 'brokenBody', ending: 'truncated' }, { type: 'brokenBody', ending: 'reset' }, { type: 'brokenBody', ending: 'truncated' });
+  it("gives up on bodies that keep breaking off with an unavailable error naming the endpoint, never a JSON parser's message", async () => {
+    server.enqueue(
+      { type: 'brokenBody', ending: 'truncated' },
+      { type: 'brokenBody', ending: 'reset' },
+      { type: 'brokenBody', ending: 'truncated' },
+    );
     const error = await failure(client().completeJson(request));
     expect(error.kind).toBe('unavailable');
     expect(error.message).toBe(`${server.url}/chat/completions: the answer's body broke off or is not JSON (gave up after 3 attempts)`);
@@ -155,7 +174,17 @@ describe('the OpenAI-compatible client', () => {
   it('retries connection failures', async () => {
     const url = server.url;
     await server.close();
-    const error = await failure(createLlmClient({ baseUrl: url, model: 'm', contextTokens: 8192, concurrency: 1, timeoutMs: 1_000, retries: 1, minRetryDelayMs: 10 }).completeJson(request));
+    const error = await failure(
+      createLlmClient({
+        baseUrl: url,
+        model: 'm',
+        contextTokens: 8192,
+        concurrency: 1,
+        timeoutMs: 1_000,
+        retries: 1,
+        minRetryDelayMs: 10,
+      }).completeJson(request),
+    );
     expect(error.kind).toBe('unavailable');
     expect(error.message).toContain('2 attempts');
   });

@@ -27,33 +27,54 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+};
 const postWithoutKey = () =>
-  fetch(`${api.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) });
+  fetch(`${api.url}/mcp`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify(initialize),
+  });
 
 describe('a client without a key learns that keys are issued out of band (no OAuth)', () => {
   it('401 names the resource metadata (RFC 9728), which names no authorization server', async () => {
     const refused = await postWithoutKey();
     expect(refused.status).toBe(401);
-    expect(refused.headers.get('www-authenticate')).toBe(`Bearer realm="afterimage", resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp"`);
+    expect(refused.headers.get('www-authenticate')).toBe(
+      `Bearer realm="afterimage", resource_metadata="${api.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
     const { resourceMetadataUrl, error } = extractWWWAuthenticateParams(refused);
     expect(error).toBeUndefined();
     expect(resourceMetadataUrl?.href).toBe(`${api.url}/.well-known/oauth-protected-resource/mcp`);
-    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(/^API_KEY_REQUIRED: .*Authorization: Bearer tsk_.*; there is no OAuth login here: API keys are issued from your account/);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+      /^API_KEY_REQUIRED: .*Authorization: Bearer tsk_.*; there is no OAuth login here: API keys are issued from your account/,
+    );
 
     // As the SDK's OAuth flow reads it, from the challenge or by the well-known path of /mcp.
     for (const options of [{ resourceMetadataUrl }, {}]) {
       const metadata = await discoverOAuthProtectedResourceMetadata(new URL(`${api.url}/mcp`), options);
-      expect(metadata).toEqual({ resource: `${api.url}/mcp`, resource_name: 'Afterimage MCP server', bearer_methods_supported: ['header'], resource_documentation: `${api.url}/api/docs` });
+      expect(metadata).toEqual({
+        resource: `${api.url}/mcp`,
+        resource_name: 'Afterimage MCP server',
+        bearer_methods_supported: ['header'],
+        resource_documentation: `${api.url}/api/docs`,
+      });
       expect(metadata.authorization_servers).toBeUndefined();
     }
     const service = await api.call('/.well-known/oauth-protected-resource');
     expect(service.body).toMatchObject({ resource: api.url, bearer_methods_supported: ['header'] });
   });
 
-  it('the SDK client without a key fails with the answer\'s explanation, not an OAuth error', async () => {
+  it("the SDK client without a key fails with the answer's explanation, not an OAuth error", async () => {
     const client = new Client({ name: 'no-key', version: '1.0.0' });
-    const failure = await client.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`))).then(() => undefined, (error: Error) => error);
+    const failure = await client.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`))).then(
+      () => undefined,
+      (error: Error) => error,
+    );
     expect(failure?.message).toContain('API_KEY_REQUIRED');
     expect(failure?.message).toContain('there is no OAuth login here');
     await client.close();
@@ -72,7 +93,9 @@ describe('a client without a key learns that keys are issued out of band (no OAu
       codeVerifier: () => '',
     };
     const client = new Client({ name: 'oauth', version: '1.0.0' });
-    await expect(client.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), { authProvider: provider }))).rejects.toThrow();
+    await expect(
+      client.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), { authProvider: provider })),
+    ).rejects.toThrow();
     expect(redirects).toEqual([]);
     await client.close();
   });
@@ -85,7 +108,8 @@ describe('tools/list is portable to clients with single-type dialects', () => {
     const schema = node as Record<string, unknown>;
     if (Array.isArray(schema.type)) found.push(`${path}: ${JSON.stringify(schema.type)}`);
     for (const [keyword, value] of Object.entries(schema)) {
-      if (keyword === 'properties') for (const [name, property] of Object.entries(value as object)) typeLists(property, `${path}.${name}`, found);
+      if (keyword === 'properties')
+        for (const [name, property] of Object.entries(value as object)) typeLists(property, `${path}.${name}`, found);
       else if (Array.isArray(value)) value.forEach((item, index) => typeLists(item, `${path}/${keyword}[${index}]`, found));
       else if (typeof value === 'object') typeLists(value, `${path}/${keyword}`, found);
     }
@@ -97,15 +121,25 @@ describe('tools/list is portable to clients with single-type dialects', () => {
     const { tools } = await client.listTools();
     await client.close();
     expect(tools).toHaveLength(10);
-    expect(tools.flatMap((tool) => [...typeLists(tool.inputSchema, `${tool.name} input`), ...typeLists(tool.outputSchema, `${tool.name} output`)])).toEqual([]);
+    expect(
+      tools.flatMap((tool) => [
+        ...typeLists(tool.inputSchema, `${tool.name} input`),
+        ...typeLists(tool.outputSchema, `${tool.name} output`),
+      ]),
+    ).toEqual([]);
     const getVideo = tools.find((tool) => tool.name === 'get_video')!;
     expect((getVideo.outputSchema!.properties as Record<string, unknown>).title).toEqual({ anyOf: [{ type: 'string' }, { type: 'null' }] });
     expect(getVideo.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
   });
 
   it('singleTypeSchema keeps a property named "type" and an anyOf already there', () => {
-    expect(singleTypeSchema({ type: 'object', properties: { type: { type: ['string', 'null'] } } })).toEqual({ type: 'object', properties: { type: { anyOf: [{ type: 'string' }, { type: 'null' }] } } });
-    expect(singleTypeSchema({ type: ['integer', 'null'], anyOf: [{ minimum: 1 }, { type: 'null' }] })).toEqual({ allOf: [{ anyOf: [{ type: 'integer' }, { type: 'null' }] }, { anyOf: [{ minimum: 1 }, { type: 'null' }] }] });
+    expect(singleTypeSchema({ type: 'object', properties: { type: { type: ['string', 'null'] } } })).toEqual({
+      type: 'object',
+      properties: { type: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+    });
+    expect(singleTypeSchema({ type: ['integer', 'null'], anyOf: [{ minimum: 1 }, { type: 'null' }] })).toEqual({
+      allOf: [{ anyOf: [{ type: 'integer' }, { type: 'null' }] }, { anyOf: [{ minimum: 1 }, { type: 'null' }] }],
+    });
     expect(singleTypeSchema({ type: ['string'], enum: ['a'] })).toEqual({ type: 'string', enum: ['a'] });
   });
 });

@@ -14,7 +14,14 @@ let client: Client;
 let key: string;
 const channelId = channelIdFor('mcp');
 const v = { talk: videoIdFor('mcp-talk'), other: videoIdFor('mcp-other'), steno: videoIdFor('mcp-steno'), bare: videoIdFor('mcp-bare') };
-const LINES = ['>> Welcome to the workshop.', 'Today we restore an old lathe.', 'The spindle bearings are worn.', '>> Can you show the gears?', 'Yes, the gears are fine.', 'We oil everything and switch it on.'];
+const LINES = [
+  '>> Welcome to the workshop.',
+  'Today we restore an old lathe.',
+  'The spindle bearings are worn.',
+  '>> Can you show the gears?',
+  'Yes, the gears are fine.',
+  'We oil everything and switch it on.',
+];
 
 async function addTranscript(videoId: string) {
   await addTrack(db.sql, { videoId, language: 'en', kind: 'manual', text: vttOf(LINES, 4) });
@@ -23,15 +30,22 @@ async function addTranscript(videoId: string) {
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 100_000, apiStenogramsPerDay: 100, subtitleDownloadsPerDay: 1000, ftsQueriesPerMinute: 1000 } });
+  await updateTier(db.sql, 'pro', {
+    limits: { requestsPerMinute: 100_000, apiStenogramsPerDay: 100, subtitleDownloadsPerDay: 1000, ftsQueriesPerMinute: 1000 },
+  });
   stack = await startSearchStack(db, {});
   key = (await createKeyedUser(db.sql)).key;
-  await addVideos(db.sql, channelId, [
-    { videoId: v.talk, title: 'Restoring an old lathe' },
-    { videoId: v.other, title: 'Sharpening chisels' },
-    { videoId: v.steno, title: 'Fixing a radio' },
-    { videoId: v.bare, title: 'No subtitles here' },
-  ], 'MCP Workshop');
+  await addVideos(
+    db.sql,
+    channelId,
+    [
+      { videoId: v.talk, title: 'Restoring an old lathe' },
+      { videoId: v.other, title: 'Sharpening chisels' },
+      { videoId: v.steno, title: 'Fixing a radio' },
+      { videoId: v.bare, title: 'No subtitles here' },
+    ],
+    'MCP Workshop',
+  );
   for (const id of [v.talk, v.other, v.steno]) await addTranscript(id);
   client = await connectMcp(stack.api.url, key);
 }, 60_000);
@@ -46,7 +60,16 @@ describe('MCP server at /mcp', () => {
   it('lists every tool with input and output schemas and read-only hints', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([
-      'search_channel', 'search_videos', 'get_video', 'get_subtitles', 'get_summary', 'generate_summary', 'browse_summaries', 'get_video_status_history', 'get_usage', 'generate_stenogram',
+      'search_channel',
+      'search_videos',
+      'get_video',
+      'get_subtitles',
+      'get_summary',
+      'generate_summary',
+      'browse_summaries',
+      'get_video_status_history',
+      'get_usage',
+      'generate_stenogram',
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
@@ -55,7 +78,9 @@ describe('MCP server at /mcp', () => {
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(byName.get_video!.annotations?.readOnlyHint).toBe(true);
     expect(byName.generate_summary!.annotations?.readOnlyHint).toBe(false);
-    expect(Object.keys(byName.search_videos!.inputSchema.properties ?? {})).toEqual(expect.arrayContaining(['q', 'page', 'pageSize', 'status', 'hasVideo', 'hasSubtitles', 'hasSummary', 'sort', 'in']));
+    expect(Object.keys(byName.search_videos!.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['q', 'page', 'pageSize', 'status', 'hasVideo', 'hasSubtitles', 'hasSummary', 'sort', 'in']),
+    );
   });
 
   it('get_video, get_video_status_history, get_usage', async () => {
@@ -75,7 +100,10 @@ describe('MCP server at /mcp', () => {
     const hits = await client.callTool({ name: 'search_videos', arguments: { q: 'lathe' } });
     expect(hits.isError).toBeFalsy();
     expect((hits.structuredContent as { videos: Array<{ videoId: string }> }).videos.map((video) => video.videoId)).toEqual([v.talk]);
-    const said = await client.callTool({ name: 'search_videos', arguments: { q: 'spindle bearings', in: 'subtitles', hasSubtitles: true, sort: 'date-desc', pageSize: 10 } });
+    const said = await client.callTool({
+      name: 'search_videos',
+      arguments: { q: 'spindle bearings', in: 'subtitles', hasSubtitles: true, sort: 'date-desc', pageSize: 10 },
+    });
     const result = said.structuredContent as { in: string; videos: Array<{ videoId: string; cues: unknown[] }> };
     expect(result.in).toBe('subtitles');
     expect(result.videos.length).toBe(3);
@@ -97,7 +125,9 @@ describe('MCP server at /mcp', () => {
       ['get_subtitles', { videoId: v.talk, version: 2_147_483_648 }],
       ['browse_summaries', { page: 2_147_483_648 }],
     ] as const) {
-      const answer = await client.callTool({ name, arguments: args }).catch((error: Error) => ({ isError: true, content: [{ type: 'text', text: error.message }] }));
+      const answer = await client
+        .callTool({ name, arguments: args })
+        .catch((error: Error) => ({ isError: true, content: [{ type: 'text', text: error.message }] }));
       expect(answer.isError).toBe(true);
       expect(textOf(answer as Parameters<typeof textOf>[0])).not.toMatch(/INTERNAL|out of range/i);
     }
@@ -121,9 +151,12 @@ describe('MCP server at /mcp', () => {
     expect(data.searchSessionId).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('generate_summary forwards the job\'s progress and answers the summary; get_summary and browse_summaries read it', async () => {
+  it("generate_summary forwards the job's progress and answers the summary; get_summary and browse_summaries read it", async () => {
     const progress: number[] = [];
-    const result = await client.callTool({ name: 'generate_summary', arguments: { videoId: v.talk } }, undefined, { onprogress: (update) => progress.push(update.progress), timeout: 60_000 });
+    const result = await client.callTool({ name: 'generate_summary', arguments: { videoId: v.talk } }, undefined, {
+      onprogress: (update) => progress.push(update.progress),
+      timeout: 60_000,
+    });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ videoId: v.talk, status: 'generated' });
     expect(progress.length).toBeGreaterThan(0);
@@ -144,9 +177,16 @@ describe('MCP server at /mcp', () => {
 
   it('reads every resource template and lists the listable ones', async () => {
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((template) => template.uriTemplate).sort()).toEqual(['tube://channel/{channelId}', 'tube://subtitles/{videoId}', 'tube://summary/{videoId}', 'tube://video/{videoId}']);
+    expect(resourceTemplates.map((template) => template.uriTemplate).sort()).toEqual([
+      'tube://channel/{channelId}',
+      'tube://subtitles/{videoId}',
+      'tube://summary/{videoId}',
+      'tube://video/{videoId}',
+    ]);
     const { resources } = await client.listResources();
-    expect(resources.map((resource) => resource.uri)).toEqual(expect.arrayContaining(['tube://tags', `tube://summary/${v.talk}`, `tube://channel/${channelId}`]));
+    expect(resources.map((resource) => resource.uri)).toEqual(
+      expect.arrayContaining(['tube://tags', `tube://summary/${v.talk}`, `tube://channel/${channelId}`]),
+    );
     const video = await client.readResource({ uri: `tube://video/${v.talk}` });
     expect(JSON.parse(contentText(video))).toMatchObject({ videoId: v.talk });
     expect(video.contents[0]!.mimeType).toBe('application/json');
@@ -165,7 +205,10 @@ describe('MCP server at /mcp', () => {
   it('gets every prompt with its arguments', async () => {
     const { prompts } = await client.listPrompts();
     expect(prompts.map((prompt) => prompt.name)).toEqual(['research_video', 'channel_overview', 'find_deleted']);
-    const research = await client.getPrompt({ name: 'research_video', arguments: { videoId: v.talk, question: 'Which bearings are worn?' } });
+    const research = await client.getPrompt({
+      name: 'research_video',
+      arguments: { videoId: v.talk, question: 'Which bearings are worn?' },
+    });
     expect(research.messages[0]!.content).toMatchObject({ type: 'text', text: expect.stringContaining('get_subtitles') });
     expect(JSON.stringify(research)).toContain('Which bearings are worn?');
     const overview = await client.getPrompt({ name: 'channel_overview', arguments: { channel: '@workshop' } });
@@ -178,7 +221,10 @@ describe('MCP server at /mcp', () => {
     const user = await createKeyedUser(db.sql);
     await updateTier(db.sql, 'pro', { limits: { apiStenogramsPerDay: 1 } });
     try {
-      const rest = await fetch(`${stack.api.url}/api/stenograms/${v.steno}/generate`, { method: 'POST', headers: { 'X-API-Key': user.key } });
+      const rest = await fetch(`${stack.api.url}/api/stenograms/${v.steno}/generate`, {
+        method: 'POST',
+        headers: { 'X-API-Key': user.key },
+      });
       expect(rest.status).toBe(200);
       await rest.body?.cancel();
       const mcp = await connectMcp(stack.api.url, user.key);
@@ -193,7 +239,10 @@ describe('MCP server at /mcp', () => {
 
   it('generate_stenogram waits for the Markdown with a progress token', async () => {
     const progress: number[] = [];
-    const result = await client.callTool({ name: 'generate_stenogram', arguments: { videoId: v.other } }, undefined, { onprogress: (update) => progress.push(update.progress), timeout: 60_000 });
+    const result = await client.callTool({ name: 'generate_stenogram', arguments: { videoId: v.other } }, undefined, {
+      onprogress: (update) => progress.push(update.progress),
+      timeout: 60_000,
+    });
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
     expect((result.structuredContent as { markdown: string }).markdown).toContain('lathe');
     const again = await client.callTool({ name: 'generate_stenogram', arguments: { videoId: v.other } });
@@ -226,9 +275,18 @@ describe('MCP server at /mcp', () => {
 });
 
 describe('/mcp over HTTP', () => {
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } } };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'curl', version: '1' } },
+  };
   const post = (headers: Record<string, string>, body: unknown = initialize) =>
-    fetch(`${stack.api.url}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+    fetch(`${stack.api.url}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(body),
+    });
 
   it('401 with WWW-Authenticate without a key or with a bad one', async () => {
     const none = await post({});
@@ -270,7 +328,9 @@ describe('/mcp over HTTP', () => {
       const a = await connectMcp(stack.api.url, key);
       const b = await connectMcp(second.url, key);
       expect((await a.callTool({ name: 'get_video', arguments: { videoId: v.talk } })).isError).toBeFalsy();
-      expect((await b.callTool({ name: 'get_video', arguments: { videoId: v.talk } })).structuredContent).toMatchObject({ videoId: v.talk });
+      expect((await b.callTool({ name: 'get_video', arguments: { videoId: v.talk } })).structuredContent).toMatchObject({
+        videoId: v.talk,
+      });
       await a.close();
       await b.close();
     } finally {

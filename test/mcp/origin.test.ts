@@ -13,7 +13,7 @@ describe('the /mcp Origin rule', () => {
     expect(originAllowed('http://127.0.0.1:8080', local)).toBe(true);
     expect(originAllowed('http://localhost:5173', hosted)).toBe(false);
   });
-  it('allows PUBLIC_URL\'s origin, nothing else', () => {
+  it("allows PUBLIC_URL's origin, nothing else", () => {
     expect(originAllowed('https://archive.example.org', hosted)).toBe(true);
     expect(originAllowed('https://ARCHIVE.example.org', hosted)).toBe(true);
     expect(originAllowed('https://evil.example', hosted)).toBe(false);

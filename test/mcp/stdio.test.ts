@@ -25,7 +25,12 @@ afterAll(async () => {
 });
 
 const bridge = (args: string[], env: Record<string, string> = {}) =>
-  new StdioClientTransport({ command: process.execPath, args: ['scripts/bin.mjs', 'mcp', ...args], env: { ...(process.env as Record<string, string>), ...env }, stderr: 'pipe' });
+  new StdioClientTransport({
+    command: process.execPath,
+    args: ['scripts/bin.mjs', 'mcp', ...args],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'pipe',
+  });
 
 describe('afterimage mcp (stdio bridge)', () => {
   it('passes tools, resources and prompts through to /mcp', async () => {
@@ -55,8 +60,13 @@ describe('afterimage mcp (stdio bridge)', () => {
       });
     });
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });
-    const refused = await client.connect(bridge(['--url', `http://127.0.0.1:${closedPort}`, '--key', key])).then(() => undefined, (error: Error) => error);
-    expect(refused?.message).toContain(`afterimage: cannot reach http://127.0.0.1:${closedPort}/mcp (ECONNREFUSED): nothing listens there: start the service`);
+    const refused = await client.connect(bridge(['--url', `http://127.0.0.1:${closedPort}`, '--key', key])).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    expect(refused?.message).toContain(
+      `afterimage: cannot reach http://127.0.0.1:${closedPort}/mcp (ECONNREFUSED): nothing listens there: start the service`,
+    );
     await client.close();
   }, 30_000);
 

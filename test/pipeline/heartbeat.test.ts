@@ -1,7 +1,13 @@
 import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ABANDONED_AFTER_SECONDS, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from '../../pipeline/heartbeat.ts';
+import {
+  ABANDONED_AFTER_SECONDS,
+  reapDeadLocalWorkers,
+  recordHeartbeat,
+  removeHeartbeat,
+  unlockAbandonedJobs,
+} from '../../pipeline/heartbeat.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { addJob, jobRow, lockJob, queueLock, runJobsOnce as runJobs } from '../support/jobs.ts';
 
@@ -18,7 +24,8 @@ const runJobsOnce = () => runJobs(db.url, db.sql);
 describe('recordHeartbeat', () => {
   it('inserts a row for the process, then updates the same row', async () => {
     await recordHeartbeat(db.sql, 'proc-a', ['worker-1']);
-    const [first] = await db.sql`select hostname, pid, worker_ids, started_at, last_seen_at from worker_heartbeats where process_id = 'proc-a'`;
+    const [first] =
+      await db.sql`select hostname, pid, worker_ids, started_at, last_seen_at from worker_heartbeats where process_id = 'proc-a'`;
     expect(first).toMatchObject({ pid: process.pid, worker_ids: ['worker-1'] });
     expect(first!.hostname.startsWith(hostname())).toBe(true);
 
@@ -127,7 +134,11 @@ describe('reapDeadLocalWorkers', () => {
     const gone = await deadPid();
     const sleeper = execFile('sleep', ['30']);
     try {
-      const jobs = { self: await addJob(db.sql, 'cleanup'), alive: await addJob(db.sql, 'cleanup'), remote: await addJob(db.sql, 'cleanup') };
+      const jobs = {
+        self: await addJob(db.sql, 'cleanup'),
+        alive: await addJob(db.sql, 'cleanup'),
+        remote: await addJob(db.sql, 'cleanup'),
+      };
       await lockJob(db.sql, jobs.self, 'worker-self', 5);
       await lockJob(db.sql, jobs.alive, 'worker-alive', 5);
       await lockJob(db.sql, jobs.remote, 'worker-remote', 5);

@@ -28,7 +28,12 @@ describe('the job registry', () => {
   it('knows every task that SQL (migrations, triggers) queues', () => {
     const queued = readdirSync(sqlDir)
       .filter((file) => file.endsWith('.sql'))
-      .flatMap((file) => [...readFileSync(join(sqlDir, file), 'utf8').matchAll(/graphile_worker\.add_jobs?\(\s*'([^']+)'/g)].map((match) => ({ file, task: match[1]! })));
+      .flatMap((file) =>
+        [...readFileSync(join(sqlDir, file), 'utf8').matchAll(/graphile_worker\.add_jobs?\(\s*'([^']+)'/g)].map((match) => ({
+          file,
+          task: match[1]!,
+        })),
+      );
     expect(queued).toContainEqual({ file: '010_search_sync.sql', task: 'index_videos' });
     for (const { file, task } of queued) expect(taskNames, `${file} queues ${task}`).toContain(task);
   });
@@ -54,15 +59,28 @@ describe('enqueue', () => {
   });
 
   it('queues the payload as given, with the options, and answers job ids in payload order', async () => {
-    const id = await enqueue(db.sql, 'crawl_channel', { crawlId: '42', step: 1, cursor: 'abc' }, { jobKey: 'registry-test', maxAttempts: 5, priority: 3 });
+    const id = await enqueue(
+      db.sql,
+      'crawl_channel',
+      { crawlId: '42', step: 1, cursor: 'abc' },
+      { jobKey: 'registry-test', maxAttempts: 5, priority: 3 },
+    );
     const [job] = await db.sql<{ payload: unknown; key: string; maxAttempts: number; priority: number }[]>`
       select payload, key, max_attempts as "maxAttempts", priority from graphile_worker._private_jobs where id = ${id}`;
     expect(job).toEqual({ payload: { crawlId: '42', step: 1, cursor: 'abc' }, key: 'registry-test', maxAttempts: 5, priority: 3 });
 
-    const ids = await enqueueMany(db.sql, 'fetch_subtitles', [{ videoId: 'registry001' }, { videoId: 'registry002' }], { jobKey: (payload) => `subtitles:${payload.videoId}`, jobKeyMode: 'unsafe_dedupe' });
-    const again = await enqueueMany(db.sql, 'fetch_subtitles', [{ videoId: 'registry002' }], { jobKey: (payload) => `subtitles:${payload.videoId}`, jobKeyMode: 'unsafe_dedupe' });
+    const ids = await enqueueMany(db.sql, 'fetch_subtitles', [{ videoId: 'registry001' }, { videoId: 'registry002' }], {
+      jobKey: (payload) => `subtitles:${payload.videoId}`,
+      jobKeyMode: 'unsafe_dedupe',
+    });
+    const again = await enqueueMany(db.sql, 'fetch_subtitles', [{ videoId: 'registry002' }], {
+      jobKey: (payload) => `subtitles:${payload.videoId}`,
+      jobKeyMode: 'unsafe_dedupe',
+    });
     expect(again).toEqual([ids[1]]);
-    const rows = await db.sql<{ id: string; payload: { videoId: string } }[]>`select id::text, payload from graphile_worker._private_jobs where id = any(${ids}::bigint[])`;
+    const rows = await db.sql<
+      { id: string; payload: { videoId: string } }[]
+    >`select id::text, payload from graphile_worker._private_jobs where id = any(${ids}::bigint[])`;
     expect(ids.map((jobId) => rows.find((row) => row.id === jobId)!.payload.videoId)).toEqual(['registry001', 'registry002']);
   });
 });
@@ -78,11 +96,15 @@ describe('a task', () => {
 
 describe('upgrading (sql/014_crawl_job_payloads.sql)', () => {
   it('rewrites waiting crawl steps queued with a numeric crawl id, and nothing else', async () => {
-    const [numeric] = await db.sql<{ id: string }[]>`select (graphile_worker.add_job('crawl_channel', '{"crawlId": 77, "step": 0}'::json, job_key => 'upgrade-test')).id::text as id`;
+    const [numeric] = await db.sql<
+      { id: string }[]
+    >`select (graphile_worker.add_job('crawl_channel', '{"crawlId": 77, "step": 0}'::json, job_key => 'upgrade-test')).id::text as id`;
     const current = await enqueue(db.sql, 'crawl_channel', { crawlId: '78', step: 2, cursor: 'c' });
     const other = await enqueue(db.sql, 'fetch_subtitles', { videoId: 'upgrade0001' });
     await db.sql.unsafe(readFileSync(join(sqlDir, '014_crawl_job_payloads.sql'), 'utf8'));
-    const rows = await db.sql<{ id: string; payload: unknown }[]>`select id::text, payload from graphile_worker._private_jobs where id = any(${[numeric!.id, current, other]}::bigint[])`;
+    const rows = await db.sql<
+      { id: string; payload: unknown }[]
+    >`select id::text, payload from graphile_worker._private_jobs where id = any(${[numeric!.id, current, other]}::bigint[])`;
     const payloadOf = (id: string) => rows.find((row) => row.id === id)!.payload;
     expect(payloadOf(numeric!.id)).toEqual({ crawlId: '77', step: 0 });
     expect(jobPayloads.crawl_channel.parse(payloadOf(numeric!.id))).toEqual({ crawlId: '77', step: 0 });

@@ -46,7 +46,10 @@ beforeAll(async () => {
 
   const before = new Set(cron.getTasks().keys());
   handle = await startWorker(config, database, log);
-  freedAtStart = [(await jobRow(db.sql, jobs.abandoned))?.lockedBy ?? undefined, (await jobRow(db.sql, jobs.killed))?.lockedBy ?? undefined];
+  freedAtStart = [
+    (await jobRow(db.sql, jobs.abandoned))?.lockedBy ?? undefined,
+    (await jobRow(db.sql, jobs.killed))?.lockedBy ?? undefined,
+  ];
   beatTask = [...cron.getTasks().entries()].find(([id]) => !before.has(id))?.[1];
   idsAtStart = (await heartbeatRow())?.workerIds ?? [];
 });
@@ -64,7 +67,10 @@ describe('startWorker', () => {
     expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', workerIds: ['worker-killed'] }));
     expect(logs).toContainEqual(expect.objectContaining({ level: 'warn', workerIds: ['worker-dead'] }));
     // A job that succeeded is deleted.
-    await eventually(async () => (await jobRow(db.sql, jobs.abandoned!)) === undefined && (await jobRow(db.sql, jobs.killed!)) === undefined, 'both jobs to complete');
+    await eventually(
+      async () => (await jobRow(db.sql, jobs.abandoned!)) === undefined && (await jobRow(db.sql, jobs.killed!)) === undefined,
+      'both jobs to complete',
+    );
     expect(await db.sql`select 1 from worker_heartbeats where process_id = 'proc-killed'`).toHaveLength(0);
   });
 
@@ -126,7 +132,9 @@ describe('startWorker', () => {
     expect(beatTask!.getStatus()).toBe('stopped');
     // No worker takes jobs any more.
     const job = await addJob(db.sql, 'cleanup');
-    expect(await db.sql`select 1 from pg_stat_activity where datname = current_database() and query ilike '%graphile_worker%' and pid <> pg_backend_pid() and state <> 'idle'`).toHaveLength(0);
+    expect(
+      await db.sql`select 1 from pg_stat_activity where datname = current_database() and query ilike '%graphile_worker%' and pid <> pg_backend_pid() and state <> 'idle'`,
+    ).toHaveLength(0);
     expect((await jobRow(db.sql, job))!.lockedBy).toBeNull();
   });
 });

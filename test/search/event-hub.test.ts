@@ -39,7 +39,15 @@ it('gives every subscriber each event after its start once, in order, however it
       await sleep(15);
     });
     await sleep(2);
-    await db.sql.begin((tx) => appendEvents(tx, stream, Array.from({ length: 1 + (round % 4) * 120 }, (_, idx) => searchEvents.progress({ stage: `round ${round}`, percent: 0, videosInBatch: idx }))));
+    await db.sql.begin((tx) =>
+      appendEvents(
+        tx,
+        stream,
+        Array.from({ length: 1 + (round % 4) * 120 }, (_, idx) =>
+          searchEvents.progress({ stage: `round ${round}`, percent: 0, videosInBatch: idx }),
+        ),
+      ),
+    );
     await late;
     const { events: sofar } = await readEvents(db.sql, stream, start, 100_000);
     const behind = sofar[Math.floor((sofar.length * (round % 5)) / 5)]?.seq ?? start;
@@ -50,7 +58,8 @@ it('gives every subscriber each event after its start once, in order, however it
 
   const { events: all } = await readEvents(db.sql, stream, start, 100_000);
   const expected = (from: Position) => all.filter((event) => event.seq > from).map((event) => event.seq);
-  for (let waited = 0; waited < 10_000 && subscribers.some((sub) => sub.received.length < expected(sub.from).length); waited += 50) await sleep(50);
+  for (let waited = 0; waited < 10_000 && subscribers.some((sub) => sub.received.length < expected(sub.from).length); waited += 50)
+    await sleep(50);
   for (const sub of subscribers) expect(sub.received).toEqual(expected(sub.from));
   subscribers.forEach((sub) => sub.stop());
 }, 30_000);

@@ -17,14 +17,22 @@ let key: string;
 const first = generateChannel(4, 'a');
 const second = generateChannel(3, 'b');
 
-interface Session { id: string; events: ReceivedEvent[] }
+interface Session {
+  id: string;
+  events: ReceivedEvent[];
+}
 /** The second search of each channel: its stream has a stored part (s: ids) and the crawl's part (c: ids). */
 const sessions: Record<'first' | 'second', Session> = { first: { id: '', events: [] }, second: { id: '', events: [] } };
 
 const streamUrl = (sessionId: string) => `${stack.api.url}/api/search/${sessionId}/stream`;
 
 async function searchToTheEnd(channelId: string): Promise<Session> {
-  const started = await stack.api.call('/api/search', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: channelId }) });
+  const started = await stack.api.call('/api/search', {
+    method: 'POST',
+    key,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ query: channelId }),
+  });
   expect(started.status).toBe(200);
   const id = started.body.data.searchSessionId as string;
   const { events } = await readStream(streamUrl(id), { key, timeoutMs: 30_000 });
@@ -39,7 +47,10 @@ beforeAll(async () => {
     fakeSource({ name: 'youtube_api', channel: second.channel, videos: second.videos }),
   ]);
   ({ key } = await createKeyedUser(db.sql));
-  for (const [name, generated] of [['first', first], ['second', second]] as const) {
+  for (const [name, generated] of [
+    ['first', first],
+    ['second', second],
+  ] as const) {
     await searchToTheEnd(generated.channel.channelId);
     sessions[name] = await searchToTheEnd(generated.channel.channelId);
   }
@@ -49,7 +60,8 @@ afterAll(async () => {
   await db.drop();
 });
 
-const idsOf = (session: Session, prefix: 's:' | 'c:') => session.events.flatMap((event) => (event.id?.startsWith(prefix) && event.id.length > 2 && event.id !== 's:~' ? [event.id] : []));
+const idsOf = (session: Session, prefix: 's:' | 'c:') =>
+  session.events.flatMap((event) => (event.id?.startsWith(prefix) && event.id.length > 2 && event.id !== 's:~' ? [event.id] : []));
 
 const resumeWith = (lastEventId: string, session = sessions.first) =>
   stack.api.call(`/api/search/${session.id}/stream`, { key, headers: { 'Last-Event-ID': lastEventId } });
@@ -69,7 +81,10 @@ describe('a Last-Event-ID that cannot be a position is refused before the stream
   });
 
   it('also when sent as ?lastEventId=', async () => {
-    const response = await stack.api.call(`/api/search/${sessions.first.id}/stream?lastEventId=${encodeURIComponent('c:99999999999999999999')}`, { key });
+    const response = await stack.api.call(
+      `/api/search/${sessions.first.id}/stream?lastEventId=${encodeURIComponent('c:99999999999999999999')}`,
+      { key },
+    );
     expect(expectError(response, 400, 'INVALID_INPUT').message).toMatch(/^Last-Event-ID: /);
   });
 });
@@ -82,7 +97,7 @@ describe('a Last-Event-ID of another stream is refused, not silently skipped to'
     }
   });
 
-  it('a stored video of another session\'s channel (s:<videoId>) → 400', async () => {
+  it("a stored video of another session's channel (s:<videoId>) → 400", async () => {
     expectError(await resumeWith(idsOf(sessions.second, 's:')[0]!), 400, 'INVALID_INPUT');
   });
 
@@ -95,7 +110,9 @@ describe('a Last-Event-ID of another stream is refused, not silently skipped to'
   });
 
   it('an event of the crawl before this one of the same channel → 400', async () => {
-    const [crawl] = await db.sql<{ crawlId: string }[]>`select crawl_id::text as "crawlId" from search_sessions where id = ${sessions.first.id}`;
+    const [crawl] = await db.sql<
+      { crawlId: string }[]
+    >`select crawl_id::text as "crawlId" from search_sessions where id = ${sessions.first.id}`;
     const [earlier] = await db.sql<{ id: string }[]>`
       select e.id::text from events e join crawls c on e.stream = 'crawl:' || c.id
       where c.channel_id = ${first.channel.channelId} and c.id <> ${crawl!.crawlId} order by e.id limit 1`;
@@ -108,7 +125,8 @@ describe('a Last-Event-ID of another stream is refused, not silently skipped to'
     const [late] = await db.sql<{ id: string; crawlId: string }[]>`
       insert into search_sessions (user_id, channel_id, crawl_id, join_seq, query)
       select user_id, channel_id, crawl_id, 2, query from search_sessions where id = ${sessions.first.id} returning id, crawl_id::text as "crawlId"`;
-    const idAt = async (seq: number) => (await db.sql<{ id: string }[]>`select id::text from events where stream = ${crawlStream(late!.crawlId)} and seq = ${seq}`)[0]!.id;
+    const idAt = async (seq: number) =>
+      (await db.sql<{ id: string }[]>`select id::text from events where stream = ${crawlStream(late!.crawlId)} and seq = ${seq}`)[0]!.id;
     const session = { id: late!.id, events: [] };
     expectError(await resumeWith(`c:${await idAt(2)}`, session), 400, 'INVALID_INPUT');
     const resumed = await readStream(streamUrl(late!.id), { key, lastEventId: `c:${await idAt(3)}`, timeoutMs: 30_000 });
@@ -150,27 +168,41 @@ describe('generation streams (summaries) check their Last-Event-ID the same way'
     videoId = first.videos[0]!.videoId;
     const [own, other] = await db.sql<{ id: string }[]>`
       insert into summaries (video_id, channel_id) values (${videoId}, ${first.channel.channelId}), (${first.videos[1]!.videoId}, ${first.channel.channelId}) returning id::text`;
-    for (const summary of [own!, other!]) await appendEvents(db.sql, generationStream(summaryGeneration, summary.id), [summaryEvents.progress({ stage: 'queued', percent: 0 })]);
+    for (const summary of [own!, other!])
+      await appendEvents(db.sql, generationStream(summaryGeneration, summary.id), [
+        summaryEvents.progress({ stage: 'queued', percent: 0 }),
+      ]);
     const positionOf = async (summaryId: string) =>
-      (await db.sql<{ position: string }[]>`select id::text as position from events where stream = ${generationStream(summaryGeneration, summaryId)}`)[0]!.position;
+      (
+        await db.sql<
+          { position: string }[]
+        >`select id::text as position from events where stream = ${generationStream(summaryGeneration, summaryId)}`
+      )[0]!.position;
     ownSummaryId = own!.id;
     ownPosition = await positionOf(own!.id);
     otherPosition = await positionOf(other!.id);
   });
 
-  const resumeSummary = (lastEventId: string) => stack.api.call(`/api/summary/${videoId}/stream`, { key, headers: { 'Last-Event-ID': lastEventId } });
+  const resumeSummary = (lastEventId: string) =>
+    stack.api.call(`/api/summary/${videoId}/stream`, { key, headers: { 'Last-Event-ID': lastEventId } });
 
   it.each(['99999999999999999999', '12.5', 's:abc'])('%s → 400 before the stream opens', async (lastEventId) => {
     expect(expectError(await resumeSummary(lastEventId), 400, 'INVALID_INPUT').message).toMatch(/^Last-Event-ID: /);
   });
 
-  it('an event of another summary\'s stream → 400', async () => {
+  it("an event of another summary's stream → 400", async () => {
     expectError(await resumeSummary(otherPosition), 400, 'INVALID_INPUT');
   });
 
   it('its own event resumes the stream: what came after it, not it again', async () => {
-    await appendEvents(db.sql, generationStream(summaryGeneration, ownSummaryId), [summaryEvents.error({ code: 'INTERNAL_ERROR', message: 'stopped by the test', refunded: false })]);
-    const resumed = await readStream(`${stack.api.url}/api/summary/${videoId}/stream`, { key, lastEventId: ownPosition, timeoutMs: 30_000 });
+    await appendEvents(db.sql, generationStream(summaryGeneration, ownSummaryId), [
+      summaryEvents.error({ code: 'INTERNAL_ERROR', message: 'stopped by the test', refunded: false }),
+    ]);
+    const resumed = await readStream(`${stack.api.url}/api/summary/${videoId}/stream`, {
+      key,
+      lastEventId: ownPosition,
+      timeoutMs: 30_000,
+    });
     expect(resumed.status).toBe(200);
     expect(resumed.events.map((event) => event.event)).toEqual(['summary:error']);
   });

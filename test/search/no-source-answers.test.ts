@@ -48,7 +48,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const search = (query: string) => api.call('/api/search', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
+const search = (query: string) =>
+  api.call('/api/search', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
 
 describe('when no source answers at all', () => {
   it('answers a search of an unknown channel with 503 once the wait budget is spent', async () => {

@@ -15,19 +15,42 @@ afterAll(async () => {
 });
 
 const log = createLogger('silent');
-const failing = (name: VideoSource['name'], error: Error): VideoSource => ({ name, resolveChannel: async () => Promise.reject(error), listVideos: async () => ({ videos: [] }) });
-const unknowing = (name: VideoSource['name']): VideoSource => ({ name, resolveChannel: async () => undefined, listVideos: async () => ({ videos: [] }) });
+const failing = (name: VideoSource['name'], error: Error): VideoSource => ({
+  name,
+  resolveChannel: async () => Promise.reject(error),
+  listVideos: async () => ({ videos: [] }),
+});
+const unknowing = (name: VideoSource['name']): VideoSource => ({
+  name,
+  resolveChannel: async () => undefined,
+  listVideos: async () => ({ videos: [] }),
+});
 const query = { kind: 'handle', handle: '@nobody-at-all' } as const;
 
 describe('resolveChannel', () => {
   it('is a 503 only when every source failed and a retry could help (a failure was transient)', async () => {
-    const sources = [failing('archive', new DefiniteError('archive answered 403', 403)), failing('youtube_api', new TransientError('youtube answered 500', 500))];
-    await expect(resolveChannel(db.sql, sources, query, log)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('youtube_api: youtube answered 500') });
+    const sources = [
+      failing('archive', new DefiniteError('archive answered 403', 403)),
+      failing('youtube_api', new TransientError('youtube answered 500', 500)),
+    ];
+    await expect(resolveChannel(db.sql, sources, query, log)).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message: expect.stringContaining('youtube_api: youtube answered 500'),
+    });
   });
 
   it('is "unknown" (404) when every source failed definitely, or one answered', async () => {
-    expect(await resolveChannel(db.sql, [failing('archive', new DefiniteError('403', 403)), failing('youtube_api', new DefiniteError('404', 404))], query, log)).toBeUndefined();
-    expect(await resolveChannel(db.sql, [failing('archive', new TransientError('timeout')), unknowing('youtube_api')], query, log)).toBeUndefined();
+    expect(
+      await resolveChannel(
+        db.sql,
+        [failing('archive', new DefiniteError('403', 403)), failing('youtube_api', new DefiniteError('404', 404))],
+        query,
+        log,
+      ),
+    ).toBeUndefined();
+    expect(
+      await resolveChannel(db.sql, [failing('archive', new TransientError('timeout')), unknowing('youtube_api')], query, log),
+    ).toBeUndefined();
     expect(await resolveChannel(db.sql, [], query, log)).toBeUndefined();
   });
 });
@@ -38,6 +61,9 @@ describe('crawl totals', () => {
     expect(first).toEqual({ videos: 3, new: 2, sources: { archive: { videos: 3, changed: 3, error: 'archive answered 403' } } });
     const second = addBatch(first, 'archive', { videos: 2, inserted: 0, changed: 1 });
     expect(second).toEqual({ videos: 5, new: 2, sources: { archive: { videos: 5, changed: 4, error: 'archive answered 403' } } });
-    expect(addBatch(second, 'wayback', { videos: 0, inserted: 0, changed: 0 }).sources).toEqual({ ...second.sources, wayback: { videos: 0, changed: 0 } });
+    expect(addBatch(second, 'wayback', { videos: 0, inserted: 0, changed: 0 }).sources).toEqual({
+      ...second.sources,
+      wayback: { videos: 0, changed: 0 },
+    });
   });
 });

@@ -37,14 +37,25 @@ describe('search events', () => {
     expect(() => searchEvents.progress({ stage: 'archive', percent: 101 })).toThrow(ZodError);
     // @ts-expect-error percent is a number
     expect(() => searchEvents.progress({ stage: 'archive', percent: '10' })).toThrow(ZodError);
-    expect(searchEvents.progress({ stage: 'archive', percent: 10 })).toEqual({ type: 'search:progress', payload: { stage: 'archive', percent: 10 } });
+    expect(searchEvents.progress({ stage: 'archive', percent: 10 })).toEqual({
+      type: 'search:progress',
+      payload: { stage: 'archive', percent: 10 },
+    });
   });
 
   it('on the wire match their schemas, in the crawl part and in the stored part of a stream', async () => {
     const search = async () => {
-      const response = await stack.api.call('/api/search', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: channel.channel.channelId }) });
+      const response = await stack.api.call('/api/search', {
+        method: 'POST',
+        key,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query: channel.channel.channelId }),
+      });
       expect(response.status).toBe(200);
-      const { events } = await readStream(`${stack.api.url}${response.body.data.sseEndpointUrl}`, { key, until: (event) => event.event === 'search:complete' || event.event === 'search:error' });
+      const { events } = await readStream(`${stack.api.url}${response.body.data.sseEndpointUrl}`, {
+        key,
+        until: (event) => event.event === 'search:complete' || event.event === 'search:error',
+      });
       return events;
     };
     const seen = new Set<string>();
@@ -60,13 +71,24 @@ describe('search events', () => {
     check(first);
     check(await search()); // the channel is stored now: its videos come from the database first
     expect([...seen].sort()).toEqual(
-      ['search:caption_info', 'search:channel_resolved', 'search:channel_update', 'search:complete', 'search:progress', 'search:video', 'search:video_batch'].sort(),
+      [
+        'search:caption_info',
+        'search:channel_resolved',
+        'search:channel_update',
+        'search:complete',
+        'search:progress',
+        'search:video',
+        'search:video_batch',
+      ].sort(),
     );
   });
 });
 
 describe('the OpenAPI document', () => {
-  const document = buildOpenApi(allRoutes, 'test') as unknown as { components: { schemas: Record<string, any> }; paths: Record<string, any> };
+  const document = buildOpenApi(allRoutes, 'test') as unknown as {
+    components: { schemas: Record<string, any> };
+    paths: Record<string, any>;
+  };
 
   it('describes every search event with the JSON Schema of its payload', () => {
     const { schemas } = document.components;
@@ -77,7 +99,10 @@ describe('the OpenAPI document', () => {
       expect(union.oneOf).toContainEqual({ $ref: ref });
       const component = schemas[ref.replace('#/components/schemas/', '')];
       expect(component.properties.event).toEqual({ type: 'string', const: event.type });
-      const { $schema: _ignored, ...payload } = z.toJSONSchema(event.schema, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+      const { $schema: _ignored, ...payload } = z.toJSONSchema(event.schema, { io: 'output', unrepresentable: 'any' }) as Record<
+        string,
+        unknown
+      >;
       expect(component.properties.data).toEqual(payload);
     }
   });

@@ -36,10 +36,25 @@ beforeAll(async () => {
   db = await createTestDatabase();
   sources.push(
     fakeSource({ name: 'archive', channel: big.channel, videos: big.videos, pageSize: 100 }),
-    fakeSource({ name: 'archive', channel: gated.channel, videos: gated.videos, gate: new Promise<void>((resolve) => (releaseGate = resolve)) }),
+    fakeSource({
+      name: 'archive',
+      channel: gated.channel,
+      videos: gated.videos,
+      gate: new Promise<void>((resolve) => (releaseGate = resolve)),
+    }),
     fakeSource({ name: 'youtube_api', channel: partly.channel, videos: partly.videos }),
-    fakeSource({ name: 'archive', channel: slow.channel, videos: slow.videos, gate: new Promise<void>((resolve) => (releaseSlow = resolve)) }),
-    fakeSource({ name: 'archive', channel: stalled.channel, videos: stalled.videos, gate: new Promise<void>((resolve) => (releaseStalled = resolve)) }),
+    fakeSource({
+      name: 'archive',
+      channel: slow.channel,
+      videos: slow.videos,
+      gate: new Promise<void>((resolve) => (releaseSlow = resolve)),
+    }),
+    fakeSource({
+      name: 'archive',
+      channel: stalled.channel,
+      videos: stalled.videos,
+      gate: new Promise<void>((resolve) => (releaseStalled = resolve)),
+    }),
   );
   // Every source answers for its own channel only; a combined source routes by channel id.
   const bySource: VideoSource = {
@@ -54,7 +69,8 @@ beforeAll(async () => {
     },
     async listVideos(channel, cursor) {
       if (channel.channelId === broken.channel.channelId) throw new DefiniteError('archive answered 403', 403);
-      for (const source of sources) if (await source.resolveChannel({ kind: 'channelId', channelId: channel.channelId })) return source.listVideos(channel, cursor);
+      for (const source of sources)
+        if (await source.resolveChannel({ kind: 'channelId', channelId: channel.channelId })) return source.listVideos(channel, cursor);
       return { videos: [] };
     },
   };
@@ -77,7 +93,13 @@ afterAll(async () => {
   await db.drop();
 });
 
-const search = (query: string, withKey = key) => api.call('/api/search', { method: 'POST', key: withKey, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
+const search = (query: string, withKey = key) =>
+  api.call('/api/search', {
+    method: 'POST',
+    key: withKey,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
 const streamUrl = (path: string) => `${api.url}${path}`;
 const done = (event: { event: string }) => event.event === 'search:complete' || event.event === 'search:error';
 
@@ -116,7 +138,11 @@ describe('POST /api/search', () => {
   });
 
   it('needs a key', async () => {
-    const response = await api.call('/api/search', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: '@x' }) });
+    const response = await api.call('/api/search', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: '@x' }),
+    });
     expect(response.status).toBe(401);
     expect(response.body.error.code).toBe('API_KEY_REQUIRED');
   });
@@ -138,9 +164,13 @@ describe('a channel search streamed over SSE', () => {
     const videos = events.filter((event) => event.event === 'search:video');
     expect(videos.map((event) => event.data.videoId).sort()).toEqual(big.videos.map((video) => video.videoId).sort());
     expect(videos.every((event) => event.id && event.data.title && event.data.channelId === big.channel.channelId)).toBe(true);
-    const batched = events.filter((event) => event.event === 'search:video_batch').flatMap((event) => event.data.videos.map((video: { videoId: string }) => video.videoId));
+    const batched = events
+      .filter((event) => event.event === 'search:video_batch')
+      .flatMap((event) => event.data.videos.map((video: { videoId: string }) => video.videoId));
     expect(new Set(batched)).toEqual(new Set(videos.map((event) => event.data.videoId)));
-    expect(events.some((event) => event.event === 'search:progress' && typeof event.data.percent === 'number' && event.data.stage)).toBe(true);
+    expect(events.some((event) => event.event === 'search:progress' && typeof event.data.percent === 'number' && event.data.stage)).toBe(
+      true,
+    );
     expect(events.some((event) => event.event === 'search:caption_info')).toBe(true);
     const ids = events.filter((event) => event.id).map((event) => event.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -196,7 +226,12 @@ describe('a channel search streamed over SSE', () => {
     const resumed = readStream(`${otherApi.url}${path}`, { key, lastEventId: lastId });
     releaseSlow();
     const { events } = await resumed;
-    expect(events.filter((event) => event.event === 'search:video').map((event) => event.data.videoId).sort()).toEqual(slow.videos.map((video) => video.videoId).sort());
+    expect(
+      events
+        .filter((event) => event.event === 'search:video')
+        .map((event) => event.data.videoId)
+        .sort(),
+    ).toEqual(slow.videos.map((video) => video.videoId).sort());
     expect(events.at(-1)!.event).toBe('search:complete');
     const ids = [...first.events, ...events].filter((event) => event.id).map((event) => event.id);
     expect(new Set(ids).size).toBe(ids.length);
@@ -231,9 +266,13 @@ describe('a channel search streamed over SSE', () => {
     await live;
 
     // Three hub pages of events far bigger than what the sockets hold: the second finds the client too far behind.
-    const [session] = await db.sql<{ crawlId: string }[]>`select crawl_id::text as "crawlId" from search_sessions where id = ${started.body.data.searchSessionId}`;
+    const [session] = await db.sql<
+      { crawlId: string }[]
+    >`select crawl_id::text as "crawlId" from search_sessions where id = ${started.body.data.searchSessionId}`;
     // Padded progress events: the schema's fields, plus the index the reader waits for.
-    const bulky = Array.from({ length: 600 }, (_, index) => searchEvents.progress({ stage: 'test', percent: 0, ...{ index, padding: 'x'.repeat(40_000) } }));
+    const bulky = Array.from({ length: 600 }, (_, index) =>
+      searchEvents.progress({ stage: 'test', percent: 0, ...{ index, padding: 'x'.repeat(40_000) } }),
+    );
     await db.sql.begin((tx) => appendEvents(tx, crawlStream(session!.crawlId), bulky));
     // Once a client that reads has them all, the hub has made its deliveries to the stalled one, which joined first.
     await readStream(streamUrl(path), { key, until: (event) => event.data.index === 599, timeoutMs: 30_000 });
@@ -247,7 +286,9 @@ describe('a channel search streamed over SSE', () => {
     const resumed = await rest;
     expect(resumed.events.at(-1)!.event).toBe('search:complete');
     const whole = await readStream(streamUrl(path), { key, timeoutMs: 30_000 });
-    expect([...ids, ...resumed.events.filter((event) => event.id).map((event) => event.id)]).toEqual(whole.events.filter((event) => event.id).map((event) => event.id));
+    expect([...ids, ...resumed.events.filter((event) => event.id).map((event) => event.id)]).toEqual(
+      whole.events.filter((event) => event.id).map((event) => event.id),
+    );
   });
 
   it('ends with search:error when every source fails', async () => {
@@ -275,7 +316,10 @@ describe('a channel search streamed over SSE', () => {
   it('answers continue without archive look-ups with a stream that says there is nothing further, uncharged', async () => {
     const started = await search(partly.channel.channelId);
     await readStream(streamUrl(started.body.data.sseEndpointUrl), { key, until: done });
-    const searchesCharged = async () => Number((await db.sql`select coalesce(sum(used), 0) as used from usage_counters where limit_name = 'channelSearchesPerHour'`)[0]!.used);
+    const searchesCharged = async () =>
+      Number(
+        (await db.sql`select coalesce(sum(used), 0) as used from usage_counters where limit_name = 'channelSearchesPerHour'`)[0]!.used,
+      );
     const chargedBefore = await searchesCharged();
     const response = await api.call(`/api/search/${started.body.data.searchSessionId}/continue`, { method: 'POST', key });
     expect(response.status).toBe(200);
@@ -293,6 +337,8 @@ describe('a channel search streamed over SSE', () => {
     expect(searchEvents.complete.schema.safeParse(complete.data).success).toBe(true);
     // A session of another account stays unknown to continue.
     const other = await createKeyedUser(db.sql);
-    expect((await api.call(`/api/search/${started.body.data.searchSessionId}/continue`, { method: 'POST', key: other.key })).status).toBe(404);
+    expect((await api.call(`/api/search/${started.body.data.searchSessionId}/continue`, { method: 'POST', key: other.key })).status).toBe(
+      404,
+    );
   });
 });

@@ -42,7 +42,12 @@ beforeAll(async () => {
   wayback = await startWayback();
   for (const { channel, videos } of [flaky, down]) {
     for (const video of videos) wayback.addVideo(video, [{ timestamp: ts(2016, 3) }]);
-    wayback.addListing(channel, { timestamp: ts(2016, 6), form: 'channel', tab: '/videos', videoIds: videos.map((video) => video.videoId) });
+    wayback.addListing(channel, {
+      timestamp: ts(2016, 6),
+      form: 'channel',
+      tab: '/videos',
+      videoIds: videos.map((video) => video.videoId),
+    });
     // Known already (an earlier search), so starting a search asks no source.
     await db.sql`insert into channels (channel_id, title) values (${channel.channelId}, ${channel.title})`;
   }
@@ -75,9 +80,12 @@ async function searchToEnd(query: string) {
   expect(ended).toBe(true);
   return { session: started.body.data.searchSessionId as string, events };
 }
-const retriesOf = (events: ReceivedEvent[], stage: string) => events.filter((event) => event.event === 'search:progress' && event.data.stage === stage && event.data.retry);
-const videoIdsOf = (events: ReceivedEvent[]) => events.filter((event) => event.event === 'search:video').map((event) => event.data.videoId as string);
-const storedCount = async (channelId: string) => Number((await db.sql`select count(*)::int as n from videos where channel_id = ${channelId}`)[0]!.n);
+const retriesOf = (events: ReceivedEvent[], stage: string) =>
+  events.filter((event) => event.event === 'search:progress' && event.data.stage === stage && event.data.retry);
+const videoIdsOf = (events: ReceivedEvent[]) =>
+  events.filter((event) => event.event === 'search:video').map((event) => event.data.videoId as string);
+const storedCount = async (channelId: string) =>
+  Number((await db.sql`select count(*)::int as n from videos where channel_id = ${channelId}`)[0]!.n);
 
 describe('a source that fails or answers nothing during a search', () => {
   it('reports the Data API retrying, then completes without it, naming it, and keeps what was stored', async () => {
@@ -97,7 +105,9 @@ describe('a source that fails or answers nothing during a search', () => {
         expect(Date.parse(retry.data.retry.nextTryAt)).toBeGreaterThan(0);
       }
       // The retries are told before the step's own events.
-      const failedStep = events.findIndex((event) => event.event === 'search:progress' && event.data.stage === 'youtube_api' && event.data.warning);
+      const failedStep = events.findIndex(
+        (event) => event.event === 'search:progress' && event.data.stage === 'youtube_api' && event.data.warning,
+      );
       expect(events.indexOf(retries.at(-1)!)).toBeLessThan(failedStep);
 
       const complete = events.at(-1)!;
@@ -108,7 +118,9 @@ describe('a source that fails or answers nothing during a search', () => {
       expect(complete.data.totals.sources.youtube_api.error).toBe(complete.data.failedSources[0].error);
       // `afterimage status` counts the crawl's steps: a retry is not one.
       const [row] = await db.sql<{ crawlId: string }[]>`select crawl_id::text as "crawlId" from search_sessions where id = ${session}`;
-      const steps = events.filter((event) => event.event === 'search:progress' && event.data.stage !== 'database' && !event.data.retry).length;
+      const steps = events.filter(
+        (event) => event.event === 'search:progress' && event.data.stage !== 'database' && !event.data.retry,
+      ).length;
       expect((await crawlProgress(db.sql, row!.crawlId))!.steps).toBe(steps);
       expect(await storedCount(apiChannel)).toBe(60);
     } finally {

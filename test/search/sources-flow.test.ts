@@ -22,7 +22,12 @@ beforeAll(async () => {
   youtube = await startYoutubeApi();
   youtube.createChannel({ channelId: apiChannel, handle: '@apiflow', title: 'API Flow', videoCount: 120, deleted: [] });
   archive = await createArchiveFixture({ videos: 60 });
-  stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir, YOUTUBE_API_KEY: youtube.apiKey, YOUTUBE_API_URL: youtube.url, SOURCE_TIMEOUT_MS: '2000' });
+  stack = await startSearchStack(db, {
+    ARCHIVE_DIR: archive.dir,
+    YOUTUBE_API_KEY: youtube.apiKey,
+    YOUTUBE_API_URL: youtube.url,
+    SOURCE_TIMEOUT_MS: '2000',
+  });
   api = stack.api;
   ({ key } = await createKeyedUser(db.sql));
 });
@@ -74,7 +79,10 @@ describe('channel search over the real sources', () => {
       select video_id from videos where channel_id = ${archive.channelId} and jsonb_array_length(caption_languages) > 0`;
     expect(announcing.length).toBeGreaterThan(0);
     const ids = announcing.map((row) => row.video_id);
-    await eventually(async () => (await db.sql`select 1 from graphile_worker.jobs where task_identifier = 'fetch_subtitles'`).length === 0 || undefined, 'the first crawl\'s fetches to finish');
+    await eventually(
+      async () => (await db.sql`select 1 from graphile_worker.jobs where task_identifier = 'fetch_subtitles'`).length === 0 || undefined,
+      "the first crawl's fetches to finish",
+    );
     // As if stored by an import that loaded no subtitles: no track, no fetch ever asked for.
     await db.sql`delete from transcripts where video_id = any(${ids})`;
     await db.sql`delete from subtitle_tracks where video_id = any(${ids})`;

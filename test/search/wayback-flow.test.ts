@@ -33,10 +33,25 @@ beforeAll(async () => {
     { timestamp: ts(2016, 2) },
     { timestamp: ts(2019, 4), kind: 'removed', reason: 'This video has been removed by the uploader' },
   ]);
-  wayback.addListing(channel, { timestamp: ts(2016, 6), form: 'channel', tab: '/videos', videoIds: [...videos.slice(0, 40).map((video) => video.videoId), removed.videoId] });
-  wayback.addListing(channel, { timestamp: ts(2017, 6), form: 'channel', tab: '/videos', videoIds: videos.slice(35).map((video) => video.videoId) });
+  wayback.addListing(channel, {
+    timestamp: ts(2016, 6),
+    form: 'channel',
+    tab: '/videos',
+    videoIds: [...videos.slice(0, 40).map((video) => video.videoId), removed.videoId],
+  });
+  wayback.addListing(channel, {
+    timestamp: ts(2017, 6),
+    form: 'channel',
+    tab: '/videos',
+    videoIds: videos.slice(35).map((video) => video.videoId),
+  });
   wayback.addListing(channel, { timestamp: ts(2017, 7), form: 'handle', videoIds: videos.slice(60).map((video) => video.videoId) });
-  stack = await startSearchStack(db, { ARCHIVE_DIR: '/nonexistent/afterimage-archive', WAYBACK_ENABLED: 'true', WAYBACK_URL: wayback.url, SOURCE_TIMEOUT_MS: '3000' });
+  stack = await startSearchStack(db, {
+    ARCHIVE_DIR: '/nonexistent/afterimage-archive',
+    WAYBACK_ENABLED: 'true',
+    WAYBACK_URL: wayback.url,
+    SOURCE_TIMEOUT_MS: '3000',
+  });
   api = stack.api;
   ({ key } = await createKeyedUser(db.sql));
 });
@@ -49,7 +64,8 @@ afterAll(async () => {
 
 const post = (path: string, body?: unknown) =>
   api.call(path, { method: 'POST', key, ...(body ? { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) } : {}) });
-const videosOf = (events: Array<{ event: string; data: any }>) => events.filter((event) => event.event === 'search:video').map((event) => event.data);
+const videosOf = (events: Array<{ event: string; data: any }>) =>
+  events.filter((event) => event.event === 'search:video').map((event) => event.data);
 
 describe('archive look-ups paged with continue', () => {
   it('resolves a channel only the archive knows, streams the first page, and pages through the rest', async () => {

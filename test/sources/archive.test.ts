@@ -68,14 +68,25 @@ describeReal('real yt-dlp documents', () => {
     });
     expect(v.video.tags).toContain('rick astley');
     expect(v.video.description).toMatch(/Never Gonna Give You Up/);
-    expect(channels[0]?.channel).toMatchObject({ channelId: 'UCuAXFkgsw1L7xaCfnd5JJOw', title: 'Rick Astley', handle: '@RickAstleyYT', subscriberCount: 4420000 });
+    expect(channels[0]?.channel).toMatchObject({
+      channelId: 'UCuAXFkgsw1L7xaCfnd5JJOw',
+      title: 'Rick Astley',
+      handle: '@RickAstleyYT',
+      subscriberCount: 4420000,
+    });
   });
 
   it('modern dump with manual subtitles and null language (peace/video_with_subs.json)', async () => {
     const data = await loadReal('peace/video_with_subs.json');
     if (!data) return;
     const { videos, channels } = parseReal(data);
-    expect(videos[0]!.video).toMatchObject({ videoId: 'jNQXAC9IVRw', channelId: 'UC4QobU6STFB0P71PMvOGN5A', title: 'Me at the zoo', durationSeconds: 19, uploadDate: '2005-04-24' });
+    expect(videos[0]!.video).toMatchObject({
+      videoId: 'jNQXAC9IVRw',
+      channelId: 'UC4QobU6STFB0P71PMvOGN5A',
+      title: 'Me at the zoo',
+      durationSeconds: 19,
+      uploadDate: '2005-04-24',
+    });
     expect(videos[0]!.video.language).toBeUndefined();
     expect(channels[0]!.channel.handle).toBe('@jawed');
   });
@@ -84,13 +95,24 @@ describeReal('real yt-dlp documents', () => {
     const modern = await loadReal('tubesync/metadata_2023-06-29.json');
     if (modern) {
       const { videos, channels } = parseReal(modern);
-      expect(videos[0]!.video).toMatchObject({ videoId: 'JjQDik3yNhA', channelId: 'UC7YOGHUfC1Tb6E4pudI9STA', durationSeconds: 968, uploadDate: '2022-08-05', language: 'en' });
+      expect(videos[0]!.video).toMatchObject({
+        videoId: 'JjQDik3yNhA',
+        channelId: 'UC7YOGHUfC1Tb6E4pudI9STA',
+        durationSeconds: 968,
+        uploadDate: '2022-08-05',
+        language: 'en',
+      });
       expect(channels[0]!.channel).toMatchObject({ handle: '@MentalOutlaw', title: 'Mental Outlaw', subscriberCount: 486000 });
     }
     const replay = await loadReal('tubesync/metadata_low_formats.json');
     if (replay) {
       const { videos, channels } = parseReal(replay);
-      expect(videos[0]!.video).toMatchObject({ videoId: 'gogEJyoSB9s', channelId: 'UCVE-ybBDg3UHSUylEVdPAsw', durationSeconds: 7205, uploadDate: '2022-06-17' });
+      expect(videos[0]!.video).toMatchObject({
+        videoId: 'gogEJyoSB9s',
+        channelId: 'UCVE-ybBDg3UHSUylEVdPAsw',
+        durationSeconds: 7205,
+        uploadDate: '2022-06-17',
+      });
       expect(channels[0]!.channel.handle).toBeUndefined();
       expect(channels[0]!.names.userNames).toEqual(['aboveandbeyondtv']);
     }
@@ -100,14 +122,25 @@ describeReal('real yt-dlp documents', () => {
     const kds = await loadReal('tubeup/KdsN9YhkDrY.info.json');
     if (kds) {
       const { videos } = parseReal(kds);
-      expect(videos[0]!.video).toMatchObject({ videoId: 'KdsN9YhkDrY', channelId: 'UCWpsozCMdAnfI16rZHQ9XDg', durationSeconds: 8, viewCount: 141017, uploadDate: '2016-06-25' });
+      expect(videos[0]!.video).toMatchObject({
+        videoId: 'KdsN9YhkDrY',
+        channelId: 'UCWpsozCMdAnfI16rZHQ9XDg',
+        durationSeconds: 8,
+        viewCount: 141017,
+        uploadDate: '2016-06-25',
+      });
       expect(videos[0]!.video.language).toBeUndefined();
     }
     const mountain = await loadReal('tubeup/Mountain_3_-_Video_Background_HD_1080p-6iRV8liah8A.info.json');
     if (mountain) {
       expect((mountain as Record<string, unknown>).channel_id).toBeUndefined();
       const { videos, channels } = parseReal(mountain);
-      expect(videos[0]!.video).toMatchObject({ videoId: '6iRV8liah8A', channelId: 'UCWpsozCMdAnfI16rZHQ9XDg', title: 'Mountain 3 - Video Background HD 1080p', uploadDate: '2015-01-05' });
+      expect(videos[0]!.video).toMatchObject({
+        videoId: '6iRV8liah8A',
+        channelId: 'UCWpsozCMdAnfI16rZHQ9XDg',
+        title: 'Mountain 3 - Video Background HD 1080p',
+        uploadDate: '2015-01-05',
+      });
       expect(channels[0]!.channel).toMatchObject({ channelId: 'UCWpsozCMdAnfI16rZHQ9XDg', title: 'Video Background' });
       expect(channels[0]!.names.userNames).toEqual([]);
     }
@@ -127,14 +160,29 @@ describeReal('real yt-dlp documents', () => {
     });
     const channelId = 'UCEABC123abcdefghijklmno';
     const { videos, channels } = parseReal({ ...data, id: 'ABC123abcde', display_id: 'ABC123abcde', channel_id: channelId });
-    expect(videos[0]!.video).toMatchObject({ videoId: 'ABC123abcde', channelId, durationSeconds: 582, uploadDate: '2021-07-20', title: 'Pinchflat Example Video' });
+    expect(videos[0]!.video).toMatchObject({
+      videoId: 'ABC123abcde',
+      channelId,
+      durationSeconds: 582,
+      uploadDate: '2021-07-20',
+      title: 'Pinchflat Example Video',
+    });
     expect(channels[0]!.channel).toMatchObject({ handle: '@PinchflatTestChannel', subscriberCount: 35000 });
   });
 
-  it('flat playlist entries whose ids cannot be YouTube\'s are left out, the rest kept', () => {
+  it("flat playlist entries whose ids cannot be YouTube's are left out, the rest kept", () => {
     const channelId = 'UCfQgsKhHjSyRLOp9mnffqVg';
-    const entry = (id: string) => ({ _type: 'url', ie_key: 'Youtube', id, url: `https://www.youtube.com/watch?v=${id}`, title: `video ${id}` });
-    const { videos } = parseReal({ _type: 'playlist', id: channelId, channel_id: 'UCshort', title: 'X - Videos', entries: [entry('ABC123'), entry('57xw33VP67c')] }, 'flat.json');
+    const entry = (id: string) => ({
+      _type: 'url',
+      ie_key: 'Youtube',
+      id,
+      url: `https://www.youtube.com/watch?v=${id}`,
+      title: `video ${id}`,
+    });
+    const { videos } = parseReal(
+      { _type: 'playlist', id: channelId, channel_id: 'UCshort', title: 'X - Videos', entries: [entry('ABC123'), entry('57xw33VP67c')] },
+      'flat.json',
+    );
     expect(videos.map((v) => v.video.videoId)).toEqual(['57xw33VP67c']);
   });
 
@@ -145,12 +193,17 @@ describeReal('real yt-dlp documents', () => {
     expect(videos).toHaveLength(0);
     expect(channels).toHaveLength(1);
     expect(channels[0]!.rank).toBe(2);
-    expect(channels[0]!.channel).toMatchObject({ channelId: 'UCcRSMoQqXc_JrBZRHDFGbqA', title: 'Project Zombie', subscriberCount: 2710, description: 'Plugin and map updates for the server Project Zombie.' });
+    expect(channels[0]!.channel).toMatchObject({
+      channelId: 'UCcRSMoQqXc_JrBZRHDFGbqA',
+      title: 'Project Zombie',
+      subscriberCount: 2710,
+      description: 'Plugin and map updates for the server Project Zombie.',
+    });
     expect(channels[0]!.channel.avatarUrl).toMatch(/^https:\/\/yt3\.ggpht\.com\/ytc\/.*=s0$/);
     expect(channels[0]!.channel.bannerUrl).toMatch(/^https:\/\/yt3\.ggpht\.com\//);
   });
 
-  it('--flat-playlist channel dump (youtarr): partial videos of the playlist\'s channel', async () => {
+  it("--flat-playlist channel dump (youtarr): partial videos of the playlist's channel", async () => {
     const data = await loadReal('youtarr/flat-playlist-dateless.json');
     if (!data) return;
     const { videos, channels } = parseReal(data, 'flat.json');
@@ -163,7 +216,11 @@ describeReal('real yt-dlp documents', () => {
       expect(video.uploadDate).toBeUndefined();
     }
     expect(videos[0]!.video.durationSeconds).toBe(1301);
-    expect(channels[0]!.channel).toMatchObject({ channelId: 'UCfQgsKhHjSyRLOp9mnffqVg', title: 'Renaissance Periodization', handle: '@RenaissancePeriodization' });
+    expect(channels[0]!.channel).toMatchObject({
+      channelId: 'UCfQgsKhHjSyRLOp9mnffqVg',
+      title: 'Renaissance Periodization',
+      handle: '@RenaissancePeriodization',
+    });
   });
 
   it('real files laid out as yt-dlp writes them: media, subtitles, channel queries', async () => {
@@ -217,9 +274,12 @@ describeReal('real yt-dlp documents', () => {
       if (zooVideo) expect((await source.resolveChannel(query('@JAWED')))?.channelId).toBe('UC4QobU6STFB0P71PMvOGN5A');
       if (byId.has('gogEJyoSB9s')) {
         expect((await source.resolveChannel(query('youtube.com/user/aboveandbeyondtv')))?.channelId).toBe('UCVE-ybBDg3UHSUylEVdPAsw');
-        expect((await source.resolveChannel(query('https://www.youtube.com/aboveandbeyondtv')))?.channelId).toBe('UCVE-ybBDg3UHSUylEVdPAsw');
+        expect((await source.resolveChannel(query('https://www.youtube.com/aboveandbeyondtv')))?.channelId).toBe(
+          'UCVE-ybBDg3UHSUylEVdPAsw',
+        );
       }
-      if (existsSync(join(dir, 'pz'))) expect((await source.resolveChannel(query('UCcRSMoQqXc_JrBZRHDFGbqA')))?.title).toBe('Project Zombie');
+      if (existsSync(join(dir, 'pz')))
+        expect((await source.resolveChannel(query('UCcRSMoQqXc_JrBZRHDFGbqA')))?.title).toBe('Project Zombie');
       if (existsSync(join(dir, 'rp'))) {
         const rp = await source.resolveChannel(query('youtu.be/57xw33VP67c'));
         expect(rp?.handle).toBe('@RenaissancePeriodization');
@@ -235,7 +295,18 @@ describeReal('real yt-dlp documents', () => {
 describe('tolerant parsing', () => {
   it('odd types and missing fields never throw', () => {
     const outcome = parseYtDlpDocument(
-      { id: 'abcdefghijk', title: 5, duration: '12', tags: null, upload_date: '20191345', timestamp: 'soon', view_count: -3, uploader_id: 'UCxxxxxxxxxxxxxxxxxxxxxx', thumbnails: [{ url: 'https://i.ytimg.com/vi/x/hq.jpg', width: 480, height: 360 }, 'bad', { url: 5 }], extractor: 'youtube' },
+      {
+        id: 'abcdefghijk',
+        title: 5,
+        duration: '12',
+        tags: null,
+        upload_date: '20191345',
+        timestamp: 'soon',
+        view_count: -3,
+        uploader_id: 'UCxxxxxxxxxxxxxxxxxxxxxx',
+        thumbnails: [{ url: 'https://i.ytimg.com/vi/x/hq.jpg', width: 480, height: 360 }, 'bad', { url: 5 }],
+        extractor: 'youtube',
+      },
       { evidenceUrl: 'file:///a.info.json' },
     );
     expect(outcome.ok).toBe(true);
@@ -253,21 +324,42 @@ describe('tolerant parsing', () => {
 
   it('dates from timestamp when upload_date is absent; channel id from channel_url', () => {
     const outcome = parseYtDlpDocument(
-      { id: 'abcdefghijk', timestamp: 1256453853, channel_url: 'https://www.youtube.com/channel/UCuAXFkgsw1L7xaCfnd5JJOw', extractor_key: 'Youtube', availability: 'private' },
+      {
+        id: 'abcdefghijk',
+        timestamp: 1256453853,
+        channel_url: 'https://www.youtube.com/channel/UCuAXFkgsw1L7xaCfnd5JJOw',
+        extractor_key: 'Youtube',
+        availability: 'private',
+      },
       { evidenceUrl: 'file:///a.info.json' },
     );
-    expect(outcome.ok && outcome.items[0]?.kind === 'video' && outcome.items[0].video).toMatchObject({ uploadDate: '2009-10-25', channelId: 'UCuAXFkgsw1L7xaCfnd5JJOw', availability: 'unknown' });
+    expect(outcome.ok && outcome.items[0]?.kind === 'video' && outcome.items[0].video).toMatchObject({
+      uploadDate: '2009-10-25',
+      channelId: 'UCuAXFkgsw1L7xaCfnd5JJOw',
+      availability: 'unknown',
+    });
   });
 
   it('rejects documents without an id and skips other sites', () => {
-    expect(parseYtDlpDocument({ title: 'x', extractor: 'youtube' }, { evidenceUrl: 'file:///a' })).toMatchObject({ ok: false, skipped: false });
+    expect(parseYtDlpDocument({ title: 'x', extractor: 'youtube' }, { evidenceUrl: 'file:///a' })).toMatchObject({
+      ok: false,
+      skipped: false,
+    });
     expect(parseYtDlpDocument([1, 2], { evidenceUrl: 'file:///a' })).toMatchObject({ ok: false, skipped: false });
-    expect(parseYtDlpDocument({ id: '12345', extractor_key: 'Vimeo' }, { evidenceUrl: 'file:///a' })).toMatchObject({ ok: false, skipped: true });
+    expect(parseYtDlpDocument({ id: '12345', extractor_key: 'Vimeo' }, { evidenceUrl: 'file:///a' })).toMatchObject({
+      ok: false,
+      skipped: true,
+    });
   });
 
   it('placeholder titles of flat entries are not titles', () => {
     const outcome = parseYtDlpDocument(
-      { _type: 'playlist', id: 'UCuAXFkgsw1L7xaCfnd5JJOw', channel_id: 'UCuAXFkgsw1L7xaCfnd5JJOw', entries: [{ _type: 'url', ie_key: 'Youtube', id: 'abcdefghijk', title: '[Private video]' }] },
+      {
+        _type: 'playlist',
+        id: 'UCuAXFkgsw1L7xaCfnd5JJOw',
+        channel_id: 'UCuAXFkgsw1L7xaCfnd5JJOw',
+        entries: [{ _type: 'url', ie_key: 'Youtube', id: 'abcdefghijk', title: '[Private video]' }],
+      },
       { evidenceUrl: 'file:///a' },
     );
     const video = outcome.ok ? outcome.items.find((i) => i.kind === 'video') : undefined;
@@ -286,8 +378,23 @@ describe('tolerant parsing', () => {
         extractor_key: 'YoutubeTab',
         entries: [
           { _type: 'url', ie_key: 'YoutubeTab', url: `https://www.youtube.com/channel/${channelId}/videos`, id: channelId },
-          { _type: 'playlist', id: `${channelId}`, title: 'Rick Astley - Shorts', entries: [{ _type: 'url', ie_key: 'Youtube', id: 'shortshort1', url: 'https://www.youtube.com/shorts/shortshort1', title: 'A short' }] },
-          { id: 'fullentry01', title: 'Full', upload_date: '20200202', formats: [], channel_id: channelId, extractor: 'youtube', subtitles: { en: [] } },
+          {
+            _type: 'playlist',
+            id: `${channelId}`,
+            title: 'Rick Astley - Shorts',
+            entries: [
+              { _type: 'url', ie_key: 'Youtube', id: 'shortshort1', url: 'https://www.youtube.com/shorts/shortshort1', title: 'A short' },
+            ],
+          },
+          {
+            id: 'fullentry01',
+            title: 'Full',
+            upload_date: '20200202',
+            formats: [],
+            channel_id: channelId,
+            extractor: 'youtube',
+            subtitles: { en: [] },
+          },
         ],
       },
       { evidenceUrl: 'file:///a/dump.json', siblings },
@@ -303,26 +410,79 @@ describe('tolerant parsing', () => {
     expect(videos[1]!.video.videoFileUrl).toBeUndefined();
     expect(videos[1]!.video.captions).toBeUndefined();
 
-    const uploads = parseYtDlpDocument({ _type: 'playlist', id: `UU${channelId.slice(2)}`, channel_id: channelId, entries: [{ _type: 'url', ie_key: 'Youtube', id: 'uploaded001' }] }, { evidenceUrl: 'file:///u.json' });
+    const uploads = parseYtDlpDocument(
+      {
+        _type: 'playlist',
+        id: `UU${channelId.slice(2)}`,
+        channel_id: channelId,
+        entries: [{ _type: 'url', ie_key: 'Youtube', id: 'uploaded001' }],
+      },
+      { evidenceUrl: 'file:///u.json' },
+    );
     expect(uploads.ok && uploads.items.find((i) => i.kind === 'video')).toMatchObject({ video: { videoId: 'uploaded001', channelId } });
     // A playlist someone made holds anyone's videos: its entries are not its owner's.
-    const mix = parseYtDlpDocument({ _type: 'playlist', id: 'PLxyz', title: 'Favourites', channel_id: channelId, entries: [{ _type: 'url', ie_key: 'Youtube', id: 'someones001' }] }, { evidenceUrl: 'file:///p.json' });
+    const mix = parseYtDlpDocument(
+      {
+        _type: 'playlist',
+        id: 'PLxyz',
+        title: 'Favourites',
+        channel_id: channelId,
+        entries: [{ _type: 'url', ie_key: 'Youtube', id: 'someones001' }],
+      },
+      { evidenceUrl: 'file:///p.json' },
+    );
     expect(mix.ok && mix.items.find((i) => i.kind === 'video')).toMatchObject({ video: { videoId: 'someones001', channelId: '' } });
   });
 
   it('merging is order-independent: full wins, flat fills gaps, captions unite', () => {
-    const flat = { video: { videoId: 'v', channelId: 'UC1', title: 'flat title', durationSeconds: 10, viewCount: 5, evidenceUrl: 'file:///flat.json' } as VideoRecord, partial: true, epoch: 0 };
+    const flat = {
+      video: {
+        videoId: 'v',
+        channelId: 'UC1',
+        title: 'flat title',
+        durationSeconds: 10,
+        viewCount: 5,
+        evidenceUrl: 'file:///flat.json',
+      } as VideoRecord,
+      partial: true,
+      epoch: 0,
+    };
     const full = {
-      video: { videoId: 'v', channelId: 'UC1', title: 'full title', uploadDate: '2020-01-02', captions: [{ language: 'en', kind: 'auto' as const }], evidenceUrl: 'file:///v.info.json' } as VideoRecord,
+      video: {
+        videoId: 'v',
+        channelId: 'UC1',
+        title: 'full title',
+        uploadDate: '2020-01-02',
+        captions: [{ language: 'en', kind: 'auto' as const }],
+        evidenceUrl: 'file:///v.info.json',
+      } as VideoRecord,
       partial: false,
       epoch: 1,
     };
-    const other = { video: { videoId: 'v', channelId: '', videoFileUrl: 'file:///v.mp4', captions: [{ language: 'en', kind: 'manual' as const }], evidenceUrl: 'file:///old/v.info.json' } as VideoRecord, partial: false, epoch: 0 };
+    const other = {
+      video: {
+        videoId: 'v',
+        channelId: '',
+        videoFileUrl: 'file:///v.mp4',
+        captions: [{ language: 'en', kind: 'manual' as const }],
+        evidenceUrl: 'file:///old/v.info.json',
+      } as VideoRecord,
+      partial: false,
+      epoch: 0,
+    };
     const a = mergeVideos(mergeVideos(flat, full), other);
     const b = mergeVideos(other, mergeVideos(full, flat));
     expect(a).toEqual(b);
     expect(a.partial).toBe(false);
-    expect(a.video).toMatchObject({ title: 'full title', durationSeconds: 10, viewCount: 5, uploadDate: '2020-01-02', channelId: 'UC1', videoFileUrl: 'file:///v.mp4', evidenceUrl: 'file:///v.info.json' });
+    expect(a.video).toMatchObject({
+      title: 'full title',
+      durationSeconds: 10,
+      viewCount: 5,
+      uploadDate: '2020-01-02',
+      channelId: 'UC1',
+      videoFileUrl: 'file:///v.mp4',
+      evidenceUrl: 'file:///v.info.json',
+    });
     expect(a.video.captions).toEqual([{ language: 'en', kind: 'manual' }]);
   });
 });
@@ -371,7 +531,11 @@ describe('a generated archive', () => {
       expect(v.tags?.length).toBe(3);
       expect(v).toMatchObject({ availability: 'live', observedAt: new Date(1_763_675_106_000).toISOString() });
       expect(v.thumbnailUrl).toBe(`https://i.ytimg.com/vi_webp/${id}/maxresdefault.webp`);
-      expect(v.evidenceUrl).toMatch(new RegExp(`^file://.*%5B${id.replace(/[-_]/g, '\\$&')}%5D\\.info\\.json$|^file://.*\\[${id.replace(/[-_]/g, '\\$&')}\\]\\.info\\.json$`));
+      expect(v.evidenceUrl).toMatch(
+        new RegExp(
+          `^file://.*%5B${id.replace(/[-_]/g, '\\$&')}%5D\\.info\\.json$|^file://.*\\[${id.replace(/[-_]/g, '\\$&')}\\]\\.info\\.json$`,
+        ),
+      );
     }
   });
 
@@ -515,8 +679,14 @@ describe('the archive index and odd trees', () => {
       expect((await source.listVideos(channel, undefined)).videos).toHaveLength(3);
       expect(source.info()?.builds).toBe(1);
 
-      const template = JSON.parse(await readFile(join(fx.dir, fx.channelTitle, (await findInfo(fx, fx.videoIds[0]!))), 'utf8')) as Record<string, unknown>;
-      await writeFile(join(fx.dir, fx.channelTitle, 'New one [newvideo001].info.json'), JSON.stringify({ ...template, id: 'newvideo001', title: 'New one', upload_date: '20300101' }));
+      const template = JSON.parse(await readFile(join(fx.dir, fx.channelTitle, await findInfo(fx, fx.videoIds[0]!)), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      await writeFile(
+        join(fx.dir, fx.channelTitle, 'New one [newvideo001].info.json'),
+        JSON.stringify({ ...template, id: 'newvideo001', title: 'New one', upload_date: '20300101' }),
+      );
       clock += 1_000; // changed, but the index is young: not looked at yet
       expect((await source.listVideos(channel, undefined)).videos).toHaveLength(3);
       clock += 30_000;
@@ -536,7 +706,14 @@ describe('the archive index and odd trees', () => {
       const source = createArchiveSource({ dir: fx.dir });
       const lines: Array<Record<string, unknown>> = [];
       const log = createLogger('info', {}, (line) => lines.push(JSON.parse(line) as Record<string, unknown>));
-      const failing: VideoSource = { name: 'wayback', resolveChannel: async () => undefined, listVideos: async () => ({ videos: [] }), warmUp: async () => { throw new Error('boom'); } };
+      const failing: VideoSource = {
+        name: 'wayback',
+        resolveChannel: async () => undefined,
+        listVideos: async () => ({ videos: [] }),
+        warmUp: async () => {
+          throw new Error('boom');
+        },
+      };
       const warming = warmUpSources([source, failing], log);
       const channel = await source.resolveChannel({ kind: 'handle', handle: fx.handle });
       await warming;
@@ -580,7 +757,9 @@ describe('the archive index and odd trees', () => {
       expect(messages).toContainEqual(expect.stringMatching(/dangling\.info\.json: broken symbolic link/));
       expect(messages).toContainEqual(expect.stringMatching(/not valid JSON/));
       // root reads anything; then the locked file is just an empty document without an id
-      expect(messages).toContainEqual(runsAsRoot ? expect.stringMatching(/Locked .*: no video id/) : expect.stringMatching(/Locked .*: unreadable file \(EACCES/));
+      expect(messages).toContainEqual(
+        runsAsRoot ? expect.stringMatching(/Locked .*: no video id/) : expect.stringMatching(/Locked .*: unreadable file \(EACCES/),
+      );
       expect(messages.some((m) => m.includes('notes.json'))).toBe(false);
     } finally {
       await fx.cleanup();
@@ -591,7 +770,9 @@ describe('the archive index and odd trees', () => {
     const fx = await createArchiveFixture({ videos: 600, legacyChannel: false });
     try {
       const scan = await scanArchive(fx.dir);
-      console.log(`archive scan: ${scan.stats.filesParsed} files, ${(scan.stats.bytesRead / 1e6).toFixed(1)} MB in ${scan.stats.elapsedMs} ms = ${scan.stats.filesPerSecond} files/s (generated in ${fx.elapsedMs} ms)`);
+      console.log(
+        `archive scan: ${scan.stats.filesParsed} files, ${(scan.stats.bytesRead / 1e6).toFixed(1)} MB in ${scan.stats.elapsedMs} ms = ${scan.stats.filesPerSecond} files/s (generated in ${fx.elapsedMs} ms)`,
+      );
       expect(scan.videos).toHaveLength(602);
     } finally {
       await fx.cleanup();

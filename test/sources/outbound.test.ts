@@ -37,9 +37,16 @@ beforeAll(async () => {
     const v = url.searchParams.get('v');
     if (url.pathname === '/watch' && v === redirected) return void res.writeHead(302, { Location: `${foreign.url}/watch?v=${v}` }).end();
     if (url.pathname === '/watch' && v === captioned) {
-      const player = playerResponse({ videoId: v, channelId, title: 'Captioned', captions: ['en', 'de', 'fr', 'es'].map((languageCode) => ({ languageCode })) });
+      const player = playerResponse({
+        videoId: v,
+        channelId,
+        title: 'Captioned',
+        captions: ['en', 'de', 'fr', 'es'].map((languageCode) => ({ languageCode })),
+      });
       // The de track names the foreign host outright; the others are on www.youtube.com (read through the configured web URL).
-      const tracks = (player.captions as { playerCaptionsTracklistRenderer: { captionTracks: Array<{ languageCode: string; baseUrl: string }> } }).playerCaptionsTracklistRenderer.captionTracks;
+      const tracks = (
+        player.captions as { playerCaptionsTracklistRenderer: { captionTracks: Array<{ languageCode: string; baseUrl: string }> } }
+      ).playerCaptionsTracklistRenderer.captionTracks;
       tracks.find((track) => track.languageCode === 'de')!.baseUrl = `${foreign.url}/api/timedtext?v=${v}&lang=de`;
       return void res.writeHead(200, { 'Content-Type': 'text/html' }).end(watchPageHtml(player));
     }
@@ -51,13 +58,19 @@ beforeAll(async () => {
     }
     res.writeHead(404).end();
   });
-  dataApi = await startRecordingServer((url, res) => void res.writeHead(307, { Location: `${foreign.url}${url.pathname}${url.search}` }).end());
+  dataApi = await startRecordingServer(
+    (url, res) => void res.writeHead(307, { Location: `${foreign.url}${url.pathname}${url.search}` }).end(),
+  );
   wayback = await startRecordingServer((url, res) => {
-    if (url.pathname === '/web/2020id_/http://example.org/') return void res.writeHead(302, { Location: '/web/2021id_/http://example.org/' }).end();
-    if (url.pathname === '/web/2021id_/http://example.org/') return void res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>captured</html>');
-    if (url.pathname === '/web/2022id_/http://example.org/') return void res.writeHead(302, { Location: `${foreign.url}/web/2022id_/http://example.org/` }).end();
+    if (url.pathname === '/web/2020id_/http://example.org/')
+      return void res.writeHead(302, { Location: '/web/2021id_/http://example.org/' }).end();
+    if (url.pathname === '/web/2021id_/http://example.org/')
+      return void res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>captured</html>');
+    if (url.pathname === '/web/2022id_/http://example.org/')
+      return void res.writeHead(302, { Location: `${foreign.url}/web/2022id_/http://example.org/` }).end();
     if (url.pathname === '/big') return void res.writeHead(200, { 'Content-Type': 'text/plain' }).end('x'.repeat(4096));
-    if (url.pathname === '/bomb') return void res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }).end(gzipSync(Buffer.alloc(1024 * 1024)));
+    if (url.pathname === '/bomb')
+      return void res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Encoding': 'gzip' }).end(gzipSync(Buffer.alloc(1024 * 1024)));
     res.writeHead(404).end();
   });
   await addVideos(db.sql, channelId, [{ videoId: captioned }, { videoId: redirected }]);
@@ -73,7 +86,11 @@ describe('caption tracks', () => {
     const source = youtubeSubtitleSource({ webUrl: web.url, fetchOptions: fast });
     const report = await fetchSubtitles(db.sql, [source], captioned, { log: silent, finalAttempt: true });
     expect(report!.stored.map((track) => track.language)).toEqual(['en']);
-    const problems = report!.problems.map(({ message, transient }) => ({ language: message.slice(0, 2), transient, refused: message.includes(`refused a request to ${foreign.url}`) }));
+    const problems = report!.problems.map(({ message, transient }) => ({
+      language: message.slice(0, 2),
+      transient,
+      refused: message.includes(`refused a request to ${foreign.url}`),
+    }));
     expect(problems.sort((a, b) => a.language.localeCompare(b.language))).toEqual([
       { language: 'de', transient: false, refused: true },
       { language: 'es', transient: true, refused: false },
@@ -86,7 +103,15 @@ describe('caption tracks', () => {
   it('takes a watch page that redirects to another host as a failure of the source, not as "no tracks"', async () => {
     const source = youtubeSubtitleSource({ webUrl: web.url, fetchOptions: fast });
     const report = await fetchSubtitles(db.sql, [source], redirected, { log: silent, finalAttempt: true });
-    expect(report!.problems).toEqual([{ source: 'youtube', transient: false, message: expect.stringContaining(`refused a request to ${foreign.url}: not an origin of the configured youtube_web upstream (${web.url})`) }]);
+    expect(report!.problems).toEqual([
+      {
+        source: 'youtube',
+        transient: false,
+        message: expect.stringContaining(
+          `refused a request to ${foreign.url}: not an origin of the configured youtube_web upstream (${web.url})`,
+        ),
+      },
+    ]);
     expect(foreign.requests).toEqual([]);
   });
 });
@@ -103,8 +128,21 @@ describe('redirects', () => {
   });
 
   it('follows a redirect within the Wayback origin and refuses one off it', async () => {
-    const captures = waybackCaptures({ cdxUrl: `${wayback.url}/cdx/search/cdx`, captureBase: `${wayback.url}/web`, publicBase: 'https://web.archive.org/web', fetchOptions: fast });
-    const row = (timestamp: string) => ({ timestamp, original: 'http://example.org/', urlkey: 'org,example)/', statuscode: '200', mimetype: 'text/html', digest: 'X', length: '1' });
+    const captures = waybackCaptures({
+      cdxUrl: `${wayback.url}/cdx/search/cdx`,
+      captureBase: `${wayback.url}/web`,
+      publicBase: 'https://web.archive.org/web',
+      fetchOptions: fast,
+    });
+    const row = (timestamp: string) => ({
+      timestamp,
+      original: 'http://example.org/',
+      urlkey: 'org,example)/',
+      statuscode: '200',
+      mimetype: 'text/html',
+      digest: 'X',
+      length: '1',
+    });
     await expect(captures.readCapture(row('2020'), undefined)).resolves.toBe('<html>captured</html>');
     // Refused like a capture that cannot be replayed: stepped over.
     await expect(captures.readCapture(row('2022'), undefined)).resolves.toBeUndefined();
@@ -113,7 +151,11 @@ describe('redirects', () => {
 
   it('gives the status probe a transient observation with the refusal as evidence', async () => {
     const [observation] = await watchPageProbe({ webUrl: web.url, fetchOptions: fast })([redirected]);
-    expect(observation).toMatchObject({ videoId: redirected, outcome: 'transient', evidence: expect.stringContaining(`refused a request to ${foreign.url}`) });
+    expect(observation).toMatchObject({
+      videoId: redirected,
+      outcome: 'transient',
+      evidence: expect.stringContaining(`refused a request to ${foreign.url}`),
+    });
     expect(foreign.requests).toEqual([]);
   });
 });
@@ -122,8 +164,11 @@ describe('addresses and sizes', () => {
   it("refuses the platform's public host name when it resolves to a loopback address", async () => {
     const port = new URL(web.url).port;
     const before = web.requests.length;
-    const toLoopback = (_host: string, _options: unknown, callback: (error: null, addresses: Array<{ address: string; family: number }>) => void) =>
-      callback(null, [{ address: '127.0.0.1', family: 4 }]);
+    const toLoopback = (
+      _host: string,
+      _options: unknown,
+      callback: (error: null, addresses: Array<{ address: string; family: number }>) => void,
+    ) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
     const upstream = upstreamFor('youtube_web', [`http://www.youtube.com:${port}`], toLoopback);
     await expect(fetchText(upstream, `http://www.youtube.com:${port}/watch?v=${captioned}`, fast)).rejects.toThrow(
       `refused a request to http://www.youtube.com:${port}: www.youtube.com resolves to 127.0.0.1, not a public address`,
@@ -141,7 +186,11 @@ describe('addresses and sizes', () => {
   it('refuses an answer larger than the cap, compressed or not', async () => {
     const upstream = upstreamFor('wayback', [wayback.url]);
     await expect(fetchText(upstream, `${wayback.url}/big`, { ...fast, maxBytes: 4096 })).resolves.toMatchObject({ status: 200 });
-    await expect(fetchText(upstream, `${wayback.url}/big`, { ...fast, maxBytes: 4095 })).rejects.toThrow('the answer is larger than 4095 bytes');
-    await expect(fetchText(upstream, `${wayback.url}/bomb`, { ...fast, maxBytes: 64 * 1024 })).rejects.toThrow('the answer is larger than 65536 bytes');
+    await expect(fetchText(upstream, `${wayback.url}/big`, { ...fast, maxBytes: 4095 })).rejects.toThrow(
+      'the answer is larger than 4095 bytes',
+    );
+    await expect(fetchText(upstream, `${wayback.url}/bomb`, { ...fast, maxBytes: 64 * 1024 })).rejects.toThrow(
+      'the answer is larger than 65536 bytes',
+    );
   });
 });

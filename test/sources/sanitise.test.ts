@@ -62,7 +62,9 @@ afterAll(async () => {
 });
 
 const storedVideo = async (videoId: string) => {
-  const [row] = await db.sql<{ title: string; description: string; tags: string[] }[]>`select title, description, tags from videos where video_id = ${videoId}`;
+  const [row] = await db.sql<
+    { title: string; description: string; tags: string[] }[]
+  >`select title, description, tags from videos where video_id = ${videoId}`;
   return row;
 };
 
@@ -76,11 +78,21 @@ describe('sanitiseText', () => {
 
 describe('records with unstorable text', () => {
   it('a channel crawl over the archive and the Data API stores them with U+FFFD and completes', async () => {
-    const stack = await startSearchStack(db, { ARCHIVE_DIR: archiveDir, YOUTUBE_API_KEY: youtube.apiKey, YOUTUBE_API_URL: youtube.url, SOURCE_TIMEOUT_MS: '2000' });
+    const stack = await startSearchStack(db, {
+      ARCHIVE_DIR: archiveDir,
+      YOUTUBE_API_KEY: youtube.apiKey,
+      YOUTUBE_API_URL: youtube.url,
+      SOURCE_TIMEOUT_MS: '2000',
+    });
     try {
       const { key } = await createKeyedUser(db.sql);
       for (const query of [ARCHIVE_CHANNEL, API_CHANNEL]) {
-        const started = await stack.api.call('/api/search', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query }) });
+        const started = await stack.api.call('/api/search', {
+          method: 'POST',
+          key,
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ query }),
+        });
         expect(started.status, JSON.stringify(started.body)).toBe(200);
         const { events } = await readStream(`${stack.api.url}${started.body.data.sseEndpointUrl}`, { key, timeoutMs: 20_000 });
         expect(events.at(-1)!.event).toBe('search:complete');
@@ -88,9 +100,19 @@ describe('records with unstorable text', () => {
     } finally {
       await stack.close();
     }
-    expect(await storedVideo(ARCHIVE_VIDEO)).toEqual({ title: 'Before\ufffdafter', description: 'line one\ufffd and a lone \ufffd surrogate', tags: ['ok', 'n\ufffdl'] });
-    expect(await storedVideo(API_VIDEO)).toMatchObject({ title: 'Data\ufffdAPI \ufffd', description: 'nul \ufffd here', tags: ['t\ufffdg'] });
-    const channels = await db.sql<{ title: string }[]>`select title from channels where channel_id in (${ARCHIVE_CHANNEL}, ${API_CHANNEL}) order by channel_id`;
+    expect(await storedVideo(ARCHIVE_VIDEO)).toEqual({
+      title: 'Before\ufffdafter',
+      description: 'line one\ufffd and a lone \ufffd surrogate',
+      tags: ['ok', 'n\ufffdl'],
+    });
+    expect(await storedVideo(API_VIDEO)).toMatchObject({
+      title: 'Data\ufffdAPI \ufffd',
+      description: 'nul \ufffd here',
+      tags: ['t\ufffdg'],
+    });
+    const channels = await db.sql<
+      { title: string }[]
+    >`select title from channels where channel_id in (${ARCHIVE_CHANNEL}, ${API_CHANNEL}) order by channel_id`;
     expect(channels.map((row) => row.title).sort()).toEqual(['API \ufffd channel\ufffd', 'Archive \ufffd Channel']);
   });
 
@@ -120,6 +142,11 @@ describe('records with unstorable text', () => {
     await db.sql.begin((tx) => upsertVideos(tx, 'youtube_api', records, log));
     const logged = lines.map((line) => JSON.parse(line));
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatchObject({ level: 'warn', source: 'youtube_api', records: 2, substitutions: { title: 4, tags: 2, 'captions.language': 2 } });
+    expect(logged[0]).toMatchObject({
+      level: 'warn',
+      source: 'youtube_api',
+      records: 2,
+      substitutions: { title: 4, tags: 2, 'captions.language': 2 },
+    });
   });
 });

@@ -98,7 +98,15 @@ describeReal('CDX answers in the real formats', () => {
     const page = parseCdx(interaction!.body);
     expect(page.resumeKey).toBeUndefined();
     expect(page.rows).toEqual([
-      { urlkey: 'gov,nasa)/', timestamp: '19961231235847', original: 'http://www.nasa.gov:80/', mimetype: 'text/html', statuscode: '200', digest: 'MGIGF4GRGGF5GKV6VNCBAXOE3OR5BTZC', length: '1811' },
+      {
+        urlkey: 'gov,nasa)/',
+        timestamp: '19961231235847',
+        original: 'http://www.nasa.gov:80/',
+        mimetype: 'text/html',
+        statuscode: '200',
+        digest: 'MGIGF4GRGGF5GKV6VNCBAXOE3OR5BTZC',
+        length: '1811',
+      },
     ]);
   });
 
@@ -125,48 +133,67 @@ describeReal('CDX answers in the real formats', () => {
     expect(page.resumeKey).toMatch(/^gov%2Cnasa%29%2F\.%25c2%25a0/);
   });
 
-  it.skipIf(!present('edgi-wayback/test_search_multipage.yaml'))('follows showResumeKey pages to the end exactly as the real server expects the key back', async () => {
-    const interactions = readCassette('test_search_multipage.yaml');
-    expect(interactions).toHaveLength(15);
-    const replay = await replayServer(interactions);
-    try {
-      const rows = [];
-      let resumeKey: string | undefined;
-      let pages = 0;
-      do {
-        const page = await queryCdx(upstreamFor('wayback', [replay.url]), replay.url, { url: 'cnn.com', fl: CDX_FIELDS, limit: 25, showResumeKey: true, ...(resumeKey ? { resumeKey } : {}) }, FAST);
-        rows.push(...page.rows);
-        resumeKey = page.resumeKey;
-        pages++;
-      } while (resumeKey && pages < 20);
-      expect(pages).toBe(15);
-      expect(replay.requests).toHaveLength(15); // every key matched a recorded request: none answered 404
-      // The key goes back encoded once more, as in the recording ("com%252Ccnn%2529%252F%2B2001041400593%253A").
-      expect(replay.requests[1]).toContain('resumeKey=com%252Ccnn%2529%252F%2B2001041400593%253A');
-      // Every distinct row of every recorded page, once (each page repeats its rows 3-5 times).
-      const distinct = interactions.reduce((sum, entry) => sum + new Set(entry.body.split('\n\n')[0]!.split('\n').filter(Boolean)).size, 0);
-      expect(distinct).toBeGreaterThan(80);
-      expect(rows).toHaveLength(distinct);
-      expect(rows.every((row) => /^\d{14}$/.test(row.timestamp) && row.urlkey === 'com,cnn)/')).toBe(true);
-      const timestamps = rows.map((row) => row.timestamp);
-      expect([...timestamps].sort()).toEqual(timestamps);
-    } finally {
-      await replay.close();
-    }
-  });
+  it.skipIf(!present('edgi-wayback/test_search_multipage.yaml'))(
+    'follows showResumeKey pages to the end exactly as the real server expects the key back',
+    async () => {
+      const interactions = readCassette('test_search_multipage.yaml');
+      expect(interactions).toHaveLength(15);
+      const replay = await replayServer(interactions);
+      try {
+        const rows = [];
+        let resumeKey: string | undefined;
+        let pages = 0;
+        do {
+          const page = await queryCdx(
+            upstreamFor('wayback', [replay.url]),
+            replay.url,
+            { url: 'cnn.com', fl: CDX_FIELDS, limit: 25, showResumeKey: true, ...(resumeKey ? { resumeKey } : {}) },
+            FAST,
+          );
+          rows.push(...page.rows);
+          resumeKey = page.resumeKey;
+          pages++;
+        } while (resumeKey && pages < 20);
+        expect(pages).toBe(15);
+        expect(replay.requests).toHaveLength(15); // every key matched a recorded request: none answered 404
+        // The key goes back encoded once more, as in the recording ("com%252Ccnn%2529%252F%2B2001041400593%253A").
+        expect(replay.requests[1]).toContain('resumeKey=com%252Ccnn%2529%252F%2B2001041400593%253A');
+        // Every distinct row of every recorded page, once (each page repeats its rows 3-5 times).
+        const distinct = interactions.reduce(
+          (sum, entry) => sum + new Set(entry.body.split('\n\n')[0]!.split('\n').filter(Boolean)).size,
+          0,
+        );
+        expect(distinct).toBeGreaterThan(80);
+        expect(rows).toHaveLength(distinct);
+        expect(rows.every((row) => /^\d{14}$/.test(row.timestamp) && row.urlkey === 'com,cnn)/')).toBe(true);
+        const timestamps = rows.map((row) => row.timestamp);
+        expect([...timestamps].sort()).toEqual(timestamps);
+      } finally {
+        await replay.close();
+      }
+    },
+  );
 
-  it.skipIf(!present('edgi-wayback/test_search_raises_for_blocked_urls.yaml'))('takes a 403 "Blocked Site Error" as a definite empty answer, without retrying', async () => {
-    const interactions = readCassette('test_search_raises_for_blocked_urls.yaml');
-    expect(interactions[0]!.body).toContain('Blocked Site Error');
-    const replay = await replayServer(interactions);
-    try {
-      const page = await queryCdx(upstreamFor('wayback', [replay.url]), replay.url, { url: 'https://nationalpost.com/health', fl: CDX_FIELDS, limit: 1000, showResumeKey: true }, FAST);
-      expect(page).toEqual({ rows: [], blocked: true });
-      expect(replay.requests).toHaveLength(1);
-    } finally {
-      await replay.close();
-    }
-  });
+  it.skipIf(!present('edgi-wayback/test_search_raises_for_blocked_urls.yaml'))(
+    'takes a 403 "Blocked Site Error" as a definite empty answer, without retrying',
+    async () => {
+      const interactions = readCassette('test_search_raises_for_blocked_urls.yaml');
+      expect(interactions[0]!.body).toContain('Blocked Site Error');
+      const replay = await replayServer(interactions);
+      try {
+        const page = await queryCdx(
+          upstreamFor('wayback', [replay.url]),
+          replay.url,
+          { url: 'https://nationalpost.com/health', fl: CDX_FIELDS, limit: 1000, showResumeKey: true },
+          FAST,
+        );
+        expect(page).toEqual({ rows: [], blocked: true });
+        expect(replay.requests).toHaveLength(1);
+      } finally {
+        await replay.close();
+      }
+    },
+  );
 });
 
 // The same subject, without real fixtures: these run whether or not the folder is there.
@@ -187,7 +214,18 @@ describe('CDX answers in the real formats', () => {
   });
 
   it('builds queries with repeated filters and the key encoded once more', () => {
-    const url = new URL(buildCdxUrl('https://web.archive.org/cdx/search/cdx', { url: 'youtube.com/channel/UCx', matchType: 'prefix', fl: ['timestamp', 'original'], filter: ['statuscode:200', 'mimetype:text/html'], collapse: ['digest'], limit: 25, showResumeKey: true, resumeKey: 'com%2Cyoutube%29%2Fchannel%2Fucx+20200101000000%21' }));
+    const url = new URL(
+      buildCdxUrl('https://web.archive.org/cdx/search/cdx', {
+        url: 'youtube.com/channel/UCx',
+        matchType: 'prefix',
+        fl: ['timestamp', 'original'],
+        filter: ['statuscode:200', 'mimetype:text/html'],
+        collapse: ['digest'],
+        limit: 25,
+        showResumeKey: true,
+        resumeKey: 'com%2Cyoutube%29%2Fchannel%2Fucx+20200101000000%21',
+      }),
+    );
     expect(url.searchParams.getAll('filter')).toEqual(['statuscode:200', 'mimetype:text/html']);
     expect(url.searchParams.get('resumeKey')).toBe('com%2Cyoutube%29%2Fchannel%2Fucx+20200101000000%21');
     expect(url.search).toContain('resumeKey=com%252Cyoutube%2529%252Fchannel%252Fucx%2B20200101000000%2521');
@@ -224,47 +262,90 @@ describeReal('watch pages around real player responses', () => {
     expect(page.meta.captions).toContainEqual({ language: 'zh-Hant', kind: 'manual' });
     // The same page as the Wayback replays it (toolbar, image URLs rewritten): the real URL comes back.
     const replayed = watchPageHtml(player)
-      .replace('<body dir="ltr">', '<body dir="ltr"><!-- BEGIN WAYBACK TOOLBAR INSERT --><div id="wm-ipp-base"></div><!-- END WAYBACK TOOLBAR INSERT -->')
+      .replace(
+        '<body dir="ltr">',
+        '<body dir="ltr"><!-- BEGIN WAYBACK TOOLBAR INSERT --><div id="wm-ipp-base"></div><!-- END WAYBACK TOOLBAR INSERT -->',
+      )
       .replace(/https:\/\/i\.ytimg\.com\//g, 'https://web.archive.org/web/20220901000000im_/https://i.ytimg.com/');
     const again = classifyWatchPage(replayed, '2isYuQZMbdU');
     expect(again.kind === 'metadata' && again.meta.thumbnailUrl).toBe('https://i.ytimg.com/vi/2isYuQZMbdU/maxresdefault.jpg');
   });
 
-  it.skipIf(!present('iv-org-mocks/regular_no-description.player.json'))('keeps an empty description as known-empty, and keywords as tags', () => {
-    const page = classifyWatchPage(watchPageHtml(loadJson('iv-org-mocks/regular_no-description.player.json')), 'iuevw6218F0');
-    expect(page.kind === 'metadata' && page.meta).toMatchObject({ description: '', tags: ['Chris', 'Rea', 'Auberge', '1991'], uploadDate: '2012-05-21', durationSeconds: 283, channelId: 'UC_5q6nWPbD30-y6oiWF_oNA' });
-  });
+  it.skipIf(!present('iv-org-mocks/regular_no-description.player.json'))(
+    'keeps an empty description as known-empty, and keywords as tags',
+    () => {
+      const page = classifyWatchPage(watchPageHtml(loadJson('iv-org-mocks/regular_no-description.player.json')), 'iuevw6218F0');
+      expect(page.kind === 'metadata' && page.meta).toMatchObject({
+        description: '',
+        tags: ['Chris', 'Rea', 'Auberge', '1991'],
+        uploadDate: '2012-05-21',
+        durationSeconds: 283,
+        channelId: 'UC_5q6nWPbD30-y6oiWF_oNA',
+      });
+    },
+  );
 
-  it.skipIf(!present('iv-org-mocks/scheduled_live_PBD-Podcast.player.json'))('gives no duration for an upcoming live (lengthSeconds "0")', () => {
-    const page = classifyWatchPage(watchPageHtml(loadJson('iv-org-mocks/scheduled_live_PBD-Podcast.player.json')), 'N-yVic7BbY0');
-    expect(page.kind).toBe('metadata');
-    if (page.kind !== 'metadata') return;
-    expect(page.meta.durationSeconds).toBeUndefined();
-    expect(page.meta.uploadDate).toBe('2023-02-27');
-    expect(page.meta.viewCount).toBe(0);
-  });
+  it.skipIf(!present('iv-org-mocks/scheduled_live_PBD-Podcast.player.json'))(
+    'gives no duration for an upcoming live (lengthSeconds "0")',
+    () => {
+      const page = classifyWatchPage(watchPageHtml(loadJson('iv-org-mocks/scheduled_live_PBD-Podcast.player.json')), 'N-yVic7BbY0');
+      expect(page.kind).toBe('metadata');
+      if (page.kind !== 'metadata') return;
+      expect(page.meta.durationSeconds).toBeUndefined();
+      expect(page.meta.uploadDate).toBe('2023-02-27');
+      expect(page.meta.viewCount).toBe(0);
+    },
+  );
 
-  it.skipIf(!present('youtube-transcript-api/youtube.innertube.json.static'))('reads the player response also when a 2019 page gives it as a string in ytplayer.config', () => {
-    const player = loadJson('youtube-transcript-api/youtube.innertube.json.static');
-    const html = `<html><head><title>Surface Go Review - YouTube</title></head><body><script>var ytplayer = ytplayer || {};ytplayer.config = ${JSON.stringify({ args: { video_id: 'GJLlxj_dtq8', player_response: JSON.stringify(player) } })};ytplayer.load = function() {};</script></body></html>`;
-    const page = classifyWatchPage(html, 'GJLlxj_dtq8');
-    expect(page.kind === 'metadata' && page.meta).toMatchObject({ title: 'Surface Go Review - It’s Awesome', channelId: 'UCVYamHliCI9rw1tHR1xbkfw', durationSeconds: 316 });
-    expect(page.kind === 'metadata' && page.meta.captions).toContainEqual({ language: 'en', kind: 'auto' });
-  });
+  it.skipIf(!present('youtube-transcript-api/youtube.innertube.json.static'))(
+    'reads the player response also when a 2019 page gives it as a string in ytplayer.config',
+    () => {
+      const player = loadJson('youtube-transcript-api/youtube.innertube.json.static');
+      const html = `<html><head><title>Surface Go Review - YouTube</title></head><body><script>var ytplayer = ytplayer || {};ytplayer.config = ${JSON.stringify({ args: { video_id: 'GJLlxj_dtq8', player_response: JSON.stringify(player) } })};ytplayer.load = function() {};</script></body></html>`;
+      const page = classifyWatchPage(html, 'GJLlxj_dtq8');
+      expect(page.kind === 'metadata' && page.meta).toMatchObject({
+        title: 'Surface Go Review - It’s Awesome',
+        channelId: 'UCVYamHliCI9rw1tHR1xbkfw',
+        durationSeconds: 316,
+      });
+      expect(page.kind === 'metadata' && page.meta.captions).toContainEqual({ language: 'en', kind: 'auto' });
+    },
+  );
 
-  it.skipIf(!present('youtube-transcript-api/youtube_age_restricted.innertube.json.static'))('treats an age gate with videoDetails as metadata, an archived bot check as unusable, an error as a notice', () => {
-    const age = classifyWatchPage(watchPageHtml(loadJson('youtube-transcript-api/youtube_age_restricted.innertube.json.static')), 'Njp5uhTorCo');
-    expect(age.kind === 'metadata' && age.meta.title).toBe('Laura Branigan - Self Control (Moreno J Remix) Age-restricted');
-    const blocked = classifyWatchPage(watchPageHtml(loadJson('youtube-transcript-api/youtube_request_blocked.innertube.json.static')), 'Njp5uhTorCo');
-    expect(blocked.kind).toBe('unusable');
-    const unavailable = classifyWatchPage(watchPageHtml(loadJson('youtube-transcript-api/youtube_video_unavailable.innertube.json.static')), 'xxxxxxxxxxx');
-    expect(unavailable).toMatchObject({ kind: 'removed', reason: 'This video is unavailable', category: 'unavailable' });
-  });
+  it.skipIf(!present('youtube-transcript-api/youtube_age_restricted.innertube.json.static'))(
+    'treats an age gate with videoDetails as metadata, an archived bot check as unusable, an error as a notice',
+    () => {
+      const age = classifyWatchPage(
+        watchPageHtml(loadJson('youtube-transcript-api/youtube_age_restricted.innertube.json.static')),
+        'Njp5uhTorCo',
+      );
+      expect(age.kind === 'metadata' && age.meta.title).toBe('Laura Branigan - Self Control (Moreno J Remix) Age-restricted');
+      const blocked = classifyWatchPage(
+        watchPageHtml(loadJson('youtube-transcript-api/youtube_request_blocked.innertube.json.static')),
+        'Njp5uhTorCo',
+      );
+      expect(blocked.kind).toBe('unusable');
+      const unavailable = classifyWatchPage(
+        watchPageHtml(loadJson('youtube-transcript-api/youtube_video_unavailable.innertube.json.static')),
+        'xxxxxxxxxxx',
+      );
+      expect(unavailable).toMatchObject({ kind: 'removed', reason: 'This video is unavailable', category: 'unavailable' });
+    },
+  );
 });
 
 describe('watch pages around real player responses', () => {
   it('reads 2014 watch pages: microdata, eow-description, view count, Published on', () => {
-    const video: VideoFixture = { videoId: 'abcDEF12345', channelId: fakeChannelId('legacy'), title: 'Rock & "Roll" <live>', description: 'First line\nSecond line', lengthSeconds: 253, viewCount: 98765, keywords: ['rock', 'live'], uploadDate: '2014-03-02' };
+    const video: VideoFixture = {
+      videoId: 'abcDEF12345',
+      channelId: fakeChannelId('legacy'),
+      title: 'Rock & "Roll" <live>',
+      description: 'First line\nSecond line',
+      lengthSeconds: 253,
+      viewCount: 98765,
+      keywords: ['rock', 'live'],
+      uploadDate: '2014-03-02',
+    };
     const page = classifyWatchPage(legacyWatchPageHtml(video, { user: 'rocker' }), 'abcDEF12345');
     expect(page).toEqual({
       kind: 'metadata',
@@ -290,12 +371,22 @@ describe('watch pages around real player responses', () => {
 describe('removal notices', () => {
   const cases: Array<[string, string, 'modern' | 'legacy', string]> = [
     ['removed by the uploader (2020s)', 'This video has been removed by the uploader', 'modern', 'removed_by_uploader'],
-    ['account terminated (2020s)', 'This video is no longer available because the YouTube account associated with this video has been terminated.', 'modern', 'account_terminated'],
+    [
+      'account terminated (2020s)',
+      'This video is no longer available because the YouTube account associated with this video has been terminated.',
+      'modern',
+      'account_terminated',
+    ],
     ['private (2020s)', 'This video is private', 'modern', 'private'],
     ['removed by the user (2014)', 'This video has been removed by the user.', 'legacy', 'removed_by_uploader'],
     ['copyright claim (2014)', 'This video is no longer available due to a copyright claim by Some Label Inc.', 'legacy', 'copyright'],
     ['terms of service (2012)', "This video has been removed because its content violated YouTube's Terms of Service.", 'legacy', 'policy'],
-    ['terminated account (2016)', 'This video is no longer available because the YouTube account associated with this video has been terminated.', 'legacy', 'account_terminated'],
+    [
+      'terminated account (2016)',
+      'This video is no longer available because the YouTube account associated with this video has been terminated.',
+      'legacy',
+      'account_terminated',
+    ],
   ];
   it.each(cases)('detects %s', (_name, reason, style, category) => {
     const page = classifyWatchPage(removalNoticeHtml(reason, style), 'aaaaaaaaaaa');
@@ -311,37 +402,82 @@ describe('removal notices', () => {
     expect(classifyWatchPage(watchPageHtml(playerResponse(video)), 'bbbbbbbbbbb').kind).toBe('metadata');
     expect(classifyWatchPage('<html><body>Wayback Machine</body></html>', 'bbbbbbbbbbb').kind).toBe('unusable');
     // Messages in scripts are not what the page shows.
-    expect(classifyWatchPage(`<html><body><script>yt.setMsg({'PLAYER_UNAVAILABLE': 'This video is unavailable.', 'ERROR_PRIVATE': 'This video is private.'});</script></body></html>`, 'bbbbbbbbbbb').kind).toBe('unusable');
+    expect(
+      classifyWatchPage(
+        `<html><body><script>yt.setMsg({'PLAYER_UNAVAILABLE': 'This video is unavailable.', 'ERROR_PRIVATE': 'This video is private.'});</script></body></html>`,
+        'bbbbbbbbbbb',
+      ).kind,
+    ).toBe('unusable');
   });
 
   it('does not take age gates, region blocks or members-only pages for removals', () => {
-    const gate = (reason: string, status = 'LOGIN_REQUIRED') => watchPageHtml({ playabilityStatus: { status, reason, errorScreen: { playerErrorMessageRenderer: { reason: { simpleText: reason } } } } });
+    const gate = (reason: string, status = 'LOGIN_REQUIRED') =>
+      watchPageHtml({
+        playabilityStatus: { status, reason, errorScreen: { playerErrorMessageRenderer: { reason: { simpleText: reason } } } },
+      });
     expect(classifyWatchPage(gate('Sign in to confirm your age'), 'ccccccccccc').kind).toBe('unusable');
-    expect(classifyWatchPage(gate('The uploader has not made this video available in your country', 'UNPLAYABLE'), 'ccccccccccc').kind).toBe('unusable');
-    expect(classifyWatchPage(gate("Join this channel to get access to members-only content like this video, and other exclusive perks.", 'UNPLAYABLE'), 'ccccccccccc').kind).toBe('unusable');
+    expect(
+      classifyWatchPage(gate('The uploader has not made this video available in your country', 'UNPLAYABLE'), 'ccccccccccc').kind,
+    ).toBe('unusable');
+    expect(
+      classifyWatchPage(
+        gate('Join this channel to get access to members-only content like this video, and other exclusive perks.', 'UNPLAYABLE'),
+        'ccccccccccc',
+      ).kind,
+    ).toBe('unusable');
   });
 
   it('reads a 2008 page that names its video only in the player flashvars', () => {
     const html = `<html><head><title>YouTube - Charlie bit my finger</title><meta name="title" content="Charlie bit my finger"><meta name="description" content="Even had I done this on purpose"></head><body><div id="watch-player-div"><embed src="/player2.swf" flashvars="video_id=_OBlgSz8sSM&amp;l=56&amp;t=OEgsToPDskI"></embed></div><script>var swfArgs = {"video_id": "_OBlgSz8sSM", "l": "56"};</script></body></html>`;
-    expect(classifyWatchPage(html, '_OBlgSz8sSM')).toEqual({ kind: 'metadata', meta: { videoId: '_OBlgSz8sSM', title: 'Charlie bit my finger', description: 'Even had I done this on purpose' } });
+    expect(classifyWatchPage(html, '_OBlgSz8sSM')).toEqual({
+      kind: 'metadata',
+      meta: { videoId: '_OBlgSz8sSM', title: 'Charlie bit my finger', description: 'Even had I done this on purpose' },
+    });
   });
 });
 
 describe('channel pages and listings', () => {
-  const channel: ChannelFixture = { channelId: fakeChannelId('pages'), title: 'Pages & Co', handle: '@pages', user: 'pagesco', description: 'We make pages' };
+  const channel: ChannelFixture = {
+    channelId: fakeChannelId('pages'),
+    title: 'Pages & Co',
+    handle: '@pages',
+    user: 'pagesco',
+    description: 'We make pages',
+  };
   it('extracts the channel from the 2020s and 2014 layouts', () => {
-    expect(extractChannelInfo(channelPageHtml(channel, { videoIds: [] }))).toMatchObject({ channelId: channel.channelId, title: 'Pages & Co', handle: '@pages', description: 'We make pages' });
-    expect(extractChannelInfo(channelPageHtml({ ...channel, handle: undefined }, { videoIds: [], style: 'legacy' }))).toMatchObject({ channelId: channel.channelId, title: 'Pages & Co', legacyUser: 'pagesco' });
+    expect(extractChannelInfo(channelPageHtml(channel, { videoIds: [] }))).toMatchObject({
+      channelId: channel.channelId,
+      title: 'Pages & Co',
+      handle: '@pages',
+      description: 'We make pages',
+    });
+    expect(extractChannelInfo(channelPageHtml({ ...channel, handle: undefined }, { videoIds: [], style: 'legacy' }))).toMatchObject({
+      channelId: channel.channelId,
+      title: 'Pages & Co',
+      legacyUser: 'pagesco',
+    });
   });
 
   it('lists video ids with titles and tells the channel’s own from other channels’ on a home page', () => {
     const own = [fakeVideoId('o1'), fakeVideoId('o2')];
     const other = fakeVideoId('f1');
-    const listed = extractListedVideos(channelPageHtml(channel, { videoIds: own, titles: { [own[0]!]: 'First!' }, foreign: [{ videoId: other, channelId: fakeChannelId('other') }] }), channel.channelId, false);
+    const listed = extractListedVideos(
+      channelPageHtml(channel, {
+        videoIds: own,
+        titles: { [own[0]!]: 'First!' },
+        foreign: [{ videoId: other, channelId: fakeChannelId('other') }],
+      }),
+      channel.channelId,
+      false,
+    );
     expect(listed.get(own[0]!)).toMatchObject({ title: 'First!', durationSeconds: 253 });
     expect(listed.get(own[0]!)?.owned).toBeUndefined();
     expect(listed.get(other)?.owned).toBe(false);
-    const uploads = extractListedVideos(channelPageHtml(channel, { videoIds: own, style: 'legacy', tab: '/videos' }), channel.channelId, true);
+    const uploads = extractListedVideos(
+      channelPageHtml(channel, { videoIds: own, style: 'legacy', tab: '/videos' }),
+      channel.channelId,
+      true,
+    );
     expect([...uploads.keys()]).toEqual(expect.arrayContaining(own));
     expect(uploads.get(own[1]!)).toMatchObject({ owned: true, title: `Video ${own[1]}` });
   });
@@ -367,10 +503,24 @@ function source(extra: Partial<WaybackSourceOptions> = {}) {
 }
 
 function video(channel: ChannelFixture, seed: string, extra: Partial<VideoFixture> = {}): VideoFixture {
-  return { videoId: fakeVideoId(seed), channelId: channel.channelId, title: `Title of ${seed}`, description: `About ${seed}`, lengthSeconds: 120, viewCount: 1000, uploadDate: '2016-05-04', keywords: [seed], author: channel.title, ...extra };
+  return {
+    videoId: fakeVideoId(seed),
+    channelId: channel.channelId,
+    title: `Title of ${seed}`,
+    description: `About ${seed}`,
+    lengthSeconds: 120,
+    viewCount: 1000,
+    uploadDate: '2016-05-04',
+    keywords: [seed],
+    author: channel.title,
+    ...extra,
+  };
 }
 
-async function listAll(channel: ChannelRecord, options: Partial<WaybackSourceOptions> = {}): Promise<{ videos: VideoRecord[]; pages: number; cursors: string[]; progress: number[] }> {
+async function listAll(
+  channel: ChannelRecord,
+  options: Partial<WaybackSourceOptions> = {},
+): Promise<{ videos: VideoRecord[]; pages: number; cursors: string[]; progress: number[] }> {
   const wb = source(options);
   const videos: VideoRecord[] = [];
   const cursors: string[] = [];
@@ -389,29 +539,66 @@ async function listAll(channel: ChannelRecord, options: Partial<WaybackSourceOpt
 }
 
 describe('resolveChannel', () => {
-  const channel: ChannelFixture = { channelId: fakeChannelId('resolve'), title: 'Resolve Me', handle: '@ResolveMe', user: 'resolveme', customName: 'ResolveMeC', description: 'Channel about resolving' };
+  const channel: ChannelFixture = {
+    channelId: fakeChannelId('resolve'),
+    title: 'Resolve Me',
+    handle: '@ResolveMe',
+    user: 'resolveme',
+    customName: 'ResolveMeC',
+    description: 'Channel about resolving',
+  };
   beforeAll(() => {
     wayback.addListing(channel, { timestamp: ts(2019, 1), form: 'channel', videoIds: [] });
     wayback.addListing(channel, { timestamp: ts(2023, 5), form: 'handle', videoIds: [] });
     wayback.addListing({ ...channel, handle: undefined }, { timestamp: ts(2013, 2), form: 'user', videoIds: [], style: 'legacy' });
     wayback.addListing(channel, { timestamp: ts(2018, 7), form: 'c', tab: '/videos', videoIds: [] });
-    wayback.addVideo({ videoId: 'ResolveVid1', channelId: channel.channelId, title: 'A video', ownerProfileUrl: 'http://www.youtube.com/@ResolveMe', author: 'Resolve Me' }, [{ timestamp: ts(2021, 3) }]);
+    wayback.addVideo(
+      {
+        videoId: 'ResolveVid1',
+        channelId: channel.channelId,
+        title: 'A video',
+        ownerProfileUrl: 'http://www.youtube.com/@ResolveMe',
+        author: 'Resolve Me',
+      },
+      [{ timestamp: ts(2021, 3) }],
+    );
   });
 
   it('by channel id', async () => {
-    expect(await source().resolveChannel({ kind: 'channelId', channelId: channel.channelId })).toMatchObject({ channelId: channel.channelId, title: 'Resolve Me', handle: '@ResolveMe', description: 'Channel about resolving', avatarUrl: expect.stringContaining('yt3.ggpht.com') });
+    expect(await source().resolveChannel({ kind: 'channelId', channelId: channel.channelId })).toMatchObject({
+      channelId: channel.channelId,
+      title: 'Resolve Me',
+      handle: '@ResolveMe',
+      description: 'Channel about resolving',
+      avatarUrl: expect.stringContaining('yt3.ggpht.com'),
+    });
   });
   it('by handle (case-insensitively, as the archive indexes it)', async () => {
-    expect(await source().resolveChannel({ kind: 'handle', handle: '@resolveme' })).toMatchObject({ channelId: channel.channelId, title: 'Resolve Me', handle: '@ResolveMe' });
+    expect(await source().resolveChannel({ kind: 'handle', handle: '@resolveme' })).toMatchObject({
+      channelId: channel.channelId,
+      title: 'Resolve Me',
+      handle: '@ResolveMe',
+    });
   });
   it('by legacy username, keeping the name for walking /user/ listings', async () => {
-    expect(await source().resolveChannel({ kind: 'user', name: 'resolveme' })).toMatchObject({ channelId: channel.channelId, title: 'Resolve Me', customUrl: 'resolveme' });
+    expect(await source().resolveChannel({ kind: 'user', name: 'resolveme' })).toMatchObject({
+      channelId: channel.channelId,
+      title: 'Resolve Me',
+      customUrl: 'resolveme',
+    });
   });
   it('by custom URL (through its /videos page)', async () => {
-    expect(await source().resolveChannel({ kind: 'customUrl', name: 'ResolveMeC' })).toMatchObject({ channelId: channel.channelId, customUrl: 'ResolveMeC' });
+    expect(await source().resolveChannel({ kind: 'customUrl', name: 'ResolveMeC' })).toMatchObject({
+      channelId: channel.channelId,
+      customUrl: 'ResolveMeC',
+    });
   });
   it('by one of its videos', async () => {
-    expect(await source().resolveChannel({ kind: 'video', videoId: 'ResolveVid1' })).toEqual({ channelId: channel.channelId, title: 'Resolve Me', handle: '@ResolveMe' });
+    expect(await source().resolveChannel({ kind: 'video', videoId: 'ResolveVid1' })).toEqual({
+      channelId: channel.channelId,
+      title: 'Resolve Me',
+      handle: '@ResolveMe',
+    });
   });
   it('undefined when nothing is archived', async () => {
     const wb = source();
@@ -423,14 +610,24 @@ describe('resolveChannel', () => {
     wayback.addListing(gone, { timestamp: ts(2017, 1), form: 'handle', videoIds: [] });
     wayback.addTerminatedChannelPage(gone, ts(2022, 1), 'handle');
     wayback.addTerminatedChannelPage(gone, ts(2023, 1), 'handle');
-    expect(await source().resolveChannel({ kind: 'handle', handle: '@gonechannel' })).toMatchObject({ channelId: gone.channelId, title: 'Gone Channel', channelStatus: 'deleted' });
+    expect(await source().resolveChannel({ kind: 'handle', handle: '@gonechannel' })).toMatchObject({
+      channelId: gone.channelId,
+      title: 'Gone Channel',
+      channelStatus: 'deleted',
+    });
   });
 });
 
 describe('listVideos', () => {
   const channel: ChannelFixture = { channelId: fakeChannelId('lister'), title: 'Lister', handle: '@lister', user: 'listerold' };
   const record: ChannelRecord = { channelId: channel.channelId, title: 'Lister', handle: '@lister', customUrl: 'listerold' };
-  const videos = Array.from({ length: 60 }, (_, index) => video(channel, `lister-${index}`, { title: `Lister video ${index}`, uploadDate: `2016-05-${String((index % 28) + 1).padStart(2, '0')}`, captions: index % 10 === 0 ? [{ languageCode: 'en' }, { languageCode: 'en', kind: 'asr' }] : undefined }));
+  const videos = Array.from({ length: 60 }, (_, index) =>
+    video(channel, `lister-${index}`, {
+      title: `Lister video ${index}`,
+      uploadDate: `2016-05-${String((index % 28) + 1).padStart(2, '0')}`,
+      captions: index % 10 === 0 ? [{ languageCode: 'en' }, { languageCode: 'en', kind: 'asr' }] : undefined,
+    }),
+  );
   const ids = videos.map((entry) => entry.videoId);
   const foreign = { videoId: fakeVideoId('not-ours'), channelId: fakeChannelId('someone-else') };
   const deleted = video(channel, 'deleted-later', { title: 'Deleted later' });
@@ -440,7 +637,12 @@ describe('listVideos', () => {
 
   beforeAll(() => {
     // Watch captures: most in 2016, a few also in the legacy layout; one in two months.
-    videos.forEach((entry, index) => wayback.addVideo(entry, [{ timestamp: ts(2016, 6, (index % 28) + 1), style: index % 7 === 0 ? 'legacy' : 'modern' }, ...(index % 2 ? [{ timestamp: ts(2017, 2, 1) }] : [])]));
+    videos.forEach((entry, index) =>
+      wayback.addVideo(entry, [
+        { timestamp: ts(2016, 6, (index % 28) + 1), style: index % 7 === 0 ? 'legacy' : 'modern' },
+        ...(index % 2 ? [{ timestamp: ts(2017, 2, 1) }] : []),
+      ]),
+    );
     wayback.addVideo(foreign as VideoFixture & { title: string }, []);
     wayback.addVideo({ ...foreign, title: 'Somebody else' }, [{ timestamp: ts(2016, 1) }]);
     wayback.addVideo(deleted, [
@@ -452,20 +654,54 @@ describe('listVideos', () => {
       { timestamp: ts(2022, 4), kind: 'removed', reason: 'This video has been removed by the uploader' },
     ]);
     wayback.addVideo(onlyNotices, [
-      { timestamp: ts(2018, 1), kind: 'removed', reason: 'This video is no longer available because the YouTube account associated with this video has been terminated.', style: 'legacy' },
-      { timestamp: ts(2019, 1), kind: 'removed', reason: 'This video is no longer available because the YouTube account associated with this video has been terminated.' },
+      {
+        timestamp: ts(2018, 1),
+        kind: 'removed',
+        reason: 'This video is no longer available because the YouTube account associated with this video has been terminated.',
+        style: 'legacy',
+      },
+      {
+        timestamp: ts(2019, 1),
+        kind: 'removed',
+        reason: 'This video is no longer available because the YouTube account associated with this video has been terminated.',
+      },
     ]);
     // Listings: the /videos tab captured three times (overlapping windows), the home page with a
     // foreign shelf, a 2013 /user/ page, and the same capture twice (identical digest).
-    wayback.addListing(channel, { timestamp: ts(2016, 7), form: 'channel', tab: '/videos', videoIds: [...ids.slice(0, 30), listingOnly.videoId], titles: { [listingOnly.videoId]: 'Only the listing knows me' } });
+    wayback.addListing(channel, {
+      timestamp: ts(2016, 7),
+      form: 'channel',
+      tab: '/videos',
+      videoIds: [...ids.slice(0, 30), listingOnly.videoId],
+      titles: { [listingOnly.videoId]: 'Only the listing knows me' },
+    });
     wayback.addListing(channel, { timestamp: ts(2016, 8), form: 'channel', tab: '/videos', videoIds: ids.slice(20, 50) });
     wayback.addListing(channel, { timestamp: ts(2016, 9), form: 'channel', tab: '/videos', videoIds: ids.slice(20, 50) });
     wayback.addListing(channel, { timestamp: ts(2016, 10), form: 'channel', videoIds: ids.slice(45, 55), foreign: [foreign] });
-    wayback.addListing(channel, { timestamp: ts(2017, 3), form: 'handle', tab: '/videos', videoIds: [...ids.slice(50, 60), deleted.videoId] });
-    wayback.addListing(channel, { timestamp: ts(2015, 3), form: 'user', tab: '/videos', videoIds: [onlyNotices.videoId, ...ids.slice(0, 5)], style: 'legacy' });
+    wayback.addListing(channel, {
+      timestamp: ts(2017, 3),
+      form: 'handle',
+      tab: '/videos',
+      videoIds: [...ids.slice(50, 60), deleted.videoId],
+    });
+    wayback.addListing(channel, {
+      timestamp: ts(2015, 3),
+      form: 'user',
+      tab: '/videos',
+      videoIds: [onlyNotices.videoId, ...ids.slice(0, 5)],
+      style: 'legacy',
+    });
     // Pages that are not listings are not read: /about, and a channel whose id differs only in case.
-    wayback.addCapture({ url: `https://www.youtube.com/channel/${channel.channelId}/about`, timestamp: ts(2016, 7), body: channelPageHtml(channel, { videoIds: [fakeVideoId('about-only')] }) });
-    wayback.addCapture({ url: `https://www.youtube.com/channel/${channel.channelId.toUpperCase()}/videos`, timestamp: ts(2016, 7), body: channelPageHtml(channel, { videoIds: [fakeVideoId('case-twin')] }) });
+    wayback.addCapture({
+      url: `https://www.youtube.com/channel/${channel.channelId}/about`,
+      timestamp: ts(2016, 7),
+      body: channelPageHtml(channel, { videoIds: [fakeVideoId('about-only')] }),
+    });
+    wayback.addCapture({
+      url: `https://www.youtube.com/channel/${channel.channelId.toUpperCase()}/videos`,
+      timestamp: ts(2016, 7),
+      body: channelPageHtml(channel, { videoIds: [fakeVideoId('case-twin')] }),
+    });
   });
 
   // One walk in small pages, shared by the tests below.
@@ -492,15 +728,47 @@ describe('listVideos', () => {
     const byId = new Map(found.map((entry) => [entry.videoId, entry]));
     const first = byId.get(ids[0]!)!;
     // Video 0 has a 2014-style watch page only; video 10 a 2020s one with caption tracks.
-    expect(first).toMatchObject({ channelId: channel.channelId, title: 'Lister video 0', description: 'About lister-0', durationSeconds: 120, viewCount: 1000, uploadDate: '2016-05-01', tags: ['lister-0'], availability: 'unknown' });
-    expect(byId.get(ids[10]!)).toMatchObject({ title: 'Lister video 10', uploadDate: '2016-05-11', captions: [{ language: 'en', kind: 'manual' }, { language: 'en', kind: 'auto' }] });
+    expect(first).toMatchObject({
+      channelId: channel.channelId,
+      title: 'Lister video 0',
+      description: 'About lister-0',
+      durationSeconds: 120,
+      viewCount: 1000,
+      uploadDate: '2016-05-01',
+      tags: ['lister-0'],
+      availability: 'unknown',
+    });
+    expect(byId.get(ids[10]!)).toMatchObject({
+      title: 'Lister video 10',
+      uploadDate: '2016-05-11',
+      captions: [
+        { language: 'en', kind: 'manual' },
+        { language: 'en', kind: 'auto' },
+      ],
+    });
     expect(first.archiveUrl).toMatch(/^https:\/\/web\.archive\.org\/web\/\d{14}\/https:\/\/www\.youtube\.com\/watch\?v=/);
     expect(first.evidenceUrl).toBe(first.archiveUrl);
     // The newest capture is used when it has metadata.
     expect(byId.get(ids[1]!)!.archiveUrl).toBe(`https://web.archive.org/web/${ts(2017, 2, 1)}/https://www.youtube.com/watch?v=${ids[1]}`);
-    expect(byId.get(listingOnly.videoId)).toEqual({ videoId: listingOnly.videoId, channelId: channel.channelId, title: 'Only the listing knows me', durationSeconds: 253, evidenceUrl: `https://web.archive.org/web/${ts(2016, 7)}/https://www.youtube.com/channel/${channel.channelId}/videos`, availability: 'unknown' });
+    expect(byId.get(listingOnly.videoId)).toEqual({
+      videoId: listingOnly.videoId,
+      channelId: channel.channelId,
+      title: 'Only the listing knows me',
+      durationSeconds: 253,
+      evidenceUrl: `https://web.archive.org/web/${ts(2016, 7)}/https://www.youtube.com/channel/${channel.channelId}/videos`,
+      availability: 'unknown',
+    });
     // Only listing pages were read, each distinct capture once.
-    const reads = wayback.requests().filter((entry) => entry.target === 'web' && !entry.path.includes('watch') && !entry.path.includes('shorts') && !entry.path.includes('embed') && !entry.path.includes('youtu.be'));
+    const reads = wayback
+      .requests()
+      .filter(
+        (entry) =>
+          entry.target === 'web' &&
+          !entry.path.includes('watch') &&
+          !entry.path.includes('shorts') &&
+          !entry.path.includes('embed') &&
+          !entry.path.includes('youtu.be'),
+      );
     expect(reads.some((entry) => entry.path.includes('/about'))).toBe(false);
     expect(reads.some((entry) => entry.path.includes(channel.channelId.toUpperCase()))).toBe(false);
     expect(reads.filter((entry) => entry.path.includes(ts(2016, 9)))).toHaveLength(0); // same digest as 2016-08
@@ -509,7 +777,12 @@ describe('listVideos', () => {
   it('recovers a deleted video from an older capture when the newer ones are notices', async () => {
     const { videos: found } = await walkOnce();
     const entry = found.find((item) => item.videoId === deleted.videoId)!;
-    expect(entry).toMatchObject({ title: 'Deleted later', description: `About deleted-later`, availability: 'unknown', uploadDate: '2016-05-04' });
+    expect(entry).toMatchObject({
+      title: 'Deleted later',
+      description: `About deleted-later`,
+      availability: 'unknown',
+      uploadDate: '2016-05-04',
+    });
     expect(entry.archiveUrl).toBe(`https://web.archive.org/web/${ts(2016, 9)}/https://www.youtube.com/watch?v=${deleted.videoId}`);
   });
 
@@ -529,7 +802,10 @@ describe('listVideos', () => {
 
   it('bounds the work of one call', async () => {
     wayback.resetCounts();
-    const page = await source({ pageSize: 25, limits: { listingCapturesPerCall: 3, videoLookupsPerCall: 5 } }).listVideos(record, undefined);
+    const page = await source({ pageSize: 25, limits: { listingCapturesPerCall: 3, videoLookupsPerCall: 5 } }).listVideos(
+      record,
+      undefined,
+    );
     expect(page.next).toBeDefined();
     expect(page.videos.length).toBeLessThanOrEqual(5);
     const listingReads = wayback.requests().filter((entry) => entry.target === 'web' && /\/(?:channel|@|user)/.test(entry.path));
@@ -544,10 +820,26 @@ describe('index quirks', () => {
     const list = Array.from({ length: 12 }, (_, index) => video(quirky, `quirky-${index}`));
     list.forEach((entry) => wayback.addVideo(entry, [{ timestamp: ts(2019, 5) }]));
     // Redirect captures the status filter drops, before and between the listings.
-    for (let i = 0; i < 8; i++) wayback.addCapture({ url: `https://www.youtube.com/channel/${quirky.channelId}/videos`, timestamp: ts(2018, 1, i + 1), status: 301, location: `https://www.youtube.com/channel/${quirky.channelId}/videos?view=0` });
+    for (let i = 0; i < 8; i++)
+      wayback.addCapture({
+        url: `https://www.youtube.com/channel/${quirky.channelId}/videos`,
+        timestamp: ts(2018, 1, i + 1),
+        status: 301,
+        location: `https://www.youtube.com/channel/${quirky.channelId}/videos?view=0`,
+      });
     for (let i = 0; i < 4; i++) {
-      wayback.addListing(quirky, { timestamp: ts(2019, 6 + i), form: 'channel', tab: '/videos', videoIds: list.slice(i * 3, i * 3 + 3).map((entry) => entry.videoId) });
-      wayback.addCapture({ url: `https://www.youtube.com/channel/${quirky.channelId}/videos`, timestamp: ts(2019, 6 + i, 15), status: 302, location: 'https://consent.youtube.com/m' });
+      wayback.addListing(quirky, {
+        timestamp: ts(2019, 6 + i),
+        form: 'channel',
+        tab: '/videos',
+        videoIds: list.slice(i * 3, i * 3 + 3).map((entry) => entry.videoId),
+      });
+      wayback.addCapture({
+        url: `https://www.youtube.com/channel/${quirky.channelId}/videos`,
+        timestamp: ts(2019, 6 + i, 15),
+        status: 302,
+        location: 'https://consent.youtube.com/m',
+      });
     }
     wayback.setOptions({ duplicateRows: true, scanLimit: 3 });
     try {
@@ -573,7 +865,10 @@ describe('failures', () => {
     wayback.resetCounts();
     wayback.failNext(1, 503, 'cdx');
     wayback.failNext(1, 429, 'cdx');
-    expect(await source().resolveChannel({ kind: 'channelId', channelId: channel.channelId })).toMatchObject({ channelId: channel.channelId, title: 'Flaky' });
+    expect(await source().resolveChannel({ kind: 'channelId', channelId: channel.channelId })).toMatchObject({
+      channelId: channel.channelId,
+      title: 'Flaky',
+    });
     const cdx = wayback.requests().filter((entry) => entry.target === 'cdx');
     expect(cdx.slice(0, 3).map((entry) => entry.failure ?? entry.status)).toEqual(['status', 'status', 200]);
   });
@@ -591,7 +886,9 @@ describe('failures', () => {
     for (const failure of ['reset', 'stall', 'hang'] as const) {
       wayback.clearFailures();
       wayback.failNext(1_000, failure);
-      await expect(source({ fetchOptions: { ...FAST, timeoutMs: 150, retries: 1 } }).listVideos({ channelId: channel.channelId }, undefined)).rejects.toBeInstanceOf(TransientError);
+      await expect(
+        source({ fetchOptions: { ...FAST, timeoutMs: 150, retries: 1 } }).listVideos({ channelId: channel.channelId }, undefined),
+      ).rejects.toBeInstanceOf(TransientError);
     }
   });
 
@@ -616,14 +913,25 @@ describe('failures', () => {
       rest.push(...page.videos);
       cursor = page.next;
     }
-    expect(rest.map((entry) => entry.videoId).sort()).toEqual(list.slice(2).map((entry) => entry.videoId).sort());
+    expect(rest.map((entry) => entry.videoId).sort()).toEqual(
+      list
+        .slice(2)
+        .map((entry) => entry.videoId)
+        .sort(),
+    );
   });
 
   it('a video the archive keeps failing on is reported from its listing after a few calls', async () => {
     const stubborn: ChannelFixture = { channelId: fakeChannelId('stubborn'), title: 'Stubborn' };
     const only = video(stubborn, 'stubborn-1');
     wayback.addVideo(only, [{ timestamp: ts(2020, 3) }]);
-    wayback.addListing(stubborn, { timestamp: ts(2020, 4), form: 'channel', tab: '/videos', videoIds: [only.videoId], titles: { [only.videoId]: 'From the listing' } });
+    wayback.addListing(stubborn, {
+      timestamp: ts(2020, 4),
+      form: 'channel',
+      tab: '/videos',
+      videoIds: [only.videoId],
+      titles: { [only.videoId]: 'From the listing' },
+    });
     wayback.failNext(10_000, 503, 'cdx', only.videoId);
     const wb = source({ fetchOptions: { ...FAST, retries: 0 } });
     const found: VideoRecord[] = [];
@@ -638,7 +946,16 @@ describe('failures', () => {
       cursor = page.next;
       calls++;
     } while (cursor && calls < 10);
-    expect(found).toEqual([{ videoId: only.videoId, channelId: stubborn.channelId, title: 'From the listing', durationSeconds: 253, evidenceUrl: `https://web.archive.org/web/${ts(2020, 4)}/https://www.youtube.com/channel/${stubborn.channelId}/videos`, availability: 'unknown' }]);
+    expect(found).toEqual([
+      {
+        videoId: only.videoId,
+        channelId: stubborn.channelId,
+        title: 'From the listing',
+        durationSeconds: 253,
+        evidenceUrl: `https://web.archive.org/web/${ts(2020, 4)}/https://www.youtube.com/channel/${stubborn.channelId}/videos`,
+        availability: 'unknown',
+      },
+    ]);
   });
 });
 
@@ -647,9 +964,18 @@ describe('scale', () => {
     const big: ChannelFixture = { channelId: fakeChannelId('big'), title: 'Big', handle: '@bigchannel' };
     const list = Array.from({ length: 600 }, (_, index) => video(big, `big-${index}`, { description: '' }));
     list.forEach((entry, index) => wayback.addVideo(entry, [{ timestamp: ts(2018, (index % 12) + 1, 2) }]));
-    for (let i = 0; i < 20; i++) wayback.addListing(big, { timestamp: ts(2018 + Math.floor(i / 12), (i % 12) + 1, 3), form: 'channel', tab: '/videos', videoIds: list.slice(i * 30, i * 30 + 30).map((entry) => entry.videoId) });
+    for (let i = 0; i < 20; i++)
+      wayback.addListing(big, {
+        timestamp: ts(2018 + Math.floor(i / 12), (i % 12) + 1, 3),
+        form: 'channel',
+        tab: '/videos',
+        videoIds: list.slice(i * 30, i * 30 + 30).map((entry) => entry.videoId),
+      });
     const started = Date.now();
-    const { videos: found, pages } = await listAll({ channelId: big.channelId, handle: '@bigchannel' }, { limits: { concurrency: 8, videoLookupsPerCall: 100, listingCapturesPerCall: 25 } });
+    const { videos: found, pages } = await listAll(
+      { channelId: big.channelId, handle: '@bigchannel' },
+      { limits: { concurrency: 8, videoLookupsPerCall: 100, listingCapturesPerCall: 25 } },
+    );
     expect(found).toHaveLength(600);
     expect(new Set(found.map((entry) => entry.videoId)).size).toBe(600);
     expect(pages).toBeGreaterThanOrEqual(6);

@@ -33,7 +33,10 @@ function keyPaths(value: unknown, depth: number, prefix = ''): string[] {
   if (depth === 0 || value === null || typeof value !== 'object') return [];
   const target = Array.isArray(value) ? value[0] : value;
   if (target === null || typeof target !== 'object') return [];
-  return Object.entries(target as Record<string, unknown>).flatMap(([key, inner]) => [`${prefix}${key}`, ...keyPaths(inner, depth - 1, `${prefix}${key}.`)]);
+  return Object.entries(target as Record<string, unknown>).flatMap(([key, inner]) => [
+    `${prefix}${key}`,
+    ...keyPaths(inner, depth - 1, `${prefix}${key}.`),
+  ]);
 }
 
 describeReal('parsing real Data API responses', () => {
@@ -67,7 +70,12 @@ describeReal('parsing real Data API responses', () => {
       bannerUrl: 'https://yt3.ggpht.com/C7C_rceG0_dgSK1uRXoM6s1wCiOwDpsc_bJLELECJ7dVrNZNMhub9la_nhAL6aKpkdR0Z91d',
     });
     expect(google?.country).toBeUndefined();
-    expect(developers).toMatchObject({ channelId: 'UC_x5XG1OV2P6uZZ5FSM9Ttw', subscriberCount: 2_260_000, videoCount: 5652, country: 'US' });
+    expect(developers).toMatchObject({
+      channelId: 'UC_x5XG1OV2P6uZZ5FSM9Ttw',
+      subscriberCount: 2_260_000,
+      videoCount: 5652,
+      country: 'US',
+    });
     expect(items.map(uploadsPlaylistOf)).toEqual(['UUK8sQmJBp8GCxrOtXWBpyEA', 'UU_x5XG1OV2P6uZZ5FSM9Ttw']);
     // The UC → UU rule listVideos relies on holds for both.
     expect(items.map((item) => uploadsPlaylistFromChannelId(String(item.id)))).toEqual(items.map(uploadsPlaylistOf));
@@ -75,15 +83,28 @@ describeReal('parsing real Data API responses', () => {
 
   it('channels.list of a handle (3Blue1Brown, 2024)', () => {
     const items = listItems(fixture('thoroldvix-youtube-transcript-api/api_v3_responses/channel_response.json'));
-    expect(channelFromApi(items[0])).toMatchObject({ channelId: 'UCYO_jab_esuFRV4b17AJtAw', title: '3Blue1Brown', handle: '@3blue1brown', country: 'US' });
+    expect(channelFromApi(items[0])).toMatchObject({
+      channelId: 'UCYO_jab_esuFRV4b17AJtAw',
+      title: '3Blue1Brown',
+      handle: '@3blue1brown',
+      country: 'US',
+    });
     expect(uploadsPlaylistOf(items[0])).toBe('UUYO_jab_esuFRV4b17AJtAw');
   });
 
   it('playlistItems.list paging: nextPageToken, totalResults, entries', () => {
     const first = listPage(fixture('python-youtube/apidata/playlist_items/playlist_items_paged_1.json'));
     const second = listPage(fixture('python-youtube/apidata/playlist_items/playlist_items_paged_2.json'));
-    expect({ items: first.items.length, next: first.nextPageToken, total: first.totalResults }).toEqual({ items: 10, next: 'CAoQAA', total: 13 });
-    expect({ items: second.items.length, next: second.nextPageToken, total: second.totalResults }).toEqual({ items: 3, next: undefined, total: 13 });
+    expect({ items: first.items.length, next: first.nextPageToken, total: first.totalResults }).toEqual({
+      items: 10,
+      next: 'CAoQAA',
+      total: 13,
+    });
+    expect({ items: second.items.length, next: second.nextPageToken, total: second.totalResults }).toEqual({
+      items: 3,
+      next: undefined,
+      total: 13,
+    });
     expect(playlistItemVideoId(first.items[0])).toBe('CvTApw9X8aA');
     expect(videoFromPlaylistItem(first.items[0], 'UC_x5XG1OV2P6uZZ5FSM9Ttw')).toMatchObject({
       videoId: 'CvTApw9X8aA',
@@ -166,7 +187,12 @@ describeReal('parsing real Data API responses', () => {
 
   it('the 403 permission error body: a definite refusal with its message', () => {
     const body = fixtureText('python-youtube/apidata/error_permission_resp.json');
-    expect(parseApiError(body)).toEqual({ code: 403, message: 'The caller does not have permission', reasons: ['SERVICE_UNAVAILABLE'], status: 'PERMISSION_DENIED' });
+    expect(parseApiError(body)).toEqual({
+      code: 403,
+      message: 'The caller does not have permission',
+      reasons: ['SERVICE_UNAVAILABLE'],
+      status: 'PERMISSION_DENIED',
+    });
     expect(isTransientApiError(403, body)).toBe(false);
   });
 });
@@ -217,14 +243,17 @@ describe('small parsers', () => {
   });
 
   it('best thumbnail by width, then by name', () => {
-    expect(bestThumbnail({ default: { url: 'a', width: 120 }, high: { url: 'c', width: 480 }, medium: { url: 'b', width: 320 } })).toBe('c');
+    expect(bestThumbnail({ default: { url: 'a', width: 120 }, high: { url: 'c', width: 480 }, medium: { url: 'b', width: 320 } })).toBe(
+      'c',
+    );
     expect(bestThumbnail({ default: { url: 'a' }, medium: { url: 'b' }, high: { url: 'c' } })).toBe('c');
     expect(bestThumbnail({})).toBeUndefined();
     expect(bestThumbnail(undefined)).toBeUndefined();
   });
 
   it('quota and rate-limit 403s are transient, others are not', () => {
-    const body = (reason: string) => JSON.stringify({ error: { code: 403, message: 'm', errors: [{ reason, domain: 'd', message: 'm' }] } });
+    const body = (reason: string) =>
+      JSON.stringify({ error: { code: 403, message: 'm', errors: [{ reason, domain: 'd', message: 'm' }] } });
     expect(isTransientApiError(403, body('quotaExceeded'))).toBe(true);
     expect(isTransientApiError(403, body('rateLimitExceeded'))).toBe(true);
     expect(isTransientApiError(403, body('userRateLimitExceeded'))).toBe(true);
@@ -236,7 +265,11 @@ describe('small parsers', () => {
 
   it('cursors round-trip, and a bare page token is accepted', () => {
     expect(decodeCursor(encodeCursor({ pageToken: 'CDIQAA', fetched: 50 }))).toEqual({ pageToken: 'CDIQAA', fetched: 50 });
-    expect(decodeCursor(encodeCursor({ pageToken: 'a+b/c=', fetched: 0, playlistId: 'UUx' }))).toEqual({ pageToken: 'a+b/c=', fetched: 0, playlistId: 'UUx' });
+    expect(decodeCursor(encodeCursor({ pageToken: 'a+b/c=', fetched: 0, playlistId: 'UUx' }))).toEqual({
+      pageToken: 'a+b/c=',
+      fetched: 0,
+      playlistId: 'UUx',
+    });
     expect(decodeCursor('CDIQAA')).toEqual({ pageToken: 'CDIQAA' });
     expect(decodeCursor(undefined)).toEqual({ fetched: 0 });
   });
@@ -297,13 +330,30 @@ describe('the local server answers in the real shapes', () => {
 
   itReal('has every field of the recorded responses', async () => {
     const pairs: Array<[string, any, any]> = [
-      ['channels', fixture('python-youtube/apidata/channels/info_multiple.json'), (await get('channels', { part: 'snippet,contentDetails,statistics,brandingSettings', id: MAIN })).body],
-      ['playlistItems', fixture('thoroldvix-youtube-transcript-api/api_v3_responses/playlist_page_one.json'), (await get('playlistItems', { part: 'snippet', playlistId: `UU${MAIN.slice(2)}`, maxResults: '1' })).body],
-      ['videos', fixture('python-youtube/modeldata/videos/video_api_response.json'), (await get('videos', { part: 'snippet,contentDetails,status,statistics', id: generatedVideoId(MAIN, 1) })).body],
-      ['search', fixture('thoroldvix-youtube-transcript-api/api_v3_responses/channel_search_response.json'), (await get('search', { part: 'snippet', type: 'channel', q: 'mathcraft', maxResults: '1' })).body],
+      [
+        'channels',
+        fixture('python-youtube/apidata/channels/info_multiple.json'),
+        (await get('channels', { part: 'snippet,contentDetails,statistics,brandingSettings', id: MAIN })).body,
+      ],
+      [
+        'playlistItems',
+        fixture('thoroldvix-youtube-transcript-api/api_v3_responses/playlist_page_one.json'),
+        (await get('playlistItems', { part: 'snippet', playlistId: `UU${MAIN.slice(2)}`, maxResults: '1' })).body,
+      ],
+      [
+        'videos',
+        fixture('python-youtube/modeldata/videos/video_api_response.json'),
+        (await get('videos', { part: 'snippet,contentDetails,status,statistics', id: generatedVideoId(MAIN, 1) })).body,
+      ],
+      [
+        'search',
+        fixture('thoroldvix-youtube-transcript-api/api_v3_responses/channel_search_response.json'),
+        (await get('search', { part: 'snippet', type: 'channel', q: 'mathcraft', maxResults: '1' })).body,
+      ],
     ];
     // Fields the recorded answers have that this dataset does not model.
-    const unmodelled = /brandingSettings\.channel\.(keywords|trackingAnalyticsAccountId|unsubscribedTrailer)|statistics\.dislikeCount|\.etag$/;
+    const unmodelled =
+      /brandingSettings\.channel\.(keywords|trackingAnalyticsAccountId|unsubscribedTrailer)|statistics\.dislikeCount|\.etag$/;
     for (const [name, real, local] of pairs) {
       const localPaths = new Set(keyPaths(local, 5));
       const missing = keyPaths(real, 5).filter((key) => !localPaths.has(key) && !unmodelled.test(key));
@@ -343,7 +393,11 @@ describe('resolveChannel', () => {
       country: 'NL',
     });
     expect(server.requests()).toEqual([
-      { endpoint: 'channels', params: { part: 'snippet,contentDetails,statistics,brandingSettings', forHandle: '@AfterimageTest' }, status: 200 },
+      {
+        endpoint: 'channels',
+        params: { part: 'snippet,contentDetails,statistics,brandingSettings', forHandle: '@AfterimageTest' },
+        status: 200,
+      },
     ]);
   });
 
@@ -353,7 +407,12 @@ describe('resolveChannel', () => {
     expect((await api.resolveChannel({ kind: 'user', name: 'afterimagelegacy' }))?.channelId).toBe(MAIN);
     expect((await api.resolveChannel({ kind: 'video', videoId: generatedVideoId(MAIN, 3) }))?.channelId).toBe(MAIN);
     expect(server.counts()).toMatchObject({ channels: 3, videos: 1, search: 0 });
-    expect(server.requests().map((entry) => entry.params.forUsername ?? entry.params.id)).toEqual([MAIN, 'afterimagelegacy', generatedVideoId(MAIN, 3), MAIN]);
+    expect(server.requests().map((entry) => entry.params.forUsername ?? entry.params.id)).toEqual([
+      MAIN,
+      'afterimagelegacy',
+      generatedVideoId(MAIN, 3),
+      MAIN,
+    ]);
     expect(api.quotaUnitsUsed).toBe(4);
   });
 
@@ -407,10 +466,16 @@ describe('listVideos', () => {
     expect(new Set(videos.map((video) => video.videoId)).size).toBe(121);
 
     for (const entry of server.requests()) {
-      if (entry.endpoint === 'playlistItems') expect(entry.params).toMatchObject({ part: 'contentDetails,snippet', playlistId: `UU${MAIN.slice(2)}`, maxResults: '50' });
+      if (entry.endpoint === 'playlistItems')
+        expect(entry.params).toMatchObject({ part: 'contentDetails,snippet', playlistId: `UU${MAIN.slice(2)}`, maxResults: '50' });
       else expect(entry.params.part).toBe('snippet,contentDetails,statistics,status');
     }
-    expect(server.requests().filter((entry) => entry.endpoint === 'videos').map((entry) => entry.params.id?.split(',').length)).toEqual([50, 50, 21]);
+    expect(
+      server
+        .requests()
+        .filter((entry) => entry.endpoint === 'videos')
+        .map((entry) => entry.params.id?.split(',').length),
+    ).toEqual([50, 50, 21]);
 
     // Every live video as videos.list describes it.
     const live = videos.filter((video) => video.availability === 'live');
@@ -467,7 +532,9 @@ describe('listVideos', () => {
   });
 
   it('an invalid page token is a definite error', async () => {
-    const error = await source().listVideos({ channelId: MAIN }, 'not-a-token').catch((caught: unknown) => caught);
+    const error = await source()
+      .listVideos({ channelId: MAIN }, 'not-a-token')
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DefiniteError);
     expect((error as DefiniteError).status).toBe(400);
     expect((error as Error).message).toMatch(/playlistItems\.list answered 400 \(invalidPageToken: /);
@@ -517,7 +584,9 @@ describe('failures', () => {
 
   it('a persistent 500 ends in a TransientError after the retries, without the key', async () => {
     server.failNext(10, 503);
-    const error = await source().resolveChannel({ kind: 'channelId', channelId: MAIN }).catch((caught: unknown) => caught);
+    const error = await source()
+      .resolveChannel({ kind: 'channelId', channelId: MAIN })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TransientError);
     expect((error as TransientError).status).toBe(503);
     expect((error as Error).message).toMatch(/^YouTube Data API channels\.list: /);
@@ -527,17 +596,23 @@ describe('failures', () => {
 
   it('a persistent hang ends in a TransientError', async () => {
     server.failNext(10, 'stall');
-    const error = await source().resolveChannel({ kind: 'channelId', channelId: MAIN }).catch((caught: unknown) => caught);
+    const error = await source()
+      .resolveChannel({ kind: 'channelId', channelId: MAIN })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TransientError);
     expect(server.counts().channels).toBe(fast.retries + 1);
   });
 
   it('a persistent quotaExceeded ends in a TransientError that says so', async () => {
     server.failNext(10, 'quotaExceeded');
-    const error = await source().listVideos({ channelId: MAIN }, undefined).catch((caught: unknown) => caught);
+    const error = await source()
+      .listVideos({ channelId: MAIN }, undefined)
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(TransientError);
     expect((error as TransientError).status).toBe(403);
-    expect((error as Error).message).toBe('YouTube Data API playlistItems.list: quotaExceeded: The request cannot be completed because you have exceeded your quota.');
+    expect((error as Error).message).toBe(
+      'YouTube Data API playlistItems.list: quotaExceeded: The request cannot be completed because you have exceeded your quota.',
+    );
   });
 
   it('the daily quota of the server runs out like the real one', async () => {
@@ -552,10 +627,14 @@ describe('failures', () => {
 
   it('an invalid key is a DefiniteError at once, with the API message and without the key', async () => {
     const wrongKey = 'AIzaWrongKey-do-not-print-1234';
-    const error = await source(wrongKey).resolveChannel({ kind: 'handle', handle: '@AfterimageTest' }).catch((caught: unknown) => caught);
+    const error = await source(wrongKey)
+      .resolveChannel({ kind: 'handle', handle: '@AfterimageTest' })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(DefiniteError);
     expect((error as DefiniteError).status).toBe(400);
-    expect((error as Error).message).toBe('YouTube Data API channels.list answered 400 (keyInvalid: API key not valid. Please pass a valid API key.)');
+    expect((error as Error).message).toBe(
+      'YouTube Data API channels.list answered 400 (keyInvalid: API key not valid. Please pass a valid API key.)',
+    );
     expect(`${(error as Error).message} ${(error as Error).stack}`).not.toContain(wrongKey);
     expect(server.counts().channels).toBe(1);
   });
@@ -569,7 +648,9 @@ describe('failures', () => {
     server.failNext(1, 'hang');
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('stop')), 50);
-    const error = await source().resolveChannel({ kind: 'channelId', channelId: MAIN }, controller.signal).catch((caught: unknown) => caught);
+    const error = await source()
+      .resolveChannel({ kind: 'channelId', channelId: MAIN }, controller.signal)
+      .catch((caught: unknown) => caught);
     expect(error).not.toBeInstanceOf(TransientError);
     expect((error as Error).message).toBe('stop');
     expect(server.counts().channels).toBe(1);

@@ -5,7 +5,9 @@ const player = (status: string, reason: string, subreason?: string) => ({
   playabilityStatus: {
     status,
     reason,
-    ...(subreason ? { errorScreen: { playerErrorMessageRenderer: { reason: { simpleText: reason }, subreason: { runs: [{ text: subreason }] } } } } : {}),
+    ...(subreason
+      ? { errorScreen: { playerErrorMessageRenderer: { reason: { simpleText: reason }, subreason: { runs: [{ text: subreason }] } } } }
+      : {}),
   },
 });
 const classify = (p: Record<string, unknown>) => classifyPlayerResponse('dQw4w9WgXcQ', p, 'test');
@@ -23,11 +25,17 @@ describe('classifyPlayerResponse', () => {
   });
 
   it('names the copyright claimant in either wording', () => {
-    expect(classify(player('ERROR', 'Video unavailable', 'This video is no longer available due to a copyright claim by Sony Music Entertainment'))).toMatchObject({
+    expect(
+      classify(
+        player('ERROR', 'Video unavailable', 'This video is no longer available due to a copyright claim by Sony Music Entertainment'),
+      ),
+    ).toMatchObject({
       reason: 'copyright',
       claimant: 'Sony Music Entertainment',
     });
-    expect(classify(player('UNPLAYABLE', 'Video unavailable', 'This video contains content from WMG, who has blocked it on copyright grounds.'))).toMatchObject({ reason: 'copyright', claimant: 'WMG' });
+    expect(
+      classify(player('UNPLAYABLE', 'Video unavailable', 'This video contains content from WMG, who has blocked it on copyright grounds.')),
+    ).toMatchObject({ reason: 'copyright', claimant: 'WMG' });
   });
 
   it('reads a private video as gone (private), an age gate and an upcoming stream as available', () => {

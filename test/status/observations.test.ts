@@ -30,7 +30,13 @@ let key: string;
 /** What `afterimage import` does with a scan: channels first, then the videos that name one, in a transaction. */
 async function importScan(): Promise<void> {
   for (const channel of scan.channels) await upsertChannel(db.sql, channel);
-  await db.sql.begin((tx) => upsertVideos(tx, 'archive', scan.videos.filter((video) => video.channelId)));
+  await db.sql.begin((tx) =>
+    upsertVideos(
+      tx,
+      'archive',
+      scan.videos.filter((video) => video.channelId),
+    ),
+  );
 }
 
 const videoOf = async (videoId: string): Promise<VideoObject> => videoObject.parse((await loadVideos(db.sql, [videoId]))[0]);
@@ -47,8 +53,15 @@ async function historyOf(videoId: string): Promise<History> {
 
 /** Two probe answers "gone", an instant apart, with no wait required between them: a confirmed deletion. */
 async function probeFindsGone(videoId: string): Promise<void> {
-  const gone = { videoId, outcome: 'gone' as const, reason: 'removed_by_uploader' as const, source: 'watch_page' as const, evidence: 'ERROR: This video has been removed by the uploader' };
-  for (let answer = 0; answer < 2; answer++) await db.sql.begin((tx) => recordObservations(tx, [gone], { confirmMinutes: 0, recheckDays: 30 }));
+  const gone = {
+    videoId,
+    outcome: 'gone' as const,
+    reason: 'removed_by_uploader' as const,
+    source: 'watch_page' as const,
+    evidence: 'ERROR: This video has been removed by the uploader',
+  };
+  for (let answer = 0; answer < 2; answer++)
+    await db.sql.begin((tx) => recordObservations(tx, [gone], { confirmMinutes: 0, recheckDays: 30 }));
 }
 
 beforeAll(async () => {
@@ -78,10 +91,15 @@ describe('observations of availability from the sources', () => {
       });
     }
     // A flat playlist entry is a listing, not the platform serving the video: still unverified.
-    for (const videoId of fx.flatOnlyVideoIds) expect(await videoOf(videoId)).toMatchObject({ status: 'checking', statusConfirmedAt: null, statusConfirmedBy: null });
+    for (const videoId of fx.flatOnlyVideoIds)
+      expect(await videoOf(videoId)).toMatchObject({ status: 'checking', statusConfirmedAt: null, statusConfirmedBy: null });
     // youtube-dl-era dumps have no epoch: the upload date, which the video outlived, is the observation's time.
     const legacy = scan.videos.find((video) => video.videoId === fx.legacy!.videoIds[0])!;
-    expect(await videoOf(legacy.videoId)).toMatchObject({ status: 'live', statusConfirmedAt: `${legacy.uploadDate}T00:00:00.000Z`, statusConfirmedBy: 'archive' });
+    expect(await videoOf(legacy.videoId)).toMatchObject({
+      status: 'live',
+      statusConfirmedAt: `${legacy.uploadDate}T00:00:00.000Z`,
+      statusConfirmedBy: 'archive',
+    });
   });
 
   it('the status history shows the transition at the download time, naming the file but never the server path', async () => {
@@ -90,7 +108,16 @@ describe('observations of availability from the sources', () => {
     const { current, history } = await historyOf(videoId);
     expect(current).toMatchObject({ status: 'live', since: DOWNLOADED_AT, confirmedAt: DOWNLOADED_AT, confirmedBy: 'archive' });
     expect(history).toEqual([
-      { status: 'live', previousStatus: null, reason: null, claimant: null, observedAt: DOWNLOADED_AT, source: 'archive', evidence: `yt-dlp archive: ${basename(fileURLToPath(evidenceUrl))}`, linkedVideoId: null },
+      {
+        status: 'live',
+        previousStatus: null,
+        reason: null,
+        claimant: null,
+        observedAt: DOWNLOADED_AT,
+        source: 'archive',
+        evidence: `yt-dlp archive: ${basename(fileURLToPath(evidenceUrl))}`,
+        linkedVideoId: null,
+      },
     ]);
     expect(JSON.stringify(history)).not.toContain(fx.dir);
     expect(JSON.stringify(history)).not.toContain('file:');
@@ -119,14 +146,21 @@ describe('observations of availability from the sources', () => {
     expect((await historyOf(videoId)).history.map((entry) => entry.status)).toEqual(['live', 'deleted']);
 
     // The Data API lists it in a crawl now: newer than the deletion, so the video is live again.
-    const { changed } = await db.sql.begin((tx) => upsertVideos(tx, 'youtube_api', [{ videoId, channelId: fx.channelId, availability: 'live' }]));
+    const { changed } = await db.sql.begin((tx) =>
+      upsertVideos(tx, 'youtube_api', [{ videoId, channelId: fx.channelId, availability: 'live' }]),
+    );
     // What a crawl's search stream sends (search:video) carries the new status and its confirmation.
     expect(changed.find((video) => video.videoId === videoId)).toMatchObject({ status: 'live', statusConfirmedBy: 'youtube_api' });
     const reinstated = await videoOf(videoId);
     expect(reinstated).toMatchObject({ status: 'live', statusReason: null, statusConfirmedBy: 'youtube_api' });
     expect(Date.parse(reinstated.statusConfirmedAt!)).toBeGreaterThanOrEqual(Date.parse(deleted.statusConfirmedAt!));
     const { history } = await historyOf(videoId);
-    expect(history.at(-1)).toMatchObject({ status: 'live', previousStatus: 'deleted', source: 'youtube_api', observedAt: reinstated.statusConfirmedAt });
+    expect(history.at(-1)).toMatchObject({
+      status: 'live',
+      previousStatus: 'deleted',
+      source: 'youtube_api',
+      observedAt: reinstated.statusConfirmedAt,
+    });
   });
 
   it('a crawl listing is recorded as a confirmation at crawl time; a re-import of an older download moves nothing back', async () => {
@@ -151,9 +185,31 @@ describe('observations of availability from the sources', () => {
   it('a Wayback removal notice settles an unverified video as deleted at the capture time; a later download makes it live', async () => {
     const videoId = fx.flatOnlyVideoIds[0]!;
     const capture = `https://web.archive.org/web/20190101120000/https://www.youtube.com/watch?v=${videoId}`;
-    await db.sql.begin((tx) => upsertVideos(tx, 'wayback', [{ videoId, channelId: fx.channelId, availability: 'deleted', observedAt: '2019-01-01T12:00:00Z', archiveUrl: capture, evidenceUrl: capture }]));
-    expect(await videoOf(videoId)).toMatchObject({ status: 'deleted', statusSince: '2019-01-01T12:00:00.000Z', statusConfirmedAt: '2019-01-01T12:00:00.000Z', statusConfirmedBy: 'wayback' });
-    const later: VideoRecord = { videoId, channelId: fx.channelId, availability: 'live', observedAt: '2020-06-01T00:00:00.000Z', evidenceUrl: 'file:///srv/private/layout/Clip%20%5Bx%5D.info.json' };
+    await db.sql.begin((tx) =>
+      upsertVideos(tx, 'wayback', [
+        {
+          videoId,
+          channelId: fx.channelId,
+          availability: 'deleted',
+          observedAt: '2019-01-01T12:00:00Z',
+          archiveUrl: capture,
+          evidenceUrl: capture,
+        },
+      ]),
+    );
+    expect(await videoOf(videoId)).toMatchObject({
+      status: 'deleted',
+      statusSince: '2019-01-01T12:00:00.000Z',
+      statusConfirmedAt: '2019-01-01T12:00:00.000Z',
+      statusConfirmedBy: 'wayback',
+    });
+    const later: VideoRecord = {
+      videoId,
+      channelId: fx.channelId,
+      availability: 'live',
+      observedAt: '2020-06-01T00:00:00.000Z',
+      evidenceUrl: 'file:///srv/private/layout/Clip%20%5Bx%5D.info.json',
+    };
     await db.sql.begin((tx) => upsertVideos(tx, 'archive', [later]));
     const { history } = await historyOf(videoId);
     expect(history.map(({ status, observedAt, source }) => ({ status, observedAt, source }))).toEqual([
@@ -166,7 +222,9 @@ describe('observations of availability from the sources', () => {
 
   it('an observation dated in the future counts as now', async () => {
     const videoId = fx.flatOnlyVideoIds[1]!;
-    await db.sql.begin((tx) => upsertVideos(tx, 'archive', [{ videoId, channelId: fx.channelId, availability: 'live', observedAt: '2999-01-01T00:00:00.000Z' }]));
+    await db.sql.begin((tx) =>
+      upsertVideos(tx, 'archive', [{ videoId, channelId: fx.channelId, availability: 'live', observedAt: '2999-01-01T00:00:00.000Z' }]),
+    );
     const video = await videoOf(videoId);
     expect(video.status).toBe('live');
     expect(Date.parse(video.statusConfirmedAt!)).toBeLessThanOrEqual(Date.now());
@@ -195,14 +253,21 @@ describe('observations of availability from the sources', () => {
 
   it('the OpenAPI document describes the new fields of the video object and the status history', async () => {
     const document = JSON.stringify((await api.call('/api/openapi.json')).body);
-    for (const field of ['statusConfirmedAt', 'statusConfirmedBy', 'metadataCompleteness', 'confirmedAt', 'confirmedBy']) expect(document).toContain(`"${field}"`);
+    for (const field of ['statusConfirmedAt', 'statusConfirmedBy', 'metadataCompleteness', 'confirmedAt', 'confirmedBy'])
+      expect(document).toContain(`"${field}"`);
     const statusHistory = JSON.stringify((await api.call('/api/openapi.json')).body.paths['/api/videos/{videoId}/status-history']);
     expect(statusHistory).toContain('confirmedAt');
   });
 });
 
 describe('reading a yt-dlp document as an observation', () => {
-  const base = { id: 'abcdefghijk', channel_id: 'UCuAXFkgsw1L7xaCfnd5JJOw', title: 'A video', extractor_key: 'Youtube', webpage_url: 'https://www.youtube.com/watch?v=abcdefghijk' };
+  const base = {
+    id: 'abcdefghijk',
+    channel_id: 'UCuAXFkgsw1L7xaCfnd5JJOw',
+    title: 'A video',
+    extractor_key: 'Youtube',
+    webpage_url: 'https://www.youtube.com/watch?v=abcdefghijk',
+  };
   const read = (document: Record<string, unknown>) => {
     const outcome = parseYtDlpDocument({ ...base, ...document }, { evidenceUrl: 'file:///x/A%20video%20%5Babcdefghijk%5D.info.json' });
     const item = outcome.ok ? outcome.items.find((entry) => entry.kind === 'video') : undefined;
@@ -210,12 +275,32 @@ describe('reading a yt-dlp document as an observation', () => {
   };
 
   it('takes the epoch, else the upload time; private, members-only and flat entries are no observation', () => {
-    expect(read({ epoch: 1_700_000_000, timestamp: 1_600_000_000, availability: 'public' })).toEqual({ availability: 'live', observedAt: '2023-11-14T22:13:20.000Z' });
-    expect(read({ timestamp: 1_600_000_000, availability: 'unlisted' })).toEqual({ availability: 'live', observedAt: '2020-09-13T12:26:40.000Z' });
-    expect(read({ upload_date: '20200102', availability: 'needs_auth' })).toEqual({ availability: 'live', observedAt: '2020-01-02T00:00:00.000Z' });
+    expect(read({ epoch: 1_700_000_000, timestamp: 1_600_000_000, availability: 'public' })).toEqual({
+      availability: 'live',
+      observedAt: '2023-11-14T22:13:20.000Z',
+    });
+    expect(read({ timestamp: 1_600_000_000, availability: 'unlisted' })).toEqual({
+      availability: 'live',
+      observedAt: '2020-09-13T12:26:40.000Z',
+    });
+    expect(read({ upload_date: '20200102', availability: 'needs_auth' })).toEqual({
+      availability: 'live',
+      observedAt: '2020-01-02T00:00:00.000Z',
+    });
     expect(read({ epoch: 1_700_000_000, availability: 'private' })).toEqual({ availability: 'unknown', observedAt: undefined });
     expect(read({ epoch: 1_700_000_000, availability: 'subscriber_only' })).toEqual({ availability: 'unknown', observedAt: undefined });
-    expect(read({ epoch: 1_700_000_000, _type: 'url', ie_key: 'Youtube', url: 'https://www.youtube.com/watch?v=abcdefghijk', webpage_url: undefined })).toEqual({ availability: 'unknown', observedAt: undefined });
-    expect(read({ webpage_url: undefined, extractor_key: undefined, formats: [] })).toEqual({ availability: 'unknown', observedAt: undefined });
+    expect(
+      read({
+        epoch: 1_700_000_000,
+        _type: 'url',
+        ie_key: 'Youtube',
+        url: 'https://www.youtube.com/watch?v=abcdefghijk',
+        webpage_url: undefined,
+      }),
+    ).toEqual({ availability: 'unknown', observedAt: undefined });
+    expect(read({ webpage_url: undefined, extractor_key: undefined, formats: [] })).toEqual({
+      availability: 'unknown',
+      observedAt: undefined,
+    });
   });
 });

@@ -30,11 +30,29 @@ let probe: StatusProbe;
 
 /** The platform's answer for a deleted video (as in the real youtube_video_unavailable fixture). */
 const unavailablePlayer = {
-  playabilityStatus: { status: 'ERROR', reason: 'This video is unavailable', errorScreen: { playerErrorMessageRenderer: { reason: { runs: [{ text: 'This video is unavailable' }] } } } },
+  playabilityStatus: {
+    status: 'ERROR',
+    reason: 'This video is unavailable',
+    errorScreen: { playerErrorMessageRenderer: { reason: { runs: [{ text: 'This video is unavailable' }] } } },
+  },
 };
-const privatePlayer = { playabilityStatus: { status: 'LOGIN_REQUIRED', reason: 'This video is private', messages: ['If the owner of this video has granted you access, please sign in.'] } };
+const privatePlayer = {
+  playabilityStatus: {
+    status: 'LOGIN_REQUIRED',
+    reason: 'This video is private',
+    messages: ['If the owner of this video has granted you access, please sign in.'],
+  },
+};
 const copyrightPlayer = {
-  playabilityStatus: { status: 'ERROR', reason: 'Video unavailable', errorScreen: { playerErrorMessageRenderer: { subreason: { runs: [{ text: 'This video is no longer available due to a copyright claim by Example Records Ltd.' }] } } } },
+  playabilityStatus: {
+    status: 'ERROR',
+    reason: 'Video unavailable',
+    errorScreen: {
+      playerErrorMessageRenderer: {
+        subreason: { runs: [{ text: 'This video is no longer available due to a copyright claim by Example Records Ltd.' }] },
+      },
+    },
+  },
 };
 
 beforeAll(async () => {
@@ -45,7 +63,10 @@ beforeAll(async () => {
   web = createServer((req, res) => {
     const id = new URL(req.url ?? '/', 'http://x').searchParams.get('v') ?? '';
     const page = pages.get(id);
-    const html = page === 'bot-check' ? botCheckHtml() : watchPageHtml(page ?? { playabilityStatus: { status: 'OK' }, videoDetails: { videoId: id, title: 'x' } });
+    const html =
+      page === 'bot-check'
+        ? botCheckHtml()
+        : watchPageHtml(page ?? { playabilityStatus: { status: 'OK' }, videoDetails: { videoId: id, title: 'x' } });
     res.writeHead(200, { 'Content-Type': 'text/html' }).end(html);
   });
   await new Promise<void>((done) => web.listen(0, '127.0.0.1', done));
@@ -55,7 +76,17 @@ beforeAll(async () => {
     reasons: watchPageProbe({ webUrl, fetchOptions: { retries: 0, timeoutMs: 5_000 } }),
   })!;
   await db.sql.begin(async (tx) => {
-    await upsertVideos(tx, 'youtube_api', ids().map((videoId, index) => ({ videoId, channelId: CHANNEL, title: `Restoring lathe number ${index}`, durationSeconds: 600 + index * 10, availability: 'live' as const })));
+    await upsertVideos(
+      tx,
+      'youtube_api',
+      ids().map((videoId, index) => ({
+        videoId,
+        channelId: CHANNEL,
+        title: `Restoring lathe number ${index}`,
+        durationSeconds: 600 + index * 10,
+        availability: 'live' as const,
+      })),
+    );
   });
   api = await startTestApi(db.sql);
   ({ key } = await createKeyedUser(db.sql));
@@ -75,7 +106,9 @@ async function check(videoIds: string[]) {
   return db.sql.begin(async (tx) => recordObservations(tx, await probe(videoIds), schedule));
 }
 async function statusOf(videoId: string) {
-  const [row] = await db.sql<{ status: string; reason: string | null; claimant: string | null; suspectedAt: Date | null; nextCheckAt: Date }[]>`
+  const [row] = await db.sql<
+    { status: string; reason: string | null; claimant: string | null; suspectedAt: Date | null; nextCheckAt: Date }[]
+  >`
     select status, status_reason as reason, status_claimant as claimant, suspected_at as "suspectedAt", next_check_at as "nextCheckAt"
     from videos join video_checks using (video_id) where video_id = ${videoId}`;
   return row!;
@@ -87,7 +120,14 @@ async function ageSuspicion(videoId: string, minutes: number) {
 const history = async (videoId: string) =>
   (await api.call(`/api/videos/${videoId}/status-history`, { key })).body.data as {
     current: { status: string; reason: string | null; claimant: string | null };
-    history: Array<{ status: string; previousStatus: string | null; reason: string | null; source: string; evidence: string; linkedVideoId: string | null }>;
+    history: Array<{
+      status: string;
+      previousStatus: string | null;
+      reason: string | null;
+      source: string;
+      evidence: string;
+      linkedVideoId: string | null;
+    }>;
   };
 
 describe('video status', () => {
@@ -109,21 +149,47 @@ describe('video status', () => {
     const { changes } = await check([video(1)]);
     expect(changes).toEqual([expect.objectContaining({ videoId: video(1), previousStatus: 'live', status: 'deleted', reason: 'unknown' })]);
     let data = await history(video(1));
-    expect(data.history.map((entry) => [entry.previousStatus, entry.status])).toEqual([[null, 'live'], ['live', 'deleted']]);
-    expect(data.history[1]).toMatchObject({ source: 'watch_page', evidence: expect.stringMatching(/ERROR: This video is unavailable.*then: ERROR: This video is unavailable/) });
+    expect(data.history.map((entry) => [entry.previousStatus, entry.status])).toEqual([
+      [null, 'live'],
+      ['live', 'deleted'],
+    ]);
+    expect(data.history[1]).toMatchObject({
+      source: 'watch_page',
+      evidence: expect.stringMatching(/ERROR: This video is unavailable.*then: ERROR: This video is unavailable/),
+    });
     // The job that looks for its re-upload was queued in the same transaction.
-    const [job] = await db.sql`select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'link_reuploads' order by j.id desc limit 1`;
+    const [job] =
+      await db.sql`select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'link_reuploads' order by j.id desc limit 1`;
     expect(job!.payload).toEqual({ videoIds: [video(1)] });
 
     const reupload = generatedVideoId(OTHER_CHANNEL, 0);
-    await db.sql.begin((tx) => upsertVideos(tx, 'youtube_api', [{ videoId: reupload, channelId: OTHER_CHANNEL, title: 'Restoring Lathe Number 1 (reupload)', durationSeconds: 611, availability: 'live' }]));
+    await db.sql.begin((tx) =>
+      upsertVideos(tx, 'youtube_api', [
+        {
+          videoId: reupload,
+          channelId: OTHER_CHANNEL,
+          title: 'Restoring Lathe Number 1 (reupload)',
+          durationSeconds: 611,
+          availability: 'live',
+        },
+      ]),
+    );
     const unrelated = generatedVideoId(OTHER_CHANNEL, 1);
-    await db.sql.begin((tx) => upsertVideos(tx, 'youtube_api', [{ videoId: unrelated, channelId: OTHER_CHANNEL, title: 'Restoring lathe number 1', durationSeconds: 900, availability: 'live' }]));
+    await db.sql.begin((tx) =>
+      upsertVideos(tx, 'youtube_api', [
+        { videoId: unrelated, channelId: OTHER_CHANNEL, title: 'Restoring lathe number 1', durationSeconds: 900, availability: 'live' },
+      ]),
+    );
     const linked = await db.sql.begin((tx) => linkReuploads(tx, [video(1)]));
     expect(linked).toEqual([expect.objectContaining({ videoId: video(1), reuploadedAs: reupload })]);
     data = await history(video(1));
     expect(data.current.status).toBe('re-uploaded');
-    expect(data.history.at(-1)).toMatchObject({ previousStatus: 'deleted', status: 're-uploaded', linkedVideoId: reupload, source: 'reupload_link' });
+    expect(data.history.at(-1)).toMatchObject({
+      previousStatus: 'deleted',
+      status: 're-uploaded',
+      linkedVideoId: reupload,
+      source: 'reupload_link',
+    });
     const [back] = await db.sql`select reupload_of from videos where video_id = ${reupload}`;
     expect(back!.reupload_of).toBe(video(1));
   });

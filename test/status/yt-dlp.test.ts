@@ -36,7 +36,16 @@ afterAll(async () => {
 describe('the yt-dlp status probe', () => {
   it('reads yt-dlp answers: metadata is available, its error lines say why a video is gone, network trouble is transient', async () => {
     const probe = ytDlpProbe({ command });
-    const seen = await probe(['availableAA', 'removedAAAA', 'privateAAAA', 'claimedAAAA', 'botcheckAAA', 'throttledAA', '-dashfirstA', 'strangeAAAA']);
+    const seen = await probe([
+      'availableAA',
+      'removedAAAA',
+      'privateAAAA',
+      'claimedAAAA',
+      'botcheckAAA',
+      'throttledAA',
+      '-dashfirstA',
+      'strangeAAAA',
+    ]);
     expect(seen.map((o) => [o.videoId, o.outcome, 'reason' in o ? o.reason : null])).toEqual([
       ['availableAA', 'available', null],
       ['removedAAAA', 'gone', 'removed_by_uploader'],
@@ -47,7 +56,11 @@ describe('the yt-dlp status probe', () => {
       ['-dashfirstA', 'available', null],
       ['strangeAAAA', 'transient', null],
     ]);
-    expect(seen[3]).toMatchObject({ claimant: 'Example Films', source: 'yt_dlp', evidence: expect.stringMatching(/copyright claim by Example Films/) });
+    expect(seen[3]).toMatchObject({
+      claimant: 'Example Films',
+      source: 'yt_dlp',
+      evidence: expect.stringMatching(/copyright claim by Example Films/),
+    });
   });
 
   it('a missing or hanging yt-dlp is transient, never a deletion', async () => {

@@ -93,7 +93,8 @@ async function generate(videoId: string, user: User, options: { body?: unknown; 
     headers: { 'X-API-Key': user.key, 'Content-Type': 'application/json', Accept: 'text/event-stream' },
     body: JSON.stringify(options.body ?? {}),
   });
-  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return { status: response.status, headers: response.headers, body: await response.json(), events: [] };
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream'))
+    return { status: response.status, headers: response.headers, body: await response.json(), events: [] };
   const events: Array<{ event: string; id: string | undefined; data: any }> = [];
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
@@ -120,7 +121,9 @@ async function generate(videoId: string, user: User, options: { body?: unknown; 
 }
 
 async function charged(user: User): Promise<number> {
-  const [row] = await db.sql<{ used: number }[]>`select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${user.keyId}::uuid and limit_name = 'apiStenogramsPerDay'`;
+  const [row] = await db.sql<
+    { used: number }[]
+  >`select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${user.keyId}::uuid and limit_name = 'apiStenogramsPerDay'`;
   return row!.used;
 }
 
@@ -138,7 +141,15 @@ describe('generate → stream → read → list → delete', () => {
     expect(stenogram.markdown).toMatch(/Speaker 1/);
     expect(stenogram.markdown).toMatch(/Speaker 2/);
     expect(stenogram.markdown).toContain('[Music]');
-    expect(metadata).toMatchObject({ videoId: v.dialogue, title: 'Fixing a radio', channelId, language: 'en', tokensUsed: 0, llmModel: 'afterimage-stenogram-1', status: 'generated' });
+    expect(metadata).toMatchObject({
+      videoId: v.dialogue,
+      title: 'Fixing a radio',
+      channelId,
+      language: 'en',
+      tokensUsed: 0,
+      llmModel: 'afterimage-stenogram-1',
+      status: 'generated',
+    });
     expect(Date.parse(metadata.generatedAt)).not.toBeNaN();
     expect(await charged(owner)).toBe(1);
 
@@ -162,7 +173,12 @@ describe('generate → stream → read → list → delete', () => {
     expect((await call(path(owner, v.dialogue), owner.key, { headers: { 'If-None-Match': etag } })).status).toBe(304);
 
     const meta = await call(`${path(owner, v.dialogue)}/meta`, owner.key);
-    expect(meta.body.data).toMatchObject({ videoId: v.dialogue, channelTitle: 'Subtitle Channel', llmModel: 'afterimage-stenogram-1', status: 'generated' });
+    expect(meta.body.data).toMatchObject({
+      videoId: v.dialogue,
+      channelTitle: 'Subtitle Channel',
+      llmModel: 'afterimage-stenogram-1',
+      status: 'generated',
+    });
     // fetch asks for gzip: the coded representation's tag is the hash with -gzip (api/http/representation.ts).
     expect(meta.body.data.sha256).toBe(etag.replaceAll('"', '').replace(/-(br|gzip)$/, ''));
 
@@ -207,7 +223,9 @@ describe('generate → stream → read → list → delete', () => {
     expect(deleted.body.data).toEqual({ videoId: v.left, deleted: true });
     expect(existsSync(file)).toBe(false);
     expectError(await call(path(owner, v.left), owner.key), 404, 'NOT_FOUND');
-    expect(await db.sql`select 1 from events where stream like 'stenogram:%' and payload->'metadata'->>'videoId' = ${v.left}`).toHaveLength(0);
+    expect(await db.sql`select 1 from events where stream like 'stenogram:%' and payload->'metadata'->>'videoId' = ${v.left}`).toHaveLength(
+      0,
+    );
     expectError(await call(path(owner, v.left), owner.key, { method: 'DELETE' }), 404, 'NOT_FOUND');
   });
 });

@@ -17,7 +17,12 @@ let llm: OpenAiServer;
 let stack: Awaited<ReturnType<typeof startSearchStack>>;
 let user: { key: string; keyId: string; userId: string };
 const v = { talk: videoIdFor('st-llm-talk'), refused: videoIdFor('st-llm-refused') };
-const LINES = ['>> ANNA: Good morning, everyone.', 'Today we talk about rivers.', '>> BEN: And about the bridges over them.', 'Let us begin with the oldest one.'];
+const LINES = [
+  '>> ANNA: Good morning, everyone.',
+  'Today we talk about rivers.',
+  '>> BEN: And about the bridges over them.',
+  'Let us begin with the oldest one.',
+];
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -27,7 +32,11 @@ beforeAll(async () => {
   stack = await startSearchStack(db, { DATA_DIR: dataDir, LLM_BASE_URL: llm.url, LLM_MODEL: 'stand-in-model' });
   const created = await createKeyedUser(db.sql);
   user = { key: created.key, keyId: created.keyId, userId: created.user.id };
-  await addVideos(db.sql, channelIdFor('st-llm'), Object.values(v).map((videoId) => ({ videoId })));
+  await addVideos(
+    db.sql,
+    channelIdFor('st-llm'),
+    Object.values(v).map((videoId) => ({ videoId })),
+  );
   for (const videoId of Object.values(v)) {
     await addTrack(db.sql, { videoId, language: 'en', kind: 'manual', text: vttOf(LINES, 5) });
     await db.sql.begin((tx) => refreshTranscript(tx, videoId));
@@ -41,11 +50,12 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-const generate = (videoId: string) =>
-  readStream(`${stack.api.url}/api/stenograms/${videoId}/generate`, { key: user.key, method: 'POST' });
+const generate = (videoId: string) => readStream(`${stack.api.url}/api/stenograms/${videoId}/generate`, { key: user.key, method: 'POST' });
 
 async function charged(): Promise<number> {
-  const [row] = await db.sql<{ used: number }[]>`select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${user.keyId}::uuid and limit_name = 'apiStenogramsPerDay'`;
+  const [row] = await db.sql<
+    { used: number }[]
+  >`select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${user.keyId}::uuid and limit_name = 'apiStenogramsPerDay'`;
   return row!.used;
 }
 

@@ -11,7 +11,24 @@ import { itReal } from '../kit/describeReal.ts';
 import { realFixture } from '../kit/realFixtures.ts';
 import { start, type ChatRequest, type OpenAiServer } from '../kit/servers/openai-server.ts';
 
-const VOCABULARY = ['archive', 'signal', 'river', 'engine', 'garden', 'theory', 'market', 'window', 'planet', 'language', 'memory', 'circuit', 'harbour', 'pattern', 'village', 'crystal'];
+const VOCABULARY = [
+  'archive',
+  'signal',
+  'river',
+  'engine',
+  'garden',
+  'theory',
+  'market',
+  'window',
+  'planet',
+  'language',
+  'memory',
+  'circuit',
+  'harbour',
+  'pattern',
+  'village',
+  'crystal',
+];
 
 /**
  * A conversation: `turns` turns of `cuesPerTurn` cues of 8 words, 2 s a cue; the first `named`
@@ -35,7 +52,8 @@ function conversation(turns: number, named: number, cuesPerTurn = 3): StenogramC
 
 const userOf = (request: ChatRequest) => request.messages.find((message) => message.role === 'user')!.content;
 const partOf = (request: ChatRequest) => Number(/Part (\d+) of/.exec(userOf(request))![1]);
-const linesOf = (request: ChatRequest) => [...userOf(request).matchAll(/^\[(\d+)\] (.+)$/gm)].map((match) => ({ start: Number(match[1]), text: match[2]! }));
+const linesOf = (request: ChatRequest) =>
+  [...userOf(request).matchAll(/^\[(\d+)\] (.+)$/gm)].map((match) => ({ start: Number(match[1]), text: match[2]! }));
 
 /**
  * A model that does as it is told: a paragraph per turn, the speaker named by the line or else the
@@ -62,10 +80,14 @@ function requestTokens(request: ChatRequest): number {
 
 const TAG = /^\*\*\[(\d+(?::\d\d)+)\] (.+?):\*\* (.*)$/;
 const paragraphs = (stenogram: GeneratedStenogram) =>
-  stenogram.markdown.trimEnd().split('\n\n').slice(2).flatMap((block) => {
-    const match = TAG.exec(block);
-    return match ? [{ time: match[1]!, speaker: match[2]!, text: match[3]! }] : [];
-  });
+  stenogram.markdown
+    .trimEnd()
+    .split('\n\n')
+    .slice(2)
+    .flatMap((block) => {
+      const match = TAG.exec(block);
+      return match ? [{ time: match[1]!, speaker: match[2]!, text: match[3]! }] : [];
+    });
 const writtenWords = (stenogram: GeneratedStenogram) => paragraphs(stenogram).flatMap((paragraph) => paragraph.text.split(' '));
 const transcriptWords = (cues: StenogramCue[]) => cues.flatMap((cue) => cue.text.replace(/^[A-Z]+: /, '').split(' '));
 
@@ -73,10 +95,24 @@ let server: OpenAiServer;
 afterEach(() => server.close());
 
 function generator(contextTokens: number) {
-  const client = createLlmClient({ baseUrl: server.url, model: 'test-model', contextTokens, concurrency: 2, timeoutMs: 10_000, retries: 1, minRetryDelayMs: 10 });
+  const client = createLlmClient({
+    baseUrl: server.url,
+    model: 'test-model',
+    contextTokens,
+    concurrency: 2,
+    timeoutMs: 10_000,
+    retries: 1,
+    minRetryDelayMs: 10,
+  });
   return createLlmStenogramGenerator(client, createOfflineStenogramGenerator());
 }
-const video = (cues: StenogramCue[]) => ({ videoId: 'dQw4w9WgXcQ', title: 'A conversation', channelTitle: 'A channel', language: 'en', cues });
+const video = (cues: StenogramCue[]) => ({
+  videoId: 'dQw4w9WgXcQ',
+  title: 'A conversation',
+  channelTitle: 'A channel',
+  language: 'en',
+  cues,
+});
 
 describe('the LLM stenogram generator', () => {
   describe('with a model that keeps the words', () => {
@@ -87,7 +123,15 @@ describe('the LLM stenogram generator', () => {
     it("keeps the model's paragraphs and speakers, in the offline generator's Markdown shape", async () => {
       const cues = conversation(4, 2);
       const stenogram = await generator(8192).generate(video(cues));
-      expect(stenogram).toMatchObject({ llmModel: 'test-model', chunks: 1, fallbackChunks: 0, language: 'en', speakers: 4, paragraphs: 4, words: 96 });
+      expect(stenogram).toMatchObject({
+        llmModel: 'test-model',
+        chunks: 1,
+        fallbackChunks: 0,
+        language: 'en',
+        speakers: 4,
+        paragraphs: 4,
+        words: 96,
+      });
       expect(stenogram.tokensUsed!.prompt).toBeGreaterThan(0);
       expect(stenogram.tokensUsed!.completion).toBeGreaterThan(0);
       expect(paragraphs(stenogram).map((paragraph) => [paragraph.time, paragraph.speaker])).toEqual([
@@ -97,7 +141,10 @@ describe('the LLM stenogram generator', () => {
         ['0:18', 'Speaker 2'],
       ]);
       expect(writtenWords(stenogram)).toEqual(transcriptWords(cues));
-      expect(stenogram.markdown.split('\n\n').slice(0, 2)).toEqual(['# A conversation', 'Channel: A channel · Video: https://www.youtube.com/watch?v=dQw4w9WgXcQ · Language: en']);
+      expect(stenogram.markdown.split('\n\n').slice(0, 2)).toEqual([
+        '# A conversation',
+        'Channel: A channel · Video: https://www.youtube.com/watch?v=dQw4w9WgXcQ · Language: en',
+      ]);
 
       const [request] = server.requests();
       expect(request!.body.response_format).toMatchObject({ type: 'json_schema', json_schema: { name: 'stenogram_chunk' } });
@@ -136,7 +183,11 @@ describe('the LLM stenogram generator', () => {
   });
 
   it('catches a chunk the model paraphrased: that chunk is the offline text, the others stay the model’s', async () => {
-    const paraphrase = (text: string) => text.split(' ').map((word, index) => (index % 3 === 0 ? 'basically' : word.replace('river', 'stream'))).join(' ');
+    const paraphrase = (text: string) =>
+      text
+        .split(' ')
+        .map((word, index) => (index % 3 === 0 ? 'basically' : word.replace('river', 'stream')))
+        .join(' ');
     server = await start({ answer: (request) => (partOf(request) === 2 ? obedient(request, paraphrase) : obedient(request)) });
     const cues = conversation(12, 0);
     const stenogram = await generator(2048).generate(video(cues));
@@ -159,7 +210,10 @@ describe('the LLM stenogram generator', () => {
     // The model calls the unnamed speakers of later chunks by the names it was given, in lower case.
     server = await start({
       answer: (request) => {
-        const known = /Speakers so far: (.+?)\. /.exec(userOf(request))?.[1]?.split(', ').map((name) => name.toLowerCase());
+        const known = /Speakers so far: (.+?)\. /
+          .exec(userOf(request))?.[1]
+          ?.split(', ')
+          .map((name) => name.toLowerCase());
         return obedient(request, undefined, known && known.length >= 2 ? known : undefined);
       },
     });
@@ -219,8 +273,16 @@ describe('the guard against a model that adds, drops, moves or relabels', () => 
     ['three words inserted', rewording((words) => words.splice(10, 0, 'visit', 'evil', 'example')), /evil/],
     ['three words dropped', rewording((words) => words.splice(10, 3))],
     ['three words moved further on', rewording((words) => words.splice(12, 0, ...words.splice(4, 3)))],
-    ['speakers relabelled with markup', tamperingPart2((paragraphs) => paragraphs.forEach((paragraph) => (paragraph.speaker = '<script>alert(1)</script> PWNED'))), /PWNED|script/],
-    ['a speaker renamed to someone the captions never name', tamperingPart2((paragraphs) => (paragraphs[1]!.speaker = 'Mallory')), /Mallory/],
+    [
+      'speakers relabelled with markup',
+      tamperingPart2((paragraphs) => paragraphs.forEach((paragraph) => (paragraph.speaker = '<script>alert(1)</script> PWNED'))),
+      /PWNED|script/,
+    ],
+    [
+      'a speaker renamed to someone the captions never name',
+      tamperingPart2((paragraphs) => (paragraphs[1]!.speaker = 'Mallory')),
+      /Mallory/,
+    ],
   ];
   for (const [tampering, answer, leak] of refused) {
     it(`writes the chunk offline when its answer has ${tampering}`, async () => {
@@ -255,15 +317,29 @@ describe('the word-for-word guard', () => {
   const said = 'so we went down to the river and the water was higher than anyone had seen it in years, and nobody knew why';
 
   it('passes case, punctuation, hesitations and changes of a word or two; refuses three words added, dropped or moved, and rewording', () => {
-    expect(why(said, 'So, um, we went down to the river. And the water was higher than anyone had seen it in years; and nobody knew why!')).toBeNull();
+    expect(
+      why(said, 'So, um, we went down to the river. And the water was higher than anyone had seen it in years; and nobody knew why!'),
+    ).toBeNull();
     expect(why(`uh ${said}`, said)).toBeNull();
     expect(why(said, 'So we went down to the river and the water was higher than anyone had seen in years and nobody knew why')).toBeNull();
-    expect(why(said, 'So we went down to the river and the water was higher than anyone had ever seen it in 20 years and nobody knew why')).toBeNull();
-    expect(why(said, 'So we went down to the big old muddy river and the water was higher than anyone had seen it in years and nobody knew why')).toMatch(/3 words in a row inserted or moved: "big old muddy"/);
-    expect(why(said, 'So we went down to the river and the water was higher than anyone had seen and nobody knew why')).toMatch(/3 transcript words in a row dropped or moved: "it in years"/);
-    expect(why(said, 'so we went down to the river and the water was higher than anyone had seen it in years and nobody knew why at all')).toBeNull();
-    expect(why(said, 'nobody knew why so we went down to the river and the water was higher than anyone had seen it in years and')).toMatch(/3 .* in a row .*moved: "nobody knew why"/);
-    expect(why(said, 'We walked to the river, where the water was higher than it had been for years, and no one knew the reason.')).not.toBeNull();
+    expect(
+      why(said, 'So we went down to the river and the water was higher than anyone had ever seen it in 20 years and nobody knew why'),
+    ).toBeNull();
+    expect(
+      why(said, 'So we went down to the big old muddy river and the water was higher than anyone had seen it in years and nobody knew why'),
+    ).toMatch(/3 words in a row inserted or moved: "big old muddy"/);
+    expect(why(said, 'So we went down to the river and the water was higher than anyone had seen and nobody knew why')).toMatch(
+      /3 transcript words in a row dropped or moved: "it in years"/,
+    );
+    expect(
+      why(said, 'so we went down to the river and the water was higher than anyone had seen it in years and nobody knew why at all'),
+    ).toBeNull();
+    expect(why(said, 'nobody knew why so we went down to the river and the water was higher than anyone had seen it in years and')).toMatch(
+      /3 .* in a row .*moved: "nobody knew why"/,
+    );
+    expect(
+      why(said, 'We walked to the river, where the water was higher than it had been for years, and no one knew the reason.'),
+    ).not.toBeNull();
     expect(why(said, 'The river was unusually high.')).toMatch(/fewer than/);
     expect(why(said, `${said} and that is all I want to say about it today`)).toMatch(/more than/);
     expect(why('', '')).toBeNull();
@@ -278,8 +354,13 @@ describe('the word-for-word guard', () => {
   itReal('passes what a careful model makes of real live captions, chunk after chunk of 480 words', () => {
     // The CART captions of a 26-minute talk, with an "um" every 40 words as auto captions have them.
     const file = 'lattifai-benchmark/DQacCB9tDaw.en-uYU-mmqFLq8.vtt';
-    const text = parse(readFileSync(realFixture(file), 'utf8'), 'vtt').map((cue) => cue.text.replace(/^[A-Z][A-Z. ]+:\s*/, '').replace(/\[[^\]]*\]/g, ' ')).join(' ');
-    const captions = text.split(/\s+/).filter(Boolean).flatMap((word, index) => (index % 40 === 39 ? ['um', word] : [word]));
+    const text = parse(readFileSync(realFixture(file), 'utf8'), 'vtt')
+      .map((cue) => cue.text.replace(/^[A-Z][A-Z. ]+:\s*/, '').replace(/\[[^\]]*\]/g, ' '))
+      .join(' ');
+    const captions = text
+      .split(/\s+/)
+      .filter(Boolean)
+      .flatMap((word, index) => (index % 40 === 39 ? ['um', word] : [word]));
     const numbers: Record<string, string> = { one: '1', two: '2', three: '3', four: '4', five: '5', ten: '10' };
     let changed = 0;
     for (let from = 0; from < captions.length; from += 480) {

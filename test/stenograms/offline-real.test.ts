@@ -22,10 +22,14 @@ function transcript(file: string): StenogramCue[] {
 
 const TAG = /^\*\*\[(\d+(?::\d\d)+)\] (.+?):\*\* (.*)$/;
 const paragraphs = (stenogram: GeneratedStenogram) =>
-  stenogram.markdown.trimEnd().split('\n\n').slice(2).flatMap((block) => {
-    const match = TAG.exec(block);
-    return match ? [{ time: match[1]!, speaker: match[2]!, text: match[3]!.replace(/\\(.)/g, '$1') }] : [];
-  });
+  stenogram.markdown
+    .trimEnd()
+    .split('\n\n')
+    .slice(2)
+    .flatMap((block) => {
+      const match = TAG.exec(block);
+      return match ? [{ time: match[1]!, speaker: match[2]!, text: match[3]!.replace(/\\(.)/g, '$1') }] : [];
+    });
 const generator = createOfflineStenogramGenerator();
 
 describeReal('offline stenograms of real captions', () => {
@@ -36,11 +40,21 @@ describeReal('offline stenograms of real captions', () => {
     const cues = transcript(CART);
     const turns = cues.filter((cue) => cue.speakerChange);
     expect(turns).toHaveLength(109);
-    const stenogram = await generator.generate({ videoId: 'DQacCB9tDaw', title: 'Introducing GPT-4o', channelTitle: 'OpenAI', language: null, cues });
+    const stenogram = await generator.generate({
+      videoId: 'DQacCB9tDaw',
+      title: 'Introducing GPT-4o',
+      channelTitle: 'OpenAI',
+      language: null,
+      cues,
+    });
     expect(stenogram.language).toBe('en');
 
     const written = paragraphs(stenogram);
-    const expected = turns.map((cue) => ({ time: clock(cue.start), speaker: /^([A-Z][A-Z. ]+):/.exec(cue.text)![1]!, first: cue.text.replace(/^[A-Z][A-Z. ]+:\s*/, '').split(' ')[0]! }));
+    const expected = turns.map((cue) => ({
+      time: clock(cue.start),
+      speaker: /^([A-Z][A-Z. ]+):/.exec(cue.text)![1]!,
+      first: cue.text.replace(/^[A-Z][A-Z. ]+:\s*/, '').split(' ')[0]!,
+    }));
     // In order, each turn is a paragraph of its own starting with the turn's first word.
     let at = 0;
     for (const turn of expected) {
@@ -48,14 +62,22 @@ describeReal('offline stenograms of real captions', () => {
       expect(written[at], `the turn of ${turn.speaker} at ${turn.time}`).toBeDefined();
       expect(written[at]!.text.split(' ')[0]).toBe(turn.first);
     }
-    expect(new Set(written.map((paragraph) => paragraph.speaker))).toEqual(new Set(['MIRA MURATI', 'BARRETT ZOPH', 'MARK CHEN', 'CHAT GPT']));
+    expect(new Set(written.map((paragraph) => paragraph.speaker))).toEqual(
+      new Set(['MIRA MURATI', 'BARRETT ZOPH', 'MARK CHEN', 'CHAT GPT']),
+    );
     expect(stenogram.speakers).toBe(4);
     expect(stenogram.paragraphs).toBeGreaterThanOrEqual(109);
     expect(stenogram.markdown).not.toContain('>>');
     expect(stenogram.markdown).toContain('\n\n*[APPLAUSE]*\n\n');
 
     // The words are the captions' words once each, in order: without the labels and the sound descriptions.
-    const said = cues.flatMap((cue) => cue.text.replace(/^[A-Z][A-Z. ]+:\s*/, '').replace(/\[[^\]]*\]/g, ' ').split(/\s+/).filter(Boolean));
+    const said = cues.flatMap((cue) =>
+      cue.text
+        .replace(/^[A-Z][A-Z. ]+:\s*/, '')
+        .replace(/\[[^\]]*\]/g, ' ')
+        .split(/\s+/)
+        .filter(Boolean),
+    );
     expect(written.flatMap((paragraph) => paragraph.text.split(' '))).toEqual(said);
     expect(stenogram.words).toBeGreaterThan(3_000);
   });
@@ -72,7 +94,9 @@ describeReal('offline stenograms of real captions', () => {
       expect(stenogram.speakers).toBe(1);
       const written = paragraphs(stenogram);
       expect(new Set(written.map((paragraph) => paragraph.speaker))).toEqual(new Set(['Speaker 1']));
-      expect(written.flatMap((paragraph) => paragraph.text.split(' '))).toEqual(cues.flatMap((cue) => cue.text.split(/\s+/).filter(Boolean)));
+      expect(written.flatMap((paragraph) => paragraph.text.split(' '))).toEqual(
+        cues.flatMap((cue) => cue.text.split(/\s+/).filter(Boolean)),
+      );
     });
   }
 });

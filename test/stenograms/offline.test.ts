@@ -25,7 +25,11 @@ const input = (list: StenogramCue[], extra: Partial<StenogramInput> = {}): Steno
 });
 const generate = (list: StenogramCue[], extra: Partial<StenogramInput> = {}) => generator.generate(input(list, extra));
 
-interface Tagged { time: string; speaker: string; text: string }
+interface Tagged {
+  time: string;
+  speaker: string;
+  text: string;
+}
 const TAG = /^\*\*\[(\d+(?::\d\d)+)\] (.+?):\*\* (.*)$/;
 
 /** The document's blocks after the heading and the facts line. */
@@ -54,7 +58,15 @@ describe('offline stenograms: speakers', () => {
       { time: '0:06', speaker: 'Speaker 1', text: 'bridges? tell me more' },
       { time: '0:08', speaker: 'Speaker 2', text: 'well there are many' },
     ]);
-    expect(stenogram).toMatchObject({ speakers: 2, paragraphs: 4, words: 25, llmModel: 'afterimage-stenogram-1', tokensUsed: null, chunks: 0, fallbackChunks: 0 });
+    expect(stenogram).toMatchObject({
+      speakers: 2,
+      paragraphs: 4,
+      words: 25,
+      llmModel: 'afterimage-stenogram-1',
+      tokensUsed: null,
+      chunks: 0,
+      fallbackChunks: 0,
+    });
   });
 
   it('reads a ">>" that stayed inside a line (auto captions) as a turn too', async () => {
@@ -91,7 +103,16 @@ describe('offline stenograms: speakers', () => {
   });
 
   it('takes a capitalised "Name:" for a speaker where the captions use labels, never a time or a URL', async () => {
-    const stenogram = await generate(cues('Anna: Where were you?', 'Ben: Out.', 'Anna: Out where?', 'we met at 10:30 sharp', 'HTTPS://EXAMPLE.COM is the page', '>> Carla: I was there too.'));
+    const stenogram = await generate(
+      cues(
+        'Anna: Where were you?',
+        'Ben: Out.',
+        'Anna: Out where?',
+        'we met at 10:30 sharp',
+        'HTTPS://EXAMPLE.COM is the page',
+        '>> Carla: I was there too.',
+      ),
+    );
     expect(paragraphs(stenogram).map((p) => [p.speaker, p.text])).toEqual([
       ['Anna', 'Where were you?'],
       ['Ben', 'Out.'],
@@ -104,7 +125,13 @@ describe('offline stenograms: speakers', () => {
   });
 
   it('mixes named and unnamed turns: an unnamed turn goes to the last unnamed speaker who is not speaking', async () => {
-    const stenogram = await generate([flagged(0, 'ANNA: Questions?'), flagged(2, 'How long did it take?'), flagged(4, 'ANNA: Two years.'), flagged(6, 'And the cost?'), flagged(8, 'Was it worth it?')]);
+    const stenogram = await generate([
+      flagged(0, 'ANNA: Questions?'),
+      flagged(2, 'How long did it take?'),
+      flagged(4, 'ANNA: Two years.'),
+      flagged(6, 'And the cost?'),
+      flagged(8, 'Was it worth it?'),
+    ]);
     expect(paragraphs(stenogram).map((p) => p.speaker)).toEqual(['ANNA', 'Speaker 1', 'ANNA', 'Speaker 1', 'Speaker 2']);
   });
 
@@ -128,7 +155,9 @@ describe('offline stenograms: speakers', () => {
 
 describe('offline stenograms: stage directions and paragraphs', () => {
   it('keeps stage directions as italic lines of their own, in place', async () => {
-    const stenogram = await generate(cues('[Music]', 'Thanks for coming. [Applause] Let us begin.', '♪ we will rock you ♪', '(APPLAUSE)', 'it works (which is true)'));
+    const stenogram = await generate(
+      cues('[Music]', 'Thanks for coming. [Applause] Let us begin.', '♪ we will rock you ♪', '(APPLAUSE)', 'it works (which is true)'),
+    );
     expect(body(stenogram)).toEqual([
       '*[Music]*',
       '**[0:02] Speaker 1:** Thanks for coming.',
@@ -167,7 +196,9 @@ describe('offline stenograms: stage directions and paragraphs', () => {
   });
 
   it('drops roll-up repetition left at the joins, but keeps a word said again', async () => {
-    const stenogram = await generate(cues('so we', 'so we went', 'so we went down to the', 'down to the river bank', 'no', 'no no', 'I said no'));
+    const stenogram = await generate(
+      cues('so we', 'so we went', 'so we went down to the', 'down to the river bank', 'no', 'no no', 'I said no'),
+    );
     expect(spokenWords(stenogram)).toEqual('so we went down to the river bank no no no I said no'.split(' '));
   });
 
@@ -177,11 +208,20 @@ describe('offline stenograms: stage directions and paragraphs', () => {
     expect(heading).toBe('# C\\# in \\#1 minute \\#');
     expect(facts).toBe('Channel: Dev_Channel \\*official\\* · Video: https://www.youtube.com/watch?v=dQw4w9WgXcQ · Language: en');
     const untitled = await generate(cues('hello there'), { title: null, channelTitle: null });
-    expect(untitled.markdown.split('\n\n').slice(0, 2)).toEqual(['# Video dQw4w9WgXcQ', 'Video: https://www.youtube.com/watch?v=dQw4w9WgXcQ · Language: en']);
+    expect(untitled.markdown.split('\n\n').slice(0, 2)).toEqual([
+      '# Video dQw4w9WgXcQ',
+      'Video: https://www.youtube.com/watch?v=dQw4w9WgXcQ · Language: en',
+    ]);
   });
 
   it('escapes what would change the rendering and leaves ordinary punctuation alone', async () => {
-    const stenogram = await generate(cues('# not a heading, *not bold* and _not italic_ or `code`', 'a [half open (http://x) <b>tag</b> ~~struck~~ 2*3 snake_case AT&T &amp; back\\slash', "it's fine: commas, dashes - and (parentheses)! 50% off? yes."));
+    const stenogram = await generate(
+      cues(
+        '# not a heading, *not bold* and _not italic_ or `code`',
+        'a [half open (http://x) <b>tag</b> ~~struck~~ 2*3 snake_case AT&T &amp; back\\slash',
+        "it's fine: commas, dashes - and (parentheses)! 50% off? yes.",
+      ),
+    );
     expect(paragraphs(stenogram)[0]!.text).toBe(
       '# not a heading, \\*not bold\\* and \\_not italic\\_ or \\`code\\` a \\[half open (http://x) \\<b>tag\\</b> \\~\\~struck\\~\\~ 2\\*3 snake_case AT&T \\&amp; back\\\\slash ' +
         "it's fine: commas, dashes - and (parentheses)! 50% off? yes.",
@@ -192,8 +232,20 @@ describe('offline stenograms: stage directions and paragraphs', () => {
 
 describe('offline stenograms: language, progress, abort', () => {
   it('takes a valid ISO 639-1/639-2 hint, else detects the language', async () => {
-    expect(['en-US', 'pt_BR', 'ger', 'deu', 'fra', 'xx', 'und', 'english', null].map(validLanguageHint)).toEqual(['en', 'pt', 'de', 'de', 'fr', null, null, null, null]);
-    const german = cues('Wir haben heute über die Geschichte der Stadt gesprochen und darüber, wie die Brücken gebaut wurden, als der Fluss noch wild war.');
+    expect(['en-US', 'pt_BR', 'ger', 'deu', 'fra', 'xx', 'und', 'english', null].map(validLanguageHint)).toEqual([
+      'en',
+      'pt',
+      'de',
+      'de',
+      'fr',
+      null,
+      null,
+      null,
+      null,
+    ]);
+    const german = cues(
+      'Wir haben heute über die Geschichte der Stadt gesprochen und darüber, wie die Brücken gebaut wurden, als der Fluss noch wild war.',
+    );
     expect((await generate(german, { language: null })).language).toBe('de');
     expect((await generate(german, { language: 'xx' })).language).toBe('de');
     expect((await generate(german, { language: 'de-AT' })).language).toBe('de');
@@ -209,14 +261,20 @@ describe('offline stenograms: language, progress, abort', () => {
     aborted.abort();
     await expect(generator.generate(input(cues('a few words')), { signal: aborted.signal })).rejects.toThrow(/abort/i);
     const midway = new AbortController();
-    await expect(generator.generate(input(cues('a few words')), { signal: midway.signal, onProgress: () => midway.abort() })).rejects.toThrow(/abort/i);
+    await expect(
+      generator.generate(input(cues('a few words')), { signal: midway.signal, onProgress: () => midway.abort() }),
+    ).rejects.toThrow(/abort/i);
     await expect(generate([])).rejects.toThrow(/no cues/);
   });
 });
 
 describe('offline stenograms: the words are the transcript words', () => {
   const letters = fc.stringMatching(/^[a-z]{1,8}$/);
-  const decorated = fc.tuple(fc.constantFrom('', '', '', '*', '_', '`', '#', '<', '&', '\\', '~', "'"), letters, fc.constantFrom('', '', '', '.', ',', '?', '!', '*', '_', '`', ';', '&', '#', '\\'));
+  const decorated = fc.tuple(
+    fc.constantFrom('', '', '', '*', '_', '`', '#', '<', '&', '\\', '~', "'"),
+    letters,
+    fc.constantFrom('', '', '', '.', ',', '?', '!', '*', '_', '`', ';', '&', '#', '\\'),
+  );
   const cue = fc.record({
     words: fc.array(decorated, { minLength: 1, maxLength: 8 }),
     turn: fc.constantFrom('none', 'none', 'flag', 'inline', 'dash', 'label', 'direction'),

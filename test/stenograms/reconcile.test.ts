@@ -11,12 +11,22 @@ import { addVideos, channelIdFor, videoIdFor } from '../support/subtitles.ts';
 
 let db: TestDatabase;
 let dir: string;
-const v = { kept: videoIdFor('rc-kept'), orphan: videoIdFor('rc-orphan'), young: videoIdFor('rc-young'), lost: videoIdFor('rc-lost'), failed: videoIdFor('rc-failed') };
+const v = {
+  kept: videoIdFor('rc-kept'),
+  orphan: videoIdFor('rc-orphan'),
+  young: videoIdFor('rc-young'),
+  lost: videoIdFor('rc-lost'),
+  failed: videoIdFor('rc-failed'),
+};
 
 beforeAll(async () => {
   db = await createTestDatabase();
   dir = await mkdtemp(join(tmpdir(), 'afterimage-reconcile-'));
-  await addVideos(db.sql, channelIdFor('reconcile'), Object.values(v).map((videoId) => ({ videoId })));
+  await addVideos(
+    db.sql,
+    channelIdFor('reconcile'),
+    Object.values(v).map((videoId) => ({ videoId })),
+  );
 });
 
 afterAll(async () => {
@@ -43,12 +53,23 @@ describe('reconcile_stenograms', () => {
     await row(user.id, v.kept, 'generated', 2);
     await row(user.id, v.lost, 'generated', 2);
     await row(user.id, v.failed, 'failed', 2);
-    const marked = async () => (await db.sql<{ video_id: string }[]>`select video_id from stenograms where file_missing_since is not null`).map((r) => r.video_id);
+    const marked = async () =>
+      (await db.sql<{ video_id: string }[]>`select video_id from stenograms where file_missing_since is not null`).map((r) => r.video_id);
 
     // The failed row still refers to its file; the young file may be a generation in flight.
-    expect(await reconcileStenogramStore(db.sql, store, silent)).toEqual({ rowsMarkedMissing: 1, rowsFoundAgain: 0, orphansWaiting: 1, orphanFilesRemoved: 0 });
+    expect(await reconcileStenogramStore(db.sql, store, silent)).toEqual({
+      rowsMarkedMissing: 1,
+      rowsFoundAgain: 0,
+      orphansWaiting: 1,
+      orphanFilesRemoved: 0,
+    });
     expect(await marked()).toEqual([v.lost]);
-    expect(await reconcileStenogramStore(db.sql, store, silent)).toEqual({ rowsMarkedMissing: 0, rowsFoundAgain: 0, orphansWaiting: 1, orphanFilesRemoved: 0 });
+    expect(await reconcileStenogramStore(db.sql, store, silent)).toEqual({
+      rowsMarkedMissing: 0,
+      rowsFoundAgain: 0,
+      orphansWaiting: 1,
+      orphanFilesRemoved: 0,
+    });
     // A third consecutive run: still kept while the orphan was first seen less than two hours ago.
     expect(await reconcileStenogramStore(db.sql, store, silent)).toMatchObject({ orphansWaiting: 1, orphanFilesRemoved: 0 });
     await db.sql`update stenogram_orphans set first_seen_at = now() - interval '3 hours'`;
@@ -59,7 +80,11 @@ describe('reconcile_stenograms', () => {
 
     // The file back: the mark goes.
     await store.put(user.id, v.lost, `# ${v.lost}\n`);
-    expect(await reconcileStenogramStore(db.sql, store, silent)).toMatchObject({ rowsMarkedMissing: 0, rowsFoundAgain: 1, orphanFilesRemoved: 0 });
+    expect(await reconcileStenogramStore(db.sql, store, silent)).toMatchObject({
+      rowsMarkedMissing: 0,
+      rowsFoundAgain: 1,
+      orphanFilesRemoved: 0,
+    });
     expect(await marked()).toEqual([]);
   });
 

@@ -29,7 +29,8 @@ const collect = async <T>(items: AsyncIterable<T>) => {
   return all;
 };
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-const byKey = (a: { userId: string; videoId: string }, b: { userId: string; videoId: string }) => `${a.userId}/${a.videoId}`.localeCompare(`${b.userId}/${b.videoId}`);
+const byKey = (a: { userId: string; videoId: string }, b: { userId: string; videoId: string }) =>
+  `${a.userId}/${a.videoId}`.localeCompare(`${b.userId}/${b.videoId}`);
 
 async function walk(dir: string, under = dir): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
@@ -70,7 +71,10 @@ function conformance(name: string, open: () => Promise<Harness>) {
     it('answers the UTF-8 size and SHA-256 of what it stored', async () => {
       const user = randomUUID();
       expect(await store.put(user, video(1), markdown)).toEqual({ bytes: Buffer.byteLength(markdown, 'utf8'), sha256: sha256(markdown) });
-      expect(await store.put(user, video(2), '')).toEqual({ bytes: 0, sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' });
+      expect(await store.put(user, video(2), '')).toEqual({
+        bytes: 0,
+        sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+      });
       expect(sha256((await store.get(user, video(1)))!)).toBe(sha256(markdown));
     });
 
@@ -113,8 +117,21 @@ function conformance(name: string, open: () => Promise<Harness>) {
     it('refuses ids that are not a uuid and a video id, and writes nothing anywhere', async () => {
       const user = randomUUID();
       const badUsers = ['../x', '..%2f..%2fetc', '/etc/passwd', 'not-a-uuid', '', `${user}/..`, `${user}\n`, `../${user.slice(3)}`];
-      const badVideos = ['../x', '..%2fabcdef', '/etc/passwd', 'abc/def_ghi', 'abc.def_ghi', '...........', 'dQw4w9WgXc', `${video(1)}\n`, ''];
-      const attempts = [...badUsers.map((userId) => [userId, video(1)]), ...badVideos.map((videoId) => [user, videoId])] as [string, string][];
+      const badVideos = [
+        '../x',
+        '..%2fabcdef',
+        '/etc/passwd',
+        'abc/def_ghi',
+        'abc.def_ghi',
+        '...........',
+        'dQw4w9WgXc',
+        `${video(1)}\n`,
+        '',
+      ];
+      const attempts = [...badUsers.map((userId) => [userId, video(1)]), ...badVideos.map((videoId) => [user, videoId])] as [
+        string,
+        string,
+      ][];
       const was = await harness.everything();
       for (const [userId, videoId] of attempts) {
         await expect(store.put(userId, videoId, 'escaped'), `put ${JSON.stringify([userId, videoId])}`).rejects.toThrow();
@@ -220,7 +237,12 @@ describe('S3', () => {
     const directory = join(scratch, 's3rver');
     await mkdir(directory);
     s3 = await startS3Server({ directory, bucket: 'stenograms-test', maxKeysPerPage: 2 });
-    client = new S3Client({ endpoint: s3.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    client = new S3Client({
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    });
   });
   afterAll(async () => {
     client?.destroy();
@@ -240,7 +262,15 @@ describe('S3', () => {
   /** A fresh prefix per test, in the one bucket; everything() lists the whole bucket. */
   const openS3Store = async (prefix = `run-${++prefixes}/`) => ({
     prefix,
-    store: createS3Store({ endpoint: s3.endpoint, region: 'us-east-1', bucket: s3.bucket, prefix, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true }),
+    store: createS3Store({
+      endpoint: s3.endpoint,
+      region: 'us-east-1',
+      bucket: s3.bucket,
+      prefix,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+      forcePathStyle: true,
+    }),
     everything: allKeys,
   });
 
@@ -260,10 +290,17 @@ describe('S3', () => {
     const { prefix, store } = await openS3Store();
     const user = randomUUID();
     await store.put(user, video(1), 'kept');
-    for (const key of [`${prefix}stenograms/${user}/notes.txt`, `${prefix}stenograms/not-a-uuid/${video(2)}.md`, `${prefix}other/${user}/${video(3)}.md`, `stenograms/${user}/${video(4)}.md`]) {
+    for (const key of [
+      `${prefix}stenograms/${user}/notes.txt`,
+      `${prefix}stenograms/not-a-uuid/${video(2)}.md`,
+      `${prefix}other/${user}/${video(3)}.md`,
+      `stenograms/${user}/${video(4)}.md`,
+    ]) {
       await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: 'stray' }));
     }
-    expect((await collect(store.list())).map(({ userId, videoId }) => ({ userId, videoId }))).toEqual([{ userId: user, videoId: video(1) }]);
+    expect((await collect(store.list())).map(({ userId, videoId }) => ({ userId, videoId }))).toEqual([
+      { userId: user, videoId: video(1) },
+    ]);
   });
 
   it('has an upload corrupted on the way refused by its SHA-256, keeping the old version', async () => {
@@ -276,7 +313,12 @@ describe('S3', () => {
   });
 
   it('is what STENOGRAM_STORE=s3://… configures, path-style by default with S3_ENDPOINT', async () => {
-    const config = loadConfig({ STENOGRAM_STORE: `s3://${s3.bucket}/configured`, S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY_ID: s3.accessKeyId, S3_SECRET_ACCESS_KEY: s3.secretAccessKey });
+    const config = loadConfig({
+      STENOGRAM_STORE: `s3://${s3.bucket}/configured`,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY_ID: s3.accessKeyId,
+      S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    });
     const store = configuredStenogramStore(config);
     expect(store.location).toBe(`s3://${s3.bucket}/configured/`);
     const user = randomUUID();

@@ -43,14 +43,25 @@ beforeAll(async () => {
     ...many.map((videoId, i) => ({ videoId, title: `Bulk video ${i}` })),
   ]);
   await addTrack(db.sql, { videoId: v.full, language: 'en', kind: 'manual', text: vttOf(fullManual) });
-  await addTrack(db.sql, { videoId: v.full, language: 'en', kind: 'auto', text: vttOf(['we restore the old lathe today', 'first the cafe break']) });
+  await addTrack(db.sql, {
+    videoId: v.full,
+    language: 'en',
+    kind: 'auto',
+    text: vttOf(['we restore the old lathe today', 'first the cafe break']),
+  });
   await addTrack(db.sql, { videoId: v.full, language: 'de', kind: 'manual', text: vttOf(['Wir restaurieren heute die alte Drehbank.']) });
   await addTrack(db.sql, { videoId: v.german, language: 'de', kind: 'auto', text: vttOf(['heute die drehbank', 'und eine lathe']) });
   await addTrack(db.sql, { videoId: v.versions, language: 'en', kind: 'manual', text: vttOf(['First version.']) });
   await addTrack(db.sql, { videoId: v.versions, language: 'en', kind: 'manual', text: vttOf(['Second version.']) });
   await db.sql.begin(async (tx) => {
     for (const [i, videoId] of many.entries()) {
-      await storeTrack(tx, { videoId, language: 'en', kind: 'auto', source: 'archive', text: vttOf([`bulk line one of ${i}`, i % 10 === 0 ? 'the magic word' : 'nothing here']) });
+      await storeTrack(tx, {
+        videoId,
+        language: 'en',
+        kind: 'auto',
+        source: 'archive',
+        text: vttOf([`bulk line one of ${i}`, i % 10 === 0 ? 'the magic word' : 'nothing here']),
+      });
     }
   });
 });
@@ -180,8 +191,18 @@ describe('POST /api/subtitles/:videoId/fetch and GET …/status', () => {
     const response = await post(`/api/subtitles/${v.full}/fetch`);
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({ status: 'available', videoId: v.full });
-    expect(response.body.data.tracks.map((track: { language: string; kind: string }) => `${track.language}/${track.kind}`)).toEqual(['de/manual', 'en/auto', 'en/manual']);
-    expect(response.body.data.tracks[2]).toMatchObject({ source: 'archive', format: 'vtt', version: 1, cueCount: 4, url: `/api/subtitles/${v.full}?lang=en&kind=manual` });
+    expect(response.body.data.tracks.map((track: { language: string; kind: string }) => `${track.language}/${track.kind}`)).toEqual([
+      'de/manual',
+      'en/auto',
+      'en/manual',
+    ]);
+    expect(response.body.data.tracks[2]).toMatchObject({
+      source: 'archive',
+      format: 'vtt',
+      version: 1,
+      cueCount: 4,
+      url: `/api/subtitles/${v.full}?lang=en&kind=manual`,
+    });
     expect(await jobsFor(v.full)).toHaveLength(0);
   });
 
@@ -199,7 +220,12 @@ describe('POST /api/subtitles/:videoId/fetch and GET …/status', () => {
     expect(jobs[0]!.id).toBe(job!.id);
     const status = await get(`/api/subtitles/${v.bare}/status`);
     expect(status.status).toBe(200);
-    expect(status.body.data).toMatchObject({ videoId: v.bare, status: 'pending', tracks: [], transcript: { state: 'pending', error: null } });
+    expect(status.body.data).toMatchObject({
+      videoId: v.bare,
+      status: 'pending',
+      tracks: [],
+      transcript: { state: 'pending', error: null },
+    });
     expect(status.body.data.transcript.requestedAt).toEqual(expect.any(String));
   });
 
@@ -219,7 +245,12 @@ describe('POST /api/subtitles/:videoId/fetch and GET …/status', () => {
     expect(available.body.data).toMatchObject({ status: 'available', transcript: { state: 'none' } });
     expect(available.body.data.tracks).toHaveLength(3);
     const never = await get(`/api/subtitles/${v.never}/status`);
-    expect(never.body.data).toEqual({ videoId: v.never, status: 'none', tracks: [], transcript: { state: 'none', language: null, kind: null, version: null, error: null, requestedAt: null, checkedAt: null } });
+    expect(never.body.data).toEqual({
+      videoId: v.never,
+      status: 'none',
+      tracks: [],
+      transcript: { state: 'none', language: null, kind: null, version: null, error: null, requestedAt: null, checkedAt: null },
+    });
     expect((await get(`/api/subtitles/${unknown}/status`)).status).toBe(404);
     expect((await get('/api/subtitles/nope/status')).status).toBe(400);
   });
@@ -243,9 +274,29 @@ describe('POST /api/subtitles/bulk-download', () => {
     expect(data.query).toBe('LATHE');
     expect(data.videos.map((video: { videoId: string }) => video.videoId)).toEqual([v.full, v.german]);
     const full = data.videos[0];
-    expect(full).toMatchObject({ videoId: v.full, title: 'Restoring a lathe', channelId, channelTitle: 'Subtitle Channel', matchCount: 1, track: { language: 'en', kind: 'manual', version: 1 } });
-    expect(full.cues[0]).toEqual({ startMs: 0, endMs: 3000, start: '00:00:00.000', end: '00:00:03.000', text: 'We restore the old Lathe today.', match: true });
-    expect(full.cues[1]).toEqual({ startMs: 3000, endMs: 6000, start: '00:00:03.000', end: '00:00:06.000', text: 'First, the Café break.' });
+    expect(full).toMatchObject({
+      videoId: v.full,
+      title: 'Restoring a lathe',
+      channelId,
+      channelTitle: 'Subtitle Channel',
+      matchCount: 1,
+      track: { language: 'en', kind: 'manual', version: 1 },
+    });
+    expect(full.cues[0]).toEqual({
+      startMs: 0,
+      endMs: 3000,
+      start: '00:00:00.000',
+      end: '00:00:03.000',
+      text: 'We restore the old Lathe today.',
+      match: true,
+    });
+    expect(full.cues[1]).toEqual({
+      startMs: 3000,
+      endMs: 6000,
+      start: '00:00:03.000',
+      end: '00:00:06.000',
+      text: 'First, the Café break.',
+    });
     expect(data.videos[1]).toMatchObject({ matchCount: 1, track: { language: 'de', kind: 'auto' } });
     expect(data.missing).toEqual([
       { videoId: v.bare, reason: 'no_subtitles', message: expect.stringContaining('/fetch') },
@@ -256,9 +307,13 @@ describe('POST /api/subtitles/bulk-download', () => {
 
   it('folds accents and finds phrases across cues', async () => {
     const response = await post('/api/subtitles/bulk-download', { videoIds: [v.full], query: 'cafe' });
-    expect(response.body.data.videos[0].cues.filter((cue: { match?: boolean }) => cue.match).map((cue: { text: string }) => cue.text)).toEqual(['First, the Café break.']);
+    expect(
+      response.body.data.videos[0].cues.filter((cue: { match?: boolean }) => cue.match).map((cue: { text: string }) => cue.text),
+    ).toEqual(['First, the Café break.']);
     const phrase = await post('/api/subtitles/bulk-download', { videoIds: [v.full], query: 'bridge collapsed' });
-    expect(phrase.body.data.videos[0].cues.filter((cue: { match?: boolean }) => cue.match).map((cue: { start: string }) => cue.start)).toEqual(['00:00:06.000', '00:00:09.000']);
+    expect(
+      phrase.body.data.videos[0].cues.filter((cue: { match?: boolean }) => cue.match).map((cue: { start: string }) => cue.start),
+    ).toEqual(['00:00:06.000', '00:00:09.000']);
   });
 
   it('renders each video as SRT, WebVTT or text in JSON, with the matches listed', async () => {
@@ -267,7 +322,9 @@ describe('POST /api/subtitles/bulk-download', () => {
     const [full, versions] = response.body.data.videos;
     expect(full.text).toBe((await get(`/api/subtitles/${v.full}`)).body);
     expect(full.cues).toBeUndefined();
-    expect(full.matches).toEqual([{ startMs: 9000, endMs: 12000, start: '00:00:09.000', end: '00:00:12.000', text: 'collapsed into the river.' }]);
+    expect(full.matches).toEqual([
+      { startMs: 9000, endMs: 12000, start: '00:00:09.000', end: '00:00:12.000', text: 'collapsed into the river.' },
+    ]);
     expect(versions).toMatchObject({ matchCount: 0, matches: [], text: expect.stringContaining('Second version.') });
     const vtt = await post('/api/subtitles/bulk-download', { videoIds: [v.full], format: 'vtt' });
     expect(vtt.body.data.videos[0].text.startsWith('WEBVTT')).toBe(true);
@@ -276,8 +333,14 @@ describe('POST /api/subtitles/bulk-download', () => {
 
   it('applies lang and kind to every video, listing those without such a track', async () => {
     const response = await post('/api/subtitles/bulk-download', { videoIds: [v.full, v.german, v.versions], lang: 'de' });
-    expect(response.body.data.videos.map((video: { videoId: string; track: { language: string } }) => `${video.videoId}:${video.track.language}`)).toEqual([`${v.full}:de`, `${v.german}:de`]);
-    expect(response.body.data.missing).toEqual([{ videoId: v.versions, reason: 'no_matching_track', message: 'no subtitles in de; it has en (manual)' }]);
+    expect(
+      response.body.data.videos.map(
+        (video: { videoId: string; track: { language: string } }) => `${video.videoId}:${video.track.language}`,
+      ),
+    ).toEqual([`${v.full}:de`, `${v.german}:de`]);
+    expect(response.body.data.missing).toEqual([
+      { videoId: v.versions, reason: 'no_matching_track', message: 'no subtitles in de; it has en (manual)' },
+    ]);
   });
 
   it('sends a zip of files and a manifest when asked', async () => {
@@ -293,8 +356,19 @@ describe('POST /api/subtitles/bulk-download', () => {
     expect(Object.keys(files).sort()).toEqual([`${v.full}.en.srt`, `${v.german}.de.srt`, 'manifest.json'].sort());
     expect(strFromU8(files[`${v.full}.en.srt`]!)).toBe((await get(`/api/subtitles/${v.full}`)).body);
     const manifest = JSON.parse(strFromU8(files['manifest.json']!));
-    expect(manifest).toMatchObject({ format: 'zip', fileFormat: 'srt', query: 'lathe', missing: [{ videoId: unknown, reason: 'unknown_video' }], totals: { returned: 2, matches: 2 } });
-    expect(manifest.videos[0]).toMatchObject({ videoId: v.full, file: `${v.full}.en.srt`, matchCount: 1, matches: [{ start: '00:00:00.000', text: 'We restore the old Lathe today.' }] });
+    expect(manifest).toMatchObject({
+      format: 'zip',
+      fileFormat: 'srt',
+      query: 'lathe',
+      missing: [{ videoId: unknown, reason: 'unknown_video' }],
+      totals: { returned: 2, matches: 2 },
+    });
+    expect(manifest.videos[0]).toMatchObject({
+      videoId: v.full,
+      file: `${v.full}.en.srt`,
+      matchCount: 1,
+      matches: [{ start: '00:00:00.000', text: 'We restore the old Lathe today.' }],
+    });
 
     const vtt = await fetch(`${api.url}/api/subtitles/bulk-download`, {
       method: 'POST',
@@ -320,9 +394,13 @@ describe('POST /api/subtitles/bulk-download', () => {
     expect((await post('/api/subtitles/bulk-download', {})).body.error.message).toMatch(/^videoIds: /);
     expect((await post('/api/subtitles/bulk-download', { videoIds: [v.full, 'nope'] })).body.error.message).toMatch(/^videoIds\.1: /);
     expect((await post('/api/subtitles/bulk-download', { videoIds: [v.full], format: 'pdf' })).body.error.message).toMatch(/^format: /);
-    expect((await post('/api/subtitles/bulk-download', { videoIds: [v.full], fileFormat: 'vtt' })).body.error.message).toMatch(/^fileFormat: /);
+    expect((await post('/api/subtitles/bulk-download', { videoIds: [v.full], fileFormat: 'vtt' })).body.error.message).toMatch(
+      /^fileFormat: /,
+    );
     expect((await post('/api/subtitles/bulk-download', { videoIds: [v.full], query: ' ' })).body.error.message).toMatch(/^query: /);
-    expect((await post('/api/subtitles/bulk-download', { videoIds: [v.full], extra: 1 })).body.error.message).toMatch(/extra: unknown field/);
+    expect((await post('/api/subtitles/bulk-download', { videoIds: [v.full], extra: 1 })).body.error.message).toMatch(
+      /extra: unknown field/,
+    );
   });
 
   it('refuses a download whose text is over the size limit with 400 INVALID_INPUT, counting nothing', async () => {
@@ -347,7 +425,9 @@ describe('POST /api/subtitles/bulk-download', () => {
       const refused = await post('/api/subtitles/bulk-download', { videoIds: many.slice(3, 6) }, { key: fresh });
       expect(refused.status).toBe(429);
       expect(refused.body.error.code).toBe('RATE_LIMITED');
-      expect(refused.body.error.message).toMatch(/^Limit reached: this request needs 3 subtitle downloads and 2 remain; 5 subtitle downloads per day/);
+      expect(refused.body.error.message).toMatch(
+        /^Limit reached: this request needs 3 subtitle downloads and 2 remain; 5 subtitle downloads per day/,
+      );
       expect(refused.body.error.details).toMatchObject({ limit: 'subtitleDownloadsPerDay', units: 3, remaining: 2 });
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       const tooMany = await post('/api/subtitles/bulk-download', { videoIds: many.slice(0, 6) }, { key: fresh });
@@ -368,7 +448,15 @@ describe('POST /api/subtitles/bulk-download', () => {
 });
 
 describe('waiting for several units of a quota', () => {
-  const rule = { name: 'subtitleDownloadsPerDay', description: '', unit: 'subtitle downloads', window: 'sliding', windowSeconds: 86_400, countedPer: 'user', max: 5 } as const;
+  const rule = {
+    name: 'subtitleDownloadsPerDay',
+    description: '',
+    unit: 'subtitle downloads',
+    window: 'sliding',
+    windowSeconds: 86_400,
+    countedPer: 'user',
+    max: 5,
+  } as const;
 
   it('waits until all of them fit, and a whole window when they never can', () => {
     // 3 used in this half-elapsed bucket, none before: one more fits now, three only in the next bucket.
@@ -386,6 +474,12 @@ describe('the OpenAPI document', () => {
   it('lists the subtitle endpoints', async () => {
     const response = await api.call('/api/openapi.json');
     const paths = Object.keys(response.body.paths);
-    for (const path of ['/api/subtitles/{videoId}', '/api/subtitles/{videoId}/fetch', '/api/subtitles/{videoId}/status', '/api/subtitles/bulk-download']) expect(paths).toContain(path);
+    for (const path of [
+      '/api/subtitles/{videoId}',
+      '/api/subtitles/{videoId}/fetch',
+      '/api/subtitles/{videoId}/status',
+      '/api/subtitles/bulk-download',
+    ])
+      expect(paths).toContain(path);
   });
 });

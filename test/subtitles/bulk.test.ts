@@ -20,7 +20,8 @@ const NO_CAP = 1_000_000;
 beforeAll(async () => {
   db = await createTestDatabase();
   await addVideos(db.sql, channelIdFor('bulk-core'), [...many.map((videoId) => ({ videoId })), { videoId: french }, { videoId: bare }]);
-  for (const [i, videoId] of many.entries()) await addTrack(db.sql, { videoId, language: 'en', kind: 'manual', text: vttOf([`cue ${i}`, i % 4 === 0 ? 'the lathe' : 'nothing']) });
+  for (const [i, videoId] of many.entries())
+    await addTrack(db.sql, { videoId, language: 'en', kind: 'manual', text: vttOf([`cue ${i}`, i % 4 === 0 ? 'the lathe' : 'nothing']) });
   await addTrack(db.sql, { videoId: french, language: 'fr', kind: 'auto', text: vttOf(['le tour']) });
 });
 
@@ -47,7 +48,10 @@ describe('planBulkDownload', () => {
   });
 
   it('takes text up to SUBTITLE_BULK_MAX_BYTES exactly and refuses one byte more, counting only the tracks sent', async () => {
-    const sent = (await planBulkDownload(db.sql, { videoIds: many }, NO_CAP)).planned.reduce((sum, entry) => sum + entry.track.textBytes, 0);
+    const sent = (await planBulkDownload(db.sql, { videoIds: many }, NO_CAP)).planned.reduce(
+      (sum, entry) => sum + entry.track.textBytes,
+      0,
+    );
     await expect(planBulkDownload(db.sql, { videoIds: [...many, bare, unknown] }, sent)).resolves.toMatchObject({ requested: 14 });
     const refused = await planBulkDownload(db.sql, { videoIds: many }, sent - 1).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
@@ -63,9 +67,26 @@ describe('bulkZip', () => {
     expect(Object.keys(files)).toEqual([...many.map((id) => `${id}.en.vtt`), `${french}.fr.vtt`, 'manifest.json']);
     expect(strFromU8(files[`${many[0]}.en.vtt`]!)).toMatch(/^WEBVTT\n[\s\S]*the lathe/);
     const manifest = JSON.parse(strFromU8(files['manifest.json']!));
-    expect(manifest).toMatchObject({ format: 'zip', fileFormat: 'vtt', query: 'lathe', missing: [{ videoId: unknown, reason: 'unknown_video' }] });
-    expect(manifest.videos[4]).toMatchObject({ videoId: many[4], file: `${many[4]}.en.vtt`, matchCount: 1, matches: [{ text: 'the lathe' }] });
-    expect(manifest.totals).toEqual({ requested: 14, returned: 13, missing: 1, cues: 25, matches: 3, textBytes: plan.planned.reduce((sum, entry) => sum + entry.track.textBytes, 0) });
+    expect(manifest).toMatchObject({
+      format: 'zip',
+      fileFormat: 'vtt',
+      query: 'lathe',
+      missing: [{ videoId: unknown, reason: 'unknown_video' }],
+    });
+    expect(manifest.videos[4]).toMatchObject({
+      videoId: many[4],
+      file: `${many[4]}.en.vtt`,
+      matchCount: 1,
+      matches: [{ text: 'the lathe' }],
+    });
+    expect(manifest.totals).toEqual({
+      requested: 14,
+      returned: 13,
+      missing: 1,
+      cues: 25,
+      matches: 3,
+      textBytes: plan.planned.reduce((sum, entry) => sum + entry.track.textBytes, 0),
+    });
   });
 
   it('ends cleanly when its reader stops early', async () => {
@@ -85,7 +106,14 @@ describe('bulkJson', () => {
     const document = JSON.parse(pieces.join(''));
     expect(document).toMatchObject({ format: 'json', query: 'lathe', missing: [{ videoId: bare, reason: 'no_subtitles' }] });
     expect(document.videos.map((video: { videoId: string }) => video.videoId)).toEqual(many);
-    expect(document.videos[0].cues[1]).toEqual({ startMs: 3000, endMs: 6000, start: '00:00:03.000', end: '00:00:06.000', text: 'the lathe', match: true });
+    expect(document.videos[0].cues[1]).toEqual({
+      startMs: 3000,
+      endMs: 6000,
+      start: '00:00:03.000',
+      end: '00:00:06.000',
+      text: 'the lathe',
+      match: true,
+    });
     expect(document.totals).toMatchObject({ requested: 13, returned: 12, missing: 1, cues: 24, matches: 3 });
     const srt = JSON.parse((await collect(bulkJson(db.sql, plan, { format: 'srt' }))).join(''));
     expect(srt.videos[0]).not.toHaveProperty('cues');

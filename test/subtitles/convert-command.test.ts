@@ -22,10 +22,14 @@ afterAll(async () => {
 
 describe('afterimage subtitles convert', () => {
   it('writes normalised SRT, WebVTT and text to stdout', async () => {
-    const [srt, vtt, txt] = await Promise.all(['srt', 'vtt', 'txt'].map((to) => runCli(['subtitles', 'convert', file('auto.en.vtt'), '--to', to])));
+    const [srt, vtt, txt] = await Promise.all(
+      ['srt', 'vtt', 'txt'].map((to) => runCli(['subtitles', 'convert', file('auto.en.vtt'), '--to', to])),
+    );
     expect(srt).toMatchObject({ code: 0, stderr: '' });
     expect(srt!.stdout).toBe('1\n00:00:00,080 --> 00:00:01,309\nhello there\n\n2\n00:00:01,319 --> 00:00:03,000\n>> BOB: hi & bye\n');
-    expect(vtt!.stdout).toBe('WEBVTT\n\n00:00:00.080 --> 00:00:01.309\nhello there\n\n00:00:01.319 --> 00:00:03.000\n&gt;&gt; BOB: hi &amp; bye\n');
+    expect(vtt!.stdout).toBe(
+      'WEBVTT\n\n00:00:00.080 --> 00:00:01.309\nhello there\n\n00:00:01.319 --> 00:00:03.000\n&gt;&gt; BOB: hi &amp; bye\n',
+    );
     expect(txt!.stdout).toBe('hello there\n>> BOB: hi & bye\n');
   });
 

@@ -40,7 +40,16 @@ beforeAll(async () => {
   youtube = await startYoutubeApi();
   youtube.createChannel({ channelId: apiChannel, title: 'Data API Channel', handle: '@dataapichannel', videoCount: 3 });
   wayback = await startWayback();
-  wayback.addVideo({ videoId: waybackVideo, channelId: waybackChannel, title: 'Only on Wayback', author: 'Archived Channel', ownerProfileUrl: 'http://www.youtube.com/@archivedchannel' }, [{ timestamp: ts(2019, 4) }]);
+  wayback.addVideo(
+    {
+      videoId: waybackVideo,
+      channelId: waybackChannel,
+      title: 'Only on Wayback',
+      author: 'Archived Channel',
+      ownerProfileUrl: 'http://www.youtube.com/@archivedchannel',
+    },
+    [{ timestamp: ts(2019, 4) }],
+  );
   videoSources = [
     createArchiveSource({ dir: archive.dir }),
     createYoutubeApiSource({ apiKey: youtube.apiKey, baseUrl: youtube.url, fetchOptions: fastFetch }),
@@ -58,13 +67,23 @@ afterAll(async () => {
 
 const post = (videoId: string) => api.call(`/api/subtitles/${videoId}/fetch`, { method: 'POST', key });
 const status = async (videoId: string) => (await api.call(`/api/subtitles/${videoId}/status`, { key })).body.data;
-const lookupsCharged = async () => Number((await db.sql`select coalesce(sum(used), 0) as used from usage_counters where limit_name = 'subtitleDownloadsPerDay'`)[0]!.used);
-const jobsFor = (videoId: string) => db.sql<{ key: string }[]>`select key from graphile_worker._private_jobs where key = ${`subtitles:${videoId}`}`;
+const lookupsCharged = async () =>
+  Number((await db.sql`select coalesce(sum(used), 0) as used from usage_counters where limit_name = 'subtitleDownloadsPerDay'`)[0]!.used);
+const jobsFor = (videoId: string) =>
+  db.sql<{ key: string }[]>`select key from graphile_worker._private_jobs where key = ${`subtitles:${videoId}`}`;
 
 /** Runs the fetch job as graphile-worker would for the given attempt. */
 function runJob(videoId: string, options: { attempt?: number; sources?: VideoSource[] } = {}) {
-  const task: Task = fetchSubtitlesTask({ sql: db.sql, log, subtitleSources: [archiveSubtitleSource()], videoSources: options.sources ?? videoSources });
-  return task({ videoId }, { job: { attempts: options.attempt ?? 3, max_attempts: 3 }, abortSignal: new AbortController().signal } as unknown as Parameters<Task>[1]);
+  const task: Task = fetchSubtitlesTask({
+    sql: db.sql,
+    log,
+    subtitleSources: [archiveSubtitleSource()],
+    videoSources: options.sources ?? videoSources,
+  });
+  return task({ videoId }, {
+    job: { attempts: options.attempt ?? 3, max_attempts: 3 },
+    abortSignal: new AbortController().signal,
+  } as unknown as Parameters<Task>[1]);
 }
 
 describe('POST /api/subtitles/:videoId/fetch for a video that is not stored', () => {
@@ -79,18 +98,27 @@ describe('POST /api/subtitles/:videoId/fetch for a video that is not stored', ()
     expect(again.status).toBe(202);
     expect(await lookupsCharged()).toBe(1);
     expect(await jobsFor(videoId)).toHaveLength(1);
-    expect(await status(videoId)).toMatchObject({ videoId, status: 'pending', tracks: [], transcript: { state: 'pending', error: null, checkedAt: null } });
+    expect(await status(videoId)).toMatchObject({
+      videoId,
+      status: 'pending',
+      tracks: [],
+      transcript: { state: 'pending', error: null, checkedAt: null },
+    });
     expect((await api.call('/api/subtitles/not-an-id/fetch', { method: 'POST', key })).status).toBe(400);
   });
 
   it('stores a video the local archive knows, with its channel, then fetches its subtitles', async () => {
     const videoId = archive.subtitleVideoIds[0]!;
     await runJob(videoId, { attempt: 1 });
-    const [stored] = await db.sql`select v.channel_id, c.title from videos v join channels c using (channel_id) where v.video_id = ${videoId}`;
+    const [stored] =
+      await db.sql`select v.channel_id, c.title from videos v join channels c using (channel_id) where v.video_id = ${videoId}`;
     expect(stored).toEqual({ channel_id: archive.channelId, title: archive.channelTitle });
     const after = await status(videoId);
     expect(after.status).toBe('available');
-    expect(after.tracks.map((track: { language: string; kind: string }) => `${track.language}/${track.kind}`).sort()).toEqual(['de/auto', 'en/manual']);
+    expect(after.tracks.map((track: { language: string; kind: string }) => `${track.language}/${track.kind}`).sort()).toEqual([
+      'de/auto',
+      'en/manual',
+    ]);
     expect(await db.sql`select 1 from video_lookups where video_id = ${videoId}`).toHaveLength(0);
   });
 
@@ -100,7 +128,8 @@ describe('POST /api/subtitles/:videoId/fetch for a video that is not stored', ()
     youtube.resetCounts();
     await runJob(videoId, { attempt: 1 });
     expect(youtube.counts()).toMatchObject({ videos: 1, channels: 1, playlistItems: 0, search: 0 });
-    const [stored] = await db.sql`select v.title, v.status, c.title as channel from videos v join channels c using (channel_id) where v.video_id = ${videoId}`;
+    const [stored] =
+      await db.sql`select v.title, v.status, c.title as channel from videos v join channels c using (channel_id) where v.video_id = ${videoId}`;
     expect(stored).toEqual({ title: youtube.video(videoId)!.title, status: 'live', channel: 'Data API Channel' });
     // No subtitle source has its captions: a finished fetch that found nothing.
     expect(await status(videoId)).toMatchObject({ status: 'none', transcript: { state: 'none', checkedAt: expect.any(String) } });
@@ -110,7 +139,11 @@ describe('POST /api/subtitles/:videoId/fetch for a video that is not stored', ()
     expect((await post(waybackVideo)).status).toBe(202);
     await runJob(waybackVideo, { attempt: 1 });
     const [stored] = await db.sql`select v.title, v.channel_id, v.archive_url from videos v where v.video_id = ${waybackVideo}`;
-    expect(stored).toMatchObject({ title: 'Only on Wayback', channel_id: waybackChannel, archive_url: expect.stringContaining(`watch?v=${waybackVideo}`) });
+    expect(stored).toMatchObject({
+      title: 'Only on Wayback',
+      channel_id: waybackChannel,
+      archive_url: expect.stringContaining(`watch?v=${waybackVideo}`),
+    });
   });
 
   it('reports failed, naming the sources asked, when none knows the video; asking again starts (and charges) a new lookup', async () => {
@@ -141,12 +174,16 @@ describe('POST /api/subtitles/:videoId/fetch for a video that is not stored', ()
     await db.sql`insert into video_lookups (video_id, state) values (${videoId}, 'pending')`;
     const apiOnly = [videoSources[1]!];
     youtube.failNext(1, 503, 'videos');
-    await expect(runJob(videoId, { attempt: 1, sources: apiOnly })).rejects.toThrow(/video lookup will be retried: .*youtube_api: YouTube Data API videos\.list/);
+    await expect(runJob(videoId, { attempt: 1, sources: apiOnly })).rejects.toThrow(
+      /video lookup will be retried: .*youtube_api: YouTube Data API videos\.list/,
+    );
     expect(await status(videoId)).toMatchObject({ status: 'pending' });
     youtube.failNext(1, 503, 'videos');
     await runJob(videoId, { attempt: 3, sources: apiOnly });
     const failed = await status(videoId);
     expect(failed.status).toBe('failed');
-    expect(failed.transcript.error).toMatch(/^no configured source knows this video \(asked: youtube_api\); youtube_api: YouTube Data API videos\.list/);
+    expect(failed.transcript.error).toMatch(
+      /^no configured source knows this video \(asked: youtube_api\); youtube_api: YouTube Data API videos\.list/,
+    );
   });
 });

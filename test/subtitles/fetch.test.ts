@@ -17,7 +17,14 @@ import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { fetchSubtitlesTask } from '../../pipeline/tasks/fetch_subtitles.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { botCheckHtml, playerResponse, start as startWayback, ts, watchPageHtml, type WaybackServer } from '../kit/servers/wayback-server.ts';
+import {
+  botCheckHtml,
+  playerResponse,
+  start as startWayback,
+  ts,
+  watchPageHtml,
+  type WaybackServer,
+} from '../kit/servers/wayback-server.ts';
 import { addVideos, channelIdFor, json3Of, srtOf, srv3Of, videoIdFor } from '../support/subtitles.ts';
 
 let db: TestDatabase;
@@ -28,7 +35,12 @@ let scratch: string;
 const log = createLogger((process.env.TEST_LOG as 'debug') ?? 'silent');
 
 const channelId = channelIdFor('fetching');
-const yt = { captioned: videoIdFor('yt-captioned'), botCheck: videoIdFor('yt-botcheck'), gone: videoIdFor('yt-gone'), mixed: videoIdFor('yt-mixed') };
+const yt = {
+  captioned: videoIdFor('yt-captioned'),
+  botCheck: videoIdFor('yt-botcheck'),
+  gone: videoIdFor('yt-gone'),
+  mixed: videoIdFor('yt-mixed'),
+};
 const wb = { captured: videoIdFor('wb-captured'), other: videoIdFor('wb-other') };
 const local = { mediaOnly: videoIdFor('media-only') };
 
@@ -42,7 +54,12 @@ async function startYoutubeWeb() {
     if (url.pathname === '/watch') {
       if (v === yt.botCheck) return void res.writeHead(200, { 'Content-Type': 'text/html' }).end(botCheckHtml());
       if (v === yt.captioned || v === yt.mixed) {
-        const player = playerResponse({ videoId: v, channelId, title: 'Captioned', captions: [{ languageCode: 'en' }, { languageCode: 'en', kind: 'asr' }, { languageCode: 'xx' }] });
+        const player = playerResponse({
+          videoId: v,
+          channelId,
+          title: 'Captioned',
+          captions: [{ languageCode: 'en' }, { languageCode: 'en', kind: 'asr' }, { languageCode: 'xx' }],
+        });
         return void res.writeHead(200, { 'Content-Type': 'text/html' }).end(watchPageHtml(player));
       }
       return void res.writeHead(404, { 'Content-Type': 'text/html' }).end('<html>404</html>');
@@ -52,7 +69,9 @@ async function startYoutubeWeb() {
       const lang = url.searchParams.get('lang');
       if (lang === 'xx') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('');
       const auto = url.searchParams.get('kind') === 'asr';
-      return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(json3Of(auto ? ['so today we look at lathes', 'and how they work'] : ['Today we look at lathes.', 'And how they work.']));
+      return void res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(json3Of(auto ? ['so today we look at lathes', 'and how they work'] : ['Today we look at lathes.', 'And how they work.']));
     }
     res.writeHead(404).end();
   });
@@ -68,7 +87,11 @@ beforeAll(async () => {
   wayback = await startWayback();
   youtube = await startYoutubeWeb();
   scratch = await mkdtemp(join(tmpdir(), 'afterimage-subs-'));
-  await addVideos(db.sql, channelId, [...Object.values(yt), ...Object.values(wb), ...Object.values(local)].map((videoId) => ({ videoId })));
+  await addVideos(
+    db.sql,
+    channelId,
+    [...Object.values(yt), ...Object.values(wb), ...Object.values(local)].map((videoId) => ({ videoId })),
+  );
 });
 
 afterAll(async () => {
@@ -82,10 +105,14 @@ afterAll(async () => {
 /** Runs the task as graphile-worker would for the given attempt. */
 function run(sources: SubtitleSource[], videoId: string, attempt = 1, maxAttempts = 3) {
   const task: Task = fetchSubtitlesTask({ sql: db.sql, log, subtitleSources: sources, videoSources: [] });
-  return task({ videoId }, { job: { attempts: attempt, max_attempts: maxAttempts }, abortSignal: new AbortController().signal } as unknown as Parameters<Task>[1]);
+  return task({ videoId }, {
+    job: { attempts: attempt, max_attempts: maxAttempts },
+    abortSignal: new AbortController().signal,
+  } as unknown as Parameters<Task>[1]);
 }
 
-const tracksOf = async (videoId: string) => (await latestTracks(db.sql, [videoId])).map((track) => `${track.language}/${track.kind}/${track.source}/v${track.version}`);
+const tracksOf = async (videoId: string) =>
+  (await latestTracks(db.sql, [videoId])).map((track) => `${track.language}/${track.kind}/${track.source}/v${track.version}`);
 const fastFetch = { timeoutMs: 2000, retries: 0 };
 
 describe('fetching from the local archive', () => {
@@ -147,7 +174,9 @@ describe("fetching the platform's caption tracks", () => {
     const tracks = await latestTracks(db.sql, [yt.captioned]);
     expect(tracks.every((track) => track.format === 'json3')).toBe(true);
     // Provenance without the signature parameters, on the public form of the URL.
-    expect(tracks.find((track) => track.kind === 'auto')!.originUrl).toBe(`${youtube.url}/api/timedtext?v=${yt.captioned}&lang=en&kind=asr`);
+    expect(tracks.find((track) => track.kind === 'auto')!.originUrl).toBe(
+      `${youtube.url}/api/timedtext?v=${yt.captioned}&lang=en&kind=asr`,
+    );
     expect(youtube.requests.some((path) => path.startsWith('/api/timedtext') && path.includes('lang=xx'))).toBe(true);
     expect(await readTranscript(db.sql, yt.captioned)).toMatchObject({ state: 'completed', kind: 'manual' });
   });
@@ -169,7 +198,10 @@ describe("fetching the platform's caption tracks", () => {
   });
 
   it('keeps what one source found while another is retried', async () => {
-    const flaky: SubtitleSource = { name: 'wayback', fetchTracks: async () => Promise.reject(new TransientError('web.archive.org answered 503', 503)) };
+    const flaky: SubtitleSource = {
+      name: 'wayback',
+      fetchTracks: async () => Promise.reject(new TransientError('web.archive.org answered 503', 503)),
+    };
     await expect(run([flaky, source()], yt.mixed, 1)).rejects.toThrow(/503/);
     expect(await tracksOf(yt.mixed)).toEqual(['en/auto/youtube/v1', 'en/manual/youtube/v1']);
     expect((await readTranscript(db.sql, yt.mixed)).state).toBe('completed');
@@ -182,19 +214,59 @@ describe('fetching archived caption captures', () => {
 
   beforeAll(() => {
     const v = wb.captured;
-    wayback.addCapture({ url: timedtext(`v=${v}&lang=en&fmt=srv3`), timestamp: ts(2019, 5, 1), body: srv3Of(['An older caption.']), mimetype: 'text/xml' });
-    wayback.addCapture({ url: timedtext(`v=${v}&lang=en&fmt=srv3`), timestamp: ts(2021, 5, 1), body: srv3Of(['The newest caption.', 'Second line.']), mimetype: 'text/xml' });
-    wayback.addCapture({ url: timedtext(`caps=asr&v=${v}&kind=asr&lang=en&fmt=json3`), timestamp: ts(2020, 1, 1), body: json3Of(['the newest caption', 'second line']), mimetype: 'application/json' });
-    wayback.addCapture({ url: timedtext(`v=${v}&lang=en&tlang=de&fmt=json3`), timestamp: ts(2020, 2, 1), body: json3Of(['Die neueste Untertitelung.']), mimetype: 'application/json' });
-    wayback.addCapture({ url: timedtext(`type=list&v=${v}`), timestamp: ts(2020, 3, 1), body: '<transcript_list><track lang_code="en"/></transcript_list>', mimetype: 'text/xml' });
-    wayback.addCapture({ url: timedtext(`v=${wb.other}&lang=fr`), timestamp: ts(2020, 4, 1), body: srv3Of(['Pas cette vidéo.']), mimetype: 'text/xml' });
-    wayback.addCapture({ url: `http://video.google.com/timedtext?lang=fr&v=${v}`, timestamp: ts(2012, 6, 1), body: '<?xml version="1.0" encoding="utf-8" ?><transcript><text start="0" dur="2.5">Bonjour à tous</text></transcript>', mimetype: 'text/xml' });
+    wayback.addCapture({
+      url: timedtext(`v=${v}&lang=en&fmt=srv3`),
+      timestamp: ts(2019, 5, 1),
+      body: srv3Of(['An older caption.']),
+      mimetype: 'text/xml',
+    });
+    wayback.addCapture({
+      url: timedtext(`v=${v}&lang=en&fmt=srv3`),
+      timestamp: ts(2021, 5, 1),
+      body: srv3Of(['The newest caption.', 'Second line.']),
+      mimetype: 'text/xml',
+    });
+    wayback.addCapture({
+      url: timedtext(`caps=asr&v=${v}&kind=asr&lang=en&fmt=json3`),
+      timestamp: ts(2020, 1, 1),
+      body: json3Of(['the newest caption', 'second line']),
+      mimetype: 'application/json',
+    });
+    wayback.addCapture({
+      url: timedtext(`v=${v}&lang=en&tlang=de&fmt=json3`),
+      timestamp: ts(2020, 2, 1),
+      body: json3Of(['Die neueste Untertitelung.']),
+      mimetype: 'application/json',
+    });
+    wayback.addCapture({
+      url: timedtext(`type=list&v=${v}`),
+      timestamp: ts(2020, 3, 1),
+      body: '<transcript_list><track lang_code="en"/></transcript_list>',
+      mimetype: 'text/xml',
+    });
+    wayback.addCapture({
+      url: timedtext(`v=${wb.other}&lang=fr`),
+      timestamp: ts(2020, 4, 1),
+      body: srv3Of(['Pas cette vidéo.']),
+      mimetype: 'text/xml',
+    });
+    wayback.addCapture({
+      url: `http://video.google.com/timedtext?lang=fr&v=${v}`,
+      timestamp: ts(2012, 6, 1),
+      body: '<?xml version="1.0" encoding="utf-8" ?><transcript><text start="0" dur="2.5">Bonjour à tous</text></transcript>',
+      mimetype: 'text/xml',
+    });
     wayback.addCapture({ url: timedtext(`v=${v}&lang=es`), timestamp: ts(2020, 4, 1), status: 404, body: 'gone' });
   });
 
   it('reads the newest capture of each language and kind, translations included', async () => {
     await run([source()], wb.captured);
-    expect(await tracksOf(wb.captured)).toEqual(['de/translated/wayback/v1', 'en/auto/wayback/v1', 'en/manual/wayback/v1', 'fr/manual/wayback/v1']);
+    expect(await tracksOf(wb.captured)).toEqual([
+      'de/translated/wayback/v1',
+      'en/auto/wayback/v1',
+      'en/manual/wayback/v1',
+      'fr/manual/wayback/v1',
+    ]);
     const tracks = await latestTracks(db.sql, [wb.captured]);
     const manual = tracks.find((track) => track.language === 'en' && track.kind === 'manual')!;
     expect(manual.originUrl).toBe(`https://web.archive.org/web/${ts(2021, 5, 1)}/${timedtext(`v=${wb.captured}&lang=en&fmt=srv3`)}`);
@@ -205,7 +277,11 @@ describe('fetching archived caption captures', () => {
 
   it('tells the kind from the captured URL', () => {
     expect(describeTimedtextUrl(timedtext('v=abcdefghijk&lang=en&kind=asr'), 'abcdefghijk')).toEqual({ language: 'en', kind: 'auto' });
-    expect(describeTimedtextUrl(timedtext('v=abcdefghijk&lang=en&tlang=pt-BR&fmt=vtt'), 'abcdefghijk')).toEqual({ language: 'pt-BR', kind: 'translated', format: 'vtt' });
+    expect(describeTimedtextUrl(timedtext('v=abcdefghijk&lang=en&tlang=pt-BR&fmt=vtt'), 'abcdefghijk')).toEqual({
+      language: 'pt-BR',
+      kind: 'translated',
+      format: 'vtt',
+    });
     expect(describeTimedtextUrl(timedtext('v=abcdefghijk&type=list'), 'abcdefghijk')).toBeUndefined();
     expect(describeTimedtextUrl(timedtext('v=abcdefghijK&lang=en'), 'abcdefghijk')).toBeUndefined();
   });

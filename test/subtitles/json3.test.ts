@@ -8,7 +8,16 @@ const autoCaptions = JSON.stringify({
   pens: [{}],
   events: [
     { tStartMs: 0, dDurationMs: 1209760, id: 1, wpWinPosId: 1, wsWinStyleId: 1 },
-    { tStartMs: 80, dDurationMs: 3309, wWinId: 1, segs: [{ utf8: 'when', acAsrConf: 0 }, { utf8: ' I', tOffsetMs: 119 }, { utf8: ' started', tOffsetMs: 200 }] },
+    {
+      tStartMs: 80,
+      dDurationMs: 3309,
+      wWinId: 1,
+      segs: [
+        { utf8: 'when', acAsrConf: 0 },
+        { utf8: ' I', tOffsetMs: 119 },
+        { utf8: ' started', tOffsetMs: 200 },
+      ],
+    },
     { tStartMs: 1309, dDurationMs: 2080, wWinId: 1, aAppend: 1, segs: [{ utf8: '\n' }] },
     { tStartMs: 1319, dDurationMs: 3000, wWinId: 1, segs: [{ utf8: 'working' }, { utf8: ' on', tOffsetMs: 361 }] },
     { tStartMs: 5000, dDurationMs: 1000, segs: [{ utf8: '>> [Music]\nmore' }, {}] },

@@ -28,9 +28,19 @@ beforeAll(async () => {
   db = await createTestDatabase();
   folder = await mkdtemp(join(tmpdir(), 'afterimage-new-tracks-'));
   base = join(folder, `Talk [${videoId}]`);
-  await writeFile(`${base}.info.json`, JSON.stringify({ id: videoId, title: 'Talk', channel_id: channel.channelId, subtitles: { en: [{ ext: 'vtt' }] } }));
+  await writeFile(
+    `${base}.info.json`,
+    JSON.stringify({ id: videoId, title: 'Talk', channel_id: channel.channelId, subtitles: { en: [{ ext: 'vtt' }] } }),
+  );
   await writeFile(`${base}.en.vtt`, vttOf(['Welcome to the talk.', 'Today: old lathes.']));
-  record = { videoId, channelId: channel.channelId, title: 'Talk', captions: [{ language: 'en', kind: 'manual' }], evidenceUrl: pathToFileURL(`${base}.info.json`).href, availability: 'live' };
+  record = {
+    videoId,
+    channelId: channel.channelId,
+    title: 'Talk',
+    captions: [{ language: 'en', kind: 'manual' }],
+    evidenceUrl: pathToFileURL(`${base}.info.json`).href,
+    availability: 'live',
+  };
   stack = await startSearchStack(db, { ARCHIVE_DIR: folder }, [fakeSource({ name: 'archive', channel, videos: [record] })]);
   api = stack.api;
   ({ key } = await createKeyedUser(db.sql));
@@ -43,15 +53,25 @@ afterAll(async () => {
 });
 
 async function crawl() {
-  const started = await api.call('/api/search', { method: 'POST', key, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ query: channel.channelId }) });
+  const started = await api.call('/api/search', {
+    method: 'POST',
+    key,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ query: channel.channelId }),
+  });
   expect(started.status).toBe(200);
   const { events } = await readStream(`${api.url}${started.body.data.sseEndpointUrl}`, { key, timeoutMs: 20_000 });
   expect(events.at(-1)!.event).toBe('search:complete');
 }
 
-const languages = async () => (await db.sql<{ language: string }[]>`select distinct language from subtitle_tracks where video_id = ${videoId} order by language`).map((row) => row.language);
-const noFetchQueued = async () => (await db.sql`select 1 from graphile_worker.jobs where task_identifier = 'fetch_subtitles'`).length === 0 || undefined;
-const requestedAt = async () => (await db.sql<{ at: Date }[]>`select requested_at as at from transcripts where video_id = ${videoId}`)[0]!.at.getTime();
+const languages = async () =>
+  (await db.sql<{ language: string }[]>`select distinct language from subtitle_tracks where video_id = ${videoId} order by language`).map(
+    (row) => row.language,
+  );
+const noFetchQueued = async () =>
+  (await db.sql`select 1 from graphile_worker.jobs where task_identifier = 'fetch_subtitles'`).length === 0 || undefined;
+const requestedAt = async () =>
+  (await db.sql<{ at: Date }[]>`select requested_at as at from transcripts where video_id = ${videoId}`)[0]!.at.getTime();
 
 describe('a caption track added after the subtitles were fetched', () => {
   it('is fetched by the crawl that first announces it, and not asked for again', async () => {

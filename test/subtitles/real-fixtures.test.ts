@@ -35,7 +35,12 @@ function rawCueLines(text: string, format: string): string[][] {
     const lines = block.split('\n');
     const timing = lines.findIndex((line) => line.includes('-->'));
     if (timing < 0) return [];
-    return [lines.slice(timing + 1).map((line) => plain(line).replace(/\s+/g, ' ').trim()).filter(Boolean)];
+    return [
+      lines
+        .slice(timing + 1)
+        .map((line) => plain(line).replace(/\s+/g, ' ').trim())
+        .filter(Boolean),
+    ];
   });
 }
 

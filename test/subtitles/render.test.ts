@@ -32,6 +32,8 @@ describe('render', () => {
   });
 
   it('escapes in SRT only what would read as markup', () => {
-    expect(escapeSrtText('AT&T & co; &amp; &#39; <i>x</i> <3 a < b -->')).toBe('AT&T & co; &amp;amp; &amp;#39; &lt;i>x&lt;/i> &lt;3 a < b --&gt;');
+    expect(escapeSrtText('AT&T & co; &amp; &#39; <i>x</i> <3 a < b -->')).toBe(
+      'AT&T & co; &amp;amp; &amp;#39; &lt;i>x&lt;/i> &lt;3 a < b --&gt;',
+    );
   });
 });

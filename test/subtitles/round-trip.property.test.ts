@@ -10,8 +10,43 @@ import { renderText } from '../../core/subtitles/renderText.ts';
 import { renderVtt } from '../../core/subtitles/renderVtt.ts';
 
 // Pieces that are markup, escapes or structure in one format or another, mixed with any unicode.
-const tricky = fc.constantFrom('-->', '--&gt;', '&', '<', '>', '&amp;', '&lt;', '&#39;', '&#x1F600;', '&nbsp;', '<i>', '</i>', '<c.red>', '<00:00:01.000>', '<v Bob>', '>>', '>> ', ' ', '  ', '\t', '\u00a0', '42', '00:00:01,000 --> 00:00:02,000', 'NOTE', 'STYLE', 'WEBVTT', 'NAME:', '[APPLAUSE]', ';', '#');
-const piece = fc.oneof({ arbitrary: tricky, weight: 2 }, { arbitrary: fc.string({ unit: 'binary', maxLength: 4 }), weight: 2 }, { arbitrary: fc.string({ unit: 'grapheme', maxLength: 4 }), weight: 1 });
+const tricky = fc.constantFrom(
+  '-->',
+  '--&gt;',
+  '&',
+  '<',
+  '>',
+  '&amp;',
+  '&lt;',
+  '&#39;',
+  '&#x1F600;',
+  '&nbsp;',
+  '<i>',
+  '</i>',
+  '<c.red>',
+  '<00:00:01.000>',
+  '<v Bob>',
+  '>>',
+  '>> ',
+  ' ',
+  '  ',
+  '\t',
+  '\u00a0',
+  '42',
+  '00:00:01,000 --> 00:00:02,000',
+  'NOTE',
+  'STYLE',
+  'WEBVTT',
+  'NAME:',
+  '[APPLAUSE]',
+  ';',
+  '#',
+);
+const piece = fc.oneof(
+  { arbitrary: tricky, weight: 2 },
+  { arbitrary: fc.string({ unit: 'binary', maxLength: 4 }), weight: 2 },
+  { arbitrary: fc.string({ unit: 'grapheme', maxLength: 4 }), weight: 1 },
+);
 // A line holds no line break and is not blank: the text of a cue is "blank-line free".
 const line = fc
   .array(piece, { minLength: 1, maxLength: 6 })
@@ -20,14 +55,20 @@ const line = fc
 const text = fc.array(line, { maxLength: 4 }).map((lines) => lines.join('\n'));
 const ms = fc.oneof(fc.nat({ max: 10_000 }), fc.nat({ max: 400 * 3_600_000 }));
 const rawCue: fc.Arbitrary<Cue> = fc.record({ startMs: ms, endMs: ms, text });
-const anyCue: fc.Arbitrary<Cue> = fc.record({ startMs: ms, endMs: ms, text, speakerChange: fc.boolean() }).map(({ speakerChange, ...cue }) => (speakerChange ? { ...cue, speakerChange } : cue));
+const anyCue: fc.Arbitrary<Cue> = fc
+  .record({ startMs: ms, endMs: ms, text, speakerChange: fc.boolean() })
+  .map(({ speakerChange, ...cue }) => (speakerChange ? { ...cue, speakerChange } : cue));
 const cueList = (cue: fc.Arbitrary<Cue>) => fc.array(cue, { maxLength: 12 });
 
 // Cues one after another with tiny gaps and durations and few distinct lines, so that repeats,
 // echoes, transition cues and speaker markers meet often.
-const fewLines = fc.array(fc.constantFrom('A', 'B', '>> A', '>>', 'A B', ' A ', '[APPLAUSE]'), { maxLength: 3 }).map((lines) => lines.join('\n'));
+const fewLines = fc
+  .array(fc.constantFrom('A', 'B', '>> A', '>>', 'A B', ' A ', '[APPLAUSE]'), { maxLength: 3 })
+  .map((lines) => lines.join('\n'));
 const rollingList = fc
-  .array(fc.record({ gap: fc.nat({ max: 30 }), duration: fc.nat({ max: 80 }), text: fewLines, speakerChange: fc.boolean() }), { maxLength: 12 })
+  .array(fc.record({ gap: fc.nat({ max: 30 }), duration: fc.nat({ max: 80 }), text: fewLines, speakerChange: fc.boolean() }), {
+    maxLength: 12,
+  })
   .map((steps) => {
     let t = 0;
     return steps.map(({ gap, duration, text, speakerChange }): Cue => {
@@ -99,7 +140,10 @@ describe('normalised round trip', () => {
 
 // Roll-up as YouTube writes it: each cue shows the previous line and the new one, with a 10 ms
 // transition cue between; the words come out once each, in order, whatever they are.
-const word = fc.oneof(fc.constantFrom('no', 'yes', '[Music]', '&', '>>', 'a<b', 'so'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }).filter((w) => !/\s/.test(w)));
+const word = fc.oneof(
+  fc.constantFrom('no', 'yes', '[Music]', '&', '>>', 'a<b', 'so'),
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }).filter((w) => !/\s/.test(w)),
+);
 
 function rollUp(lines: string[][]): string {
   const escape = (w: string) => w.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -120,7 +164,11 @@ function rollUp(lines: string[][]): string {
 describe('roll-up normalisation', () => {
   it('keeps every spoken word once, in order, even lines said twice', () => {
     const lines = fc.array(fc.array(word, { minLength: 1, maxLength: 7 }), { minLength: 1, maxLength: 20 });
-    const withRepeats = lines.chain((ls) => fc.array(fc.nat({ max: ls.length - 1 }), { maxLength: 3 }).map((at) => at.reduce((acc, i) => [...acc.slice(0, i + 1), acc[i]!, ...acc.slice(i + 1)], ls)));
+    const withRepeats = lines.chain((ls) =>
+      fc
+        .array(fc.nat({ max: ls.length - 1 }), { maxLength: 3 })
+        .map((at) => at.reduce((acc, i) => [...acc.slice(0, i + 1), acc[i]!, ...acc.slice(i + 1)], ls)),
+    );
     fc.assert(
       fc.property(withRepeats, (ls) => {
         // A ">>" word may become a speaker change, so it is left out of the comparison.

@@ -32,7 +32,11 @@ describe('parseSrt', () => {
     const cues = parseSrt(converted);
     expect(cues).toHaveLength(5);
     expect(cues[0]).toEqual({ startMs: 0, endMs: 5269, text: '' });
-    expect(cues[2]).toEqual({ startMs: 5279, endMs: 7760, text: 'okay welcome to this session this is\ncalled the kinetic bunny need to meet' });
+    expect(cues[2]).toEqual({
+      startMs: 5279,
+      endMs: 7760,
+      text: 'okay welcome to this session this is\ncalled the kinetic bunny need to meet',
+    });
   });
 
   it('normalises converted auto captions: empty cue dropped, every line once', () => {
@@ -57,7 +61,8 @@ describe('parseSrt', () => {
   });
 
   it('reads CRLF, a BOM, blank lines holding spaces and cues without blank lines between them', () => {
-    const text = '\ufeff1\r\n00:00:01,000 --> 00:00:02,000\r\none\r\n  \r\n2\r\n00:00:02,000 --> 00:00:03,000\r\ntwo\r\n3\r\n00:00:03,000 --> 00:00:04,000\r\nthree';
+    const text =
+      '\ufeff1\r\n00:00:01,000 --> 00:00:02,000\r\none\r\n  \r\n2\r\n00:00:02,000 --> 00:00:03,000\r\ntwo\r\n3\r\n00:00:03,000 --> 00:00:04,000\r\nthree';
     expect(parseSrt(text).map((cue) => cue.text)).toEqual(['one', 'two', 'three']);
   });
 

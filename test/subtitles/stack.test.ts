@@ -36,22 +36,44 @@ beforeAll(async () => {
   const records: VideoRecord[] = [];
   for (const [i, videoId] of gatedVideos.entries()) {
     const base = join(handmade, `Episode ${i} [${videoId}]`);
-    await writeFile(`${base}.info.json`, JSON.stringify({ id: videoId, title: `Episode ${i}`, channel_id: gatedChannel.channelId, subtitles: { en: [{ ext: 'vtt' }] }, automatic_captions: { fr: [{ ext: 'vtt' }] } }));
+    await writeFile(
+      `${base}.info.json`,
+      JSON.stringify({
+        id: videoId,
+        title: `Episode ${i}`,
+        channel_id: gatedChannel.channelId,
+        subtitles: { en: [{ ext: 'vtt' }] },
+        automatic_captions: { fr: [{ ext: 'vtt' }] },
+      }),
+    );
     await writeFile(`${base}.en.vtt`, vttOf([`Episode ${i} begins.`, 'The lathe is running.']));
     await writeFile(`${base}.fr.srt`, srtOf([`épisode ${i}`]));
-    records.push({ videoId, channelId: gatedChannel.channelId, title: `Episode ${i}`, captions: [{ language: 'en', kind: 'manual' }], evidenceUrl: pathToFileURL(`${base}.info.json`).href, availability: 'live' });
+    records.push({
+      videoId,
+      channelId: gatedChannel.channelId,
+      title: `Episode ${i}`,
+      captions: [{ language: 'en', kind: 'manual' }],
+      evidenceUrl: pathToFileURL(`${base}.info.json`).href,
+      availability: 'live',
+    });
   }
   // Already stored, so the stream's snapshot has them; the crawl stays running until the gate opens.
   await db.sql.begin(async (tx) => {
     await upsertChannel(tx, gatedChannel);
     await upsertVideos(tx, 'archive', records);
   });
-  const gated = fakeSource({ name: 'archive', channel: gatedChannel, videos: records, gate: new Promise<void>((resolve) => (releaseGate = resolve)) });
+  const gated = fakeSource({
+    name: 'archive',
+    channel: gatedChannel,
+    videos: records,
+    gate: new Promise<void>((resolve) => (releaseGate = resolve)),
+  });
   const real = createArchiveSource({ dir: archive.dir });
   const combined: VideoSource = {
     name: 'archive',
     resolveChannel: async (query) => (await gated.resolveChannel(query)) ?? real.resolveChannel(query),
-    listVideos: (channel, cursor) => (channel.channelId === gatedChannel.channelId ? gated.listVideos(channel, cursor) : real.listVideos(channel, cursor)),
+    listVideos: (channel, cursor) =>
+      channel.channelId === gatedChannel.channelId ? gated.listVideos(channel, cursor) : real.listVideos(channel, cursor),
   };
   stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir, WORKER_CONCURRENCY: '2' }, [combined]);
   api = stack.api;
@@ -67,7 +89,11 @@ afterAll(async () => {
 });
 
 const post = (path: string, body?: unknown) =>
-  api.call(path, { method: 'POST', key, ...(body === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }) });
+  api.call(path, {
+    method: 'POST',
+    key,
+    ...(body === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
+  });
 
 async function waitForStatus(videoId: string, wanted: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
@@ -85,7 +111,9 @@ describe('fetching on demand while a search stream is open', () => {
     expect(started.status).toBe(200);
     const target = gatedVideos[1]!;
     let fetchAnswer: Promise<{ status: number; body: any }> | undefined;
-    const isFetched = (event: ReceivedEvent) => event.event === 'search:caption_info' && event.data.videos.some((video: { videoId: string; hasSubtitles: boolean }) => video.videoId === target && video.hasSubtitles);
+    const isFetched = (event: ReceivedEvent) =>
+      event.event === 'search:caption_info' &&
+      event.data.videos.some((video: { videoId: string; hasSubtitles: boolean }) => video.videoId === target && video.hasSubtitles);
     const stream = readStream(`${api.url}${started.body.data.sseEndpointUrl}`, {
       key,
       timeoutMs: 20_000,
@@ -101,17 +129,31 @@ describe('fetching on demand while a search stream is open', () => {
     expect(fetched.body.data).toMatchObject({ status: 'pending', videoId: target });
     const info = events.find(isFetched)!;
     expect(info.id).toMatch(/^c:/);
-    expect(info.data.videos).toEqual([{ videoId: target, hasSubtitles: true, captions: expect.arrayContaining([{ language: 'en', kind: 'manual' }, { language: 'fr', kind: 'auto' }]) }]);
+    expect(info.data.videos).toEqual([
+      {
+        videoId: target,
+        hasSubtitles: true,
+        captions: expect.arrayContaining([
+          { language: 'en', kind: 'manual' },
+          { language: 'fr', kind: 'auto' },
+        ]),
+      },
+    ]);
     // The snapshot's caption summary was sent before, without subtitles.
     const snapshot = events.find((event) => event.event === 'search:caption_info' && !event.id);
     expect(snapshot?.data.videos.find((video: { videoId: string }) => video.videoId === target)).toMatchObject({ hasSubtitles: false });
 
     const status = await waitForStatus(target, 'available');
     expect(status.transcript).toMatchObject({ state: 'completed', language: 'en', kind: 'manual', version: 1 });
-    expect(status.tracks.map((track: { language: string; kind: string }) => `${track.language}/${track.kind}`)).toEqual(['en/manual', 'fr/auto']);
+    expect(status.tracks.map((track: { language: string; kind: string }) => `${track.language}/${track.kind}`)).toEqual([
+      'en/manual',
+      'fr/auto',
+    ]);
     const srt = await api.call(`/api/subtitles/${target}`, { key });
     expect(srt.status).toBe(200);
-    expect(srt.body).toBe('1\n00:00:00,000 --> 00:00:03,000\nEpisode 1 begins.\n\n2\n00:00:03,000 --> 00:00:06,000\nThe lathe is running.\n');
+    expect(srt.body).toBe(
+      '1\n00:00:00,000 --> 00:00:03,000\nEpisode 1 begins.\n\n2\n00:00:03,000 --> 00:00:06,000\nThe lathe is running.\n',
+    );
     const again = await post(`/api/subtitles/${target}/fetch`);
     expect(again.status).toBe(200);
     expect(again.body.data.status).toBe('available');
@@ -131,7 +173,10 @@ describe('a crawl of the local archive', () => {
     for (const videoId of archive.subtitleVideoIds) {
       const status = await waitForStatus(videoId, 'available');
       expect(status.transcript).toMatchObject({ state: 'completed', language: 'en', kind: 'manual' });
-      expect(status.tracks.map((track: { language: string; kind: string }) => `${track.language}/${track.kind}`)).toEqual(['de/auto', 'en/manual']);
+      expect(status.tracks.map((track: { language: string; kind: string }) => `${track.language}/${track.kind}`)).toEqual([
+        'de/auto',
+        'en/manual',
+      ]);
     }
     const without = archive.videoIds.find((id) => !archive.subtitleVideoIds.includes(id))!;
     expect((await api.call(`/api/subtitles/${without}/status`, { key })).body.data.status).toBe('none');

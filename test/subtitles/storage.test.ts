@@ -42,7 +42,11 @@ const rows = (videoId: string) =>
     select version, source, content_hash as "contentHash", last_seen_at as "lastSeenAt", cues from subtitle_tracks where video_id = ${videoId} order by version`;
 
 const videoObject = async (videoId: string) =>
-  (await db.sql<{ video: VideoObject }[]>`select ${db.sql.unsafe(VIDEO_JSON)} as video from videos v join channels c on c.channel_id = v.channel_id where v.video_id = ${videoId}`)[0]!.video;
+  (
+    await db.sql<
+      { video: VideoObject }[]
+    >`select ${db.sql.unsafe(VIDEO_JSON)} as video from videos v join channels c on c.channel_id = v.channel_id where v.video_id = ${videoId}`
+  )[0]!.video;
 
 describe('track versions', () => {
   const words = ['Welcome back to the workshop.', 'Today we restore a lathe.', 'Let us begin.'];
@@ -67,7 +71,13 @@ describe('track versions', () => {
   it('keeps a changed track as version 2 and leaves version 1 as it was', async () => {
     const [v1] = await rows(ids.versions);
     const changed = [...words.slice(0, 2), 'Let us begin, carefully.'];
-    const second = await addTrack(db.sql, { videoId: ids.versions, language: 'en', kind: 'manual', text: vttOf(changed), source: 'youtube' });
+    const second = await addTrack(db.sql, {
+      videoId: ids.versions,
+      language: 'en',
+      kind: 'manual',
+      text: vttOf(changed),
+      source: 'youtube',
+    });
     expect(second).toMatchObject({ created: true, track: { version: 2, source: 'youtube' } });
     const stored = await rows(ids.versions);
     expect(stored.map((row) => row.version)).toEqual([1, 2]);
@@ -85,30 +95,51 @@ describe('track versions', () => {
   });
 
   it('counts versions per language and kind', async () => {
-    const auto = await addTrack(db.sql, { videoId: ids.versions, language: 'en', kind: 'auto', text: vttOf(['welcome back to the workshop']) });
+    const auto = await addTrack(db.sql, {
+      videoId: ids.versions,
+      language: 'en',
+      kind: 'auto',
+      text: vttOf(['welcome back to the workshop']),
+    });
     const german = await addTrack(db.sql, { videoId: ids.versions, language: 'de', kind: 'manual', text: vttOf(['Willkommen zurück']) });
     expect(auto!.track.version).toBe(1);
     expect(german!.track.version).toBe(1);
-    expect((await latestTracks(db.sql, [ids.versions])).map((track) => `${track.language}/${track.kind}/v${track.version}`)).toEqual(['de/manual/v1', 'en/auto/v1', 'en/manual/v2']);
+    expect((await latestTracks(db.sql, [ids.versions])).map((track) => `${track.language}/${track.kind}/v${track.version}`)).toEqual([
+      'de/manual/v1',
+      'en/auto/v1',
+      'en/manual/v2',
+    ]);
   });
 
   it('numbers concurrent new versions 1, 2, 3… without gaps or collisions', async () => {
     const results = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => addTrack(db.sql, { videoId: ids.race, language: 'en', kind: 'auto', text: vttOf([`take ${i}`]) })),
+      Array.from({ length: 6 }, (_, i) =>
+        addTrack(db.sql, { videoId: ids.race, language: 'en', kind: 'auto', text: vttOf([`take ${i}`]) }),
+      ),
     );
     expect(results.every((result) => result!.created)).toBe(true);
     expect((await rows(ids.race)).map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   it('refuses text in no subtitle format and stores nothing for a file without cues', async () => {
-    await expect(addTrack(db.sql, { videoId: ids.empty, language: 'en', kind: 'manual', text: 'just some words' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-    expect(() => prepareTrack({ videoId: ids.empty, language: 'en us', kind: 'manual', source: 'archive', text: vttOf(['x']) })).toThrow(AppError);
+    await expect(addTrack(db.sql, { videoId: ids.empty, language: 'en', kind: 'manual', text: 'just some words' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    expect(() => prepareTrack({ videoId: ids.empty, language: 'en us', kind: 'manual', source: 'archive', text: vttOf(['x']) })).toThrow(
+      AppError,
+    );
     expect(await addTrack(db.sql, { videoId: ids.empty, language: 'en', kind: 'manual', text: 'WEBVTT\n\n' })).toBeUndefined();
     expect(await rows(ids.empty)).toHaveLength(0);
   });
 
   it('hashes normalised cues: roll-up duplication and markup do not make a new version', () => {
-    const plain = prepareTrack({ videoId: ids.empty, language: 'en', kind: 'auto', source: 'archive', text: vttOf(['hello there', 'general kenobi']) })!;
+    const plain = prepareTrack({
+      videoId: ids.empty,
+      language: 'en',
+      kind: 'auto',
+      source: 'archive',
+      text: vttOf(['hello there', 'general kenobi']),
+    })!;
     const tagged = prepareTrack({
       videoId: ids.empty,
       language: 'en',
@@ -159,8 +190,12 @@ describe('choosing the transcript', () => {
 
   it('prefers manual over auto over translated, then the video language, then English, then the first', () => {
     expect(chooseTrack([track('en', 'auto'), track('fr', 'manual')])).toEqual(track('fr', 'manual'));
-    expect(chooseTrack([track('de', 'manual'), track('en', 'manual'), track('fr', 'manual')], { videoLanguage: 'fr' })).toEqual(track('fr', 'manual'));
-    expect(chooseTrack([track('de', 'manual'), track('en-GB', 'manual'), track('fr', 'manual')], { videoLanguage: 'ja' })).toEqual(track('en-GB', 'manual'));
+    expect(chooseTrack([track('de', 'manual'), track('en', 'manual'), track('fr', 'manual')], { videoLanguage: 'fr' })).toEqual(
+      track('fr', 'manual'),
+    );
+    expect(chooseTrack([track('de', 'manual'), track('en-GB', 'manual'), track('fr', 'manual')], { videoLanguage: 'ja' })).toEqual(
+      track('en-GB', 'manual'),
+    );
     expect(chooseTrack([track('en-GB', 'manual'), track('en', 'manual')])).toEqual(track('en', 'manual'));
     expect(chooseTrack([track('pt', 'auto'), track('de', 'auto')])).toEqual(track('de', 'auto'));
     expect(chooseTrack([track('es', 'translated'), track('de', 'auto')])).toEqual(track('de', 'auto'));
@@ -221,7 +256,9 @@ describe('choosing the transcript', () => {
 });
 
 describe('matching a query in cues', () => {
-  const cues = ['We restore the old Lathe.', 'Café au lait, über alles', 'and then the bridge', 'collapsed into the river'].map((text, i) => ({ startMs: i * 1000, endMs: i * 1000 + 1000, text }));
+  const cues = ['We restore the old Lathe.', 'Café au lait, über alles', 'and then the bridge', 'collapsed into the river'].map(
+    (text, i) => ({ startMs: i * 1000, endMs: i * 1000 + 1000, text }),
+  );
 
   it('ignores case and accents', () => {
     expect(foldText('Café ÜBER')).toBe('cafe uber');

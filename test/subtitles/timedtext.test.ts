@@ -19,7 +19,11 @@ second line</text>
       { startMs: 5700, endMs: 8939, text: "I'm here & there\nsecond line" },
       { startMs: 9000, endMs: 9000, text: '' },
     ]);
-    expect(parse(xml).map((cue) => cue.text)).toEqual(['Hey, this is just a test', 'this is not the "original" one', "I'm here & there second line"]);
+    expect(parse(xml).map((cue) => cue.text)).toEqual([
+      'Hey, this is just a test',
+      'this is not the "original" one',
+      "I'm here & there second line",
+    ]);
   });
 
   it('reads srv3: word spans joined, append paragraphs dropped, <br/> as a line break, literal markup kept', () => {
@@ -41,7 +45,8 @@ second line</text>
   });
 
   it('reads srv2 (milliseconds in t and d)', () => {
-    const xml = '<?xml version="1.0" encoding="utf-8" ?><timedtext><text t="1000" d="2000" w="1">one</text><text t="3000" d="500">two</text></timedtext>';
+    const xml =
+      '<?xml version="1.0" encoding="utf-8" ?><timedtext><text t="1000" d="2000" w="1">one</text><text t="3000" d="500">two</text></timedtext>';
     expect(parseTimedtext(xml)).toEqual([
       { startMs: 1000, endMs: 3000, text: 'one' },
       { startMs: 3000, endMs: 3500, text: 'two' },

@@ -75,8 +75,9 @@ Welt
   });
 
   it('decodes entities and drops <i>, <b>, <u>, <c.class> and <ruby> markup', () => {
-    const text = 'WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n<i>it&#39;s</i> <b>R&amp;D</b>&nbsp;<u>&lt;3</u> <c.colorE5E5E5>&quot;x&quot;</c> <ruby>漢<rt>kan</rt></ruby> &bogus; a < b\n';
-    expect(parseVtt(text)[0]!.text).toBe("it's R&D\u00a0<3 \"x\" 漢kan &bogus; a < b");
+    const text =
+      'WEBVTT\n\n00:00:00.000 --> 00:00:01.000\n<i>it&#39;s</i> <b>R&amp;D</b>&nbsp;<u>&lt;3</u> <c.colorE5E5E5>&quot;x&quot;</c> <ruby>漢<rt>kan</rt></ruby> &bogus; a < b\n';
+    expect(parseVtt(text)[0]!.text).toBe('it\'s R&D\u00a0<3 "x" 漢kan &bogus; a < b');
   });
 
   it('turns a voice tag naming a new speaker into a speaker change with the name', () => {
@@ -112,7 +113,8 @@ Welt
   });
 
   it("reads YouTube's 2018 header with a Style: section", () => {
-    const text = 'WEBVTT\nKind: captions\nLanguage: ru\nStyle:\n::cue(c.colorCCCCCC) { color: rgb(204,204,204);\n }\n##\n\n00:00:11.179 --> 00:00:13.920 align:start position:19%\nчтобы<00:00:12.179><c> приготовить</c>\n';
+    const text =
+      'WEBVTT\nKind: captions\nLanguage: ru\nStyle:\n::cue(c.colorCCCCCC) { color: rgb(204,204,204);\n }\n##\n\n00:00:11.179 --> 00:00:13.920 align:start position:19%\nчтобы<00:00:12.179><c> приготовить</c>\n';
     expect(parseVtt(text)).toEqual([{ startMs: 11179, endMs: 13920, text: 'чтобы приготовить' }]);
   });
 

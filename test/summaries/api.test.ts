@@ -72,13 +72,18 @@ beforeAll(async () => {
   other = await make();
   admin = await make({ isAdmin: true });
   readOnly = await make({ scope: 'L1' });
-  await addVideos(db.sql, channelId, [
-    { videoId: v.lathe, title: 'Restoring a 1950s lathe' },
-    { videoId: v.secret, title: 'A private matter' },
-    { videoId: v.bare, title: 'No subtitles yet' },
-    { videoId: v.escaped, title: '<script>alert(1)</script> & "quotes"' },
-    { videoId: v.joined, title: 'Asked for twice' },
-  ], 'Workshop');
+  await addVideos(
+    db.sql,
+    channelId,
+    [
+      { videoId: v.lathe, title: 'Restoring a 1950s lathe' },
+      { videoId: v.secret, title: 'A private matter' },
+      { videoId: v.bare, title: 'No subtitles yet' },
+      { videoId: v.escaped, title: '<script>alert(1)</script> & "quotes"' },
+      { videoId: v.joined, title: 'Asked for twice' },
+    ],
+    'Workshop',
+  );
   await addVideos(db.sql, otherChannelId, [{ videoId: v.bread, title: 'Sourdough at home' }], 'Kitchen');
   for (const videoId of [v.lathe, v.secret, v.escaped, v.joined]) await addTranscript(videoId, LATHE);
   await addTranscript(v.bread, BREAD);
@@ -95,10 +100,13 @@ const call = (path: string, init: { key?: string | undefined; method?: string; b
     method: init.method ?? 'GET',
     ...(init.body === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(init.body) }),
   });
-const generate = (videoId: string, key: string, extra: Record<string, unknown> = {}) => call('/api/summary/generate', { key, method: 'POST', body: { videoId, ...extra } });
+const generate = (videoId: string, key: string, extra: Record<string, unknown> = {}) =>
+  call('/api/summary/generate', { key, method: 'POST', body: { videoId, ...extra } });
 
 async function generationsCharged(userId: string): Promise<number> {
-  const [row] = await db.sql<{ used: number }[]>`select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${userId}::uuid and limit_name = 'summaryGenerationsPerDay'`;
+  const [row] = await db.sql<
+    { used: number }[]
+  >`select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${userId}::uuid and limit_name = 'summaryGenerationsPerDay'`;
   return row!.used;
 }
 
@@ -113,7 +121,12 @@ describe('POST /api/summary/generate → job → events → the summary', () => 
   it('answers 202 generating, streams progress and summary:complete, and stores a generated summary', async () => {
     const accepted = await generate(v.lathe, owner.key);
     expect(accepted.status).toBe(202);
-    expect(accepted.body.data).toMatchObject({ status: 'generating', videoId: v.lathe, private: false, streamUrl: `/api/summary/${v.lathe}/stream` });
+    expect(accepted.body.data).toMatchObject({
+      status: 'generating',
+      videoId: v.lathe,
+      private: false,
+      streamUrl: `/api/summary/${v.lathe}/stream`,
+    });
     expect(accepted.headers.get('location')).toBe(`/api/summary/${v.lathe}`);
 
     const streamed = await readStream(`${stack.api.url}/api/summary/${v.lathe}/stream`, { key: owner.key });
@@ -128,13 +141,23 @@ describe('POST /api/summary/generate → job → events → the summary', () => 
     expect(logged.map((row) => row.stage)).toEqual([...new Set(logged.map((row) => row.stage))]);
     const percents = logged.map((row) => row.percent);
     expect(percents).toEqual([...percents].sort((a, b) => a - b));
-    const streamedPercents = streamed.events.filter((event) => event.event === 'summary:progress').map((event) => event.data.percent as number);
+    const streamedPercents = streamed.events
+      .filter((event) => event.event === 'summary:progress')
+      .map((event) => event.data.percent as number);
     expect(streamedPercents).toEqual([...streamedPercents].sort((a, b) => a - b));
     if (types.length > 1) expect(streamedPercents).toEqual(expect.arrayContaining(percents));
     // Every event has its id, the final one too.
     for (const event of streamed.events) expect(event.id).toMatch(/^\d+$/);
     const summary = streamed.events.at(-1)!.data.summary;
-    expect(summary).toMatchObject({ videoId: v.lathe, status: 'generated', llmModel: 'afterimage-extractive-1', language: 'en', tokensUsed: null, videoTitle: 'Restoring a 1950s lathe', channelTitle: 'Workshop' });
+    expect(summary).toMatchObject({
+      videoId: v.lathe,
+      status: 'generated',
+      llmModel: 'afterimage-extractive-1',
+      language: 'en',
+      tokensUsed: null,
+      videoTitle: 'Restoring a 1950s lathe',
+      channelTitle: 'Workshop',
+    });
     expect(summary.transcript).toEqual({ language: 'en', kind: 'manual', version: 1 });
     expect(summary.keyPoints.length).toBeGreaterThan(0);
     for (const point of summary.keyPoints) expect(point.url).toBe(`https://www.youtube.com/watch?v=${v.lathe}&t=${point.startSeconds}s`);
@@ -195,7 +218,11 @@ describe('refusals', () => {
     expectError(await generate(unknown, owner.key), 404, 'NOT_FOUND');
     expectError(await generate('short', owner.key), 400, 'INVALID_INPUT');
     expectError(await generate(v.lathe, owner.key, { private: 'yes' }), 400, 'INVALID_INPUT');
-    expectError(await call('/api/summary/generate', { key: owner.key, method: 'POST', body: { videoId: v.lathe, extra: 1 } }), 400, 'INVALID_INPUT');
+    expectError(
+      await call('/api/summary/generate', { key: owner.key, method: 'POST', body: { videoId: v.lathe, extra: 1 } }),
+      400,
+      'INVALID_INPUT',
+    );
   });
 
   it('needs a key with L2 scope', async () => {

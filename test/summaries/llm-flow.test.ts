@@ -16,15 +16,26 @@ let stack: Awaited<ReturnType<typeof startSearchStack>>;
 let key: string;
 const channelId = channelIdFor('llm-flow');
 const v = { talk: videoIdFor('llm-talk'), refused: videoIdFor('llm-refused') };
-const LINES = Array.from({ length: 40 }, (_, i) => `Part ${i + 1} of the talk is about ${['engines', 'rivers', 'gardens', 'markets'][i % 4]} and their history.`);
+const LINES = Array.from(
+  { length: 40 },
+  (_, i) => `Part ${i + 1} of the talk is about ${['engines', 'rivers', 'gardens', 'markets'][i % 4]} and their history.`,
+);
 
 beforeAll(async () => {
   db = await createTestDatabase();
   await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 100_000 } });
   llm = await start({ apiKey: API_KEY });
-  stack = await startSearchStack(db, { LLM_BASE_URL: llm.url, LLM_API_KEY: API_KEY, LLM_MODEL: 'stand-in-model', LLM_CONTEXT_TOKENS: '8192' });
+  stack = await startSearchStack(db, {
+    LLM_BASE_URL: llm.url,
+    LLM_API_KEY: API_KEY,
+    LLM_MODEL: 'stand-in-model',
+    LLM_CONTEXT_TOKENS: '8192',
+  });
   ({ key } = await createKeyedUser(db.sql));
-  await addVideos(db.sql, channelId, [{ videoId: v.talk, title: 'A long talk' }, { videoId: v.refused, title: 'Refused' }]);
+  await addVideos(db.sql, channelId, [
+    { videoId: v.talk, title: 'A long talk' },
+    { videoId: v.refused, title: 'Refused' },
+  ]);
   for (const videoId of Object.values(v)) {
     await addTrack(db.sql, { videoId, language: 'en', kind: 'auto', text: vttOf(LINES, 30) });
     await db.sql.begin((tx) => refreshTranscript(tx, videoId));
@@ -38,7 +49,12 @@ afterAll(async () => {
 });
 
 const generate = (videoId: string) =>
-  stack.api.call('/api/summary/generate', { key, method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ videoId }) });
+  stack.api.call('/api/summary/generate', {
+    key,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ videoId }),
+  });
 const settled = (videoId: string) =>
   eventually(async () => {
     const { body } = await stack.api.call(`/api/summary/${videoId}`, { key });
@@ -64,7 +80,12 @@ describe('summaries written by an OpenAI-compatible LLM', () => {
   });
 
   it('a refused request fails the summary with summary:error, telling neither the endpoint nor the key, gives the unit back; asking again starts over', async () => {
-    const charged = async () => (await db.sql<{ used: number }[]>`select coalesce(sum(used), 0)::int as used from usage_counters where limit_name = 'summaryGenerationsPerDay'`)[0]!.used;
+    const charged = async () =>
+      (
+        await db.sql<
+          { used: number }[]
+        >`select coalesce(sum(used), 0)::int as used from usage_counters where limit_name = 'summaryGenerationsPerDay'`
+      )[0]!.used;
     const before = await charged();
     llm.enqueue('unauthorized');
     expect((await generate(v.refused)).status).toBe(202);

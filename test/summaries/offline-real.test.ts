@@ -50,7 +50,10 @@ describeReal('offline summaries of real captions', () => {
         // A cue on screen at startSeconds says the point's first word, and shares its words.
         const first = [...said][0]!;
         const at = cues.filter((cue) => Math.floor(cue.start) <= point.startSeconds && point.startSeconds <= cue.end);
-        expect(at.some((cue) => words(cue.text).has(first)), `"${point.text}" at ${point.startSeconds}s`).toBe(true);
+        expect(
+          at.some((cue) => words(cue.text).has(first)),
+          `"${point.text}" at ${point.startSeconds}s`,
+        ).toBe(true);
         expect(point.text).not.toMatch(/\[|♪|APPLAUSE/);
       }
 
@@ -75,12 +78,23 @@ describeReal('offline summaries of real captions', () => {
     const summary = await generator.summarise({ videoId: 'x', title: null, language: 'en', cues });
     expect(summaryContent.safeParse(summary).success).toBe(true);
     expect(summary.tldr).toMatch(/no spoken words/);
-    expect(summary.keyPoints.map((point) => point.text)).toEqual(['(YAWNS)', '(POETIC MUSIC)', '(MAKES NOISE)', '(EPIC MUSIC)', '(SCREAMS)']);
+    expect(summary.keyPoints.map((point) => point.text)).toEqual([
+      '(YAWNS)',
+      '(POETIC MUSIC)',
+      '(MAKES NOISE)',
+      '(EPIC MUSIC)',
+      '(SCREAMS)',
+    ]);
     expect(summary.keyPoints[0]!.startSeconds).toBe(50);
   });
 
   it('leaves the speaker labels and [APPLAUSE] of live captions out of tags and key points', async () => {
-    const summary = await generator.summarise({ videoId: 'DQacCB9tDaw', title: 'Introducing GPT-4o', language: 'en', cues: transcript('lattifai-benchmark/DQacCB9tDaw.en-uYU-mmqFLq8.vtt') });
+    const summary = await generator.summarise({
+      videoId: 'DQacCB9tDaw',
+      title: 'Introducing GPT-4o',
+      language: 'en',
+      cues: transcript('lattifai-benchmark/DQacCB9tDaw.en-uYU-mmqFLq8.vtt'),
+    });
     expect(summary.title).toBe('Introducing GPT-4o');
     expect(summary.keyPoints.length).toBeGreaterThanOrEqual(8); // a 26-minute event
     expect(summary.tags).toContain('chatgpt');

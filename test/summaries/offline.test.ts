@@ -15,10 +15,20 @@ import { random } from '../kit/random.ts';
 // Synthetic transcripts in the shape auto captions have: lower case, no punctuation, a few words a cue.
 
 const FUNCTION_WORDS = 'the and of to we is that it you this so in on for with are be as have then just what when there'.split(' ');
-const COOKING = 'onion garlic butter pasta simmer sauce tomato basil oven bake flour dough knead skillet pepper salt olive broth stir recipe'.split(' ');
-const ASTRONOMY = 'telescope galaxy nebula orbit planet comet asteroid jupiter saturn eclipse spectrum redshift observatory star cluster supernova moon gravity lens quasar'.split(' ');
-const TRAVEL = 'passport airport luggage hotel train ticket border museum beach island ferry hostel backpack visa itinerary map tour village harbour sunset'.split(' ');
-const MUSIC = 'guitar chord melody drummer tempo rhythm violin piano bass concert album lyrics chorus verse amplifier tuning harmony studio vinyl orchestra'.split(' ');
+const COOKING =
+  'onion garlic butter pasta simmer sauce tomato basil oven bake flour dough knead skillet pepper salt olive broth stir recipe'.split(' ');
+const ASTRONOMY =
+  'telescope galaxy nebula orbit planet comet asteroid jupiter saturn eclipse spectrum redshift observatory star cluster supernova moon gravity lens quasar'.split(
+    ' ',
+  );
+const TRAVEL =
+  'passport airport luggage hotel train ticket border museum beach island ferry hostel backpack visa itinerary map tour village harbour sunset'.split(
+    ' ',
+  );
+const MUSIC =
+  'guitar chord melody drummer tempo rhythm violin piano bass concert album lyrics chorus verse amplifier tuning harmony studio vinyl orchestra'.split(
+    ' ',
+  );
 
 /** Words of one topic mixed with function words, `count` of them, seeded. */
 function speech(topic: readonly string[], count: number, seed: number): string[] {
@@ -43,7 +53,13 @@ function autoCaptions(words: readonly string[], from = 0, seed = 1): TranscriptC
   return cues;
 }
 
-const input = (cues: TranscriptCue[], extra: Partial<SummaryInput> = {}): SummaryInput => ({ videoId: 'dQw4w9WgXcQ', title: null, language: null, cues, ...extra });
+const input = (cues: TranscriptCue[], extra: Partial<SummaryInput> = {}): SummaryInput => ({
+  videoId: 'dQw4w9WgXcQ',
+  title: null,
+  language: null,
+  cues,
+  ...extra,
+});
 const wordsOf = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? [];
 const generator = createExtractiveGenerator();
 
@@ -91,12 +107,18 @@ describe('offline summary generator: sentences from cues', () => {
   });
 
   it('joins Chinese and Japanese cues without spaces, other scripts with one', () => {
-    const zh = buildUnits(spokenCues([
-      { start: 0, end: 2, text: '今天我们来介绍' },
-      { start: 2, end: 4, text: '如何种植番茄。' },
-      { start: 4, end: 6, text: '首先要选择阳光充足的地方。' },
-    ]), createTokeniser('zh'));
-    expect(zh.map((unit) => [unit.text, unit.start])).toEqual([['今天我们来介绍如何种植番茄。', 0], ['首先要选择阳光充足的地方。', 4]]);
+    const zh = buildUnits(
+      spokenCues([
+        { start: 0, end: 2, text: '今天我们来介绍' },
+        { start: 2, end: 4, text: '如何种植番茄。' },
+        { start: 4, end: 6, text: '首先要选择阳光充足的地方。' },
+      ]),
+      createTokeniser('zh'),
+    );
+    expect(zh.map((unit) => [unit.text, unit.start])).toEqual([
+      ['今天我们来介绍如何种植番茄。', 0],
+      ['首先要选择阳光充足的地方。', 4],
+    ]);
     expect(zh[0]!.words.map((word) => zh[0]!.text.slice(word.index, word.end))).toContain('番茄');
   });
 
@@ -154,7 +176,8 @@ describe('offline summary generator: summaries', () => {
     expect(summary.keyPoints).toHaveLength(12);
     const sections = timeSections(cues.at(-1)!.end);
     const perSection = new Map<number, number>();
-    for (const point of summary.keyPoints) perSection.set(sections.of(point.startSeconds), (perSection.get(sections.of(point.startSeconds)) ?? 0) + 1);
+    for (const point of summary.keyPoints)
+      perSection.set(sections.of(point.startSeconds), (perSection.get(sections.of(point.startSeconds)) ?? 0) + 1);
     expect(perSection.size).toBe(sections.count); // every section has one
     expect(Math.max(...perSection.values())).toBeLessThanOrEqual(Math.ceil((1.5 * 12) / sections.count));
     // The detailed summary: one paragraph per section, headed by its time range, in order.
@@ -264,9 +287,24 @@ describe('offline summary generator: edges', () => {
 
 describe('offline summary generator: language', () => {
   it('maps every language franc can answer to ISO 639-1 where there is a code, else keeps 639-3', () => {
-    const codes = [...Object.values(francData).flatMap((languages) => Object.keys(languages)), ...Object.keys(francScripts).filter((key) => /^[a-z]{3}$/.test(key))];
+    const codes = [
+      ...Object.values(francData).flatMap((languages) => Object.keys(languages)),
+      ...Object.keys(francScripts).filter((key) => /^[a-z]{3}$/.test(key)),
+    ];
     for (const code of codes) expect(toIso6391(code)).toMatch(/^[a-z]{2,3}$/);
-    expect(['eng', 'rus', 'jpn', 'cmn', 'arb', 'pes', 'zlm', 'ekk', 'lvs', 'swh', 'sco'].map(toIso6391)).toEqual(['en', 'ru', 'ja', 'zh', 'ar', 'fa', 'ms', 'et', 'lv', 'sw', 'sco']);
+    expect(['eng', 'rus', 'jpn', 'cmn', 'arb', 'pes', 'zlm', 'ekk', 'lvs', 'swh', 'sco'].map(toIso6391)).toEqual([
+      'en',
+      'ru',
+      'ja',
+      'zh',
+      'ar',
+      'fa',
+      'ms',
+      'et',
+      'lv',
+      'sw',
+      'sco',
+    ]);
   });
 
   it("takes the track's language when the text is too short, and says 'und' when nothing tells", () => {
@@ -277,7 +315,8 @@ describe('offline summary generator: language', () => {
   });
 
   it("detects from the text, whatever the track's language claims", () => {
-    const german = 'Heute zeigen wir euch, wie man einen Apfelkuchen backt. Zuerst schälen wir die Äpfel und schneiden sie in kleine Stücke. Dann kommt der Teig in die Form.';
+    const german =
+      'Heute zeigen wir euch, wie man einen Apfelkuchen backt. Zuerst schälen wir die Äpfel und schneiden sie in kleine Stücke. Dann kommt der Teig in die Form.';
     expect(detectLanguage(german, 'en')).toBe('de');
     expect(detectLanguage(german, null)).toBe('de');
   });

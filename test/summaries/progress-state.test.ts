@@ -40,8 +40,9 @@ const logged = async () => db.sql<{ id: string; stage: string; percent: number }
   select id::text, payload->>'stage' as stage, (payload->>'percent')::int as percent from events where stream = ${stream()} order by seq`;
 const column = async () => (await db.sql<{ progress: unknown }[]>`select progress from summaries where id = ${summaryId}`)[0]!.progress;
 
-describe('a generation\'s progress', () => {
-  const makeProgress = () => progressState(db.sql, log, { table: 'summaries', id: summaryId, stream: stream(), milestone: newStage }, summaryEvents.progress);
+describe("a generation's progress", () => {
+  const makeProgress = () =>
+    progressState(db.sql, log, { table: 'summaries', id: summaryId, stream: stream(), milestone: newStage }, summaryEvents.progress);
   let progress: ReturnType<typeof makeProgress>;
   beforeAll(() => {
     progress = makeProgress();
@@ -52,7 +53,10 @@ describe('a generation\'s progress', () => {
     await progress.flushed();
     progress({ stage: 'reading', percent: 20 });
     await progress.flushed();
-    expect((await logged()).map(({ stage, percent }) => [stage, percent])).toEqual([['queued', 0], ['reading', 5]]);
+    expect((await logged()).map(({ stage, percent }) => [stage, percent])).toEqual([
+      ['queued', 0],
+      ['reading', 5],
+    ]);
     expect(await column()).toEqual({ stage: 'reading', percent: 20 });
   });
 
@@ -65,7 +69,9 @@ describe('a generation\'s progress', () => {
     progress({ stage: 'reading', percent: 40 });
     await progress.flushed();
     await new Promise((resolve) => setTimeout(resolve, 500));
-    await appendEvents(db.sql, stream(), [summaryEvents.error({ code: 'INTERNAL_ERROR', message: 'stopped by the test', refunded: false })]);
+    await appendEvents(db.sql, stream(), [
+      summaryEvents.error({ code: 'INTERNAL_ERROR', message: 'stopped by the test', refunded: false }),
+    ]);
     const { events } = await following;
     expect(events.map((event) => [event.event, event.data.percent ?? null, event.id])).toEqual([
       ['summary:progress', 5, reading!.id],

@@ -20,11 +20,21 @@ export interface TestApi {
 }
 
 /** The real HTTP server on an ephemeral port, over the given database. */
-export async function startTestApi(sql: Sql, env: Record<string, string> = {}, log: Logger = createLogger('silent'), sources: VideoSource[] = [], clock?: () => Date): Promise<TestApi> {
+export async function startTestApi(
+  sql: Sql,
+  env: Record<string, string> = {},
+  log: Logger = createLogger('silent'),
+  sources: VideoSource[] = [],
+  clock?: () => Date,
+): Promise<TestApi> {
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...env });
   const tiers = cachedTiers(sql, 0);
   const hub = await createEventHub(sql, log);
-  const api = await startApi({ config, sql, tiers, log, version: 'test', startedAt: new Date(), hub, sources, ...(clock ? { clock } : {}) }, 0, '127.0.0.1');
+  const api = await startApi(
+    { config, sql, tiers, log, version: 'test', startedAt: new Date(), hub, sources, ...(clock ? { clock } : {}) },
+    0,
+    '127.0.0.1',
+  );
   watchConformance(api.server, allRoutes);
   const url = `http://127.0.0.1:${api.port}`;
   return {
@@ -52,7 +62,11 @@ let counter = 0;
 
 /** A user of the given tier with a fresh key. */
 export async function createKeyedUser(sql: Sql, options: { tier?: TierName; isAdmin?: boolean; scope?: ScopeLabel } = {}) {
-  const user = await createUser(sql, { email: `user${++counter}-${Date.now()}@example.org`, tier: options.tier ?? 'pro', isAdmin: options.isAdmin ?? false });
+  const user = await createUser(sql, {
+    email: `user${++counter}-${Date.now()}@example.org`,
+    tier: options.tier ?? 'pro',
+    isAdmin: options.isAdmin ?? false,
+  });
   const created = await createApiKey(sql, { userId: user.id, scope: options.scope });
   return { user, key: created.key, keyId: created.keyId };
 }

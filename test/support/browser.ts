@@ -16,7 +16,10 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.executablePath().then((executablePath) => puppeteer.launch({ args: chromium.args, executablePath, headless: true }));
 }
 
-export interface WatchedPage { page: Page; problems: string[] }
+export interface WatchedPage {
+  page: Page;
+  problems: string[];
+}
 
 /** A tab that records what a person would call broken; `width` 390 is a phone. */
 export async function openTab(browser: Browser, origin: string, width = 1280): Promise<WatchedPage> {
@@ -29,7 +32,8 @@ export async function openTab(browser: Browser, origin: string, width = 1280): P
   page.on('pageerror', (error) => problems.push(`page error: ${(error as Error).message}`));
   page.on('requestfailed', (request) => {
     // A stream the page closed on leaving is not a failure.
-    if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
+    if (request.failure()?.errorText !== 'net::ERR_ABORTED')
+      problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`);
   });
   page.on('request', (request) => {
     const url = request.url();
@@ -45,7 +49,13 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   const results = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
   return results.violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes.map((node) => node.target.join(' ')).slice(0, 3).join('; ')}`);
+    .map(
+      (violation) =>
+        `${violation.id} (${violation.impact}): ${violation.help} — ${violation.nodes
+          .map((node) => node.target.join(' '))
+          .slice(0, 3)
+          .join('; ')}`,
+    );
 }
 
 /** Whether the page fits a phone's width without scrolling sideways. */

@@ -15,7 +15,11 @@ const exec = promisify(execFile);
 /** The checkout: commands run from here, as an operator would run them. */
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-export interface CliResult { code: number; stdout: string; stderr: string }
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
 /**
  * The environment of a child command: this process's (PATH and the like) without any setting the
@@ -36,7 +40,8 @@ export async function runCli(args: string[], env: Record<string, string> = {}, i
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: unknown; stdout?: string; stderr?: string; killed?: boolean };
-    if (typeof failed.code === 'number' && !failed.killed) return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+    if (typeof failed.code === 'number' && !failed.killed)
+      return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
     throw error;
   }
 }
@@ -67,15 +72,22 @@ export function startService(args: string[], env: Record<string, string>): Servi
   const child = spawn(process.execPath, ['scripts/bin.mjs', ...args], { cwd: root, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { out += chunk; });
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { err += chunk; });
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+  });
   const exited = new Promise<number | string>((done) => child.on('exit', (code, signal) => done(code ?? signal ?? 'unknown')));
   const waitFor = async (stream: () => string, name: string, pattern: RegExp, timeoutMs = 30_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const match = stream().match(pattern);
       if (match) return match;
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited (${child.exitCode ?? child.signalCode}) before printing ${pattern} on ${name}\nstdout:\n${out}\nstderr:\n${err}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(
+          `exited (${child.exitCode ?? child.signalCode}) before printing ${pattern} on ${name}\nstdout:\n${out}\nstderr:\n${err}`,
+        );
       if (Date.now() > deadline) throw new Error(`no ${pattern} on ${name} within ${timeoutMs} ms\nstdout:\n${out}\nstderr:\n${err}`);
       await sleep(50);
     }

@@ -14,8 +14,13 @@ import type { Route } from '../../api/http/route.ts';
  * Problems are collected here and fail the test that caused them (see conformance-setup.ts).
  */
 
-interface Operation { responses: Record<string, { content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> }> }
-interface Document { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown>; headers?: Record<string, unknown> } }
+interface Operation {
+  responses: Record<string, { content?: Record<string, { schema?: unknown }>; headers?: Record<string, unknown> }>;
+}
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, unknown>; headers?: Record<string, unknown> };
+}
 
 interface Checker {
   document: Document;
@@ -57,11 +62,18 @@ function validatorFor(checker: Checker, ...at: string[]): ValidateFunction {
 }
 
 /** What one response was, as the server sent it. */
-interface SentResponse { method: string; path: string; status: number; headers: Record<string, string>; body: Buffer | undefined }
+interface SentResponse {
+  method: string;
+  path: string;
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+}
 
 const mediaType = (contentType: string | undefined) => contentType?.split(';')[0]!.trim().toLowerCase();
 const isJson = (type: string) => type === 'application/json' || type.endsWith('+json');
-const isText = (type: string) => type.startsWith('text/') && type !== 'text/event-stream' || type === 'application/xml' || type === 'application/x-subrip';
+const isText = (type: string) =>
+  (type.startsWith('text/') && type !== 'text/event-stream') || type === 'application/xml' || type === 'application/x-subrip';
 
 /** The problems of one response against the document of `routes`; empty when it conforms. */
 function checkResponse(routes: Route[], sent: SentResponse): string[] {
@@ -83,8 +95,20 @@ function checkResponse(routes: Route[], sent: SentResponse): string[] {
   }
   const responses = checker.document.paths[template]![method]!.responses;
   const declared = responses[String(sent.status)] ?? responses.default;
-  if (!declared) return [`${what}: status ${sent.status} is not declared for ${method.toUpperCase()} ${template} (declared: ${Object.keys(responses).join(', ')})`];
-  return [...checkHeaders(checker, what, sent, declared.headers ?? {}), ...checkContent(checker, what, sent, declared.content ?? {}, ['paths', template, method, 'responses', sent.status in responses ? String(sent.status) : 'default'])];
+  if (!declared)
+    return [
+      `${what}: status ${sent.status} is not declared for ${method.toUpperCase()} ${template} (declared: ${Object.keys(responses).join(', ')})`,
+    ];
+  return [
+    ...checkHeaders(checker, what, sent, declared.headers ?? {}),
+    ...checkContent(checker, what, sent, declared.content ?? {}, [
+      'paths',
+      template,
+      method,
+      'responses',
+      sent.status in responses ? String(sent.status) : 'default',
+    ]),
+  ];
 }
 
 /** Headers the document describes, sent on a response that does not declare them (a generated client would not read them). */
@@ -95,10 +119,19 @@ function checkHeaders(checker: Checker, what: string, sent: SentResponse, declar
     .map((name) => `${what}: header ${name} is sent but not declared for this status (declared: ${[...names].join(', ') || 'none'})`);
 }
 
-function checkContent(checker: Checker, what: string, sent: SentResponse, content: Record<string, { schema?: unknown }>, at: string[]): string[] {
+function checkContent(
+  checker: Checker,
+  what: string,
+  sent: SentResponse,
+  content: Record<string, { schema?: unknown }>,
+  at: string[],
+): string[] {
   const type = mediaType(sent.headers['content-type']);
   if (!type) return Object.keys(content).length && sent.body?.length ? [`${what}: a body without Content-Type`] : [];
-  if (!(type in content)) return [`${what}: media type ${type} is not declared for ${sent.status} of ${at[2]!.toUpperCase()} ${at[1]} (declared: ${Object.keys(content).join(', ') || 'no body'})`];
+  if (!(type in content))
+    return [
+      `${what}: media type ${type} is not declared for ${sent.status} of ${at[2]!.toUpperCase()} ${at[1]} (declared: ${Object.keys(content).join(', ') || 'no body'})`,
+    ];
   if (content[type]!.schema === undefined) return [];
   return checkBody(checker, what, sent, [...at, 'content', type, 'schema'], type);
 }
@@ -121,7 +154,9 @@ function checkBody(checker: Checker, what: string, sent: SentResponse, at: strin
   }
   const validate = validatorFor(checker, ...at);
   if (validate(value)) return [];
-  const errors = (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '(body)'} ${error.message} (${error.schemaPath})`);
+  const errors = (validate.errors ?? [])
+    .slice(0, 5)
+    .map((error) => `${error.instancePath || '(body)'} ${error.message} (${error.schemaPath})`);
   return [`${what}: the body does not match #/${at.join('/')}: ${errors.join('; ')}; body: ${sent.body.toString('utf8').slice(0, 300)}`];
 }
 
@@ -140,14 +175,19 @@ export function watchConformance(server: Server, routes: Route[]): void {
 }
 
 /** The body as the client reads it, its content coding undone. */
-const decoded = (body: Buffer, coding: string | undefined) => (coding === 'br' ? brotliDecompressSync(body) : coding === 'gzip' ? gunzipSync(body) : body);
+const decoded = (body: Buffer, coding: string | undefined) =>
+  coding === 'br' ? brotliDecompressSync(body) : coding === 'gzip' ? gunzipSync(body) : body;
 
 /** Keeps what the response writes (bytes of JSON and text bodies) and checks it once it is sent. */
 function record(req: IncomingMessage, res: ServerResponse, routes: Route[]): void {
   const chunks: Buffer[] = [];
   const keep = (chunk: unknown, encoding?: unknown) => {
     if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : Buffer.from(chunk as Uint8Array));
+    chunks.push(
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+        : Buffer.from(chunk as Uint8Array),
+    );
   };
   const write = res.write.bind(res) as (...args: unknown[]) => boolean;
   const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
@@ -161,9 +201,19 @@ function record(req: IncomingMessage, res: ServerResponse, routes: Route[]): voi
   }) as typeof res.end;
   const check = (finished: boolean) => {
     if (!res.headersSent) return;
-    const headers = Object.fromEntries(Object.entries(res.getHeaders()).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]));
+    const headers = Object.fromEntries(
+      Object.entries(res.getHeaders()).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
+    );
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    problems.push(...checkResponse(routes, { method: req.method ?? 'GET', path, status: res.statusCode, headers, body: finished ? decoded(Buffer.concat(chunks), headers['content-encoding']) : undefined }));
+    problems.push(
+      ...checkResponse(routes, {
+        method: req.method ?? 'GET',
+        path,
+        status: res.statusCode,
+        headers,
+        body: finished ? decoded(Buffer.concat(chunks), headers['content-encoding']) : undefined,
+      }),
+    );
   };
   let checked = false;
   res.once('finish', () => {

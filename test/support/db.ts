@@ -3,7 +3,12 @@ import { inject } from 'vitest';
 import { connect, type Sql } from '../../core/db/database.ts';
 import { withDatabaseName } from '../../core/db/database.ts';
 
-export interface TestDatabase { name: string; url: string; sql: Sql; drop(): Promise<void> }
+export interface TestDatabase {
+  name: string;
+  url: string;
+  sql: Sql;
+  drop(): Promise<void>;
+}
 
 /** A fresh database cloned from the migrated template: milliseconds, and isolated from other files. */
 export async function createTestDatabase(): Promise<TestDatabase> {

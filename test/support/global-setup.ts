@@ -12,7 +12,6 @@ declare module 'vitest' {
   }
 }
 
-
 /**
  * One PostgreSQL for the whole run (TEST_DATABASE_URL, else an embedded cluster under
  * .afterimage-test), and one migrated template database that every test file clones.
@@ -32,7 +31,9 @@ export default async function setup(project: TestProject) {
   project.provide('templateDatabase', template);
 
   return async () => {
-    const leftovers = await admin<{ datname: string }[]>`select datname from pg_database where datname like ${`afterimage_test_${process.pid}_%`} or datname = ${template}`;
+    const leftovers = await admin<
+      { datname: string }[]
+    >`select datname from pg_database where datname like ${`afterimage_test_${process.pid}_%`} or datname = ${template}`;
     for (const { datname } of leftovers) await admin.unsafe(`drop database if exists ${datname} with (force)`);
     // Another test run (or process) may share this cluster: the last one out stops it.
     const [others] = await admin<{ n: number }[]>`

@@ -14,7 +14,11 @@ import { cachedTiers, loadTiers, type TierCache } from '../../core/tiers/loadTie
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { watchConformance } from './conformance.ts';
 
-export interface ApiResponse { status: number; headers: Headers; body: any }
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+}
 
 /** Signs that a response leaks internals: stack frames or source file paths, in any string it holds. */
 export function expectNoInternals(body: unknown): void {
@@ -22,7 +26,11 @@ export function expectNoInternals(body: unknown): void {
   const walk = (value: unknown): void => {
     if (typeof value === 'string') strings.push(value);
     else if (Array.isArray(value)) value.forEach(walk);
-    else if (value && typeof value === 'object') Object.entries(value).forEach(([key, inner]) => { strings.push(key); walk(inner); });
+    else if (value && typeof value === 'object')
+      Object.entries(value).forEach(([key, inner]) => {
+        strings.push(key);
+        walk(inner);
+      });
   };
   walk(body);
   for (const text of strings) {
@@ -72,21 +80,29 @@ export async function awaitFreshWindow(sql: Sql, windowSeconds = 60, marginSecon
 }
 
 /** A plain HTTP request from a chosen local address (127.0.0.0/8 is all loopback on Linux). */
-export function requestFrom(url: string, options: { localAddress: string; headers?: Record<string, string>; method?: string }): Promise<ApiResponse> {
+export function requestFrom(
+  url: string,
+  options: { localAddress: string; headers?: Record<string, string>; method?: string },
+): Promise<ApiResponse> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'GET', headers: options.headers, localAddress: options.localAddress, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-        let body: unknown = text;
-        if ((res.headers['content-type'] ?? '').includes('json') && text) body = JSON.parse(text);
-        resolve({ status: res.statusCode ?? 0, headers, body });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, localAddress: options.localAddress, agent: false },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers))
+            if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+          let body: unknown = text;
+          if ((res.headers['content-type'] ?? '').includes('json') && text) body = JSON.parse(text);
+          resolve({ status: res.statusCode ?? 0, headers, body });
+        });
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(10_000, () => req.destroy(new Error('request timed out')));
     req.on('error', reject);
     req.end();
@@ -161,12 +177,25 @@ export async function startPgProxy(targetUrl: string): Promise<PgProxy> {
 }
 
 /** What createApi/startApi need, built as startTestApi does; `close` ends what it opened (the event hub). */
-async function buildApiDeps(sql: Sql, options: { tiers?: TierCache; hubSql?: Sql; env?: Record<string, string> } = {}): Promise<{ deps: ApiInput; close(): Promise<void> }> {
+async function buildApiDeps(
+  sql: Sql,
+  options: { tiers?: TierCache; hubSql?: Sql; env?: Record<string, string> } = {},
+): Promise<{ deps: ApiInput; close(): Promise<void> }> {
   const log = createLogger('silent');
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...options.env });
   const hub = await createEventHub(options.hubSql ?? sql, log);
   return {
-    deps: { config, sql, tiers: options.tiers ?? cachedTiers(sql, 0), log, version: 'test', startedAt: new Date(), hub, sources: [], openStreams: new Set() },
+    deps: {
+      config,
+      sql,
+      tiers: options.tiers ?? cachedTiers(sql, 0),
+      log,
+      version: 'test',
+      startedAt: new Date(),
+      hub,
+      sources: [],
+      openStreams: new Set(),
+    },
     close: () => hub.close(),
   };
 }
@@ -176,7 +205,10 @@ async function buildApiDeps(sql: Sql, options: { tiers?: TierCache; hubSql?: Sql
  * request; production keeps them for seconds) and the event hub on a database of the caller's choice,
  * so `sql` may point at a database that is down.
  */
-export async function startApiServer(sql: Sql, options: { tiers: TierCache; hubSql?: Sql; env?: Record<string, string> }): Promise<{ url: string; close(): Promise<void> }> {
+export async function startApiServer(
+  sql: Sql,
+  options: { tiers: TierCache; hubSql?: Sql; env?: Record<string, string> },
+): Promise<{ url: string; close(): Promise<void> }> {
   const { deps, close } = await buildApiDeps(sql, options);
   const api = await startApi(deps, 0, '127.0.0.1');
   watchConformance(api.server, allRoutes);

@@ -7,7 +7,13 @@ import { createLogger } from '../../core/log.ts';
 import { configuredStenogramStore } from '../../core/stenograms/store.ts';
 import { taskList } from '../../pipeline/tasks/index.ts';
 
-export interface JobRow { id: string; lockedBy: string | null; lockedAt: Date | null; attempts: number; lastError: string | null }
+export interface JobRow {
+  id: string;
+  lockedBy: string | null;
+  lockedAt: Date | null;
+  attempts: number;
+  lastError: string | null;
+}
 
 /** Queues a graphile-worker job the way the service's own code would, returning its id. */
 export async function addJob(sql: Sql, task: string, options: { queueName?: string } = {}): Promise<string> {
@@ -40,13 +46,20 @@ export async function jobRow(sql: Sql, id: string): Promise<JobRow | undefined> 
 }
 
 export async function queueLock(sql: Sql, queueName: string): Promise<string | null | undefined> {
-  const [row] = await sql<{ lockedBy: string | null }[]>`select locked_by as "lockedBy" from graphile_worker._private_job_queues where queue_name = ${queueName}`;
+  const [row] = await sql<
+    { lockedBy: string | null }[]
+  >`select locked_by as "lockedBy" from graphile_worker._private_job_queues where queue_name = ${queueName}`;
   return row?.lockedBy;
 }
 
 /** The service's task list as the worker builds it, with no video sources configured. */
 export function serviceTaskList(sql: Sql): TaskList {
-  return taskList({ sql, sources: [], log: createLogger('silent'), stenogramStore: configuredStenogramStore(loadConfig({ DATA_DIR: '.afterimage-test' })) });
+  return taskList({
+    sql,
+    sources: [],
+    log: createLogger('silent'),
+    stenogramStore: configuredStenogramStore(loadConfig({ DATA_DIR: '.afterimage-test' })),
+  });
 }
 
 /**

@@ -6,7 +6,10 @@ import fc from 'fast-check';
  */
 
 export type Schema = Record<string, any>;
-export interface OpenApiDocument { paths: Record<string, Record<string, Schema>>; components: { schemas: Record<string, Schema> } }
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, Schema>>;
+  components: { schemas: Record<string, Schema> };
+}
 
 /** Strings that have broken parsers, databases and query languages somewhere. */
 const HOSTILE_STRINGS: readonly string[] = [
@@ -83,7 +86,26 @@ const HOSTILE_STRINGS: readonly string[] = [
 const HOSTILE_NUMBERS: readonly number[] = [-1, 0, 2 ** 31 - 1, 2 ** 31, 2 ** 32, 2 ** 53 - 1, 2 ** 53, 1e308, -(2 ** 63), 0.5, -0.5];
 
 /** Characters Postgres, URLs or JSON treat specially, to put inside otherwise ordinary text. */
-const HOSTILE_CHARACTERS = ['\u0000', '\ud800', '\udfff', '\u0001', '\ufeff', "'", '"', '\\', '%', '&', '|', '!', '(', ':*', '<->', '/', '..', '\n'];
+const HOSTILE_CHARACTERS = [
+  '\u0000',
+  '\ud800',
+  '\udfff',
+  '\u0001',
+  '\ufeff',
+  "'",
+  '"',
+  '\\',
+  '%',
+  '&',
+  '|',
+  '!',
+  '(',
+  ':*',
+  '<->',
+  '/',
+  '..',
+  '\n',
+];
 
 /** Digit runs that overflow int4, int8, xid8 and doubles, or are negative. */
 const HUGE_DIGITS = ['2147483648', '9223372036854775808', '18446744073709551616', '99999999999999999999', '-1', '00000000000000000001'];
@@ -125,13 +147,22 @@ export const hostileString = () =>
   fc.oneof(
     { weight: 3, arbitrary: fc.constantFrom(...HOSTILE_STRINGS) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
-    { weight: 2, arbitrary: fc.tuple(fc.string({ maxLength: 8 }), fc.constantFrom(...HOSTILE_CHARACTERS), fc.string({ maxLength: 8 })).map((parts) => parts.join('')) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.string({ maxLength: 8 }), fc.constantFrom(...HOSTILE_CHARACTERS), fc.string({ maxLength: 8 }))
+        .map((parts) => parts.join('')),
+    },
   );
 
 /** Something to do to a valid value: spoil it a little (a hostile character inside, huge digits, 10k characters, traversal) or replace it. */
 export const spoiler = (): fc.Arbitrary<(value: string) => string> =>
   fc.oneof(
-    fc.tuple(fc.integer({ min: 0, max: MUTATIONS.length - 1 }), fc.constantFrom(...HOSTILE_CHARACTERS)).map(([which, extra]) => (value: string) => MUTATIONS[which]!(value, extra)),
+    fc.tuple(fc.integer({ min: 0, max: MUTATIONS.length - 1 }), fc.constantFrom(...HOSTILE_CHARACTERS)).map(
+      ([which, extra]) =>
+        (value: string) =>
+          MUTATIONS[which]!(value, extra),
+    ),
     hostileString().map((replacement) => () => replacement),
   );
 
@@ -190,7 +221,8 @@ function integerFor(schema: Schema): fc.Arbitrary<number> {
 export function validArbitrary(schema: Schema, document: OpenApiDocument, depth = 0): fc.Arbitrary<unknown> {
   const resolved = resolveSchema(schema, document);
   const alternatives = resolved.oneOf ?? resolved.anyOf;
-  if (Array.isArray(alternatives)) return fc.oneof(...alternatives.map((alternative: Schema) => validArbitrary(alternative, document, depth + 1)));
+  if (Array.isArray(alternatives))
+    return fc.oneof(...alternatives.map((alternative: Schema) => validArbitrary(alternative, document, depth + 1)));
   if (Array.isArray(resolved.allOf) && resolved.allOf.length === 1) return validArbitrary(resolved.allOf[0], document, depth + 1);
   if (Array.isArray(resolved.enum)) return fc.constantFrom(...resolved.enum);
   if ('const' in resolved) return fc.constant(resolved.const);
@@ -205,14 +237,21 @@ export function validArbitrary(schema: Schema, document: OpenApiDocument, depth 
     case 'boolean':
       return fc.boolean();
     case 'array':
-      return fc.array(validArbitrary(resolved.items ?? {}, document, depth + 1), { minLength: resolved.minItems ?? 0, maxLength: Math.min(resolved.maxItems ?? 4, 4) });
+      return fc.array(validArbitrary(resolved.items ?? {}, document, depth + 1), {
+        minLength: resolved.minItems ?? 0,
+        maxLength: Math.min(resolved.maxItems ?? 4, 4),
+      });
     case 'object': {
       if (depth > 4) return fc.constant({});
       const properties: Record<string, Schema> = resolved.properties ?? {};
-      const model = Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, validArbitrary(property, document, depth + 1)]));
+      const model = Object.fromEntries(
+        Object.entries(properties).map(([name, property]) => [name, validArbitrary(property, document, depth + 1)]),
+      );
       const record = fc.record(model, { requiredKeys: (resolved.required ?? []).filter((name: string) => name in properties) });
       if (resolved.additionalProperties && typeof resolved.additionalProperties === 'object' && Object.keys(properties).length === 0) {
-        const keys = resolved.propertyNames ? validArbitrary(resolved.propertyNames, document, depth + 1).map(String) : fc.string({ minLength: 1, maxLength: 12 });
+        const keys = resolved.propertyNames
+          ? validArbitrary(resolved.propertyNames, document, depth + 1).map(String)
+          : fc.string({ minLength: 1, maxLength: 12 });
         return fc.dictionary(keys, validArbitrary(resolved.additionalProperties, document, depth + 1), { maxKeys: 3 });
       }
       return record;
@@ -229,9 +268,15 @@ export function hostileObject(schema: Schema, document: OpenApiDocument): fc.Arb
   return fc.oneof(
     ...alternatives.map((alternative) => {
       const properties: Record<string, Schema> = resolveSchema(alternative, document).properties ?? {};
-      const field = (property: Schema) => fc.oneof({ weight: 1, arbitrary: validArbitrary(property, document, 1) }, { weight: 2, arbitrary: hostileJson() });
+      const field = (property: Schema) =>
+        fc.oneof({ weight: 1, arbitrary: validArbitrary(property, document, 1) }, { weight: 2, arbitrary: hostileJson() });
       return fc
-        .tuple(fc.record(Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, field(property)])), { requiredKeys: [] }), fc.option(fc.tuple(fc.constantFrom('unknownField', '__proto__', 'constructor', ''), hostileJson())))
+        .tuple(
+          fc.record(Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, field(property)])), {
+            requiredKeys: [],
+          }),
+          fc.option(fc.tuple(fc.constantFrom('unknownField', '__proto__', 'constructor', ''), hostileJson())),
+        )
         .map(([record, extra]) => (extra ? { ...record, [extra[0]]: extra[1] } : record));
     }),
   );

@@ -1,6 +1,10 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
-export interface ReceivedEvent { event: string; id: string | undefined; data: any }
+export interface ReceivedEvent {
+  event: string;
+  id: string | undefined;
+  data: any;
+}
 
 /**
  * Reads an SSE response with a real parser until the stream ends, `until` says stop, or the
@@ -8,7 +12,13 @@ export interface ReceivedEvent { event: string; id: string | undefined; data: an
  */
 export async function readStream(
   url: string,
-  options: { key: string; lastEventId?: string; until?: (event: ReceivedEvent, all: ReceivedEvent[]) => boolean; timeoutMs?: number; method?: 'GET' | 'POST' },
+  options: {
+    key: string;
+    lastEventId?: string;
+    until?: (event: ReceivedEvent, all: ReceivedEvent[]) => boolean;
+    timeoutMs?: number;
+    method?: 'GET' | 'POST';
+  },
 ): Promise<{ status: number; events: ReceivedEvent[]; comments: string[]; ended: boolean }> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 15_000);

@@ -62,7 +62,9 @@ describe('accounts in the browser', () => {
     expect(shown).toContain('Pro tier');
     expect(shown).toContain('Alice private interview');
     // The same numbers as /api/features: this page view was counted once in requestsPerMinute.
-    expect(await page.$eval('tr[data-limit="requestsPerMinute"] td:nth-child(3)', (element) => element.textContent)).toBe('600 per a minute');
+    expect(await page.$eval('tr[data-limit="requestsPerMinute"] td:nth-child(3)', (element) => element.textContent)).toBe(
+      '600 per a minute',
+    );
     const cookies = await page.cookies();
     const session = cookies.find((cookie) => cookie.name === 'afterimage_session')!;
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
@@ -77,7 +79,10 @@ describe('accounts in the browser', () => {
     expect(await page.$eval('header nav', (element) => element.textContent)).toContain('Sign in');
     // The session is gone from the database: its cookie, replayed, signs nobody in.
     expect(await db.sql`select 1 from sessions`).toHaveLength(0);
-    const replayed = await fetch(`${api.url}/account`, { headers: { Cookie: `afterimage_session=${session.value}`, Accept: 'text/html' }, redirect: 'manual' });
+    const replayed = await fetch(`${api.url}/account`, {
+      headers: { Cookie: `afterimage_session=${session.value}`, Accept: 'text/html' },
+      redirect: 'manual',
+    });
     expect(replayed.status).toBe(303);
     expect(replayed.headers.get('location')).toBe('/login?next=%2Faccount');
     expect(problems).toEqual([]);
@@ -154,7 +159,7 @@ describe('accounts in the browser', () => {
     await page.close();
   });
 
-  it('lets an administrator create a user (with a one-time link), set a tier and edit a tier\'s limit; others get 403', async () => {
+  it("lets an administrator create a user (with a one-time link), set a tier and edit a tier's limit; others get 403", async () => {
     await createUser(db.sql, { email: 'root@example.org', tier: 'pro', isAdmin: true, password: PASSWORD });
     const { page, problems } = await openTab(browser, api.url);
     await signIn(page, { email: 'root@example.org', password: PASSWORD });
@@ -172,10 +177,14 @@ describe('accounts in the browser', () => {
     await saveScreenshot(page, 'admin-users-1280');
 
     await page.goto(`${api.url}/admin/tiers`);
-    await page.$eval('#plus-summaryGenerationsPerDay', (element) => { (element as HTMLInputElement).value = ''; });
+    await page.$eval('#plus-summaryGenerationsPerDay', (element) => {
+      (element as HTMLInputElement).value = '';
+    });
     await page.type('#plus-summaryGenerationsPerDay', '7');
     await Promise.all([page.waitForNavigation(), page.click('form[action="/admin/tiers/plus"] button')]);
-    expect((await db.sql`select max_count from tier_limits where tier = 'plus' and limit_name = 'summaryGenerationsPerDay'`)[0]!.max_count).toBe(7);
+    expect(
+      (await db.sql`select max_count from tier_limits where tier = 'plus' and limit_name = 'summaryGenerationsPerDay'`)[0]!.max_count,
+    ).toBe(7);
     expect(await accessibilityViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
 

@@ -55,21 +55,37 @@ const channelUrl = (query = '') => `${stack.api.url}/channels/${channel.channelI
 describe('the channel page', () => {
   it('receives the videos of a crawl running while it is open, without a reload', async () => {
     // What the search page does for an anonymous visitor: start the search, then show the channel following it.
-    const started = await searchChannel({ sql: db.sql, sources, log: createLogger('silent') }, { query: channel.channelId, userId: null }, async () => {});
+    const started = await searchChannel(
+      { sql: db.sql, sources, log: createLogger('silent') },
+      { query: channel.channelId, userId: null },
+      async () => {},
+    );
     const { page, problems } = await openTab(browser, stack.api.url);
     await page.goto(channelUrl(`?session=${started.sessionId}`), { waitUntil: 'load' });
     expect(await page.$eval('h1', (element) => element.textContent)).toBe(channel.title);
     expect(await page.$$eval('#videos-list li', (items) => items.length)).toBe(0);
     expect(await page.$eval('#crawl-status', (element) => element.getAttribute('aria-live'))).toBe('polite');
-    expect(await page.$eval('.crawl a', (element) => element.getAttribute('href'))).toBe(`/channels/${channel.channelId}?session=${started.sessionId}`);
+    expect(await page.$eval('.crawl a', (element) => element.getAttribute('href'))).toBe(
+      `/channels/${channel.channelId}?session=${started.sessionId}`,
+    );
     await page.evaluate(() => ((window as unknown as { stillHere: boolean }).stillHere = true));
 
     release();
-    await page.waitForFunction(() => document.querySelectorAll('#videos-list li').length > 0 && document.querySelectorAll('#videos-list li').length < 30, { timeout: 20_000 });
-    expect(await page.$eval('#crawl-status', (element) => element.textContent)).toMatch(/^\d+ videos found, crawling…$|^A search of this channel is running/);
-    await page.waitForFunction(() => document.getElementById('crawl-status')!.textContent!.startsWith('Search complete: 30 videos found.'), { timeout: 20_000 });
+    await page.waitForFunction(
+      () => document.querySelectorAll('#videos-list li').length > 0 && document.querySelectorAll('#videos-list li').length < 30,
+      { timeout: 20_000 },
+    );
+    expect(await page.$eval('#crawl-status', (element) => element.textContent)).toMatch(
+      /^\d+ videos found, crawling…$|^A search of this channel is running/,
+    );
+    await page.waitForFunction(
+      () => document.getElementById('crawl-status')!.textContent!.startsWith('Search complete: 30 videos found.'),
+      { timeout: 20_000 },
+    );
     expect(await page.$$eval('#videos-list li', (items) => items.length)).toBe(30);
-    expect(await page.$eval(`#videos-list li[data-video-id="${videos[0]!.videoId}"] a`, (element) => element.getAttribute('href'))).toBe(`/videos/${videos[0]!.videoId}`);
+    expect(await page.$eval(`#videos-list li[data-video-id="${videos[0]!.videoId}"] a`, (element) => element.getAttribute('href'))).toBe(
+      `/videos/${videos[0]!.videoId}`,
+    );
     expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
     expect(await page.$('#videos-empty')).toBeNull();
     expect(problems).toEqual([]);
@@ -85,16 +101,34 @@ describe('the channel page', () => {
       const { page, problems } = await openTab(browser, stack.api.url, width);
       await page.goto(channelUrl(), { waitUntil: 'networkidle0' });
       expect(await page.$eval('.facts', (element) => element.textContent)).toContain('27 live · 3 deleted · 0 re-uploaded');
-      const label = await page.$eval('svg[role="img"]', (svg) => svg.getAttribute('aria-labelledby')!.split(' ').map((id) => document.getElementById(id)!.textContent).join(' | '));
-      expect(label).toBe(`Deletions of ${channel.title}'s videos by month | 3 deletions from March 2021 to June 2021; the most in March 2021 (2).`);
-      expect(await page.$$eval('svg rect.bar', (bars) => bars.map((bar) => bar.querySelector('title')!.textContent))).toEqual(['March 2021: 2 deletions', 'June 2021: 1 deletion']);
-      expect(await page.$$eval('.deletion-timeline tbody tr', (rows) => rows.map((row) => row.textContent))).toEqual(['March 20212', 'June 20211']);
+      const label = await page.$eval('svg[role="img"]', (svg) =>
+        svg
+          .getAttribute('aria-labelledby')!
+          .split(' ')
+          .map((id) => document.getElementById(id)!.textContent)
+          .join(' | '),
+      );
+      expect(label).toBe(
+        `Deletions of ${channel.title}'s videos by month | 3 deletions from March 2021 to June 2021; the most in March 2021 (2).`,
+      );
+      expect(await page.$$eval('svg rect.bar', (bars) => bars.map((bar) => bar.querySelector('title')!.textContent))).toEqual([
+        'March 2021: 2 deletions',
+        'June 2021: 1 deletion',
+      ]);
+      expect(await page.$$eval('.deletion-timeline tbody tr', (rows) => rows.map((row) => row.textContent))).toEqual([
+        'March 20212',
+        'June 20211',
+      ]);
 
       await page.select('#show', 'deleted');
       await Promise.all([page.waitForNavigation(), page.click('form.filters button')]);
       expect(new URL(page.url()).searchParams.get('show')).toBe('deleted');
-      expect((await page.$$eval('#videos-list li', (items) => items.map((item) => item.getAttribute('data-video-id')))).sort()).toEqual([...DELETED].sort());
-      expect(await page.$$eval('#videos-list .badge', (badges) => badges.map((badge) => `${badge.className}: ${badge.textContent}`))).toEqual(Array(3).fill('badge deleted: Deleted · copyright claim'));
+      expect((await page.$$eval('#videos-list li', (items) => items.map((item) => item.getAttribute('data-video-id')))).sort()).toEqual(
+        [...DELETED].sort(),
+      );
+      expect(
+        await page.$$eval('#videos-list .badge', (badges) => badges.map((badge) => `${badge.className}: ${badge.textContent}`)),
+      ).toEqual(Array(3).fill('badge deleted: Deleted · copyright claim'));
       expect(await overflowsWidth(page)).toBe(false);
       expect(await accessibilityViolations(page)).toEqual([]);
       expect(problems).toEqual([]);
@@ -115,10 +149,16 @@ describe('the channel page', () => {
   });
 
   it('loads more from the archives through the continue form, as a new session of the visitor', async () => {
-    const started = await searchChannel({ sql: db.sql, sources, log: createLogger('silent') }, { query: channel.channelId, userId: null }, async () => {});
+    const started = await searchChannel(
+      { sql: db.sql, sources, log: createLogger('silent') },
+      { query: channel.channelId, userId: null },
+      async () => {},
+    );
     const { page, problems } = await openTab(browser, stack.api.url);
     await page.goto(channelUrl(`?session=${started.sessionId}`), { waitUntil: 'load' });
-    await page.waitForFunction(() => document.getElementById('crawl-status')?.textContent?.startsWith('Search complete') ?? true, { timeout: 20_000 });
+    await page.waitForFunction(() => document.getElementById('crawl-status')?.textContent?.startsWith('Search complete') ?? true, {
+      timeout: 20_000,
+    });
     await page.goto(channelUrl(`?session=${started.sessionId}`), { waitUntil: 'networkidle0' });
     await Promise.all([page.waitForNavigation(), page.click('form.continue button')]);
     const next = new URL(page.url()).searchParams.get('session');

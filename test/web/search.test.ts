@@ -21,7 +21,18 @@ beforeAll(async () => {
   await storeCorpus(db.sql);
   await db.sql`insert into videos (video_id, channel_id, title, description) values
     (${idOf('markup')}, ${corpusChannel}, ${'<script>alert(1)</script> Lathe & co'}, ${'A lathe & <b>bold</b> claims'})`;
-  await addTrack(db.sql, { videoId: idOf('python-tutorial'), language: 'en', kind: 'manual', text: vttOf(['Welcome to the course.', 'First we install the interpreter.', 'Then the interpreter runs our code.', 'The interpreter again.', 'And once more the interpreter.']) });
+  await addTrack(db.sql, {
+    videoId: idOf('python-tutorial'),
+    language: 'en',
+    kind: 'manual',
+    text: vttOf([
+      'Welcome to the course.',
+      'First we install the interpreter.',
+      'Then the interpreter runs our code.',
+      'The interpreter again.',
+      'And once more the interpreter.',
+    ]),
+  });
   await db.sql.begin((tx) => refreshTranscript(tx, idOf('python-tutorial')));
   await refreshSearchWords(db.sql);
   await updateTier(db.sql, 'pro', { limits: { ftsQueriesPerMinute: 1_000, requestsPerMinute: 100_000 } });
@@ -62,7 +73,11 @@ describe('the search page', () => {
     expect(new Set(marks)).toEqual(new Set(['lathe']));
     // The title with markup is shown as text: no element of it reaches the page.
     expect(await resultTitles(page)).toContain('<script>alert(1)</script> Lathe & co');
-    expect(await page.$$eval('script', (scripts) => scripts.every((script) => script.getAttribute('src') || script.type === 'application/ld+json'))).toBe(true);
+    expect(
+      await page.$$eval('script', (scripts) =>
+        scripts.every((script) => script.getAttribute('src') || script.type === 'application/ld+json'),
+      ),
+    ).toBe(true);
     expect(await page.$$('ol.results b')).toHaveLength(0);
     expect(await page.$$eval('ol.results > li', (cards) => cards.every((card) => card.querySelector('.badge') !== null))).toBe(true);
     expect(await accessibilityViolations(page)).toEqual([]);
@@ -115,7 +130,11 @@ describe('the search page', () => {
       [`/videos/${idOf('python-tutorial')}?t=6`, '0:06'],
       [`/videos/${idOf('python-tutorial')}?t=9`, '0:09'],
     ]);
-    expect(await page.$$eval('ul.cues mark', (marks) => marks.map((mark) => mark.textContent))).toEqual(['interpreter', 'interpreter', 'interpreter']);
+    expect(await page.$$eval('ul.cues mark', (marks) => marks.map((mark) => mark.textContent))).toEqual([
+      'interpreter',
+      'interpreter',
+      'interpreter',
+    ]);
     expect(await page.$eval('ul.cues', (list) => list.textContent)).toContain('and 1 more');
     expect(await overflowsWidth(page)).toBe(false);
     expect(await accessibilityViolations(page)).toEqual([]);
@@ -148,20 +167,28 @@ describe('the search page', () => {
 
 describe('the search box takes what POST /api/search takes', () => {
   it('a channel handle starts that channel search, charged as one, and goes to its page with the session', async () => {
-    const answer = await fetch(`${api.url}/search?q=${encodeURIComponent(crawled.channel.handle)}`, { headers: { Accept: 'text/html', 'X-API-Key': key }, redirect: 'manual' });
+    const answer = await fetch(`${api.url}/search?q=${encodeURIComponent(crawled.channel.handle)}`, {
+      headers: { Accept: 'text/html', 'X-API-Key': key },
+      redirect: 'manual',
+    });
     expect(answer.status).toBe(303);
     const location = new URL(answer.headers.get('location')!, api.url);
     expect(location.pathname).toBe(`/channels/${crawled.channel.channelId}`);
     const sessionId = location.searchParams.get('session');
     const [session] = await db.sql`select channel_id from search_sessions where id = ${sessionId}::uuid`;
     expect(session).toMatchObject({ channel_id: crawled.channel.channelId });
-    const [used] = await db.sql<{ used: number }[]>`select coalesce(sum(used), 0)::int as used from usage_counters where limit_name = 'channelSearchesPerHour'`;
+    const [used] = await db.sql<
+      { used: number }[]
+    >`select coalesce(sum(used), 0)::int as used from usage_counters where limit_name = 'channelSearchesPerHour'`;
     expect(used!.used).toBe(1);
   });
 
   it('a video URL, or the id of a stored video, goes to the video page; an 11-letter word is searched for', async () => {
     const headers = { Accept: 'text/html', 'X-API-Key': key };
-    const fromUrl = await fetch(`${api.url}/search?q=${encodeURIComponent(`https://youtu.be/${idOf('lathe-title')}`)}`, { headers, redirect: 'manual' });
+    const fromUrl = await fetch(`${api.url}/search?q=${encodeURIComponent(`https://youtu.be/${idOf('lathe-title')}`)}`, {
+      headers,
+      redirect: 'manual',
+    });
     expect([fromUrl.status, fromUrl.headers.get('location')]).toEqual([303, `/videos/${idOf('lathe-title')}`]);
     const fromId = await fetch(`${api.url}/search?q=${idOf('cafe-plain')}`, { headers, redirect: 'manual' });
     expect([fromId.status, fromId.headers.get('location')]).toEqual([303, `/videos/${idOf('cafe-plain')}`]);

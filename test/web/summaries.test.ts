@@ -17,7 +17,12 @@ let browser: Browser;
 let owner: { key: string; userId: string };
 const workshop = channelIdFor('web-summaries-workshop');
 const kitchen = channelIdFor('web-summaries-kitchen');
-const v = { lathe: videoIdFor('web-sum-lathe'), markup: videoIdFor('web-sum-markup'), pain: videoIdFor('web-sum-pain'), secret: videoIdFor('web-sum-secret') };
+const v = {
+  lathe: videoIdFor('web-sum-lathe'),
+  markup: videoIdFor('web-sum-markup'),
+  pain: videoIdFor('web-sum-pain'),
+  secret: videoIdFor('web-sum-secret'),
+};
 const MARKUP_TITLE = '</script><script>alert(1)</script> Lathe & "friends"';
 
 const LATHE = [
@@ -29,7 +34,7 @@ const LATHE = [
   'The tool rest is straightened and the lathe gets a coat of blue paint.',
   'A first bowl is turned from a piece of cherry wood.',
   'The restored lathe runs quietly, and the bowl comes out smooth.',
-]
+];
 const PAIN = [
   'Aujourd’hui nous faisons du pain au levain à la maison.',
   'Le levain se prépare avec de la farine et de l’eau.',
@@ -46,7 +51,9 @@ async function summarise(videoId: string, lines: string[], language: string, isP
   await db.sql.begin((tx) => refreshTranscript(tx, videoId));
   const request = await requestSummary(db.sql, { videoId, ownerId: owner.userId, private: isPrivate, charge: async () => undefined });
   if (request.outcome !== 'generating') throw new Error(`the summary of ${videoId} was not requested: ${request.outcome}`);
-  await runGenerationJob({ sql: db.sql, log: createLogger('silent') }, summaryWork(createExtractiveGenerator()), request.summary.id, { finalAttempt: true });
+  await runGenerationJob({ sql: db.sql, log: createLogger('silent') }, summaryWork(createExtractiveGenerator()), request.summary.id, {
+    finalAttempt: true,
+  });
 }
 
 beforeAll(async () => {
@@ -54,11 +61,16 @@ beforeAll(async () => {
   api = await startTestApi(db.sql);
   const created = await createKeyedUser(db.sql);
   owner = { key: created.key, userId: created.user.id };
-  await addVideos(db.sql, workshop, [
-    { videoId: v.lathe, title: 'Restoring a 1950s lathe' },
-    { videoId: v.markup, title: MARKUP_TITLE },
-    { videoId: v.secret, title: 'A private matter' },
-  ], 'Workshop');
+  await addVideos(
+    db.sql,
+    workshop,
+    [
+      { videoId: v.lathe, title: 'Restoring a 1950s lathe' },
+      { videoId: v.markup, title: MARKUP_TITLE },
+      { videoId: v.secret, title: 'A private matter' },
+    ],
+    'Workshop',
+  );
   await addVideos(db.sql, kitchen, [{ videoId: v.pain, title: 'Pain au levain' }], 'Cuisine');
   await db.sql`update videos set upload_date = '2021-04-05', duration_seconds = 190 where video_id = ${v.lathe}`;
   await summarise(v.lathe, LATHE, 'en');
@@ -146,7 +158,9 @@ describe('/summaries/:videoId', () => {
     expect(response!.status()).toBe(200);
     expect(response!.headers()['cache-control']).toBe('public, max-age=300');
     expect(await page.$eval('header.site nav', (nav) => nav.textContent)).toContain('Sign in');
-    const og = await page.$$eval('meta[property^="og:"]', (metas) => Object.fromEntries(metas.map((meta) => [meta.getAttribute('property'), meta.getAttribute('content')])));
+    const og = await page.$$eval('meta[property^="og:"]', (metas) =>
+      Object.fromEntries(metas.map((meta) => [meta.getAttribute('property'), meta.getAttribute('content')])),
+    );
     expect(og).toMatchObject({
       'og:type': 'video.other',
       'og:title': 'Restoring a 1950s lathe',
@@ -178,7 +192,9 @@ describe('/summaries/:videoId', () => {
   it('keeps markup of a title out of the page and out of the JSON-LD block', async () => {
     const { page, problems } = await openTab(browser, api.url, 390);
     await page.goto(`${api.url}/summaries/${v.markup}`, { waitUntil: 'networkidle0' });
-    expect(await page.$$eval('script', (scripts) => scripts.filter((script) => !script.src).map((script) => script.type))).toEqual(['application/ld+json']);
+    expect(await page.$$eval('script', (scripts) => scripts.filter((script) => !script.src).map((script) => script.type))).toEqual([
+      'application/ld+json',
+    ]);
     expect(JSON.parse(await page.$eval('script[type="application/ld+json"]', (script) => script.textContent!)).name).toBe(MARKUP_TITLE);
     expect(await page.$eval('title', (title) => title.textContent)).toBe(`${MARKUP_TITLE} — summary · Afterimage`);
     expect(await overflowsWidth(page)).toBe(false);

@@ -105,7 +105,9 @@ describe('the video page', () => {
     expect(new URL(page.url()).search).toBe('');
     // The link a browser without script follows: the player's source starts at that second.
     await page.goto(videoUrl(withMedia, '?t=3'), { waitUntil: 'networkidle0' });
-    expect(await page.$eval('video#player', (element) => (element as HTMLVideoElement).src)).toBe(`${api.url}/videos/${withMedia}/media#t=3`);
+    expect(await page.$eval('video#player', (element) => (element as HTMLVideoElement).src)).toBe(
+      `${api.url}/videos/${withMedia}/media#t=3`,
+    );
     await page.waitForFunction(() => (document.querySelector('video#player') as HTMLVideoElement).currentTime === 3);
     expect(problems).toEqual([]);
     await page.close();
@@ -116,7 +118,11 @@ describe('the video page', () => {
     expect(response.status).toBe(206);
     expect(response.headers.get('content-type')).toBe('audio/wav');
     expect(response.headers.get('content-range')).toBe(`bytes 0-43/${44 + 8000 * 30}`);
-    expect(Buffer.from(await response.arrayBuffer()).subarray(0, 4).toString()).toBe('RIFF');
+    expect(
+      Buffer.from(await response.arrayBuffer())
+        .subarray(0, 4)
+        .toString(),
+    ).toBe('RIFF');
   });
 
   it('filters the transcript as one types, and with tq= on the server without script', async () => {
@@ -125,7 +131,9 @@ describe('the video page', () => {
     await page.focus('#tq');
     await page.keyboard.type('WORKSHOP');
     await page.waitForFunction(() => document.querySelectorAll('#transcript-list li:not([hidden])').length === 1);
-    expect(await page.$eval('#transcript-list li:not([hidden]) span', (element) => element.textContent)).toBe('Welcome back to the workshop.');
+    expect(await page.$eval('#transcript-list li:not([hidden]) span', (element) => element.textContent)).toBe(
+      'Welcome back to the workshop.',
+    );
     await page.waitForFunction(() => document.getElementById('transcript-count')!.textContent!.startsWith('1 of 2 lines'));
     expect(problems).toEqual([]);
     await page.close();
@@ -136,7 +144,12 @@ describe('the video page', () => {
   });
 
   it('downloads the subtitles as SRT, VTT and text, each charged as a subtitle download', async () => {
-    const used = async () => (await db.sql<{ used: number }[]>`select coalesce(sum(used), 0)::int as used from usage_counters where limit_name = 'subtitleDownloadsPerDay'`)[0]!.used;
+    const used = async () =>
+      (
+        await db.sql<
+          { used: number }[]
+        >`select coalesce(sum(used), 0)::int as used from usage_counters where limit_name = 'subtitleDownloadsPerDay'`
+      )[0]!.used;
     const before = await used();
     const types = { srt: 'application/x-subrip; charset=utf-8', vtt: 'text/vtt; charset=utf-8', txt: 'text/plain; charset=utf-8' };
     for (const [format, type] of Object.entries(types)) {
@@ -189,7 +202,10 @@ describe('the video page', () => {
   it('shows a stenogram to its owner only', async () => {
     const owner = await createKeyedUser(db.sql, { tier: 'pro' });
     const other = await createKeyedUser(db.sql, { tier: 'pro' });
-    const generated = await fetch(`${api.url}/api/stenograms/${withMedia}/generate`, { method: 'POST', headers: { 'X-API-Key': owner.key } });
+    const generated = await fetch(`${api.url}/api/stenograms/${withMedia}/generate`, {
+      method: 'POST',
+      headers: { 'X-API-Key': owner.key },
+    });
     expect(generated.status).toBe(200);
     expect(await generated.text()).toContain('event: stenogram:complete');
 

@@ -18,7 +18,22 @@ describe('parseIsoDuration', () => {
     expect(parseIsoDuration(input)).toBe(seconds);
   });
 
-  it.each([['P'], ['PT'], ['P1DT'], ['P1Y'], ['P1M'], ['PT1.S'], ['PT.5S'], ['1H'], ['PT1H2M3S extra'], ['4:13'], [''], [undefined], [null], [93]])('%j is not a duration', (input) => {
+  it.each([
+    ['P'],
+    ['PT'],
+    ['P1DT'],
+    ['P1Y'],
+    ['P1M'],
+    ['PT1.S'],
+    ['PT.5S'],
+    ['1H'],
+    ['PT1H2M3S extra'],
+    ['4:13'],
+    [''],
+    [undefined],
+    [null],
+    [93],
+  ])('%j is not a duration', (input) => {
     expect(parseIsoDuration(input)).toBeUndefined();
   });
 });

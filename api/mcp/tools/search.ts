@@ -31,7 +31,11 @@ export const searchChannelTool = defineTool({
   readOnly: false,
   async run(args, ctx) {
     const { deps, caller } = ctx;
-    const started = await searchChannel({ sql: deps.sql, sources: deps.sources, log: ctx.log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS }, { query: args.query, userId: caller.userId }, async () => void (await chargeQuota(counterSql(ctx), caller, 'channelSearchesPerHour', undefined)));
+    const started = await searchChannel(
+      { sql: deps.sql, sources: deps.sources, log: ctx.log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS },
+      { query: args.query, userId: caller.userId },
+      async () => void (await chargeQuota(counterSql(ctx), caller, 'channelSearchesPerHour', undefined)),
+    );
     const stored = await storedVideos(deps.sql, started.channelId, args.limit);
     const data = {
       searchSessionId: started.sessionId,
@@ -42,7 +46,9 @@ export const searchChannelTool = defineTool({
       storedVideos: stored.total,
       videos: stored.videos,
     };
-    const lines = stored.videos.map((video) => `- ${video.videoId} ${video.uploadDate ?? '????-??-??'} [${video.status}] ${video.title ?? '(no title)'}`);
+    const lines = stored.videos.map(
+      (video) => `- ${video.videoId} ${video.uploadDate ?? '????-??-??'} [${video.status}] ${video.title ?? '(no title)'}`,
+    );
     const text = `Channel ${data.channelTitle ?? data.channelId} (${data.channelId}): ${stored.total} videos stored now; a crawl is ${started.joined ? 'already running (joined)' : 'started'} (session ${started.sessionId}).\n${lines.join('\n')}`;
     return { data, text };
   },
@@ -69,7 +75,11 @@ export const searchVideosTool = defineTool({
   readOnly: true,
   async run(args, ctx) {
     const { deps } = ctx;
-    const data = await searchVideos({ sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS }, args, async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'ftsQueriesPerMinute', undefined)));
+    const data = await searchVideos(
+      { sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS },
+      args,
+      async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'ftsQueriesPerMinute', undefined)),
+    );
     const lines = data.videos.map((video) => {
       const cues = (video.cues ?? []).map((cue) => `\n    ${cue.url} ${cue.text.replace(/<\/?mark>/g, '*')}`).join('');
       return `- ${video.videoId} ${video.uploadDate ?? '????-??-??'} [${video.status}] ${video.title ?? '(no title)'} — ${video.channelTitle ?? video.channelId}${cues}`;

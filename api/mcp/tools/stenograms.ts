@@ -18,10 +18,25 @@ export const generateStenogramTool = defineTool({
   description: `Your private stenogram of a video: a word-for-word dialogue transcript with speaker tags, as Markdown (the same job as POST /api/stenograms/{videoId}/generate). Counts one apiStenogramsPerDay on your key, shared with the REST endpoint (resets at 00:00 UTC; given back if the generation fails). With a progress token the call reports progress and waits for the Markdown, at most waitSeconds (≤ ${MAX_WAIT_SECONDS}); otherwise it answers at once with status "generating" and markdownUrl. Errors: STENOGRAM_CONFLICT (you have one of this video, or one is being generated), TRANSCRIPT_REQUIRED (a subtitle fetch is queued).`,
   input: z.object({
     videoId: videoIdSchema,
-    language: z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/).optional().describe('ISO 639-1/639-2 hint; omitted: detected'),
-    waitSeconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).default(MAX_WAIT_SECONDS).describe('with a progress token: how long to wait for the stenogram'),
+    language: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^[a-z]{2,3}$/)
+      .optional()
+      .describe('ISO 639-1/639-2 hint; omitted: detected'),
+    waitSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_WAIT_SECONDS)
+      .default(MAX_WAIT_SECONDS)
+      .describe('with a progress token: how long to wait for the stenogram'),
   }),
-  output: z.object({ metadata: stenogramMetadata, markdown: z.string().nullable().describe('the stenogram, when it was ready within the wait') }),
+  output: z.object({
+    metadata: stenogramMetadata,
+    markdown: z.string().nullable().describe('the stenogram, when it was ready within the wait'),
+  }),
   access: { scope: 'L3', feature: 'stenograms' },
   readOnly: false,
   async run(args, ctx, extra) {
@@ -38,14 +53,25 @@ export const generateStenogramTool = defineTool({
       const final = await followGeneration(ctx.deps.hub, stenogramGeneration, request.stenogram.id, extra, args.waitSeconds);
       if (final?.type === stenogramEvents.error.type) {
         const failure = final.payload as { message: string; refunded: boolean };
-        throw new AppError('INTERNAL_ERROR', `the stenogram of ${args.videoId} could not be generated: ${failure.message}${failure.refunded ? ' (the apiStenogramsPerDay unit was given back)' : ''}`);
+        throw new AppError(
+          'INTERNAL_ERROR',
+          `the stenogram of ${args.videoId} could not be generated: ${failure.message}${failure.refunded ? ' (the apiStenogramsPerDay unit was given back)' : ''}`,
+        );
       }
       if (final) {
         // The logged event names the stenogram; its text is read from the store, as the REST stream does.
         const done = final.payload as CompletionLogged;
-        data = { metadata: done.metadata, markdown: await readStenogramMarkdown(ctx.deps.stenogramStore, ctx.deps.log, caller.userId, args.videoId) };
+        data = {
+          metadata: done.metadata,
+          markdown: await readStenogramMarkdown(ctx.deps.stenogramStore, ctx.deps.log, caller.userId, args.videoId),
+        };
       }
     }
-    return { data, text: data.markdown ?? `The stenogram of ${args.videoId} is being generated; read it at ${data.metadata.markdownUrl} (REST, your key) when it is done.` };
+    return {
+      data,
+      text:
+        data.markdown ??
+        `The stenogram of ${args.videoId} is being generated; read it at ${data.metadata.markdownUrl} (REST, your key) when it is done.`,
+    };
   },
 });

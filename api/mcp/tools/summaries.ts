@@ -8,7 +8,13 @@ import { findSummary } from '../../../core/summaries/findSummary.ts';
 import { requestSummary } from '../../../core/summaries/requestSummary.ts';
 import { summaryEvents } from '../../../core/summaries/summaryEvents.ts';
 import { summaryGeneration } from '../../../core/summaries/summaryGeneration.ts';
-import { summaryListItem, summaryObject, toSummaryListItem, toSummaryObject, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
+import {
+  summaryListItem,
+  summaryObject,
+  toSummaryListItem,
+  toSummaryObject,
+  type SummaryObject,
+} from '../../../core/summaries/summaryObject.ts';
 import { chargeForGeneration } from '../../http/quota.ts';
 import { countsPage, pageOf } from '../../routes/summaries.ts';
 import { counterSql, type McpContext } from '../context.ts';
@@ -17,7 +23,8 @@ import { defineTool } from '../tool.ts';
 
 /** A summary as a model reads it. */
 function summaryText(summary: SummaryObject): string {
-  if (summary.status !== 'generated') return `The summary of ${summary.videoId} is ${summary.status}${summary.error ? `: ${summary.error}` : ''}.`;
+  if (summary.status !== 'generated')
+    return `The summary of ${summary.videoId} is ${summary.status}${summary.error ? `: ${summary.error}` : ''}.`;
   const points = summary.keyPoints.map((point) => `- ${point.text} (${point.url})`).join('\n');
   return `# ${summary.title ?? summary.videoTitle ?? summary.videoId}\n${summary.tldr ?? ''}\n\n## Key points\n${points}\n\n## Summary\n${summary.detailedSummary ?? ''}\n\nTags: ${summary.tags.join(', ')}`;
 }
@@ -32,7 +39,8 @@ export async function visibleSummary(ctx: McpContext, videoId: string): Promise<
 export const getSummaryTool = defineTool({
   name: 'get_summary',
   title: 'Get a summary',
-  description: 'The AI summary of a video (your private one, else the public one): TL;DR, key points linked to their second in the video, a detailed summary, tags. Free (no quota but requestsPerMinute).',
+  description:
+    'The AI summary of a video (your private one, else the public one): TL;DR, key points linked to their second in the video, a detailed summary, tags. Free (no quota but requestsPerMinute).',
   input: z.object({ videoId: videoIdSchema }),
   output: summaryObject,
   access: { feature: 'summaries' },
@@ -50,7 +58,13 @@ export const generateSummaryTool = defineTool({
   input: z.object({
     videoId: videoIdSchema,
     private: z.boolean().default(false).describe('a summary only you see, never listed'),
-    waitSeconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).default(MAX_WAIT_SECONDS).describe('with a progress token: how long to wait for the summary'),
+    waitSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_WAIT_SECONDS)
+      .default(MAX_WAIT_SECONDS)
+      .describe('with a progress token: how long to wait for the summary'),
   }),
   output: summaryObject,
   access: { scope: 'L2', feature: 'summaryGeneration' },
@@ -66,10 +80,20 @@ export const generateSummaryTool = defineTool({
     let data = toSummaryObject(request.summary);
     if (request.outcome === 'generating' && extra._meta?.progressToken !== undefined && args.waitSeconds > 0) {
       const final = await followGeneration(ctx.deps.hub, summaryGeneration, request.summary.id, extra, args.waitSeconds);
-      if (final?.type === summaryEvents.error.type) throw new AppError('INTERNAL_ERROR', `the summary of ${args.videoId} could not be generated: ${(final.payload as { message: string }).message}; generate_summary tries again`);
+      if (final?.type === summaryEvents.error.type)
+        throw new AppError(
+          'INTERNAL_ERROR',
+          `the summary of ${args.videoId} could not be generated: ${(final.payload as { message: string }).message}; generate_summary tries again`,
+        );
       if (final) data = (final.payload as { summary: SummaryObject }).summary;
     }
-    return { data, text: data.status === 'generating' ? `The summary of ${args.videoId} is being generated; call get_summary in a little while.` : summaryText(data) };
+    return {
+      data,
+      text:
+        data.status === 'generating'
+          ? `The summary of ${args.videoId} is being generated; call get_summary in a little while.`
+          : summaryText(data),
+    };
   },
 });
 
@@ -79,19 +103,42 @@ export const browseSummariesTool = defineTool({
   description: `Public AI summaries, newest first, filtered by tag, channel and language (ISO 639-1). page × limit ≤ ${MAX_RESULT_WINDOW}. Free.`,
   input: z.object({
     tag: z.string().trim().toLowerCase().min(1).max(40).optional(),
-    channelId: z.string().regex(/^UC[A-Za-z0-9_-]{22}$/).optional(),
-    language: z.string().trim().toLowerCase().regex(/^[a-z]{2,3}$/).optional(),
+    channelId: z
+      .string()
+      .regex(/^UC[A-Za-z0-9_-]{22}$/)
+      .optional(),
+    language: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^[a-z]{2,3}$/)
+      .optional(),
     page: z.number().int().min(1).max(MAX_RESULT_WINDOW).default(1),
     limit: z.number().int().min(1).max(100).default(20),
   }),
-  output: z.object({ items: z.array(summaryListItem), page: z.number().int(), limit: z.number().int(), total: z.number().int(), totalPages: z.number().int() }),
+  output: z.object({
+    items: z.array(summaryListItem),
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+    totalPages: z.number().int(),
+  }),
   access: { feature: 'summaries' },
   readOnly: true,
   async run(args, ctx) {
     const { tag, channelId, language } = args;
-    const { rows, total } = await browseSummaries(ctx.deps.sql, { ...(tag ? { tag } : {}), ...(channelId ? { channelId } : {}), ...(language ? { language } : {}) }, pageOf(args.page, args.limit));
+    const { rows, total } = await browseSummaries(
+      ctx.deps.sql,
+      { ...(tag ? { tag } : {}), ...(channelId ? { channelId } : {}), ...(language ? { language } : {}) },
+      pageOf(args.page, args.limit),
+    );
     const items = rows.map(toSummaryListItem);
-    const lines = items.map((item) => `- ${item.videoId} ${item.title ?? item.videoTitle ?? ''} — ${item.tldr ?? ''} [${item.tags.join(', ')}]`);
-    return { data: { items, ...countsPage(args.page, args.limit, total) }, text: `${total} summaries (page ${args.page})\n${lines.join('\n')}` };
+    const lines = items.map(
+      (item) => `- ${item.videoId} ${item.title ?? item.videoTitle ?? ''} — ${item.tldr ?? ''} [${item.tags.join(', ')}]`,
+    );
+    return {
+      data: { items, ...countsPage(args.page, args.limit, total) },
+      text: `${total} summaries (page ${args.page})\n${lines.join('\n')}`,
+    };
   },
 });

@@ -6,14 +6,18 @@ import { defineTool } from '../tool.ts';
 export const getUsageTool = defineTool({
   name: 'get_usage',
   title: 'Usage and limits',
-  description: 'Your tier, feature flags, and for every limit (requestsPerMinute, channelSearchesPerHour, ftsQueriesPerMinute, subtitleDownloadsPerDay, summaryGenerationsPerDay, apiStenogramsPerDay, pageRequestsPerMinute) its maximum, use, what remains and when it resets.',
+  description:
+    'Your tier, feature flags, and for every limit (requestsPerMinute, channelSearchesPerHour, ftsQueriesPerMinute, subtitleDownloadsPerDay, summaryGenerationsPerDay, apiStenogramsPerDay, pageRequestsPerMinute) its maximum, use, what remains and when it resets.',
   input: z.object({}),
   output: usageReportSchema,
   access: {},
   readOnly: true,
   async run(_args, ctx) {
     const data = await callerUsage(ctx.deps.sql, ctx.caller);
-    const lines = Object.entries(data.limits).map(([name, limit]) => `- ${name}: ${limit.used} of ${limit.max ?? 'unlimited'} used, ${limit.remaining ?? 'unlimited'} left, resets in ${limit.resetSeconds} s`);
+    const lines = Object.entries(data.limits).map(
+      ([name, limit]) =>
+        `- ${name}: ${limit.used} of ${limit.max ?? 'unlimited'} used, ${limit.remaining ?? 'unlimited'} left, resets in ${limit.resetSeconds} s`,
+    );
     return { data, text: `Tier ${data.tier.displayName}, key scope ${data.account?.keyScope ?? '?'}\n${lines.join('\n')}` };
   },
 });

@@ -21,7 +21,8 @@ export async function videoById(sql: Parameters<typeof loadVideos>[0], videoId: 
 export const getVideoTool = defineTool({
   name: 'get_video',
   title: 'Get a video',
-  description: 'A stored video\'s metadata: title, description, channel, duration, views, upload date, status (live, deleted, re-uploaded, checking) with its reason, tags, captions, whether subtitles and a summary exist, archive links.',
+  description:
+    "A stored video's metadata: title, description, channel, duration, views, upload date, status (live, deleted, re-uploaded, checking) with its reason, tags, captions, whether subtitles and a summary exist, archive links.",
   input: z.object({ videoId: videoIdSchema.describe('the 11-character video id') }),
   output: videoObject,
   access: { scope: 'L1' },
@@ -60,24 +61,44 @@ export const getSubtitlesTool = defineTool({
   access: { scope: 'L1', feature: 'subtitleDownload' },
   readOnly: true,
   async run(args, ctx) {
-    const { video, track, cues } = await readSubtitles(ctx.deps.sql, args.videoId, args, async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'subtitleDownloadsPerDay', undefined)));
+    const { video, track, cues } = await readSubtitles(
+      ctx.deps.sql,
+      args.videoId,
+      args,
+      async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'subtitleDownloadsPerDay', undefined)),
+    );
     const page = timestampedText(cues, args.page, args.pageSize);
-    const data = { videoId: video.videoId, title: video.title, track: { language: track.language, kind: track.kind, source: track.source, version: track.version }, ...page };
-    return { data, text: `${video.title ?? video.videoId} — ${track.language} (${track.kind}) subtitles, page ${page.page} of ${page.totalPages}\n${page.text}` };
+    const data = {
+      videoId: video.videoId,
+      title: video.title,
+      track: { language: track.language, kind: track.kind, source: track.source, version: track.version },
+      ...page,
+    };
+    return {
+      data,
+      text: `${video.title ?? video.videoId} — ${track.language} (${track.kind}) subtitles, page ${page.page} of ${page.totalPages}\n${page.text}`,
+    };
   },
 });
 
 export const statusHistoryTool = defineTool({
   name: 'get_video_status_history',
   title: 'Video status history',
-  description: 'A video\'s current status (live, deleted with a reason such as copyright or private, re-uploaded as another id) and every change of it, oldest first, with what each probe saw.',
+  description:
+    "A video's current status (live, deleted with a reason such as copyright or private, re-uploaded as another id) and every change of it, oldest first, with what each probe saw.",
   input: z.object({ videoId: videoIdSchema }),
   output: statusHistorySchema,
   access: { scope: 'L1', feature: 'statusHistory' },
   readOnly: true,
   async run(args, ctx) {
     const data = await statusHistory(ctx.deps.sql, args.videoId);
-    const lines = data.history.map((entry) => `- ${entry.observedAt} ${entry.previousStatus ?? '∅'} → ${entry.status}${entry.reason ? ` (${entry.reason}${entry.claimant ? `, ${entry.claimant}` : ''})` : ''}${entry.linkedVideoId ? ` as ${entry.linkedVideoId}` : ''} [${entry.source ?? '?'}]`);
-    return { data, text: `${data.videoId} is ${data.current.status}${data.current.reason ? ` (${data.current.reason})` : ''} since ${data.current.since}\n${lines.join('\n')}` };
+    const lines = data.history.map(
+      (entry) =>
+        `- ${entry.observedAt} ${entry.previousStatus ?? '∅'} → ${entry.status}${entry.reason ? ` (${entry.reason}${entry.claimant ? `, ${entry.claimant}` : ''})` : ''}${entry.linkedVideoId ? ` as ${entry.linkedVideoId}` : ''} [${entry.source ?? '?'}]`,
+    );
+    return {
+      data,
+      text: `${data.videoId} is ${data.current.status}${data.current.reason ? ` (${data.current.reason})` : ''} since ${data.current.since}\n${lines.join('\n')}`,
+    };
   },
 });

@@ -55,7 +55,12 @@ if (box && list && status && 'EventSource' in window) {
     const video = JSON.parse(event.data);
     found += 1;
     // The stored part (ids s:…) is on the page's list already, paged; the crawl's finds (c:…) are added.
-    if (event.lastEventId.startsWith('c:') && !shown.has(video.videoId) && added < MAX_ADDED && (!goneOnly || video.status === 'deleted' || video.status === 're-uploaded')) {
+    if (
+      event.lastEventId.startsWith('c:') &&
+      !shown.has(video.videoId) &&
+      added < MAX_ADDED &&
+      (!goneOnly || video.status === 'deleted' || video.status === 're-uploaded')
+    ) {
       shown.add(video.videoId);
       added += 1;
       list.prepend(card(video));

@@ -1,6 +1,13 @@
 // Progressive enhancement shared by every page; each page works without it.
 // Relative times: <time data-relative datetime="…"> shows "3 days ago" beside the date it keeps in its title.
-const units = [['year', 31536000], ['month', 2592000], ['week', 604800], ['day', 86400], ['hour', 3600], ['minute', 60]];
+const units = [
+  ['year', 31536000],
+  ['month', 2592000],
+  ['week', 604800],
+  ['day', 86400],
+  ['hour', 3600],
+  ['minute', 60],
+];
 const format = new Intl.RelativeTimeFormat(document.documentElement.lang || 'en', { numeric: 'auto' });
 for (const element of document.querySelectorAll('time[data-relative]')) {
   const seconds = (Date.parse(element.dateTime) - Date.now()) / 1000;

@@ -20,7 +20,12 @@ if (player) {
 }
 
 // Accents and case ignored, as the server's search (core/subtitles/match.ts) ignores them.
-const fold = (text) => text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/\s+/g, ' ');
+const fold = (text) =>
+  text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ');
 
 const search = document.getElementById('tq');
 const count = document.getElementById('transcript-count');
@@ -37,7 +42,10 @@ if (list && search && count && !new URLSearchParams(location.search).get('tq')) 
       if (!line.item.hidden) shown += 1;
     }
     clearTimeout(pending);
-    pending = setTimeout(() => (count.textContent = needle ? `${shown} of ${lines.length} lines contain “${search.value.trim()}”` : total), 400);
+    pending = setTimeout(
+      () => (count.textContent = needle ? `${shown} of ${lines.length} lines contain “${search.value.trim()}”` : total),
+      400,
+    );
   });
 }
 
@@ -71,7 +79,9 @@ function summaryBody(summary) {
     }
   }
   for (const text of (summary.detailedSummary ?? '').split(/\n\s*\n/)) if (text.trim()) body.append(element('p', '', text.trim()));
-  body.append(element('p', 'muted', `${summary.private ? 'Private: only you see it. ' : ''}Written by ${summary.llmModel ?? 'the generator'}.`));
+  body.append(
+    element('p', 'muted', `${summary.private ? 'Private: only you see it. ' : ''}Written by ${summary.llmModel ?? 'the generator'}.`),
+  );
   return body;
 }
 

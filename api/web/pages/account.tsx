@@ -18,7 +18,10 @@ type Ctx = PageContext<unknown, unknown, unknown>;
 type Person = Extract<Caller, { kind: 'session' }>;
 
 const fields = z.looseObject({ scope: z.string().optional(), current: z.string().optional(), password: z.string().optional() });
-const notices = { revoked: 'Your API key was revoked; it stops working now.', password: 'Your password was changed; every other session of yours was signed out.' } as const;
+const notices = {
+  revoked: 'Your API key was revoked; it stops working now.',
+  password: 'Your password was changed; every other session of yours was signed out.',
+} as const;
 const accountQuery = z.looseObject({ done: z.enum(['revoked', 'password']).optional() });
 
 /** The signed-in person a form of the account page acts for; 401 (a page saying to sign in) otherwise. */
@@ -27,9 +30,14 @@ export function person(ctx: Pick<Ctx, 'visitor'>): Person {
   return ctx.visitor;
 }
 
-const limitWindow = (seconds: number) => ({ 60: 'a minute', 900: '15 minutes', 3600: 'an hour', 86400: 'a day' } as Record<number, string>)[seconds] ?? `${seconds} s`;
+const limitWindow = (seconds: number) =>
+  (({ 60: 'a minute', 900: '15 minutes', 3600: 'an hour', 86400: 'a day' }) as Record<number, string>)[seconds] ?? `${seconds} s`;
 
-async function accountView(ctx: Ctx, visitor: Person, shown: { newKey?: { key: string; scope: string }; notice?: string; passwordError?: string; status?: number }): Promise<PageView> {
+async function accountView(
+  ctx: Ctx,
+  visitor: Person,
+  shown: { newKey?: { key: string; scope: string }; notice?: string; passwordError?: string; status?: number },
+): Promise<PageView> {
   const { sql } = ctx.deps;
   const [usage, keys, summaries, stenograms, [row]] = await Promise.all([
     callerUsage(sql, visitor),
@@ -48,20 +56,37 @@ async function accountView(ctx: Ctx, visitor: Person, shown: { newKey?: { key: s
     body: (
       <section class="account">
         <h1>Your account</h1>
-        {shown.notice ? <p class="notice" role="status">{shown.notice}</p> : null}
+        {shown.notice ? (
+          <p class="notice" role="status">
+            {shown.notice}
+          </p>
+        ) : null}
         <p>
           Signed in as <strong>{visitor.email}</strong>, {visitor.tier.displayName} tier{visitor.isAdmin ? ', administrator' : ''}.
         </p>
         <form method="post" action="/logout">
           <FormToken ctx={ctx} action="/logout" />
-          <button type="submit" class="secondary">Sign out</button>
+          <button type="submit" class="secondary">
+            Sign out
+          </button>
         </form>
-        {visitor.isAdmin ? <p>Administration: <a href="/admin/users">users</a> · <a href="/admin/tiers">tiers</a></p> : null}
+        {visitor.isAdmin ? (
+          <p>
+            Administration: <a href="/admin/users">users</a> · <a href="/admin/tiers">tiers</a>
+          </p>
+        ) : null}
 
         <h2>Usage</h2>
         <div class="table-scroll">
           <table>
-            <thead><tr><th scope="col">Limit</th><th scope="col">Used</th><th scope="col">Allowed</th><th scope="col">Resets in</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Limit</th>
+                <th scope="col">Used</th>
+                <th scope="col">Allowed</th>
+                <th scope="col">Resets in</th>
+              </tr>
+            </thead>
             <tbody>
               {Object.entries(usage.limits).map(([name, limit]) => (
                 <tr key={name} data-limit={name}>
@@ -79,53 +104,97 @@ async function accountView(ctx: Ctx, visitor: Person, shown: { newKey?: { key: s
         {shown.newKey ? (
           <div class="notice" role="status">
             <p>Your new API key (scope {shown.newKey.scope}). It is shown only this once: copy it now.</p>
-            <p><code id="new-key">{shown.newKey.key}</code></p>
+            <p>
+              <code id="new-key">{shown.newKey.key}</code>
+            </p>
           </div>
         ) : null}
-        {visitor.tier.apiAccess ? null : <p class="muted">The {visitor.tier.displayName} tier has no API access: a key can read your usage (/api/features) and nothing else.</p>}
+        {visitor.tier.apiAccess ? null : (
+          <p class="muted">
+            The {visitor.tier.displayName} tier has no API access: a key can read your usage (/api/features) and nothing else.
+          </p>
+        )}
         {keys.length ? (
           <ul class="keys">
             {keys.map((key) => (
               <li key={key.prefix}>
-                <code>{key.prefix}…</code> scope {key.scope}, created {key.createdAt.slice(0, 10)}, {key.revokedAt ? `revoked ${key.revokedAt.slice(0, 10)}` : key.lastUsedAt ? `last used ${key.lastUsedAt.slice(0, 10)}` : 'never used'}
+                <code>{key.prefix}…</code> scope {key.scope}, created {key.createdAt.slice(0, 10)},{' '}
+                {key.revokedAt
+                  ? `revoked ${key.revokedAt.slice(0, 10)}`
+                  : key.lastUsedAt
+                    ? `last used ${key.lastUsedAt.slice(0, 10)}`
+                    : 'never used'}
               </li>
             ))}
           </ul>
-        ) : <p>You have no API key.</p>}
+        ) : (
+          <p>You have no API key.</p>
+        )}
         <form method="post" action="/account/keys" class="inline-form">
           <FormToken ctx={ctx} action="/account/keys" />
           <label for="key-scope">Scope</label>
           <select id="key-scope" name="scope">
-            {scopeLabel.options.filter((scope) => scopeLevel(scope) <= maxScope).map((scope) => <option key={scope} value={scope} selected={scopeLevel(scope) === maxScope}>{scope}</option>)}
+            {scopeLabel.options
+              .filter((scope) => scopeLevel(scope) <= maxScope)
+              .map((scope) => (
+                <option key={scope} value={scope} selected={scopeLevel(scope) === maxScope}>
+                  {scope}
+                </option>
+              ))}
           </select>
           <button type="submit">{active ? 'Replace my key' : 'Create a key'}</button>
         </form>
         {active ? (
           <form method="post" action="/account/keys/revoke">
             <FormToken ctx={ctx} action="/account/keys/revoke" />
-            <button type="submit" class="secondary">Revoke my key</button>
+            <button type="submit" class="secondary">
+              Revoke my key
+            </button>
           </form>
         ) : null}
 
         <h2>Your private summaries</h2>
         {summaries.length ? (
-          <ul>{summaries.map((summary) => <li key={summary.videoId}><a href={`/videos/${summary.videoId}`}>{summary.title}</a> <span class="muted">({summary.status})</span></li>)}</ul>
-        ) : <p class="muted">None yet.</p>}
+          <ul>
+            {summaries.map((summary) => (
+              <li key={summary.videoId}>
+                <a href={`/videos/${summary.videoId}`}>{summary.title}</a> <span class="muted">({summary.status})</span>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p class="muted">None yet.</p>
+        )}
         <h2>Your stenograms</h2>
         {stenograms.rows.length ? (
-          <ul>{stenograms.rows.map((stenogram) => <li key={stenogram.video_id}><a href={`/videos/${stenogram.video_id}`}>{stenogram.title || stenogram.video_id}</a> <span class="muted">({stenogram.status})</span></li>)}</ul>
-        ) : <p class="muted">None yet.</p>}
+          <ul>
+            {stenograms.rows.map((stenogram) => (
+              <li key={stenogram.video_id}>
+                <a href={`/videos/${stenogram.video_id}`}>{stenogram.title || stenogram.video_id}</a>{' '}
+                <span class="muted">({stenogram.status})</span>
+              </li>
+            ))}
+          </ul>
+        ) : (
+          <p class="muted">None yet.</p>
+        )}
 
         <h2>Password</h2>
         <form method="post" action="/account/password" class="account-form">
           <FormToken ctx={ctx} action="/account/password" />
-          {shown.passwordError ? <div class="error-box" role="alert"><p>{shown.passwordError}</p></div> : null}
+          {shown.passwordError ? (
+            <div class="error-box" role="alert">
+              <p>{shown.passwordError}</p>
+            </div>
+          ) : null}
           {row?.hasPassword ? (
             <div class="field">
               <label for="current-password">Current password</label>
               <input id="current-password" name="current" type="password" autoComplete="current-password" required />
             </div>
-          ) : <p class="muted">You have no password yet (you signed in with a one-time link): set one to sign in next time.</p>}
+          ) : (
+            <p class="muted">You have no password yet (you signed in with a one-time link): set one to sign in next time.</p>
+          )}
           <div class="field">
             <label for="new-password">New password (at least {PASSWORD_MIN_LENGTH} characters)</label>
             <input id="new-password" name="password" type="password" autoComplete="new-password" minLength={PASSWORD_MIN_LENGTH} required />
@@ -154,7 +223,10 @@ export const createKeyPost = definePage({
   async handler(ctx) {
     const visitor = person(ctx);
     const scope = scopeLabel.safeParse(ctx.form.scope);
-    const created = await createApiKey(ctx.deps.sql, { userId: visitor.userId, ...(scope.success ? { scope: scope.data as ScopeLabel } : {}) });
+    const created = await createApiKey(ctx.deps.sql, {
+      userId: visitor.userId,
+      ...(scope.success ? { scope: scope.data as ScopeLabel } : {}),
+    });
     // Shown in this answer, not after a redirect: the key is never kept anywhere to show again.
     return accountView(ctx, visitor, { newKey: { key: created.key, scope: created.scope } });
   },
@@ -180,12 +252,17 @@ export const passwordPost = definePage({
     const [row] = await ctx.deps.sql<{ hash: string | null }[]>`select password_hash as hash from users where id = ${visitor.userId}`;
     if (row?.hash) {
       // Guessing the current password here is limited like signing in.
-      const attempt = await countSignInAttempt(ctx.deps.sql, { address: clientAddress(ctx.req, ctx.deps.config.TRUST_PROXY), email: visitor.email });
-      if (!(await verifyPassword(ctx.form.current ?? '', row.hash)).valid) return accountView(ctx, visitor, { passwordError: 'The current password is wrong.', status: 400 });
+      const attempt = await countSignInAttempt(ctx.deps.sql, {
+        address: clientAddress(ctx.req, ctx.deps.config.TRUST_PROXY),
+        email: visitor.email,
+      });
+      if (!(await verifyPassword(ctx.form.current ?? '', row.hash)).valid)
+        return accountView(ctx, visitor, { passwordError: 'The current password is wrong.', status: 400 });
       await attempt.refund();
     }
     const next = passwordSchema.safeParse(ctx.form.password ?? '');
-    if (!next.success) return accountView(ctx, visitor, { passwordError: `The new password is ${next.error.issues[0]!.message}.`, status: 400 });
+    if (!next.success)
+      return accountView(ctx, visitor, { passwordError: `The new password is ${next.error.issues[0]!.message}.`, status: 400 });
     await setPassword(ctx.deps.sql, visitor.userId, next.data, { keepSessionId: visitor.sessionId });
     return redirect('/account?done=password');
   },

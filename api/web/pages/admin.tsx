@@ -37,25 +37,45 @@ async function usersView(ctx: Ctx, shown: { link?: { email: string; url: string 
         {shown.link ? (
           <div class="notice" role="status">
             <p>{shown.link.email} has no password: give them this one-time sign-in link (it works once, within the hour):</p>
-            <p><code id="sign-in-link">{shown.link.url}</code></p>
+            <p>
+              <code id="sign-in-link">{shown.link.url}</code>
+            </p>
           </div>
         ) : null}
         <div class="table-scroll">
           <table>
-            <thead><tr><th scope="col">Email</th><th scope="col">Tier</th><th scope="col">Signs in with</th><th scope="col">API key</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Tier</th>
+                <th scope="col">Signs in with</th>
+                <th scope="col">API key</th>
+              </tr>
+            </thead>
             <tbody>
               {users.map((user) => (
                 <tr key={user.id}>
-                  <td>{user.email}{user.isAdmin ? ' (administrator)' : ''}</td>
+                  <td>
+                    {user.email}
+                    {user.isAdmin ? ' (administrator)' : ''}
+                  </td>
                   <td>
                     <form method="post" action="/admin/users/tier" class="inline-form">
                       <FormToken ctx={ctx} action="/admin/users/tier" />
                       <input type="hidden" name="userId" value={user.id} />
-                      <label for={`tier-${user.id}`} class="visually-hidden">Tier of {user.email}</label>
+                      <label for={`tier-${user.id}`} class="visually-hidden">
+                        Tier of {user.email}
+                      </label>
                       <select id={`tier-${user.id}`} name="tier">
-                        {tierName.options.map((tier) => <option key={tier} value={tier} selected={tier === user.tier}>{tier}</option>)}
+                        {tierName.options.map((tier) => (
+                          <option key={tier} value={tier} selected={tier === user.tier}>
+                            {tier}
+                          </option>
+                        ))}
                       </select>
-                      <button type="submit" class="secondary">Set</button>
+                      <button type="submit" class="secondary">
+                        Set
+                      </button>
                     </form>
                   </td>
                   <td>{user.hasPassword ? 'a password' : 'keys only'}</td>
@@ -68,16 +88,27 @@ async function usersView(ctx: Ctx, shown: { link?: { email: string; url: string 
         <h2>Create a user</h2>
         <form method="post" action="/admin/users" class="account-form">
           <FormToken ctx={ctx} action="/admin/users" />
-          <div class="field"><label for="new-email">Email</label><input id="new-email" name="email" type="email" required /></div>
+          <div class="field">
+            <label for="new-email">Email</label>
+            <input id="new-email" name="email" type="email" required />
+          </div>
           <div class="field">
             <label for="new-tier">Tier</label>
-            <select id="new-tier" name="tier">{tierName.options.map((tier) => <option key={tier} value={tier} selected={tier === 'registered'}>{tier}</option>)}</select>
+            <select id="new-tier" name="tier">
+              {tierName.options.map((tier) => (
+                <option key={tier} value={tier} selected={tier === 'registered'}>
+                  {tier}
+                </option>
+              ))}
+            </select>
           </div>
           <div class="field">
             <label for="new-password">Password (leave empty for a one-time sign-in link)</label>
             <input id="new-password" name="password" type="password" autoComplete="new-password" />
           </div>
-          <p><input id="new-admin" name="admin" type="checkbox" value="on" /> <label for="new-admin">Administrator</label></p>
+          <p>
+            <input id="new-admin" name="admin" type="checkbox" value="on" /> <label for="new-admin">Administrator</label>
+          </p>
           <button type="submit">Create the user</button>
         </form>
       </section>
@@ -85,7 +116,14 @@ async function usersView(ctx: Ctx, shown: { link?: { email: string; url: string 
   };
 }
 
-export const usersPage = definePage({ method: 'GET', path: '/admin/users', access: admin, async handler(ctx) { return usersView(ctx); } });
+export const usersPage = definePage({
+  method: 'GET',
+  path: '/admin/users',
+  access: admin,
+  async handler(ctx) {
+    return usersView(ctx);
+  },
+});
 
 export const createUserPost = definePage({
   method: 'POST',
@@ -100,7 +138,12 @@ export const createUserPost = definePage({
     if (!tier.success) throw refuse(`tier: one of ${tierName.options.join(', ')}`);
     const password = form.password ? passwordSchema.safeParse(form.password) : undefined;
     if (password && !password.success) throw refuse(`password: ${password.error.issues[0]!.message}`);
-    const user = await createUser(ctx.deps.sql, { email: email.data, tier: tier.data, isAdmin: form.admin === 'on', ...(password ? { password: password.data } : {}) });
+    const user = await createUser(ctx.deps.sql, {
+      email: email.data,
+      tier: tier.data,
+      isAdmin: form.admin === 'on',
+      ...(password ? { password: password.data } : {}),
+    });
     if (password) return redirect('/admin/users');
     const link = await createSignInLink(ctx.deps.sql, user.id);
     return usersView(ctx, { link: { email: user.email, url: `${origin(ctx)}/login/once/${link.token}` } });
@@ -141,7 +184,14 @@ export const tiersPage = definePage({
               {limitName.options.map((limit) => (
                 <div class="field" key={limit}>
                   <label for={`${tier.name}-${limit}`}>{tier.limits[limit].description}</label>
-                  <input id={`${tier.name}-${limit}`} name={limit} type="number" min="0" inputMode="numeric" value={tier.limits[limit].max === null ? '' : String(tier.limits[limit].max)} />
+                  <input
+                    id={`${tier.name}-${limit}`}
+                    name={limit}
+                    type="number"
+                    min="0"
+                    inputMode="numeric"
+                    value={tier.limits[limit].max === null ? '' : String(tier.limits[limit].max)}
+                  />
                 </div>
               ))}
               <button type="submit">Save the {tier.displayName} tier</button>

@@ -22,12 +22,18 @@ const VIDEOS_PER_PAGE = 24;
 /** Past this page the channel's list is better narrowed (the deleted filter) than paged through. */
 const MAX_PAGE = 1000;
 
-const channelParams = z.strictObject({ channelId: z.string().regex(CHANNEL_ID, { message: 'expected a channel id (UC followed by 22 characters)' }) });
+const channelParams = z.strictObject({
+  channelId: z.string().regex(CHANNEL_ID, { message: 'expected a channel id (UC followed by 22 characters)' }),
+});
 const sessionId = z.uuid({ message: 'expected a search session id (UUID)' });
 const access = { feature: 'channelSearch' } as const;
 
 const channelUrl = (channelId: string, query: Record<string, string | number | undefined> = {}) => {
-  const search = new URLSearchParams(Object.entries(query).filter((entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== '').map(([name, value]) => [name, String(value)]));
+  const search = new URLSearchParams(
+    Object.entries(query)
+      .filter((entry): entry is [string, string | number] => entry[1] !== undefined && entry[1] !== '')
+      .map(([name, value]) => [name, String(value)]),
+  );
   return `/channels/${channelId}${search.size ? `?${search}` : ''}`;
 };
 
@@ -45,7 +51,9 @@ async function followedSession(deps: ApiDeps, visitor: Caller, channelId: string
     return { session, unknown: !session };
   }
   const running = await backgroundStatus(deps.sql, channelId, callerUserId(visitor));
-  const session = running.sessionId ? await sessionOfChannel(deps, visitor, channelId, running.sessionId).catch(() => undefined) : undefined;
+  const session = running.sessionId
+    ? await sessionOfChannel(deps, visitor, channelId, running.sessionId).catch(() => undefined)
+    : undefined;
   return { session, unknown: false, crawlRunning: running.running };
 }
 
@@ -56,15 +64,28 @@ function ChannelFacts({ channel, counts }: { channel: ChannelObject; counts: Awa
       <dd>
         <span class={`badge ${channel.channelStatus}`}>{channel.channelStatus === 'live' ? 'Live' : 'Deleted'}</span>
       </dd>
-      {channel.handle ? <><dt>Handle</dt><dd>{channel.handle}</dd></> : null}
-      {channel.aliases.length ? <><dt>Former names</dt><dd>{channel.aliases.join(', ')}</dd></> : null}
+      {channel.handle ? (
+        <>
+          <dt>Handle</dt>
+          <dd>{channel.handle}</dd>
+        </>
+      ) : null}
+      {channel.aliases.length ? (
+        <>
+          <dt>Former names</dt>
+          <dd>{channel.aliases.join(', ')}</dd>
+        </>
+      ) : null}
       <dt>Videos kept</dt>
       <dd>
-        {counts.live} live · {counts.deleted} deleted · {counts.reuploaded} re-uploaded{counts.checking ? ` · ${counts.checking} being checked` : ''}
+        {counts.live} live · {counts.deleted} deleted · {counts.reuploaded} re-uploaded
+        {counts.checking ? ` · ${counts.checking} being checked` : ''}
       </dd>
       <dt>On YouTube</dt>
       <dd>
-        <a href={channel.channelUrl} rel="noopener noreferrer">{channel.channelUrl.replace('https://www.', '')}</a>
+        <a href={channel.channelUrl} rel="noopener noreferrer">
+          {channel.channelUrl.replace('https://www.', '')}
+        </a>
       </dd>
     </dl>
   );
@@ -77,20 +98,48 @@ function ContinueForm({ ctx, channelId, session }: { ctx: FormContext; channelId
     <form method="post" action={action} class="continue">
       <FormToken ctx={ctx} action={action} />
       <input type="hidden" name="session" value={session} />
-      <button type="submit" class="secondary">Load more from the archives</button>
+      <button type="submit" class="secondary">
+        Load more from the archives
+      </button>
       <span class="muted"> Looks for older videos in archived copies of the channel's pages (counts as a channel search).</span>
     </form>
   );
 }
 
-function Pager({ channelId, page, pages, show, session }: { channelId: string; page: number; pages: number; show: string; session: string | undefined }): VNode | null {
+function Pager({
+  channelId,
+  page,
+  pages,
+  show,
+  session,
+}: {
+  channelId: string;
+  page: number;
+  pages: number;
+  show: string;
+  session: string | undefined;
+}): VNode | null {
   if (pages <= 1) return null;
   const query = (to: number) => ({ show: show === 'deleted' ? show : undefined, session, page: to > 1 ? to : undefined });
   return (
     <nav class="pager" aria-label="Pages of videos">
-      {page > 1 ? <a href={channelUrl(channelId, query(page - 1))} rel="prev">← Newer</a> : <span />}
-      <span class="muted">Page {page} of {pages}</span>
-      {page < pages ? <a href={channelUrl(channelId, query(page + 1))} rel="next">Older →</a> : <span />}
+      {page > 1 ? (
+        <a href={channelUrl(channelId, query(page - 1))} rel="prev">
+          ← Newer
+        </a>
+      ) : (
+        <span />
+      )}
+      <span class="muted">
+        Page {page} of {pages}
+      </span>
+      {page < pages ? (
+        <a href={channelUrl(channelId, query(page + 1))} rel="next">
+          Older →
+        </a>
+      ) : (
+        <span />
+      )}
     </nav>
   );
 }
@@ -120,7 +169,11 @@ export const channelPage = definePage({
     const session = followed.session;
     const following = session && !session.crawlFinished && query.page === 1;
     const pages = Math.max(1, Math.ceil(listed.total / VIDEOS_PER_PAGE));
-    const here = channelUrl(channelId, { show: goneOnly ? 'deleted' : undefined, session: session?.id, page: query.page > 1 ? query.page : undefined });
+    const here = channelUrl(channelId, {
+      show: goneOnly ? 'deleted' : undefined,
+      session: session?.id,
+      page: query.page > 1 ? query.page : undefined,
+    });
     return {
       title: channel.channelTitle || channelId,
       description: `${channel.channelTitle}: ${channel.storedVideos} videos kept, ${channel.deletedVideos} of them deleted.`,
@@ -130,18 +183,26 @@ export const channelPage = definePage({
         <article class="channel">
           <h1>{channel.channelTitle || channelId}</h1>
           <ChannelFacts channel={channel} counts={counts} />
-          {followed.unknown ? <p class="notice">That search is not one of yours (or has ended long ago): the page shows what the archive holds.</p> : null}
+          {followed.unknown ? (
+            <p class="notice">That search is not one of yours (or has ended long ago): the page shows what the archive holds.</p>
+          ) : null}
           {following ? (
             <div class="crawl notice" data-live={`/channels/${channelId}/live?session=${session.id}`} data-filter={query.show}>
               <p id="crawl-status" role="status" aria-live="polite">
                 A search of this channel is running: {listed.total} videos kept so far. New videos appear below as they are found.
               </p>
-              <p><a href={here}>Refresh</a> to see the newest state.</p>
+              <p>
+                <a href={here}>Refresh</a> to see the newest state.
+              </p>
             </div>
           ) : session ? (
-            <p class="notice">The search of this channel has finished. <a href={here}>Refresh</a></p>
+            <p class="notice">
+              The search of this channel has finished. <a href={here}>Refresh</a>
+            </p>
           ) : followed.crawlRunning ? (
-            <p class="notice">A search of this channel is running; <a href={here}>refresh</a> to see what it has found.</p>
+            <p class="notice">
+              A search of this channel is running; <a href={here}>refresh</a> to see what it has found.
+            </p>
           ) : null}
 
           <h2 id="deletions">Deletions by month</h2>
@@ -152,8 +213,12 @@ export const channelPage = definePage({
             <div class="field">
               <label for="show">Show</label>
               <select id="show" name="show">
-                <option value="all" selected={!goneOnly}>All videos</option>
-                <option value="deleted" selected={goneOnly}>Only deleted videos</option>
+                <option value="all" selected={!goneOnly}>
+                  All videos
+                </option>
+                <option value="deleted" selected={goneOnly}>
+                  Only deleted videos
+                </option>
               </select>
             </div>
             {session ? <input type="hidden" name="session" value={session.id} /> : null}
@@ -163,11 +228,23 @@ export const channelPage = definePage({
             {listed.total} {goneOnly ? 'deleted ' : ''}video{listed.total === 1 ? '' : 's'}
           </p>
           <ul class="cards" id="videos-list">
-            {listed.videos.map((video) => <VideoCard key={video.videoId} video={video} />)}
+            {listed.videos.map((video) => (
+              <VideoCard key={video.videoId} video={video} />
+            ))}
           </ul>
-          {listed.total === 0 ? <p id="videos-empty">{goneOnly ? 'No video of this channel is known to be deleted.' : 'No video of this channel is kept yet.'}</p> : null}
+          {listed.total === 0 ? (
+            <p id="videos-empty">
+              {goneOnly ? 'No video of this channel is known to be deleted.' : 'No video of this channel is kept yet.'}
+            </p>
+          ) : null}
           <Pager channelId={channelId} page={query.page} pages={pages} show={query.show} session={session?.id} />
-          {session ? <ContinueForm ctx={ctx} channelId={channelId} session={session.id} /> : <p><a href={`/search?q=${encodeURIComponent(channel.channelUrl)}`}>Search this channel again</a> to find videos added since.</p>}
+          {session ? (
+            <ContinueForm ctx={ctx} channelId={channelId} session={session.id} />
+          ) : (
+            <p>
+              <a href={`/search?q=${encodeURIComponent(channel.channelUrl)}`}>Search this channel again</a> to find videos added since.
+            </p>
+          )}
         </article>
       ),
     };

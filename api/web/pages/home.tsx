@@ -33,7 +33,9 @@ export const homePage = definePage({
             <section aria-labelledby="latest-heading">
               <h2 id="latest-heading">Latest summaries</h2>
               <SummaryCards items={latest} />
-              <p><a href="/summaries">All summaries, by tag, language and channel</a></p>
+              <p>
+                <a href="/summaries">All summaries, by tag, language and channel</a>
+              </p>
             </section>
           ) : null}
         </section>

@@ -16,7 +16,10 @@ import { Pager } from '../pager.tsx';
 import { StatusBadge } from '../statusBadge.tsx';
 
 /** GET /api/fts's fields; q may be left out (the form alone), and a page shows 20 results. */
-const searchQuery = z.preprocess(withoutBlanks, ftsQuery.extend({ q: ftsQuery.shape.q.optional(), pageSize: wholeNumber('pageSize', 1, 100, 20) }));
+const searchQuery = z.preprocess(
+  withoutBlanks,
+  ftsQuery.extend({ q: ftsQuery.shape.q.optional(), pageSize: wholeNumber('pageSize', 1, 100, 20) }),
+);
 type SearchQuery = z.output<typeof searchQuery>;
 type Results = Awaited<ReturnType<typeof fullTextSearch>>;
 type Result = Results['videos'][number];
@@ -45,7 +48,11 @@ function Choice({ name, label, value, options }: { name: string; label: string; 
     <div class="field">
       <label for={`search-${name}`}>{label}</label>
       <select id={`search-${name}`} name={name}>
-        {options.map(([option, text]) => <option value={option} selected={option === value}>{text}</option>)}
+        {options.map(([option, text]) => (
+          <option value={option} selected={option === value}>
+            {text}
+          </option>
+        ))}
       </select>
     </div>
   );
@@ -53,7 +60,11 @@ function Choice({ name, label, value, options }: { name: string; label: string; 
 
 /** The search form: every control a real field of a GET form, so it works without JavaScript. */
 function SearchForm({ query }: { query: SearchQuery }): VNode {
-  const either: Array<[string, string]> = [['', 'Either'], ['true', 'Yes'], ['false', 'No']];
+  const either: Array<[string, string]> = [
+    ['', 'Either'],
+    ['true', 'Yes'],
+    ['false', 'No'],
+  ];
   return (
     <form class="search-page" method="get" action="/search" role="search">
       <div class="field query">
@@ -65,11 +76,32 @@ function SearchForm({ query }: { query: SearchQuery }): VNode {
       </div>
       <fieldset class="filters">
         <legend>Filters and order</legend>
-        <Choice name="in" label="Search in" value={query.in} options={[['videos', 'Titles, tags, descriptions'], ['subtitles', 'Subtitles (what is said)']]} />
-        <Choice name="status" label="Status" value={query.status ?? ''} options={[['', 'Any'], ['live', 'Live'], ['deleted', 'Deleted or re-uploaded']]} />
-        {FLAGS.map(([name, label]) => <Choice name={name} label={label} value={flagValue(query[name])} options={either} />)}
+        <Choice
+          name="in"
+          label="Search in"
+          value={query.in}
+          options={[
+            ['videos', 'Titles, tags, descriptions'],
+            ['subtitles', 'Subtitles (what is said)'],
+          ]}
+        />
+        <Choice
+          name="status"
+          label="Status"
+          value={query.status ?? ''}
+          options={[
+            ['', 'Any'],
+            ['live', 'Live'],
+            ['deleted', 'Deleted or re-uploaded'],
+          ]}
+        />
+        {FLAGS.map(([name, label]) => (
+          <Choice name={name} label={label} value={flagValue(query[name])} options={either} />
+        ))}
         <Choice name="sort" label="Order" value={query.sort} options={FTS_SORTS.map((sort) => [sort, SORT_TEXT[sort]])} />
-        <button type="submit" class="secondary">Apply</button>
+        <button type="submit" class="secondary">
+          Apply
+        </button>
       </fieldset>
     </form>
   );
@@ -89,13 +121,21 @@ function ResultCard({ video }: { video: Result }): VNode {
   return (
     <li class="card result">
       <h3>
-        <a href={`/videos/${video.videoId}`}>{video.highlight.title !== null ? <Highlighted html={video.highlight.title} /> : `Untitled video ${video.videoId}`}</a>
+        <a href={`/videos/${video.videoId}`}>
+          {video.highlight.title !== null ? <Highlighted html={video.highlight.title} /> : `Untitled video ${video.videoId}`}
+        </a>
       </h3>
       <p class="meta">
         <StatusBadge video={video} /> <a href={`/channels/${video.channelId}`}>{video.channelTitle ?? video.channelId}</a>
-        {facts.map((fact) => <span class="fact">{fact}</span>)}
+        {facts.map((fact) => (
+          <span class="fact">{fact}</span>
+        ))}
       </p>
-      {video.highlight.description ? <p class="excerpt"><Highlighted html={video.highlight.description} /></p> : null}
+      {video.highlight.description ? (
+        <p class="excerpt">
+          <Highlighted html={video.highlight.description} />
+        </p>
+      ) : null}
       {video.cues?.length ? (
         <ul class="cues" aria-label={`Where it is said (${video.cueMatches} line${video.cueMatches === 1 ? '' : 's'})`}>
           {video.cues.map((cue) => (
@@ -103,7 +143,9 @@ function ResultCard({ video }: { video: Result }): VNode {
               <a href={momentHref(video.videoId, cue.startMs)}>{clock(cue.startMs / 1000)}</a> <Highlighted html={cue.text} />
             </li>
           ))}
-          {(video.cueMatches ?? 0) > video.cues.length ? <li class="muted">and {(video.cueMatches ?? 0) - video.cues.length} more</li> : null}
+          {(video.cueMatches ?? 0) > video.cues.length ? (
+            <li class="muted">and {(video.cueMatches ?? 0) - video.cues.length} more</li>
+          ) : null}
         </ul>
       ) : null}
     </li>
@@ -120,10 +162,18 @@ function ResultList({ query, results }: { query: SearchQuery; results: Results }
           Did you mean <a href={searchHref(query, { q: results.suggestion, page: undefined })}>{results.suggestion}</a>?
         </p>
       ) : null}
-      {results.total === 0 && !results.suggestion ? <p class="muted">No stored video matches. Try fewer words, other filters, or search the subtitles.</p> : null}
-      {results.total > 0 && results.videos.length === 0 ? <p class="muted">This page is past the last result; <a href={searchHref(query, { page: undefined })}>go to the first page</a>.</p> : null}
+      {results.total === 0 && !results.suggestion ? (
+        <p class="muted">No stored video matches. Try fewer words, other filters, or search the subtitles.</p>
+      ) : null}
+      {results.total > 0 && results.videos.length === 0 ? (
+        <p class="muted">
+          This page is past the last result; <a href={searchHref(query, { page: undefined })}>go to the first page</a>.
+        </p>
+      ) : null}
       <ol class="cards results">
-        {results.videos.map((video) => <ResultCard key={video.videoId} video={video} />)}
+        {results.videos.map((video) => (
+          <ResultCard key={video.videoId} video={video} />
+        ))}
       </ol>
       <Pager page={results.page} totalPages={results.totalPages} href={(page) => searchHref(query, { page })} label="Result pages" />
     </section>
@@ -157,11 +207,25 @@ export const searchPage = definePage({
     const { query, deps, visitor, res } = ctx;
     const title = query.q ? `${query.q} — search` : 'Search';
     const form = <SearchForm query={query} />;
-    if (!query.q) return { title, styles: ['search.css'], body: <><h1>Search the archive</h1>{form}</> };
+    if (!query.q)
+      return {
+        title,
+        styles: ['search.css'],
+        body: (
+          <>
+            <h1>Search the archive</h1>
+            {form}
+          </>
+        ),
+      };
     const goTo = await reference(ctx, query.q);
     if (goTo) return goTo;
     checkAccess(visitor, { scope: 'L1', feature: 'fullTextSearch' }, 'full-text search');
-    const results = await fullTextSearch(deps, { ...query, q: query.q }, async () => void (await chargeQuota(deps.counterSql ?? deps.sql, visitor, 'ftsQueriesPerMinute', res)));
+    const results = await fullTextSearch(
+      deps,
+      { ...query, q: query.q },
+      async () => void (await chargeQuota(deps.counterSql ?? deps.sql, visitor, 'ftsQueriesPerMinute', res)),
+    );
     return {
       title,
       query: query.q,
@@ -169,7 +233,9 @@ export const searchPage = definePage({
       description: `Videos matching ${query.q}, deleted ones included.`,
       body: (
         <>
-          <h1>Search: <span class="query-text">{query.q}</span></h1>
+          <h1>
+            Search: <span class="query-text">{query.q}</span>
+          </h1>
           {form}
           <ResultList query={query} results={results} />
         </>

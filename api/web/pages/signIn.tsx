@@ -26,15 +26,37 @@ const signInAs = (ctx: Ctx, token: string, next: string) => {
   return redirect(next);
 };
 
-function LoginForm({ ctx, email, next, error }: { ctx: Ctx; email?: string | undefined; next?: string | undefined; error?: string | undefined }) {
+function LoginForm({
+  ctx,
+  email,
+  next,
+  error,
+}: {
+  ctx: Ctx;
+  email?: string | undefined;
+  next?: string | undefined;
+  error?: string | undefined;
+}) {
   return (
     <form method="post" action="/login" class="account-form">
       <FormToken ctx={ctx} action="/login" />
       {next ? <input type="hidden" name="next" value={next} /> : null}
-      {error ? <div class="error-box" role="alert" id="login-error"><p>{error}</p></div> : null}
+      {error ? (
+        <div class="error-box" role="alert" id="login-error">
+          <p>{error}</p>
+        </div>
+      ) : null}
       <div class="field">
         <label for="login-email">Email</label>
-        <input id="login-email" name="email" type="email" autoComplete="username" required value={email ?? ''} aria-describedby={error ? 'login-error' : undefined} />
+        <input
+          id="login-email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email ?? ''}
+          aria-describedby={error ? 'login-error' : undefined}
+        />
       </div>
       <div class="field">
         <label for="login-password">Password</label>
@@ -53,10 +75,20 @@ function loginView(ctx: Ctx, props: { email?: string; next?: string; error?: str
     body: (
       <section class="narrow">
         <h1>Sign in</h1>
-        {ctx.visitor.kind === 'session' ? <p class="notice">You are signed in as {ctx.visitor.email}. <a href="/account">Your account</a></p> : null}
+        {ctx.visitor.kind === 'session' ? (
+          <p class="notice">
+            You are signed in as {ctx.visitor.email}. <a href="/account">Your account</a>
+          </p>
+        ) : null}
         <LoginForm ctx={ctx} email={props.email} next={props.next} error={props.error} />
         <p class="muted">
-          {open ? <>No account yet? <a href="/register">Create one</a>. </> : <>Accounts are created by the operator of this site. </>}
+          {open ? (
+            <>
+              No account yet? <a href="/register">Create one</a>.{' '}
+            </>
+          ) : (
+            <>Accounts are created by the operator of this site. </>
+          )}
           Without signing in you can search and read with the anonymous tier's limits.
         </p>
       </section>
@@ -80,14 +112,24 @@ export const loginPost = definePage({
   async handler(ctx) {
     const email = emailSchema.safeParse(ctx.form.email ?? '');
     if (!email.success || !ctx.form.password) {
-      return loginView(ctx, { email: ctx.form.email, next: ctx.form.next, error: 'Enter your email address and your password.', status: 400 });
+      return loginView(ctx, {
+        email: ctx.form.email,
+        next: ctx.form.next,
+        error: 'Enter your email address and your password.',
+        status: 400,
+      });
     }
     try {
-      const session = await signIn(ctx.deps.sql, { email: email.data, password: ctx.form.password, address: clientAddress(ctx.req, ctx.deps.config.TRUST_PROXY) });
+      const session = await signIn(ctx.deps.sql, {
+        email: email.data,
+        password: ctx.form.password,
+        address: clientAddress(ctx.req, ctx.deps.config.TRUST_PROXY),
+      });
       return signInAs(ctx, session.token, safeNext(ctx.form.next));
     } catch (error) {
       // A wrong pair is shown in the form; too many attempts is the 429 page, with when to come back.
-      if (error instanceof AppError && error.code === 'UNAUTHORIZED') return loginView(ctx, { email: email.data, next: ctx.form.next, error: error.message, status: 401 });
+      if (error instanceof AppError && error.code === 'UNAUTHORIZED')
+        return loginView(ctx, { email: email.data, next: ctx.form.next, error: error.message, status: 401 });
       throw error;
     }
   },
@@ -152,25 +194,39 @@ function registerView(ctx: Ctx, props: { email?: string; error?: string; status?
         <p>An account of the Registered tier: higher limits than without one, and summaries you ask for.</p>
         <form method="post" action="/register" class="account-form">
           <FormToken ctx={ctx} action="/register" />
-          {props.error ? <div class="error-box" role="alert"><p>{props.error}</p></div> : null}
+          {props.error ? (
+            <div class="error-box" role="alert">
+              <p>{props.error}</p>
+            </div>
+          ) : null}
           <div class="field">
             <label for="register-email">Email</label>
             <input id="register-email" name="email" type="email" autoComplete="username" required value={props.email ?? ''} />
           </div>
           <div class="field">
             <label for="register-password">Password (at least {PASSWORD_MIN_LENGTH} characters)</label>
-            <input id="register-password" name="password" type="password" autoComplete="new-password" minLength={PASSWORD_MIN_LENGTH} required />
+            <input
+              id="register-password"
+              name="password"
+              type="password"
+              autoComplete="new-password"
+              minLength={PASSWORD_MIN_LENGTH}
+              required
+            />
           </div>
           <button type="submit">Create the account</button>
         </form>
-        <p class="muted">Already have one? <a href="/login">Sign in</a>.</p>
+        <p class="muted">
+          Already have one? <a href="/login">Sign in</a>.
+        </p>
       </section>
     ),
   };
 }
 
 const registrationOpen = (ctx: Ctx) => {
-  if (ctx.deps.config.REGISTRATION !== 'open') throw notFound('Sign-up is closed on this site: the operator creates accounts (afterimage users create)');
+  if (ctx.deps.config.REGISTRATION !== 'open')
+    throw notFound('Sign-up is closed on this site: the operator creates accounts (afterimage users create)');
 };
 
 export const registerPage = definePage({
@@ -191,12 +247,18 @@ export const registerPost = definePage({
     const email = emailSchema.safeParse(ctx.form.email ?? '');
     if (!email.success) return registerView(ctx, { email: ctx.form.email, error: 'Enter a valid email address.', status: 400 });
     const password = passwordSchema.safeParse(ctx.form.password ?? '');
-    if (!password.success) return registerView(ctx, { email: email.data, error: `The password is ${password.error.issues[0]!.message}.`, status: 400 });
+    if (!password.success)
+      return registerView(ctx, { email: email.data, error: `The password is ${password.error.issues[0]!.message}.`, status: 400 });
     try {
-      const session = await register(ctx.deps.sql, { email: email.data, password: password.data, address: clientAddress(ctx.req, ctx.deps.config.TRUST_PROXY) });
+      const session = await register(ctx.deps.sql, {
+        email: email.data,
+        password: password.data,
+        address: clientAddress(ctx.req, ctx.deps.config.TRUST_PROXY),
+      });
       return signInAs(ctx, session.token, '/account');
     } catch (error) {
-      if (error instanceof AppError && error.code === 'INVALID_INPUT') return registerView(ctx, { email: email.data, error: `${error.message}; sign in instead.`, status: 400 });
+      if (error instanceof AppError && error.code === 'INVALID_INPUT')
+        return registerView(ctx, { email: email.data, error: `${error.message}; sign in instead.`, status: 400 });
       throw error;
     }
   },

@@ -13,7 +13,8 @@ type BrowseQuery = z.output<typeof browseQuery>;
 const CHANNEL_CHOICES = 100;
 const TAG_LINKS = 30;
 
-const browseHref = (query: BrowseQuery, changes: Partial<BrowseQuery>) => queryHref('/summaries', { ...query, ...changes }, { page: 1, limit: 20 });
+const browseHref = (query: BrowseQuery, changes: Partial<BrowseQuery>) =>
+  queryHref('/summaries', { ...query, ...changes }, { page: 1, limit: 20 });
 
 type Facets = {
   languages: Awaited<ReturnType<typeof summaryLanguages>>;
@@ -34,7 +35,9 @@ function FilterForm({ query, facets }: { query: BrowseQuery; facets: Facets }): 
         <select id="browse-language" name="language">
           <option value="">Any</option>
           {facets.languages.map(({ language, count }) => (
-            <option value={language} selected={language === query.language}>{languageName(language)} ({count.toLocaleString('en')})</option>
+            <option value={language} selected={language === query.language}>
+              {languageName(language)} ({count.toLocaleString('en')})
+            </option>
           ))}
         </select>
       </div>
@@ -43,7 +46,9 @@ function FilterForm({ query, facets }: { query: BrowseQuery; facets: Facets }): 
         <select id="browse-channel" name="channelId">
           <option value="">Any</option>
           {facets.channels.map(({ channelId, channelTitle, summaries }) => (
-            <option value={channelId} selected={channelId === query.channelId}>{channelTitle ?? channelId} ({summaries.toLocaleString('en')})</option>
+            <option value={channelId} selected={channelId === query.channelId}>
+              {channelTitle ?? channelId} ({summaries.toLocaleString('en')})
+            </option>
           ))}
         </select>
       </div>
@@ -76,7 +81,8 @@ export const summariesPage = definePage({
       summaryTags(deps.sql, { limit: TAG_LINKS, ...(query.language ? { language: query.language } : {}) }),
     ]);
     const facets: Facets = { languages, channels: channels.rows, tags: tags.tags };
-    const channelTitle = channels.rows.find((channel) => channel.channelId === query.channelId)?.channelTitle ?? list.items[0]?.channelTitle ?? undefined;
+    const channelTitle =
+      channels.rows.find((channel) => channel.channelId === query.channelId)?.channelTitle ?? list.items[0]?.channelTitle ?? undefined;
     const title = heading(query, channelTitle);
     const filtered = Boolean(query.tag || query.language || query.channelId);
     return {
@@ -90,7 +96,12 @@ export const summariesPage = definePage({
             <FilterForm query={query} facets={facets} />
             <p class="muted" aria-live="polite">
               {list.total.toLocaleString('en')} summar{list.total === 1 ? 'y' : 'ies'}
-              {filtered ? <> · <a href="/summaries">show all</a></> : null}
+              {filtered ? (
+                <>
+                  {' '}
+                  · <a href="/summaries">show all</a>
+                </>
+              ) : null}
             </p>
             {list.items.length ? <SummaryCards items={list.items} /> : <p>No public summary matches these filters.</p>}
             <Pager page={list.page} totalPages={list.totalPages} href={(page) => browseHref(query, { page })} label="Summary pages" />
@@ -99,19 +110,34 @@ export const summariesPage = definePage({
             <h2>Tags{query.language ? ` in ${languageName(query.language)}` : ''}</h2>
             <ul class="tag-cloud">
               {facets.tags.map(({ tag, count }) => (
-                <li><a href={browseHref(query, { tag, page: 1 })} aria-current={tag === query.tag ? 'true' : undefined}>#{tag}</a> <span class="muted">{count}</span></li>
+                <li>
+                  <a href={browseHref(query, { tag, page: 1 })} aria-current={tag === query.tag ? 'true' : undefined}>
+                    #{tag}
+                  </a>{' '}
+                  <span class="muted">{count}</span>
+                </li>
               ))}
             </ul>
             <h2>Languages</h2>
             <ul>
               {languages.map(({ language, count }) => (
-                <li><a href={browseHref(query, { language, page: 1 })} aria-current={language === query.language ? 'true' : undefined}>{languageName(language)}</a> <span class="muted">{count}</span></li>
+                <li>
+                  <a href={browseHref(query, { language, page: 1 })} aria-current={language === query.language ? 'true' : undefined}>
+                    {languageName(language)}
+                  </a>{' '}
+                  <span class="muted">{count}</span>
+                </li>
               ))}
             </ul>
             <h2>Channels</h2>
             <ul>
               {channels.rows.slice(0, 10).map(({ channelId, channelTitle: name, summaries }) => (
-                <li><a href={browseHref(query, { channelId, page: 1 })} aria-current={channelId === query.channelId ? 'true' : undefined}>{name ?? channelId}</a> <span class="muted">{summaries}</span></li>
+                <li>
+                  <a href={browseHref(query, { channelId, page: 1 })} aria-current={channelId === query.channelId ? 'true' : undefined}>
+                    {name ?? channelId}
+                  </a>{' '}
+                  <span class="muted">{summaries}</span>
+                </li>
               ))}
             </ul>
           </aside>

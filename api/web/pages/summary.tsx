@@ -37,7 +37,9 @@ function videoJsonLd(summary: SummaryObject, video: VideoObject | undefined, can
     contentUrl: watchUrl(summary.videoId),
     ...(summary.language ? { inLanguage: summary.language } : {}),
     ...(summary.tags.length ? { keywords: summary.tags.join(', ') } : {}),
-    ...(summary.channelTitle ? { author: { '@type': 'Organization', name: summary.channelTitle, url: `https://www.youtube.com/channel/${summary.channelId}` } } : {}),
+    ...(summary.channelTitle
+      ? { author: { '@type': 'Organization', name: summary.channelTitle, url: `https://www.youtube.com/channel/${summary.channelId}` } }
+      : {}),
     hasPart: summary.keyPoints.map((point) => ({ '@type': 'Clip', name: point.text, startOffset: point.startSeconds, url: point.url })),
   };
 }
@@ -60,33 +62,56 @@ function SummaryHead({ summary, video, canonical }: { summary: SummaryObject; vi
 }
 
 function SummaryArticle({ summary, video }: { summary: SummaryObject; video: VideoObject | undefined }): VNode {
-  const paragraphs = (summary.detailedSummary ?? '').split(/\n\s*\n/).map((text) => text.trim()).filter(Boolean);
+  const paragraphs = (summary.detailedSummary ?? '')
+    .split(/\n\s*\n/)
+    .map((text) => text.trim())
+    .filter(Boolean);
   return (
     <article class="summary" lang={summary.language ?? undefined}>
-      <p class="crumbs" lang="en"><a href="/summaries">Summaries</a> › <a href={`/summaries?channelId=${summary.channelId}`}>{summary.channelTitle ?? summary.channelId}</a></p>
+      <p class="crumbs" lang="en">
+        <a href="/summaries">Summaries</a> ›{' '}
+        <a href={`/summaries?channelId=${summary.channelId}`}>{summary.channelTitle ?? summary.channelId}</a>
+      </p>
       <h1>{summary.title}</h1>
       <p class="meta" lang="en">
         {video ? <StatusBadge video={video} /> : null}
-        <a href={`/videos/${summary.videoId}`}>{summary.videoTitle && summary.videoTitle !== summary.title ? summary.videoTitle : 'The video in the archive'}</a>
-        <a href={watchUrl(summary.videoId)} rel="external noopener">Watch on YouTube</a>
+        <a href={`/videos/${summary.videoId}`}>
+          {summary.videoTitle && summary.videoTitle !== summary.title ? summary.videoTitle : 'The video in the archive'}
+        </a>
+        <a href={watchUrl(summary.videoId)} rel="external noopener">
+          Watch on YouTube
+        </a>
       </p>
       <h2>In short</h2>
       <p>{summary.tldr}</p>
       <h2>Key points</h2>
       <ol class="key-points">
         {summary.keyPoints.map((point) => (
-          <li><a href={`/videos/${summary.videoId}?t=${point.startSeconds}`}>{clock(point.startSeconds)}</a> {point.text}</li>
+          <li>
+            <a href={`/videos/${summary.videoId}?t=${point.startSeconds}`}>{clock(point.startSeconds)}</a> {point.text}
+          </li>
         ))}
       </ol>
       <h2>Summary</h2>
-      {paragraphs.map((text) => <p>{text}</p>)}
+      {paragraphs.map((text) => (
+        <p>{text}</p>
+      ))}
       {summary.tags.length ? (
-        <p class="tags">{summary.tags.map((tag) => <a href={`/summaries?tag=${encodeURIComponent(tag)}`}>#{tag}</a>)}</p>
+        <p class="tags">
+          {summary.tags.map((tag) => (
+            <a href={`/summaries?tag=${encodeURIComponent(tag)}`}>#{tag}</a>
+          ))}
+        </p>
       ) : null}
       <p class="muted" lang="en">
         Written by {summary.llmModel ?? 'an unknown model'}
         {summary.transcript ? ` from the video's ${summary.transcript.kind} subtitles (${languageName(summary.transcript.language)})` : ''}
-        {summary.generatedAt ? <>, <time dateTime={summary.generatedAt}>{summary.generatedAt.slice(0, 10)}</time></> : null}.
+        {summary.generatedAt ? (
+          <>
+            , <time dateTime={summary.generatedAt}>{summary.generatedAt.slice(0, 10)}</time>
+          </>
+        ) : null}
+        .
       </p>
     </article>
   );

@@ -29,7 +29,8 @@ import { StatusBadge, describeStatus } from '../videoCard.tsx';
 
 const videoPath = (videoId: string) => `/videos/${videoId}`;
 /** A moment of the video: the page with the player started there (a media fragment, so it works without script). */
-const momentUrl = (seconds: number, tq: string | undefined) => `?${new URLSearchParams({ t: String(Math.floor(seconds)), ...(tq ? { tq } : {}) })}#player`;
+const momentUrl = (seconds: number, tq: string | undefined) =>
+  `?${new URLSearchParams({ t: String(Math.floor(seconds)), ...(tq ? { tq } : {}) })}#player`;
 
 async function storedVideo(deps: ApiDeps, videoId: string): Promise<VideoObject> {
   const [video] = await loadVideos(deps.sql, [videoId]);
@@ -62,13 +63,45 @@ function Facts({ video }: { video: VideoObject }): VNode {
       </dd>
       <dt>Status</dt>
       <dd>
-        <StatusBadge status={video.status} reason={video.statusReason} /> since <time dateTime={video.statusSince}>{video.statusSince.slice(0, 10)}</time>
+        <StatusBadge status={video.status} reason={video.statusReason} /> since{' '}
+        <time dateTime={video.statusSince}>{video.statusSince.slice(0, 10)}</time>
       </dd>
-      {video.uploadDate ? <><dt>Uploaded</dt><dd><time dateTime={video.uploadDate}>{video.uploadDate}</time></dd></> : null}
-      {video.duration !== null ? <><dt>Duration</dt><dd>{clock(video.duration)}</dd></> : null}
-      {video.viewCount !== null ? <><dt>Views</dt><dd>{video.viewCount.toLocaleString('en')}</dd></> : null}
-      {video.reuploadedAs ? <><dt>Re-uploaded as</dt><dd><a href={videoPath(video.reuploadedAs)}>{video.reuploadedAs}</a></dd></> : null}
-      {video.reuploadOf ? <><dt>Re-upload of</dt><dd><a href={videoPath(video.reuploadOf)}>{video.reuploadOf}</a></dd></> : null}
+      {video.uploadDate ? (
+        <>
+          <dt>Uploaded</dt>
+          <dd>
+            <time dateTime={video.uploadDate}>{video.uploadDate}</time>
+          </dd>
+        </>
+      ) : null}
+      {video.duration !== null ? (
+        <>
+          <dt>Duration</dt>
+          <dd>{clock(video.duration)}</dd>
+        </>
+      ) : null}
+      {video.viewCount !== null ? (
+        <>
+          <dt>Views</dt>
+          <dd>{video.viewCount.toLocaleString('en')}</dd>
+        </>
+      ) : null}
+      {video.reuploadedAs ? (
+        <>
+          <dt>Re-uploaded as</dt>
+          <dd>
+            <a href={videoPath(video.reuploadedAs)}>{video.reuploadedAs}</a>
+          </dd>
+        </>
+      ) : null}
+      {video.reuploadOf ? (
+        <>
+          <dt>Re-upload of</dt>
+          <dd>
+            <a href={videoPath(video.reuploadOf)}>{video.reuploadOf}</a>
+          </dd>
+        </>
+      ) : null}
     </dl>
   );
 }
@@ -85,14 +118,27 @@ function Media({ video, start }: { video: VideoObject; start: number | undefined
   return (
     <div id="player" class="no-media notice">
       <p>This server keeps no media file of this video.</p>
-      {video.archiveUrl ? <p><a href={video.archiveUrl} rel="noopener noreferrer">An archived copy of its page on the Wayback Machine</a></p> : null}
-      {video.videoFileUrl ? <p><a href={video.videoFileUrl} rel="noopener noreferrer">A media file kept elsewhere</a></p> : null}
+      {video.archiveUrl ? (
+        <p>
+          <a href={video.archiveUrl} rel="noopener noreferrer">
+            An archived copy of its page on the Wayback Machine
+          </a>
+        </p>
+      ) : null}
+      {video.videoFileUrl ? (
+        <p>
+          <a href={video.videoFileUrl} rel="noopener noreferrer">
+            A media file kept elsewhere
+          </a>
+        </p>
+      ) : null}
     </div>
   );
 }
 
 async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps; visitor: Caller; videoId: string }): Promise<VNode> {
-  if (!visitor.tier.features.statusHistory) return <p class="notice">The status history is shown in {await tiersSentence(deps, 'statusHistory')}.</p>;
+  if (!visitor.tier.features.statusHistory)
+    return <p class="notice">The status history is shown in {await tiersSentence(deps, 'statusHistory')}.</p>;
   const { current, history } = await statusHistory(deps.sql, videoId);
   return (
     <>
@@ -100,12 +146,17 @@ async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps;
         {history.map((entry, index) => (
           <li key={index}>
             <p>
-              <time dateTime={entry.observedAt}>{entry.observedAt.slice(0, 16).replace('T', ' ')} UTC</time> <StatusBadge status={entry.status} reason={entry.reason} />
+              <time dateTime={entry.observedAt}>{entry.observedAt.slice(0, 16).replace('T', ' ')} UTC</time>{' '}
+              <StatusBadge status={entry.status} reason={entry.reason} />
               {entry.source ? <span class="muted"> seen by {entry.source.replace('_', ' ')}</span> : null}
             </p>
             {entry.claimant ? <p>Claimed by {entry.claimant}</p> : null}
             {entry.evidence ? <p class="evidence">{entry.evidence}</p> : null}
-            {entry.linkedVideoId ? <p>Re-uploaded as <a href={videoPath(entry.linkedVideoId)}>{entry.linkedVideoId}</a></p> : null}
+            {entry.linkedVideoId ? (
+              <p>
+                Re-uploaded as <a href={videoPath(entry.linkedVideoId)}>{entry.linkedVideoId}</a>
+              </p>
+            ) : null}
           </li>
         ))}
       </ol>
@@ -117,7 +168,17 @@ async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps;
   );
 }
 
-function Transcript({ transcript, tq, videoId, hasPlayer }: { transcript: NonNullable<Awaited<ReturnType<typeof transcriptOf>>>; tq: string | undefined; videoId: string; hasPlayer: boolean }): VNode {
+function Transcript({
+  transcript,
+  tq,
+  videoId,
+  hasPlayer,
+}: {
+  transcript: NonNullable<Awaited<ReturnType<typeof transcriptOf>>>;
+  tq: string | undefined;
+  videoId: string;
+  hasPlayer: boolean;
+}): VNode {
   const matching = tq ? new Set(matchCues(transcript.cues, tq)) : undefined;
   const shown = transcript.cues.map((cue, index) => ({ cue, index })).filter(({ index }) => !matching || matching.has(index));
   return (
@@ -131,12 +192,16 @@ function Transcript({ transcript, tq, videoId, hasPlayer }: { transcript: NonNul
         {tq ? <a href={`${videoPath(videoId)}#transcript`}>Show all</a> : null}
       </form>
       <p id="transcript-count" class="muted" role="status" aria-live="polite">
-        {tq ? `${shown.length} of ${transcript.cues.length} lines contain “${tq}”` : `${transcript.cues.length} lines`} ({transcript.language}, {transcript.kind})
+        {tq ? `${shown.length} of ${transcript.cues.length} lines contain “${tq}”` : `${transcript.cues.length} lines`} (
+        {transcript.language}, {transcript.kind})
       </p>
       <ol class="transcript" id="transcript-list" data-seek={hasPlayer ? 'player' : undefined}>
         {shown.map(({ cue, index }) => (
           <li key={index}>
-            <a href={momentUrl(cue.startMs / 1000, tq)} data-seconds={cue.startMs / 1000}>{clock(cue.startMs / 1000)}</a> <span>{cue.text}</span>
+            <a href={momentUrl(cue.startMs / 1000, tq)} data-seconds={cue.startMs / 1000}>
+              {clock(cue.startMs / 1000)}
+            </a>{' '}
+            <span>{cue.text}</span>
           </li>
         ))}
       </ol>
@@ -153,13 +218,23 @@ function SummaryBody({ summary, tq }: { summary: SummaryObject; tq: string | und
         <ol class="key-points">
           {summary.keyPoints.map((point, index) => (
             <li key={index}>
-              <a href={momentUrl(point.startSeconds, tq)} data-seconds={point.startSeconds}>{clock(point.startSeconds)}</a> {point.text}
+              <a href={momentUrl(point.startSeconds, tq)} data-seconds={point.startSeconds}>
+                {clock(point.startSeconds)}
+              </a>{' '}
+              {point.text}
             </li>
           ))}
         </ol>
       ) : null}
-      {(summary.detailedSummary ?? '').split(/\n\s*\n/).filter((text) => text.trim()).map((text, index) => <p key={index}>{text.trim()}</p>)}
-      <p class="muted">{summary.private ? 'Private: only you see it. ' : ''}Written by {summary.llmModel ?? 'the generator'}.</p>
+      {(summary.detailedSummary ?? '')
+        .split(/\n\s*\n/)
+        .filter((text) => text.trim())
+        .map((text, index) => (
+          <p key={index}>{text.trim()}</p>
+        ))}
+      <p class="muted">
+        {summary.private ? 'Private: only you see it. ' : ''}Written by {summary.llmModel ?? 'the generator'}.
+      </p>
     </div>
   );
 }
@@ -178,7 +253,15 @@ function GenerateForm({ ctx, videoId, again }: { ctx: FormContext; videoId: stri
   );
 }
 
-async function summarySection({ ctx, videoId, tq }: { ctx: FormContext & { visitor: Caller }; videoId: string; tq: string | undefined }): Promise<VNode> {
+async function summarySection({
+  ctx,
+  videoId,
+  tq,
+}: {
+  ctx: FormContext & { visitor: Caller };
+  videoId: string;
+  tq: string | undefined;
+}): Promise<VNode> {
   const { deps, visitor } = ctx;
   const found = visitor.tier.features.summaries ? await findSummary(deps.sql, videoId, { userId: callerUserId(visitor) }) : undefined;
   const summary = found && toSummaryObject(found);
@@ -187,15 +270,25 @@ async function summarySection({ ctx, videoId, tq }: { ctx: FormContext & { visit
   if (summary?.status === 'generating') {
     return (
       <div class="summary-live" data-live={`${videoPath(videoId)}/summary/live`}>
-        <p id="summary-status" role="status" aria-live="polite">A summary is being written… (<a href={`${videoPath(videoId)}#summary`}>refresh</a> to see it when it is ready)</p>
+        <p id="summary-status" role="status" aria-live="polite">
+          A summary is being written… (<a href={`${videoPath(videoId)}#summary`}>refresh</a> to see it when it is ready)
+        </p>
         <progress id="summary-progress" max="100" value="0" aria-labelledby="summary-status" />
       </div>
     );
   }
   return (
     <>
-      {summary?.status === 'failed' ? <p class="error-box">The last attempt failed: {summary.error ?? 'no reason given'}.</p> : <p>No summary of this video yet.</p>}
-      {mayGenerate ? <GenerateForm ctx={ctx} videoId={videoId} again={summary?.status === 'failed'} /> : <p class="notice">Generating summaries is part of {await tiersSentence(deps, 'summaryGeneration')}.</p>}
+      {summary?.status === 'failed' ? (
+        <p class="error-box">The last attempt failed: {summary.error ?? 'no reason given'}.</p>
+      ) : (
+        <p>No summary of this video yet.</p>
+      )}
+      {mayGenerate ? (
+        <GenerateForm ctx={ctx} videoId={videoId} again={summary?.status === 'failed'} />
+      ) : (
+        <p class="notice">Generating summaries is part of {await tiersSentence(deps, 'summaryGeneration')}.</p>
+      )}
     </>
   );
 }
@@ -205,9 +298,14 @@ async function stenogramSection({ deps, visitor, videoId }: { deps: ApiDeps; vis
   if (!userId || !visitor.tier.features.stenograms) return null;
   const row = await findStenogram(deps.sql, userId, videoId);
   if (!row) return null;
-  const body = row.status === 'generated'
-    ? <StenogramView markdown={await readStenogramMarkdown(deps.stenogramStore, deps.log, row.owner_id, row.video_id)} />
-    : row.status === 'generating' ? <p>Your stenogram is being written; refresh in a moment.</p> : <p class="error-box">Your stenogram failed: {row.error ?? 'no reason given'}.</p>;
+  const body =
+    row.status === 'generated' ? (
+      <StenogramView markdown={await readStenogramMarkdown(deps.stenogramStore, deps.log, row.owner_id, row.video_id)} />
+    ) : row.status === 'generating' ? (
+      <p>Your stenogram is being written; refresh in a moment.</p>
+    ) : (
+      <p class="error-box">Your stenogram failed: {row.error ?? 'no reason given'}.</p>
+    );
   return (
     <section aria-labelledby="stenogram-heading" id="stenogram">
       <h2 id="stenogram-heading">Your stenogram</h2>
@@ -248,7 +346,12 @@ export const videoPage = definePage({
           <h1>{title}</h1>
           <Facts video={video} />
           <Media video={video} start={query.t} />
-          {video.description ? <details class="description"><summary>Description</summary><p>{video.description}</p></details> : null}
+          {video.description ? (
+            <details class="description">
+              <summary>Description</summary>
+              <p>{video.description}</p>
+            </details>
+          ) : null}
 
           <section aria-labelledby="history-heading">
             <h2 id="history-heading">Status history</h2>
@@ -265,10 +368,13 @@ export const videoPage = definePage({
             {transcript ? (
               <>
                 <p class="downloads">
-                  Download: {(['srt', 'vtt', 'txt'] as const).map((format, index) => (
+                  Download:{' '}
+                  {(['srt', 'vtt', 'txt'] as const).map((format, index) => (
                     <Fragment key={format}>
                       {index ? ' · ' : ''}
-                      <a href={`${videoPath(video.videoId)}/subtitles.${format}`} download>{format.toUpperCase()}</a>
+                      <a href={`${videoPath(video.videoId)}/subtitles.${format}`} download>
+                        {format.toUpperCase()}
+                      </a>
                     </Fragment>
                   ))}
                   <span class="muted"> (each counts as a subtitle download)</span>
@@ -304,12 +410,16 @@ export const videoSubtitlesPage = definePage({
   path: '/videos/:videoId/:file',
   params: z.strictObject({
     videoId: videoIdSchema,
-    file: z.enum(['subtitles.srt', 'subtitles.vtt', 'subtitles.txt'], { message: 'expected subtitles.srt, subtitles.vtt or subtitles.txt' }),
+    file: z.enum(['subtitles.srt', 'subtitles.vtt', 'subtitles.txt'], {
+      message: 'expected subtitles.srt, subtitles.vtt or subtitles.txt',
+    }),
   }),
   access: { feature: 'subtitleDownload' },
   async handler({ exchange, res, deps, visitor, params }) {
     const charge = () => chargeQuota(deps.counterSql ?? deps.sql, visitor, 'subtitleDownloadsPerDay', res);
-    return sendSubtitles(exchange, deps, charge, params.videoId, { format: params.file.slice('subtitles.'.length) as 'srt' | 'vtt' | 'txt' });
+    return sendSubtitles(exchange, deps, charge, params.videoId, {
+      format: params.file.slice('subtitles.'.length) as 'srt' | 'vtt' | 'txt',
+    });
   },
 });
 

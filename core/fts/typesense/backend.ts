@@ -15,7 +15,13 @@ import { searchParameters, suggestionParameters } from './translate.ts';
  * points at a freshly built collection; translate.ts turns a query into Typesense's parameters.
  */
 
-export interface BackendOptions { config: Config; sql: Sql; log: Logger; retries?: number; minDelayMs?: number }
+export interface BackendOptions {
+  config: Config;
+  sql: Sql;
+  log: Logger;
+  retries?: number;
+  minDelayMs?: number;
+}
 
 export function createTypesenseBackend(options: BackendOptions): SearchBackend {
   const target = typesenseTarget(options.config, options.log, { purpose: 'search', ...retryOverrides(options) });
@@ -30,7 +36,9 @@ export function createTypesenseBackend(options: BackendOptions): SearchBackend {
 
   /** A corrected query, offered only when it finds something. */
   async function suggest(query: FtsQuery, filters: FtsFilters): Promise<string | null> {
-    const result: SearchResponse<VideoDocument> = await call(target!, 'look for a suggestion', () => documents().search(suggestionParameters(query, filters)));
+    const result: SearchResponse<VideoDocument> = await call(target!, 'look for a suggestion', () =>
+      documents().search(suggestionParameters(query, filters)),
+    );
     const hit = result.hits?.[0];
     if (!hit) return null;
     const corrected = correctedQuery(query, hit);

@@ -25,7 +25,9 @@ export interface TargetOptions {
 export function typesenseTarget(config: Config, log: Logger, options: TargetOptions): TypesenseTarget | undefined {
   if (!config.TYPESENSE_URL) return undefined;
   if (!config.TYPESENSE_API_KEY) {
-    throw new ConfigError(['TYPESENSE_API_KEY: required when TYPESENSE_URL is set (the admin API key the Typesense server was started with)']);
+    throw new ConfigError([
+      'TYPESENSE_API_KEY: required when TYPESENSE_URL is set (the admin API key the Typesense server was started with)',
+    ]);
   }
   const url = config.TYPESENSE_URL.replace(/\/+$/, '');
   const search = options.purpose === 'search';
@@ -58,7 +60,11 @@ export const literal = (value: string) => `\`${value}\``;
 
 // Calls: retried when transient, and failures turned into messages that say what to check.
 
-interface TypesenseFailure { httpStatus?: number; code?: string; message?: string }
+interface TypesenseFailure {
+  httpStatus?: number;
+  code?: string;
+  message?: string;
+}
 
 const statusOf = (error: unknown) => (error as TypesenseFailure).httpStatus;
 const isTransient = (error: unknown) => {
@@ -74,24 +80,42 @@ function describeFailure(error: unknown, target: TypesenseTarget, what: string):
   if (status === undefined) {
     const code = (error as TypesenseFailure).code;
     const reason = code === 'ECONNABORTED' || code === 'ETIMEDOUT' ? 'no answer in time' : (code ?? said);
-    return new AppError('SERVICE_UNAVAILABLE', `${at} did not answer (${reason}) to ${what}: check that the Typesense server runs and that TYPESENSE_URL points at it`);
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      `${at} did not answer (${reason}) to ${what}: check that the Typesense server runs and that TYPESENSE_URL points at it`,
+    );
   }
-  if (status === 401 || status === 403) return new AppError('SERVICE_UNAVAILABLE', `${at} refused the API key (HTTP ${status}) to ${what}: check TYPESENSE_API_KEY`);
+  if (status === 401 || status === 403)
+    return new AppError('SERVICE_UNAVAILABLE', `${at} refused the API key (HTTP ${status}) to ${what}: check TYPESENSE_API_KEY`);
   if (status === 404) {
     const field = /filter field named `([^`]*)`/.exec(said)?.[1];
     if (field) {
-      return new AppError('SERVICE_UNAVAILABLE', `${at}: the collection behind "${target.alias}" has no field "${field}", which this version searches (it was built by an older one), to ${what}: run \`afterimage reindex\` to rebuild it`);
+      return new AppError(
+        'SERVICE_UNAVAILABLE',
+        `${at}: the collection behind "${target.alias}" has no field "${field}", which this version searches (it was built by an older one), to ${what}: run \`afterimage reindex\` to rebuild it`,
+      );
     }
-    return new AppError('SERVICE_UNAVAILABLE', `${at} has no usable collection "${target.alias}" (${said}) to ${what}: run \`afterimage reindex\` to build the search index`);
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      `${at} has no usable collection "${target.alias}" (${said}) to ${what}: run \`afterimage reindex\` to build the search index`,
+    );
   }
   if (status === 429 || status >= 500) {
-    return new AppError('SERVICE_UNAVAILABLE', `${at} failed (HTTP ${status}: ${said}) to ${what}, also after ${target.retries} retries: check the Typesense server's log, memory and disk`);
+    return new AppError(
+      'SERVICE_UNAVAILABLE',
+      `${at} failed (HTTP ${status}: ${said}) to ${what}, also after ${target.retries} retries: check the Typesense server's log, memory and disk`,
+    );
   }
   return new AppError('INTERNAL_ERROR', `${at} rejected the request (HTTP ${status}: ${said}) to ${what}`);
 }
 
 /** Runs one client call with backoff on transient failures; an HTTP status listed in `expected` gives its value instead. */
-export async function call<T, U = never>(target: TypesenseTarget, what: string, request: () => Promise<T>, expected: Record<number, () => U> = {}): Promise<T | U> {
+export async function call<T, U = never>(
+  target: TypesenseTarget,
+  what: string,
+  request: () => Promise<T>,
+  expected: Record<number, () => U> = {},
+): Promise<T | U> {
   try {
     return await pRetry(request, {
       retries: target.retries,
@@ -100,7 +124,8 @@ export async function call<T, U = never>(target: TypesenseTarget, what: string, 
       randomize: true,
       shouldRetry: ({ error }) => isTransient(error),
       onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
-        if (isTransient(error) && retriesLeft > 0) target.log.warn('Typesense request failed, retrying', { what, attempt: attemptNumber, err: error });
+        if (isTransient(error) && retriesLeft > 0)
+          target.log.warn('Typesense request failed, retrying', { what, attempt: attemptNumber, err: error });
       },
     });
   } catch (error) {

@@ -7,7 +7,8 @@ function matchedTokens(value: unknown, into = new Set<string>()): Set<string> {
   if (Array.isArray(value)) for (const item of value) matchedTokens(item, into);
   else if (value && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) {
-      if (key === 'matched_tokens') for (const token of [inner].flat(2)) if (typeof token === 'string') for (const word of tokenize(token)) into.add(word);
+      if (key === 'matched_tokens')
+        for (const token of [inner].flat(2)) if (typeof token === 'string') for (const word of tokenize(token)) into.add(word);
       if (key !== 'document') matchedTokens(inner, into);
     }
   }

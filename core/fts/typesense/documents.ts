@@ -135,20 +135,31 @@ function toDocument(row: DocumentRow): VideoDocument {
 
 /** The documents of these videos as they are stored now; ids of videos that are gone have none. */
 export async function toDocuments(sql: Queryable, videoIds: string[]): Promise<VideoDocument[]> {
-  const rows = await sql<DocumentRow[]>`select ${sql.unsafe(DOCUMENT_COLUMNS)} from videos where video_id = any(${videoIds}) order by video_id`;
+  const rows = await sql<
+    DocumentRow[]
+  >`select ${sql.unsafe(DOCUMENT_COLUMNS)} from videos where video_id = any(${videoIds}) order by video_id`;
   return rows.map(toDocument);
 }
 
 /** The next page of documents in video id order, after `afterId` (keyset paging for a full reindex). */
 export async function documentsAfter(sql: Queryable, afterId: string, limit: number): Promise<VideoDocument[]> {
-  const rows = await sql<DocumentRow[]>`select ${sql.unsafe(DOCUMENT_COLUMNS)} from videos where video_id > ${afterId} order by video_id limit ${limit}`;
+  const rows = await sql<
+    DocumentRow[]
+  >`select ${sql.unsafe(DOCUMENT_COLUMNS)} from videos where video_id > ${afterId} order by video_id limit ${limit}`;
   return rows.map(toDocument);
 }
 
-export interface ImportFailure { id: string; error: string }
+export interface ImportFailure {
+  id: string;
+  error: string;
+}
 
 /** Upserts documents in one import request; what Typesense refused comes back with its reason. */
-export async function upsertDocuments(target: TypesenseTarget, documents: VideoDocument[], collection = target.alias): Promise<ImportFailure[]> {
+export async function upsertDocuments(
+  target: TypesenseTarget,
+  documents: VideoDocument[],
+  collection = target.alias,
+): Promise<ImportFailure[]> {
   if (documents.length === 0) return [];
   const results: ImportResponse[] = await call(target, `import ${documents.length} documents into "${collection}"`, () =>
     target.client.collections<VideoDocument>(collection).documents().import(documents, { action: 'upsert', throwOnFail: false }),
@@ -164,7 +175,10 @@ export async function deleteDocuments(target: TypesenseTarget, videoIds: string[
   for (let start = 0; start < videoIds.length; start += DELETE_CHUNK) {
     const chunk = videoIds.slice(start, start + DELETE_CHUNK);
     await call(target, `delete ${chunk.length} documents from "${collection}"`, () =>
-      target.client.collections(collection).documents().delete({ filter_by: `id:[${chunk.map(literal).join(',')}]` }),
+      target.client
+        .collections(collection)
+        .documents()
+        .delete({ filter_by: `id:[${chunk.map(literal).join(',')}]` }),
     );
   }
 }

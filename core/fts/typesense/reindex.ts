@@ -19,7 +19,11 @@ export interface ReindexOptions {
   minDelayMs?: number;
 }
 
-export interface ReindexResult { collection: string; documents: number; seconds: number }
+export interface ReindexResult {
+  collection: string;
+  documents: number;
+  seconds: number;
+}
 
 const timestamp = (date: Date) => date.toISOString().replace(/\D/g, '').slice(0, 14);
 
@@ -31,10 +35,15 @@ const timestamp = (date: Date) => date.toISOString().replace(/\D/g, '').slice(0,
 export async function reindexAll(options: ReindexOptions): Promise<ReindexResult> {
   const { config, sql, log } = options;
   const target = typesenseTarget(config, log, { purpose: 'indexing', ...retryOverrides(options) });
-  if (!target) throw new ConfigError(['TYPESENSE_URL: not set; set it (e.g. http://localhost:8108) and TYPESENSE_API_KEY to the server to index into']);
+  if (!target)
+    throw new ConfigError([
+      'TYPESENSE_URL: not set; set it (e.g. http://localhost:8108) and TYPESENSE_API_KEY to the server to index into',
+    ]);
   const started = Date.now();
   const aliases = target.client.aliases();
-  const previous = await call(target, `read the alias "${target.alias}"`, () => target.client.aliases(target.alias).retrieve(), { 404: () => undefined });
+  const previous = await call(target, `read the alias "${target.alias}"`, () => target.client.aliases(target.alias).retrieve(), {
+    404: () => undefined,
+  });
   await pauseSync(sql);
   let collection: string | undefined;
   try {
@@ -44,10 +53,17 @@ export async function reindexAll(options: ReindexOptions): Promise<ReindexResult
     const newCollection = collection;
     await sql.begin(async (tx) => {
       await tx`lock table search_sync_queue in share mode`;
-      await call(target, `point the alias "${target.alias}" at "${newCollection}"`, () => aliases.upsert(target.alias, { collection_name: newCollection }));
+      await call(target, `point the alias "${target.alias}" at "${newCollection}"`, () =>
+        aliases.upsert(target.alias, { collection_name: newCollection }),
+      );
     });
     if (previous && previous.collection_name !== collection) {
-      await call(target, `drop the previous collection "${previous.collection_name}"`, () => target.client.collections(previous.collection_name).delete(), { 404: () => undefined }).catch((error: unknown) =>
+      await call(
+        target,
+        `drop the previous collection "${previous.collection_name}"`,
+        () => target.client.collections(previous.collection_name).delete(),
+        { 404: () => undefined },
+      ).catch((error: unknown) =>
         log.warn('the previous collection could not be dropped: drop it by hand', { collection: previous.collection_name, err: error }),
       );
     }
@@ -55,7 +71,9 @@ export async function reindexAll(options: ReindexOptions): Promise<ReindexResult
   } catch (error) {
     if (collection) {
       const half = collection;
-      await call(target, `drop the unfinished collection "${half}"`, () => target.client.collections(half).delete(), { 404: () => undefined }).catch(() => undefined);
+      await call(target, `drop the unfinished collection "${half}"`, () => target.client.collections(half).delete(), {
+        404: () => undefined,
+      }).catch(() => undefined);
     }
     throw error;
   } finally {
@@ -64,7 +82,13 @@ export async function reindexAll(options: ReindexOptions): Promise<ReindexResult
 }
 
 /** Every video into `collection`, REINDEX_BATCH at a time in video id order, renewing the sync pause after each; the count sent. */
-async function fillCollection(target: TypesenseTarget, sql: Sql, collection: string, aliasTarget: string, onProgress?: ReindexOptions['onProgress']): Promise<number> {
+async function fillCollection(
+  target: TypesenseTarget,
+  sql: Sql,
+  collection: string,
+  aliasTarget: string,
+  onProgress?: ReindexOptions['onProgress'],
+): Promise<number> {
   const [{ total }] = await sql<[{ total: number }]>`select count(*)::int as total from videos`;
   let documents = 0;
   for (let last = ''; ; ) {
@@ -73,7 +97,10 @@ async function fillCollection(target: TypesenseTarget, sql: Sql, collection: str
     const failures = await upsertDocuments(target, page, collection);
     if (failures.length > 0) {
       const first = failures[0]!;
-      throw new AppError('INTERNAL_ERROR', `Typesense refused ${failures.length} of ${page.length} documents (first: ${first.id}: ${first.error}); "${target.alias}" still points at ${aliasTarget}: fix the cause and run afterimage reindex again`);
+      throw new AppError(
+        'INTERNAL_ERROR',
+        `Typesense refused ${failures.length} of ${page.length} documents (first: ${first.id}: ${first.error}); "${target.alias}" still points at ${aliasTarget}: fix the cause and run afterimage reindex again`,
+      );
     }
     documents += page.length;
     last = page.at(-1)!.id;
@@ -88,7 +115,16 @@ async function createCollection(target: TypesenseTarget): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     const name = `${target.alias}_${timestamp(new Date())}`;
     const taken: Record<number, () => boolean> = attempt < 2 ? { 409: () => false } : {};
-    const created = await call(target, `create the collection "${name}"`, () => target.client.collections().create(collectionSchema(name)).then(() => true), taken);
+    const created = await call(
+      target,
+      `create the collection "${name}"`,
+      () =>
+        target.client
+          .collections()
+          .create(collectionSchema(name))
+          .then(() => true),
+      taken,
+    );
     if (created) return name;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }

@@ -34,7 +34,10 @@ function filterClauses(filters: FtsFilters): string[] {
 }
 
 /** A phrase as a filter: all its pairs of adjacent tokens present (documents.ts). */
-const hasPairs = (term: Term) => adjacentPairs(term.tokens).map((pair) => `pairs:=${literal(pair)}`).join(' && ');
+const hasPairs = (term: Term) =>
+  adjacentPairs(term.tokens)
+    .map((pair) => `pairs:=${literal(pair)}`)
+    .join(' && ');
 const isPair = (term: Term) => term.tokens.length === 2;
 const isLong = (term: Term) => term.tokens.length > 2;
 const quoted = (term: Term) => `"${term.tokens.join(' ')}"`;
@@ -65,7 +68,12 @@ function queryParameters(query: FtsQuery): { q: string; filters: string[] } {
   if (excludedPairs.length) filters.push(`pairs:!=[${excludedPairs.map(literal).join(',')}]`);
   const excludedLong = query.excluded.filter(isLong);
   if (required.length === 0) {
-    for (const term of excludedLong) filters.push(`(${adjacentPairs(term.tokens).map((pair) => `pairs:!=${literal(pair)}`).join(' || ')})`);
+    for (const term of excludedLong)
+      filters.push(
+        `(${adjacentPairs(term.tokens)
+          .map((pair) => `pairs:!=${literal(pair)}`)
+          .join(' || ')})`,
+      );
     return { q: '*', filters };
   }
   const words = required.map((term) => (isLong(term) ? quoted(term) : term.tokens.join(' ')));
@@ -77,7 +85,8 @@ const EXACT = { num_typos: 0, typo_tokens_threshold: 0, drop_tokens_threshold: 0
 
 export function searchParameters(request: FtsRequest): SearchParams<VideoDocument> {
   const { limit, offset } = request;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PER_PAGE) throw new AppError('INVALID_INPUT', `limit must be 1 to ${MAX_PER_PAGE} for Typesense`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PER_PAGE)
+    throw new AppError('INVALID_INPUT', `limit must be 1 to ${MAX_PER_PAGE} for Typesense`);
   if (offset % limit !== 0) throw new AppError('INVALID_INPUT', 'offset must be a multiple of limit (whole pages)');
   const { q, filters } = queryParameters(request.query);
   const allFilters = [...filters, ...filterClauses(request.filters)];

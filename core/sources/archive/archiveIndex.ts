@@ -36,10 +36,14 @@ export interface ArchiveIndex {
   videosByChannel: Map<string, VideoRecord[]>;
 }
 
-export const isMissing = (error: unknown) => (error as NodeJS.ErrnoException)?.code === 'ENOENT' || (error as NodeJS.ErrnoException)?.code === 'ENOTDIR';
+export const isMissing = (error: unknown) =>
+  (error as NodeJS.ErrnoException)?.code === 'ENOENT' || (error as NodeJS.ErrnoException)?.code === 'ENOTDIR';
 
 /** The directory's signature and scan; undefined when the directory is missing (or vanishes during the scan). */
-export async function scanDirectory(dir: string, options: Pick<ScanOptions, 'concurrency' | 'onProgress'>): Promise<{ signature: string; scan: ArchiveScan } | undefined> {
+export async function scanDirectory(
+  dir: string,
+  options: Pick<ScanOptions, 'concurrency' | 'onProgress'>,
+): Promise<{ signature: string; scan: ArchiveScan } | undefined> {
   try {
     const { signature } = await archiveSignature(dir);
     return { signature, scan: await scanArchive(dir, { concurrency: options.concurrency, onProgress: options.onProgress }) };
@@ -71,7 +75,17 @@ function addName(map: Map<string, string>, name: string | undefined, channelId: 
 
 export function indexOfScan(dir: string, signature: string, scan: ArchiveScan, at: number, builds: number): ArchiveIndex {
   const index: ArchiveIndex = {
-    info: { dir, builtAt: at, checkedAt: at, builds, channels: scan.channels.length, videos: scan.videos.length, exists: true, stats: scan.stats, warnings: scan.warnings },
+    info: {
+      dir,
+      builtAt: at,
+      checkedAt: at,
+      builds,
+      channels: scan.channels.length,
+      videos: scan.videos.length,
+      exists: true,
+      stats: scan.stats,
+      warnings: scan.warnings,
+    },
     signature,
     channels: new Map(scan.channels.map((c) => [c.channelId, c])),
     byHandle: new Map(),

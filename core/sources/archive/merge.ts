@@ -67,7 +67,10 @@ export function mergeChannels(a: HeldChannel, b: HeldChannel): HeldChannel {
   const [winner, loser] = channelPrecedence(a, b) >= 0 ? [a, b] : [b, a];
   return {
     channel: fill(winner.channel, loser.channel),
-    names: { customNames: union(winner.names.customNames, loser.names.customNames), userNames: union(winner.names.userNames, loser.names.userNames) },
+    names: {
+      customNames: union(winner.names.customNames, loser.names.customNames),
+      userNames: union(winner.names.userNames, loser.names.userNames),
+    },
     rank: winner.rank,
     epoch: Math.max(a.epoch, b.epoch),
     evidence: winner.evidence,

@@ -64,7 +64,21 @@ export interface ParseContext {
 const MAX_DEPTH = 4;
 const PLACEHOLDER_TITLES = /^\[(?:deleted|private|unavailable) video\]$/i;
 const TAB_TITLE = / - (?:Videos|Shorts|Live|Streams|Home|Podcasts|Releases|Playlists|Uploads)$/;
-const RESERVED_PATHS = new Set(['watch', 'results', 'playlist', 'feed', 'hashtag', 'shorts', 'live', 'embed', 'channel', 'c', 'user', 'v', 'e']);
+const RESERVED_PATHS = new Set([
+  'watch',
+  'results',
+  'playlist',
+  'feed',
+  'hashtag',
+  'shorts',
+  'live',
+  'embed',
+  'channel',
+  'c',
+  'user',
+  'v',
+  'e',
+]);
 
 // ---------------------------------------------------------------------------------------------
 // Field helpers
@@ -216,7 +230,8 @@ function bestVideoThumbnail(obj: Obj): string | undefined {
   if (!list.length) return undefined;
   let best = list[list.length - 1]!;
   for (const t of list) {
-    const better = (t.preference ?? -1e9) !== (best.preference ?? -1e9) ? (t.preference ?? -1e9) > (best.preference ?? -1e9) : area(t) > area(best);
+    const better =
+      (t.preference ?? -1e9) !== (best.preference ?? -1e9) ? (t.preference ?? -1e9) > (best.preference ?? -1e9) : area(t) > area(best);
     if (better) best = t;
   }
   return best.url;
@@ -283,11 +298,19 @@ function channelFrom(obj: Obj, channelId: string, rank: 1 | 2, epoch: number, ch
   const uploaderId = str(obj.uploader_id);
   const fromUploaderUrl = channelUrlFacts(obj.uploader_url);
   const fromChannelUrl = channelUrlFacts(obj.channel_url);
-  const handle = [uploaderId, str(obj.uploader_handle), fromUploaderUrl.handle, fromChannelUrl.handle].find((h) => h?.startsWith('@') && h.length > 1);
+  const handle = [uploaderId, str(obj.uploader_handle), fromUploaderUrl.handle, fromChannelUrl.handle].find(
+    (h) => h?.startsWith('@') && h.length > 1,
+  );
   const customNames = [fromUploaderUrl.customName, fromChannelUrl.customName].filter((n): n is string => !!n);
   const userNames = [fromUploaderUrl.userName, fromChannelUrl.userName].filter((n): n is string => !!n);
   // youtube-dl era: uploader_id was the legacy user name when the channel had one.
-  if (uploaderId && !uploaderId.startsWith('@') && !CHANNEL_ID.test(uploaderId) && uploaderId !== channelId && !customNames.includes(uploaderId)) {
+  if (
+    uploaderId &&
+    !uploaderId.startsWith('@') &&
+    !CHANNEL_ID.test(uploaderId) &&
+    uploaderId !== channelId &&
+    !customNames.includes(uploaderId)
+  ) {
     userNames.push(uploaderId);
   }
   const playlistTitle = str(obj.title);
@@ -322,7 +345,8 @@ function videoFrom(obj: Obj, id: string, channelId: string, ctx: ParseContext, p
   const rawTitle = str(obj.title) ?? str(obj.fulltitle);
   const title = rawTitle && !PLACEHOLDER_TITLES.test(rawTitle) ? rawTitle : undefined;
   const duration = num(obj.duration);
-  const uploadDate = ymd(obj.upload_date) ?? dateFromTimestamp(obj.timestamp) ?? ymd(obj.release_date) ?? dateFromTimestamp(obj.release_timestamp);
+  const uploadDate =
+    ymd(obj.upload_date) ?? dateFromTimestamp(obj.timestamp) ?? ymd(obj.release_date) ?? dateFromTimestamp(obj.release_timestamp);
   const observedAt = servedAt(obj, partial, epoch, uploadDate);
   const video: VideoRecord = dropUndefined({
     videoId: id,
@@ -359,7 +383,14 @@ function looksExtracted(obj: Obj): boolean {
   return 'formats' in obj || 'upload_date' in obj || 'extractor' in obj || 'webpage_url' in obj || 'subtitles' in obj;
 }
 
-function parseVideoDoc(obj: Obj, ctx: ParseContext, fallbackChannelId: string | undefined, partial: boolean, epoch: number, out: ParsedItem[]): void {
+function parseVideoDoc(
+  obj: Obj,
+  ctx: ParseContext,
+  fallbackChannelId: string | undefined,
+  partial: boolean,
+  epoch: number,
+  out: ParsedItem[],
+): void {
   const id = str(obj.id) ?? str(obj.display_id);
   // An entry whose id is not a YouTube video id could never be stored (see invalidIdReason).
   if (!id || !VIDEO_ID.test(id)) return;
@@ -368,7 +399,14 @@ function parseVideoDoc(obj: Obj, ctx: ParseContext, fallbackChannelId: string | 
   if (channelId && (!partial || str(obj.channel_id))) out.push(channelFrom(obj, channelId, 1, epoch, false));
 }
 
-function parsePlaylistDoc(obj: Obj, ctx: ParseContext, parentChannelId: string | undefined, epoch: number, depth: number, out: ParsedItem[]): void {
+function parsePlaylistDoc(
+  obj: Obj,
+  ctx: ParseContext,
+  parentChannelId: string | undefined,
+  epoch: number,
+  depth: number,
+  out: ParsedItem[],
+): void {
   const id = str(obj.id);
   const ownChannelId = channelIdOf(obj);
   const title = str(obj.title) ?? '';
@@ -407,14 +445,17 @@ function invalidIdReason(obj: Obj): string | undefined {
   const id = str(obj.id) ?? str(obj.display_id);
   if (id && !VIDEO_ID.test(id)) return `video id ${JSON.stringify(id)} is not a YouTube video id (11 letters, digits, - or _)`;
   const channelId = str(obj.channel_id);
-  if (channelId && !CHANNEL_ID.test(channelId)) return `channel id ${JSON.stringify(channelId)} is not a YouTube channel id (UC and 22 letters, digits, - or _)`;
+  if (channelId && !CHANNEL_ID.test(channelId))
+    return `channel id ${JSON.stringify(channelId)} is not a YouTube channel id (UC and 22 letters, digits, - or _)`;
   return undefined;
 }
 
 /** Whether a JSON document looks like something yt-dlp / youtube-dl wrote. */
 export function looksLikeYtDlp(data: unknown): boolean {
   if (!isObj(data) || typeof data.id !== 'string') return false;
-  return 'extractor' in data || 'extractor_key' in data || '_type' in data || 'webpage_url' in data || 'ie_key' in data || 'formats' in data;
+  return (
+    'extractor' in data || 'extractor_key' in data || '_type' in data || 'webpage_url' in data || 'ie_key' in data || 'formats' in data
+  );
 }
 
 /**

@@ -25,7 +25,26 @@ import { InvalidJsonError, ParsePool, parseHere } from './parsePool.ts';
 /** Documents at least this big are parsed on a worker thread (when there are any). */
 const WORKER_PARSE_BYTES = 128 * 1024;
 
-const MEDIA_EXTENSIONS = new Set(['mp4', 'webm', 'mkv', 'm4a', 'mp3', 'opus', 'flv', '3gp', 'mov', 'm4v', 'mka', 'ogg', 'oga', 'wav', 'flac', 'aac', 'avi', 'wmv']);
+const MEDIA_EXTENSIONS = new Set([
+  'mp4',
+  'webm',
+  'mkv',
+  'm4a',
+  'mp3',
+  'opus',
+  'flv',
+  '3gp',
+  'mov',
+  'm4v',
+  'mka',
+  'ogg',
+  'oga',
+  'wav',
+  'flac',
+  'aac',
+  'avi',
+  'wmv',
+]);
 export const SUBTITLE_EXTENSIONS = new Set(['vtt', 'srt', 'srv1', 'srv2', 'srv3', 'json3', 'ttml', 'ass', 'ssa', 'lrc', 'sbv']);
 
 export interface ArchiveProgress {
@@ -213,7 +232,10 @@ async function walk(root: string, hooks: WalkHooks): Promise<void> {
         stat(join(dir, entry.name)).then(
           (s) => ({ entry, s }),
           (error: unknown) => {
-            hooks.onWarning(join(dir, entry.name), entry.isSymbolicLink() ? `broken symbolic link (${describe(error)})` : `unreadable (${describe(error)})`);
+            hooks.onWarning(
+              join(dir, entry.name),
+              entry.isSymbolicLink() ? `broken symbolic link (${describe(error)})` : `unreadable (${describe(error)})`,
+            );
             return undefined;
           },
         ),
@@ -288,7 +310,14 @@ class BoundedQueue<T> {
 
 async function pickMedia(paths: string[]): Promise<string | undefined> {
   if (paths.length <= 1) return paths[0];
-  const sized = await Promise.all(paths.map((path) => stat(path).then((s) => ({ path, size: s.size }), () => undefined)));
+  const sized = await Promise.all(
+    paths.map((path) =>
+      stat(path).then(
+        (s) => ({ path, size: s.size }),
+        () => undefined,
+      ),
+    ),
+  );
   let best: { path: string; size: number } | undefined;
   for (const candidate of sized) {
     if (!candidate) continue;
@@ -354,7 +383,16 @@ async function runScan(dir: string, options: ScanOptions, sink: (items: ArchiveI
   if (signal?.aborted) throw abortError(signal);
   const pool = parseThreads > 0 ? new ParsePool(parseThreads) : undefined;
   const state: ScanState = {
-    progress: { directories: 0, filesSeen: 0, metadataFiles: 0, filesParsed: 0, filesFailed: 0, bytesRead: 0, walkDone: false, elapsedMs: 0 },
+    progress: {
+      directories: 0,
+      filesSeen: 0,
+      metadataFiles: 0,
+      filesParsed: 0,
+      filesFailed: 0,
+      bytesRead: 0,
+      walkDone: false,
+      elapsedMs: 0,
+    },
     filesSkipped: 0,
     partialFiles: 0,
     linksSkipped: 0,
@@ -533,7 +571,13 @@ class ArchiveCollector {
         continue;
       }
       if (!this.channels.has(video.channelId)) {
-        this.channels.set(video.channelId, { channel: { channelId: video.channelId }, names: { customNames: [], userNames: [] }, rank: 0, epoch: 0, evidence: '' });
+        this.channels.set(video.channelId, {
+          channel: { channelId: video.channelId },
+          names: { customNames: [], userNames: [] },
+          rank: 0,
+          epoch: 0,
+          evidence: '',
+        });
       }
       videos.push(video);
     }
@@ -576,7 +620,10 @@ export async function scanArchive(dir: string, options: ScanOptions = {}): Promi
  * temporary file into place), so this changes whenever the archive's contents do; in-place edits
  * of a file's bytes go unnoticed. Lists directories only: reads no file.
  */
-export async function archiveSignature(dir: string, signal?: AbortSignal): Promise<{ signature: string; directories: number; files: number }> {
+export async function archiveSignature(
+  dir: string,
+  signal?: AbortSignal,
+): Promise<{ signature: string; directories: number; files: number }> {
   const hash = createHash('sha1');
   let directories = 0;
   let files = 0;

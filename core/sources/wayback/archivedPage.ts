@@ -64,12 +64,18 @@ export function linkHref(tags: HeadTag[], key: 'rel' | 'itemprop', value: string
   return tags.find((tag) => tag.tag === 'link' && tag[key]?.toLowerCase() === value && tag.href)?.href;
 }
 
-const GENERIC_TITLES = /^(?:youtube|-?\s*youtube|broadcast yourself\.?|youtube - broadcast yourself\.?|before you continue(?: to youtube)?|404 not found|error 404.*)$/i;
+const GENERIC_TITLES =
+  /^(?:youtube|-?\s*youtube|broadcast yourself\.?|youtube - broadcast yourself\.?|before you continue(?: to youtube)?|404 not found|error 404.*)$/i;
 
 /** A page title without the site's name; undefined for generic titles ("YouTube", error pages). */
 export function cleanTitle(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  const title = decodeEntities(value).replace(/\s+/g, ' ').trim().replace(/\s*-\s*YouTube$/i, '').replace(/^YouTube\s*-\s*/i, '').trim();
+  const title = decodeEntities(value)
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/\s*-\s*YouTube$/i, '')
+    .replace(/^YouTube\s*-\s*/i, '')
+    .trim();
   return title && !GENERIC_TITLES.test(title) ? title : undefined;
 }
 

@@ -31,7 +31,11 @@ function toRow(values: string[], fields: readonly string[]): CdxRow | undefined 
   const originalAt = fields.indexOf('original');
   if (cells.length > fields.length && originalAt >= 0) {
     const extra = cells.length - fields.length;
-    cells = [...cells.slice(0, originalAt), cells.slice(originalAt, originalAt + extra + 1).join('%20'), ...cells.slice(originalAt + extra + 1)];
+    cells = [
+      ...cells.slice(0, originalAt),
+      cells.slice(originalAt, originalAt + extra + 1).join('%20'),
+      ...cells.slice(originalAt + extra + 1),
+    ];
   }
   if (cells.length !== fields.length) return undefined;
   const row: Record<string, string> = {};
@@ -68,7 +72,8 @@ export function parseCdx(body: string, fields: readonly string[] = CDX_FIELDS): 
     if (!Array.isArray(data)) throw new CdxFormatError('CDX JSON answer is not an array');
     if (data.length === 0) return { rows };
     const header = data[0];
-    if (!Array.isArray(header) || !header.every((cell) => typeof cell === 'string')) throw new CdxFormatError('CDX JSON answer has no header row');
+    if (!Array.isArray(header) || !header.every((cell) => typeof cell === 'string'))
+      throw new CdxFormatError('CDX JSON answer has no header row');
     let resumeKey: string | undefined;
     for (let index = 1; index < data.length; index++) {
       const entry = data[index];
@@ -90,7 +95,10 @@ export function parseCdx(body: string, fields: readonly string[] = CDX_FIELDS): 
     const line = lines[index]!.trim();
     if (!line) {
       // After the blank line comes the resume key (the last non-empty line).
-      const rest = lines.slice(index + 1).map((entry) => entry.trim()).filter(Boolean);
+      const rest = lines
+        .slice(index + 1)
+        .map((entry) => entry.trim())
+        .filter(Boolean);
       if (rest.length === 1 && !rest[0]!.includes(' ')) resumeKey = rest[0];
       else if (rest.length > 0) continue; // a stray blank line between rows
       break;

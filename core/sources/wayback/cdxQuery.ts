@@ -37,7 +37,12 @@ const BLOCKED = /Blocked Site Error|AdministrativeAccessControlException|RobotAc
  * One CDX request. 429, 5xx, timeouts and an HTML page instead of an index are transient; a 403
  * "Blocked Site Error" (the URL is excluded from the archive) is a definite empty answer.
  */
-export async function queryCdx(upstream: Upstream, cdxUrl: string, query: CdxQuery, fetchOptions: FetchOptions = {}): Promise<CdxPage & { blocked?: boolean }> {
+export async function queryCdx(
+  upstream: Upstream,
+  cdxUrl: string,
+  query: CdxQuery,
+  fetchOptions: FetchOptions = {},
+): Promise<CdxPage & { blocked?: boolean }> {
   let body: string;
   try {
     ({ body } = await fetchText(upstream, buildCdxUrl(cdxUrl, query), {

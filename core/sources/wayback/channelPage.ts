@@ -21,7 +21,8 @@ export interface ChannelPageInfo {
   terminated?: string;
 }
 
-const CHANNEL_NOTICE = /This account has been terminated[^<."]*|This channel (?:does not exist|is not available|was removed)[^<."]*|This account has been suspended[^<."]*|This user account has been (?:terminated|suspended|closed)[^<."]*/i;
+const CHANNEL_NOTICE =
+  /This account has been terminated[^<."]*|This channel (?:does not exist|is not available|was removed)[^<."]*|This account has been suspended[^<."]*|This user account has been (?:terminated|suspended|closed)[^<."]*/i;
 
 function namesFromUrl(url: string | undefined, info: ChannelPageInfo): void {
   if (!url) return;
@@ -74,13 +75,17 @@ export function extractChannelInfo(html: string): ChannelPageInfo {
     const json = /"(?:externalId|channelId|ucid)"\s*:\s*"(UC[A-Za-z0-9_-]{22})"/.exec(html)?.[1];
     if (json) info.channelId = json;
   }
-  info.title ??= cleanTitle(metaValues(tags, 'property', 'og:title')[0]) ?? cleanTitle(metaValues(tags, 'name', 'title')[0]) ?? cleanTitle(/<title>([\s\S]*?)<\/title>/i.exec(html)?.[1]);
+  info.title ??=
+    cleanTitle(metaValues(tags, 'property', 'og:title')[0]) ??
+    cleanTitle(metaValues(tags, 'name', 'title')[0]) ??
+    cleanTitle(/<title>([\s\S]*?)<\/title>/i.exec(html)?.[1]);
   if (info.description === undefined) {
     const description = metaValues(tags, 'property', 'og:description')[0] ?? metaValues(tags, 'name', 'description')[0];
     if (description !== undefined) info.description = description;
   }
   if (!info.avatarUrl) {
-    const image = metaValues(tags, 'property', 'og:image')[0] ?? linkHref(tags, 'itemprop', 'thumbnailurl') ?? linkHref(tags, 'rel', 'image_src');
+    const image =
+      metaValues(tags, 'property', 'og:image')[0] ?? linkHref(tags, 'itemprop', 'thumbnailurl') ?? linkHref(tags, 'rel', 'image_src');
     if (image) info.avatarUrl = unwrapArchiveUrl(image);
   }
   if (!info.channelId) {

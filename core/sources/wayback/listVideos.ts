@@ -77,7 +77,12 @@ interface Walk extends ListingContext {
   cached?: { key: string; page: CdxPage };
 }
 
-export async function listWaybackVideos(context: ListingContext, channel: ChannelRecord, cursor: string | undefined, signal?: AbortSignal): Promise<VideoPage> {
+export async function listWaybackVideos(
+  context: ListingContext,
+  channel: ChannelRecord,
+  cursor: string | undefined,
+  signal?: AbortSignal,
+): Promise<VideoPage> {
   const { limits } = context;
   const state: CursorState = cursor ? decodeCursor(cursor) : { v: 1, f: listingForms(channel), i: 0, p: [], s: '', c: [], g: [] };
   // Only lookups that already failed in earlier calls are left: their failures count, no throwing.
@@ -197,7 +202,8 @@ async function readListingPage(walk: Walk): Promise<void> {
   const rows = page.rows.filter((row) => rowPosition(row) > after);
   let index = 0;
   while (index < rows.length) {
-    if (walk.listingReads >= limits.listingCapturesPerCall || state.p.length >= limits.videoLookupsPerCall || Date.now() > walk.deadline) return;
+    if (walk.listingReads >= limits.listingCapturesPerCall || state.p.length >= limits.videoLookupsPerCall || Date.now() > walk.deadline)
+      return;
     const { group, end } = nextGroup(walk, rows, index);
     if (!(await readGroup(walk, rows, group))) return;
     index = end;
@@ -252,7 +258,8 @@ async function readGroup(walk: Walk, rows: CdxRow[], group: ListingCapture[]): P
     }
     walk.listingReads++;
     walk.advanced = true;
-    if (outcome.value !== undefined) queueListed(walk, row, extractListedVideos(outcome.value, walk.channel.channelId, UPLOADS_TABS.has(tab)));
+    if (outcome.value !== undefined)
+      queueListed(walk, row, extractListedVideos(outcome.value, walk.channel.channelId, UPLOADS_TABS.has(tab)));
     state.a = rowPosition(row);
   }
   return true;

@@ -14,7 +14,12 @@ export type VideoLookup =
  * The captures of the video's watch page (up to `capturesPerVideo` read), then of its shorts/,
  * embed/ and youtu.be/ forms (one each), newest first, skipping removal notices to older captures.
  */
-export async function lookupVideo(captures: WaybackCaptures, videoId: string, capturesPerVideo: number, signal: AbortSignal | undefined): Promise<VideoLookup> {
+export async function lookupVideo(
+  captures: WaybackCaptures,
+  videoId: string,
+  capturesPerVideo: number,
+  signal: AbortSignal | undefined,
+): Promise<VideoLookup> {
   const forms: Array<{ url: string; replay: boolean; probes: number }> = [
     { url: `youtube.com/watch?v=${videoId}`, replay: false, probes: capturesPerVideo },
     { url: `youtube.com/shorts/${videoId}`, replay: false, probes: 1 },
@@ -24,7 +29,9 @@ export async function lookupVideo(captures: WaybackCaptures, videoId: string, ca
   ];
   let notice: VideoLookup | undefined;
   for (const form of forms) {
-    const rows = (await captures.timeline(form.url, signal, { anyStatus: form.replay })).filter((row) => videoIdOfUrl(row.original) === videoId);
+    const rows = (await captures.timeline(form.url, signal, { anyStatus: form.replay })).filter(
+      (row) => videoIdOfUrl(row.original) === videoId,
+    );
     if (rows.length === 0) continue;
     const result = await probeTimeline<VideoMeta>(rows, form.probes, async (row) => {
       const body = await captures.readCapture(row, signal, form.replay);

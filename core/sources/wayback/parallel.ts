@@ -22,4 +22,3 @@ export const settle = async <R>(promise: Promise<R>): Promise<Settled<R>> => {
     return { ok: false, error };
   }
 };
-

@@ -12,7 +12,12 @@ function compact<T extends object>(value: T): T {
   return value;
 }
 
-export function channelRecord(channelId: string, info: ChannelPageInfo, extra: Partial<ChannelRecord> = {}, terminated?: string): ChannelRecord {
+export function channelRecord(
+  channelId: string,
+  info: ChannelPageInfo,
+  extra: Partial<ChannelRecord> = {},
+  terminated?: string,
+): ChannelRecord {
   return compact<ChannelRecord>({
     channelId,
     title: info.title,
@@ -48,7 +53,13 @@ function sameName(profileUrl: string | undefined, channel: ChannelRecord): boole
  * names its channel and the listing said it is this channel's), else from the listing alone when
  * the listing said so; undefined when it is another channel's or nothing ties it to this one.
  */
-export function videoRecord(captures: Pick<WaybackCaptures, 'publicBase' | 'publicUrl'>, channel: ChannelRecord, entry: PendingVideo, lookup: VideoLookup, listingCapture: string | undefined): VideoRecord | undefined {
+export function videoRecord(
+  captures: Pick<WaybackCaptures, 'publicBase' | 'publicUrl'>,
+  channel: ChannelRecord,
+  entry: PendingVideo,
+  lookup: VideoLookup,
+  listingCapture: string | undefined,
+): VideoRecord | undefined {
   if (lookup.kind === 'metadata') {
     const { meta } = lookup;
     const owned = meta.channelId ? meta.channelId === channel.channelId : entry.o === 1 || sameName(meta.ownerProfileUrl, channel);
@@ -73,9 +84,25 @@ export function videoRecord(captures: Pick<WaybackCaptures, 'publicBase' | 'publ
   if (entry.o !== 1) return undefined;
   if (lookup.kind === 'removed') {
     const url = captures.publicUrl(lookup.row);
-    return compact<VideoRecord>({ videoId: entry.i, channelId: channel.channelId, title: entry.t, durationSeconds: entry.d, archiveUrl: url, evidenceUrl: url, availability: 'deleted', observedAt: captureTime(lookup.row.timestamp) });
+    return compact<VideoRecord>({
+      videoId: entry.i,
+      channelId: channel.channelId,
+      title: entry.t,
+      durationSeconds: entry.d,
+      archiveUrl: url,
+      evidenceUrl: url,
+      availability: 'deleted',
+      observedAt: captureTime(lookup.row.timestamp),
+    });
   }
   // Only the listing knows of it.
   const evidence = listingCapture ? `${captures.publicBase}/${listingCapture.replace(' ', '/')}` : undefined;
-  return compact<VideoRecord>({ videoId: entry.i, channelId: channel.channelId, title: entry.t, durationSeconds: entry.d, evidenceUrl: evidence, availability: 'unknown' });
+  return compact<VideoRecord>({
+    videoId: entry.i,
+    channelId: channel.channelId,
+    title: entry.t,
+    durationSeconds: entry.d,
+    evidenceUrl: evidence,
+    availability: 'unknown',
+  });
 }

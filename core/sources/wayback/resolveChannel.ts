@@ -43,13 +43,23 @@ async function channelFromPages(
 }
 
 /** The channel of a video's newest watch capture. */
-async function channelOfVideo(captures: WaybackCaptures, videoId: string, capturesPerVideo: number, signal: AbortSignal | undefined): Promise<ChannelRecord | undefined> {
+async function channelOfVideo(
+  captures: WaybackCaptures,
+  videoId: string,
+  capturesPerVideo: number,
+  signal: AbortSignal | undefined,
+): Promise<ChannelRecord | undefined> {
   const lookup = await lookupVideo(captures, videoId, capturesPerVideo, signal);
   return lookup.kind === 'metadata' ? channelOfWatchPage(captures, lookup.meta, capturesPerVideo, signal) : undefined;
 }
 
 /** The channel a watch capture names: by its id, else by the handle or name of its owner's profile URL. */
-export async function channelOfWatchPage(captures: WaybackCaptures, meta: VideoMeta, capturesPerVideo: number, signal: AbortSignal | undefined): Promise<ChannelRecord | undefined> {
+export async function channelOfWatchPage(
+  captures: WaybackCaptures,
+  meta: VideoMeta,
+  capturesPerVideo: number,
+  signal: AbortSignal | undefined,
+): Promise<ChannelRecord | undefined> {
   const names: ChannelPageInfo = {};
   const profile = meta.ownerProfileUrl ?? '';
   const handle = /\/(@[^/?#]+)/.exec(profile)?.[1];
@@ -58,33 +68,55 @@ export async function channelOfWatchPage(captures: WaybackCaptures, meta: VideoM
   if (handle) names.handle = decodeURIComponentSafe(handle);
   if (user) names.customName = decodeURIComponentSafe(user);
   const channelId = meta.channelId ?? idFromProfile;
-  if (channelId && CHANNEL_ID.test(channelId)) return channelRecord(channelId, { ...names, ...(meta.author ? { title: meta.author } : {}) });
+  if (channelId && CHANNEL_ID.test(channelId))
+    return channelRecord(channelId, { ...names, ...(meta.author ? { title: meta.author } : {}) });
   if (names.handle) return resolveWaybackChannel(captures, capturesPerVideo, { kind: 'handle', handle: names.handle }, signal);
   if (user) return resolveWaybackChannel(captures, capturesPerVideo, { kind: 'user', name: decodeURIComponentSafe(user) }, signal);
   return undefined;
 }
 
-export async function resolveWaybackChannel(captures: WaybackCaptures, capturesPerVideo: number, query: ChannelQuery, signal?: AbortSignal): Promise<ChannelRecord | undefined> {
+export async function resolveWaybackChannel(
+  captures: WaybackCaptures,
+  capturesPerVideo: number,
+  query: ChannelQuery,
+  signal?: AbortSignal,
+): Promise<ChannelRecord | undefined> {
   const pages = (base: string) => [base, `${base}/videos`, `${base}/featured`];
   const hasId = (info: ChannelPageInfo) => !!info.channelId;
   switch (query.kind) {
     case 'channelId': {
-      const found = await channelFromPages(captures, pages(`youtube.com/channel/${query.channelId}`), signal, (info) => !!info.title || info.channelId === query.channelId);
+      const found = await channelFromPages(
+        captures,
+        pages(`youtube.com/channel/${query.channelId}`),
+        signal,
+        (info) => !!info.title || info.channelId === query.channelId,
+      );
       return found ? channelRecord(query.channelId, found.info, {}, found.terminated) : undefined;
     }
     case 'handle': {
       const handle = query.handle.replace(/^@?/, '@');
       const found = await channelFromPages(captures, pages(`youtube.com/${handle}`), signal, hasId);
-      return found?.info.channelId ? channelRecord(found.info.channelId, found.info, { handle: found.info.handle ?? handle }, found.terminated) : undefined;
+      return found?.info.channelId
+        ? channelRecord(found.info.channelId, found.info, { handle: found.info.handle ?? handle }, found.terminated)
+        : undefined;
     }
     case 'user': {
       const found = await channelFromPages(captures, pages(`youtube.com/user/${query.name}`), signal, hasId);
       // The legacy username is what the API's customUrl held for such channels; listVideos walks /user/NAME from it.
-      return found?.info.channelId ? channelRecord(found.info.channelId, found.info, { customUrl: found.info.legacyUser ?? query.name }, found.terminated) : undefined;
+      return found?.info.channelId
+        ? channelRecord(found.info.channelId, found.info, { customUrl: found.info.legacyUser ?? query.name }, found.terminated)
+        : undefined;
     }
     case 'customUrl': {
-      const found = await channelFromPages(captures, [`youtube.com/c/${query.name}`, `youtube.com/c/${query.name}/videos`, `youtube.com/${query.name}`], signal, hasId);
-      return found?.info.channelId ? channelRecord(found.info.channelId, found.info, { customUrl: query.name }, found.terminated) : undefined;
+      const found = await channelFromPages(
+        captures,
+        [`youtube.com/c/${query.name}`, `youtube.com/c/${query.name}/videos`, `youtube.com/${query.name}`],
+        signal,
+        hasId,
+      );
+      return found?.info.channelId
+        ? channelRecord(found.info.channelId, found.info, { customUrl: query.name }, found.terminated)
+        : undefined;
     }
     case 'video':
       return channelOfVideo(captures, query.videoId, capturesPerVideo, signal);

@@ -17,7 +17,11 @@ export interface TimelineResult<T> {
  * newest good and the oldest notice seen. Captures that are neither (bot checks, broken pages)
  * are stepped over.
  */
-export async function probeTimeline<T>(rows: CdxRow[], maxProbes: number, probe: (row: CdxRow) => Promise<Probe<T>>): Promise<TimelineResult<T>> {
+export async function probeTimeline<T>(
+  rows: CdxRow[],
+  maxProbes: number,
+  probe: (row: CdxRow) => Promise<Probe<T>>,
+): Promise<TimelineResult<T>> {
   const result: TimelineResult<T> = { newestIsNotice: false };
   const probed = new Set<number>();
   let good = -1;

@@ -9,7 +9,12 @@ import { lookupVideo } from './lookupVideo.ts';
 import { videoRecord } from './records.ts';
 import { channelOfWatchPage } from './resolveChannel.ts';
 
-export async function waybackVideoById(captures: WaybackCaptures, videoId: string, capturesPerVideo: number, signal?: AbortSignal): Promise<VideoSighting | undefined> {
+export async function waybackVideoById(
+  captures: WaybackCaptures,
+  videoId: string,
+  capturesPerVideo: number,
+  signal?: AbortSignal,
+): Promise<VideoSighting | undefined> {
   const lookup = await lookupVideo(captures, videoId, capturesPerVideo, signal);
   if (lookup.kind !== 'metadata') return undefined;
   const channel = await channelOfWatchPage(captures, lookup.meta, capturesPerVideo, signal);

@@ -9,11 +9,26 @@ import { asObject, asString } from '../../youtube/json.ts';
 import { findPlayerConfigs, findPlayerResponses, formattedText, isPlayerOf, playabilityMessages } from '../../youtube/playerResponse.ts';
 import { looksLikeBotCheck } from '../http.ts';
 import type { VideoRecord } from '../types.ts';
-import { bestThumbnail, cleanTitle, headTags, htmlToText, linkHref, metaValues, normaliseDate, toInt, unwrapArchiveUrl } from './archivedPage.ts';
+import {
+  bestThumbnail,
+  cleanTitle,
+  headTags,
+  htmlToText,
+  linkHref,
+  metaValues,
+  normaliseDate,
+  toInt,
+  unwrapArchiveUrl,
+} from './archivedPage.ts';
 
 /** What an archived watch page tells of its video (a VideoRecord's fields, channel optional). Absent fields are unknown. */
 export type VideoMeta = Pick<VideoRecord, 'videoId'> &
-  Partial<Pick<VideoRecord, 'channelId' | 'title' | 'description' | 'durationSeconds' | 'viewCount' | 'uploadDate' | 'thumbnailUrl' | 'tags' | 'captions'>> & {
+  Partial<
+    Pick<
+      VideoRecord,
+      'channelId' | 'title' | 'description' | 'durationSeconds' | 'viewCount' | 'uploadDate' | 'thumbnailUrl' | 'tags' | 'captions'
+    >
+  > & {
     /** The channel's name as the page shows it. */
     author?: string;
     /** "http://www.youtube.com/@MrBeast" or "…/user/name" or "…/channel/UC…". */
@@ -135,21 +150,39 @@ function metaFromHtml(html: string, videoId: string): VideoMeta | undefined {
   const channelId = metaValues(tags, 'itemprop', 'channelid')[0] ?? asString(args?.ucid);
   if (channelId && CHANNEL_ID.test(channelId)) meta.channelId = channelId;
   const eowDescription = /<p[^>]*id="eow-description"[^>]*>([\s\S]*?)<\/p>/i.exec(html);
-  const description = eowDescription ? htmlToText(eowDescription[1]!) : (metaValues(tags, 'name', 'description')[0] ?? metaValues(tags, 'property', 'og:description')[0]);
+  const description = eowDescription
+    ? htmlToText(eowDescription[1]!)
+    : (metaValues(tags, 'name', 'description')[0] ?? metaValues(tags, 'property', 'og:description')[0]);
   if (description !== undefined) meta.description = description;
   const duration = parseIsoDuration(metaValues(tags, 'itemprop', 'duration')[0]) ?? toInt(args?.length_seconds);
   if (duration) meta.durationSeconds = duration;
   const viewText = /class="watch-view-count"[^>]*>\s*([\d,.\s\u00a0]+)/i.exec(html)?.[1];
   const views = toInt(metaValues(tags, 'itemprop', 'interactioncount')[0]) ?? toInt(viewText) ?? toInt(args?.view_count);
   if (views !== undefined) meta.viewCount = views;
-  const published = /(?:Published|Uploaded|Streamed live) on ([A-Za-z]{3,9}\.? \d{1,2}, \d{4}|\d{1,2} [A-Za-z]{3,9}\.? \d{4})/.exec(html)?.[1];
-  const date = normaliseDate(metaValues(tags, 'itemprop', 'datepublished')[0]) ?? normaliseDate(metaValues(tags, 'itemprop', 'uploaddate')[0]) ?? normaliseDate(published);
+  const published = /(?:Published|Uploaded|Streamed live) on ([A-Za-z]{3,9}\.? \d{1,2}, \d{4}|\d{1,2} [A-Za-z]{3,9}\.? \d{4})/.exec(
+    html,
+  )?.[1];
+  const date =
+    normaliseDate(metaValues(tags, 'itemprop', 'datepublished')[0]) ??
+    normaliseDate(metaValues(tags, 'itemprop', 'uploaddate')[0]) ??
+    normaliseDate(published);
   if (date) meta.uploadDate = date;
-  const thumbnail = linkHref(tags, 'itemprop', 'thumbnailurl') ?? metaValues(tags, 'itemprop', 'thumbnailurl')[0] ?? metaValues(tags, 'property', 'og:image')[0] ?? asString(args?.thumbnail_url);
+  const thumbnail =
+    linkHref(tags, 'itemprop', 'thumbnailurl') ??
+    metaValues(tags, 'itemprop', 'thumbnailurl')[0] ??
+    metaValues(tags, 'property', 'og:image')[0] ??
+    asString(args?.thumbnail_url);
   if (thumbnail) meta.thumbnailUrl = unwrapArchiveUrl(thumbnail);
-  const ogTags = metaValues(tags, 'property', 'og:video:tag').map((tag) => tag.trim()).filter(Boolean);
+  const ogTags = metaValues(tags, 'property', 'og:video:tag')
+    .map((tag) => tag.trim())
+    .filter(Boolean);
   const keywords = metaValues(tags, 'name', 'keywords')[0] ?? asString(args?.keywords);
-  const list = ogTags.length ? ogTags : (keywords ?? '').split(',').map((tag) => tag.trim()).filter(Boolean);
+  const list = ogTags.length
+    ? ogTags
+    : (keywords ?? '')
+        .split(',')
+        .map((tag) => tag.trim())
+        .filter(Boolean);
   if (list.length) meta.tags = list;
   const authorLink = /itemprop="author"[^>]*>\s*<link[^>]*itemprop="url"[^>]*href="([^"]+)"/i.exec(html)?.[1];
   if (authorLink) meta.ownerProfileUrl = unwrapArchiveUrl(decodeEntities(authorLink));
@@ -175,7 +208,8 @@ function playabilityTexts(status: Record<string, unknown>): string[] {
 }
 
 /** Player errors that are not removals: age gates, region blocks, paid or members-only videos, upcoming lives. */
-const NOT_A_REMOVAL = /confirm your age|age[- ]restricted|inappropriate for some users|available in your country|not made this video available|members|requires payment|rent this|premiere|live event|will begin|scheduled/i;
+const NOT_A_REMOVAL =
+  /confirm your age|age[- ]restricted|inappropriate for some users|available in your country|not made this video available|members|requires payment|rent this|premiere|live event|will begin|scheduled/i;
 
 function noticeInHtml(html: string): string | undefined {
   // Visible text only: scripts carry i18n strings such as "This video is unavailable." on every page.

@@ -13,7 +13,11 @@ const CHANNEL_PARTS = 'snippet,contentDetails,statistics,brandingSettings';
 const SEARCH_CANDIDATES = 10;
 
 const normaliseName = (value: string) => value.normalize('NFKC').replace(/^@/, '').toLowerCase();
-const normaliseTitle = (value: string) => value.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+const normaliseTitle = (value: string) =>
+  value
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 
 /** The first channel of a channels.list answer; a 404 reads as "no such channel". */
 export async function channelBy(api: ApiClient, filter: Record<string, string>, signal?: AbortSignal): Promise<ChannelRecord | undefined> {
@@ -50,7 +54,9 @@ async function byCustomUrl(api: ApiClient, name: string, signal?: AbortSignal): 
     }
     const candidates = ids.map((id) => byId.get(id)).filter((record): record is ChannelRecord => record !== undefined);
     const wanted = normaliseName(name);
-    const exact = candidates.find((record) => [record.handle, record.customUrl].some((value) => value !== undefined && normaliseName(value) === wanted));
+    const exact = candidates.find((record) =>
+      [record.handle, record.customUrl].some((value) => value !== undefined && normaliseName(value) === wanted),
+    );
     if (exact) return exact;
     const titled = candidates.find((record) => record.title !== undefined && normaliseTitle(record.title) === normaliseTitle(name));
     if (titled) return titled;

@@ -28,7 +28,11 @@ function joinSignals(...signals: Array<AbortSignal | undefined>): AbortSignal | 
 }
 
 /** Removes the key from any text: as itself, and as the value of a `key=` query parameter. */
-const redact = (apiKey: string, text: string) => text.split(apiKey).join('***').replace(/([?&]key=)[^&\s"'#]*/gi, '$1***');
+const redact = (apiKey: string, text: string) =>
+  text
+    .split(apiKey)
+    .join('***')
+    .replace(/([?&]key=)[^&\s"'#]*/gi, '$1***');
 
 /** The error a failed call is reported as: its endpoint, status and the API's own reason, the key redacted. */
 function describe(apiKey: string, error: unknown, endpoint: Endpoint, last: { status: number; body: string } | undefined): Error {

@@ -5,7 +5,16 @@
  */
 import { DefiniteError } from '../httpErrors.ts';
 import type { ChannelRecord, VideoPage, VideoRecord } from '../types.ts';
-import { listItems, listPage, playlistItemVideoId, uploadsPlaylistFromChannelId, uploadsPlaylistOf, videoFromApi, videoFromPlaylistItem, type ListPage } from '../youtubeApiParse.ts';
+import {
+  listItems,
+  listPage,
+  playlistItemVideoId,
+  uploadsPlaylistFromChannelId,
+  uploadsPlaylistOf,
+  videoFromApi,
+  videoFromPlaylistItem,
+  type ListPage,
+} from '../youtubeApiParse.ts';
 import { PAGE_SIZE, type ApiClient } from './client.ts';
 import { decodeCursor, encodeCursor, type CursorState } from './cursor.ts';
 
@@ -16,7 +25,12 @@ function playlistPage(api: ApiClient, playlistId: string, pageToken: string | un
 }
 
 /** The page of the uploads playlist the cursor names, and the playlist it came from; undefined when the channel has no uploads. */
-async function uploadsPage(api: ApiClient, channel: ChannelRecord, state: CursorState, signal?: AbortSignal): Promise<{ playlistId: string; response: unknown } | undefined> {
+async function uploadsPage(
+  api: ApiClient,
+  channel: ChannelRecord,
+  state: CursorState,
+  signal?: AbortSignal,
+): Promise<{ playlistId: string; response: unknown } | undefined> {
   const playlistId = state.playlistId ?? uploadsPlaylistFromChannelId(channel.channelId);
   if (!playlistId) throw new DefiniteError(`YouTube Data API: ${channel.channelId} is not a channel id (UC…)`, 400);
   try {
@@ -26,7 +40,9 @@ async function uploadsPage(api: ApiClient, channel: ChannelRecord, state: Cursor
     // playlist named otherwise. channels.list tells which; the first two have no videos here.
     if (!(error instanceof DefiniteError && error.status === 404 && !state.pageToken && !state.playlistId)) throw error;
     const channels = await api.call('channels', { part: 'contentDetails', id: channel.channelId }, signal);
-    const uploads = listItems(channels).map(uploadsPlaylistOf).find((id) => id !== undefined);
+    const uploads = listItems(channels)
+      .map(uploadsPlaylistOf)
+      .find((id) => id !== undefined);
     if (!uploads || uploads === playlistId) return undefined;
     return { playlistId: uploads, response: await playlistPage(api, uploads, undefined, signal) };
   }
@@ -56,11 +72,17 @@ function nextOf(page: ListPage, state: CursorState, playlistId: string, channelI
   if (fetched !== undefined) nextState.fetched = fetched;
   if (playlistId !== uploadsPlaylistFromChannelId(channelId)) nextState.playlistId = playlistId;
   const result: Pick<VideoPage, 'next' | 'progress'> = { next: encodeCursor(nextState) };
-  if (fetched !== undefined && page.totalResults !== undefined && page.totalResults > 0) result.progress = Math.min(1, fetched / page.totalResults);
+  if (fetched !== undefined && page.totalResults !== undefined && page.totalResults > 0)
+    result.progress = Math.min(1, fetched / page.totalResults);
   return result;
 }
 
-export async function listUploads(api: ApiClient, channel: ChannelRecord, cursor: string | undefined, signal?: AbortSignal): Promise<VideoPage> {
+export async function listUploads(
+  api: ApiClient,
+  channel: ChannelRecord,
+  cursor: string | undefined,
+  signal?: AbortSignal,
+): Promise<VideoPage> {
   const state = decodeCursor(cursor);
   const uploads = await uploadsPage(api, channel, state, signal);
   if (!uploads) return { videos: [], progress: 1 };

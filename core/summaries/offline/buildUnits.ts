@@ -24,7 +24,12 @@ export interface Unit {
 }
 
 /** Part of one cue's text inside one unit, with its words (segmented once, reused for the unit). */
-interface Piece { cue: number; text: string; words: Word[]; opensTurn: boolean }
+interface Piece {
+  cue: number;
+  text: string;
+  words: Word[];
+  opensTurn: boolean;
+}
 type Proto = Piece[];
 
 const wordCount = (pieces: readonly Piece[]) => pieces.reduce((sum, piece) => sum + piece.words.length, 0);
@@ -43,7 +48,12 @@ function turnBlocks(cues: readonly SpokenCue[]): Array<[number, number]> {
 }
 
 /** The sentences of one block, each as the pieces of the cues it spans. */
-function blockSentences(cues: readonly SpokenCue[], [from, to]: [number, number], tokeniser: Tokeniser, sentences: Intl.Segmenter): Proto[] {
+function blockSentences(
+  cues: readonly SpokenCue[],
+  [from, to]: [number, number],
+  tokeniser: Tokeniser,
+  sentences: Intl.Segmenter,
+): Proto[] {
   const starts: number[] = [];
   let text = '';
   for (let i = from; i < to; i++) {
@@ -60,7 +70,8 @@ function blockSentences(cues: readonly SpokenCue[], [from, to]: [number, number]
     for (let c = cue; c < starts.length && starts[c]! < end; c++) {
       const cueEnd = starts[c]! + cues[from + c]!.text.length;
       const part = text.slice(Math.max(index, starts[c]!), Math.min(end, cueEnd)).trim();
-      if (part) pieces.push({ cue: from + c, text: part, words: tokeniser.words(part), opensTurn: c === 0 && index === 0 && cues[from]!.turn });
+      if (part)
+        pieces.push({ cue: from + c, text: part, words: tokeniser.words(part), opensTurn: c === 0 && index === 0 && cues[from]!.turn });
     }
     if (pieces.length > 0) out.push(pieces);
   }
@@ -140,7 +151,9 @@ function joinShort(protos: readonly Proto[]): Proto[] {
 /** The transcript's units in order; each starts when its first cue does. */
 export function buildUnits(cues: readonly SpokenCue[], tokeniser: Tokeniser): Unit[] {
   const sentences = new Intl.Segmenter(tokeniser.locale, { granularity: 'sentence' });
-  const protos = turnBlocks(cues).flatMap((block) => blockSentences(cues, block, tokeniser, sentences).flatMap((s) => splitLong(s, cues, tokeniser)));
+  const protos = turnBlocks(cues).flatMap((block) =>
+    blockSentences(cues, block, tokeniser, sentences).flatMap((s) => splitLong(s, cues, tokeniser)),
+  );
   return joinShort(protos).map((pieces) => {
     // The pieces joined (by spaces, except in Chinese and Japanese); their words moved to where each piece lands.
     let text = '';

@@ -7,7 +7,14 @@
  * Deterministic, and linear in the transcript's length apart from sorting.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { summaryContent, type GeneratedSummary, type SummaryContent, type SummaryGenerator, type SummaryInput, type SummaryProgress } from '../summary.ts';
+import {
+  summaryContent,
+  type GeneratedSummary,
+  type SummaryContent,
+  type SummaryGenerator,
+  type SummaryInput,
+  type SummaryProgress,
+} from '../summary.ts';
 import { buildUnits, type Unit } from './buildUnits.ts';
 import { detectLanguage } from '../../text/detectLanguage.ts';
 import { pageRank } from './pageRank.ts';
@@ -74,7 +81,10 @@ async function summariseSpeech(input: SummaryInput, cues: SpokenCue[], step: Ste
   };
 }
 
-async function summarise(input: SummaryInput, options: { signal?: AbortSignal; onProgress?: (progress: SummaryProgress) => void } = {}): Promise<GeneratedSummary> {
+async function summarise(
+  input: SummaryInput,
+  options: { signal?: AbortSignal; onProgress?: (progress: SummaryProgress) => void } = {},
+): Promise<GeneratedSummary> {
   const step = stepper(options.signal, options.onProgress);
   await step('reading', 10);
   if (input.cues.length === 0) throw new Error('the transcript has no cues: nothing to summarise');

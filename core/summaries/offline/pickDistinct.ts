@@ -17,7 +17,12 @@ export interface PickOptions {
 }
 
 /** Up to `count` units (with `chosen`) from `ranked`, best first. */
-export function pickDistinct(ranked: readonly number[], count: number, similarity: (a: number, b: number) => number, options: PickOptions = {}): number[] {
+export function pickDistinct(
+  ranked: readonly number[],
+  count: number,
+  similarity: (a: number, b: number) => number,
+  options: PickOptions = {},
+): number[] {
   const chosen = [...(options.chosen ?? [])];
   const allow = options.allow ?? (() => true);
   const taken = new Set(chosen);

@@ -14,7 +14,12 @@ const SHORT_TRANSCRIPT = 60;
 // One or two hiragana alone are the inflections Intl.Segmenter leaves of Japanese verbs ("しく", "えて").
 const KANA_ENDING = /^\p{Script=Hiragana}{1,2}$/u;
 
-interface Candidate { tag: string; parts: string[]; count: number; units: number }
+interface Candidate {
+  tag: string;
+  parts: string[];
+  count: number;
+  units: number;
+}
 
 // What may stand between the two words of a phrase: a space, or a hyphen ("real-time"), not "foo, bar".
 const JOINT = /^(?:\s*|-)$/;

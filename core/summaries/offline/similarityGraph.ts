@@ -11,7 +11,10 @@ const MAX_NEIGHBOURS = 20;
 const MIN_SIMILARITY = 0.05;
 
 /** Undirected weighted graph as adjacency lists. */
-export interface Graph { neighbours: number[][]; weights: number[][] }
+export interface Graph {
+  neighbours: number[][];
+  weights: number[][];
+}
 
 /** The strongest similarities of `unit`, most similar first (ties by unit order). */
 function strongest(unit: number, { vectors, postings }: TfIdf, sums: Float64Array): number[] {

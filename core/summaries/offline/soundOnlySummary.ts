@@ -26,7 +26,15 @@ export function soundOnlySummary(title: string | null, cues: readonly Transcript
   const sections = timeSections(cues.reduce((end, cue) => Math.max(end, cue.end), 0));
   const bySection = Array.from({ length: sections.count }, () => [] as string[]);
   for (const sound of sounds) bySection[sections.of(sound.start)]!.push(sound.text);
-  const tags = distinct(names.map((name) => name.replace(/[[\]()♩♪♫♬🎵🎶]/gu, ' ').replace(/\s+/g, ' ').trim().toLowerCase()));
+  const tags = distinct(
+    names.map((name) =>
+      name
+        .replace(/[[\]()♩♪♫♬🎵🎶]/gu, ' ')
+        .replace(/\s+/g, ' ')
+        .trim()
+        .toLowerCase(),
+    ),
+  );
   return {
     title: title?.trim() || clip(`No speech: ${listed}`, 100),
     tldr: `The transcript has no spoken words, only sound descriptions: ${listed}.`,

@@ -1,7 +1,10 @@
 /** TF-IDF vectors of the units, each of unit length, with the postings to find units sharing a term. */
 
 /** A sparse vector: term ids ascending, with their weights. */
-export interface SparseVector { ids: Int32Array; weights: Float64Array }
+export interface SparseVector {
+  ids: Int32Array;
+  weights: Float64Array;
+}
 
 export interface TfIdf {
   vectors: SparseVector[];

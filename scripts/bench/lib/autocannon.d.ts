@@ -31,7 +31,17 @@ declare module 'autocannon' {
       mismatches: number;
       statusCodeStats: Record<string, { count: number }>;
       requests: { total: number; average: number; mean: number; stddev: number; min: number; max: number; sent: number };
-      latency: { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p99: number; p99_9: number };
+      latency: {
+        average: number;
+        mean: number;
+        stddev: number;
+        min: number;
+        max: number;
+        p50: number;
+        p90: number;
+        p99: number;
+        p99_9: number;
+      };
       '2xx': number;
     }
 

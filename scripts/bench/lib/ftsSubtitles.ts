@@ -31,11 +31,29 @@ type SubtitleClass = (typeof SUBTITLE_CLASSES)[number];
 const SORTS: FtsSort[] = ['relevance', 'date-desc'];
 const PAGE_SIZE = 50;
 
-interface SubtitleRequest { q: string; filters: FtsFilters; sort: FtsSort; in: 'subtitles' }
-interface Answer { ids: string[]; total: number }
+interface SubtitleRequest {
+  q: string;
+  filters: FtsFilters;
+  sort: FtsSort;
+  in: 'subtitles';
+}
+interface Answer {
+  ids: string[];
+  total: number;
+}
 /** An engine of fts.ts: its HTTP one passes `in` along. */
-interface Engine { id: string; search(request: SubtitleRequest): Promise<Answer>; close(): Promise<void> }
-interface Stats { p50: number | null; p95: number | null; p99: number | null; qps: number | null; errors: number }
+interface Engine {
+  id: string;
+  search(request: SubtitleRequest): Promise<Answer>;
+  close(): Promise<void>;
+}
+interface Stats {
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  qps: number | null;
+  errors: number;
+}
 type EngineId = 'backend' | 'http';
 
 /** What the phase borrows from fts.ts: its HTTP engine and its way of driving and summing up clients. */
@@ -61,7 +79,9 @@ function setPhrases(corpus: Corpus, step: number): string[] {
     counter.start(n);
     transcript(corpus, [], n, step, counter.seen);
   }
-  const often = wordsBetween(counter.table(), PHRASE_SAMPLE * 0.05, PHRASE_SAMPLE * 0.95).map((w) => w.word).filter((word) => /^\p{Script=Latin}{2,}$/u.test(word));
+  const often = wordsBetween(counter.table(), PHRASE_SAMPLE * 0.05, PHRASE_SAMPLE * 0.95)
+    .map((w) => w.word)
+    .filter((word) => /^\p{Script=Latin}{2,}$/u.test(word));
   const rnd = random(mix32(corpus.seed, 0x5ab7));
   return PHRASE_LENGTHS.map((length) => {
     const words: string[] = [];
@@ -84,7 +104,11 @@ function transcript(corpus: Corpus, phrases: string[], n: number, step: number, 
   const separator = video.language === 'ja' ? '' : ' ';
   for (let startMs = between(rnd, 0, 3_000); startMs < TRANSCRIPT_MS; ) {
     const endMs = startMs + between(rnd, 2_000, 4_000);
-    cues.push({ startMs, endMs, text: Array.from({ length: between(rnd, 4, 11) }, () => corpus.word(video.language, rnd, seen)).join(separator) });
+    cues.push({
+      startMs,
+      endMs,
+      text: Array.from({ length: between(rnd, 4, 11) }, () => corpus.word(video.language, rnd, seen)).join(separator),
+    });
     startMs = endMs;
   }
   const said: number[] = [];
@@ -144,7 +168,8 @@ async function writeTranscripts(sql: Sql, corpus: Corpus, count: number, progres
       }
       await writeBatch(sql, rows);
       written += rows.length;
-      if (written % Math.max(BATCH, Math.round(count / 10 / BATCH) * BATCH) === 0) progress(`transcripts: ${written.toLocaleString('en')} written`);
+      if (written % Math.max(BATCH, Math.round(count / 10 / BATCH) * BATCH) === 0)
+        progress(`transcripts: ${written.toLocaleString('en')} written`);
     }
   }
   await Promise.all(Array.from({ length: CONNECTIONS }, writer));
@@ -178,7 +203,11 @@ function backendEngine(sql: Sql, timeoutMs: number): Engine {
   return {
     id: 'backend',
     async search(request) {
-      const page = await searchSubtitles(sql, { query: parseQuery(request.q), filters: request.filters, sort: request.sort, offset: 0, limit: PAGE_SIZE }, timeoutMs);
+      const page = await searchSubtitles(
+        sql,
+        { query: parseQuery(request.q), filters: request.filters, sort: request.sort, offset: 0, limit: PAGE_SIZE },
+        timeoutMs,
+      );
       return { ids: page.videoIds, total: page.total };
     },
     close: async () => {},
@@ -191,41 +220,76 @@ function backendEngine(sql: Sql, timeoutMs: number): Engine {
  */
 export async function subtitlePhase<S>(sql: { build: Sql; search: Sql }, corpus: Corpus, count: number, tools: SubtitleTools<S>) {
   const written = await writeTranscripts(sql.build, corpus, count, tools.progress);
-  tools.progress(`transcripts: ${count.toLocaleString('en')} in ${round(written.seconds, 1)} s (${Math.round(written.perSecond)}/s); queries ${SUBTITLE_CLASSES.map((name) => written.queries[name].map((x) => `${x.q} (${x.videos})`).join(', ')).join('; ')}`);
+  tools.progress(
+    `transcripts: ${count.toLocaleString('en')} in ${round(written.seconds, 1)} s (${Math.round(written.perSecond)}/s); queries ${SUBTITLE_CLASSES.map((name) => written.queries[name].map((x) => `${x.q} (${x.videos})`).join(', ')).join('; ')}`,
+  );
   const engines = [backendEngine(sql.search, tools.timeoutMs), tools.http];
-  const cells = SUBTITLE_CLASSES.flatMap((name) => [false, true].flatMap((filtered) => SORTS.map((sort) => ({
-    class: name,
-    filtered,
-    sort,
-    requests: written.queries[name].map(({ q }, i): SubtitleRequest => ({ q, sort, filters: filtered ? FILTER_SETS[i % FILTER_SETS.length]! : {}, in: 'subtitles' })),
-  }))));
+  const cells = SUBTITLE_CLASSES.flatMap((name) =>
+    [false, true].flatMap((filtered) =>
+      SORTS.map((sort) => ({
+        class: name,
+        filtered,
+        sort,
+        requests: written.queries[name].map(
+          ({ q }, i): SubtitleRequest => ({ q, sort, filters: filtered ? FILTER_SETS[i % FILTER_SETS.length]! : {}, in: 'subtitles' }),
+        ),
+      })),
+    ),
+  );
   const differences: string[] = [];
   for (const request of cells.flatMap((cell) => cell.requests)) {
     const [backend, http] = await Promise.all(engines.map((engine) => engine.search(request)));
-    if (backend!.total !== http!.total || backend!.ids.join() !== http!.ids.join()) differences.push(`\`${request.q}\` ${request.sort} ${JSON.stringify(request.filters)}`);
+    if (backend!.total !== http!.total || backend!.ids.join() !== http!.ids.join())
+      differences.push(`\`${request.q}\` ${request.sort} ${JSON.stringify(request.filters)}`);
   }
   const results: Array<{ class: SubtitleClass; filtered: boolean; sort: FtsSort; engine: string; sample: S }> = [];
   for (const [index, cell] of cells.entries()) {
     for (let turn = 0; turn < engines.length; turn++) {
       const engine = engines[(index + turn) % engines.length]!;
       await tools.drive(engine, cell.requests, cell.requests.length * tools.warmUpPerQuery, tools.cellSeconds);
-      results.push({ class: cell.class, filtered: cell.filtered, sort: cell.sort, engine: engine.id, sample: await tools.drive(engine, cell.requests, tools.requestsPerCell, tools.cellSeconds) });
+      results.push({
+        class: cell.class,
+        filtered: cell.filtered,
+        sort: cell.sort,
+        engine: engine.id,
+        sample: await tools.drive(engine, cell.requests, tools.requestsPerCell, tools.cellSeconds),
+      });
     }
-    const pick = (id: string) => tools.stats(results.filter((r) => r.engine === id && r.class === cell.class && r.sort === cell.sort && r.filtered === cell.filtered).map((r) => r.sample));
-    tools.progress(`subtitles ${index + 1}/${cells.length} ${cell.class} ${cell.filtered ? 'filtered' : 'unfiltered'} ${cell.sort}: ${engines.map((e) => `${e.id} p50 ${pick(e.id).p50} p95 ${pick(e.id).p95}`).join(', ')}`);
+    const pick = (id: string) =>
+      tools.stats(
+        results
+          .filter((r) => r.engine === id && r.class === cell.class && r.sort === cell.sort && r.filtered === cell.filtered)
+          .map((r) => r.sample),
+      );
+    tools.progress(
+      `subtitles ${index + 1}/${cells.length} ${cell.class} ${cell.filtered ? 'filtered' : 'unfiltered'} ${cell.sort}: ${engines.map((e) => `${e.id} p50 ${pick(e.id).p50} p95 ${pick(e.id).p95}`).join(', ')}`,
+    );
   }
   const rows = cells.map((cell) => ({
     class: cell.class,
     filtered: cell.filtered,
     sort: cell.sort,
-    ...Object.fromEntries(engines.map((e) => [e.id, tools.stats(results.filter((r) => r.engine === e.id && r.class === cell.class && r.sort === cell.sort && r.filtered === cell.filtered).map((r) => r.sample))])),
+    ...Object.fromEntries(
+      engines.map((e) => [
+        e.id,
+        tools.stats(
+          results
+            .filter((r) => r.engine === e.id && r.class === cell.class && r.sort === cell.sort && r.filtered === cell.filtered)
+            .map((r) => r.sample),
+        ),
+      ]),
+    ),
   })) as Array<{ class: SubtitleClass; filtered: boolean; sort: FtsSort } & Record<EngineId, Stats>>;
   const byClass = SUBTITLE_CLASSES.map((name) => ({
     class: name,
     backend: tools.stats(results.filter((r) => r.engine === 'backend' && r.class === name).map((r) => r.sample)),
     http: tools.stats(results.filter((r) => r.engine === 'http' && r.class === name).map((r) => r.sample)),
   }));
-  const problems = rows.flatMap((row) => (['backend', 'http'] as const).filter((id) => row[id].errors > 0).map((id) => `subtitles ${id} ${row.class} ${row.sort}${row.filtered ? ' filtered' : ''}: ${row[id].errors} errors`));
+  const problems = rows.flatMap((row) =>
+    (['backend', 'http'] as const)
+      .filter((id) => row[id].errors > 0)
+      .map((id) => `subtitles ${id} ${row.class} ${row.sort}${row.filtered ? ' filtered' : ''}: ${row[id].errors} errors`),
+  );
   return { ...written, differences, rows, byClass, problems };
 }
 
@@ -247,7 +311,11 @@ export function subtitleTables(outcome: SubtitleOutcome, p95TargetMs: number) {
         ],
       },
     ],
-    target: { target: `subtitle search p95 ≤ ${p95TargetMs} ms, phrase and rare word (backend and HTTP)`, measured: `worst ${worst} ms`, met: worst <= p95TargetMs },
+    target: {
+      target: `subtitle search p95 ≤ ${p95TargetMs} ms, phrase and rare word (backend and HTTP)`,
+      measured: `worst ${worst} ms`,
+      met: worst <= p95TargetMs,
+    },
   };
 }
 

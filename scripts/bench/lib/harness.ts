@@ -39,7 +39,11 @@ export interface BenchContext {
 }
 
 export type Cell = string | number | null;
-export interface Table { title?: string; columns: string[]; rows: Cell[][] }
+export interface Table {
+  title?: string;
+  columns: string[];
+  rows: Cell[][];
+}
 
 /** What a benchmark hands back; run.ts adds the date, machine and timings, and writes it out. */
 export interface BenchOutcome {
@@ -64,7 +68,14 @@ export interface Benchmark {
   run(ctx: BenchContext): Promise<BenchOutcome>;
 }
 
-export interface MachineInfo { node: string; platform: string; arch: string; cpuCount: number; cpuModel: string; memoryGiB: number }
+export interface MachineInfo {
+  node: string;
+  platform: string;
+  arch: string;
+  cpuCount: number;
+  cpuModel: string;
+  memoryGiB: number;
+}
 
 export function machineInfo(): MachineInfo {
   const list = cpus();
@@ -107,7 +118,10 @@ export function textTable(columns: string[], rows: Cell[][]): string {
   const widths = columns.map((column, index) => Math.max(column.length, ...cells.map((row) => (row[index] ?? '').length)));
   const numeric = columns.map((_, index) => rows.every((row) => row[index] === null || typeof row[index] === 'number'));
   const line = (values: string[]) =>
-    values.map((value, index) => (numeric[index] && index > 0 ? value.padStart(widths[index]!) : value.padEnd(widths[index]!))).join('  ').trimEnd();
+    values
+      .map((value, index) => (numeric[index] && index > 0 ? value.padStart(widths[index]!) : value.padEnd(widths[index]!)))
+      .join('  ')
+      .trimEnd();
   return [line(columns), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
 }
 
@@ -120,4 +134,3 @@ export function markdownTable(columns: string[], rows: Cell[][]): string {
     ...rows.map((row) => `| ${row.map(escape).join(' | ')} |`),
   ].join('\n');
 }
-

@@ -32,7 +32,11 @@ export interface LoadReport {
   clientCpuUs: number;
 }
 
-export type ClientMessage = { type: 'measure-start' } | { type: 'measure-end' } | { type: 'report'; report: LoadReport } | { type: 'failed'; message: string };
+export type ClientMessage =
+  | { type: 'measure-start' }
+  | { type: 'measure-end' }
+  | { type: 'report'; report: LoadReport }
+  | { type: 'failed'; message: string };
 
 const send = (message: ClientMessage) => new Promise<void>((done) => process.send!(message, () => done()));
 
@@ -48,7 +52,10 @@ function run(request: LoadRequest, seconds: number, onResponse?: (status: number
         timeout: 10,
         headers: request.headers ?? {},
         ...(perConnection?.length
-          ? { setupClient: (client: autocannon.Client) => client.setHeaders({ ...request.headers, ...perConnection[connection++ % perConnection.length] }) }
+          ? {
+              setupClient: (client: autocannon.Client) =>
+                client.setHeaders({ ...request.headers, ...perConnection[connection++ % perConnection.length] }),
+            }
           : {}),
       },
       (error, result) => (error ? reject(error) : resolve(result)),
@@ -106,7 +113,7 @@ async function measure(request: LoadRequest): Promise<LoadReport> {
 process.once('message', (request: LoadRequest) => {
   measure(request)
     .then((report) => send({ type: 'report', report }))
-    .catch((error: unknown) => send({ type: 'failed', message: error instanceof Error ? error.stack ?? error.message : String(error) }))
+    .catch((error: unknown) => send({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }))
     .finally(() => process.disconnect());
 });
 // The parent went away: nothing left to report to.

@@ -101,11 +101,20 @@ export async function startService(
   const spawnedAt = performance.now();
   const args = [...(options.nodeArgs ?? []), 'scripts/bin.mjs', role];
   const child = options.openFiles
-    ? spawn('bash', ['-c', `if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt ${options.openFiles} ]; then ulimit -n ${options.openFiles} || exit 97; fi; exec "$0" "$@"`, process.execPath, ...args], {
-        cwd: repoRoot,
-        env: fullEnv,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      })
+    ? spawn(
+        'bash',
+        [
+          '-c',
+          `if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt ${options.openFiles} ]; then ulimit -n ${options.openFiles} || exit 97; fi; exec "$0" "$@"`,
+          process.execPath,
+          ...args,
+        ],
+        {
+          cwd: repoRoot,
+          env: fullEnv,
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      )
     : spawn(process.execPath, args, { cwd: repoRoot, env: fullEnv, stdio: ['ignore', 'ignore', 'pipe'] });
   const tail: string[] = [];
   const warnings: Array<Record<string, unknown>> = [];
@@ -142,7 +151,11 @@ export async function startService(
       if (typeof entry.msg === 'string' && waitFor.includes(entry.msg) && !seenAt.has(entry.msg)) seenAt.set(entry.msg, performance.now());
     }
   });
-  const describeTail = () => tail.slice(-12).map((line) => `    ${line.slice(0, 400)}`).join('\n');
+  const describeTail = () =>
+    tail
+      .slice(-12)
+      .map((line) => `    ${line.slice(0, 400)}`)
+      .join('\n');
   const stop = async (stopTimeoutMs = 15_000) => {
     if (!exited) {
       child.kill('SIGTERM');
@@ -152,7 +165,10 @@ export async function startService(
     }
   };
   while (readyAt === undefined || waitFor.some((msg) => !seenAt.has(msg))) {
-    if (exited) throw new Error(`\`afterimage ${role}\` exited (${exited.signal ?? exited.code}) before it was ready; last log lines:\n${describeTail()}`);
+    if (exited)
+      throw new Error(
+        `\`afterimage ${role}\` exited (${exited.signal ?? exited.code}) before it was ready; last log lines:\n${describeTail()}`,
+      );
     if (performance.now() - spawnedAt > timeoutMs) {
       child.kill('SIGKILL');
       await exit;

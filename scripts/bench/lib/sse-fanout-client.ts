@@ -15,13 +15,26 @@
 import { request, type ClientRequest } from 'node:http';
 import { createSseParser } from './sse-parse.ts';
 
-export interface FanoutClientSpec { path: string; key: string }
+export interface FanoutClientSpec {
+  path: string;
+  key: string;
+}
 
 export type ParentMessage =
   | { type: 'connect'; host: string; port: number; clients: FanoutClientSpec[]; timeoutMs: number; expectedDeliveries: number }
   | { type: 'finish'; acks: number[]; expectedEvents: number; timeoutMs: number };
 
-export interface LatencySummary { count: number; mean: number; p50: number; p90: number; p95: number; p99: number; p999: number; max: number; min: number }
+export interface LatencySummary {
+  count: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+  max: number;
+  min: number;
+}
 
 export interface FanoutReport {
   clients: number;
@@ -61,7 +74,10 @@ export interface FanoutReport {
   maxRssMiB: number;
 }
 
-export type ClientMessage = { type: 'connected'; connected: number; failures: string[]; rampMs: number } | { type: 'report'; report: FanoutReport } | { type: 'failed'; message: string };
+export type ClientMessage =
+  | { type: 'connected'; connected: number; failures: string[]; rampMs: number }
+  | { type: 'report'; report: FanoutReport }
+  | { type: 'failed'; message: string };
 
 const wall = () => performance.timeOrigin + performance.now();
 const send = (message: ClientMessage) => new Promise<void>((done) => process.send!(message, () => done()));
@@ -72,7 +88,17 @@ function summarise(values: Float64Array): LatencySummary {
   const at = (p: number) => (n ? sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))]! : Number.NaN);
   let sum = 0;
   for (const value of sorted) sum += value;
-  return { count: n, mean: n ? sum / n : Number.NaN, p50: at(50), p90: at(90), p95: at(95), p99: at(99), p999: at(99.9), max: n ? sorted[n - 1]! : Number.NaN, min: n ? sorted[0]! : Number.NaN };
+  return {
+    count: n,
+    mean: n ? sum / n : Number.NaN,
+    p50: at(50),
+    p90: at(90),
+    p95: at(95),
+    p99: at(99),
+    p999: at(99.9),
+    max: n ? sorted[n - 1]! : Number.NaN,
+    min: n ? sorted[0]! : Number.NaN,
+  };
 }
 
 /** A number after `"name":` in a JSON text, without parsing the rest. */
@@ -290,7 +316,9 @@ rssTimer.unref();
 
 process.on('message', (message: ParentMessage) => {
   const work = message.type === 'connect' ? connect(message) : finish(message);
-  work.catch((error: unknown) => send({ type: 'failed', message: error instanceof Error ? error.stack ?? error.message : String(error) }));
+  work.catch((error: unknown) =>
+    send({ type: 'failed', message: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  );
 });
 // The parent went away: nothing left to report to.
 process.once('disconnect', () => setTimeout(() => process.exit(0), 100).unref());

@@ -5,7 +5,11 @@
  * (id, event, data, retry, comments) at a fraction of a general parser's cost, which matters when
  * one process reads a thousand streams on the machine under test. Event data stays a string.
  */
-export interface SseFrame { event: string; id: string | undefined; data: string }
+export interface SseFrame {
+  event: string;
+  id: string | undefined;
+  data: string;
+}
 
 export function createSseParser(onEvent: (frame: SseFrame) => void, onComment?: (text: string) => void): (chunk: string) => void {
   let buffer = '';

@@ -19,7 +19,14 @@ export interface StenogramsOfflineRequest {
 }
 
 /** What a stenogram came out as; the same every time for the same input (the generator is deterministic). */
-interface StenogramDigest { words: number; speakers: number; paragraphs: number; bytes: number; language: string; model: string }
+interface StenogramDigest {
+  words: number;
+  speakers: number;
+  paragraphs: number;
+  bytes: number;
+  language: string;
+  model: string;
+}
 
 export interface StenogramsOfflineReport {
   /** Per warm-up stenogram, in order: the first is the process's first, with nothing compiled yet. */
@@ -38,7 +45,10 @@ export interface StenogramsOfflineReport {
   deterministic: boolean;
 }
 
-export type StenogramsChildMessage = { type: 'ready' } | { type: 'report'; report: StenogramsOfflineReport } | { type: 'failed'; message: string };
+export type StenogramsChildMessage =
+  | { type: 'ready' }
+  | { type: 'report'; report: StenogramsOfflineReport }
+  | { type: 'failed'; message: string };
 
 const send = (message: StenogramsChildMessage) => sendToParent(message);
 
@@ -67,10 +77,26 @@ async function measure(request: StenogramsOfflineRequest): Promise<StenogramsOff
     cpuMs.push((used.user + used.system) / 1000);
     if (run < request.inputs.length) {
       markdowns.push(stenogram.markdown);
-      outputs.push({ words: stenogram.words, speakers: stenogram.speakers, paragraphs: stenogram.paragraphs, bytes: Buffer.byteLength(stenogram.markdown), language: stenogram.language, model: stenogram.llmModel });
+      outputs.push({
+        words: stenogram.words,
+        speakers: stenogram.speakers,
+        paragraphs: stenogram.paragraphs,
+        bytes: Buffer.byteLength(stenogram.markdown),
+        language: stenogram.language,
+        model: stenogram.llmModel,
+      });
     } else if (stenogram.markdown !== markdowns[index]) deterministic = false;
   }
-  return { warmupMs, wallMs, cpuMs, rssBeforeMiB, peakRssMiB: memoryOf(process.pid)?.peakMiB ?? Number.NaN, peakReset, outputs, deterministic };
+  return {
+    warmupMs,
+    wallMs,
+    cpuMs,
+    rssBeforeMiB,
+    peakRssMiB: memoryOf(process.pid)?.peakMiB ?? Number.NaN,
+    peakReset,
+    outputs,
+    deterministic,
+  };
 }
 
 answerOnce('report', (request: StenogramsOfflineRequest) => measure(request));

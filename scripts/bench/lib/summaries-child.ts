@@ -33,7 +33,10 @@ export interface OfflineReport {
   outputs: GeneratedSummary[];
 }
 
-export type ChildMessage = { type: 'ready'; url?: string } | { type: 'offline'; report: OfflineReport } | { type: 'failed'; message: string };
+export type ChildMessage =
+  | { type: 'ready'; url?: string }
+  | { type: 'offline'; report: OfflineReport }
+  | { type: 'failed'; message: string };
 
 const send = (message: ChildMessage) => sendToParent(message);
 const mib = (bytes: number) => bytes / 2 ** 20;

@@ -16,11 +16,16 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-interface ChatMessage { role: string; content: string }
+interface ChatMessage {
+  role: string;
+  content: string;
+}
 export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
-  response_format?: { type: 'text' | 'json_object' } | { type: 'json_schema'; json_schema: { name: string; strict?: boolean; schema: JsonSchema } };
+  response_format?:
+    | { type: 'text' | 'json_object' }
+    | { type: 'json_schema'; json_schema: { name: string; strict?: boolean; schema: JsonSchema } };
   max_tokens?: number;
   [key: string]: unknown;
 }
@@ -101,13 +106,23 @@ export async function start(options: StartOptions = {}): Promise<OpenAiServer> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const raw = await readBody(req);
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
-      return sendError(res, 404, { message: `Invalid URL (${req.method} ${path})`, type: 'invalid_request_error', param: null, code: null });
+      return sendError(res, 404, {
+        message: `Invalid URL (${req.method} ${path})`,
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      });
     }
     let body: ChatRequest;
     try {
       body = JSON.parse(raw) as ChatRequest;
     } catch {
-      return sendError(res, 400, { message: 'We could not parse the JSON body of your request.', type: 'invalid_request_error', param: null, code: null });
+      return sendError(res, 400, {
+        message: 'We could not parse the JSON body of your request.',
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      });
     }
     const entry: RecordedRequest = { path, authorization: req.headers.authorization, body, behaviour: 'answer', status: 0 };
     log.push(entry);
@@ -132,24 +147,70 @@ export async function start(options: StartOptions = {}): Promise<OpenAiServer> {
 
   /** A default answer whose body stops halfway. */
   function breakBody(res: ServerResponse, body: ChatRequest, ending: 'reset' | 'truncated'): number {
-    const whole = JSON.stringify({ id: 'chatcmpl-broken', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: JSON.stringify((options.answer ?? fakeAnswer)(body)), refusal: null }, logprobs: null, finish_reason: 'stop' }] });
+    const whole = JSON.stringify({
+      id: 'chatcmpl-broken',
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: JSON.stringify((options.answer ?? fakeAnswer)(body)), refusal: null },
+          logprobs: null,
+          finish_reason: 'stop',
+        },
+      ],
+    });
     const half = whole.slice(0, whole.length >> 1);
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(ending === 'reset' ? whole : half)) });
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(ending === 'reset' ? whole : half)),
+    });
     if (ending === 'truncated') res.end(half);
     else res.write(half, () => setTimeout(() => res.socket?.resetAndDestroy(), 20));
     return 200;
   }
 
-  function respond(res: ServerResponse, behaviour: Exclude<Behaviour, { type: 'hang' | 'brokenBody' }>, body: ChatRequest, entry: RecordedRequest): number {
+  function respond(
+    res: ServerResponse,
+    behaviour: Exclude<Behaviour, { type: 'hang' | 'brokenBody' }>,
+    body: ChatRequest,
+    entry: RecordedRequest,
+  ): number {
     switch (behaviour.type) {
       case 'rateLimit':
-        return sendError(res, 429, { message: `Rate limit reached for ${body.model} on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 1s.`, type: 'requests', param: null, code: 'rate_limit_exceeded' }, { 'retry-after': behaviour.retryAfter ?? '1' });
+        return sendError(
+          res,
+          429,
+          {
+            message: `Rate limit reached for ${body.model} on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 1s.`,
+            type: 'requests',
+            param: null,
+            code: 'rate_limit_exceeded',
+          },
+          { 'retry-after': behaviour.retryAfter ?? '1' },
+        );
       case 'serverError':
-        return sendError(res, behaviour.status ?? 500, { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null });
+        return sendError(res, behaviour.status ?? 500, {
+          message: 'The server had an error while processing your request. Sorry about that!',
+          type: 'server_error',
+          param: null,
+          code: null,
+        });
       case 'error':
-        return sendError(res, behaviour.status, { message: behaviour.message ?? `request failed with status ${behaviour.status}`, type: 'invalid_request_error', param: null, code: behaviour.code ?? null });
+        return sendError(res, behaviour.status, {
+          message: behaviour.message ?? `request failed with status ${behaviour.status}`,
+          type: 'invalid_request_error',
+          param: null,
+          code: behaviour.code ?? null,
+        });
       case 'unauthorized':
-        return sendError(res, 401, { message: 'Incorrect API key provided: sk-wr***ng. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' });
+        return sendError(res, 401, {
+          message: 'Incorrect API key provided: sk-wr***ng. You can find your API key at https://platform.openai.com/account/api-keys.',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+        });
       case 'refuseJsonSchema':
         return sendError(res, 400, { code: 400, message: LLAMA_CPP_REFUSAL, type: 'invalid_request_error' });
       case 'malformed':
@@ -157,7 +218,10 @@ export async function start(options: StartOptions = {}): Promise<OpenAiServer> {
       case 'schemaViolation':
         return sendCompletion(res, body, JSON.stringify({ unexpected: true, keyPoints: 'none' }), entry, true);
       case 'answer': {
-        const content = typeof behaviour.content === 'function' ? behaviour.content(body) : (behaviour.content ?? JSON.stringify((options.answer ?? fakeAnswer)(body)));
+        const content =
+          typeof behaviour.content === 'function'
+            ? behaviour.content(body)
+            : (behaviour.content ?? JSON.stringify((options.answer ?? fakeAnswer)(body)));
         return sendCompletion(res, body, content, entry, behaviour.usage ?? true);
       }
     }
@@ -177,7 +241,9 @@ export async function start(options: StartOptions = {}): Promise<OpenAiServer> {
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: cut ? 'length' : 'stop' }],
+      choices: [
+        { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: cut ? 'length' : 'stop' },
+      ],
       ...(withUsage ? { usage } : {}),
       system_fingerprint: 'fp_standin',
     };
@@ -229,7 +295,10 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 /** The `[seconds] text` lines of a request's messages, in order. */
 function promptLines(request: ChatRequest): Array<{ start: number; text: string }> {
-  const user = request.messages.filter((message) => message.role === 'user').map((message) => message.content).join('\n');
+  const user = request.messages
+    .filter((message) => message.role === 'user')
+    .map((message) => message.content)
+    .join('\n');
   return [...user.matchAll(/^\[(\d+)\] (.+)$/gm)].map((match) => ({ start: Number(match[1]), text: match[2]!.trim() }));
 }
 
@@ -270,11 +339,16 @@ function fill(schema: JsonSchema, lines: Array<{ start: number; text: string }>,
   }
   if (type === 'array') {
     const count = Math.max(schema.minItems ?? 0, Math.min(lines.length, 4, schema.maxItems ?? 4));
-    return Array.from({ length: count }, (_, item) => fill(schema.items ?? { type: 'string' }, lines, Math.floor((item * lines.length) / count)));
+    return Array.from({ length: count }, (_, item) =>
+      fill(schema.items ?? { type: 'string' }, lines, Math.floor((item * lines.length) / count)),
+    );
   }
   if (type === 'integer' || type === 'number') return line.start;
   if (type === 'boolean') return true;
   if (schema.pattern === '^[a-z]{2,3}$') return 'en';
-  const text = schema.maxLength !== undefined && schema.maxLength < 60 ? (line.text.split(' ').find((word) => word.length >= 4) ?? 'topic').toLowerCase() : line.text;
+  const text =
+    schema.maxLength !== undefined && schema.maxLength < 60
+      ? (line.text.split(' ').find((word) => word.length >= 4) ?? 'topic').toLowerCase()
+      : line.text;
   return text.slice(0, schema.maxLength ?? text.length);
 }

@@ -16,7 +16,11 @@ import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-interface StandInOptions { directory: string; bucket: string; maxKeysPerPage?: number }
+interface StandInOptions {
+  directory: string;
+  bucket: string;
+  maxKeysPerPage?: number;
+}
 
 export interface S3StandIn {
   endpoint: string;
@@ -71,7 +75,9 @@ interface KoaContext {
   body: unknown;
   get(header: string): string;
 }
-interface ListOptions { maxKeys?: number }
+interface ListOptions {
+  maxKeys?: number;
+}
 interface S3rverServer {
   middleware: ((ctx: KoaContext, next: () => Promise<void>) => Promise<void>)[];
   store: { listObjects(bucket: string, options: ListOptions): Promise<unknown> };
@@ -87,7 +93,13 @@ const badDigest = (what: string) =>
 async function serve(options: StandInOptions): Promise<void> {
   const require = createRequire(import.meta.url);
   const S3rver = require('s3rver') as S3rverConstructor;
-  const server = new S3rver({ address: '127.0.0.1', port: 0, directory: options.directory, silent: true, configureBuckets: [{ name: options.bucket }] });
+  const server = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory: options.directory,
+    silent: true,
+    configureBuckets: [{ name: options.bucket }],
+  });
   let corruptNext = false;
   server.middleware.unshift(async (ctx, next) => {
     if (ctx.method === 'POST' && ctx.path === '/__stand-in/corrupt-next-put') {
@@ -103,7 +115,12 @@ async function serve(options: StandInOptions): Promise<void> {
       const body = Buffer.concat(chunks);
       if (corruptNext && body.length > 0) body[0] = body[0]! ^ 0xff;
       corruptNext = false;
-      const mismatch = sha256 && createHash('sha256').update(body).digest('base64') !== sha256 ? 'SHA256' : md5 && createHash('md5').update(body).digest('base64') !== md5 ? 'Content-MD5' : undefined;
+      const mismatch =
+        sha256 && createHash('sha256').update(body).digest('base64') !== sha256
+          ? 'SHA256'
+          : md5 && createHash('md5').update(body).digest('base64') !== md5
+            ? 'Content-MD5'
+            : undefined;
       if (mismatch) {
         ctx.status = 400;
         ctx.type = 'application/xml';

@@ -120,7 +120,8 @@ export interface VideoFixture {
   captions?: Array<{ languageCode: string; kind?: 'asr' }>;
 }
 
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 /** JSON as YouTube puts it in a script: `<` escaped so no text can close the script. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
@@ -210,7 +211,15 @@ export function legacyWatchPageHtml(video: VideoFixture, options: { user?: strin
   const views = video.viewCount ?? 1234;
   const owner = options.user ? `http://www.youtube.com/user/${options.user}` : `http://www.youtube.com/channel/${video.channelId}`;
   const description = escapeHtml(video.description ?? '').replace(/\n/g, '<br />');
-  const args = { video_id: video.videoId, title: video.title, length_seconds: String(length), ucid: video.channelId, author: video.author ?? 'someone', view_count: String(views), keywords: (video.keywords ?? []).join(',') };
+  const args = {
+    video_id: video.videoId,
+    title: video.title,
+    length_seconds: String(length),
+    ucid: video.channelId,
+    author: video.author ?? 'someone',
+    view_count: String(views),
+    keywords: (video.keywords ?? []).join(','),
+  };
   return `<!DOCTYPE html><html lang="en" data-cast-api-enabled="true"><head><script>var ytcsi = {};</script>
 <title>${t} - YouTube</title><link rel="canonical" href="http://www.youtube.com/watch?v=${video.videoId}">
 <meta name="title" content="${t}"><meta name="description" content="${escapeHtml((video.description ?? '').slice(0, 150))}">
@@ -245,7 +254,13 @@ function removalPlayer(reason: string): Record<string, unknown> {
       ? {
           status: 'LOGIN_REQUIRED',
           messages: ['This is a private video. Please sign in to verify that you may see it.'],
-          errorScreen: { playerErrorMessageRenderer: { reason: { simpleText: 'Private video' }, subreason: { runs: [{ text: reason }] }, icon: { iconType: 'LOCK' } } },
+          errorScreen: {
+            playerErrorMessageRenderer: {
+              reason: { simpleText: 'Private video' },
+              subreason: { runs: [{ text: reason }] },
+              icon: { iconType: 'LOCK' },
+            },
+          },
           contextParams: 'Q0FFU0FnZ0E=',
         }
       : {
@@ -280,7 +295,11 @@ export function removalNoticeHtml(reason: string, style: 'modern' | 'legacy' = '
 /** An archived bot check ("Sign in to confirm you're not a bot"). */
 export function botCheckHtml(): string {
   return watchPageHtml({
-    playabilityStatus: { status: 'LOGIN_REQUIRED', reason: 'Sign in to confirm you’re not a bot', errorScreen: { playerErrorMessageRenderer: { reason: { runs: [{ text: 'Sign in to confirm you’re not a bot' }] } } } },
+    playabilityStatus: {
+      status: 'LOGIN_REQUIRED',
+      reason: 'Sign in to confirm you’re not a bot',
+      errorScreen: { playerErrorMessageRenderer: { reason: { runs: [{ text: 'Sign in to confirm you’re not a bot' }] } } },
+    },
   });
 }
 
@@ -340,7 +359,9 @@ export function channelPageHtml(channel: ChannelFixture, listing: Omit<ListingSe
           `<li class="channels-content-item yt-shelf-grid-item"><div class="yt-lockup clearfix yt-lockup-video yt-lockup-grid" data-context-item-id="${id}"><div class="yt-lockup-thumbnail"><a href="/watch?v=${id}" class="yt-uix-sessionlink spf-link" aria-hidden="true"><img src="//i.ytimg.com/vi/${id}/mqdefault.jpg" width="196"></a></div><div class="yt-lockup-content"><h3 class="yt-lockup-title"><a class="yt-uix-sessionlink yt-uix-tile-link spf-link yt-ui-ellipsis yt-ui-ellipsis-2" dir="ltr" title="${escapeHtml(titleOf(id))}" href="/watch?v=${id}">${escapeHtml(titleOf(id))}</a></h3></div></div></li>`,
       )
       .join('\n');
-    const legacyCanonical = channel.user ? `http://www.youtube.com/user/${channel.user}` : `http://www.youtube.com/channel/${channel.channelId}`;
+    const legacyCanonical = channel.user
+      ? `http://www.youtube.com/user/${channel.user}`
+      : `http://www.youtube.com/channel/${channel.channelId}`;
     return `<!DOCTYPE html><html lang="en"><head><title>${title} - YouTube</title><meta name="title" content="${title}"><meta name="description" content="${escapeHtml(channel.description ?? '')}"><link rel="canonical" href="${legacyCanonical}"><meta property="og:title" content="${title}"><meta property="og:image" content="${avatar}"><meta itemprop="channelId" content="${channel.channelId}"></head><body class="date-20140301 en_US ltr">
 <div id="c4-primary-header-contents" class="primary-header-contents clearfix" data-channel-external-id="${channel.channelId}"><h1 class="branded-page-header-title"><span class="qualified-channel-title-text"><a dir="ltr" href="/user/${channel.user ?? ''}" class="spf-link branded-page-header-title-link yt-uix-sessionlink" title="${title}">${title}</a></span></h1></div>
 <ul id="channels-browse-content-grid" class="channels-browse-content-grid">${items}</ul></body></html>`;
@@ -355,16 +376,40 @@ export function channelPageHtml(channel: ChannelFixture, listing: Omit<ListingSe
           lengthText: { simpleText: '4:13' },
           navigationEndpoint: { watchEndpoint: { videoId: id } },
           ...(owner
-            ? { shortBylineText: { runs: [{ text: 'Another channel', navigationEndpoint: { browseEndpoint: { browseId: owner, canonicalBaseUrl: `/channel/${owner}` } } }] } }
+            ? {
+                shortBylineText: {
+                  runs: [
+                    {
+                      text: 'Another channel',
+                      navigationEndpoint: { browseEndpoint: { browseId: owner, canonicalBaseUrl: `/channel/${owner}` } },
+                    },
+                  ],
+                },
+              }
             : {}),
         },
       },
     },
   });
-  const contents = [...listing.videoIds.map((id) => renderer(id)), ...(listing.foreign ?? []).map((entry) => renderer(entry.videoId, entry.channelId))];
+  const contents = [
+    ...listing.videoIds.map((id) => renderer(id)),
+    ...(listing.foreign ?? []).map((entry) => renderer(entry.videoId, entry.channelId)),
+  ];
   const initialData = {
-    contents: { twoColumnBrowseResultsRenderer: { tabs: [{ tabRenderer: { title: listing.tab?.replace('/', '') || 'Home', selected: true, content: { richGridRenderer: { contents } } } }] } },
-    header: { c4TabbedHeaderRenderer: { channelId: channel.channelId, title: channel.title, avatar: { thumbnails: [{ url: avatar, width: 176, height: 176 }] } } },
+    contents: {
+      twoColumnBrowseResultsRenderer: {
+        tabs: [
+          { tabRenderer: { title: listing.tab?.replace('/', '') || 'Home', selected: true, content: { richGridRenderer: { contents } } } },
+        ],
+      },
+    },
+    header: {
+      c4TabbedHeaderRenderer: {
+        channelId: channel.channelId,
+        title: channel.title,
+        avatar: { thumbnails: [{ url: avatar, width: 176, height: 176 }] },
+      },
+    },
     metadata: {
       channelMetadataRenderer: {
         title: channel.title,
@@ -376,7 +421,11 @@ export function channelPageHtml(channel: ChannelFixture, listing: Omit<ListingSe
         avatar: { thumbnails: [{ url: avatar, width: 900, height: 900 }] },
         channelUrl: `https://www.youtube.com/channel/${channel.channelId}`,
         isFamilySafe: true,
-        vanityChannelUrl: channel.handle ? `http://www.youtube.com/${channel.handle}` : channel.user ? `http://www.youtube.com/user/${channel.user}` : `http://www.youtube.com/channel/${channel.channelId}`,
+        vanityChannelUrl: channel.handle
+          ? `http://www.youtube.com/${channel.handle}`
+          : channel.user
+            ? `http://www.youtube.com/user/${channel.user}`
+            : `http://www.youtube.com/channel/${channel.channelId}`,
       },
     },
   };
@@ -576,10 +625,20 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
       return send(res, 400, 'text/plain', 'Bad url\n');
     }
     if (blocked.some((prefix) => key.startsWith(prefix))) {
-      res.setHeader('X-Archive-Wayback-Runtime-Error', 'org.archive.util.io.RuntimeIOException: org.archive.wayback.exception.AdministrativeAccessControlException: Blocked Site Error');
-      return send(res, 403, 'text/plain;charset=UTF-8', 'org.archive.util.io.RuntimeIOException: org.archive.wayback.exception.AdministrativeAccessControlException: Blocked Site Error\n');
+      res.setHeader(
+        'X-Archive-Wayback-Runtime-Error',
+        'org.archive.util.io.RuntimeIOException: org.archive.wayback.exception.AdministrativeAccessControlException: Blocked Site Error',
+      );
+      return send(
+        res,
+        403,
+        'text/plain;charset=UTF-8',
+        'org.archive.util.io.RuntimeIOException: org.archive.wayback.exception.AdministrativeAccessControlException: Blocked Site Error\n',
+      );
     }
-    const fl = (params.get('fl') ?? CDX_FIELDS.join(',')).split(',').filter((field): field is Field => (CDX_FIELDS as readonly string[]).includes(field));
+    const fl = (params.get('fl') ?? CDX_FIELDS.join(','))
+      .split(',')
+      .filter((field): field is Field => (CDX_FIELDS as readonly string[]).includes(field));
     const filters: Array<(row: Stored) => boolean> = [];
     for (const spec of params.getAll('filter')) {
       try {
@@ -663,26 +722,49 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
       return send(res, 400, 'text/html', '<html><body>Bad URL</body></html>');
     }
     const captures = byKey.get(key);
-    if (!captures?.length) return send(res, 404, 'text/html', '<html><body><p>Wayback Machine has not archived that URL.</p></body></html>');
+    if (!captures?.length)
+      return send(res, 404, 'text/html', '<html><body><p>Wayback Machine has not archived that URL.</p></body></html>');
     const wanted = Number(stamp.padEnd(14, '0'));
     let nearest = captures[0]!;
-    for (const capture of captures) if (Math.abs(Number(capture.timestamp) - wanted) < Math.abs(Number(nearest.timestamp) - wanted)) nearest = capture;
+    for (const capture of captures)
+      if (Math.abs(Number(capture.timestamp) - wanted) < Math.abs(Number(nearest.timestamp) - wanted)) nearest = capture;
     if (nearest.timestamp !== stamp) {
       res.setHeader('Location', `/web/${nearest.timestamp}${flag}/${nearest.original}`);
       return send(res, 302, 'text/html', '');
     }
     if (nearest.location) {
-      const target = new URL(nearest.location, nearest.original.startsWith('http') ? nearest.original : `http://${nearest.original}`).toString();
+      const target = new URL(
+        nearest.location,
+        nearest.original.startsWith('http') ? nearest.original : `http://${nearest.original}`,
+      ).toString();
       res.setHeader('Location', `/web/${nearest.timestamp}${flag}/${target}`);
       return send(res, nearest.status >= 300 && nearest.status < 400 ? nearest.status : 302, 'text/html', '');
     }
     let body = nearest.body;
     if (!flag) {
       body = body.replace(/https:\/\/i\d?\.ytimg\.com\//g, (host) => `https://web.archive.org/web/${nearest.timestamp}im_/${host}`);
-      body = body.replace(/<head>/i, '<head><script src="//archive.org/includes/analytics.js" type="text/javascript"></script><!-- End Wayback Rewrite JS Include -->');
-      body = body.replace(/<body([^>]*)>/i, '<body$1><!-- BEGIN WAYBACK TOOLBAR INSERT --><div id="wm-ipp-base" lang="en"></div><!-- END WAYBACK TOOLBAR INSERT -->');
+      body = body.replace(
+        /<head>/i,
+        '<head><script src="//archive.org/includes/analytics.js" type="text/javascript"></script><!-- End Wayback Rewrite JS Include -->',
+      );
+      body = body.replace(
+        /<body([^>]*)>/i,
+        '<body$1><!-- BEGIN WAYBACK TOOLBAR INSERT --><div id="wm-ipp-base" lang="en"></div><!-- END WAYBACK TOOLBAR INSERT -->',
+      );
     }
-    res.setHeader('Memento-Datetime', new Date(Date.UTC(+stamp.slice(0, 4), +stamp.slice(4, 6) - 1, +stamp.slice(6, 8), +stamp.slice(8, 10), +stamp.slice(10, 12), +stamp.slice(12, 14))).toUTCString());
+    res.setHeader(
+      'Memento-Datetime',
+      new Date(
+        Date.UTC(
+          +stamp.slice(0, 4),
+          +stamp.slice(4, 6) - 1,
+          +stamp.slice(6, 8),
+          +stamp.slice(8, 10),
+          +stamp.slice(10, 12),
+          +stamp.slice(12, 14),
+        ),
+      ).toUTCString(),
+    );
     return send(res, nearest.status, nearest.mimetype === 'warc/revisit' ? 'text/html' : nearest.mimetype, body);
   }
 
@@ -720,7 +802,12 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
       entry.failure = item.failure.type;
       switch (item.failure.type) {
         case 'status':
-          entry.status = send(res, item.failure.status, 'text/html', item.failure.body ?? `<html><body><h1>${item.failure.status}</h1>The Wayback Machine is temporarily unavailable.</body></html>`);
+          entry.status = send(
+            res,
+            item.failure.status,
+            'text/html',
+            item.failure.body ?? `<html><body><h1>${item.failure.status}</h1>The Wayback Machine is temporarily unavailable.</body></html>`,
+          );
           return;
         case 'reset':
           req.socket.destroy();
@@ -734,7 +821,8 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
       }
     }
     try {
-      if (target === 'cdx' && raw.startsWith('/cdx/search/cdx')) entry.status = answerCdx(new URL(raw, 'http://local').searchParams, res, entry);
+      if (target === 'cdx' && raw.startsWith('/cdx/search/cdx'))
+        entry.status = answerCdx(new URL(raw, 'http://local').searchParams, res, entry);
       else if (target === 'web') entry.status = answerReplay(raw, res);
       else entry.status = send(res, 404, 'text/plain', 'not found\n');
     } catch (error) {
@@ -750,7 +838,11 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
   const base = `http://127.0.0.1:${port}`;
 
   const watchUrl = (videoId: string, form: WatchCaptureSpec['form'] = 'watch') =>
-    form === 'shorts' ? `https://www.youtube.com/shorts/${videoId}` : form === 'embed' ? `https://www.youtube.com/embed/${videoId}` : `https://www.youtube.com/watch?v=${videoId}`;
+    form === 'shorts'
+      ? `https://www.youtube.com/shorts/${videoId}`
+      : form === 'embed'
+        ? `https://www.youtube.com/embed/${videoId}`
+        : `https://www.youtube.com/watch?v=${videoId}`;
 
   return {
     url: base,
@@ -776,7 +868,11 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
       }
     },
     addListing(channel, listing) {
-      addCapture({ url: listingUrl(channel, listing.form, listing.tab ?? ''), timestamp: listing.timestamp, body: channelPageHtml(channel, listing) });
+      addCapture({
+        url: listingUrl(channel, listing.form, listing.tab ?? ''),
+        timestamp: listing.timestamp,
+        body: channelPageHtml(channel, listing),
+      });
     },
     addTerminatedChannelPage(channel, timestamp, form = 'channel') {
       addCapture({ url: listingUrl(channel, form), timestamp, body: terminatedChannelHtml() });

@@ -67,7 +67,8 @@ interface ChannelSeed {
   videos?: VideoSeed[];
 }
 
-interface StoredVideo extends Required<Pick<VideoSeed, 'videoId' | 'title' | 'description' | 'publishedAt' | 'duration' | 'viewCount' | 'likeCount'>> {
+interface StoredVideo
+  extends Required<Pick<VideoSeed, 'videoId' | 'title' | 'description' | 'publishedAt' | 'duration' | 'viewCount' | 'likeCount'>> {
   channelId: string;
   state: VideoState;
   tags?: string[];
@@ -235,7 +236,8 @@ function avatarUrl(channelId: string, size: 88 | 240 | 800): string {
 }
 
 function channelThumbnails(channelId: string, withSizes: boolean) {
-  const one = (size: 88 | 240 | 800) => (withSizes ? { url: avatarUrl(channelId, size), width: size, height: size } : { url: avatarUrl(channelId, size) });
+  const one = (size: 88 | 240 | 800) =>
+    withSizes ? { url: avatarUrl(channelId, size), width: size, height: size } : { url: avatarUrl(channelId, size) };
   return { default: one(88), medium: one(240), high: one(800) };
 }
 
@@ -249,7 +251,13 @@ interface ErrorSpec {
 }
 
 const ERRORS = {
-  backendError: (code: number): ErrorSpec => ({ code, message: code === 503 ? 'The service is currently unavailable.' : 'Backend Error', reason: 'backendError', domain: 'global', status: code === 503 ? 'UNAVAILABLE' : 'INTERNAL' }),
+  backendError: (code: number): ErrorSpec => ({
+    code,
+    message: code === 503 ? 'The service is currently unavailable.' : 'Backend Error',
+    reason: 'backendError',
+    domain: 'global',
+    status: code === 503 ? 'UNAVAILABLE' : 'INTERNAL',
+  }),
   quotaExceeded: (): ErrorSpec => ({
     code: 403,
     message: 'The request cannot be completed because you have exceeded your <a href="/youtube/v3/getting-started#quota">quota</a>.',
@@ -257,15 +265,34 @@ const ERRORS = {
     domain: 'youtube.quota',
     status: 'PERMISSION_DENIED',
   }),
-  rateLimitExceeded: (): ErrorSpec => ({ code: 403, message: 'Rate Limit Exceeded', reason: 'rateLimitExceeded', domain: 'usageLimits', status: 'PERMISSION_DENIED' }),
-  userRateLimitExceeded: (): ErrorSpec => ({ code: 403, message: 'User Rate Limit Exceeded', reason: 'userRateLimitExceeded', domain: 'usageLimits', status: 'PERMISSION_DENIED' }),
+  rateLimitExceeded: (): ErrorSpec => ({
+    code: 403,
+    message: 'Rate Limit Exceeded',
+    reason: 'rateLimitExceeded',
+    domain: 'usageLimits',
+    status: 'PERMISSION_DENIED',
+  }),
+  userRateLimitExceeded: (): ErrorSpec => ({
+    code: 403,
+    message: 'User Rate Limit Exceeded',
+    reason: 'userRateLimitExceeded',
+    domain: 'usageLimits',
+    status: 'PERMISSION_DENIED',
+  }),
   keyInvalid: (): ErrorSpec => ({
     code: 400,
     message: 'API key not valid. Please pass a valid API key.',
     reason: 'keyInvalid',
     domain: 'usageLimits',
     status: 'INVALID_ARGUMENT',
-    details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'API_KEY_INVALID', domain: 'googleapis.com', metadata: { service: 'youtube.googleapis.com' } }],
+    details: [
+      {
+        '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+        reason: 'API_KEY_INVALID',
+        domain: 'googleapis.com',
+        metadata: { service: 'youtube.googleapis.com' },
+      },
+    ],
   }),
   keyMissing: (): ErrorSpec => ({
     code: 403,
@@ -274,7 +301,13 @@ const ERRORS = {
     domain: 'global',
     status: 'PERMISSION_DENIED',
   }),
-  badRequest: (message: string, reason = 'invalidParameter'): ErrorSpec => ({ code: 400, message, reason, domain: 'youtube.parameter', status: 'INVALID_ARGUMENT' }),
+  badRequest: (message: string, reason = 'invalidParameter'): ErrorSpec => ({
+    code: 400,
+    message,
+    reason,
+    domain: 'youtube.parameter',
+    status: 'INVALID_ARGUMENT',
+  }),
   playlistNotFound: (): ErrorSpec => ({
     code: 404,
     message: "The playlist identified with the request's <code>playlistId</code> parameter cannot be found.",
@@ -282,7 +315,13 @@ const ERRORS = {
     domain: 'youtube.playlistItem',
     status: 'NOT_FOUND',
   }),
-  generic: (code: number): ErrorSpec => ({ code, message: `Injected ${code}`, reason: code === 404 ? 'notFound' : code === 403 ? 'forbidden' : 'badRequest', domain: 'global', status: code >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION' }),
+  generic: (code: number): ErrorSpec => ({
+    code,
+    message: `Injected ${code}`,
+    reason: code === 404 ? 'notFound' : code === 403 ? 'forbidden' : 'badRequest',
+    domain: 'global',
+    status: code >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION',
+  }),
 };
 
 function errorBody(spec: ErrorSpec) {
@@ -302,7 +341,11 @@ function normalise(failure: FailureSpec): Failure {
   return failure;
 }
 
-const squash = (text: string) => text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+const squash = (text: string) =>
+  text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
 
 // ---------------------------------------------------------------------------------------------
 // Server
@@ -419,7 +462,11 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
     channelOrder.push(seed.channelId);
     if (seed.handle) handles.set(seed.handle.replace(/^@/, '').toLowerCase(), seed.channelId);
     if (seed.username) usernames.set(seed.username.toLowerCase(), seed.channelId);
-    const created: CreatedChannel = { channelId: seed.channelId, uploadsPlaylistId: `UU${seed.channelId.slice(2)}`, videoIds: [...uploads] };
+    const created: CreatedChannel = {
+      channelId: seed.channelId,
+      uploadsPlaylistId: `UU${seed.channelId.slice(2)}`,
+      videoIds: [...uploads],
+    };
     if (seed.handle) created.handle = seed.handle;
     return created;
   }
@@ -456,7 +503,9 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
       item.statistics = statistics;
     }
     if (parts.has('brandingSettings')) {
-      const branding: Record<string, unknown> = { channel: { title: seed.title, description, ...(seed.country ? { country: seed.country } : {}) } };
+      const branding: Record<string, unknown> = {
+        channel: { title: seed.title, description, ...(seed.country ? { country: seed.country } : {}) },
+      };
       if (seed.bannerUrl) branding.image = { bannerExternalUrl: seed.bannerUrl };
       item.brandingSettings = branding;
     }
@@ -484,13 +533,33 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
       item.snippet = snippet;
     }
     if (parts.has('contentDetails')) {
-      item.contentDetails = { duration: video.duration, dimension: '2d', definition: video.hd ? 'hd' : 'sd', caption: 'false', licensedContent: false, contentRating: {}, projection: 'rectangular' };
+      item.contentDetails = {
+        duration: video.duration,
+        dimension: '2d',
+        definition: video.hd ? 'hd' : 'sd',
+        caption: 'false',
+        licensedContent: false,
+        contentRating: {},
+        projection: 'rectangular',
+      };
     }
     if (parts.has('status')) {
-      item.status = { uploadStatus: 'processed', privacyStatus: video.state, license: 'youtube', embeddable: true, publicStatsViewable: true, madeForKids: false };
+      item.status = {
+        uploadStatus: 'processed',
+        privacyStatus: video.state,
+        license: 'youtube',
+        embeddable: true,
+        publicStatsViewable: true,
+        madeForKids: false,
+      };
     }
     if (parts.has('statistics')) {
-      item.statistics = { viewCount: String(video.viewCount), likeCount: String(video.likeCount), favoriteCount: '0', commentCount: String(video.likeCount % 97) };
+      item.statistics = {
+        viewCount: String(video.viewCount),
+        likeCount: String(video.likeCount),
+        favoriteCount: '0',
+        commentCount: String(video.likeCount % 97),
+      };
     }
     return item;
   }
@@ -507,7 +576,12 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
         publishedAt: video.addedAt,
         channelId: channel.seed.channelId,
         title: video.state === 'deleted' ? 'Deleted video' : video.state === 'private' ? 'Private video' : video.title,
-        description: video.state === 'deleted' ? 'This video is unavailable.' : video.state === 'private' ? 'This video is private.' : video.description,
+        description:
+          video.state === 'deleted'
+            ? 'This video is unavailable.'
+            : video.state === 'private'
+              ? 'This video is private.'
+              : video.description,
         thumbnails: gone ? {} : videoThumbnails(video.videoId, video.hd),
         channelTitle: channel.seed.title,
         playlistId,
@@ -520,8 +594,10 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
       }
       item.snippet = snippet;
     }
-    if (parts.has('contentDetails')) item.contentDetails = gone ? { videoId: video.videoId } : { videoId: video.videoId, videoPublishedAt: video.publishedAt };
-    if (parts.has('status')) item.status = { privacyStatus: gone ? (video.state === 'private' ? 'private' : 'privacyStatusUnspecified') : video.state };
+    if (parts.has('contentDetails'))
+      item.contentDetails = gone ? { videoId: video.videoId } : { videoId: video.videoId, videoPublishedAt: video.publishedAt };
+    if (parts.has('status'))
+      item.status = { privacyStatus: gone ? (video.state === 'private' ? 'private' : 'privacyStatusUnspecified') : video.state };
     return item;
   }
 
@@ -533,14 +609,20 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
   function parseParts(params: URLSearchParams): Set<string> | undefined {
     const part = params.get('part');
     if (!part) return undefined;
-    return new Set(part.split(',').map((name) => name.trim()).filter(Boolean));
+    return new Set(
+      part
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    );
   }
 
   function parseMaxResults(params: URLSearchParams, fallback: number): number | ErrorSpec {
     const raw = params.get('maxResults');
     if (raw === null) return fallback;
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < 0 || value > 50) return ERRORS.badRequest(`Invalid value '${raw}'. Values must be within the range: [0, 50]`, 'invalidValue');
+    if (!Number.isInteger(value) || value < 0 || value > 50)
+      return ERRORS.badRequest(`Invalid value '${raw}'. Values must be within the range: [0, 50]`, 'invalidValue');
     return value;
   }
 
@@ -565,17 +647,30 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
     if (params.has('id')) ids = (params.get('id') ?? '').split(',').filter(Boolean);
     else if (params.has('forHandle')) ids = [handles.get((params.get('forHandle') ?? '').replace(/^@/, '').toLowerCase()) ?? ''];
     else if (params.has('forUsername')) ids = [usernames.get((params.get('forUsername') ?? '').toLowerCase()) ?? ''];
-    else return fail(ERRORS.badRequest('No filter selected. Expected one of: forUsername, managedByMe, forHandle, mine, id, mySubscribers, categoryId, hl', 'missingRequiredParameter'));
+    else
+      return fail(
+        ERRORS.badRequest(
+          'No filter selected. Expected one of: forUsername, managedByMe, forHandle, mine, id, mySubscribers, categoryId, hl',
+          'missingRequiredParameter',
+        ),
+      );
     if (ids.length > 50) return fail(ERRORS.badRequest('Too many ids: at most 50.'));
-    const items = ids.map((id) => channels.get(id)).filter((channel): channel is StoredChannel => channel !== undefined).map((channel) => channelItem(channel, parts));
-    const body: Record<string, unknown> = { kind: 'youtube#channelListResponse', etag: etag(`channels:${ids.join(',')}:${items.length}`), pageInfo: { totalResults: items.length, resultsPerPage: 5 } };
+    const items = ids
+      .map((id) => channels.get(id))
+      .filter((channel): channel is StoredChannel => channel !== undefined)
+      .map((channel) => channelItem(channel, parts));
+    const body: Record<string, unknown> = {
+      kind: 'youtube#channelListResponse',
+      etag: etag(`channels:${ids.join(',')}:${items.length}`),
+      pageInfo: { totalResults: items.length, resultsPerPage: 5 },
+    };
     // Like the real API, an answer without matches has no `items` at all.
     if (items.length > 0) body.items = items;
     return [200, body];
   }
 
   function searchList(params: URLSearchParams): Answer {
-    if (!parseParts(params)?.has('snippet')) return fail(ERRORS.badRequest("Required parameter: part", 'required'));
+    if (!parseParts(params)?.has('snippet')) return fail(ERRORS.badRequest('Required parameter: part', 'required'));
     const max = parseMaxResults(params, 5);
     if (typeof max !== 'number') return fail(max);
     const offset = parseOffset(params);
@@ -610,12 +705,22 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
         },
       };
     });
-    return [200, { kind: 'youtube#searchListResponse', etag: etag(`search:${query}:${offset}`), ...pageFields(offset, page.length, matches.length), regionCode: 'US', pageInfo: { totalResults: matches.length, resultsPerPage: max }, items }];
+    return [
+      200,
+      {
+        kind: 'youtube#searchListResponse',
+        etag: etag(`search:${query}:${offset}`),
+        ...pageFields(offset, page.length, matches.length),
+        regionCode: 'US',
+        pageInfo: { totalResults: matches.length, resultsPerPage: max },
+        items,
+      },
+    ];
   }
 
   function playlistItemsList(params: URLSearchParams): Answer {
     const parts = parseParts(params);
-    if (!parts) return fail(ERRORS.badRequest("Required parameter: part", 'required'));
+    if (!parts) return fail(ERRORS.badRequest('Required parameter: part', 'required'));
     const playlistId = params.get('playlistId');
     if (!playlistId) return fail(ERRORS.badRequest('No filter selected. Expected one of: id, playlistId', 'missingRequiredParameter'));
     const max = parseMaxResults(params, 5);
@@ -630,20 +735,41 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
     for (let position = offset; position < end; position++) {
       items.push(playlistItem(channel, playlistId, position, videos.get(channel.uploads[position]!)!, parts));
     }
-    return [200, { kind: 'youtube#playlistItemListResponse', etag: etag(`items:${playlistId}:${offset}:${max}`), ...pageFields(offset, items.length, channel.uploads.length), items, pageInfo: { totalResults: channel.uploads.length, resultsPerPage: max } }];
+    return [
+      200,
+      {
+        kind: 'youtube#playlistItemListResponse',
+        etag: etag(`items:${playlistId}:${offset}:${max}`),
+        ...pageFields(offset, items.length, channel.uploads.length),
+        items,
+        pageInfo: { totalResults: channel.uploads.length, resultsPerPage: max },
+      },
+    ];
   }
 
   function videosList(params: URLSearchParams): Answer {
     const parts = parseParts(params);
-    if (!parts) return fail(ERRORS.badRequest("Required parameter: part", 'required'));
-    if (!params.has('id')) return fail(ERRORS.badRequest('No filter selected. Expected one of: chart, id, myRating', 'missingRequiredParameter'));
+    if (!parts) return fail(ERRORS.badRequest('Required parameter: part', 'required'));
+    if (!params.has('id'))
+      return fail(ERRORS.badRequest('No filter selected. Expected one of: chart, id, myRating', 'missingRequiredParameter'));
     const ids = (params.get('id') ?? '').split(',').filter(Boolean);
     if (ids.length > 50) return fail(ERRORS.badRequest('The request specifies too many video ids: at most 50.'));
     const items = ids
       .map((id) => videos.get(id))
-      .filter((video): video is StoredVideo => video !== undefined && (video.state === 'public' || video.state === 'unlisted') && channels.has(video.channelId))
+      .filter(
+        (video): video is StoredVideo =>
+          video !== undefined && (video.state === 'public' || video.state === 'unlisted') && channels.has(video.channelId),
+      )
       .map((video) => videoItem(video, parts));
-    return [200, { kind: 'youtube#videoListResponse', etag: etag(`videos:${ids.join(',')}:${items.length}`), items, pageInfo: { totalResults: items.length, resultsPerPage: items.length } }];
+    return [
+      200,
+      {
+        kind: 'youtube#videoListResponse',
+        etag: etag(`videos:${ids.join(',')}:${items.length}`),
+        items,
+        pageInfo: { totalResults: items.length, resultsPerPage: items.length },
+      },
+    ];
   }
 
   // ---- HTTP ----
@@ -652,7 +778,11 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
     entry.status = status;
     if (response.destroyed) return;
     const text = JSON.stringify(body);
-    response.writeHead(status, { 'Content-Type': 'application/json; charset=UTF-8', 'Content-Length': Buffer.byteLength(text), Vary: 'Origin, X-Origin, Referer' });
+    response.writeHead(status, {
+      'Content-Type': 'application/json; charset=UTF-8',
+      'Content-Length': Buffer.byteLength(text),
+      Vary: 'Origin, X-Origin, Referer',
+    });
     response.end(text);
   }
 
@@ -701,7 +831,12 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
     const params = Object.fromEntries([...url.searchParams].filter(([name]) => name !== 'key'));
     const entry: RequestLogEntry = { endpoint, params };
     log.push(entry);
-    if (request.method !== 'GET') return send(response, entry, fail({ code: 405, message: 'Method Not Allowed', reason: 'methodNotAllowed', domain: 'global', status: 'INVALID_ARGUMENT' }));
+    if (request.method !== 'GET')
+      return send(
+        response,
+        entry,
+        fail({ code: 405, message: 'Method Not Allowed', reason: 'methodNotAllowed', domain: 'global', status: 'INVALID_ARGUMENT' }),
+      );
 
     const failure = takeFailure(endpoint);
     const respond = () => {
@@ -709,7 +844,11 @@ export async function start(options: StartOptions = {}): Promise<YoutubeApiServe
         entry.failure = failure.type;
         switch (failure.type) {
           case 'status':
-            return send(response, entry, fail(failure.status >= 500 ? ERRORS.backendError(failure.status) : ERRORS.generic(failure.status)));
+            return send(
+              response,
+              entry,
+              fail(failure.status >= 500 ? ERRORS.backendError(failure.status) : ERRORS.generic(failure.status)),
+            );
           case 'quotaExceeded':
           case 'rateLimitExceeded':
           case 'userRateLimitExceeded':
