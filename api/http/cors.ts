@@ -49,7 +49,10 @@ export function cors(origins: readonly string[]) {
   const allowed = new Set(origins);
   return (req: IncomingMessage & { path: string }, res: ServerResponse, next: () => void): void => {
     const area = CORS_PATH.exec(req.path)?.[1] as 'api' | 'mcp' | undefined;
-    if (!area) return next();
+    if (!area) {
+      next();
+      return;
+    }
     addVary(res, ['Origin']);
     const origin = req.headers.origin;
     const granted = origin !== undefined && allowed.has(origin);
@@ -58,7 +61,10 @@ export function cors(origins: readonly string[]) {
       res.setHeader('Access-Control-Allow-Origin', origin);
       if (!preflight) res.setHeader('Access-Control-Expose-Headers', area === 'mcp' ? MCP_EXPOSED_HEADERS : EXPOSED_HEADERS.join(', '));
     }
-    if (!preflight) return next();
+    if (!preflight) {
+      next();
+      return;
+    }
     if (granted) {
       res.setHeader('Access-Control-Allow-Methods', METHODS[area]);
       res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);

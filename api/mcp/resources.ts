@@ -99,13 +99,11 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     'summary',
     new ResourceTemplate('tube://summary/{videoId}', {
       list: async () => ({
-        resources: (await browseSummaries(sql, {}, { offset: 0, limit: LISTED })).rows
-          .map(toSummaryListItem)
-          .map((summary) => ({
-            uri: `tube://summary/${summary.videoId}`,
-            name: summary.title ?? summary.videoId,
-            mimeType: 'application/json',
-          })),
+        resources: (await browseSummaries(sql, {}, { offset: 0, limit: LISTED })).rows.map(toSummaryListItem).map((summary) => ({
+          uri: `tube://summary/${summary.videoId}`,
+          name: summary.title ?? summary.videoId,
+          mimeType: 'application/json',
+        })),
       }),
     }),
     {

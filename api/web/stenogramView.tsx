@@ -6,7 +6,7 @@ const SPOKEN = /^\*\*\[(\d+(?::\d{2}){1,2})\] (.*?):\*\* (.*)$/;
 const DIRECTION = /^\*(.*)\*$/;
 const HEADING = /^# (.*)$/;
 /** The stenogram's own escapes (a backslash before Markdown's punctuation) read back as the text. */
-const unescape = (text: string) => text.replace(/\\(.)/g, '$1');
+const unescapeMarkdown = (text: string) => text.replace(/\\(.)/g, '$1');
 const seconds = (time: string) => time.split(':').reduce((total, part) => total * 60 + Number(part), 0);
 
 /**
@@ -23,7 +23,7 @@ export function StenogramView({ markdown }: { markdown: string }): VNode {
     <div class="stenogram">
       {blocks.map((block, index) => {
         const heading = HEADING.exec(block);
-        if (heading) return <h3 key={index}>{unescape(heading[1]!)}</h3>;
+        if (heading) return <h3 key={index}>{unescapeMarkdown(heading[1]!)}</h3>;
         const spoken = SPOKEN.exec(block);
         if (spoken) {
           const at = seconds(spoken[1]!);
@@ -32,7 +32,7 @@ export function StenogramView({ markdown }: { markdown: string }): VNode {
               <a href={`?t=${at}#player`} data-seconds={at}>
                 {clock(at)}
               </a>{' '}
-              <strong>{unescape(spoken[2]!)}:</strong> {unescape(spoken[3]!)}
+              <strong>{unescapeMarkdown(spoken[2]!)}:</strong> {unescapeMarkdown(spoken[3]!)}
             </p>
           );
         }
@@ -40,10 +40,10 @@ export function StenogramView({ markdown }: { markdown: string }): VNode {
         if (direction)
           return (
             <p key={index} class="direction">
-              <em>{unescape(direction[1]!)}</em>
+              <em>{unescapeMarkdown(direction[1]!)}</em>
             </p>
           );
-        return <p key={index}>{unescape(block)}</p>;
+        return <p key={index}>{unescapeMarkdown(block)}</p>;
       })}
     </div>
   );

@@ -66,7 +66,7 @@ export async function fetchSubtitles(
   const prepared: PreparedTrack[] = [];
   for (const source of sources) {
     options.signal?.throwIfAborted();
-    let fetched;
+    let fetched: Awaited<ReturnType<typeof source.fetchTracks>>;
     try {
       fetched = await source.fetchTracks(video, options.signal);
     } catch (error) {

@@ -412,6 +412,7 @@ function timedQueries<T extends Queryable>(tx: T, into: Map<string, number>): T 
       const then = query.then.bind(query);
       // Counted once: postgres.js calls then() again itself (Query.catch inside transactions).
       let counted = false;
+      // biome-ignore lint/suspicious/noThenProperty: wraps the query's own then() to time it
       query.then = ((resolve, reject) =>
         then((value) => {
           if (!counted) into.set(label, (into.get(label) ?? 0) + performance.now() - started);

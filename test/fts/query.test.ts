@@ -49,7 +49,7 @@ describe('query language', () => {
   it('writes a parsed query back so that it parses the same', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 80 }), (q) => {
-        let parsed;
+        let parsed: ReturnType<typeof parseQuery>;
         try {
           parsed = parseQuery(q);
         } catch (error) {

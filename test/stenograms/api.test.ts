@@ -103,7 +103,7 @@ async function generate(videoId: string, user: User, options: { body?: unknown; 
     const { value, done } = await reader.read();
     if (done) break;
     buffer += decoder.decode(value, { stream: true });
-    let cut;
+    let cut: number;
     while ((cut = buffer.indexOf('\n\n')) >= 0) {
       const frame = buffer.slice(0, cut);
       buffer = buffer.slice(cut + 2);

@@ -39,9 +39,10 @@ const paragraphs = (stenogram: GeneratedStenogram): Tagged[] =>
     const match = TAG.exec(block);
     return match ? [{ time: match[1]!, speaker: match[2]!, text: match[3]! }] : [];
   });
-const unescape = (text: string) => text.replace(/\\(.)/g, '$1');
+const unescapeMarkdown = (text: string) => text.replace(/\\(.)/g, '$1');
 /** The words a reader sees in the paragraphs: tags and stage direction lines taken away, escapes undone. */
-const spokenWords = (stenogram: GeneratedStenogram) => paragraphs(stenogram).flatMap((paragraph) => unescape(paragraph.text).split(' '));
+const spokenWords = (stenogram: GeneratedStenogram) =>
+  paragraphs(stenogram).flatMap((paragraph) => unescapeMarkdown(paragraph.text).split(' '));
 
 describe('offline stenograms: speakers', () => {
   it('writes each ">>" turn as its own paragraph, unnamed turns alternating Speaker 1 and Speaker 2', async () => {

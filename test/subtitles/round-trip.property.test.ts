@@ -146,15 +146,15 @@ const word = fc.oneof(
 );
 
 function rollUp(lines: string[][]): string {
-  const escape = (w: string) => w.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const escapeXml = (w: string) => w.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   const ts = (ms: number) => new Date(ms).toISOString().slice(11, 23);
   const blocks: string[] = [];
   let t = 0;
   let previous = ' ';
   for (const words of lines) {
-    const timed = words.map((w, i) => (i === 0 ? escape(w) : `<${ts(t + i * 100)}><c> ${escape(w)}</c>`)).join('');
+    const timed = words.map((w, i) => (i === 0 ? escapeXml(w) : `<${ts(t + i * 100)}><c> ${escapeXml(w)}</c>`)).join('');
     blocks.push(`${ts(t)} --> ${ts(t + 2000)} align:start position:0%\n${previous}\n${timed}`);
-    previous = words.map(escape).join(' ');
+    previous = words.map(escapeXml).join(' ');
     blocks.push(`${ts(t + 2000)} --> ${ts(t + 2010)} align:start position:0%\n${previous}\n `);
     t += 2010;
   }

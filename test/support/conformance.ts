@@ -70,7 +70,7 @@ interface SentResponse {
   body: Buffer | undefined;
 }
 
-const mediaType = (contentType: string | undefined) => contentType?.split(';')[0]!.trim().toLowerCase();
+const mediaType = (contentType: string | undefined) => contentType?.split(';')[0]?.trim().toLowerCase();
 const isJson = (type: string) => type === 'application/json' || type.endsWith('+json');
 const isText = (type: string) =>
   (type.startsWith('text/') && type !== 'text/event-stream') || type === 'application/xml' || type === 'application/x-subrip';

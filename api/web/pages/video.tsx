@@ -110,6 +110,7 @@ function Facts({ video }: { video: VideoObject }): VNode {
 function Media({ video, start }: { video: VideoObject; start: number | undefined }): VNode {
   if (video.videoFileUrl?.startsWith('/api/videos/')) {
     return (
+      // biome-ignore lint/a11y/useMediaCaption: the transcript beside the player is its text alternative; a <track> would spend a subtitle download on every view
       <video id="player" class="player" controls preload="metadata" src={`${videoPath(video.videoId)}/media${start ? `#t=${start}` : ''}`}>
         <a href={`${videoPath(video.videoId)}/media`}>Download the archived media file</a>
       </video>

@@ -127,10 +127,10 @@ export function textTable(columns: string[], rows: Cell[][]): string {
 
 export function markdownTable(columns: string[], rows: Cell[][]): string {
   const numeric = columns.map((_, index) => index > 0 && rows.every((row) => row[index] === null || typeof row[index] === 'number'));
-  const escape = (cell: Cell) => (cell === null ? '-' : String(cell).replaceAll('|', '\\|'));
+  const escapeCell = (cell: Cell) => (cell === null ? '-' : String(cell).replaceAll('|', '\\|'));
   return [
-    `| ${columns.map((column) => escape(column)).join(' | ')} |`,
+    `| ${columns.map((column) => escapeCell(column)).join(' | ')} |`,
     `| ${numeric.map((right) => (right ? '---:' : '---')).join(' | ')} |`,
-    ...rows.map((row) => `| ${row.map(escape).join(' | ')} |`),
+    ...rows.map((row) => `| ${row.map(escapeCell).join(' | ')} |`),
   ].join('\n');
 }
