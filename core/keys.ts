@@ -20,7 +20,6 @@ export const isWellFormedToken = (value: string) => /^[A-Za-z0-9_-]{43}$/.test(v
 /** `sst_` and a token: a stream token bound to one event stream (core/accounts/mintStreamToken.ts). */
 export const generateStreamToken = () => `sst_${generateToken()}`;
 export const isWellFormedStreamToken = (value: string) => value.startsWith('sst_') && isWellFormedToken(value.slice(4));
-export const hashStreamToken = hashToken;
 /** The part of a key that may be shown in listings and logs. */
 export const apiKeyPrefix = (key: string) => key.slice(0, 10);
 

@@ -4,7 +4,7 @@ import { findStreamToken } from '../../core/accounts/findStreamToken.ts';
 import { STREAM_TOKEN_MINUTES } from '../../core/accounts/mintStreamToken.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors.ts';
-import { hashApiKey, hashStreamToken, isWellFormedApiKey, isWellFormedStreamToken, sameHash } from '../../core/keys.ts';
+import { hashApiKey, hashToken, isWellFormedApiKey, isWellFormedStreamToken, sameHash } from '../../core/keys.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Tier } from '../../core/schemas.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
@@ -135,7 +135,7 @@ const MINT_HINT = 'mint one for this stream with POST /api/stream-tokens {"strea
 async function streamTokenOwner(sql: Sql, use: StreamTokenUse): Promise<ApiKeyOwner> {
   if (!isWellFormedStreamToken(use.token))
     throw new AppError('UNAUTHORIZED', `malformed stream token: tokens are "sst_" followed by 43 letters, digits, - or _; ${MINT_HINT}`);
-  const hash = hashStreamToken(use.token);
+  const hash = hashToken(use.token);
   const grant = await findStreamToken(sql, hash);
   if (!grant) throw new AppError('UNAUTHORIZED', `unknown stream token; ${MINT_HINT}`);
   if (grant.revoked)

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import { generateStreamToken, hashStreamToken } from '../keys.ts';
+import { generateStreamToken, hashToken } from '../keys.ts';
 
 /** How long a stream token opens its stream: long enough for a page to connect and reconnect after a blip, short enough that a leaked URL is soon worthless. */
 export const STREAM_TOKEN_MINUTES = 10;
@@ -20,7 +20,7 @@ export async function mintStreamToken(sql: Sql, keyId: string, streamPath: strin
   const [row] = await sql<{ expiresAt: Date }[]>`
     with swept as (delete from stream_tokens where expires_at < now() - ${EXPIRED_KEPT}::interval)
     insert into stream_tokens (token_hash, key_id, stream_path, expires_at)
-    values (${hashStreamToken(token)}, ${keyId}, ${streamPath}, now() + make_interval(mins => ${STREAM_TOKEN_MINUTES}))
+    values (${hashToken(token)}, ${keyId}, ${streamPath}, now() + make_interval(mins => ${STREAM_TOKEN_MINUTES}))
     returning expires_at as "expiresAt"`;
   return { token, expiresAt: row!.expiresAt };
 }

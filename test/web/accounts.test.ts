@@ -62,9 +62,7 @@ describe('accounts in the browser', () => {
     expect(shown).toContain('Pro tier');
     expect(shown).toContain('Alice private interview');
     // The same numbers as /api/features: this page view was counted once in requestsPerMinute.
-    expect(await page.$eval('tr[data-limit="requestsPerMinute"] td:nth-child(3)', (element) => element.textContent)).toBe(
-      '600 per a minute',
-    );
+    expect(await page.$eval('tr[data-limit="requestsPerMinute"] td:nth-child(3)', (element) => element.textContent)).toBe('600 per minute');
     const cookies = await page.cookies();
     const session = cookies.find((cookie) => cookie.name === 'afterimage_session')!;
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });

@@ -31,7 +31,8 @@ export function person(ctx: Pick<Ctx, 'visitor'>): Person {
 }
 
 const limitWindow = (seconds: number) =>
-  (({ 60: 'a minute', 900: '15 minutes', 3600: 'an hour', 86400: 'a day' }) as Record<number, string>)[seconds] ?? `${seconds} s`;
+  (({ 60: 'per minute', 900: 'per 15 minutes', 3600: 'per hour', 86400: 'per day' }) as Record<number, string>)[seconds] ??
+  `per ${seconds} s`;
 
 async function accountView(
   ctx: Ctx,
@@ -92,7 +93,7 @@ async function accountView(
                 <tr key={name} data-limit={name}>
                   <td>{limit.description}</td>
                   <td>{limit.used}</td>
-                  <td>{limit.max === null ? 'unlimited' : `${limit.max} per ${limitWindow(limit.windowSeconds)}`}</td>
+                  <td>{limit.max === null ? 'unlimited' : `${limit.max} ${limitWindow(limit.windowSeconds)}`}</td>
                   <td>{limit.resetSeconds} s</td>
                 </tr>
               ))}
