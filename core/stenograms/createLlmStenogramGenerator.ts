@@ -15,6 +15,7 @@ import { estimateTokens, formatLine, nearestLineStart } from '../llm/chunkTransc
 import type { Tokeniser } from '../text/tokenise.ts';
 import { escapeRegExp } from '../text/escapeRegExp.ts';
 import { splitDirections } from './captionText.ts';
+import { inLanguage, isNumberedSpeaker } from './speakerLabels.ts';
 import type { OfflineStenogramGenerator } from './createOfflineStenogramGenerator.ts';
 import { progressSteps, type GenerateOptions } from './progressSteps.ts';
 import { answerTokens, chunkBudget, chunkPrompt, NAMES_TOKENS, promptLines, type Chunk } from './promptChunks.ts';
@@ -52,27 +53,30 @@ const norm = (name: string) => name.replace(/\s+/g, ' ').replace(/:+$/, '').trim
 
 /** Who has spoken so far, for the next chunk's prompt and for spelling names one way. */
 interface Speakers {
+  /** The transcript's: unnamed voices are labelled in it. */
+  language: string;
   names: Map<string, string>;
   order: string[];
   current: string | null;
 }
 
-/** `name` as first written (case and spacing aside). */
+/** `name` as first written (case and spacing aside), a numbered "Speaker N" in the transcript's language. */
 const spelt = (speakers: Speakers, name: string) => {
-  const written = norm(name) || 'Speaker 1';
+  const written = inLanguage(norm(name) || 'Speaker 1', speakers.language);
   return speakers.names.get(written.toLowerCase()) ?? written;
 };
 
 /**
  * Whether a model's label names a speaker the model may name: one the captions name anywhere, one
- * the document has already used, or a numbered "Speaker N" as the prompt asks for unnamed voices.
+ * the document has already used, or a numbered "Speaker N" as the prompt asks for unnamed voices
+ * (written in the transcript's language, as the offline labels are).
  * Anything else (markup, a name the model made up or read out of the words, a sentence) refuses the
  * chunk rather than being swapped for a neutral label: a model that invents one speaker has not
  * followed the captions' turns either, and the offline text's labels come from the captions.
  */
 function knownSpeaker(speakers: Speakers, name: string): boolean {
   const label = spelt(speakers, name);
-  return speakers.names.has(label.toLowerCase()) || /^Speaker [1-9]\d?$/i.test(label);
+  return speakers.names.has(label.toLowerCase()) || isNumberedSpeaker(label, speakers.language);
 }
 
 /** `name` as first written, remembered from now on. */
@@ -178,7 +182,7 @@ async function generate(
   const transcript = offline.read(input);
   const title = input.title ? `Video title: ${input.title.replace(/\s+/g, ' ').slice(0, 200)}\n` : '';
   const chunks = chunkPrompt(promptLines(transcript.pieces), chunkBudget(client.contextTokens, SYSTEM + title, stenogramChunk));
-  const speakers: Speakers = { names: new Map(), order: [], current: null };
+  const speakers: Speakers = { language: transcript.language, names: new Map(), order: [], current: null };
   // Names the captions give are spelt as the captions spell them, whatever the model writes.
   for (const piece of transcript.pieces) if (piece.kind === 'speech' && piece.named) speakerOf(speakers, piece.speaker);
   const run: Run = {

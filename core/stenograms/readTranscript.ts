@@ -122,7 +122,7 @@ export function readTranscript(input: { language: string | null; cues: readonly 
   const language = stenogramLanguage(input.language, spoken.join(' '));
   const tokeniser = createTokeniser(language);
 
-  const speakers = speakerLabeller();
+  const speakers = speakerLabeller(language);
   const pieces: Piece[] = [];
   // A turn whose words are in a later caption (a lone ">>", "ANNA:" at a line's end) waits for them.
   let pending: { turn: boolean; name: string | null } = { turn: false, name: null };

@@ -1,9 +1,10 @@
 /**
  * Words and the terms they count as, for any language: Intl.Segmenter finds the words (it segments
  * Japanese, Chinese and Thai by dictionary, where spaces do not), and stopwords-iso's list for the
- * language drops the function words.
+ * language drops the function words, fillerWords the words of speech that say nothing.
  */
 import stopwordsIso from 'stopwords-iso/stopwords-iso.json' with { type: 'json' };
+import { fillerWords } from './fillerWords.ts';
 
 /** One word of a text: where it is, and its term (null for a stopword or a word without letters). */
 export interface Word {
@@ -40,7 +41,7 @@ const normalise = (word: string, locale: string | undefined) => word.normalize('
 export function createTokeniser(language: string): Tokeniser {
   const locale = canonicalLocale(language);
   const segmenter = new Intl.Segmenter(locale, { granularity: 'word' });
-  const stopwords = new Set((stopwordLists[language] ?? []).map((word) => normalise(word, locale)));
+  const stopwords = new Set([...(stopwordLists[language] ?? []), ...fillerWords(language)].map((word) => normalise(word, locale)));
   const termOf = (segment: string): string | null => {
     const term = normalise(segment, locale);
     if (stopwords.has(term) || !LETTER.test(term)) return null;

@@ -120,6 +120,20 @@ describe('the LLM stenogram generator', () => {
       server = await start({ answer: (request) => obedient(request) });
     });
 
+    it("labels unnamed voices in the transcript's language, whether the model writes Speaker N or the language's label", async () => {
+      const cues = conversation(4, 0);
+      const french = { ...video(cues), language: 'fr' };
+      const stenogram = await generator(8192).generate(french);
+      expect(stenogram).toMatchObject({ language: 'fr', fallbackChunks: 0 });
+      const alternating = ['Intervenant 2', 'Intervenant 1', 'Intervenant 2', 'Intervenant 1'];
+      expect(paragraphs(stenogram).map((paragraph) => paragraph.speaker)).toEqual(alternating);
+      server.close();
+      server = await start({ answer: (request) => obedient(request, undefined, ['Intervenant 1', 'Intervenant 2']) });
+      const own = await generator(8192).generate(french);
+      expect(own.fallbackChunks).toBe(0);
+      expect(paragraphs(own).map((paragraph) => paragraph.speaker)).toEqual(alternating);
+    });
+
     it("keeps the model's paragraphs and speakers, in the offline generator's Markdown shape", async () => {
       const cues = conversation(4, 2);
       const stenogram = await generator(8192).generate(video(cues));

@@ -82,18 +82,19 @@ describeReal('offline stenograms of real captions', () => {
     expect(stenogram.words).toBeGreaterThan(3_000);
   });
 
-  for (const { file, language } of [
-    { file: 'vtt-rs/test.vtt', language: 'en' },
-    { file: 'wrolpi/example1.en.vtt', language: 'en' },
-    { file: 'youtube-captions-dataset-parser/subs.ru.vtt', language: 'ru' },
+  for (const { file, language, speaker } of [
+    { file: 'vtt-rs/test.vtt', language: 'en', speaker: 'Speaker 1' },
+    { file: 'wrolpi/example1.en.vtt', language: 'en', speaker: 'Speaker 1' },
+    // The label in the transcript's language (issue 31.5).
+    { file: 'youtube-captions-dataset-parser/subs.ru.vtt', language: 'ru', speaker: 'Спикер 1' },
   ]) {
-    it(`${file}: no speaker marks, so one Speaker 1, every word once`, async () => {
+    it(`${file}: no speaker marks, so one ${speaker}, every word once`, async () => {
       const cues = transcript(file);
       const stenogram = await generator.generate({ videoId: 'x', title: null, channelTitle: null, language: null, cues });
       expect(stenogram.language).toBe(language);
       expect(stenogram.speakers).toBe(1);
       const written = paragraphs(stenogram);
-      expect(new Set(written.map((paragraph) => paragraph.speaker))).toEqual(new Set(['Speaker 1']));
+      expect(new Set(written.map((paragraph) => paragraph.speaker))).toEqual(new Set([speaker]));
       expect(written.flatMap((paragraph) => paragraph.text.split(' '))).toEqual(
         cues.flatMap((cue) => cue.text.split(/\s+/).filter(Boolean)),
       );

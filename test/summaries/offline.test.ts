@@ -219,6 +219,75 @@ describe('offline summary generator: summaries', () => {
   });
 });
 
+// Issue 31.5: summaries a person would call summaries.
+describe('offline summary generator: what a person would write', () => {
+  /** Manual-caption cues, one sentence each, 4 s apart. */
+  const sentences = (lines: readonly string[]): TranscriptCue[] => lines.map((text, i) => ({ start: i * 4, end: i * 4 + 4, text }));
+
+  it('tags inflected forms as one word, written in their commonest form, and never filler words', async () => {
+    const talk = Array.from({ length: 12 }, (_, i) =>
+      i % 2
+        ? 'Hey, the users said the telescope stuff was real, and we love to bring the telescope to users.'
+        : 'Every user of the telescope is a user who loves a telescope, basically; yeah, time and time again.',
+    );
+    const summary = await createExtractiveGenerator().summarise(input(sentences(talk)));
+    expect(summary.tags).toContain('telescope');
+    expect(summary.tags.filter((tag) => /^users?$/.test(tag))).toHaveLength(1);
+    for (const filler of ['hey', 'stuff', 'real', 'love', 'bring', 'basically', 'yeah', 'time']) expect(summary.tags).not.toContain(filler);
+
+    const russian = Array.from({ length: 12 }, (_, i) =>
+      i % 2
+        ? 'Пастила из абрикосов сушится на поддоне, например, целые сутки.'
+        : 'Готовую пастилу снимаем с поддона, либо видите, пастилы хватает надолго.',
+    );
+    const tags = (await createExtractiveGenerator().summarise(input(sentences(russian)))).tags;
+    expect(tags.filter((tag) => tag.startsWith('пастил'))).toHaveLength(1);
+    expect(tags.filter((tag) => tag.startsWith('поддон'))).toHaveLength(1);
+    for (const filler of ['например', 'либо', 'видите', 'сушится']) expect(tags).not.toContain(filler);
+  });
+
+  it('quotes key points and the tl;dr without the greetings and connectives that tied them to what came before', async () => {
+    const talk = [
+      'Hi Mark. The telescope gathers light from distant galaxies with a mirror eight metres wide.',
+      'And the mirror of the telescope is polished to a precision of a few nanometres across its surface.',
+      'But the observatory on the mountain keeps the telescope above most of the clouds and the haze.',
+      'So, the astronomers measure the redshift of every galaxy the telescope finds in the survey.',
+      'And then the galaxy survey maps the distances of a million galaxies across the sky.',
+      'Now the spectrum of each galaxy tells the astronomers how fast the galaxy moves away from us.',
+    ];
+    const summary = await createExtractiveGenerator().summarise(input(sentences(talk)));
+    for (const text of [summary.tldr, ...summary.keyPoints.map((point) => point.text)]) {
+      expect(text).not.toMatch(/(?:^|[.!?] )(?:Hi Mark|And|But|So,)/);
+    }
+    expect(summary.keyPoints.map((point) => point.text)).toContain(
+      'The telescope gathers light from distant galaxies with a mirror eight metres wide.',
+    );
+  });
+
+  it('writes auto captions as sentences: a capital, a full stop where the speaker paused after a word that can end one, and a capital I', async () => {
+    const words = speech(ASTRONOMY, 400, 7).map((word, i) => (i % 37 === 5 ? 'i' : word));
+    const summary = await createExtractiveGenerator().summarise(input(autoCaptions(words)));
+    const quoted = [...summary.keyPoints.map((point) => point.text), summary.tldr];
+    for (const text of quoted) {
+      expect(text[0]).toBe(text[0]!.toUpperCase());
+      expect(text).not.toMatch(/(?:^| )i(?= |$)/);
+    }
+    expect(summary.keyPoints.some((point) => point.text.endsWith('.'))).toBe(true);
+    for (const point of summary.keyPoints) expect(point.text).toMatch(/[.…]$/);
+  });
+
+  it('gives a ten-minute talk eight key points spread over it, one per 75 seconds', async () => {
+    const cues = autoCaptions(speech(TRAVEL, 1_500, 3));
+    const duration = cues.at(-1)!.end;
+    expect(duration).toBeGreaterThan(590);
+    const summary = await createExtractiveGenerator().summarise(input(cues));
+    expect(summary.keyPoints).toHaveLength(Math.round(duration / 75));
+    const slices = summary.keyPoints.map((point) => Math.floor(point.startSeconds / (duration / summary.keyPoints.length)));
+    expect(new Set(slices).size).toBeGreaterThanOrEqual(summary.keyPoints.length / 2);
+    for (const slice of slices) expect(slices.filter((other) => other === slice).length).toBeLessThanOrEqual(2);
+  });
+});
+
 describe('offline summary generator: edges', () => {
   it('throws when aborted, before or while it works', async () => {
     const cues = autoCaptions(speech(COOKING, 600, 61));

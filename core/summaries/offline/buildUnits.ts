@@ -14,6 +14,8 @@ const TARGET_WORDS = 24;
 const SHORT_SENTENCE = 6;
 // Seconds of pause worth one word of distance from the target length when choosing a cut.
 const PAUSE_PER_WORD = 0.02;
+// A sentence seldom ends on a function word ("…as hard as a", "…с"): a cut there costs as much as a second's pause.
+const FUNCTION_WORD_END = 1;
 
 export interface Unit {
   text: string;
@@ -32,6 +34,7 @@ interface Piece {
 }
 type Proto = Piece[];
 
+const endsOnFunctionWord = (piece: Piece) => piece.words.length > 0 && piece.words.at(-1)!.term === null;
 const wordCount = (pieces: readonly Piece[]) => pieces.reduce((sum, piece) => sum + piece.words.length, 0);
 
 /** Runs of cues between speaker turns, as [from, to) cue indexes. */
@@ -116,7 +119,8 @@ function splitLong(sentence: Proto, cues: readonly SpokenCue[], tokeniser: Token
       fallback = j;
       // A cut needs MIN_WORDS on both sides (left > MAX_WORDS here, so something is left).
       if (words < MIN_WORDS || left - words < MIN_WORDS) continue;
-      const score = pauseAfter(j) - Math.abs(words - TARGET_WORDS) * PAUSE_PER_WORD;
+      const score =
+        pauseAfter(j) - Math.abs(words - TARGET_WORDS) * PAUSE_PER_WORD - (endsOnFunctionWord(pieces[j]!) ? FUNCTION_WORD_END : 0);
       if (score > best) [best, cut] = [score, j];
     }
     if (cut < 0) cut = fallback;
@@ -146,6 +150,15 @@ function joinShort(protos: readonly Proto[]): Proto[] {
   if (carry && last && !carry[0]!.opensTurn && wordCount(last) + wordCount(carry) <= MAX_WORDS) out[out.length - 1] = [...last, ...carry];
   else if (carry) out.push(carry);
   return out;
+}
+
+// Auto captions carry no sentence ends at all; manual ones about one every sentence or two cues.
+const SENTENCE_END = /[.!?…。！？](?=\s|$)/gu;
+
+/** Whether the captions are punctuated (manual), rather than a run of words (auto): a sentence end per ten cues at least. */
+export function isPunctuated(cues: readonly SpokenCue[]): boolean {
+  const ends = cues.reduce((sum, cue) => sum + (cue.text.match(SENTENCE_END)?.length ?? 0), 0);
+  return ends * 10 >= cues.length;
 }
 
 /** The transcript's units in order; each starts when its first cue does. */

@@ -15,7 +15,7 @@ import {
   type SummaryInput,
   type SummaryProgress,
 } from '../summary.ts';
-import { buildUnits, type Unit } from './buildUnits.ts';
+import { buildUnits, isPunctuated, type Unit } from './buildUnits.ts';
 import { detectLanguage } from '../../text/detectLanguage.ts';
 import { pageRank } from './pageRank.ts';
 import { keyPointCount, pickKeyPoints, type Ranked } from './pickKeyPoints.ts';
@@ -26,6 +26,7 @@ import { soundOnlySummary } from './soundOnlySummary.ts';
 import { spokenCues, type SpokenCue } from '../../subtitles/stageDirections.ts';
 import { timeSections } from './timeSections.ts';
 import { tfidf } from './tfidf.ts';
+import { stemmerFor } from '../../text/stem.ts';
 import { createTokeniser } from '../../text/tokenise.ts';
 import { writeDetailed, writeKeyPoints, writeTitle, writeTldr, type Writing } from './writeSummary.ts';
 
@@ -68,15 +69,21 @@ async function summariseSpeech(input: SummaryInput, cues: SpokenCue[], step: Ste
   const ranked = rankUnits(units);
   await step('writing', 70);
   const duration = input.cues.reduce((end, cue) => Math.max(end, cue.end), 0);
-  const writing: Writing = { units, ranked, sections: timeSections(duration), locale: tokeniser.locale };
-  const sectionOf = (unit: number) => writing.sections.of(units[unit]!.start);
-  const chosen = pickKeyPoints(ranked, sectionOf, writing.sections, keyPointCount(duration, ranked.order.length));
+  const writing: Writing = {
+    units,
+    ranked,
+    sections: timeSections(duration),
+    locale: tokeniser.locale,
+    language,
+    punctuated: isPunctuated(cues),
+  };
+  const chosen = pickKeyPoints(ranked, (unit) => units[unit]!.start, duration, keyPointCount(duration, ranked.order.length));
   return {
     title: writeTitle(writing, input.title),
     tldr: writeTldr(writing),
     keyPoints: writeKeyPoints(writing, chosen),
     detailedSummary: writeDetailed(writing),
-    tags: salientTags(units),
+    tags: salientTags(units, stemmerFor(language)),
     language,
   };
 }

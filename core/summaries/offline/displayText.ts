@@ -20,10 +20,17 @@ export function capitalise(text: string, locale: string | undefined): string {
   return head.toLocaleUpperCase(locale) + text.slice(head.length);
 }
 
-/** `text` as a sentence: clipped, a capital first letter, and "…" where auto captions give no full stop. */
-export function asSentence(text: string, locale: string | undefined, max: number): string {
-  const capitalised = capitalise(clip(text.trim(), max), locale);
-  return TERMINAL.test(capitalised) || !capitalised ? capitalised : `${capitalised.replace(/[\s,;:–—-]+$/u, '')}…`;
+/**
+ * `text` as a sentence: clipped, a capital first letter, and an end: "…" where it stops short of its
+ * sentence's end, "." where `complete` says the words are a whole sentence without punctuation (a unit
+ * of auto captions, cut where the speaker paused).
+ */
+export function asSentence(text: string, locale: string | undefined, max: number, complete = false): string {
+  const clipped = clip(text.trim(), max);
+  const capitalised = capitalise(clipped, locale);
+  if (TERMINAL.test(capitalised) || !capitalised) return capitalised;
+  const bare = capitalised.replace(/[\s,;:–—-]+$/u, '');
+  return complete && clipped.length === text.trim().length ? `${bare}.` : `${bare}…`;
 }
 
 // Chinese and Japanese put no space between words or after a full stop.

@@ -5,7 +5,7 @@
  */
 
 // Similarity (repeats.ts) from which a unit says what a chosen one says.
-const REPEAT = 0.5;
+export const REPEAT = 0.5;
 
 export interface PickOptions {
   /** Already chosen; they count as repeats too. */

@@ -1,14 +1,15 @@
 /**
- * Which units become key points: 3-12 of them (one per 2.5 minutes), spread over the video. Each
- * time section first gives its best unit, then the rest go by rank with at most
- * ceil(1.5·points/sections) from any one section, near-repeats skipped; in video order.
+ * Which units become key points: 3-12 of them (one per 75 seconds), spread over the video as a
+ * person's notes are. The video is cut into as many equal slices as there are points; each slice
+ * gives its best unit that repeats no chosen one, then the rest go by rank with at most two from
+ * any one slice; in video order.
  */
-import { pickDistinct } from './pickDistinct.ts';
-import type { TimeSections } from './timeSections.ts';
+import { pickDistinct, REPEAT } from './pickDistinct.ts';
 
 const MIN_POINTS = 3;
 const MAX_POINTS = 12;
-const SECONDS_PER_POINT = 150;
+const SECONDS_PER_POINT = 75;
+const PER_SLICE = 2;
 
 export interface Ranked {
   /** Unit indexes, best first. */
@@ -22,14 +23,18 @@ export function keyPointCount(durationSeconds: number, candidates: number): numb
   return Math.max(1, Math.min(wanted, candidates));
 }
 
-/** Unit indexes of the key points, in video order. `sectionOf` gives each unit's time section. */
-export function pickKeyPoints(ranked: Ranked, sectionOf: (unit: number) => number, sections: TimeSections, count: number): number[] {
-  const bestPerSection = new Map<number, number>();
-  for (const unit of ranked.order) if (!bestPerSection.has(sectionOf(unit))) bestPerSection.set(sectionOf(unit), unit);
-  // Sections in the order of their best unit's rank, so that a cut to `count` keeps the strongest.
-  const firsts = [...bestPerSection.values()].slice(0, count);
-  const quota = Math.ceil((1.5 * count) / Math.max(1, Math.min(sections.count, bestPerSection.size)));
-  const allow = (unit: number, chosen: readonly number[]) => chosen.filter((other) => sectionOf(other) === sectionOf(unit)).length < quota;
-  const chosen = pickDistinct(ranked.order, count, ranked.similarity, { chosen: firsts, allow, fillWithRepeats: true });
+/** Unit indexes of the key points, in video order. `startOf` gives each unit's start in seconds. */
+export function pickKeyPoints(ranked: Ranked, startOf: (unit: number) => number, durationSeconds: number, count: number): number[] {
+  const slice = Math.max(1, durationSeconds) / count;
+  const sliceOf = (unit: number) => Math.min(count - 1, Math.floor(startOf(unit) / slice));
+  const firsts: number[] = [];
+  const filled = new Set<number>();
+  for (const unit of ranked.order) {
+    if (filled.has(sliceOf(unit)) || firsts.some((other) => ranked.similarity(unit, other) >= REPEAT)) continue;
+    filled.add(sliceOf(unit));
+    firsts.push(unit);
+  }
+  const allow = (unit: number, chosen: readonly number[]) => chosen.filter((other) => sliceOf(other) === sliceOf(unit)).length < PER_SLICE;
+  const chosen = pickDistinct(ranked.order, count, ranked.similarity, { chosen: firsts.slice(0, count), allow, fillWithRepeats: true });
   return chosen.sort((a, b) => a - b);
 }

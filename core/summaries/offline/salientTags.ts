@@ -1,22 +1,33 @@
 /**
  * Tags: the transcript's salient terms and two-word phrases, weighted TF-IDF-like against the
- * transcript itself (its units are the documents): tf · ln(1 + N/df), phrases ×1.5. A term must come
- * back at least twice (a word: once in a very short transcript); a tag shares no word with a better one.
+ * transcript itself (its units are the documents): tf · ln(1 + N/df), phrases ×1.5. Inflected forms
+ * count as one (by stem: "пастилу" and "пастила", "users" and "user"), written as said most often. A
+ * term must come back at least twice (a word: once in a very short transcript); a tag shares no word
+ * with a better one.
  */
 import type { Unit } from './buildUnits.ts';
 
 const MAX_TAGS = 12;
 const MAX_LENGTH = 40;
 const PHRASE_BOOST = 1.5;
+// A word is tagged as its phrase when at least this share of its mentions are in the phrase.
+const PHRASE_SHARE = 2;
 // Fewer content words than this and a single mention is all there is.
 const SHORT_TRANSCRIPT = 60;
+
+// Verb forms are no tags: Russian and Ukrainian reflexives (-ся/-сь, "отличается") and infinitives
+// ("добавить"; not -еть/-оть, which end nouns as often: "сеть", "плоть").
+const VERB_FORM = /(?:ся|сь|[аяиыу]ть|ти|чь)$/u;
 
 // One or two hiragana alone are the inflections Intl.Segmenter leaves of Japanese verbs ("しく", "えて").
 const KANA_ENDING = /^\p{Script=Hiragana}{1,2}$/u;
 
 interface Candidate {
-  tag: string;
+  /** The stems of its words: what counts as the same tag. */
+  key: string;
   parts: string[];
+  /** How often each way of writing it was said. */
+  forms: Map<string, number>;
   count: number;
   units: number;
 }
@@ -24,47 +35,93 @@ interface Candidate {
 // What may stand between the two words of a phrase: a space, or a hyphen ("real-time"), not "foo, bar".
 const JOINT = /^(?:\s*|-)$/;
 
-/** The unit's terms and two-word phrases (adjacent terms joined by JOINT). */
-function unitCandidates(unit: Unit): Array<{ tag: string; parts: string[] }> {
+/** The unit's terms and two-word phrases (adjacent terms joined by JOINT), each with its stems. */
+function unitCandidates(unit: Unit, stem: (word: string) => string): Array<{ tag: string; parts: string[] }> {
   const out: Array<{ tag: string; parts: string[] }> = [];
   unit.words.forEach((word, i) => {
     if (!word.term) return;
-    out.push({ tag: word.term, parts: [word.term] });
+    out.push({ tag: word.term, parts: [stem(word.term)] });
     const next = unit.words[i + 1];
     if (!next?.term) return;
     const gap = unit.text.slice(word.end, next.index);
-    if (JOINT.test(gap)) out.push({ tag: `${word.term}${gap === '-' ? '-' : gap ? ' ' : ''}${next.term}`, parts: [word.term, next.term] });
+    if (JOINT.test(gap))
+      out.push({ tag: `${word.term}${gap === '-' ? '-' : gap ? ' ' : ''}${next.term}`, parts: [stem(word.term), stem(next.term)] });
   });
   return out;
 }
 
-export function salientTags(units: readonly Unit[]): string[] {
+/**
+ * How a tag is written: the shortest of the forms said at least half as often as the commonest (a
+ * noun's plain form is usually its shortest: "масло" rather than "маслом"), the first in the alphabet among equals.
+ */
+function commonestForm(c: Candidate): string {
+  const most = Math.max(...c.forms.values());
+  // A phrase's words agree with each other only as said: its commonest form, never a mix.
+  const frequent = [...c.forms].filter(([, n]) => (c.parts.length > 1 ? n === most : 2 * n >= most)).map(([form]) => form);
+  return frequent.sort((a, b) => a.length - b.length || (a < b ? -1 : 1))[0]!;
+}
+
+/**
+ * Words the stemmer leaves apart although they are forms of one word (Snowball reads "пастила" as a
+ * verb ending, "пастилы" as a noun's): a one-word candidate joins another when its stem starts the
+ * other's and the two words differ only in their last two letters. Counts move to the longer stem.
+ */
+function foldNearForms(candidates: Map<string, Candidate>): void {
+  const words = [...candidates.values()].filter((c) => c.parts.length === 1).sort((a, b) => a.key.length - b.key.length);
+  for (const short of words) {
+    const shortForm = commonestForm(short);
+    const into = words.find((long) => {
+      if (long === short || !candidates.has(long.key) || !long.key.startsWith(short.key)) return false;
+      const longForm = commonestForm(long);
+      let shared = 0;
+      while (shared < Math.min(shortForm.length, longForm.length) && shortForm[shared] === longForm[shared]) shared++;
+      return shared >= Math.max(4, Math.max(shortForm.length, longForm.length) - 2);
+    });
+    if (!into) continue;
+    into.count += short.count;
+    into.units += short.units;
+    for (const [form, n] of short.forms) into.forms.set(form, (into.forms.get(form) ?? 0) + n);
+    candidates.delete(short.key);
+  }
+}
+
+export function salientTags(units: readonly Unit[], stem: (word: string) => string): string[] {
   const candidates = new Map<string, Candidate>();
   let contentWords = 0;
   for (const unit of units) {
     const seen = new Set<string>();
-    for (const { tag, parts } of unitCandidates(unit)) {
+    for (const { tag, parts } of unitCandidates(unit, stem)) {
       if (parts.length === 1) contentWords++;
-      let candidate = candidates.get(tag);
-      if (!candidate) candidates.set(tag, (candidate = { tag, parts, count: 0, units: 0 }));
+      const key = parts.join(' ');
+      let candidate = candidates.get(key);
+      if (!candidate) candidates.set(key, (candidate = { key, parts, forms: new Map(), count: 0, units: 0 }));
       candidate.count++;
-      if (!seen.has(tag)) candidate.units++;
-      seen.add(tag);
+      candidate.forms.set(tag, (candidate.forms.get(tag) ?? 0) + 1);
+      if (!seen.has(key)) candidate.units++;
+      seen.add(key);
     }
   }
+  foldNearForms(candidates);
   // A phrase said once is no phrase of the talk's; a word said once is all a very short one has.
   const minCount = (c: Candidate) => (c.parts.length > 1 || contentWords >= SHORT_TRANSCRIPT ? 2 : 1);
   const weight = (c: Candidate) => c.count * Math.log(1 + units.length / c.units) * (c.parts.length > 1 ? PHRASE_BOOST : 1);
   const ranked = [...candidates.values()]
-    .filter((c) => c.count >= minCount(c) && c.tag.length <= MAX_LENGTH && !KANA_ENDING.test(c.tag))
-    .map((c) => ({ c, w: weight(c) }))
-    .sort((a, b) => b.w - a.w || (a.c.tag < b.c.tag ? -1 : 1));
+    .map((c) => ({ c, tag: commonestForm(c), w: weight(c) }))
+    .filter(
+      ({ c, tag }) =>
+        c.count >= minCount(c) && tag.length <= MAX_LENGTH && !KANA_ENDING.test(tag) && !(c.parts.length === 1 && VERB_FORM.test(tag)),
+    )
+    .sort((a, b) => b.w - a.w || (a.tag < b.tag ? -1 : 1));
+  // A word said mostly within one phrase ("система" of "операционная система") is tagged as the phrase.
+  const phraseOf = (word: Candidate) =>
+    ranked.find(({ c }) => c.parts.length > 1 && c.parts.includes(word.key) && PHRASE_SHARE * c.count >= word.count);
   const tags: string[] = [];
   const used = new Set<string>();
-  for (const { c } of ranked) {
+  for (const entry of ranked) {
     if (tags.length >= MAX_TAGS) break;
+    const { c, tag } = (entry.c.parts.length === 1 && phraseOf(entry.c)) || entry;
     if (c.parts.some((part) => used.has(part))) continue;
-    tags.push(c.tag);
+    tags.push(tag);
     for (const part of c.parts) used.add(part);
   }
   return tags;

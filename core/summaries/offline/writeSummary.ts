@@ -8,6 +8,7 @@ import type { Unit } from './buildUnits.ts';
 import { asSentence, capitalise, clip, joinSentences } from './displayText.ts';
 import { pickDistinct } from './pickDistinct.ts';
 import type { Ranked } from './pickKeyPoints.ts';
+import { dropOpenings, standsAlone } from './standAlone.ts';
 import type { TimeSections } from './timeSections.ts';
 
 const TITLE_WORDS = 8;
@@ -21,6 +22,21 @@ export interface Writing {
   ranked: Ranked;
   sections: TimeSections;
   locale: string | undefined;
+  /** ISO 639-1, as detected. */
+  language: string;
+  /** False for auto captions: no sentence punctuation, so each unit is taken as one sentence. */
+  punctuated: boolean;
+}
+
+// Auto captions write the English pronoun in lower case.
+const LOWER_I = /(?<![\p{L}\p{N}'’])i(?=$|[\s,.!?'’])/gu;
+
+/** A unit's words as a sentence of the summary: openings dropped, capitals where auto captions lack them, an end. */
+function quote({ units, locale, language, punctuated }: Writing, unit: number, max: number): string {
+  let text = dropOpenings(units[unit]!.text, language);
+  if (!punctuated && language === 'en') text = text.replace(LOWER_I, 'I');
+  // Auto captions' unit is a sentence when cut at a pause after a word that can end one.
+  return asSentence(text, locale, max, !punctuated && units[unit]!.words.at(-1)?.term != null);
 }
 
 const byTime = (a: number, b: number) => a - b;
@@ -35,18 +51,26 @@ export function writeTitle({ units, ranked, locale }: Writing, videoTitle: strin
   return capitalise(words, locale) || best.text;
 }
 
-/** The 2-3 best sentences that do not repeat each other, in video order. */
-export function writeTldr({ units, ranked, locale }: Writing): string {
-  const picked = pickDistinct(ranked.order, units.length >= 6 ? 3 : 2, ranked.similarity, { fillWithRepeats: true });
-  return joinSentences(picked.sort(byTime).map((unit) => asSentence(units[unit]!.text, locale, TLDR_SENTENCE_CHARS)));
+/**
+ * The 2-3 best sentences that do not repeat each other and stand alone (no question, no pronoun
+ * pointing back), in video order; those that do not stand alone only when too few do.
+ */
+export function writeTldr(writing: Writing): string {
+  const { units, ranked, language } = writing;
+  const count = units.length >= 6 ? 3 : 2;
+  const alone = ranked.order.filter((unit) => standsAlone(dropOpenings(units[unit]!.text, language), language));
+  const picked = pickDistinct(alone, count, ranked.similarity);
+  const filled = pickDistinct(ranked.order, count, ranked.similarity, { chosen: picked, fillWithRepeats: true });
+  return joinSentences(filled.sort(byTime).map((unit) => quote(writing, unit, TLDR_SENTENCE_CHARS)));
 }
 
-export function writeKeyPoints({ units, locale }: Writing, chosen: readonly number[]): KeyPoint[] {
-  return chosen.map((unit) => ({ text: asSentence(units[unit]!.text, locale, POINT_CHARS), startSeconds: Math.floor(units[unit]!.start) }));
+export function writeKeyPoints(writing: Writing, chosen: readonly number[]): KeyPoint[] {
+  return chosen.map((unit) => ({ text: quote(writing, unit, POINT_CHARS), startSeconds: Math.floor(writing.units[unit]!.start) }));
 }
 
 /** One paragraph per time section that has speech: its best sentences (about √n/2 of its n, 1-4), in order. */
-export function writeDetailed({ units, ranked, sections, locale }: Writing): string {
+export function writeDetailed(writing: Writing): string {
+  const { units, ranked, sections } = writing;
   const members = Array.from({ length: sections.count }, () => [] as number[]);
   for (const unit of ranked.order) members[sections.of(units[unit]!.start)]!.push(unit);
   const paragraphs: string[] = [];
@@ -54,7 +78,7 @@ export function writeDetailed({ units, ranked, sections, locale }: Writing): str
     if (section.length === 0) return;
     const count = Math.min(MAX_PER_PARAGRAPH, Math.max(1, Math.ceil(Math.sqrt(section.length) / 2)));
     const picked = pickDistinct(section, count, ranked.similarity).sort(byTime);
-    const sentences = picked.map((unit) => asSentence(units[unit]!.text, locale, POINT_CHARS));
+    const sentences = picked.map((unit) => quote(writing, unit, POINT_CHARS));
     paragraphs.push(`${sections.label(index)}: ${joinSentences(sentences)}`);
   });
   return paragraphs.join('\n\n');
