@@ -102,23 +102,25 @@ interface Cue {
   translation: string;
 }
 
-/** What a video says: sentences about its subject, spread over its length. */
+/** What a video says: sentences about its subject, each once, in a shuffled order, spread over its length. */
 function transcript(theme: ChannelTheme, subject: readonly [string, string], durationSeconds: number, seed: string): Cue[] {
   const random = seeded(seed);
-  const count = 14 + Math.floor(random() * 12);
+  const sentences = [...theme.sentences];
+  for (let i = sentences.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [sentences[i], sentences[j]] = [sentences[j]!, sentences[i]!];
+  }
+  const count = Math.min(sentences.length, 9 + Math.floor(random() * 6));
   const step = Math.max(3_000, Math.floor((durationSeconds * 1000) / (count + 1)));
-  const cues: Cue[] = [];
-  for (let i = 0; i < count; i++) {
-    const [original, translation] = theme.sentences[Math.floor(random() * theme.sentences.length)]!;
+  return sentences.slice(0, count).map(([original, translation], i) => {
     const startMs = 1_000 + i * step;
-    cues.push({
+    return {
       startMs,
       endMs: startMs + Math.min(step - 200, 5_500),
       original: capitalised(fill(original, subject[0])),
       translation: capitalised(fill(translation, subject[1])),
-    });
-  }
-  return cues;
+    };
+  });
 }
 
 const clock = (ms: number, separator: '.' | ',') => {
