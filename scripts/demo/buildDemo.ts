@@ -85,7 +85,14 @@ export async function buildDemo(
   elapsed = timer();
   const platform = await startRecordedPlatform(archive.videos);
   const { YOUTUBE_API_KEY: _key, YTDLP_PATH: _ytDlp, ...offline } = config;
-  const observing: Config = { ...offline, STATUS_WATCH_PROBE: true, YOUTUBE_WEB_URL: platform.url, STATUS_CONFIRM_MINUTES: 0 };
+  // A round's jobs (50 videos each) run side by side: the recorded platform answers at once.
+  const observing: Config = {
+    ...offline,
+    STATUS_WATCH_PROBE: true,
+    YOUTUBE_WEB_URL: platform.url,
+    STATUS_CONFIRM_MINUTES: 0,
+    WORKER_CONCURRENCY: 8,
+  };
   const worker = await startWorker(observing, db, log);
   try {
     const channelIds = archive.channels.map((channel) => channel.channelId);
