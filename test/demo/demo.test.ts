@@ -4,6 +4,7 @@
  * file, and statuses that came through the status probe (history entries with the recorded
  * platform's evidence), not rows written by hand.
  */
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
 import { buildDemo, type DemoFacts } from '../../scripts/demo/buildDemo.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 let db: TestDatabase;
@@ -118,5 +120,15 @@ describe('the demo archive', () => {
     expect(response.status).toBe(206);
     expect(response.headers.get('content-type')).toBe('audio/wav');
     expect(Buffer.from(await response.arrayBuffer()).toString('latin1')).toMatch(/^RIFF....WAVE$/s);
+  });
+});
+
+describe('afterimage demo', () => {
+  it('refuses a size it cannot build, before touching anything, and says what it takes', async () => {
+    const result = await runCli(['demo', '--videos', '5', '--dir', join(dir, 'never-built')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--videos 5: expected a whole number from 10 to 1000');
+    expect(result.stderr).toContain('usage: afterimage demo');
+    expect(existsSync(join(dir, 'never-built'))).toBe(false);
   });
 });
