@@ -10,6 +10,8 @@ service
   start                 API and worker in one process (what \`npm start\` runs)
   api                   the HTTP API only (run several behind a load balancer)
   worker                the job worker only (run as many as the queue needs)
+  demo [--fresh] [--dir DIR] [--videos N]   build a demo archive (3 channels, deleted and re-uploaded videos,
+                        subtitles, media) in its own directory, offline, and start the service on it
 
 operator (each takes --json for scripts)
   import <dir>          load a yt-dlp archive directory and its subtitle files (idempotent, with progress;
@@ -52,6 +54,7 @@ const commands: Record<string, () => Promise<Command>> = {
     const { serve } = await service();
     return () => serve({ api: false, worker: true });
   },
+  demo: async () => (await import('./commands/demo.ts')).demoCommand,
   migrate: async () => (await service()).migrateCommand,
   config: async () => (await service()).configCommand,
   users: async () => (await import('./commands/accounts.ts')).usersCommand,

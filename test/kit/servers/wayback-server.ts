@@ -30,6 +30,19 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { escapeHtml } from '../../../core/text/escapeHtml.ts';
+import {
+  botCheckHtml,
+  playerResponse,
+  removalPlayer,
+  scriptJson,
+  watchPageHtml,
+  type PlayerVideo,
+} from '../../../core/youtube/watchPageHtml.ts';
+
+// The 2020s watch pages are shared with the demo's recorded source (core/youtube/watchPageHtml.ts).
+export { botCheckHtml, playerResponse, watchPageHtml } from '../../../core/youtube/watchPageHtml.ts';
+export type VideoFixture = PlayerVideo;
 
 // ---------------------------------------------------------------------------------------------
 // Index
@@ -104,102 +117,6 @@ export function ts(year: number, month = 1, day = 1, hms = '120000'): string {
 // Page builders
 // ---------------------------------------------------------------------------------------------
 
-export interface VideoFixture {
-  videoId: string;
-  channelId: string;
-  title: string;
-  description?: string;
-  lengthSeconds?: number;
-  viewCount?: number;
-  keywords?: string[];
-  /** YYYY-MM-DD */
-  uploadDate?: string;
-  author?: string;
-  /** "http://www.youtube.com/@name" */
-  ownerProfileUrl?: string;
-  captions?: Array<{ languageCode: string; kind?: 'asr' }>;
-}
-
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-/** JSON as YouTube puts it in a script: `<` escaped so no text can close the script. */
-const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
-
-/** A /player response like the real ones (videoDetails, microformat, captions). */
-export function playerResponse(video: VideoFixture): Record<string, unknown> {
-  const thumbs = [
-    { url: `https://i.ytimg.com/vi/${video.videoId}/default.jpg`, width: 120, height: 90 },
-    { url: `https://i.ytimg.com/vi/${video.videoId}/hqdefault.jpg`, width: 480, height: 360 },
-    { url: `https://i.ytimg.com/vi/${video.videoId}/maxresdefault.jpg`, width: 1920, height: 1080 },
-  ];
-  const date = video.uploadDate ?? '2015-06-01';
-  const player: Record<string, unknown> = {
-    responseContext: { serviceTrackingParams: [] },
-    playabilityStatus: { status: 'OK', playableInEmbed: true, contextParams: 'Q0FFU0FnZ0M=' },
-    videoDetails: {
-      videoId: video.videoId,
-      title: video.title,
-      lengthSeconds: String(video.lengthSeconds ?? 253),
-      ...(video.keywords ? { keywords: video.keywords } : {}),
-      channelId: video.channelId,
-      isOwnerViewing: false,
-      shortDescription: video.description ?? '',
-      isCrawlable: true,
-      thumbnail: { thumbnails: thumbs },
-      allowRatings: true,
-      viewCount: String(video.viewCount ?? 1234),
-      author: video.author ?? 'Some Channel',
-      isPrivate: false,
-      isUnpluggedCorpus: false,
-      isLiveContent: false,
-    },
-    microformat: {
-      playerMicroformatRenderer: {
-        thumbnail: { thumbnails: [{ url: `https://i.ytimg.com/vi/${video.videoId}/maxresdefault.jpg`, width: 1280, height: 720 }] },
-        title: { simpleText: video.title },
-        description: { simpleText: video.description ?? '' },
-        lengthSeconds: String(video.lengthSeconds ?? 253),
-        ownerProfileUrl: video.ownerProfileUrl ?? `http://www.youtube.com/channel/${video.channelId}`,
-        externalChannelId: video.channelId,
-        isFamilySafe: true,
-        isUnlisted: false,
-        viewCount: String(video.viewCount ?? 1234),
-        category: 'Entertainment',
-        publishDate: `${date}T07:00:00-07:00`,
-        ownerChannelName: video.author ?? 'Some Channel',
-        uploadDate: `${date}T07:00:00-07:00`,
-      },
-    },
-  };
-  if (video.captions?.length) {
-    player.captions = {
-      playerCaptionsTracklistRenderer: {
-        captionTracks: video.captions.map((track) => ({
-          baseUrl: `https://www.youtube.com/api/timedtext?v=${video.videoId}&lang=${track.languageCode}${track.kind ? '&kind=asr' : ''}`,
-          name: { simpleText: track.languageCode },
-          vssId: `${track.kind ? 'a' : ''}.${track.languageCode}`,
-          languageCode: track.languageCode,
-          ...(track.kind ? { kind: track.kind } : {}),
-          isTranslatable: true,
-        })),
-      },
-    };
-  }
-  return player;
-}
-
-/** A 2020s watch page around a player response (and optionally ytInitialData), as YouTube served it. */
-export function watchPageHtml(player: Record<string, unknown>, options: { initialData?: Record<string, unknown> } = {}): string {
-  const details = (player.videoDetails ?? {}) as Record<string, unknown>;
-  const title = typeof details.title === 'string' ? details.title : '';
-  const id = typeof details.videoId === 'string' ? details.videoId : '';
-  const head = title
-    ? `<title>${escapeHtml(title)} - YouTube</title><meta name="title" content="${escapeHtml(title)}"><link rel="canonical" href="https://www.youtube.com/watch?v=${id}"><meta property="og:title" content="${escapeHtml(title)}"><meta property="og:url" content="https://www.youtube.com/watch?v=${id}">`
-    : '<title> - YouTube</title>';
-  const initialData = options.initialData ?? { contents: { twoColumnWatchNextResults: { results: { results: { contents: [] } } } } };
-  return `<!DOCTYPE html><html style="font-size: 10px;font-family: Roboto, Arial, sans-serif;" lang="en"><head><meta http-equiv="origin-trial" content="x">${head}<link rel="shortcut icon" href="https://www.youtube.com/s/desktop/favicon.ico"></head><body dir="ltr"><div id="watch7-content" class="watch-main-col"></div><script nonce="n0nce">var ytInitialPlayerResponse = ${scriptJson(player)};var meta = document.createElement('meta'); meta.name = 'referrer'; meta.content = 'origin-when-cross-origin'; document.getElementsByTagName('head')[0].appendChild(meta);</script><div id="player"></div><script nonce="n0nce">var ytInitialData = ${scriptJson(initialData)};</script><script nonce="n0nce">if (window.ytcsi) {window.ytcsi.tick('pdr', null, '');}</script></body></html>`;
-}
-
 /** A 2014 watch page: schema.org microdata, Open Graph, eow-title/eow-description, ytplayer.config. */
 export function legacyWatchPageHtml(video: VideoFixture, options: { user?: string } = {}): string {
   const t = escapeHtml(video.title);
@@ -245,41 +162,6 @@ ${(video.keywords ?? []).map((tag) => `<meta property="og:video:tag" content="${
 </body></html>`;
 }
 
-/** The player error of a removed video on a 2020s watch page. */
-function removalPlayer(reason: string): Record<string, unknown> {
-  const isPrivate = /private/i.test(reason);
-  return {
-    responseContext: { serviceTrackingParams: [] },
-    playabilityStatus: isPrivate
-      ? {
-          status: 'LOGIN_REQUIRED',
-          messages: ['This is a private video. Please sign in to verify that you may see it.'],
-          errorScreen: {
-            playerErrorMessageRenderer: {
-              reason: { simpleText: 'Private video' },
-              subreason: { runs: [{ text: reason }] },
-              icon: { iconType: 'LOCK' },
-            },
-          },
-          contextParams: 'Q0FFU0FnZ0E=',
-        }
-      : {
-          status: 'ERROR',
-          reason: 'Video unavailable',
-          errorScreen: {
-            playerErrorMessageRenderer: {
-              reason: { simpleText: 'Video unavailable' },
-              thumbnail: { thumbnails: [{ url: '//s.ytimg.com/yts/img/meh7-vflGevej7.png', width: 140, height: 100 }] },
-              icon: { iconType: 'ERROR_OUTLINE' },
-              subreason: { runs: [{ text: reason }] },
-            },
-          },
-          contextParams: 'Q0FFU0FnZ0E=',
-        },
-    trackingParams: 'CAAQu2kiEwjJ',
-  };
-}
-
 /** A removal notice page: 'modern' (player error, 2019+) or 'legacy' (unavailable-message, 2010-2018). */
 export function removalNoticeHtml(reason: string, style: 'modern' | 'legacy' = 'modern'): string {
   if (style === 'modern') return watchPageHtml(removalPlayer(reason));
@@ -290,17 +172,6 @@ export function removalNoticeHtml(reason: string, style: 'modern' | 'legacy' = '
         Sorry about that.
     </div></div></div>
 <div id="watch7-sidebar-modules"><a href="/watch?v=zzzzzzzzzzz" class="content-link"><span class="title">Some related video</span></a></div></body></html>`;
-}
-
-/** An archived bot check ("Sign in to confirm you're not a bot"). */
-export function botCheckHtml(): string {
-  return watchPageHtml({
-    playabilityStatus: {
-      status: 'LOGIN_REQUIRED',
-      reason: 'Sign in to confirm you’re not a bot',
-      errorScreen: { playerErrorMessageRenderer: { reason: { runs: [{ text: 'Sign in to confirm you’re not a bot' }] } } },
-    },
-  });
 }
 
 export interface ChannelFixture {

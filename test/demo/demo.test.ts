@@ -1,0 +1,134 @@
+/**
+ * The demo build (scripts/demo/buildDemo.ts) at a small size, checked through the API: deleted
+ * videos for several reasons, a re-upload link, subtitles in several languages, a playable media
+ * file, and statuses that came through the status probe (history entries with the recorded
+ * platform's evidence), not rows written by hand.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../core/config.ts';
+import { createLogger } from '../../core/log.ts';
+import { buildDemo, type DemoFacts } from '../../scripts/demo/buildDemo.ts';
+import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { runCli } from '../support/cli.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+
+let db: TestDatabase;
+let api: TestApi;
+let key: string;
+let dir: string;
+let facts: DemoFacts;
+
+interface Video {
+  videoId: string;
+  status: string;
+  statusReason: string | null;
+  reuploadedAs: string | null;
+  videoFileUrl: string | null;
+  captions: Array<{ language: string; kind: string }>;
+}
+
+/** Every video of the demo's three channels that a full-text query finds (each description names its channel). */
+async function demoVideos(filter = ''): Promise<Video[]> {
+  const { status, body } = await api.call(`/api/fts?q=${encodeURIComponent('Harbour OR Cocina OR Nordlicht')}&pageSize=100${filter}`, {
+    key,
+  });
+  expect(status).toBe(200);
+  return body.data.videos;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dir = await mkdtemp(join(tmpdir(), 'afterimage-demo-'));
+  const config = loadConfig({ DATA_DIR: dir, WORKER_CONCURRENCY: '2' });
+  facts = await buildDemo({ sql: db.sql, url: db.url, embedded: false, close: async () => {} }, config, createLogger('silent'), {
+    videosPerChannel: 20,
+  });
+  api = await startTestApi(db.sql);
+  ({ key } = await createKeyedUser(db.sql, { tier: 'pro' }));
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+  await db?.drop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('the demo archive', () => {
+  it('has deleted videos for at least two reasons, each observed by the watch-page probe with the platform’s message', async () => {
+    const deleted = (await demoVideos('&status=deleted')).filter((video) => video.status === 'deleted');
+    const reasons = new Set(deleted.map((video) => video.statusReason));
+    expect(reasons.size).toBeGreaterThanOrEqual(2);
+    expect([...reasons]).toEqual(expect.arrayContaining(['copyright', 'removed_by_uploader']));
+    for (const video of deleted.slice(0, 3)) {
+      const { data: body } = (await api.call(`/api/videos/${video.videoId}/status-history`, { key })).body;
+      const deletion = body.history.find((entry: { status: string }) => entry.status === 'deleted');
+      expect(deletion.source).toBe('watch_page');
+      expect(deletion.evidence).toContain(`https://www.youtube.com/watch?v=${video.videoId}`);
+      // The archive's sighting came first, at yt-dlp's download time.
+      expect(body.history[0]).toMatchObject({ status: 'live', source: 'archive' });
+    }
+  });
+
+  it('links a re-upload, and keeps unverifiable uploads checking', async () => {
+    const videos = await demoVideos();
+    const reuploaded = videos.filter((video) => video.status === 're-uploaded');
+    expect(reuploaded.length).toBeGreaterThanOrEqual(1);
+    const { data: body } = (await api.call(`/api/videos/${reuploaded[0]!.videoId}/status-history`, { key })).body;
+    expect(body.current.reuploadedAs).toBe(reuploaded[0]!.reuploadedAs);
+    expect(body.history.at(-1)).toMatchObject({
+      status: 're-uploaded',
+      source: 'reupload_link',
+      linkedVideoId: reuploaded[0]!.reuploadedAs,
+    });
+    expect(facts.statuses.checking).toBeGreaterThanOrEqual(1);
+  });
+
+  it('shows a video that came back: deleted, then live again', async () => {
+    const histories = await Promise.all(
+      (await demoVideos('&status=live')).map(
+        async (video) => (await api.call(`/api/videos/${video.videoId}/status-history`, { key })).body.data,
+      ),
+    );
+    const back = histories.filter((history) => history.history.some((entry: { status: string }) => entry.status === 'deleted'));
+    expect(back.length).toBeGreaterThanOrEqual(1);
+    expect(back[0].history.at(-1)).toMatchObject({ status: 'live', previousStatus: 'deleted', source: 'watch_page' });
+  });
+
+  it('has subtitles in several languages, manual and auto', async () => {
+    const videos = await demoVideos();
+    const languages = new Set(videos.flatMap((video) => video.captions.map((caption) => caption.language)));
+    expect(languages.size).toBeGreaterThanOrEqual(2);
+    const translated = videos.find((video) => video.captions.length >= 2)!;
+    for (const { language } of translated.captions) {
+      const { status, headers, body } = await api.call(`/api/subtitles/${translated.videoId}?lang=${language}&format=vtt`, { key });
+      expect(status).toBe(200);
+      expect(headers.get('x-subtitle-language')).toBe(language);
+      expect(body).toMatch(/^WEBVTT/);
+    }
+    const auto = videos.find((video) => video.captions.some((caption) => caption.kind === 'auto'));
+    expect(auto).toBeDefined();
+  });
+
+  it('serves a playable media file in byte ranges', async () => {
+    const withFile = (await demoVideos()).find((video) => video.videoFileUrl);
+    expect(withFile).toBeDefined();
+    const response = await fetch(`${api.url}${withFile!.videoFileUrl}`, { headers: { 'X-API-Key': key, Range: 'bytes=0-11' } });
+    expect(response.status).toBe(206);
+    expect(response.headers.get('content-type')).toBe('audio/wav');
+    expect(Buffer.from(await response.arrayBuffer()).toString('latin1')).toMatch(/^RIFF....WAVE$/s);
+  });
+});
+
+describe('afterimage demo', () => {
+  it('refuses a size it cannot build, before touching anything, and says what it takes', async () => {
+    const result = await runCli(['demo', '--videos', '5', '--dir', join(dir, 'never-built')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--videos 5: expected a whole number from 10 to 1000');
+    expect(result.stderr).toContain('usage: afterimage demo');
+    expect(existsSync(join(dir, 'never-built'))).toBe(false);
+  });
+});
