@@ -3,8 +3,6 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import polka, { type Middleware, type Request as PolkaRequest } from 'polka';
 import { z } from 'zod';
 import { AppError } from '../core/errors.ts';
-import { configuredSearchBackend } from '../core/fts/configured.ts';
-import { configuredStenogramStore } from '../core/stenograms/store.ts';
 import { checkAccess } from './http/access.ts';
 import { answerClientError } from './http/clientError.ts';
 import { cors } from './http/cors.ts';
@@ -70,7 +68,7 @@ function dispatchUnguarded(route: Route, deps: ApiDeps) {
     );
     (res as ServerResponse & { userId?: string }).userId = callerUserId(caller) ?? undefined;
     checkAccess(caller, route);
-    const quota = requestQuota(deps.counterSql ?? deps.sql, caller, res, route.rateLimited ?? true, {
+    const quota = requestQuota(deps.counterSql, caller, res, route.rateLimited ?? true, {
       late: route.cache !== undefined,
       limit: route.requestLimit ?? 'requestsPerMinute',
     });
@@ -107,15 +105,7 @@ function methodsByPattern(routes: Array<Pick<Route, 'path' | 'method'>>): Array<
   return [...grouped].map(([path, methods]) => ({ pattern: pathPattern(path), methods }));
 }
 
-/** What an API is built from; the search backend and the stenogram store default to the configured ones. */
-export type ApiInput = Omit<ApiDeps, 'search' | 'stenogramStore'> & Partial<Pick<ApiDeps, 'search' | 'stenogramStore'>>;
-
-export function createApi(input: ApiInput, routes: Route[] = allRoutes, pages: Page[] = allPages) {
-  const deps: ApiDeps = {
-    ...input,
-    search: input.search ?? configuredSearchBackend(input.config, input.sql, input.log),
-    stenogramStore: input.stenogramStore ?? configuredStenogramStore(input.config),
-  };
+export function createApi(deps: ApiDeps, routes: Route[] = allRoutes, pages: Page[] = allPages) {
   const patterns = methodsByPattern([...routes, ...pages]);
   const app = polka<Request>({
     server: createServer(RECEIVE_LIMITS),
@@ -174,7 +164,7 @@ export function createApi(input: ApiInput, routes: Route[] = allRoutes, pages: P
 
 /** Listens until `close()`, which stops accepting, lets requests in flight finish, then ends idle connections. */
 export async function startApi(
-  deps: Omit<ApiInput, 'openStreams'>,
+  deps: Omit<ApiDeps, 'openStreams'>,
   port: number,
   host: string,
 ): Promise<{ server: Server; port: number; close(): Promise<void> }> {

@@ -2,9 +2,7 @@ import { readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Sql } from '../core/db/database.ts';
 import { processAlive } from '../core/processAlive.ts';
-
-/** Seconds after which a worker process that stopped beating is presumed dead and its jobs are freed. */
-export const ABANDONED_AFTER_SECONDS = 60;
+import { ABANDONED_AFTER_SECONDS } from '../core/workerHeartbeat.ts';
 
 export const processId = () => `${hostname()}:${process.pid}:${Date.now().toString(36)}`;
 
@@ -52,23 +50,22 @@ export async function reapDeadLocalWorkers(sql: Sql): Promise<string[]> {
  * Frees the jobs (and job queues) held by graphile-worker ids that no live process claims, so work
  * locked by a killed worker runs again within a minute instead of after graphile-worker's four hours.
  * A lock younger than the threshold is left alone: its worker may not have beaten yet.
+ *
+ * Only graphile-worker's public interface: the locks are read from the `jobs` view (one short
+ * statement outside any transaction, as its documentation asks) and freed with
+ * `force_unlock_workers`, which frees the queues too. Queues need no reading of their own: 0.17 locks
+ * a job and its queue in one statement and frees both in one, so a locked queue always has a locked
+ * job of the same worker id (the one exception, an administrator completing a job locked for over
+ * four hours, leaves a queue lock that old, which graphile-worker already treats as free).
  */
 export async function unlockAbandonedJobs(sql: Sql): Promise<string[]> {
   const [row] = await sql<{ workerIds: string[] }[]>`
-    with live as (
-      select unnest(worker_ids) as worker_id from worker_heartbeats
-      where last_seen_at > now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})
-    ), abandoned as (
-      select locked_by from graphile_worker._private_jobs
-        where locked_by is not null and locked_at < now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})
-      union
-      select locked_by from graphile_worker._private_job_queues
-        where locked_by is not null and locked_at < now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})
-    ), ids as (
-      select coalesce(array_agg(distinct locked_by), '{}') as worker_ids from abandoned where locked_by not in (select worker_id from live)
-    ), unlocked as (
-      select graphile_worker.force_unlock_workers(worker_ids) from ids where cardinality(worker_ids) > 0
-    )
-    select (select worker_ids from ids) as "workerIds", (select count(*) from unlocked) as done`;
-  return row?.workerIds ?? [];
+    select coalesce(array_agg(distinct locked_by), '{}') as "workerIds" from graphile_worker.jobs
+    where locked_by is not null and locked_at < now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS})
+      and locked_by not in (
+        select unnest(worker_ids) from worker_heartbeats where last_seen_at > now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS}))`;
+  const workerIds = row?.workerIds ?? [];
+  // Ids of dead pools only: graphile-worker's one rule for this function (never a live worker's id).
+  if (workerIds.length) await sql`select graphile_worker.force_unlock_workers(${workerIds})`;
+  return workerIds;
 }

@@ -5,19 +5,11 @@ import type { Config } from '../core/config.ts';
 import type { Sql } from '../core/db/database.ts';
 import type { Database } from '../core/db/openDatabase.ts';
 import { waitForDatabase } from '../core/db/waitForDatabase.ts';
-import { typesenseTarget } from '../core/fts/typesense/client.ts';
 import { setSearchSync } from '../core/fts/typesense/sync.ts';
 import { graphileLogger } from '../core/graphileLogger.ts';
 import type { Logger } from '../core/log.ts';
-import type { VideoSource } from '../core/sources/types.ts';
-import { configuredStatusProbe } from '../core/status/probes.ts';
-import { configuredSubtitleSources } from '../core/subtitles/sources.ts';
-import { createLlmStenogramGenerator } from '../core/stenograms/createLlmStenogramGenerator.ts';
-import { createOfflineStenogramGenerator } from '../core/stenograms/createOfflineStenogramGenerator.ts';
-import { configuredStenogramStore } from '../core/stenograms/store.ts';
-import { configuredLlmClient } from '../core/llm/configuredClient.ts';
-import { createLlmSummaryGenerator } from '../core/summaries/llmSummariser.ts';
-import { createExtractiveGenerator } from '../core/summaries/offline/createExtractiveGenerator.ts';
+import type { Services } from '../core/services/buildServices.ts';
+import { HEARTBEAT_INTERVAL_SECONDS } from '../core/workerHeartbeat.ts';
 import { processId, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from './heartbeat.ts';
 import { crontab, taskList } from './tasks/index.ts';
 
@@ -90,11 +82,12 @@ async function keepRunning(
 }
 
 /**
- * Runs graphile-worker with our tasks and crontab, beats a heartbeat every 10 s (naming its
- * graphile-worker ids), and frees jobs that dead workers left locked: once at start, then on every beat.
- * A database outage does not end it: graphile-worker's pool reconnects, or is started again (keepRunning).
+ * Runs graphile-worker with our tasks and crontab over the process's services (buildServices), beats
+ * a heartbeat every HEARTBEAT_INTERVAL_SECONDS (naming its graphile-worker ids), and frees jobs that
+ * dead workers left locked: once at start, then on every beat. A database outage does not end it:
+ * graphile-worker's pool reconnects, or is started again (keepRunning).
  */
-export async function startWorker(config: Config, db: Database, log: Logger, sources: VideoSource[] = []): Promise<WorkerHandle> {
+export async function startWorker(config: Config, db: Database, log: Logger, services: Services): Promise<WorkerHandle> {
   const id = processId();
   const workerIds = new Set<string>();
   // Listening before run() starts, so no worker is created unseen.
@@ -109,22 +102,15 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
     const freed = await unlockAbandonedJobs(db.sql);
     if (freed.length) log.warn('freed jobs locked by workers that stopped beating', { workerIds: freed });
   };
-  const statusProbe = configuredStatusProbe(config);
-  if (!statusProbe)
+  const { llm, summaryGenerator, stenogramGenerator, stenogramStore, typesense } = services;
+  if (!services.statusProbe)
     log.info('no status probe configured (YOUTUBE_API_KEY or STATUS_WATCH_PROBE): video statuses stay as the sources describe them');
-  // One LLM client for summaries and stenograms alike, so LLM_CONCURRENCY holds for the process.
-  const llm = configuredLlmClient(config, log);
-  const summaryGenerator = llm ? createLlmSummaryGenerator(llm) : createExtractiveGenerator();
-  const offlineStenograms = createOfflineStenogramGenerator();
-  const stenogramGenerator = llm ? createLlmStenogramGenerator(llm, offlineStenograms) : offlineStenograms;
-  const stenogramStore = configuredStenogramStore(config);
   log.info(
     llm
       ? `summaries and stenograms are written by ${llm.model} (LLM_BASE_URL)`
       : `summaries and stenograms are written offline (${summaryGenerator.model}, ${stenogramGenerator.model}); set LLM_BASE_URL for an LLM`,
     { stenogramStore: stenogramStore.location },
   );
-  const typesense = typesenseTarget(config, log, { purpose: 'indexing' });
   if (await setSearchSync(db.sql, Boolean(typesense))) {
     log.info(
       typesense
@@ -137,27 +123,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
   await beat();
 
   const running = new Set<Promise<unknown>>();
-  const tasks = trackRunning(
-    taskList({
-      sql: db.sql,
-      sources,
-      log,
-      sourceWaitBudgetMs: config.SOURCE_WAIT_BUDGET_MS,
-      subtitleSources: configuredSubtitleSources(config),
-      summaryGenerator,
-      stenogramGenerator,
-      stenogramStore,
-      ...(statusProbe ? { statusProbe } : {}),
-      ...(typesense ? { typesense } : {}),
-      statusSchedule: {
-        confirmMinutes: config.STATUS_CONFIRM_MINUTES,
-        recheckDays: config.STATUS_RECHECK_DAYS,
-        checksPerMinute: config.STATUS_CHECKS_PER_MINUTE,
-        recrawlHours: config.RECRAWL_HOURS,
-      },
-    }),
-    running,
-  );
+  const tasks = trackRunning(taskList({ sql: db.sql, log, config, ...services }), running);
   const start = () =>
     run({
       connectionString: db.url,
@@ -182,7 +148,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, sou
   supervise(runner);
   await beat(); // names the pool before anything could kill this process unseen
 
-  const heartbeat = cron.schedule('*/10 * * * * *', () => {
+  const heartbeat = cron.schedule(`*/${HEARTBEAT_INTERVAL_SECONDS} * * * * *`, () => {
     beat().catch((error) => log.warn('heartbeat failed', { err: error }));
   });
   log.info('worker started', { processId: id, concurrency: config.WORKER_CONCURRENCY });

@@ -4,38 +4,34 @@ import type { Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import type { EventVocabulary } from '../../core/events/defineEvent.ts';
-import type { SearchBackend } from '../../core/fts/backend.ts';
 import type { Logger } from '../../core/log.ts';
 import type { FeatureName, LimitName, ScopeLabel } from '../../core/schemas.ts';
-import type { VideoSource } from '../../core/sources/types.ts';
-import type { StenogramStore } from '../../core/stenograms/store.ts';
+import type { Services } from '../../core/services/buildServices.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
 import type { QuotaDecision } from '../../core/usage/consumeQuota.ts';
 import type { EventHub } from '../sse/hub.ts';
 import type { Caller, RouteAuth } from './auth.ts';
 
-/** What every route may use; built once per API process. */
-export interface ApiDeps {
+/**
+ * What every route may use; built once per API process. The services (video sources, full-text
+ * search, the stenogram store) come from the composition root, core/services/buildServices.ts.
+ */
+export interface ApiDeps extends Pick<Services, 'sources' | 'search' | 'stenogramStore'> {
   config: Config;
   sql: Sql;
   /**
-   * Where usage counters are written: a pool without synchronous commit, since a crash may forget the
-   * last instant of counts but must not make every request wait for a disk flush. Defaults to sql.
+   * Where usage counters are written: in production a pool without synchronous commit, since a crash
+   * may forget the last instant of counts but must not make every request wait for a disk flush.
    */
-  counterSql?: Sql;
+  counterSql: Sql;
   tiers: TierCache;
   log: Logger;
   version: string;
   startedAt: Date;
   /** Fans the event log out to SSE streams (one LISTEN connection per process). */
   hub: EventHub;
-  sources: VideoSource[];
-  /** Full-text search: Postgres, or Typesense when configured. */
-  search: SearchBackend;
   /** Event streams open on this server, ended at shutdown. */
   openStreams: Set<{ end(): void }>;
-  /** Where stenograms' Markdown lives (STENOGRAM_STORE). */
-  stenogramStore: StenogramStore;
   /** Replaces the database clock for quota windows (tests of midnight UTC); unset in production. */
   clock?: () => Date;
 }

@@ -14,4 +14,4 @@ export interface McpContext {
 }
 
 /** Where usage counters are written (see ApiDeps.counterSql). */
-export const counterSql = (ctx: McpContext) => ctx.deps.counterSql ?? ctx.deps.sql;
+export const counterSql = (ctx: McpContext) => ctx.deps.counterSql;

@@ -116,7 +116,7 @@ export function servePage(page: Page, deps: ApiDeps) {
     try {
       visitor = await identifyVisitor(deps, req);
       if (page.access) checkAccess(visitor, page.access, 'this page');
-      const quota = requestQuota(deps.counterSql ?? deps.sql, visitor, res, page.rateLimited ?? true, {
+      const quota = requestQuota(deps.counterSql, visitor, res, page.rateLimited ?? true, {
         late: page.cache !== undefined,
         limit: page.requestLimit ?? 'requestsPerMinute',
       });

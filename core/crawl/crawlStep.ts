@@ -7,14 +7,13 @@ import { failCrawl, finishCrawl } from './finishCrawl.ts';
 import { loadCrawl, type Crawl } from './loadCrawl.ts';
 import { retryProgress } from './retryProgress.ts';
 import { storeBatch } from './storeBatch.ts';
-import { DEFAULT_SOURCE_WAIT_BUDGET_MS } from './watchSource.ts';
 
 export interface CrawlDeps {
   sql: Sql;
   sources: VideoSource[];
   log: Logger;
   /** SOURCE_WAIT_BUDGET_MS: how long a step waits on a source that answers nothing. */
-  sourceWaitBudgetMs?: number;
+  sourceWaitBudgetMs: number;
 }
 
 /** The sources a crawl walks, in order: every configured one for a full crawl, only the archive for a "continue" page. */
@@ -46,7 +45,7 @@ async function step(deps: CrawlDeps, job: JobPayload<'crawl_channel'>): Promise<
     return;
   }
   const onRetry = retryProgress(deps.sql, deps.log, crawl.id, source.name);
-  const wait = { budgetMs: deps.sourceWaitBudgetMs ?? DEFAULT_SOURCE_WAIT_BUDGET_MS, onRetry };
+  const wait = { budgetMs: deps.sourceWaitBudgetMs, onRetry };
   const batch = await fetchBatch(crawl, source, job.cursor === undefined ? {} : { cursor: job.cursor }, wait, deps.log);
   // The retry events go before the batch's, in the stream's order too.
   await onRetry.flushed();

@@ -4,7 +4,7 @@ import type { Logger } from '../log.ts';
 import { DefiniteError } from '../sources/httpErrors.ts';
 import type { ChannelRecord, VideoSource } from '../sources/types.ts';
 import type { ChannelQuery } from '../youtube/channelQuery.ts';
-import { DEFAULT_SOURCE_WAIT_BUDGET_MS, watchSource } from './watchSource.ts';
+import { watchSource } from './watchSource.ts';
 
 async function fromDatabase(sql: Sql, query: ChannelQuery): Promise<ChannelRecord | undefined> {
   const rows = await (query.kind === 'channelId'
@@ -29,7 +29,8 @@ export async function resolveChannel(
   sources: VideoSource[],
   query: ChannelQuery,
   log: Logger,
-  waitBudgetMs = DEFAULT_SOURCE_WAIT_BUDGET_MS,
+  /** SOURCE_WAIT_BUDGET_MS: how long one source may answer nothing before it is given up on. */
+  waitBudgetMs: number,
 ): Promise<ChannelRecord | undefined> {
   const known = await fromDatabase(sql, query);
   if (known) return known;

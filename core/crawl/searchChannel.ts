@@ -11,7 +11,7 @@ import { startSearch, type StartedSearch } from './startSearch.ts';
  * (`charge` throws when the quota is used up), resolves the channel and starts or joins its crawl.
  */
 export async function searchChannel(
-  deps: { sql: Sql; sources: VideoSource[]; log: Logger; sourceWaitBudgetMs?: number },
+  deps: { sql: Sql; sources: VideoSource[]; log: Logger; sourceWaitBudgetMs: number },
   input: { query: string; userId: string | null },
   charge: () => Promise<void>,
 ): Promise<StartedSearch & { channelId: string }> {

@@ -1,9 +1,6 @@
 import { observeAttempts } from '../sources/http.ts';
 import { TransientError } from '../sources/httpErrors.ts';
 
-/** How long a source may answer nothing before the step goes on without it (SOURCE_WAIT_BUDGET_MS). */
-export const DEFAULT_SOURCE_WAIT_BUDGET_MS = 30_000;
-
 /** A request to a source failed and is tried again (search:progress `retry`). */
 export interface SourceRetry {
   /** Failed attempts of that request so far. */

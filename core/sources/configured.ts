@@ -20,9 +20,7 @@ export function configuredSources(config: Config): VideoSource[] {
   const fetchOptions = sourceFetchOptions(config);
   const sources: VideoSource[] = [createArchiveSource({ dir: config.archiveDir })];
   if (config.YOUTUBE_API_KEY) {
-    sources.push(
-      createYoutubeApiSource({ apiKey: config.YOUTUBE_API_KEY, baseUrl: config.YOUTUBE_API_URL.replace(/\/$/, ''), fetchOptions }),
-    );
+    sources.push(createYoutubeApiSource({ apiKey: config.YOUTUBE_API_KEY, baseUrl: config.YOUTUBE_API_URL, fetchOptions }));
   }
   if (config.WAYBACK_ENABLED) {
     const base = config.WAYBACK_URL.replace(/\/$/, '');

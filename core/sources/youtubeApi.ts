@@ -19,8 +19,8 @@ import { listItems } from './youtubeApiParse.ts';
 
 export interface YoutubeApiSourceOptions {
   apiKey: string;
-  /** Without a trailing slash; tests point it at a local server. */
-  baseUrl?: string;
+  /** YOUTUBE_API_URL; tests point it at a local server. */
+  baseUrl: string;
   /** Timeouts and retry backoff of every call; `isTransient` is set by this source. */
   fetchOptions?: Omit<FetchOptions, 'isTransient'>;
 }
@@ -36,7 +36,7 @@ export interface YoutubeApiSource extends VideoSource {
 export function createYoutubeApiSource(options: YoutubeApiSourceOptions): YoutubeApiSource {
   const { apiKey, fetchOptions = {} } = options;
   if (!apiKey) throw new Error('the YouTube Data API source needs an API key');
-  const api = createApiClient(apiKey, (options.baseUrl ?? 'https://www.googleapis.com/youtube/v3').replace(/\/+$/, ''), fetchOptions);
+  const api = createApiClient(apiKey, options.baseUrl.replace(/\/+$/, ''), fetchOptions);
 
   async function publicVideoIds(videoIds: string[], signal?: AbortSignal): Promise<Set<string>> {
     if (videoIds.length > PAGE_SIZE) throw new Error(`videos.list takes at most ${PAGE_SIZE} ids`);

@@ -7,7 +7,8 @@ import { defineTask } from '../defineTask.ts';
 export interface CheckStatusDeps {
   sql: Sql;
   log: Logger;
-  statusProbe?: StatusProbe;
+  /** null: no probe configured (Services.statusProbe). */
+  statusProbe: StatusProbe | null;
   statusSchedule: StatusSchedule;
 }
 

@@ -1,15 +1,9 @@
 import type { TaskList } from 'graphile-worker';
-import type { CrawlDeps } from '../../core/crawl/crawlStep.ts';
-import type { TypesenseTarget } from '../../core/fts/typesense/client.ts';
-import type { StatusProbe } from '../../core/status/probes.ts';
-import type { StatusSchedule } from '../../core/status/recordObservations.ts';
-import type { SubtitleSource } from '../../core/subtitles/sources.ts';
-import { createOfflineStenogramGenerator } from '../../core/stenograms/createOfflineStenogramGenerator.ts';
-import type { StenogramGenerator } from '../../core/stenograms/stenogram.ts';
-import type { StenogramStore } from '../../core/stenograms/store.ts';
-import { createExtractiveGenerator } from '../../core/summaries/offline/createExtractiveGenerator.ts';
-import type { SummaryGenerator } from '../../core/summaries/summary.ts';
+import type { Config } from '../../core/config.ts';
+import type { Sql } from '../../core/db/database.ts';
 import type { TaskName } from '../../core/jobs/registry.ts';
+import type { Logger } from '../../core/log.ts';
+import type { Services } from '../../core/services/buildServices.ts';
 import type { NamedTask } from '../defineTask.ts';
 import { checkStatusTask } from './check_status.ts';
 import { cleanupTask } from './cleanup.ts';
@@ -24,59 +18,30 @@ import { recrawlChannelsTask } from './recrawl_channels.ts';
 import { refreshSearchWordsTask } from './refresh_search_words.ts';
 import { scheduleStatusChecksTask } from './schedule_status_checks.ts';
 
-export interface TaskDeps extends CrawlDeps {
-  /** Where fetch_subtitles looks (configuredSubtitleSources); none when not given. */
-  subtitleSources?: SubtitleSource[];
-  /** How check_status probes (configuredStatusProbe); none: videos cannot be verified. */
-  statusProbe?: StatusProbe;
-  statusSchedule?: StatusSchedule & { checksPerMinute: number; recrawlHours: number };
-  /** Where index_videos writes (typesenseTarget); none: queued videos wait for a worker that has it. */
-  typesense?: TypesenseTarget;
-  /** Who writes summaries (configuredSummaryGenerator); default the built-in offline generator. */
-  summaryGenerator?: SummaryGenerator;
-  /** Who writes stenograms (configuredStenogramGenerator); default the built-in offline generator. */
-  stenogramGenerator?: StenogramGenerator;
-  /** Where stenograms' Markdown goes (configuredStenogramStore). */
-  stenogramStore: StenogramStore;
-}
-
-const DEFAULT_SCHEDULE = { confirmMinutes: 60, recheckDays: 30, checksPerMinute: 5_000, recrawlHours: 24 };
+/** What the tasks are built from: the process's services (buildServices) and the settings they read. */
+export type TaskDeps = Services & { sql: Sql; log: Logger; config: Config };
 
 /** Every task of the registry, each under its own name (a missing or misplaced task does not compile). */
 export function taskList(deps: TaskDeps): TaskList {
-  const schedule = deps.statusSchedule ?? DEFAULT_SCHEDULE;
+  const { sql, log, config } = deps;
   const tasks: { [T in TaskName]: NamedTask<T> } = {
-    cleanup: cleanupTask(deps.sql),
-    crawl_channel: crawlChannelTask(deps),
-    fetch_subtitles: fetchSubtitlesTask({
-      sql: deps.sql,
-      log: deps.log,
-      subtitleSources: deps.subtitleSources ?? [],
-      videoSources: deps.sources,
-    }),
-    generate_summary: generateSummaryTask({
-      sql: deps.sql,
-      log: deps.log,
-      generator: deps.summaryGenerator ?? createExtractiveGenerator(),
-    }),
-    generate_stenogram: generateStenogramTask({
-      sql: deps.sql,
-      log: deps.log,
-      generator: deps.stenogramGenerator ?? createOfflineStenogramGenerator(),
-      store: deps.stenogramStore,
-    }),
-    reconcile_stenograms: reconcileStenogramsTask(deps.sql, deps.stenogramStore, deps.log),
+    cleanup: cleanupTask(sql),
+    crawl_channel: crawlChannelTask({ sql, log, sources: deps.sources, sourceWaitBudgetMs: config.SOURCE_WAIT_BUDGET_MS }),
+    fetch_subtitles: fetchSubtitlesTask({ sql, log, subtitleSources: deps.subtitleSources, videoSources: deps.sources }),
+    generate_summary: generateSummaryTask({ sql, log, generator: deps.summaryGenerator }),
+    generate_stenogram: generateStenogramTask({ sql, log, generator: deps.stenogramGenerator, store: deps.stenogramStore }),
+    reconcile_stenograms: reconcileStenogramsTask(sql, deps.stenogramStore, log),
     check_status: checkStatusTask({
-      sql: deps.sql,
-      log: deps.log,
-      statusSchedule: schedule,
-      ...(deps.statusProbe ? { statusProbe: deps.statusProbe } : {}),
+      sql,
+      log,
+      statusProbe: deps.statusProbe,
+      statusSchedule: { confirmMinutes: config.STATUS_CONFIRM_MINUTES, recheckDays: config.STATUS_RECHECK_DAYS },
     }),
-    schedule_status_checks: scheduleStatusChecksTask(deps.sql, schedule.checksPerMinute),
-    link_reuploads: linkReuploadsTask(deps.sql, deps.log),
-    recrawl_channels: recrawlChannelsTask(deps.sql, schedule.recrawlHours),
-    refresh_search_words: refreshSearchWordsTask(deps.sql),
-    index_videos: indexVideosTask({ sql: deps.sql, log: deps.log, ...(deps.typesense ? { typesense: deps.typesense } : {}) }),
+    schedule_status_checks: scheduleStatusChecksTask(sql, config.STATUS_CHECKS_PER_MINUTE),
+    link_reuploads: linkReuploadsTask(sql, log),
+    recrawl_channels: recrawlChannelsTask(sql, config.RECRAWL_HOURS),
+    refresh_search_words: refreshSearchWordsTask(sql),
+    index_videos: indexVideosTask({ sql, log, typesense: deps.typesense }),
   };
   return tasks;
 }

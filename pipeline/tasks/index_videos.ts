@@ -10,7 +10,8 @@ const INDEX_BATCH = 1_000;
 export interface IndexVideosDeps {
   sql: Sql;
   log: Logger;
-  typesense?: TypesenseTarget;
+  /** null: no TYPESENSE_URL on this worker (Services.typesense). */
+  typesense: TypesenseTarget | null;
 }
 
 /**

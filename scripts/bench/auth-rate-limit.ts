@@ -22,6 +22,7 @@ import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { hashApiKey } from '../../core/keys.ts';
 import { createLogger } from '../../core/log.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { consumeQuota, readQuotas } from '../../core/usage/consumeQuota.ts';
@@ -290,10 +291,10 @@ async function run(ctx: BenchContext) {
     version: packageVersion,
     startedAt: new Date(),
     hub,
-    sources: [],
+    ...buildServices(config, { sql, log }, { sources: [] }),
   };
   // For comparison: counters committed synchronously on the main pool (the first design).
-  const syncDeps: Parameters<typeof startApi>[0] = { ...deps, counterSql: undefined };
+  const syncDeps: Parameters<typeof startApi>[0] = { ...deps, counterSql: sql };
 
   const real = await startApi(deps, 0, '127.0.0.1');
   const bench = await listen(createApi({ ...deps, openStreams: new Set() }, [keyRoute, publicRoute]));

@@ -3,7 +3,7 @@
  * Data API v3 stand-in (test/kit/servers/youtube-api-server.ts, 50 videos a page) and a yt-dlp
  * archive directory (test/kit/archive-fixture.ts, ARCHIVE_DIR).
  *
- * The API runs in this process (startApi with configuredSources(loadConfig(...)), as `afterimage api`
+ * The API runs in this process (startApi with buildServices(loadConfig(...)), as `afterimage api`
  * wires it) together with the Data API stand-in; the worker runs as `node scripts/bin.mjs worker` in a
  * child process, so its memory is its own (VmHWM from /proc). POST /api/search starts the crawl; the
  * stream is read to search:complete.
@@ -25,6 +25,7 @@ import { loadConfig } from '../../core/config.ts';
 import type { Queryable, Sql } from '../../core/db/database.ts';
 import { appendEvents, crawlStream } from '../../core/events/events.ts';
 import { announcesCaptions, captionInfoOf, searchEvents, type SearchEvent } from '../../core/events/searchEvents.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
 import { configuredSources, warmUpSources } from '../../core/sources/configured.ts';
 import type { ChannelRecord, VideoRecord, VideoSource } from '../../core/sources/types.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
@@ -242,9 +243,9 @@ async function crawlOnce(
     connection: { synchronous_commit: 'off' },
   });
   const hub = await createEventHub(apiSql, ctx.log);
-  const apiSources = configuredSources(config);
+  const apiServices = buildServices(config, { sql: apiSql, log: ctx.log });
   const apiWarmUpStarted = performance.now();
-  await warmUpSources(apiSources, ctx.log);
+  await warmUpSources(apiServices.sources, ctx.log);
   const apiWarmUpMs = performance.now() - apiWarmUpStarted;
   ctx.progress(`${prepared.kind}: sources warmed up in ${Math.round(workerWarmUpMs)} ms (worker) and ${Math.round(apiWarmUpMs)} ms (API)`);
   const api = await startApi(
@@ -257,7 +258,7 @@ async function crawlOnce(
       version: packageVersion,
       startedAt: new Date(),
       hub,
-      sources: apiSources,
+      ...apiServices,
     },
     0,
     '127.0.0.1',
@@ -670,7 +671,7 @@ export const benchmark: Benchmark = {
         targetVideosPerSecond: TARGET_VIDEOS_PER_SECOND,
         workerConcurrency: WORKER_CONCURRENCY,
         worker: '`node scripts/bin.mjs worker` (child process)',
-        api: 'startApi in the harness process, configuredSources(loadConfig(...))',
+        api: 'startApi in the harness process, buildServices(loadConfig(...))',
         sources: {
           youtube_api: 'test/kit/servers/youtube-api-server.ts, 50 videos a page (playlistItems.list + videos.list)',
           archive:

@@ -6,7 +6,8 @@ import { databaseLocation } from '../../core/db/databaseLocation.ts';
 import { keepEmbeddedRunning } from '../../core/db/keepEmbeddedRunning.ts';
 import { registerService } from '../../core/db/runningServices.ts';
 import { migrate } from '../../core/db/migrate.ts';
-import { configuredSources, warmUpSources } from '../../core/sources/configured.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
+import { warmUpSources } from '../../core/sources/configured.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { startApi } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
@@ -36,8 +37,9 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
     if (db.embedded) closers.push(keepEmbeddedRunning(config.dataDir, log));
     if (stopping) return;
     await migrate(db.sql, db.url, log);
-    const sources = configuredSources(config);
-    void warmUpSources(sources, log);
+    // One set of services for both sides of `start`: one LLM client, one archive index, one store.
+    const services = buildServices(config, { sql: db.sql, log });
+    void warmUpSources(services.sources, log);
     if (sides.api && !stopping) {
       const hub = await createEventHub(db.sql, log);
       closers.push(() => hub.close());
@@ -49,7 +51,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
       });
       closers.push(() => counterSql.end({ timeout: 5 }));
       const api = await startApi(
-        { config, sql: db.sql, counterSql, tiers: cachedTiers(db.sql), log, version, startedAt: new Date(), hub, sources },
+        { config, sql: db.sql, counterSql, tiers: cachedTiers(db.sql), log, version, startedAt: new Date(), hub, ...services },
         config.PORT,
         config.HOST,
       );
@@ -80,7 +82,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
       log.info('API listening', { url: baseUrl });
     }
     if (sides.worker && !stopping) {
-      const worker = await startWorker(config, db, log, sources);
+      const worker = await startWorker(config, db, log, services);
       closers.push(() => worker.stop());
     }
     log.info('afterimage ready', { role, version, ms: Date.now() - started, database: db.embedded ? 'embedded' : 'DATABASE_URL' });

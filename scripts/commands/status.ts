@@ -7,7 +7,7 @@ import type { Sql } from '../../core/db/database.ts';
 import { crawlProgress } from '../../core/crawl/crawlProgress.ts';
 import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
 import { startSearch } from '../../core/crawl/startSearch.ts';
-import { configuredSources } from '../../core/sources/configured.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
 import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';
 import { HEARTBEAT_STALE_SECONDS } from '../../core/workerHeartbeat.ts';
 import { CHANNEL_ID, parseChannelQuery, VIDEO_ID } from '../../core/youtube/channelQuery.ts';
@@ -31,7 +31,7 @@ async function followJobs(sql: Sql, jobIds: string[], label: string): Promise<{ 
   for (;;) {
     const [row] = await sql<{ open: number; failed: number }[]>`
       select count(*) filter (where attempts < max_attempts)::int as open, count(*) filter (where attempts >= max_attempts)::int as failed
-      from graphile_worker._private_jobs where id = any(${jobIds}::bigint[])`;
+      from graphile_worker.jobs where id = any(${jobIds}::bigint[])`;
     const done = jobIds.length - row!.open;
     bar.update(done, jobIds.length, row!.failed ? `${row!.failed} failed` : '');
     if (row!.open === 0) {
@@ -118,11 +118,11 @@ export async function backfillCommand(args: string[]): Promise<void> {
     return { text, query };
   });
   const { config, log } = setup();
-  const sources = configuredSources(config);
   const results = await withDatabase(async (db) => {
+    const { sources } = buildServices(config, { sql: db.sql, log });
     const done: Array<{ query: string; channelId: string | null; title?: string; videos: number; crawl: string; statusJobs: number }> = [];
     for (const { text, query } of queries) {
-      const channel = await resolveChannel(db.sql, sources, query, log);
+      const channel = await resolveChannel(db.sql, sources, query, log, config.SOURCE_WAIT_BUDGET_MS);
       if (!channel) {
         process.stderr.write(`${text}: no source knows this channel; skipped\n`);
         done.push({ query: text, channelId: null, videos: 0, crawl: 'not found', statusJobs: 0 });

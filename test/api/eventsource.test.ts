@@ -39,9 +39,13 @@ beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = await mkdtemp(join(tmpdir(), 'afterimage-eventsource-'));
   await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 100_000, apiStenogramsPerDay: 100 } });
-  stack = await startSearchStack(db, { DATA_DIR: dataDir }, [
-    fakeSource({ name: 'youtube_api', channel: crawled.channel, videos: crawled.videos }),
-  ]);
+  stack = await startSearchStack(
+    db,
+    { DATA_DIR: dataDir },
+    {
+      sources: [fakeSource({ name: 'youtube_api', channel: crawled.channel, videos: crawled.videos })],
+    },
+  );
   const created = await createKeyedUser(db.sql);
   ({ key } = created);
   userId = created.user.id;

@@ -59,8 +59,8 @@ beforeAll(async () => {
     listVideos: (found: typeof channel.channel, cursor?: string) =>
       (found.channelId === channel.channel.channelId ? sources[0]! : sources[1]!).listVideos(found, cursor),
   };
-  api = await startTestApi(db.sql, { CORS_ORIGINS: APP, DATA_DIR: dataDir }, log, [bothChannels]);
-  worker = await startWorker(api.config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, [bothChannels]);
+  api = await startTestApi(db.sql, { CORS_ORIGINS: APP, DATA_DIR: dataDir }, log, { sources: [bothChannels] });
+  worker = await startWorker(api.config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, api.services);
   const created = await createKeyedUser(db.sql);
   user = { key: created.key, userId: created.user.id };
   await addVideos(

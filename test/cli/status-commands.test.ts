@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/log.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
 import { loadConfig } from '../../core/config.ts';
 import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
 import { eventually, parseJson, runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { start as startYoutubeApi, generatedVideoId, type YoutubeApiServer } from '../kit/servers/youtube-api-server.ts';
-import { configuredSources } from '../../core/sources/configured.ts';
 
 // `afterimage backfill` and `afterimage refresh`, as real commands, with a worker running.
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
     config,
     { sql: db.sql, url: db.url, embedded: false, close: async () => {} },
     createLogger('silent'),
-    configuredSources(config),
+    buildServices(config, { sql: db.sql, log: createLogger('silent') }),
   );
 });
 afterAll(async () => {
@@ -55,6 +55,22 @@ describe('operator status commands', () => {
     expect(printed.channels[1]).toMatchObject({ query: '@nobody-knows-this', channelId: null });
     expect(result.stderr).toMatch(/crawling/);
   });
+
+  it('backfill waits on a source that answers nothing for SOURCE_WAIT_BUDGET_MS, as the API and the worker do', async () => {
+    youtube.failNext(100, 'hang');
+    try {
+      // A timeout per request far longer than the budget: only the budget can end the wait.
+      const result = await runCli(['backfill', '@never-answered', '--json'], {
+        ...env,
+        SOURCE_TIMEOUT_MS: '600000',
+        SOURCE_WAIT_BUDGET_MS: '1000',
+      });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/youtube_api gave no answer for 1 s/);
+    } finally {
+      youtube.clearFailures();
+    }
+  }, 45_000);
 
   it('refresh checks the given videos now and waits for the checks', async () => {
     const gone = generatedVideoId(CHANNEL, 3);

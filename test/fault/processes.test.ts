@@ -48,7 +48,9 @@ describe('kill -9 of a worker in the middle of a crawl', () => {
       temporaryDataDir(),
     ]);
     const env = { ARCHIVE_DIR: archive.dir };
-    api = await startTestApi(db.sql, env, createLogger('silent'), configuredSources(loadConfig({ DATABASE_URL: db.url, ...env })));
+    api = await startTestApi(db.sql, env, createLogger('silent'), {
+      sources: configuredSources(loadConfig({ DATABASE_URL: db.url, ...env })),
+    });
   }, 120_000);
   afterAll(async () => {
     for (const worker of workers) await killService(worker);

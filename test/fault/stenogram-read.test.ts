@@ -17,7 +17,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = await mkdtemp(join(tmpdir(), 'afterimage-stenogram-read-'));
   await addVideos(db.sql, channelIdFor('fault-read'), [{ videoId }]);
-  api = await startTestApi(db.sql, { DATA_DIR: dataDir }, createLogger('silent'), []);
+  api = await startTestApi(db.sql, { DATA_DIR: dataDir }, createLogger('silent'));
 });
 
 afterAll(async () => {

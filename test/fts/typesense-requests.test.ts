@@ -11,6 +11,7 @@ import { typesenseTarget } from '../../core/fts/typesense/client.ts';
 import { collectionSchema } from '../../core/fts/typesense/documents.ts';
 import { setSearchSync } from '../../core/fts/typesense/sync.ts';
 import { createLogger } from '../../core/log.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
 import { indexVideosTask } from '../../pipeline/tasks/index_videos.ts';
 import { startWorker } from '../../pipeline/worker.ts';
 import { eventually, freePort, parseJson, runCli } from '../support/cli.ts';
@@ -558,7 +559,7 @@ describe('the index_videos task', () => {
       ARCHIVE_DIR: '/nonexistent-afterimage-archive',
     });
     const database = { sql: db.sql, url: db.url, embedded: false, close: async () => {} };
-    const worker = await startWorker(config, database, silent);
+    const worker = await startWorker(config, database, silent, buildServices(config, { sql: db.sql, log: silent }, { sources: [] }));
     try {
       const [sync] = await db.sql`select enabled from search_sync`;
       expect(sync!.enabled).toBe(true);
@@ -570,10 +571,12 @@ describe('the index_videos task', () => {
     } finally {
       await worker.stop();
     }
+    const withoutConfig = loadConfig({ DATABASE_URL: db.url, ARCHIVE_DIR: '/nonexistent-afterimage-archive' });
     const without = await startWorker(
-      loadConfig({ DATABASE_URL: db.url, ARCHIVE_DIR: '/nonexistent-afterimage-archive' }),
+      withoutConfig,
       database,
       silent,
+      buildServices(withoutConfig, { sql: db.sql, log: silent }, { sources: [] }),
     );
     await without.stop();
     const [sync] = await db.sql`select enabled from search_sync`;

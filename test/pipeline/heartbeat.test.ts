@@ -1,13 +1,8 @@
 import { execFile } from 'node:child_process';
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ABANDONED_AFTER_SECONDS,
-  reapDeadLocalWorkers,
-  recordHeartbeat,
-  removeHeartbeat,
-  unlockAbandonedJobs,
-} from '../../pipeline/heartbeat.ts';
+import { ABANDONED_AFTER_SECONDS } from '../../core/workerHeartbeat.ts';
+import { reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from '../../pipeline/heartbeat.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { addJob, jobRow, lockJob, queueLock, runJobsOnce as runJobs } from '../support/jobs.ts';
 
@@ -85,15 +80,6 @@ describe('unlockAbandonedJobs', () => {
     for (const id of [dead, deadInQueue, stale]) expect(await jobRow(db.sql, id)).toBeUndefined();
     expect((await jobRow(db.sql, live))!.lockedBy).toBe('worker-live');
     expect((await jobRow(db.sql, recent))!.lockedBy).toBe('worker-recent');
-  });
-
-  it('frees a queue left locked by a dead worker even when its job is gone', async () => {
-    const id = await addJob(db.sql, 'cleanup', { queueName: 'orphaned' });
-    await lockJob(db.sql, id, 'worker-dead', ABANDONED_AFTER_SECONDS * 5);
-    await db.sql`update graphile_worker._private_jobs set locked_by = null, locked_at = null where id = ${id}`;
-    expect(await queueLock(db.sql, 'orphaned')).toBe('worker-dead');
-    expect(await unlockAbandonedJobs(db.sql)).toEqual(['worker-dead']);
-    expect(await queueLock(db.sql, 'orphaned')).toBeNull();
   });
 
   it('does nothing (and returns no ids) when nothing is abandoned', async () => {

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parseCrontab, type Task } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZodError } from 'zod';
+import { loadConfig } from '../../core/config.ts';
 import type { Queryable } from '../../core/db/database.ts';
 import { enqueue, enqueueMany } from '../../core/jobs/enqueue.ts';
 import { jobPayloads } from '../../core/jobs/registry.ts';
@@ -87,7 +88,12 @@ describe('enqueue', () => {
 
 describe('a task', () => {
   it('parses its payload with the registry schema: a crawl id queued as a number is refused', async () => {
-    const task: Task = crawlChannelTask({ sql: db.sql, sources: [], log: createLogger('silent') });
+    const task: Task = crawlChannelTask({
+      sql: db.sql,
+      sources: [],
+      log: createLogger('silent'),
+      sourceWaitBudgetMs: loadConfig({}).SOURCE_WAIT_BUDGET_MS,
+    });
     const helpers = { job: { attempts: 1, max_attempts: 5 } } as unknown as Parameters<Task>[1];
     await expect(task({ crawlId: 1, step: 0 }, helpers)).rejects.toBeInstanceOf(ZodError);
     await expect(task({ crawlId: '999999', step: 0 }, helpers)).resolves.toBeUndefined(); // unknown crawl: nothing to do

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.ts';
 import type { Database } from '../../core/db/openDatabase.ts';
 import { createLogger } from '../../core/log.ts';
-import { ABANDONED_AFTER_SECONDS, recordHeartbeat, unlockAbandonedJobs } from '../../pipeline/heartbeat.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
+import { ABANDONED_AFTER_SECONDS } from '../../core/workerHeartbeat.ts';
+import { recordHeartbeat, unlockAbandonedJobs } from '../../pipeline/heartbeat.ts';
 import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
 import { eventually } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -45,7 +47,7 @@ beforeAll(async () => {
   await db.sql`update worker_heartbeats set pid = ${child.pid!} where process_id = 'proc-killed'`;
 
   const before = new Set(cron.getTasks().keys());
-  handle = await startWorker(config, database, log);
+  handle = await startWorker(config, database, log, buildServices(config, { sql: db.sql, log }, { sources: [] }));
   freedAtStart = [
     (await jobRow(db.sql, jobs.abandoned))?.lockedBy ?? undefined,
     (await jobRow(db.sql, jobs.killed))?.lockedBy ?? undefined,

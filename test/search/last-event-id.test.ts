@@ -42,10 +42,16 @@ async function searchToTheEnd(channelId: string): Promise<Session> {
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  stack = await startSearchStack(db, {}, [
-    fakeSource({ name: 'archive', channel: first.channel, videos: first.videos }),
-    fakeSource({ name: 'youtube_api', channel: second.channel, videos: second.videos }),
-  ]);
+  stack = await startSearchStack(
+    db,
+    {},
+    {
+      sources: [
+        fakeSource({ name: 'archive', channel: first.channel, videos: first.videos }),
+        fakeSource({ name: 'youtube_api', channel: second.channel, videos: second.videos }),
+      ],
+    },
+  );
   ({ key } = await createKeyedUser(db.sql));
   for (const [name, generated] of [
     ['first', first],

@@ -33,7 +33,7 @@ beforeAll(async () => {
     SOURCE_WAIT_BUDGET_MS: '1000',
   };
   const sources = configuredSources(loadConfig({ DATABASE_URL: db.url, ...env })).filter((source) => source.name !== 'archive');
-  stack = await startSearchStack(db, env, sources);
+  stack = await startSearchStack(db, env, { sources });
   api = stack.api;
   ({ key } = await createKeyedUser(db.sql));
   await db.sql`insert into channels (channel_id, title) values (${knownChannel}, 'Known Before')`;

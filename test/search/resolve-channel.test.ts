@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBatch } from '../../core/crawl/totals.ts';
 import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
+import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
 import { DefiniteError, TransientError } from '../../core/sources/httpErrors.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
@@ -15,6 +16,8 @@ afterAll(async () => {
 });
 
 const log = createLogger('silent');
+/** The configured default (SOURCE_WAIT_BUDGET_MS): these sources answer at once. */
+const budget = loadConfig({}).SOURCE_WAIT_BUDGET_MS;
 const failing = (name: VideoSource['name'], error: Error): VideoSource => ({
   name,
   resolveChannel: async () => Promise.reject(error),
@@ -33,7 +36,7 @@ describe('resolveChannel', () => {
       failing('archive', new DefiniteError('archive answered 403', 403)),
       failing('youtube_api', new TransientError('youtube answered 500', 500)),
     ];
-    await expect(resolveChannel(db.sql, sources, query, log)).rejects.toMatchObject({
+    await expect(resolveChannel(db.sql, sources, query, log, budget)).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
       message: expect.stringContaining('youtube_api: youtube answered 500'),
     });
@@ -46,12 +49,13 @@ describe('resolveChannel', () => {
         [failing('archive', new DefiniteError('403', 403)), failing('youtube_api', new DefiniteError('404', 404))],
         query,
         log,
+        budget,
       ),
     ).toBeUndefined();
     expect(
-      await resolveChannel(db.sql, [failing('archive', new TransientError('timeout')), unknowing('youtube_api')], query, log),
+      await resolveChannel(db.sql, [failing('archive', new TransientError('timeout')), unknowing('youtube_api')], query, log, budget),
     ).toBeUndefined();
-    expect(await resolveChannel(db.sql, [], query, log)).toBeUndefined();
+    expect(await resolveChannel(db.sql, [], query, log, budget)).toBeUndefined();
   });
 });
 

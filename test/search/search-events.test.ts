@@ -17,7 +17,13 @@ const channel = generateChannel(120);
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  stack = await startSearchStack(db, {}, [fakeSource({ name: 'archive', channel: channel.channel, videos: channel.videos, pageSize: 50 })]);
+  stack = await startSearchStack(
+    db,
+    {},
+    {
+      sources: [fakeSource({ name: 'archive', channel: channel.channel, videos: channel.videos, pageSize: 50 })],
+    },
+  );
   ({ key } = await createKeyedUser(db.sql));
 });
 

@@ -5,6 +5,7 @@ import { loadConfig } from '../../core/config.ts';
 import { appendEvents, crawlStream } from '../../core/events/events.ts';
 import { searchEvents } from '../../core/events/searchEvents.ts';
 import { createLogger } from '../../core/log.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
 import { DefiniteError } from '../../core/sources/httpErrors.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
@@ -74,10 +75,11 @@ beforeAll(async () => {
       return { videos: [] };
     },
   };
-  api = await startTestApi(db.sql, { SSE_HEARTBEAT_SECONDS: '1' }, log, [bySource]);
-  otherApi = await startTestApi(db.sql, {}, log, [bySource]);
+  api = await startTestApi(db.sql, { SSE_HEARTBEAT_SECONDS: '1' }, log, { sources: [bySource] });
+  otherApi = await startTestApi(db.sql, {}, log, { sources: [bySource] });
   const config = loadConfig({ DATABASE_URL: db.url, WORKER_CONCURRENCY: '2' });
-  worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, [bySource]);
+  const services = buildServices(config, { sql: db.sql, log }, { sources: [bySource] });
+  worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, services);
   ({ key } = await createKeyedUser(db.sql));
   // The broken channel must be known to be searchable at all: it exists in the database already.
   await db.sql`insert into channels (channel_id, title) values (${broken.channel.channelId}, 'Broken')`;

@@ -657,6 +657,6 @@ describe('failures', () => {
   });
 
   it('needs a key', () => {
-    expect(() => createYoutubeApiSource({ apiKey: '' })).toThrow(/API key/);
+    expect(() => createYoutubeApiSource({ apiKey: '', baseUrl: server.url })).toThrow(/API key/);
   });
 });

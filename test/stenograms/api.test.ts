@@ -50,7 +50,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = await mkdtemp(join(tmpdir(), 'afterimage-stenograms-'));
   await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 100_000, apiStenogramsPerDay: 100 } });
-  stack = await startSearchStack(db, { DATA_DIR: dataDir }, undefined, () => now ?? new Date());
+  stack = await startSearchStack(db, { DATA_DIR: dataDir }, {}, () => now ?? new Date());
   const make = async (options: Parameters<typeof createKeyedUser>[1] = {}): Promise<User> => {
     const created = await createKeyedUser(db.sql, options);
     return { key: created.key, userId: created.user.id, keyId: created.keyId };

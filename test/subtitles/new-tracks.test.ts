@@ -41,7 +41,7 @@ beforeAll(async () => {
     evidenceUrl: pathToFileURL(`${base}.info.json`).href,
     availability: 'live',
   };
-  stack = await startSearchStack(db, { ARCHIVE_DIR: folder }, [fakeSource({ name: 'archive', channel, videos: [record] })]);
+  stack = await startSearchStack(db, { ARCHIVE_DIR: folder }, { sources: [fakeSource({ name: 'archive', channel, videos: [record] })] });
   api = stack.api;
   ({ key } = await createKeyedUser(db.sql));
 });

@@ -75,7 +75,7 @@ beforeAll(async () => {
     listVideos: (channel, cursor) =>
       channel.channelId === gatedChannel.channelId ? gated.listVideos(channel, cursor) : real.listVideos(channel, cursor),
   };
-  stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir, WORKER_CONCURRENCY: '2' }, [combined]);
+  stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir, WORKER_CONCURRENCY: '2' }, { sources: [combined] });
   api = stack.api;
   ({ key } = await createKeyedUser(db.sql));
 });

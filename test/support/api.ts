@@ -3,35 +3,41 @@ import { createUser } from '../../core/accounts/createUser.ts';
 import { loadConfig, type Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { createLogger, type Logger } from '../../core/log.ts';
+import { buildServices, type Services } from '../../core/services/buildServices.ts';
 import type { ScopeLabel, TierName } from '../../core/schemas.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { allRoutes } from '../../api/routes/index.ts';
 import { startApi } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
-import type { VideoSource } from '../../core/sources/types.ts';
 import { expectConformingResponses, watchConformance } from './conformance.ts';
 
 export interface TestApi {
   url: string;
   config: Config;
+  /** What the API was built with: a worker of the same stack uses the same (one stenogram store, one search backend). */
+  services: Services;
   close(): Promise<void>;
   /** fetch relative to the API, parsing the JSON body when there is one; fails on a response the OpenAPI document does not allow. */
   call(path: string, init?: RequestInit & { key?: string }): Promise<{ status: number; headers: Headers; body: any }>;
 }
 
-/** The real HTTP server on an ephemeral port, over the given database. */
+/**
+ * The real HTTP server on an ephemeral port, over the given database, with the services
+ * `afterimage api` builds from `env` (buildServices), but no video sources unless `overrides` gives some.
+ */
 export async function startTestApi(
   sql: Sql,
   env: Record<string, string> = {},
   log: Logger = createLogger('silent'),
-  sources: VideoSource[] = [],
+  overrides: Partial<Services> = {},
   clock?: () => Date,
 ): Promise<TestApi> {
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...env });
+  const services = buildServices(config, { sql, log }, { sources: [], ...overrides });
   const tiers = cachedTiers(sql, 0);
   const hub = await createEventHub(sql, log);
   const api = await startApi(
-    { config, sql, tiers, log, version: 'test', startedAt: new Date(), hub, sources, ...(clock ? { clock } : {}) },
+    { config, sql, counterSql: sql, tiers, log, version: 'test', startedAt: new Date(), hub, ...services, ...(clock ? { clock } : {}) },
     0,
     '127.0.0.1',
   );
@@ -40,6 +46,7 @@ export async function startTestApi(
   return {
     url,
     config,
+    services,
     close: async () => {
       await api.close();
       await hub.close();

@@ -3,12 +3,13 @@ import type { Server as HttpServer } from 'node:http';
 import { createServer, connect as netConnect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { expect } from 'vitest';
 import { allRoutes } from '../../api/routes/index.ts';
-import type { Route } from '../../api/http/route.ts';
-import { createApi, startApi, type ApiInput } from '../../api/server.ts';
+import type { ApiDeps, Route } from '../../api/http/route.ts';
+import { createApi, startApi } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
 import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { createLogger } from '../../core/log.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
 import type { Tier } from '../../core/schemas.ts';
 import { cachedTiers, loadTiers, type TierCache } from '../../core/tiers/loadTiers.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
@@ -180,7 +181,7 @@ export async function startPgProxy(targetUrl: string): Promise<PgProxy> {
 async function buildApiDeps(
   sql: Sql,
   options: { tiers?: TierCache; hubSql?: Sql; env?: Record<string, string> } = {},
-): Promise<{ deps: ApiInput; close(): Promise<void> }> {
+): Promise<{ deps: ApiDeps; close(): Promise<void> }> {
   const log = createLogger('silent');
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...options.env });
   const hub = await createEventHub(options.hubSql ?? sql, log);
@@ -188,12 +189,13 @@ async function buildApiDeps(
     deps: {
       config,
       sql,
+      counterSql: sql,
       tiers: options.tiers ?? cachedTiers(sql, 0),
       log,
       version: 'test',
       startedAt: new Date(),
       hub,
-      sources: [],
+      ...buildServices(config, { sql, log }, { sources: [] }),
       openStreams: new Set(),
     },
     close: () => hub.close(),

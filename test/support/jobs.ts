@@ -4,7 +4,7 @@ import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { graphileLogger } from '../../core/graphileLogger.ts';
 import { createLogger } from '../../core/log.ts';
-import { configuredStenogramStore } from '../../core/stenograms/store.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
 import { taskList } from '../../pipeline/tasks/index.ts';
 
 export interface JobRow {
@@ -52,14 +52,11 @@ export async function queueLock(sql: Sql, queueName: string): Promise<string | n
   return row?.lockedBy;
 }
 
-/** The service's task list as the worker builds it, with no video sources configured. */
+/** The service's task list as the worker builds it from a configuration of defaults, with no video sources. */
 export function serviceTaskList(sql: Sql): TaskList {
-  return taskList({
-    sql,
-    sources: [],
-    log: createLogger('silent'),
-    stenogramStore: configuredStenogramStore(loadConfig({ DATA_DIR: '.afterimage-test' })),
-  });
+  const config = loadConfig({ DATA_DIR: '.afterimage-test' });
+  const log = createLogger('silent');
+  return taskList({ sql, log, config, ...buildServices(config, { sql, log }, { sources: [] }) });
 }
 
 /**

@@ -1,22 +1,27 @@
 import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
-import { configuredSources } from '../../core/sources/configured.ts';
-import type { VideoSource } from '../../core/sources/types.ts';
+import { buildServices, type Services } from '../../core/services/buildServices.ts';
 import { startWorker } from '../../pipeline/worker.ts';
 import { startTestApi } from './api.ts';
 import type { TestDatabase } from './db.ts';
 
 /**
- * API and worker over one test database, as `afterimage start` wires them: the sources come from
- * the configuration (env) unless given.
+ * API and worker over one test database, as `afterimage start` wires them: one set of services built
+ * from the configuration (env), with `overrides` in place of the configured ones (the video sources,
+ * say); the configured sources unless given.
  */
-export async function startSearchStack(db: TestDatabase, env: Record<string, string>, sources?: VideoSource[], clock?: () => Date) {
+export async function startSearchStack(
+  db: TestDatabase,
+  env: Record<string, string>,
+  overrides: Partial<Services> = {},
+  clock?: () => Date,
+) {
   const log = createLogger((process.env.TEST_LOG as 'debug' | undefined) ?? 'silent');
-  const config = loadConfig({ DATABASE_URL: db.url, ...env });
-  const used = sources ?? configuredSources(config);
-  const api = await startTestApi(db.sql, env, log, used, clock);
-  // The API's configuration (its DATA_DIR too): both read and write the same stenogram store.
-  const worker = await startWorker(api.config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, used);
+  const config = loadConfig({ DATA_DIR: '.afterimage-test', DATABASE_URL: db.url, ...env });
+  const services = buildServices(config, { sql: db.sql, log }, overrides);
+  // The same services on both sides: both read and write one stenogram store, one archive index.
+  const api = await startTestApi(db.sql, { DATABASE_URL: db.url, ...env }, log, services, clock);
+  const worker = await startWorker(api.config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, services);
   return {
     api,
     worker,

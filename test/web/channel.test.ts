@@ -39,7 +39,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   await updateTier(db.sql, 'anonymous', { limits: { requestsPerMinute: 100_000 } });
   sources = [slowSource()];
-  stack = await startSearchStack(db, {}, sources);
+  stack = await startSearchStack(db, {}, { sources });
   browser = await launchBrowser();
 });
 
@@ -56,7 +56,7 @@ describe('the channel page', () => {
   it('receives the videos of a crawl running while it is open, without a reload', async () => {
     // What the search page does for an anonymous visitor: start the search, then show the channel following it.
     const started = await searchChannel(
-      { sql: db.sql, sources, log: createLogger('silent') },
+      { sql: db.sql, sources, log: createLogger('silent'), sourceWaitBudgetMs: stack.api.config.SOURCE_WAIT_BUDGET_MS },
       { query: channel.channelId, userId: null },
       async () => {},
     );
@@ -150,7 +150,7 @@ describe('the channel page', () => {
 
   it('loads more from the archives through the continue form, as a new session of the visitor', async () => {
     const started = await searchChannel(
-      { sql: db.sql, sources, log: createLogger('silent') },
+      { sql: db.sql, sources, log: createLogger('silent'), sourceWaitBudgetMs: stack.api.config.SOURCE_WAIT_BUDGET_MS },
       { query: channel.channelId, userId: null },
       async () => {},
     );

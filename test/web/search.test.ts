@@ -36,7 +36,7 @@ beforeAll(async () => {
   await db.sql.begin((tx) => refreshTranscript(tx, idOf('python-tutorial')));
   await refreshSearchWords(db.sql);
   await updateTier(db.sql, 'pro', { limits: { ftsQueriesPerMinute: 1_000, requestsPerMinute: 100_000 } });
-  api = await startTestApi(db.sql, {}, undefined, [fakeSource({ name: 'youtube_api', ...crawled })]);
+  api = await startTestApi(db.sql, {}, undefined, { sources: [fakeSource({ name: 'youtube_api', ...crawled })] });
   ({ key } = await createKeyedUser(db.sql));
   browser = await launchBrowser();
 });

@@ -191,7 +191,12 @@ describe('the video page', () => {
     await page.waitForSelector('.summary-live progress');
     expect(await page.$('.summary-body')).toBeNull();
     await saveScreenshot(page, 'video-summary-generating');
-    worker = await startWorker(api.config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, createLogger('silent'));
+    worker = await startWorker(
+      api.config,
+      { sql: db.sql, url: db.url, embedded: false, close: async () => {} },
+      createLogger('silent'),
+      api.services,
+    );
     await page.waitForSelector('.summary-body .tldr', { timeout: 30_000 });
     expect(await page.$('.summary-live')).toBeNull();
     expect(await page.$eval('.summary-body', (element) => element.textContent)).toContain('Written by afterimage-extractive-1');

@@ -224,7 +224,7 @@ export const searchPage = definePage({
     const results = await fullTextSearch(
       deps,
       { ...query, q: query.q },
-      async () => void (await chargeQuota(deps.counterSql ?? deps.sql, visitor, 'ftsQueriesPerMinute', res)),
+      async () => void (await chargeQuota(deps.counterSql, visitor, 'ftsQueriesPerMinute', res)),
     );
     return {
       title,

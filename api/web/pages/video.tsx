@@ -417,7 +417,7 @@ export const videoSubtitlesPage = definePage({
   }),
   access: { feature: 'subtitleDownload' },
   async handler({ exchange, res, deps, visitor, params }) {
-    const charge = () => chargeQuota(deps.counterSql ?? deps.sql, visitor, 'subtitleDownloadsPerDay', res);
+    const charge = () => chargeQuota(deps.counterSql, visitor, 'subtitleDownloadsPerDay', res);
     return sendSubtitles(exchange, deps, charge, params.videoId, {
       format: params.file.slice('subtitles.'.length) as 'srt' | 'vtt' | 'txt',
     });

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../core/config.ts';
+import { createLlmClient } from '../../core/llm/openaiClient.ts';
+import { createLogger } from '../../core/log.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
+import { createFileStore } from '../../core/stenograms/fileStore.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+
+// The composition root: every service from the configuration, one choice each, stand-ins by override.
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const log = createLogger('silent');
+const build = (env: Record<string, string>, overrides = {}) =>
+  buildServices(loadConfig({ DATA_DIR: '.afterimage-test', ...env }), { sql: db.sql, log }, overrides);
+const standInLlm = (model: string) =>
+  createLlmClient({ baseUrl: 'http://127.0.0.1:9/v1', model, contextTokens: 8192, concurrency: 1, timeoutMs: 1_000, log });
+
+describe('buildServices', () => {
+  it('builds the offline deployment from a configuration of defaults', () => {
+    const services = build({});
+    expect(services.sources.map((source) => source.name)).toEqual(['archive']);
+    expect(services.subtitleSources.map((source) => source.name)).toEqual(['archive']);
+    expect(services).toMatchObject({ llm: null, statusProbe: null, typesense: null });
+    expect(services.summaryGenerator.model).toBe('afterimage-extractive-1');
+    expect(services.stenogramGenerator.model).not.toBe(services.summaryGenerator.model);
+    expect(services.stenogramStore.location).toMatch(/^file:.*\.afterimage-test\/stenograms$/);
+  });
+
+  it('chooses the LLM for summaries and stenograms alike when LLM_BASE_URL is set, and each source and probe by its setting', () => {
+    const services = build({
+      LLM_BASE_URL: 'http://127.0.0.1:9/v1',
+      LLM_MODEL: 'configured-model',
+      YOUTUBE_API_KEY: 'key',
+      WAYBACK_ENABLED: 'true',
+      YOUTUBE_CAPTIONS: 'true',
+    });
+    expect(services.llm?.model).toBe('configured-model');
+    expect(services.summaryGenerator.model).toBe('configured-model');
+    expect(services.stenogramGenerator.model).toBe('configured-model');
+    expect(services.sources.map((source) => source.name)).toEqual(['archive', 'youtube_api', 'wayback']);
+    expect(services.subtitleSources.map((source) => source.name)).toEqual(['wayback', 'archive', 'youtube']);
+    expect(services.statusProbe).toBeTypeOf('function');
+  });
+
+  it('builds the generators from an overridden LLM client, and builds nothing it is given', () => {
+    const services = build({}, { llm: standInLlm('stand-in-model') });
+    expect(services.summaryGenerator.model).toBe('stand-in-model');
+    expect(services.stenogramGenerator.model).toBe('stand-in-model');
+
+    // Half an S3 configuration cannot be built; a stand-in store is never asked to.
+    const halfS3 = { STENOGRAM_STORE: 's3://bucket', S3_ACCESS_KEY_ID: 'AKIA' };
+    expect(() => build(halfS3)).toThrow(ConfigError);
+    const store = createFileStore('.afterimage-test/stand-in-stenograms');
+    expect(build(halfS3, { stenogramStore: store }).stenogramStore).toBe(store);
+  });
+
+  it('refuses TYPESENSE_URL without its key before any process starts', () => {
+    expect(() => build({ TYPESENSE_URL: 'http://127.0.0.1:8108' })).toThrow(/TYPESENSE_API_KEY: required/);
+  });
+});
