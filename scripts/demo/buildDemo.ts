@@ -18,6 +18,7 @@ import type { Logger } from '../../core/log.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
 import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';
 import { startWorker } from '../../pipeline/worker.ts';
+import { buildServices } from '../../core/services/buildServices.ts';
 import { ROUNDS, startRecordedPlatform } from './recordedPlatform.ts';
 import { writeDemoArchive } from './writeArchive.ts';
 
@@ -93,7 +94,7 @@ export async function buildDemo(
     STATUS_CONFIRM_MINUTES: 0,
     WORKER_CONCURRENCY: 8,
   };
-  const worker = await startWorker(observing, db, log);
+  const worker = await startWorker(observing, db, log, buildServices(observing, { sql: db.sql, log }));
   try {
     const channelIds = archive.channels.map((channel) => channel.channelId);
     for (let round = 0; round < ROUNDS; round++) {
