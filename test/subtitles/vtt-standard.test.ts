@@ -39,6 +39,8 @@ describe('timestamps (collect a WebVTT timestamp)', () => {
     expect(parseTiming('00:00:01,000 --> 00:00:02.500 X1:10', 'srt')).toEqual({ startMs: 1000, endMs: 2500 });
     for (const line of ['00:00:60,000 --> 00:01:00,000', '00:00:01,25 --> 00:00:02,000', '00:00:01,0x0 --> 00:00:02,000'])
       expect(parseTiming(line, 'srt'), line).toBeUndefined();
-    expect(parseSrt('1\n00:00:01,000 --> 00:00:02,000\nkept\n\n2\n00:00:02,5 --> 00:00:03,000\nlost\n').map((cue) => cue.text)).toEqual(['kept']);
+    expect(parseSrt('1\n00:00:01,000 --> 00:00:02,000\nkept\n\n2\n00:00:02,5 --> 00:00:03,000\nlost\n').map((cue) => cue.text)).toEqual([
+      'kept',
+    ]);
   });
 });
