@@ -63,7 +63,20 @@ export interface AuthDeps {
   trustProxy: boolean;
 }
 
-const lastTouched = new Map<string, number>();
+/** The second (of this process's clock) each key's use was last recorded in: one write a second at most. */
+const lastRecorded = new Map<string, number>();
+
+/**
+ * Records that the key was used, before the request goes on, so that a listing read after the answer
+ * shows this use (`keys list`, the account page). A failure costs the record, not the request.
+ */
+async function recordKeyUse(deps: AuthDeps, keyId: string): Promise<void> {
+  const second = Math.floor(Date.now() / 1000);
+  if (lastRecorded.get(keyId) === second) return;
+  if (lastRecorded.size > 10_000) lastRecorded.clear();
+  lastRecorded.set(keyId, second);
+  await touchApiKey(deps.sql, keyId).catch((error) => deps.log.warn('could not record key use', { err: error }));
+}
 
 /** A stream token given in the URL of an event stream (`?token=`), with the path it was given on. */
 export interface StreamTokenUse {
@@ -154,7 +167,7 @@ async function streamTokenOwner(sql: Sql, use: StreamTokenUse): Promise<ApiKeyOw
 }
 
 /** The caller a valid key (or a stream token minted by one) stands for: its owner, tier and scope as they are now. */
-function keyCaller(deps: AuthDeps, owner: ApiKeyOwner, tiers: Map<string, Tier>, needsApiAccess: boolean): Caller {
+async function keyCaller(deps: AuthDeps, owner: ApiKeyOwner, tiers: Map<string, Tier>, needsApiAccess: boolean): Promise<Caller> {
   const tier = tiers.get(owner.tier)!;
   if (needsApiAccess && !owner.apiAccess) {
     throw new AppError(
@@ -162,12 +175,7 @@ function keyCaller(deps: AuthDeps, owner: ApiKeyOwner, tiers: Map<string, Tier>,
       `API access is not enabled for this account: the ${tier.displayName} tier has no API access (it needs Pro)`,
     );
   }
-  const now = Date.now();
-  if ((lastTouched.get(owner.keyId) ?? 0) < now - 60_000) {
-    if (lastTouched.size > 10_000) lastTouched.clear();
-    lastTouched.set(owner.keyId, now);
-    touchApiKey(deps.sql, owner.keyId).catch((error) => deps.log.warn('could not record key use', { err: error }));
-  }
+  await recordKeyUse(deps, owner.keyId);
   return {
     kind: 'key',
     tier,

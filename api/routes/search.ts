@@ -208,14 +208,23 @@ export const backgroundStatusRoute = defineRoute({
   method: 'GET',
   path: '/api/search/background-status/:channelId',
   tag: 'Channel search',
-  summary: "Whether a crawl of the channel is running, and the caller's session following it (null if none)",
+  summary: "Whether a crawl of the channel is running, and the caller's session following it (absent if none)",
   auth: 'key',
   scope: 'L1',
   feature: 'channelSearch',
   params: z.strictObject({ channelId: z.string().regex(CHANNEL_ID, { message: 'expected a channel id (UC followed by 22 characters)' }) }),
-  response: z.object({ running: z.boolean(), searchSessionId: z.string().nullable() }),
+  // The spec types searchSessionId as a string (UUID): when the caller has no session following a
+  // running crawl (nothing runs, or POST /api/search was never called for it) the field is left out.
+  response: z.object({
+    running: z.boolean(),
+    searchSessionId: z
+      .string()
+      .uuid()
+      .optional()
+      .describe("the caller's own session following the running crawl; absent when there is none (POST /api/search joins the crawl)"),
+  }),
   async handler({ params, caller, deps }) {
     const status = await backgroundStatus(deps.sql, params.channelId, callerUserId(caller));
-    return { running: status.running, searchSessionId: status.sessionId };
+    return { running: status.running, ...(status.sessionId && { searchSessionId: status.sessionId }) };
   },
 });

@@ -30,7 +30,12 @@ export async function findApiKey(sql: Sql, keyHash: Uint8Array): Promise<ApiKeyO
   return row;
 }
 
-/** Records use at most once a minute per key, so reads do not turn every request into a write. */
+/**
+ * Records a use of the key to the second (`last_used_at` is the second of the last use): a key used
+ * many times a second is written once that second, so reads do not turn every request into a write.
+ */
 export async function touchApiKey(sql: Sql, keyId: string): Promise<void> {
-  await sql`update api_keys set last_used_at = now() where id = ${keyId} and (last_used_at is null or last_used_at < now() - interval '1 minute')`;
+  await sql`
+    update api_keys set last_used_at = date_trunc('second', now())
+    where id = ${keyId} and (last_used_at is null or last_used_at < date_trunc('second', now()))`;
 }

@@ -13,7 +13,15 @@ async function fromDatabase(sql: Sql, query: ChannelQuery): Promise<ChannelRecor
       ? sql`select channel_id, title from channels where lower(handle) = lower(${query.handle})`
       : query.kind === 'video'
         ? sql`select c.channel_id, c.title from videos v join channels c on c.channel_id = v.channel_id where v.video_id = ${query.videoId}`
-        : sql`select channel_id, title from channels where lower(custom_url) in (lower(${query.name}), lower(${`@${query.name}`}))`);
+        : sql`
+          select channel_id, title from (
+            select channel_id, title, 0 as rank from channels where lower(custom_url) in (lower(${query.name}), lower(${`@${query.name}`}))
+            union all
+            -- youtube.com/<name> is a custom URL or a legacy user name: the kind the query names first.
+            select c.channel_id, c.title, case when n.kind = ${query.kind === 'user' ? 'user' : 'custom'} then 1 else 2 end
+            from channel_url_names n join channels c on c.channel_id = n.channel_id
+            where lower(n.name) = lower(${query.name})
+          ) named order by rank limit 1`);
   const [row] = rows as unknown as Array<{ channel_id: string; title: string }>;
   return row ? { channelId: row.channel_id, title: row.title || undefined } : undefined;
 }

@@ -8,6 +8,7 @@ import type { Sql } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import type { ArchiveScan } from '../sources/archive.ts';
 import type { VideoRecord } from '../sources/types.ts';
+import { recordChannelNames } from '../videos/recordChannelNames.ts';
 import { upsertChannel } from '../videos/upsertChannel.ts';
 import { upsertVideos } from '../videos/upsertVideos.ts';
 
@@ -51,6 +52,8 @@ export async function storeArchiveScan(
   for (const channel of scan.channels) {
     try {
       await upsertChannel(sql, channel, log);
+      const names = scan.channelNames.get(channel.channelId);
+      if (names) await recordChannelNames(sql, channel.channelId, names);
     } catch (error) {
       if (!refusedData(error)) throw error;
       // Its videos are refused with it (their channel row cannot exist) and listed one by one below.

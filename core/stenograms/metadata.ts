@@ -5,14 +5,23 @@
 import { z } from 'zod';
 import { generationStatus, type GenerationProgress, type GenerationStatus } from '../generations/generationKind.ts';
 
+// The spec (§2.4) types title, channelTitle, language and llmModel as strings: a text not known yet
+// (stenogram:started before any language was asked for or detected, before a model wrote anything)
+// is left out, never an empty string that reads as a value.
 export const stenogramMetadata = z.object({
   videoId: z.string(),
-  title: z.string().describe("the video's title"),
-  channelTitle: z.string(),
+  title: z.string().optional().describe("the video's title (absent while unknown)"),
+  channelTitle: z.string().optional().describe("the channel's title (absent while unknown)"),
   channelId: z.string(),
-  language: z.string().describe('ISO 639-1 (639-2/3 where there is none) of the text'),
+  language: z
+    .string()
+    .optional()
+    .describe('ISO 639-1 (639-2/3 where there is none) of the text; while generating, the language asked for, absent if none was'),
   tokensUsed: z.number().int().describe('prompt + completion tokens of every LLM call; 0 for the offline generator'),
-  llmModel: z.string().describe('the LLM model, or afterimage-stenogram-1 for the built-in offline generator'),
+  llmModel: z
+    .string()
+    .optional()
+    .describe('the LLM model, or afterimage-stenogram-1 for the built-in offline generator; absent while generating'),
   generatedAt: z.string().nullable().describe('ISO 8601; null while generating'),
   status: generationStatus,
   error: z.string().nullable(),
@@ -42,8 +51,8 @@ export const STENOGRAM_SOURCE = 'stenograms g join videos v on v.video_id = g.vi
 
 /** The select list toMetadata reads, from STENOGRAM_SOURCE. */
 export const STENOGRAM_COLUMNS = `g.id::text as id, g.owner_id::text as owner_id, g.video_id, g.status, g.error,
-  coalesce(g.title, v.title, '') as title, coalesce(g.channel_title, c.title, '') as channel_title, v.channel_id,
-  coalesce(g.language, g.requested_language, '') as language, g.llm_model, g.prompt_tokens, g.completion_tokens,
+  nullif(coalesce(g.title, v.title), '') as title, nullif(coalesce(g.channel_title, c.title), '') as channel_title, v.channel_id,
+  coalesce(g.language, g.requested_language) as language, g.llm_model, g.prompt_tokens, g.completion_tokens,
   g.speakers, g.paragraphs, g.words, g.chunks, g.fallback_chunks, g.bytes, g.content_sha256,
   g.transcript_language, g.transcript_kind, g.transcript_version, g.requested_at, g.generated_at,
   g.charged_window_start, g.requested_language, g.progress`;
@@ -54,10 +63,10 @@ export interface StenogramRow {
   video_id: string;
   status: GenerationStatus;
   error: string | null;
-  title: string;
-  channel_title: string;
+  title: string | null;
+  channel_title: string | null;
   channel_id: string;
-  language: string;
+  language: string | null;
   llm_model: string | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
@@ -84,12 +93,12 @@ export const stenogramUrl = (ownerId: string, videoId: string) => `/api/stenogra
 export function toMetadata(row: StenogramRow): StenogramMetadata {
   return {
     videoId: row.video_id,
-    title: row.title,
-    channelTitle: row.channel_title,
+    ...(row.title && { title: row.title }),
+    ...(row.channel_title && { channelTitle: row.channel_title }),
     channelId: row.channel_id,
-    language: row.language,
+    ...(row.language && { language: row.language }),
     tokensUsed: (row.prompt_tokens ?? 0) + (row.completion_tokens ?? 0),
-    llmModel: row.llm_model ?? '',
+    ...(row.llm_model && { llmModel: row.llm_model }),
     generatedAt: row.generated_at?.toISOString() ?? null,
     status: row.status,
     error: row.error,

@@ -66,8 +66,8 @@ export function stenogramWork(
       generator.generate(
         {
           videoId: row.video_id,
-          title: row.title || null,
-          channelTitle: row.channel_title || null,
+          title: row.title,
+          channelTitle: row.channel_title,
           language: row.requested_language ?? languageOfTrack(track),
           cues,
         },

@@ -12,9 +12,11 @@ function attributes(source: string): Map<string, string> {
   return found;
 }
 
+// YouTube writes plain decimals ("1.54", "3309"); Number() would also read "0x10", "1e3" or "-5".
+const DECIMAL = /^\s*(?:\d+(?:\.\d*)?|\.\d+)\s*$/;
+
 function number(value: string | undefined): number | undefined {
-  const parsed = value === undefined || value.trim() === '' ? NaN : Number(value);
-  return Number.isFinite(parsed) ? parsed : undefined;
+  return value !== undefined && DECIMAL.test(value) ? Number(value) : undefined;
 }
 
 const seconds = (value: string | undefined) => {

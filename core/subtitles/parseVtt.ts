@@ -3,7 +3,8 @@ import { decodeEntities } from '../text/entities.ts';
 import { TAG } from './markup.ts';
 import { parseTiming } from './timestamps.ts';
 
-const SKIPPED_BLOCK = /^(?:NOTE|STYLE|REGION)(?:[ \t]|$)/;
+// The file signature: "WEBVTT" then a space, a tab, a line break or the end.
+const SIGNATURE = /^WEBVTT(?:[ \t\n]|$)/;
 const VOICE = /^<v(?:\.[^\s>]*)?[ \t]+([^>]*)>$/;
 
 /**
@@ -23,15 +24,23 @@ function cueText(raw: string, voice: { name?: string }): string {
 }
 
 /**
- * Reads WebVTT as browsers do (blocks end at an empty line or at a line holding "-->"), skipping
- * the header (Kind:, Language:, YouTube's old "Style: … ##"), NOTE, STYLE and REGION blocks, cue
- * identifiers and cue settings. Tolerates a missing "WEBVTT" line when the caller knows better.
+ * Reads WebVTT as the standard's parser does (https://www.w3.org/TR/webvtt1/#webvtt-parser-algorithm):
+ * NUL becomes U+FFFD and CR or CRLF a line feed; a block ends at an empty line or at a line holding
+ * "-->" after its first two; a block is a cue when its first line, or its second after an identifier,
+ * is a timing line that parseTiming reads, and nothing otherwise (the header with Kind:, Language:
+ * and YouTube's old "Style: … ##", NOTE, STYLE and REGION blocks, a cue with unreadable timings).
+ * Cue settings are ignored.
+ *
+ * One leniency: the standard drops a file without the "WEBVTT" signature, but a caller that knows
+ * the file is WebVTT (detectFormat, from a .vtt name) gets it read from its first line, as hand-made
+ * files and some converters leave the signature out.
  *
  * It walks the text by index instead of splitting it into lines, and a cue's text is one slice of
  * the input: auto-caption files run to megabytes, and this halves the garbage.
  */
 export function parseVtt(input: string): Cue[] {
   let text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  if (text.includes('\0')) text = text.replaceAll('\0', '\ufffd');
   if (text.includes('\r')) text = text.replace(/\r\n?/g, '\n');
   const length = text.length;
 
@@ -57,7 +66,7 @@ export function parseVtt(input: string): Cue[] {
   };
 
   end = endOf(0);
-  if (text.startsWith('WEBVTT')) skipBlock(end + 1); // the header
+  if (SIGNATURE.test(text)) skipBlock(end + 1); // the signature line and the header block
 
   const cues: Cue[] = [];
   const voice: { name?: string } = {};
@@ -73,17 +82,17 @@ export function parseVtt(input: string): Cue[] {
     } else {
       const next = end + 1;
       const nextEnd = next < length ? endOf(next) : next;
-      if (next < length && hasArrow(next, nextEnd) && !SKIPPED_BLOCK.test(text.slice(start, end))) {
+      if (next < length && hasArrow(next, nextEnd)) {
         timingLine = text.slice(next, nextEnd); // the line before was the cue identifier
         end = nextEnd;
       } else {
-        skipBlock(next); // NOTE, STYLE, REGION or anything unreadable
+        skipBlock(next); // NOTE, STYLE, REGION or anything else that is no cue
         continue;
       }
     }
     const payload = end + 1;
     skipBlock(payload);
-    const timing = parseTiming(timingLine);
+    const timing = parseTiming(timingLine, 'vtt');
     if (timing)
       cues.push({
         startMs: timing.startMs,

@@ -11,7 +11,8 @@ export type ChannelQuery =
 export const CHANNEL_ID = /^UC[A-Za-z0-9_-]{22}$/;
 export const VIDEO_ID = /^[A-Za-z0-9_-]{11}$/;
 const HANDLE = /^[\p{L}\p{N}._-]{3,30}$/u;
-const NAME = /^[\p{L}\p{N}._-]{1,100}$/u;
+/** A name after youtube.com/c/, /user/ or youtube.com/ that a query can carry. */
+export const CHANNEL_URL_NAME = /^[\p{L}\p{N}._-]{1,100}$/u;
 const HOSTS = /^(?:www\.|m\.|music\.)?(?:youtube\.com|youtube-nocookie\.com)$/i;
 
 export const ACCEPTED_FORMS = [
@@ -42,10 +43,10 @@ function fromUrl(url: URL): ChannelQuery | undefined {
   }
   if (first?.startsWith('@')) return fromHandle(first);
   if (first === 'channel') return second && CHANNEL_ID.test(second) ? { kind: 'channelId', channelId: second } : undefined;
-  if (first === 'c') return second && NAME.test(second) ? { kind: 'customUrl', name: second } : undefined;
-  if (first === 'user') return second && NAME.test(second) ? { kind: 'user', name: second } : undefined;
+  if (first === 'c') return second && CHANNEL_URL_NAME.test(second) ? { kind: 'customUrl', name: second } : undefined;
+  if (first === 'user') return second && CHANNEL_URL_NAME.test(second) ? { kind: 'user', name: second } : undefined;
   // youtube.com/name is the legacy custom URL form.
-  if (first && parts.length <= 2 && NAME.test(first) && !['results', 'playlist', 'feed', 'hashtag'].includes(first))
+  if (first && parts.length <= 2 && CHANNEL_URL_NAME.test(first) && !['results', 'playlist', 'feed', 'hashtag'].includes(first))
     return { kind: 'customUrl', name: first };
   return undefined;
 }

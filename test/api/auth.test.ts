@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
+import { listApiKeys } from '../../core/accounts/listApiKeys.ts';
 import { revokeApiKey } from '../../core/accounts/revokeApiKey.ts';
 import { AppError } from '../../core/errors.ts';
 import { generateApiKey, hashApiKey } from '../../core/keys.ts';
@@ -223,6 +224,28 @@ describe('key scope', () => {
     await updateTier(db.sql, 'pro', { maxKeyScope: 'L4' });
     expect((await api.call('/api/features', { key })).body.data.account.keyScope).toBe('L4');
     expect((await patchTier('pro', {}, { 'X-API-Key': key })).status).toBe(200);
+  });
+});
+
+describe('key use', () => {
+  it('keys list shows the second of the last use as soon as the answer is out, uses a second apart included', async () => {
+    const { user, key, keyId } = await createKeyedUser(db.sql, { tier: 'pro' });
+    const lastUsed = async () => (await listApiKeys(db.sql, { includeRevoked: false, userId: user.id }))[0]!.lastUsedAt;
+    const dbSecond = async () => (await db.sql<{ at: Date }[]>`select date_trunc('second', clock_timestamp()) as at`)[0]!.at.getTime();
+    expect(await lastUsed()).toBeNull();
+
+    const before = await dbSecond();
+    expect((await api.call('/api/features', { key })).status).toBe(200);
+    const first = Date.parse((await lastUsed())!);
+    expect(first).toBeGreaterThanOrEqual(before);
+    expect(first).toBeLessThanOrEqual(await dbSecond());
+
+    // As if that use had been half a minute ago; the next use, in a later second, is the last use.
+    await db.sql`update api_keys set last_used_at = last_used_at - interval '30 seconds' where id = ${keyId}`;
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+    const beforeSecond = await dbSecond();
+    expect((await api.call('/api/features', { key })).status).toBe(200);
+    expect(Date.parse((await lastUsed())!)).toBeGreaterThanOrEqual(beforeSecond);
   });
 });
 

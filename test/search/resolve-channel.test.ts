@@ -1,10 +1,18 @@
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addBatch } from '../../core/crawl/totals.ts';
 import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
 import { loadConfig } from '../../core/config.ts';
+import { storeArchiveScan } from '../../core/import/storeArchiveScan.ts';
 import { createLogger } from '../../core/log.ts';
+import { scanArchive } from '../../core/sources/archive.ts';
 import { DefiniteError, TransientError } from '../../core/sources/httpErrors.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
+import { parseChannelQuery } from '../../core/youtube/channelQuery.ts';
+import { describeReal } from '../kit/describeReal.ts';
+import { realFixture } from '../kit/realFixtures.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 let db: TestDatabase;
@@ -56,6 +64,55 @@ describe('resolveChannel', () => {
       await resolveChannel(db.sql, [failing('archive', new TransientError('timeout')), unknowing('youtube_api')], query, log, budget),
     ).toBeUndefined();
     expect(await resolveChannel(db.sql, [], query, log, budget)).toBeUndefined();
+  });
+});
+
+/** Imports a folder holding these info.json files (name → document) as `afterimage import` stores it. */
+async function importArchive(files: Record<string, unknown>, copies: Record<string, string> = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'afterimage-names-'));
+  try {
+    for (const [name, document] of Object.entries(files)) await writeFile(join(dir, name), JSON.stringify(document));
+    for (const [name, from] of Object.entries(copies)) await copyFile(from, join(dir, name));
+    await storeArchiveScan(db.sql, await scanArchive(dir, { parseThreads: 0 }));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+/** The channel the database alone resolves a pasted URL to (no source asked). */
+const resolvedId = async (input: string) => (await resolveChannel(db.sql, [], parseChannelQuery(input)!, log, budget))?.channelId;
+
+describe('an imported channel is found by every URL name its archive recorded', () => {
+  it('/c/ names from uploader_url and channel_url, and /user/ names, each way they can be pasted', async () => {
+    const channelId = 'UCnames0000000000000000a';
+    await importArchive({
+      'v.info.json': {
+        id: 'namesVideo1',
+        title: 'A video',
+        extractor: 'youtube',
+        channel_id: channelId,
+        channel: 'Names',
+        uploader_url: 'https://www.youtube.com/c/FirstName',
+        channel_url: 'https://www.youtube.com/c/SecondName',
+        uploader_id: 'legacyuser',
+      },
+    });
+    for (const url of [
+      'youtube.com/c/FirstName',
+      'youtube.com/c/secondname',
+      'https://www.youtube.com/SecondName/videos',
+      'youtube.com/user/legacyuser',
+      'youtube.com/c/legacyuser',
+    ])
+      expect(await resolvedId(url), url).toBe(channelId);
+    expect(await resolvedId('youtube.com/c/NoSuchName')).toBeUndefined();
+  });
+});
+
+describeReal('an imported real yt-dlp dump', () => {
+  it('is found by its /user/ URL and the /c/ and bare forms of that name', async () => {
+    await importArchive({}, { 'gogEJyoSB9s.info.json': realFixture('tubesync/metadata_low_formats.json') });
+    for (const url of ['youtube.com/user/aboveandbeyondtv', 'youtube.com/c/aboveandbeyondtv', 'https://www.youtube.com/aboveandbeyondtv'])
+      expect(await resolvedId(url), url).toBe('UCVE-ybBDg3UHSUylEVdPAsw');
   });
 });
 

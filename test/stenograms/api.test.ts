@@ -133,6 +133,12 @@ describe('generate → stream → read → list → delete', () => {
     expect(generated.status).toBe(200);
     const types = generated.events.map((event) => event.event);
     expect(types[0]).toBe('stenogram:started');
+    // What is not known yet (no language was asked for, no model has written) is absent, not "".
+    const started = generated.events[0]!.data.metadata;
+    expect(Object.values(started)).not.toContain('');
+    expect(started).not.toHaveProperty('language');
+    expect(started).not.toHaveProperty('llmModel');
+    expect(started).toMatchObject({ title: 'Fixing a radio', channelTitle: 'Subtitle Channel', status: 'generating' });
     expect(types).toContain('stenogram:progress');
     expect(types.at(-1)).toBe('stenogram:complete');
     const percents = generated.events.filter((event) => event.event === 'stenogram:progress').map((event) => event.data.percent as number);

@@ -52,4 +52,13 @@ second line</text>
       { startMs: 3000, endMs: 3500, text: 'two' },
     ]);
   });
+
+  it('reads times only from plain decimals: a hex, exponent or negative time is no time', () => {
+    const xml =
+      '<timedtext><text t="0x10" d="100">hex</text><text t="-5" d="100">negative</text><text t="1000" d="1e3">exponent</text><text t="2000" d=" 500 ">ok</text></timedtext>';
+    expect(parseTimedtext(xml)).toEqual([
+      { startMs: 1000, endMs: 1000, text: 'exponent' },
+      { startMs: 2000, endMs: 2500, text: 'ok' },
+    ]);
+  });
 });

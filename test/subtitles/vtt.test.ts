@@ -125,4 +125,13 @@ Welt
       { startMs: 4000, endMs: 5000, text: 'kept' },
     ]);
   });
+
+  it('reads a block whose second line is a timing line as a cue, whatever its first line says, as the standard does', () => {
+    const text = 'WEBVTT\n\nNOTE\n00:00:01.000 --> 00:00:02.000\nshown by browsers\n\nSTYLE\n::cue { color: red }\n';
+    expect(parseVtt(text)).toEqual([{ startMs: 1000, endMs: 2000, text: 'shown by browsers' }]);
+  });
+
+  it('reads a file without the WEBVTT signature from its first line (the one leniency the standard lacks)', () => {
+    expect(parse('00:01.000 --> 00:02.000\nno header\n', 'talk.en.vtt')).toEqual([{ startMs: 1000, endMs: 2000, text: 'no header' }]);
+  });
 });
