@@ -11,7 +11,15 @@ import { enqueueSubtitleFetch, enqueueVideoLookup } from '../../core/subtitles/e
 import { findSubtitleTrack, type SubtitleChoice } from '../../core/subtitles/findSubtitleTrack.ts';
 import { render } from '../../core/subtitles/render.ts';
 import { readTranscript, transcriptStates, type TranscriptInfo } from '../../core/subtitles/transcript.ts';
-import { LANGUAGE, describeTrack, latestTracks, readCues, trackKinds, trackSources } from '../../core/subtitles/tracks.ts';
+import {
+  describeTrack,
+  languageParam,
+  latestTracks,
+  readCues,
+  trackIdParam,
+  trackKinds,
+  trackSources,
+} from '../../core/subtitles/tracks.ts';
 import { readVideoLookup, type VideoLookup } from '../../core/subtitles/videoLookups.ts';
 import { findVideos } from '../../core/subtitles/videos.ts';
 import { chargeQuota } from '../http/quota.ts';
@@ -23,7 +31,6 @@ import { binaryBody, defineRoute, handled, privateCache, reply, type ApiDeps, ty
 /** At most this many video ids per bulk download. */
 const BULK_MAX_VIDEOS = 100;
 
-const language = z.string().regex(LANGUAGE, { message: 'expected a language code such as en, en-GB or pt-BR' });
 const kind = z.enum(trackKinds, { message: 'expected manual, auto or translated' });
 
 const CONTENT_TYPES: Record<OutputFormat, string> = {
@@ -33,7 +40,8 @@ const CONTENT_TYPES: Record<OutputFormat, string> = {
 };
 
 const trackSchema = z.object({
-  language: z.string(),
+  language: z.string().describe('a BCP 47 tag: en, en-GB, zh-Hans'),
+  trackId: z.string().nullable().describe("YouTube's id of a named track (one of several in its language), else null"),
   kind: z.enum(trackKinds),
   source: z.enum(trackSources),
   format: z.string().describe('the format the track was fetched in'),
@@ -83,8 +91,9 @@ const getSubtitlesRoute = defineRoute({
   params: videoParams,
   query: z.strictObject({
     format: z.enum(['srt', 'vtt', 'txt'], { message: 'expected srt or vtt (or txt for plain text)' }).default('srt'),
-    lang: language.optional(),
+    lang: languageParam.optional(),
     kind: kind.optional(),
+    trackId: trackIdParam.optional().describe("only the named track with this id (a track's trackId)"),
     version: wholeNumber('version', 1, INT4_MAX).optional().describe('versions count from 1'),
   }),
   media: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type.split(';')[0]!, z.string()])),
@@ -241,7 +250,7 @@ const bulkFields = {
     .regex(/\S/, { message: 'an empty query marks nothing; leave it out' })
     .max(200, { message: 'at most 200 characters' })
     .optional(),
-  lang: language.optional(),
+  lang: languageParam.optional(),
   kind: kind.optional(),
 };
 

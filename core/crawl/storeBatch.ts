@@ -4,7 +4,7 @@ import { announcesCaptions, captionInfoOf, searchEvents, type CrawlTotals, type 
 import type { Logger } from '../log.ts';
 import type { VideoSource } from '../sources/types.ts';
 import { CRAWL_SUBTITLES_PRIORITY, enqueueSubtitleFetch } from '../subtitles/enqueue.ts';
-import { LANGUAGE } from '../subtitles/tracks.ts';
+import { languageTag } from '../text/languageTag.ts';
 import { upsertChannel } from '../videos/upsertChannel.ts';
 import { upsertVideos } from '../videos/upsertVideos.ts';
 import { CHANNEL_JSON, type ChannelObject } from '../videos/videoObject.ts';
@@ -37,9 +37,11 @@ async function neverFetched(tx: Queryable, batch: Batch, changed: readonly { vid
  * which adds the track to what was announced, so each new track asks for one fetch.
  */
 async function newlyAnnouncedTracks(tx: Queryable, batch: Batch): Promise<string[]> {
-  // A language no track could be stored under is never fetched (core/subtitles/tracks.ts).
+  // A language no track could be stored under (not a BCP 47 tag as parseTrackName writes it) is never fetched.
   const tracks = batch.videos.flatMap((record) =>
-    (record.captions ?? []).filter((track) => LANGUAGE.test(track.language)).map((track) => ({ videoId: record.videoId, ...track })),
+    (record.captions ?? [])
+      .filter((track) => languageTag(track.language) === track.language)
+      .map((track) => ({ videoId: record.videoId, ...track })),
   );
   if (tracks.length === 0) return [];
   const rows = await tx<{ videoId: string }[]>`

@@ -5,10 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { runMigrations } from 'graphile-worker';
 import { graphileLogger } from '../graphileLogger.ts';
 import type { Logger } from '../log.ts';
-import type { Sql } from './database.ts';
+import type { Queryable, Sql } from './database.ts';
+import { splitTrackNames } from './splitTrackNames.ts';
 
 const sqlDir = fileURLToPath(new URL('../../sql/', import.meta.url));
 const MIGRATION_LOCK = 7_246_153; // arbitrary advisory-lock key shared by every migrating process
+
+/** Data fixes that need the application's code (a parser SQL does not have), run in their migration's transaction. */
+const DATA_STEPS = new Map<number, (tx: Queryable, log: Logger) => Promise<void>>([[31, splitTrackNames]]);
 
 export interface Migration {
   version: number;
@@ -62,6 +66,7 @@ export async function migrate(sql: Sql, url: string, log: Logger): Promise<{ app
         return false;
       }
       await tx.unsafe(migration.body);
+      await DATA_STEPS.get(migration.version)?.(tx, log);
       await tx`insert into schema_migrations (version, name, checksum) values (${migration.version}, ${migration.name}, ${migration.checksum})`;
       return true;
     });

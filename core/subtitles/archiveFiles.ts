@@ -1,8 +1,8 @@
 /**
- * The subtitle files yt-dlp wrote beside a video's info.json: `<base>.<lang>.<ext>` next to
- * `<base>.info.json` (and `<base>.mp4`). The kind of each comes from the info.json: a language under
- * `subtitles` is manual; one under `automatic_captions` is auto, or translated when its URLs ask for
- * a translation (`tlang=`); a language in neither is auto (no human-made track without evidence).
+ * The subtitle files yt-dlp wrote beside a video's info.json: `<base>.<name>.<ext>` next to
+ * `<base>.info.json` (and `<base>.mp4`). What each is (kind, language, track id) is read from its
+ * name with the info.json (core/youtube/infoJsonTracks.ts): `<base>.en-uYU-mmqFLq8.vtt` is the
+ * named manual track uYU-mmqFLq8 in en.
  *
  * Directory listings are cached per directory and reused while the directory's mtime stays the
  * same (adding, removing or renaming a file changes it), so fetching the subtitles of every video
@@ -11,30 +11,32 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { SUBTITLE_EXTENSIONS } from '../sources/archive/scan.ts';
-import { isObject } from '../youtube/json.ts';
+import { type CaptionKind, readTrackNames } from '../youtube/infoJsonTracks.ts';
 import { decodeBytes } from './decodeBytes.ts';
 
 /** The formats the codecs read, best first: word timings (json3, srv3), then WebVTT, older XML, SRT. */
 const READABLE = ['json3', 'srv3', 'vtt', 'srv2', 'srv1', 'srt'] as const;
 type ArchiveSubtitleFormat = (typeof READABLE)[number];
 
-/** Subtitle "languages" that are not captions. */
-const NOT_CAPTIONS = new Set(['live_chat', 'rechat', 'danmaku', 'comments']);
-
 export interface ArchiveSubtitleFile {
   path: string;
+  /** A BCP 47 tag. */
   language: string;
+  /** YouTube's id of a named track, else null. */
+  trackId: string | null;
   format: ArchiveSubtitleFormat;
-  kind: 'manual' | 'auto' | 'translated';
+  kind: CaptionKind;
 }
 
 interface DirectoryIndex {
   mtimeMs: number;
-  /** base name → its subtitle files (name, language, lower-cased extension) */
-  byBase: Map<string, Array<{ name: string; language: string; extension: string }>>;
+  /** base name → its subtitle files (file name, yt-dlp's name of the track, lower-cased extension) */
+  byBase: Map<string, Array<{ name: string; trackName: string; extension: string }>>;
 }
 
 const CACHED_DIRECTORIES = 8;
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const listings = new Map<string, DirectoryIndex>();
 const pending = new Map<string, Promise<DirectoryIndex>>();
 
@@ -49,7 +51,7 @@ function indexNames(names: readonly string[], mtimeMs: number): DirectoryIndex {
     const languageDot = stem.lastIndexOf('.');
     if (languageDot <= 0) continue;
     const base = stem.slice(0, languageDot);
-    const entry = { name, language: stem.slice(languageDot + 1), extension };
+    const entry = { name, trackName: stem.slice(languageDot + 1), extension };
     const list = byBase.get(base);
     if (list) list.push(entry);
     else byBase.set(base, [entry]);
@@ -80,32 +82,18 @@ async function directoryIndex(dir: string): Promise<DirectoryIndex> {
   return built;
 }
 
-/** Kinds of the languages an info.json lists, or an empty map when it cannot be read. */
-async function captionKinds(infoJsonPath: string): Promise<Map<string, ArchiveSubtitleFile['kind']>> {
-  const kinds = new Map<string, ArchiveSubtitleFile['kind']>();
-  let data: unknown;
+/** The info.json's document, or undefined when it cannot be read (the names are then read alone). */
+async function readInfoJson(infoJsonPath: string): Promise<unknown> {
   try {
-    data = JSON.parse(decodeBytes(await readFile(infoJsonPath)));
+    return JSON.parse(decodeBytes(await readFile(infoJsonPath)));
   } catch {
-    return kinds;
+    return undefined;
   }
-  if (!isObject(data)) return kinds;
-  if (isObject(data.automatic_captions)) {
-    for (const [language, entries] of Object.entries(data.automatic_captions)) {
-      const translated =
-        Array.isArray(entries) && entries.some((entry) => isObject(entry) && typeof entry.url === 'string' && /[?&]tlang=/.test(entry.url));
-      kinds.set(language, translated ? 'translated' : 'auto');
-    }
-  }
-  // yt-dlp writes the manual track when a language has both.
-  if (isObject(data.subtitles)) for (const language of Object.keys(data.subtitles)) kinds.set(language, 'manual');
-  return kinds;
 }
 
 /**
  * The readable subtitle files beside an info.json (or beside a media file: pass its path, the
- * base is what precedes the extension), one per language (the best format when yt-dlp wrote
- * several). Empty when the folder or the files are gone.
+ * base is what precedes the extension), one per track. Empty when the folder or the files are gone.
  */
 export async function findArchiveSubtitleFiles(metadataPath: string): Promise<ArchiveSubtitleFile[]> {
   const dir = dirname(metadataPath);
@@ -123,20 +111,30 @@ export async function findArchiveSubtitleFiles(metadataPath: string): Promise<Ar
     throw error;
   }
   const entries = index.byBase.get(base) ?? [];
-  const best = new Map<string, { name: string; format: ArchiveSubtitleFormat }>();
-  for (const entry of entries) {
-    if (NOT_CAPTIONS.has(entry.language)) continue;
-    const format = READABLE.find((candidate) => candidate === entry.extension);
-    if (!format) continue;
-    const current = best.get(entry.language);
-    if (!current || READABLE.indexOf(format) < READABLE.indexOf(current.format)) best.set(entry.language, { name: entry.name, format });
-  }
-  if (best.size === 0) return [];
+  const readable = entries.filter((entry) => READABLE.some((format) => format === entry.extension));
+  if (readable.length === 0) return [];
   const infoJson = name.toLowerCase().endsWith('.info.json') ? metadataPath : join(dir, `${base}.info.json`);
-  const kinds = await captionKinds(infoJson);
-  return [...best.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([language, file]) => ({ path: join(dir, file.name), language, format: file.format, kind: kinds.get(language) ?? 'auto' }));
+  const tracks = new Map(
+    readTrackNames(await readInfoJson(infoJson), new Set(readable.map((entry) => entry.trackName))).map((track) => [track.name, track]),
+  );
+  // One file per track (the best format when yt-dlp wrote several, or named it twice: en and en-orig).
+  const best = new Map<string, ArchiveSubtitleFile>();
+  for (const entry of readable) {
+    const track = tracks.get(entry.trackName);
+    if (!track) continue;
+    const format = READABLE.find((candidate) => candidate === entry.extension)!;
+    const key = `${track.language}\0${track.trackId}\0${track.kind}`;
+    const current = best.get(key);
+    if (
+      !current ||
+      READABLE.indexOf(format) < READABLE.indexOf(current.format) ||
+      (format === current.format && entry.name < basename(current.path))
+    )
+      best.set(key, { path: join(dir, entry.name), language: track.language, trackId: track.trackId, format, kind: track.kind });
+  }
+  return [...best.values()].sort(
+    (a, b) => compareText(a.language, b.language) || compareText(a.kind, b.kind) || compareText(a.trackId ?? '', b.trackId ?? ''),
+  );
 }
 
 /** A subtitle file's text (UTF-8, UTF-16 with a BOM, or Windows-1252) and its size in bytes. */

@@ -7,6 +7,7 @@ import { findVideos, type SubtitleVideo } from './videos.ts';
 export interface SubtitleChoice {
   lang?: string | undefined;
   kind?: TrackKind | undefined;
+  trackId?: string | undefined;
   version?: number | undefined;
 }
 
@@ -28,7 +29,7 @@ export async function findSubtitleTrack(
 ): Promise<{ video: SubtitleVideo; track: TrackInfo }> {
   const video = await findVideo(sql, videoId);
   const tracks = await latestTracks(sql, [video.videoId]);
-  const chosen = chooseTrack(tracks, { videoLanguage: video.language, lang: choice.lang, kind: choice.kind });
+  const chosen = chooseTrack(tracks, { videoLanguage: video.language, lang: choice.lang, kind: choice.kind, trackId: choice.trackId });
   if (!chosen) {
     throw notFound(
       tracks.length === 0
@@ -37,7 +38,7 @@ export async function findSubtitleTrack(
     );
   }
   if (choice.version === undefined || choice.version === chosen.version) return { video, track: chosen };
-  const older = await trackVersion(sql, video.videoId, chosen.language, chosen.kind, choice.version);
+  const older = await trackVersion(sql, video.videoId, chosen, choice.version);
   if (!older)
     throw notFound(
       `the ${chosen.language} (${chosen.kind}) subtitles of ${video.videoId} have versions 1 to ${chosen.version}, not ${choice.version}`,

@@ -25,7 +25,9 @@ export interface SubtitleVideo {
 }
 
 interface FetchedTrack {
+  /** A BCP 47 tag, as parseTrackName (core/youtube/trackName.ts) read it. */
   language: string;
+  trackId: string | null;
   kind: TrackKind;
   source: TrackSource;
   text: string;
@@ -58,8 +60,9 @@ export function archiveSubtitleSource(): SubtitleSource {
       const seen = new Set<string>();
       for (const candidate of candidates) {
         for (const file of await findArchiveSubtitleFiles(candidate)) {
-          if (seen.has(file.language)) continue;
-          seen.add(file.language);
+          const track = `${file.language}\0${file.trackId}\0${file.kind}`;
+          if (seen.has(track)) continue;
+          seen.add(track);
           let read: { text: string; bytes: number };
           try {
             read = await readArchiveSubtitleFile(file.path);
@@ -69,6 +72,7 @@ export function archiveSubtitleSource(): SubtitleSource {
           }
           tracks.push({
             language: file.language,
+            trackId: file.trackId,
             kind: file.kind,
             source: 'archive',
             text: read.text,
@@ -91,6 +95,7 @@ export function youtubeSubtitleSource(options: YoutubeCaptionsOptions = {}): Sub
       const { captions: found, problems } = await captions.fetchCaptions(video.videoId, signal);
       const tracks = found.map((track) => ({
         language: track.language,
+        trackId: track.trackId,
         kind: track.kind,
         source: 'youtube' as const,
         text: track.text,
@@ -111,6 +116,7 @@ export function waybackSubtitleSource(options: WaybackCaptionsOptions = {}): Sub
       const { captions: found, problems } = await captures.fetchCaptions(video.videoId, signal);
       const tracks = found.map((track) => ({
         language: track.language,
+        trackId: null,
         kind: track.kind,
         source: 'wayback' as const,
         text: track.text,

@@ -10,11 +10,16 @@ import { detectFormat } from './detectFormat.ts';
 import { normaliseCues } from './normaliseCues.ts';
 import { parseRaw } from './parse.ts';
 import { renderText } from './renderText.ts';
-import { LANGUAGE, TRACK_COLUMNS, type TrackInfo, type TrackKind, type TrackSource } from './tracks.ts';
+import { languageTag } from '../text/languageTag.ts';
+import { TRACK_ID } from '../youtube/trackName.ts';
+import { TRACK_COLUMNS, type TrackInfo, type TrackKind, type TrackSource } from './tracks.ts';
 
 export interface TrackInput {
   videoId: string;
+  /** A BCP 47 tag as parseTrackName (core/youtube/trackName.ts) writes it. */
   language: string;
+  /** YouTube's id of a named track; null or absent for the language's unnamed track. */
+  trackId?: string | null | undefined;
   kind: TrackKind;
   source: TrackSource;
   /** The track as fetched (any format the codecs read). */
@@ -30,6 +35,7 @@ export interface TrackInput {
 export interface PreparedTrack {
   videoId: string;
   language: string;
+  trackId: string | null;
   kind: TrackKind;
   source: TrackSource;
   format: InputFormat;
@@ -49,10 +55,12 @@ export function contentHash(cues: readonly Cue[]): string {
 
 /**
  * Parses and normalises a fetched track. Throws INVALID_INPUT when the text is in no format the
- * codecs read or the language is not a track language; undefined when it holds no cue at all.
+ * codecs read, the language is not a BCP 47 tag in its conventional case or the track id not one of
+ * YouTube's; undefined when it holds no cue at all.
  */
 export function prepareTrack(input: TrackInput): PreparedTrack | undefined {
-  if (!LANGUAGE.test(input.language)) throw invalidInput(`language: "${input.language}" is not a track language`);
+  if (languageTag(input.language) !== input.language) throw invalidInput(`language: "${input.language}" is not a BCP 47 language tag`);
+  if (input.trackId != null && !TRACK_ID.test(input.trackId)) throw invalidInput(`trackId: "${input.trackId}" is not a track id`);
   const format = detectFormat(input.text, input.formatHint);
   if (!format) throw invalidInput('not a subtitle format that can be read (WebVTT, SRT, YouTube timedtext srv1/srv2/srv3 XML or json3)');
   const cues = normaliseCues(parseRaw(input.text, format)).map((cue) =>
@@ -62,6 +70,7 @@ export function prepareTrack(input: TrackInput): PreparedTrack | undefined {
   return {
     videoId: input.videoId,
     language: input.language,
+    trackId: input.trackId ?? null,
     kind: input.kind,
     source: input.source,
     format,
@@ -77,19 +86,21 @@ export function prepareTrack(input: TrackInput): PreparedTrack | undefined {
 /**
  * Stores a prepared track inside the caller's transaction (`tx` must be one: the version number
  * is taken under a transaction-scoped lock of the video's tracks). Content already stored for this
- * (video, language, kind) only has its last_seen_at moved; new content becomes the next version.
+ * (video, language, kind, track id) only has its last_seen_at moved; new content becomes the next version.
  */
 export async function insertTrack(tx: Queryable, track: PreparedTrack): Promise<{ track: TrackInfo; created: boolean }> {
   await tx`select pg_advisory_xact_lock(hashtextextended(${`afterimage:subtitles:${track.videoId}`}, 0))`;
   const [seen] = await tx<TrackInfo[]>`
     update subtitle_tracks t set last_seen_at = now()
-    where t.video_id = ${track.videoId} and t.language = ${track.language} and t.kind = ${track.kind} and t.content_hash = ${track.contentHash}
+    where t.video_id = ${track.videoId} and t.language = ${track.language} and t.kind = ${track.kind}
+      and t.track_id is not distinct from ${track.trackId} and t.content_hash = ${track.contentHash}
     returning ${tx.unsafe(TRACK_COLUMNS)}`;
   if (seen) return { track: seen, created: false };
   const [inserted] = await tx<TrackInfo[]>`
-    insert into subtitle_tracks as t (video_id, language, kind, source, format, version, cues, cue_count, text_bytes, duration_ms, original_bytes, content_hash, origin_url)
-    values (${track.videoId}, ${track.language}, ${track.kind}, ${track.source}, ${track.format},
-      (select coalesce(max(version), 0) + 1 from subtitle_tracks where video_id = ${track.videoId} and language = ${track.language} and kind = ${track.kind}),
+    insert into subtitle_tracks as t (video_id, language, track_id, kind, source, format, version, cues, cue_count, text_bytes, duration_ms, original_bytes, content_hash, origin_url)
+    values (${track.videoId}, ${track.language}, ${track.trackId}, ${track.kind}, ${track.source}, ${track.format},
+      (select coalesce(max(version), 0) + 1 from subtitle_tracks
+        where video_id = ${track.videoId} and language = ${track.language} and kind = ${track.kind} and track_id is not distinct from ${track.trackId}),
       ${JSON.stringify(track.cues)}::text::json, ${track.cues.length}, ${track.textBytes}, ${track.durationMs}, ${track.originalBytes},
       ${track.contentHash}, ${track.originUrl})
     returning ${tx.unsafe(TRACK_COLUMNS)}`;

@@ -1,9 +1,12 @@
 /**
  * Stored subtitle tracks: what they are, how the best one is chosen, and how they are read.
- * A track is (video, language, kind); it has versions, and "the track" means its newest version
+ * A track is (video, language, kind, track id: null but for YouTube's named tracks); it has versions, and "the track" means its newest version
  * (the view latest_subtitle_tracks) unless a version is asked for.
  */
+import { z } from 'zod';
 import type { Queryable } from '../db/database.ts';
+import { languageTag } from '../text/languageTag.ts';
+import { TRACK_ID } from '../youtube/trackName.ts';
 import type { Cue, InputFormat } from './cue.ts';
 
 export const trackKinds = ['manual', 'auto', 'translated'] as const;
@@ -12,14 +15,23 @@ export type TrackKind = (typeof trackKinds)[number];
 export const trackSources = ['archive', 'youtube', 'wayback'] as const;
 export type TrackSource = (typeof trackSources)[number];
 
-/** What the platform calls a language: en, en-US, zh-Hans, en-orig, or a named track such as en-uYU-mmqFLq8. */
-export const LANGUAGE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** A track language a client asks for: a BCP 47 tag (ICU's parser decides), in any case. */
+export const languageParam = z
+  .string()
+  .max(64)
+  .refine((value) => languageTag(value) !== undefined, { message: 'expected a BCP 47 language tag such as en, en-GB, pt-BR or zh-Hans' });
+
+/** YouTube's id of a named track, as a client asks for one. */
+export const trackIdParam = z.string().regex(TRACK_ID, { message: 'expected a track id of 11 characters (A-Z, a-z, 0-9, _ and -)' });
 
 /** One stored version of a track, without its cues. */
 export interface TrackInfo {
   id: string;
   videoId: string;
+  /** A BCP 47 tag: en, en-GB, zh-Hans. */
   language: string;
+  /** YouTube's id of a named track (one of several of its language); null for the language's unnamed track. */
+  trackId: string | null;
   kind: TrackKind;
   source: TrackSource;
   format: InputFormat;
@@ -34,7 +46,7 @@ export interface TrackInfo {
   lastSeenAt: Date;
 }
 
-export const TRACK_COLUMNS = `t.id::text as id, t.video_id as "videoId", t.language, t.kind, t.source, t.format, t.version,
+export const TRACK_COLUMNS = `t.id::text as id, t.video_id as "videoId", t.language, t.track_id as "trackId", t.kind, t.source, t.format, t.version,
   t.cue_count as "cueCount", t.text_bytes as "textBytes", t.duration_ms as "durationMs", t.original_bytes as "originalBytes",
   t.content_hash as "contentHash", t.origin_url as "originUrl", t.fetched_at as "fetchedAt", t.last_seen_at as "lastSeenAt"`;
 
@@ -59,6 +71,9 @@ function preference(language: string, preferred: readonly string[]): number {
 
 const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+/** A language's unnamed track before its named ones, named ones by id. */
+const compareTrackIds = (a: string | null, b: string | null) => (a === b ? 0 : a === null ? -1 : b === null ? 1 : compareText(a, b));
+
 export interface TrackChoice {
   /** The language of the video (videos.language), preferred when no `lang` is asked for. */
   videoLanguage?: string | null;
@@ -66,6 +81,8 @@ export interface TrackChoice {
   lang?: string;
   /** Only tracks of this kind. */
   kind?: TrackKind;
+  /** Only the named track with this id. */
+  trackId?: string;
 }
 
 /**
@@ -74,8 +91,13 @@ export interface TrackChoice {
  *  - Without: the kind decides first (manual, then auto, then translated), then the language: the
  *    video's own, else English, else the first by name.
  */
-export function chooseTrack<T extends Pick<TrackInfo, 'language' | 'kind'>>(tracks: readonly T[], choice: TrackChoice = {}): T | undefined {
-  let candidates = choice.kind ? tracks.filter((track) => track.kind === choice.kind) : [...tracks];
+export function chooseTrack<T extends Pick<TrackInfo, 'language' | 'kind'> & { trackId?: string | null }>(
+  tracks: readonly T[],
+  choice: TrackChoice = {},
+): T | undefined {
+  let candidates = tracks.filter(
+    (track) => (!choice.kind || track.kind === choice.kind) && (!choice.trackId || track.trackId === choice.trackId),
+  );
   if (choice.lang) {
     const wanted = choice.lang;
     candidates = candidates.filter((track) => languageMatch(track.language, wanted) > 0);
@@ -83,7 +105,8 @@ export function chooseTrack<T extends Pick<TrackInfo, 'language' | 'kind'>>(trac
       (a, b) =>
         languageMatch(b.language, wanted) - languageMatch(a.language, wanted) ||
         KIND_RANK[a.kind] - KIND_RANK[b.kind] ||
-        compareText(a.language, b.language),
+        compareText(a.language, b.language) ||
+        compareTrackIds(a.trackId ?? null, b.trackId ?? null),
     )[0];
   }
   const preferred = [choice.videoLanguage, 'en'].filter((language): language is string => !!language);
@@ -91,30 +114,31 @@ export function chooseTrack<T extends Pick<TrackInfo, 'language' | 'kind'>>(trac
     (a, b) =>
       KIND_RANK[a.kind] - KIND_RANK[b.kind] ||
       preference(a.language, preferred) - preference(b.language, preferred) ||
-      compareText(a.language, b.language),
+      compareText(a.language, b.language) ||
+      compareTrackIds(a.trackId ?? null, b.trackId ?? null),
   )[0];
 }
 
-/** The newest version of every track of these videos (no cues), by language then kind. */
+/** The newest version of every track of these videos (no cues), by language, kind, then track id. */
 export async function latestTracks(sql: Queryable, videoIds: readonly string[]): Promise<TrackInfo[]> {
   if (videoIds.length === 0) return [];
   return sql<TrackInfo[]>`
     select ${sql.unsafe(TRACK_COLUMNS)} from latest_subtitle_tracks t
     where t.video_id = any(${videoIds as string[]}::text[])
-    order by t.video_id, t.language, t.kind`;
+    order by t.video_id, t.language, t.kind, t.track_id nulls first`;
 }
 
 /** One version of a track (no cues). */
 export async function trackVersion(
   sql: Queryable,
   videoId: string,
-  language: string,
-  kind: TrackKind,
+  track: Pick<TrackInfo, 'language' | 'trackId' | 'kind'>,
   version: number,
 ): Promise<TrackInfo | undefined> {
   const [row] = await sql<TrackInfo[]>`
     select ${sql.unsafe(TRACK_COLUMNS)} from subtitle_tracks t
-    where t.video_id = ${videoId} and t.language = ${language} and t.kind = ${kind} and t.version = ${version}`;
+    where t.video_id = ${videoId} and t.language = ${track.language} and t.kind = ${track.kind}
+      and t.track_id is not distinct from ${track.trackId} and t.version = ${version}`;
   return row;
 }
 
@@ -130,6 +154,7 @@ export async function readCues(sql: Queryable, trackIds: readonly string[]): Pro
 export function describeTrack(track: TrackInfo) {
   return {
     language: track.language,
+    trackId: track.trackId,
     kind: track.kind,
     source: track.source,
     format: track.format,
@@ -138,6 +163,6 @@ export function describeTrack(track: TrackInfo) {
     durationMs: track.durationMs,
     textBytes: track.textBytes,
     fetchedAt: track.fetchedAt.toISOString(),
-    url: `/api/subtitles/${track.videoId}?lang=${encodeURIComponent(track.language)}&kind=${track.kind}`,
+    url: `/api/subtitles/${track.videoId}?lang=${encodeURIComponent(track.language)}&kind=${track.kind}${track.trackId ? `&trackId=${track.trackId}` : ''}`,
   };
 }

@@ -13,6 +13,7 @@ import { upstreamFor } from '../sources/upstream.ts';
 import type { CdxRow } from '../sources/wayback/cdx.ts';
 import { queryCdx } from '../sources/wayback/cdxQuery.ts';
 import { escapeRegExp } from '../text/escapeRegExp.ts';
+import { parseTrackName } from '../youtube/trackName.ts';
 import { trackFailure, type TrackProblem } from './trackFailure.ts';
 
 export interface WaybackCaptionsOptions {
@@ -42,7 +43,7 @@ export interface ArchivedCaption {
 
 const PREFIXES = ['youtube.com/api/timedtext', 'video.google.com/timedtext'];
 
-/** Language, kind and format a captured timedtext URL asks for; undefined for lists and other videos. */
+/** Language (a BCP 47 tag), kind and format a captured timedtext URL asks for; undefined for lists, other videos and no language. */
 export function describeTimedtextUrl(
   original: string,
   videoId: string,
@@ -60,7 +61,9 @@ export function describeTimedtextUrl(
   const tlang = params.get('tlang');
   const kind = tlang ? 'translated' : params.get('kind') === 'asr' ? 'auto' : 'manual';
   const format = params.get('fmt') ?? undefined;
-  return { language: tlang || lang, kind, ...(format ? { format } : {}) };
+  const language = parseTrackName(tlang || lang, { languageCode: tlang || lang })?.language;
+  if (!language) return undefined;
+  return { language, kind, ...(format ? { format } : {}) };
 }
 
 export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}) {

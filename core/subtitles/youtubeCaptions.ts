@@ -16,10 +16,14 @@ import { upstreamFor } from '../sources/upstream.ts';
 import { watchPageFetchOptions } from '../sources/watchPageFetch.ts';
 import { isObject } from '../youtube/json.ts';
 import { findPlayerResponses, formattedText, isPlayerOf, playabilityMessages } from '../youtube/playerResponse.ts';
+import { captionTrackOf } from '../youtube/captionTrack.ts';
 import { trackFailure, type TrackProblem } from './trackFailure.ts';
 
 export interface CaptionTrackRef {
+  /** A BCP 47 tag. */
   language: string;
+  /** The id of a named track (vssId `.en.uYU-mmqFLq8`), else null. */
+  trackId: string | null;
   kind: 'manual' | 'auto';
   /** Where the track is read (json3), on the configured web URL. */
   url: string;
@@ -30,6 +34,7 @@ export interface CaptionTrackRef {
 
 export interface FetchedCaption {
   language: string;
+  trackId: string | null;
   kind: 'manual' | 'auto';
   text: string;
   bytes: number;
@@ -68,9 +73,11 @@ function captionTracksOf(
         : undefined;
     if (!Array.isArray(list)) continue;
     for (const entry of list) {
-      if (!isObject(entry) || typeof entry.baseUrl !== 'string' || typeof entry.languageCode !== 'string') continue;
-      const kind = entry.kind === 'asr' || (typeof entry.vssId === 'string' && entry.vssId.startsWith('a.')) ? 'auto' : 'manual';
-      const key = `${kind}:${entry.languageCode}`;
+      if (!isObject(entry) || typeof entry.baseUrl !== 'string') continue;
+      const track = captionTrackOf(entry);
+      if (!track || typeof entry.languageCode !== 'string') continue;
+      const { kind } = track;
+      const key = `${kind}:${track.language}:${track.trackId}`;
       if (seen.has(key)) continue;
       seen.add(key);
       let url: URL;
@@ -86,7 +93,14 @@ function captionTracksOf(
       publicUrl.searchParams.set('lang', entry.languageCode);
       if (kind === 'auto') publicUrl.searchParams.set('kind', 'asr');
       const name = formattedText(entry.name);
-      tracks.push({ language: entry.languageCode, kind, url: url.toString(), publicUrl: publicUrl.toString(), ...(name ? { name } : {}) });
+      tracks.push({
+        language: track.language,
+        trackId: track.trackId,
+        kind,
+        url: url.toString(),
+        publicUrl: publicUrl.toString(),
+        ...(name ? { name } : {}),
+      });
     }
   }
   return { tracks, botCheck, playable };
@@ -130,7 +144,14 @@ export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}
         continue;
       }
       if (!body.trim()) continue; // timedtext answers an empty 200 when it will not serve the track
-      captions.push({ language: track.language, kind: track.kind, text: body, bytes: Buffer.byteLength(body), url: track.publicUrl });
+      captions.push({
+        language: track.language,
+        trackId: track.trackId,
+        kind: track.kind,
+        text: body,
+        bytes: Buffer.byteLength(body),
+        url: track.publicUrl,
+      });
     }
     return { captions, problems };
   }

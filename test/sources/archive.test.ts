@@ -256,10 +256,11 @@ describeReal('real yt-dlp documents', () => {
       if (zooVideo) {
         expect(zooVideo.videoFileUrl).toBe(pathToFileURL(join(dir, `${zoo}.webm`)).href);
         expect(zooVideo.evidenceUrl).toBe(pathToFileURL(join(dir, `${zoo}.info.json`)).href);
-        // en is in `subtitles` (manual); fr-en only in `automatic_captions`; live_chat is no caption.
+        // en is in `subtitles` (manual); fr-en only in `automatic_captions`: French translated from
+        // the manual en, so its language is fr; live_chat is no caption.
         expect(zooVideo.captions).toEqual([
           { language: 'en', kind: 'manual' },
-          { language: 'fr-en', kind: 'auto' },
+          { language: 'fr', kind: 'auto' },
         ]);
       }
       const mountainVideo = byId.get('6iRV8liah8A');

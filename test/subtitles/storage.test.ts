@@ -188,6 +188,15 @@ describe('hasSubtitles and the video object', () => {
 describe('choosing the transcript', () => {
   const track = (language: string, kind: TrackInfo['kind']) => ({ language, kind });
 
+  it("puts a language's unnamed track before its named ones, and takes a named one by its id", () => {
+    const named = { language: 'en', kind: 'manual' as const, trackId: 'uYU-mmqFLq8' };
+    const unnamed = { language: 'en', kind: 'manual' as const, trackId: null };
+    expect(chooseTrack([named, unnamed])).toEqual(unnamed);
+    expect(chooseTrack([named, unnamed], { lang: 'en' })).toEqual(unnamed);
+    expect(chooseTrack([named, unnamed], { lang: 'en', trackId: 'uYU-mmqFLq8' })).toEqual(named);
+    expect(chooseTrack([unnamed], { trackId: 'uYU-mmqFLq8' })).toBeUndefined();
+  });
+
   it('prefers manual over auto over translated, then the video language, then English, then the first', () => {
     expect(chooseTrack([track('en', 'auto'), track('fr', 'manual')])).toEqual(track('fr', 'manual'));
     expect(chooseTrack([track('de', 'manual'), track('en', 'manual'), track('fr', 'manual')], { videoLanguage: 'fr' })).toEqual(

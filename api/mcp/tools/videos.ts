@@ -4,7 +4,7 @@ import { INT4_MAX, videoIdSchema } from '../../../core/schemas.ts';
 import { statusHistory, statusHistorySchema } from '../../../core/status/statusHistory.ts';
 import { readSubtitles } from '../../../core/subtitles/readSubtitles.ts';
 import { timestampedText } from '../../../core/subtitles/timestampedText.ts';
-import { LANGUAGE, trackKinds, trackSources } from '../../../core/subtitles/tracks.ts';
+import { languageParam, trackIdParam, trackKinds, trackSources } from '../../../core/subtitles/tracks.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import { videoObject, type VideoObject } from '../../../core/videos/videoObject.ts';
 import { chargeQuota } from '../../http/quota.ts';
@@ -41,8 +41,9 @@ export const getSubtitlesTool = defineTool({
   description: `A video's subtitles as timestamped text, one cue per line ("[m:ss] text"; ">>" marks a new speaker), ${CUES_PER_PAGE} cues a page by default (page through long videos with page). Without lang/kind the best track is chosen (manual, then auto, then translated; the video's language, else English). Each call counts one subtitleDownloadsPerDay.`,
   input: z.object({
     videoId: videoIdSchema,
-    lang: z.string().regex(LANGUAGE).optional().describe('a track language: en, en-GB, pt-BR…'),
+    lang: languageParam.optional().describe('a track language (BCP 47): en, en-GB, pt-BR…'),
     kind: z.enum(trackKinds).optional(),
+    trackId: trackIdParam.optional().describe("a named track's id (one of several in its language)"),
     version: z.number().int().min(1).max(INT4_MAX).optional().describe('an older version of the chosen track'),
     page: z.number().int().min(1).max(INT4_MAX).default(1),
     pageSize: z.number().int().min(50).max(5000).default(CUES_PER_PAGE).describe('cues per page'),
@@ -50,7 +51,13 @@ export const getSubtitlesTool = defineTool({
   output: z.object({
     videoId: z.string(),
     title: z.string().nullable(),
-    track: z.object({ language: z.string(), kind: z.enum(trackKinds), source: z.enum(trackSources), version: z.number().int() }),
+    track: z.object({
+      language: z.string(),
+      trackId: z.string().nullable(),
+      kind: z.enum(trackKinds),
+      source: z.enum(trackSources),
+      version: z.number().int(),
+    }),
     page: z.number().int(),
     totalPages: z.number().int(),
     cues: z.number().int().describe('cues on this page'),
@@ -71,7 +78,7 @@ export const getSubtitlesTool = defineTool({
     const data = {
       videoId: video.videoId,
       title: video.title,
-      track: { language: track.language, kind: track.kind, source: track.source, version: track.version },
+      track: { language: track.language, trackId: track.trackId, kind: track.kind, source: track.source, version: track.version },
       ...page,
     };
     return {

@@ -9,6 +9,7 @@
  * `_type: url`), `-J` playlist dumps with full entries, and nested tab playlists.
  */
 import { CHANNEL_ID, VIDEO_ID } from '../../youtube/channelQuery.ts';
+import { readTrackNames } from '../../youtube/infoJsonTracks.ts';
 import type { ChannelRecord, VideoRecord } from '../types.ts';
 
 type Obj = Record<string, unknown>;
@@ -25,7 +26,7 @@ export interface ChannelNames {
 interface Siblings {
   /** file:// URL of the chosen media file */
   mediaUrl?: string;
-  /** Subtitle files: language code from the file name (`<base>.<lang>.<ext>`). */
+  /** Subtitle files: yt-dlp's names of their tracks (`<base>.<name>.<ext>`: en, en-uYU-mmqFLq8, live_chat), read by captionsOf. */
   subtitleLanguages: string[];
 }
 
@@ -147,10 +148,6 @@ function httpUrl(value: unknown): string | undefined {
   return s && /^https?:\/\//i.test(s) ? s : undefined;
 }
 
-function keySet(value: unknown): Set<string> {
-  return isObj(value) ? new Set(Object.keys(value)) : new Set();
-}
-
 interface UrlFacts {
   channelId?: string;
   handle?: string;
@@ -263,32 +260,16 @@ function foreignExtractor(obj: Obj): string | undefined {
 // ---------------------------------------------------------------------------------------------
 // Captions
 
-/**
- * Kind of a caption file from the document's lists: a language listed under `subtitles` is
- * manual (yt-dlp prefers manual subtitles when both exist); one only under `automatic_captions`
- * is auto. A language in neither list (old dumps with empty lists, files added by hand) is
- * reported as 'auto': we will not claim a human-made track without evidence.
- */
-function captionKind(language: string, manual: Set<string>, auto: Set<string>): 'manual' | 'auto' {
-  if (manual.has(language)) return 'manual';
-  if (auto.has(language)) return 'auto';
-  return 'auto';
-}
-
-/** Subtitle "languages" that are not captions. */
-const NOT_CAPTIONS = new Set(['live_chat', 'rechat', 'danmaku', 'comments']);
-
+/** The caption tracks of the subtitle files beside the document (core/youtube/infoJsonTracks.ts), one entry per language and kind. */
 function captionsOf(obj: Obj, siblings: Siblings | undefined): VideoRecord['captions'] {
   if (!siblings) return undefined;
-  const manual = keySet(obj.subtitles);
-  const auto = keySet(obj.automatic_captions);
-  const seen = new Map<string, 'manual' | 'auto'>();
-  for (const language of siblings.subtitleLanguages) {
-    if (NOT_CAPTIONS.has(language) || seen.has(language)) continue;
-    seen.set(language, captionKind(language, manual, auto));
+  const seen = new Map<string, { language: string; kind: 'manual' | 'auto' }>();
+  for (const track of readTrackNames(obj, siblings.subtitleLanguages)) {
+    const kind = track.kind === 'manual' ? 'manual' : 'auto';
+    seen.set(`${track.language}\0${kind}`, { language: track.language, kind });
   }
   if (!seen.size) return undefined;
-  return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([language, kind]) => ({ language, kind }));
+  return [...seen.values()].sort((a, b) => (a.language < b.language ? -1 : a.language > b.language ? 1 : a.kind < b.kind ? -1 : 1));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
  * `ytplayer.config` of 2014-2020 pages, schema.org meta tags of older ones, or a removal notice.
  */
 import { decodeEntities } from '../../text/entities.ts';
+import { captionTrackOf } from '../../youtube/captionTrack.ts';
 import { CHANNEL_ID } from '../../youtube/channelQuery.ts';
 import { parseIsoDuration } from '../../youtube/isoDuration.ts';
 import { asObject, asString } from '../../youtube/json.ts';
@@ -110,10 +111,10 @@ function metaFromPlayer(player: Record<string, unknown>, videoId: string): Video
     const captions: Array<{ language: string; kind: 'manual' | 'auto' }> = [];
     const keys = new Set<string>();
     for (const entry of tracks) {
-      const track = asObject(entry);
-      const language = asString(track?.languageCode);
-      if (!language) continue;
-      const kind = track?.kind === 'asr' || asString(track?.vssId)?.startsWith('a.') ? 'auto' : 'manual';
+      const object = asObject(entry);
+      const track = object ? captionTrackOf(object) : undefined;
+      if (!track) continue;
+      const { language, kind } = track;
       if (keys.has(`${kind}:${language}`)) continue;
       keys.add(`${kind}:${language}`);
       captions.push({ language, kind });
