@@ -6,6 +6,7 @@ import { databaseLocation } from '../../core/db/databaseLocation.ts';
 import { keepEmbeddedRunning } from '../../core/db/keepEmbeddedRunning.ts';
 import { registerService } from '../../core/db/runningServices.ts';
 import { migrate } from '../../core/db/migrate.ts';
+import { activeArchiveRoots } from '../../core/archives/listArchiveRoots.ts';
 import { configuredSources, warmUpSources } from '../../core/sources/configured.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { startApi } from '../../api/server.ts';
@@ -30,13 +31,13 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
   const startup = (async () => {
     const db = await openDatabase(config, log, role);
     closers.push(() => db.close());
-    const unregister = await registerService(role, databaseLocation(config));
-    closers.push(async () => unregister());
+    const record = await registerService(role, databaseLocation(config));
+    closers.push(async () => record.remove());
     // Stopped before this process closes the database, so its own last close is not undone.
     if (db.embedded) closers.push(keepEmbeddedRunning(config.dataDir, log));
     if (stopping) return;
     await migrate(db.sql, db.url, log);
-    const sources = configuredSources(config);
+    const sources = configuredSources(config, () => activeArchiveRoots(db.sql));
     void warmUpSources(sources, log);
     if (sides.api && !stopping) {
       const hub = await createEventHub(db.sql, log);
@@ -77,6 +78,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
           ].join('\n'),
         );
       }
+      await record.listening(baseUrl);
       log.info('API listening', { url: baseUrl });
     }
     if (sides.worker && !stopping) {

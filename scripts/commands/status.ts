@@ -7,6 +7,7 @@ import type { Sql } from '../../core/db/database.ts';
 import { crawlProgress } from '../../core/crawl/crawlProgress.ts';
 import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
 import { startSearch } from '../../core/crawl/startSearch.ts';
+import { activeArchiveRoots } from '../../core/archives/listArchiveRoots.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
 import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';
 import { HEARTBEAT_STALE_SECONDS } from '../../core/workerHeartbeat.ts';
@@ -118,8 +119,8 @@ export async function backfillCommand(args: string[]): Promise<void> {
     return { text, query };
   });
   const { config, log } = setup();
-  const sources = configuredSources(config);
   const results = await withDatabase(async (db) => {
+    const sources = configuredSources(config, () => activeArchiveRoots(db.sql));
     const done: Array<{ query: string; channelId: string | null; title?: string; videos: number; crawl: string; statusJobs: number }> = [];
     for (const { text, query } of queries) {
       const channel = await resolveChannel(db.sql, sources, query, log);

@@ -1,5 +1,6 @@
 import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
+import { activeArchiveRoots } from '../../core/archives/listArchiveRoots.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
 import { startWorker } from '../../pipeline/worker.ts';
@@ -13,7 +14,7 @@ import type { TestDatabase } from './db.ts';
 export async function startSearchStack(db: TestDatabase, env: Record<string, string>, sources?: VideoSource[], clock?: () => Date) {
   const log = createLogger((process.env.TEST_LOG as 'debug' | undefined) ?? 'silent');
   const config = loadConfig({ DATABASE_URL: db.url, ...env });
-  const used = sources ?? configuredSources(config);
+  const used = sources ?? configuredSources(config, () => activeArchiveRoots(db.sql));
   const api = await startTestApi(db.sql, env, log, used, clock);
   // The API's configuration (its DATA_DIR too): both read and write the same stenogram store.
   const worker = await startWorker(api.config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, used);
