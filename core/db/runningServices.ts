@@ -99,7 +99,10 @@ export async function runningServices(): Promise<RunningService[]> {
       // unreadable: not a record of ours
     }
     if (!processAlive(pid) || (service && !stillRunning(service))) await rm(join(dir, name), { force: true });
-    else if (service) services.push(service);
+    else if (service) {
+      const { processStart: _checked, ...shown } = service;
+      services.push(shown);
+    }
   }
   return services.sort((a, b) => a.pid - b.pid);
 }

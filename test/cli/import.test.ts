@@ -182,6 +182,7 @@ describeReal('afterimage import', () => {
           role: 'api',
           startedAt: expect.any(String),
           database: { embedded: false, location: withPassword(other.url).replace('s3cret-pw', '****') },
+          url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
         },
       ]);
       const text = await importInto(db);
