@@ -12,8 +12,7 @@ import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixtur
 import { createKeyedUser } from '../support/api.ts';
 import { eventually, parseJson, runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { readStream } from '../support/sse.ts';
-import { startSearchStack } from '../support/stack.ts';
+import { searchToEnd, startSearchStack } from '../support/stack.ts';
 
 // An imported folder is an archive root: a later channel search reads the files added to it since
 // (ARCHIVE_DIR points elsewhere), their subtitles are fetched from it and their media served; once
@@ -67,14 +66,7 @@ describe('archive roots', () => {
     await addVideo(ADDED);
     const stack = await startSearchStack(db, { ARCHIVE_DIR: elsewhere });
     try {
-      const started = await stack.api.call('/api/search', {
-        method: 'POST',
-        key,
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ query: fixture.handle }),
-      });
-      expect(started.status).toBe(200);
-      const { events } = await readStream(`${stack.api.url}${started.body.data.sseEndpointUrl}`, { key, timeoutMs: 20_000 });
+      const events = await searchToEnd(stack.api, key, fixture.handle);
       expect(events.at(-1)!.event).toBe('search:complete');
       const found = events.filter((event) => event.event === 'search:video').map((event) => event.data.videoId);
       expect(found).toContain(ADDED);

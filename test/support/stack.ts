@@ -4,8 +4,9 @@ import { activeArchiveRoots } from '../../core/archives/listArchiveRoots.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
 import { startWorker } from '../../pipeline/worker.ts';
-import { startTestApi } from './api.ts';
+import { startTestApi, type TestApi } from './api.ts';
 import type { TestDatabase } from './db.ts';
+import { readStream } from './sse.ts';
 
 /**
  * API and worker over one test database, as `afterimage start` wires them: the sources come from
@@ -26,4 +27,16 @@ export async function startSearchStack(db: TestDatabase, env: Record<string, str
       await api.close();
     },
   };
+}
+
+/** A channel search through the API, its stream read to the end: the events, the last one first checked by the caller. */
+export async function searchToEnd(api: TestApi, key: string, query: string) {
+  const started = await api.call('/api/search', {
+    method: 'POST',
+    key,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  if (started.status !== 200) throw new Error(`POST /api/search answered ${started.status}: ${JSON.stringify(started.body)}`);
+  return (await readStream(`${api.url}${started.body.data.sseEndpointUrl}`, { key, timeoutMs: 20_000 })).events;
 }
