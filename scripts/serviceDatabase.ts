@@ -56,11 +56,13 @@ export async function chooseDatabase(dataDir: string | undefined, env: NodeJS.Pr
     );
   }
   const [service] = databases as [RunningService];
-  if (service.database.embedded) return { config: loadConfig({ ...env, DATA_DIR: service.database.location }), service };
+  // The service's ARCHIVE_DIR too, so what is shown of it is the service's.
+  const serviceEnv = { ...env, ...(service.archiveDir ? { ARCHIVE_DIR: service.archiveDir } : {}) };
+  if (service.database.embedded) return { config: loadConfig({ ...serviceEnv, DATA_DIR: service.database.location }), service };
   if (service.database.location.includes('****')) {
     throw new UsageError(
       `the running service (${describeService(service)}) connects with a password, which it does not record; run this again with DATABASE_URL set to that database's URL, password included`,
     );
   }
-  return { config: loadConfig({ ...env, DATABASE_URL: service.database.location }), service };
+  return { config: loadConfig({ ...serviceEnv, DATABASE_URL: service.database.location }), service };
 }

@@ -19,6 +19,8 @@ export interface RunningService {
   role: string;
   startedAt: string;
   database: DatabaseLocation;
+  /** The ARCHIVE_DIR it reads (absolute). */
+  archiveDir?: string;
   /** Where its API listens (api and start), once it does. */
   url?: string;
   /** The process's start in clock ticks since boot (/proc/<pid>/stat), where the system tells it. */
@@ -54,11 +56,11 @@ export interface ServiceRecord {
 }
 
 /** Records this process as a running service until it exits. */
-export async function registerService(role: string, database: DatabaseLocation): Promise<ServiceRecord> {
+export async function registerService(role: string, database: DatabaseLocation, archiveDir: string): Promise<ServiceRecord> {
   const dir = registryDir();
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `${process.pid}.json`);
-  const service: RunningService = { pid: process.pid, role, startedAt: new Date().toISOString(), database };
+  const service: RunningService = { pid: process.pid, role, startedAt: new Date().toISOString(), database, archiveDir };
   const started = processStart(process.pid);
   if (started !== undefined) service.processStart = started;
   // Whole or not at all: a reader never sees half a record.

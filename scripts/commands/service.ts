@@ -31,7 +31,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
   const startup = (async () => {
     const db = await openDatabase(config, log, role);
     closers.push(() => db.close());
-    const record = await registerService(role, databaseLocation(config));
+    const record = await registerService(role, databaseLocation(config), config.archiveDir);
     closers.push(async () => record.remove());
     // Stopped before this process closes the database, so its own last close is not undone.
     if (db.embedded) closers.push(keepEmbeddedRunning(config.dataDir, log));

@@ -93,6 +93,10 @@ describe('afterimage import: which database', () => {
     expect(summary.new).toBeGreaterThan(0);
     expect(await videosIn(embeddedUrl(dataDir.dir))).toBe(before + summary.new);
 
+    // afterimage archives finds the same database, and the service's ARCHIVE_DIR.
+    const archives = await runCli(['archives', 'list', '--json'], { XDG_RUNTIME_DIR: runtimeDir });
+    expect(parseJson(archives)).toMatchObject({ archiveDir: join(dataDir.dir, 'archive'), roots: [{ path: fixture.dir }] });
+
     const text = await runCli(['import', fixture.dir], { XDG_RUNTIME_DIR: runtimeDir });
     expect(text.stderr).toContain(`importing into the running service's database (pid ${service.child.pid} (api) at http://127.0.0.1:`);
     expect(text.stdout).toContain(

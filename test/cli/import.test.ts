@@ -174,6 +174,7 @@ describeReal('afterimage import', () => {
           role: 'api',
           startedAt: expect.any(String),
           database: { embedded: false, location: withPassword(other.url).replace('s3cret-pw', '****') },
+          archiveDir: expect.any(String),
           url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
         },
       ]);
