@@ -219,11 +219,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return { ...parsed.data, dataDir, archiveDir: resolve(parsed.data.ARCHIVE_DIR ?? `${dataDir}/archive`) };
 }
 
-/** Hides the password of a URL, or the whole value when it is not a URL. */
+/** Hides the password of a URL (in its user part or a `password` parameter, as libpq takes it), or the whole value when it is not a URL. */
 function maskSecret(value: string): string {
   try {
     const url = new URL(value);
     if (url.password) url.password = '****';
+    if (url.searchParams.has('password')) url.searchParams.set('password', '****');
     return url.toString();
   } catch {
     return '****';

@@ -14,8 +14,10 @@ service
                         subtitles, media) in its own directory, offline, and start the service on it
 
 operator (each takes --json for scripts)
-  import <dir>          load a yt-dlp archive directory and its subtitle files (idempotent, with progress;
-                        exit 3 when some files were skipped, each listed with the reason)
+  import <dir> [--data-dir DIR]   load a yt-dlp archive directory and its subtitle files into the running
+                        service's database (or the one named), and keep it as an archive root crawls read
+                        (idempotent, with progress; exit 3 when some files were skipped, each listed with the reason)
+  archives list|add <dir>|remove <dir>   the archive roots crawls read beside ARCHIVE_DIR (remove deletes nothing)
   backfill <@handle|channel URL|UC…|video URL>...   crawl these channels now from every source, then check their videos
   refresh [--channel UC…]... [--video ID]... [--no-wait]   check video statuses now (default: every video due)
   reindex               rebuild the Typesense search index from every video, then switch searches to it
@@ -61,6 +63,7 @@ const commands: Record<string, () => Promise<Command>> = {
   keys: async () => (await import('./commands/accounts.ts')).keysCommand,
   tiers: async () => (await import('./commands/tiers.ts')).tiersCommand,
   import: async () => (await import('./commands/import.ts')).importCommand,
+  archives: async () => (await import('./commands/archives.ts')).archivesCommand,
   subtitles: async () => (await import('./commands/subtitles.ts')).subtitlesCommand,
   refresh: async () => (await import('./commands/status.ts')).refreshCommand,
   backfill: async () => (await import('./commands/status.ts')).backfillCommand,

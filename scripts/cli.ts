@@ -24,15 +24,18 @@ export function setup(): { config: Config; log: Logger } {
 }
 
 /**
- * Runs an operator command against the same database the service uses, running or not: the
- * embedded cluster is started when needed and stopped again if nothing else uses it.
+ * Runs an operator command against the configured database (or the one `config` names), running or
+ * not: the embedded cluster is started when needed and stopped again if nothing else uses it.
  */
-export async function withDatabase<T>(work: (db: Database, log: Logger) => Promise<T>, options = { migrate: true }): Promise<T> {
-  const { config, log } = setup();
+export async function withDatabase<T>(
+  work: (db: Database, log: Logger) => Promise<T>,
+  options: { migrate?: boolean; config?: Config } = {},
+): Promise<T> {
+  const { config, log } = options.config ? { config: options.config, log: createLogger(options.config.LOG_LEVEL) } : setup();
   const quiet = createLogger(config.LOG_LEVEL === 'debug' ? 'debug' : 'warn');
   const db = await openDatabase(config, quiet, 'cli');
   try {
-    if (options.migrate) await migrate(db.sql, db.url, quiet);
+    if (options.migrate ?? true) await migrate(db.sql, db.url, quiet);
     return await work(db, log);
   } finally {
     await db.close();

@@ -30,7 +30,7 @@ export const videoFileRoute = defineRoute({
   tag: 'Video files',
   summary: "A video's archived media file, with byte ranges (HEAD too)",
   description:
-    'The media file the local archive recorded for the video (the videoFileUrl of video objects), streamed with its media type by extension. One byte range per request (Range: bytes=a-b, bytes=a-, bytes=-n) answers 206 with Content-Range; several ranges, or a malformed Range, answer the whole file (200). A range outside the file is 416 with Content-Range: bytes */<size>. ETag and Last-Modified validate If-None-Match / If-Modified-Since (304), If-Range, If-Match / If-Unmodified-Since (412). 404 NOT_FOUND with details.reason unknown_video, no_archived_file or file_missing. Counts only as a request (requestsPerMinute), never as a subtitle download.',
+    'The media file the local archive recorded for the video (the videoFileUrl of video objects), streamed with its media type by extension. One byte range per request (Range: bytes=a-b, bytes=a-, bytes=-n) answers 206 with Content-Range; several ranges, or a malformed Range, answer the whole file (200). A range outside the file is 416 with Content-Range: bytes */<size>. ETag and Last-Modified validate If-None-Match / If-Modified-Since (304), If-Range, If-Match / If-Unmodified-Since (412). 404 NOT_FOUND with details.reason unknown_video, no_archived_file, archive_removed (an operator removed the archive root holding it: afterimage archives remove) or file_missing. Counts only as a request (requestsPerMinute), never as a subtitle download.',
   auth: 'key',
   scope: 'L1',
   feature: 'subtitleDownload',

@@ -1,3 +1,4 @@
+import { activeArchiveRoots } from '../archives/listArchiveRoots.ts';
 import type { Config } from '../config.ts';
 import type { Sql } from '../db/database.ts';
 import type { SearchBackend } from '../fts/backend.ts';
@@ -57,7 +58,7 @@ export function buildServices(config: Config, deps: { sql: Sql; log: Logger }, o
   };
   const llm = given('llm', () => configuredLlmClient(config, deps.log) ?? null);
   return {
-    sources: given('sources', () => configuredSources(config)),
+    sources: given('sources', () => configuredSources(config, () => activeArchiveRoots(deps.sql))),
     subtitleSources: given('subtitleSources', () => configuredSubtitleSources(config)),
     statusProbe: given('statusProbe', () => configuredStatusProbe(config) ?? null),
     llm,

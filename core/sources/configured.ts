@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { createArchiveSource } from './archive.ts';
+import { createArchiveRootsSource } from './archiveRoots.ts';
 import type { FetchOptions } from './http.ts';
 import type { VideoSource } from './types.ts';
 import { createWaybackSource } from './wayback/source.ts';
@@ -14,11 +14,12 @@ export const sourceFetchOptions = (config: Config): FetchOptions => ({
 
 /**
  * The sources this deployment uses, in the order a crawl asks them: the local archive always
- * (offline), the YouTube Data API when a key is set, the Wayback Machine when enabled.
+ * (offline: ARCHIVE_DIR and the stored archive roots), the YouTube Data API when a key is set, the
+ * Wayback Machine when enabled.
  */
-export function configuredSources(config: Config): VideoSource[] {
+export function configuredSources(config: Config, storedRoots: () => Promise<string[]>): VideoSource[] {
   const fetchOptions = sourceFetchOptions(config);
-  const sources: VideoSource[] = [createArchiveSource({ dir: config.archiveDir })];
+  const sources: VideoSource[] = [createArchiveRootsSource({ dir: config.archiveDir, storedRoots })];
   if (config.YOUTUBE_API_KEY) {
     sources.push(createYoutubeApiSource({ apiKey: config.YOUTUBE_API_KEY, baseUrl: config.YOUTUBE_API_URL, fetchOptions }));
   }

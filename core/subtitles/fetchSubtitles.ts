@@ -3,12 +3,14 @@
  * every track found (a new version only when its content changed), choose the transcript again,
  * and tell running crawls of the video's channel with search:caption_info, all in one transaction.
  */
+import { archiveFileCheck } from '../archives/archiveFileCheck.ts';
 import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
 import { captionInfoOf } from '../events/searchEvents.ts';
 import type { Logger } from '../log.ts';
 import { DefiniteError } from '../sources/httpErrors.ts';
+import { localPath } from '../videos/localPath.ts';
 import { VIDEO_JSON, type VideoObject } from '../videos/videoObject.ts';
 import type { SubtitleSource, SubtitleVideo } from './sources.ts';
 import { insertTrack, prepareTrack, type PreparedTrack } from './store.ts';
@@ -43,12 +45,20 @@ export interface FetchSubtitlesOptions {
   signal?: AbortSignal;
 }
 
+/** The video and its archive files, without those under a removed archive root (core/archives/). */
 async function loadVideo(sql: Sql, videoId: string): Promise<SubtitleVideo | undefined> {
   const [row] = await sql<SubtitleVideo[]>`
     select v.video_id as "videoId", v.channel_id as "channelId", v.language, v.video_file_url as "videoFileUrl",
       coalesce((select array_agg(s.evidence_url) from video_sources s where s.video_id = v.video_id and s.source = 'archive' and s.evidence_url is not null), '{}') as "archiveEvidence"
     from videos v where v.video_id = ${videoId}`;
-  return row;
+  if (!row) return undefined;
+  const readable = await archiveFileCheck(sql);
+  const inUse = (url: string) => readable(localPath(url) ?? '');
+  return {
+    ...row,
+    archiveEvidence: row.archiveEvidence.filter(inUse),
+    videoFileUrl: row.videoFileUrl && inUse(row.videoFileUrl) ? row.videoFileUrl : null,
+  };
 }
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -5,12 +5,13 @@
  */
 import { constants, open, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { archiveFileCheck } from '../archives/archiveFileCheck.ts';
 import type { Queryable } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { localPath } from './localPath.ts';
 
 /** Why a video has no file to serve: a 404's `details.reason`. */
-type MissingReason = 'unknown_video' | 'no_archived_file' | 'file_missing';
+type MissingReason = 'unknown_video' | 'no_archived_file' | 'archive_removed' | 'file_missing';
 
 const missing = (reason: MissingReason, message: string) => new AppError('NOT_FOUND', message, { details: { reason } });
 
@@ -65,6 +66,11 @@ export async function openMediaFile(sql: Queryable, videoId: string): Promise<Me
   if (!video) throw missing('unknown_video', `no video ${videoId} is stored; a channel search finds a channel's videos`);
   const path = video.fileUrl ? localPath(video.fileUrl) : undefined;
   if (!path) throw missing('no_archived_file', `video ${videoId} has no archived media file on this server`);
+  if (!(await archiveFileCheck(sql))(path))
+    throw missing(
+      'archive_removed',
+      `the archive folder holding the media file of video ${videoId} was removed from this server's archives`,
+    );
   // Non-blocking: a FIFO put where the file was must not hang the request (regular files read as ever).
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK).catch((error: NodeJS.ErrnoException) => {
     throw error.code === 'ENOENT' || error.code === 'ENOTDIR' ? fileGone(videoId) : error;

@@ -377,9 +377,9 @@ async function crawlOnce(
   return { run, channelId, config };
 }
 
-/** The source half of the crawl alone: a fresh source like the worker's, every page in turn. */
+/** The source half of the crawl alone: a fresh source like the worker's (the benchmark's archive is ARCHIVE_DIR, no stored roots), every page in turn. */
 async function replaySource(kind: SourceKind, config: ReturnType<typeof loadConfig>, channelId: string) {
-  const source: VideoSource = configuredSources(config).find((candidate) => candidate.name === kind)!;
+  const source: VideoSource = configuredSources(config, async () => []).find((candidate) => candidate.name === kind)!;
   const resolveStarted = performance.now();
   const channel: ChannelRecord = (await source.resolveChannel({ kind: 'channelId', channelId })) ?? { channelId };
   const resolveMs = performance.now() - resolveStarted;

@@ -1,34 +1,47 @@
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { addArchiveRoot } from '../../core/archives/addArchiveRoot.ts';
 import { databaseLocation, describeDatabaseLocation, sameDatabase } from '../../core/db/databaseLocation.ts';
 import { runningServices } from '../../core/db/runningServices.ts';
 import { refreshSearchWords } from '../../core/fts/postgres.ts';
 import { loadArchiveSubtitles } from '../../core/import/loadArchiveSubtitles.ts';
 import { storeArchiveScan, type SkippedFile } from '../../core/import/storeArchiveScan.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
-import { output, parseOptions, setup, UsageError, withDatabase } from '../cli.ts';
+import { output, parseOptions, UsageError, withDatabase } from '../cli.ts';
 import { progressBar } from '../progress.ts';
+import { chooseDatabase, describeService } from '../serviceDatabase.ts';
 
 /** The exit code of an import that skipped something (files, videos or subtitle files it could not load). */
 const PARTIAL_EXIT_CODE = 3;
 const SKIPPED_SHOWN = 10;
 
-const USAGE = `usage: afterimage import <yt-dlp archive directory> [--json]
-exit codes: 0 everything imported, 3 imported but some files skipped (listed), 2 usage error, 1 failure`;
+const USAGE = `usage: afterimage import <yt-dlp archive directory> [--data-dir DIR] [--json]
+writes into the database of the Afterimage service running on this machine, or the one named by
+--data-dir DIR (the embedded PostgreSQL in DIR), DATA_DIR or DATABASE_URL; the folder becomes an
+archive root that later crawls read (afterimage archives list)
+exit codes: 0 everything imported, 3 imported but some files skipped (listed), 2 usage error (also:
+no service, or several, and no database named), 1 failure`;
 
 /**
  * `afterimage import <dir>`: loads a yt-dlp archive directory into the database: channels, videos,
- * the subtitle files beside them, then the did-you-mean vocabulary. Idempotent: a second run
- * changes nothing unless the files did. Media files beside a video set videoFileUrl. A file that
- * cannot be imported is skipped and listed, and the exit code is then 3.
+ * the subtitle files beside them, then the did-you-mean vocabulary, and keeps the folder as an
+ * archive root (core/archives/) that later crawls read. Idempotent: a second run changes nothing
+ * unless the files did. Media files beside a video set videoFileUrl. A file that cannot be imported
+ * is skipped and listed, and the exit code is then 3. The database is the running service's unless
+ * one is named (scripts/serviceDatabase.ts).
  */
 export async function importCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseOptions(args, {}, true);
+  const { values, positionals } = parseOptions(args, { 'data-dir': { type: 'string' } }, true);
   if (positionals.length !== 1) throw new UsageError(USAGE);
-  const dir = resolve(positionals[0]!);
-  const info = await stat(dir).catch(() => undefined);
-  if (!info?.isDirectory()) throw new UsageError(`${dir} is not a directory; give the folder yt-dlp wrote its .info.json files into`);
-  const database = databaseLocation(setup().config);
+  const given = resolve(positionals[0]!);
+  const info = await stat(given).catch(() => undefined);
+  if (!info?.isDirectory()) throw new UsageError(`${given} is not a directory; give the folder yt-dlp wrote its .info.json files into`);
+  // The real path: the archive root and every file recorded under it name the folder one way.
+  const dir = await realpath(given);
+  const chosen = await chooseDatabase(values['data-dir']);
+  const database = databaseLocation(chosen.config);
+  if (chosen.service && !values.json)
+    process.stderr.write(`importing into the running service's database (${describeService(chosen.service)})\n`);
 
   const scanning = progressBar('scanning');
   const scan = await scanArchive(dir, {
@@ -37,22 +50,28 @@ export async function importCommand(args: string[]): Promise<void> {
   });
   scanning.done(`${scan.stats.filesParsed} metadata files, ${scan.channels.length} channels, ${scan.videos.length} videos`);
 
-  const { stored, subtitles, vocabulary } = await withDatabase(async (db, log) => {
-    const storing = progressBar('storing');
-    const stored = await storeArchiveScan(db.sql, scan, { log, onProgress: (done, total) => storing.update(done, total) });
-    storing.done(`${stored.new} new, ${stored.updated} updated, ${stored.unchanged} unchanged, ${stored.skipped.length} skipped`);
-    const loading = progressBar('subtitles');
-    const subtitles = await loadArchiveSubtitles(db.sql, stored.storedVideos, log, (done, total) => loading.update(done, total));
-    loading.done(`${subtitles.tracks} tracks of ${subtitles.videos} videos, ${subtitles.newVersions} new versions`);
-    // Now, not at the crontab's next refresh: a typo of a title just imported gets its suggestion at once.
-    return { stored, subtitles, vocabulary: await refreshSearchWords(db.sql) };
-  });
+  const { stored, subtitles, vocabulary, archiveRootAdded } = await withDatabase(
+    async (db, log) => {
+      const storing = progressBar('storing');
+      const stored = await storeArchiveScan(db.sql, scan, { log, onProgress: (done, total) => storing.update(done, total) });
+      storing.done(`${stored.new} new, ${stored.updated} updated, ${stored.unchanged} unchanged, ${stored.skipped.length} skipped`);
+      const loading = progressBar('subtitles');
+      const subtitles = await loadArchiveSubtitles(db.sql, stored.storedVideos, log, (done, total) => loading.update(done, total));
+      loading.done(`${subtitles.tracks} tracks of ${subtitles.videos} videos, ${subtitles.newVersions} new versions`);
+      // Now, not at the crontab's next refresh: a typo of a title just imported gets its suggestion at once.
+      const vocabulary = await refreshSearchWords(db.sql);
+      return { stored, subtitles, vocabulary, archiveRootAdded: await addArchiveRoot(db.sql, dir) };
+    },
+    { config: chosen.config },
+  );
 
   const skipped: SkippedFile[] = [...scan.warnings.map((warning) => ({ file: warning.file, reason: warning.message })), ...stored.skipped];
   const otherServices = (await runningServices()).filter((service) => !sameDatabase(service.database, database));
   const summary = {
     directory: dir,
     database,
+    runningService: chosen.service ?? null,
+    archiveRoot: { path: dir, added: archiveRootAdded },
     channels: scan.channels.length,
     videos: stored.storedVideos.length,
     new: stored.new,
@@ -68,7 +87,8 @@ export async function importCommand(args: string[]): Promise<void> {
   output(values.json, summary, () =>
     [
       `imported ${dir}`,
-      `  into:      ${describeDatabaseLocation(database)}`,
+      `  into:      ${describeDatabaseLocation(database)}${chosen.service ? `, the running service's (pid ${chosen.service.pid})` : ''}`,
+      `  archive:   ${dir} ${archiveRootAdded ? 'is now an archive root: crawls read it' : 'was an archive root already'} (afterimage archives list)`,
       `  channels:  ${summary.channels}`,
       `  videos:    ${summary.videos} (${summary.new} new, ${summary.updated} updated, ${summary.unchanged} unchanged; ${summary.withMediaFile} with a media file)`,
       `  subtitles: ${subtitles.tracks} tracks of ${subtitles.videos} videos (${subtitles.newVersions} new versions)`,

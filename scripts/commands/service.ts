@@ -31,8 +31,8 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
   const startup = (async () => {
     const db = await openDatabase(config, log, role);
     closers.push(() => db.close());
-    const unregister = await registerService(role, databaseLocation(config));
-    closers.push(async () => unregister());
+    const record = await registerService(role, databaseLocation(config), config.archiveDir);
+    closers.push(async () => record.remove());
     // Stopped before this process closes the database, so its own last close is not undone.
     if (db.embedded) closers.push(keepEmbeddedRunning(config.dataDir, log));
     if (stopping) return;
@@ -79,6 +79,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
           ].join('\n'),
         );
       }
+      await record.listening(baseUrl);
       log.info('API listening', { url: baseUrl });
     }
     if (sides.worker && !stopping) {

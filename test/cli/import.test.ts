@@ -12,8 +12,7 @@ import { realFixture } from '../kit/realFixtures.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { killService, parseJson, runCli, startService, type CliResult, type Service } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { readStream } from '../support/sse.ts';
-import { startSearchStack } from '../support/stack.ts';
+import { searchToEnd, startSearchStack } from '../support/stack.ts';
 
 // `afterimage import` run as the real command over a yt-dlp folder: the archive-fixture kit's
 // channel, plus real files of the wild copied in (an anonymised dump, "Me at the zoo" and a real
@@ -141,14 +140,7 @@ describeReal('afterimage import', () => {
   it('a channel search over the imported folder finds the subtitles stored, with nothing left to fetch', async () => {
     const stack = await startSearchStack(db, { ARCHIVE_DIR: fixture.dir });
     try {
-      const started = await stack.api.call('/api/search', {
-        method: 'POST',
-        key,
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ query: fixture.handle }),
-      });
-      expect(started.status).toBe(200);
-      const { events } = await readStream(`${stack.api.url}${started.body.data.sseEndpointUrl}`, { key, timeoutMs: 20_000 });
+      const events = await searchToEnd(stack.api, key, fixture.handle);
       expect(events.at(-1)!.event).toBe('search:complete');
       const videos = new Map(events.filter((event) => event.event === 'search:video').map((event) => [event.data.videoId, event.data]));
       for (const videoId of fixture.subtitleVideoIds) expect(videos.get(videoId)).toMatchObject({ hasSubtitles: true });
@@ -182,6 +174,8 @@ describeReal('afterimage import', () => {
           role: 'api',
           startedAt: expect.any(String),
           database: { embedded: false, location: withPassword(other.url).replace('s3cret-pw', '****') },
+          archiveDir: expect.any(String),
+          url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
         },
       ]);
       const text = await importInto(db);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
+import { activeArchiveRoots } from '../../core/archives/listArchiveRoots.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
@@ -49,7 +50,7 @@ describe('kill -9 of a worker in the middle of a crawl', () => {
     ]);
     const env = { ARCHIVE_DIR: archive.dir };
     api = await startTestApi(db.sql, env, createLogger('silent'), {
-      sources: configuredSources(loadConfig({ DATABASE_URL: db.url, ...env })),
+      sources: configuredSources(loadConfig({ DATABASE_URL: db.url, ...env }), () => activeArchiveRoots(db.sql)),
     });
   }, 120_000);
   afterAll(async () => {

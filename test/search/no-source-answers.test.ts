@@ -32,7 +32,9 @@ beforeAll(async () => {
     SOURCE_TIMEOUT_MS: '600000',
     SOURCE_WAIT_BUDGET_MS: '1000',
   };
-  const sources = configuredSources(loadConfig({ DATABASE_URL: db.url, ...env })).filter((source) => source.name !== 'archive');
+  const sources = configuredSources(loadConfig({ DATABASE_URL: db.url, ...env }), async () => []).filter(
+    (source) => source.name !== 'archive',
+  );
   stack = await startSearchStack(db, env, { sources });
   api = stack.api;
   ({ key } = await createKeyedUser(db.sql));

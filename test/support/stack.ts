@@ -2,8 +2,9 @@ import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
 import { buildServices, type Services } from '../../core/services/buildServices.ts';
 import { startWorker } from '../../pipeline/worker.ts';
-import { startTestApi } from './api.ts';
+import { startTestApi, type TestApi } from './api.ts';
 import type { TestDatabase } from './db.ts';
+import { readStream } from './sse.ts';
 
 /**
  * API and worker over one test database, as `afterimage start` wires them: one set of services built
@@ -30,4 +31,16 @@ export async function startSearchStack(
       await api.close();
     },
   };
+}
+
+/** A channel search through the API, its stream read to the end: the events, the last one first checked by the caller. */
+export async function searchToEnd(api: TestApi, key: string, query: string) {
+  const started = await api.call('/api/search', {
+    method: 'POST',
+    key,
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  if (started.status !== 200) throw new Error(`POST /api/search answered ${started.status}: ${JSON.stringify(started.body)}`);
+  return (await readStream(`${api.url}${started.body.data.sseEndpointUrl}`, { key, timeoutMs: 20_000 })).events;
 }
