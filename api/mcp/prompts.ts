@@ -36,7 +36,8 @@ export function registerPrompts(server: McpServer, ctx: McpContext): void {
 2. If its status is deleted or re-uploaded, call get_video_status_history and say when and why it went away (and where it lives now, if re-uploaded).
 3. Call get_summary. If there is none, call generate_summary (it waits for the result when you pass a progress token); if it answers TRANSCRIPT_REQUIRED, say that subtitles are being fetched.
 4. Call get_subtitles (page through with page when totalPages > 1) to check the details against what was actually said.
-Then ${question ? `answer this question: ${question}` : 'summarise what the video says'}. Quote the moments you rely on as [m:ss] with a https://www.youtube.com/watch?v=${videoId}&t=<seconds>s link. If a tool answers RATE_LIMITED, say which limit and when it resets instead of retrying.`)),
+Then ${question ? `answer this question: ${question}` : 'summarise what the video says'}. Quote the moments you rely on as [m:ss] with a https://www.youtube.com/watch?v=${videoId}&t=<seconds>s link. If a tool answers RATE_LIMITED, say which limit and when it resets instead of retrying.`),
+    ),
   );
 
   server.registerPrompt(
@@ -52,7 +53,8 @@ Then ${question ? `answer this question: ${question}` : 'summarise what the vide
 2. Call browse_summaries with that channelId for what its videos are about; use their tags for the main topics.
 3. Call search_videos with q set to the channel's main topics and status "deleted" to find deleted or re-uploaded videos; for a few of them call get_video_status_history for the reason.
 4. Call get_usage if a tool answers RATE_LIMITED, and say what remains.
-Write: what the channel publishes (topics, typical length, active years), its most notable videos, and what has been deleted and why. Give video ids with every claim.`)),
+Write: what the channel publishes (topics, typical length, active years), its most notable videos, and what has been deleted and why. Give video ids with every claim.`),
+    ),
   );
 
   server.registerPrompt(
@@ -70,6 +72,7 @@ Write: what the channel publishes (topics, typical length, active years), its mo
 ${channel ? `1. Call search_channel with query "${channel}" so its videos are stored (and note its channelId).\n` : ''}${channel ? '2' : '1'}. Call search_videos with q "${topic}" and status "deleted"; call it again with in "subtitles" to find videos that talk about it without naming it in the title.${channel ? ' Keep only videos of that channel.' : ''}
 ${channel ? '3' : '2'}. For each hit call get_video_status_history: report when it was deleted, the reason (copyright with its claimant, private, terms of service…) and the re-upload id when there is one.
 ${channel ? '4' : '3'}. For the most relevant ones call get_summary (or get_subtitles) to say what they contained.
-Answer as a table: video id, title, deleted on, reason, re-uploaded as, what it was about.`)),
+Answer as a table: video id, title, deleted on, reason, re-uploaded as, what it was about.`),
+    ),
   );
 }

@@ -82,10 +82,14 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
       description: 'A video\'s best subtitle track as timestamped text ("[m:ss] text" lines); counts one subtitleDownloadsPerDay',
       mimeType: 'text/plain',
     },
-    guardedRead(ctx, { scope: 'L1', feature: 'subtitleDownload', charges: ['subtitleDownloadsPerDay'] }, async (uri, { videoId }, charge) => {
-      const { cues } = await readSubtitles(sql, videoId!, {}, async () => void (await charge('subtitleDownloadsPerDay')));
-      return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: timestampedText(cues, 1, Math.max(cues.length, 1)).text }] };
-    }),
+    guardedRead(
+      ctx,
+      { scope: 'L1', feature: 'subtitleDownload', charges: ['subtitleDownloadsPerDay'] },
+      async (uri, { videoId }, charge) => {
+        const { cues } = await readSubtitles(sql, videoId!, {}, async () => void (await charge('subtitleDownloadsPerDay')));
+        return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: timestampedText(cues, 1, Math.max(cues.length, 1)).text }] };
+      },
+    ),
   );
 
   server.registerResource(

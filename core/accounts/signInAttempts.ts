@@ -53,7 +53,9 @@ export async function countSignInAttempt(sql: Sql, attempt: { address: string; e
     refundQuotas(
       sql,
       decisions.flatMap((decision, index) =>
-        decision.allowed ? [{ subject: charges[index]!.subject, limit: charges[index]!.rule.name, windowStart: decision.windowStart! }] : [],
+        decision.allowed
+          ? [{ subject: charges[index]!.subject, limit: charges[index]!.rule.name, windowStart: decision.windowStart! }]
+          : [],
       ),
     );
   const refused = decisions.find((decision) => !decision.allowed);

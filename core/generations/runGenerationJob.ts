@@ -87,7 +87,8 @@ export async function runGenerationJob<Row extends GenerationRow, Generated, Kep
         returning charged.charged_subject::text as subject, charged.charged_window_start as "windowStart"`;
       if (!failed) return;
       // Nothing was delivered: the unit goes back to whoever paid, in the bucket it was charged in.
-      if (failed.subject && failed.windowStart) await refundQuotas(tx, [{ subject: failed.subject, limit: kind.unit, windowStart: failed.windowStart }]);
+      if (failed.subject && failed.windowStart)
+        await refundQuotas(tx, [{ subject: failed.subject, limit: kind.unit, windowStart: failed.windowStart }]);
       await appendEvents(tx, stream, [
         kind.events.error({ code: failure.code, message: failure.message, refunded: Boolean(failed.subject && failed.windowStart) }),
       ]);

@@ -30,7 +30,9 @@ export const usageReportSchema = z.object({
   limits: keyedObject(limitName, usageSchema),
   limitsEnforced: z
     .boolean()
-    .describe('an addition to the spec. false for an administrator: their use is counted and shown here, but no limit refuses them (no 429)'),
+    .describe(
+      'an addition to the spec. false for an administrator: their use is counted and shown here, but no limit refuses them (no 429)',
+    ),
 });
 
 /** `subjectOf` names whose counter a limit uses (the key's for per-key limits, else the user's or the address's). */

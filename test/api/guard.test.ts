@@ -123,7 +123,7 @@ describe('one guard chain for REST, pages and MCP: every charge is one statement
 });
 
 describe('administrators are counted, never refused', () => {
-  it('an administrator past the tier\'s ftsQueriesPerMinute and requestsPerMinute is served; the use shows in /api/features', async () => {
+  it("an administrator past the tier's ftsQueriesPerMinute and requestsPerMinute is served; the use shows in /api/features", async () => {
     await awaitFreshWindow(db.sql);
     await updateTier(db.sql, 'pro', { limits: { requestsPerMinute: 3, ftsQueriesPerMinute: 1 } });
     const admin = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
@@ -143,7 +143,7 @@ describe('administrators are counted, never refused', () => {
     expect(refused.details).toMatchObject({ limit: 'ftsQueriesPerMinute' });
   });
 
-  it('MCP: the same for an administrator\'s tool calls', async () => {
+  it("MCP: the same for an administrator's tool calls", async () => {
     await awaitFreshWindow(db.sql);
     await updateTier(db.sql, 'pro', { limits: { subtitleDownloadsPerDay: 1 } });
     const admin = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });

@@ -79,7 +79,9 @@ async function accountView(
 
         <h2>Usage</h2>
         {usage.limitsEnforced ? null : (
-          <p data-limits-enforced="false">As an administrator you are not held to these limits: your use is counted and shown here, never refused.</p>
+          <p data-limits-enforced="false">
+            As an administrator you are not held to these limits: your use is counted and shown here, never refused.
+          </p>
         )}
         <div class="table-scroll">
           <table>

@@ -222,11 +222,7 @@ export const searchPage = definePage({
     const goTo = await reference(ctx, query.q);
     if (goTo) return goTo;
     checkAccess(visitor, { scope: 'L1', feature: 'fullTextSearch' }, 'full-text search');
-    const results = await fullTextSearch(
-      deps,
-      { ...query, q: query.q },
-      async () => void (await charge('ftsQueriesPerMinute')),
-    );
+    const results = await fullTextSearch(deps, { ...query, q: query.q }, async () => void (await charge('ftsQueriesPerMinute')));
     return {
       title,
       query: query.q,
