@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import polka, { type Middleware, type Request as PolkaRequest } from 'polka';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AppError } from '../core/errors.ts';
-import { checkAccess } from './http/access.ts';
 import { answerClientError } from './http/clientError.ts';
 import { cors } from './http/cors.ts';
 import { authenticate, callerUserId } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
+import { guarded } from './http/guard.ts';
 import { refuseUnstorableText } from './http/storableInput.ts';
-import { requestQuota } from './http/quota.ts';
 import { JSON_TYPE, sendAnswer } from './http/representation.ts';
 import { sendError } from './http/respond.ts';
 import { streamTokenOf } from './http/streamToken.ts';
@@ -49,7 +48,7 @@ async function requestBody(req: Request, route: Route, limitBytes: number): Prom
   throw new AppError('INVALID_INPUT', 'body: required; send a JSON object with Content-Type: application/json');
 }
 
-/** Authentication, access rules, rate limit and validation, in that order, then the handler. */
+/** Authentication, then the guard chain (access, the charge; api/http/guard.ts) around validation and the handler. */
 function dispatch(route: Route, deps: ApiDeps) {
   const handle = dispatchUnguarded(route, deps);
   // polka takes a falsy rejection for "no error" and would answer 404: never let one through.
@@ -67,21 +66,20 @@ function dispatchUnguarded(route: Route, deps: ApiDeps) {
       streamTokenOf(route, req),
     );
     (res as ServerResponse & { userId?: string }).userId = callerUserId(caller) ?? undefined;
-    checkAccess(caller, route);
-    const quota = requestQuota(deps.counterSql, caller, res, route.rateLimited ?? true, {
-      late: route.cache !== undefined,
-      limit: route.requestLimit ?? 'requestsPerMinute',
-    });
-    await quota.start();
-    const exchange = { req, res, countRequest: quota.settle, waiveRequest: quota.waive };
-    const result = await validateAndRun(route, deps, req, { ...exchange, caller, charge: quota.charge }).catch(async (error: unknown) => {
-      await quota.settle();
-      throw error;
-    });
-    if (result === handled) return quota.settle();
-    const { status = route.status ?? 200, data, headers } = isReply(result) ? result : { data: result };
-    // Counted as it is sent (a 429 replaces it), unless it is a 304.
-    await sendAnswer(exchange, JSON.stringify({ data }), { status, headers, contentType: JSON_TYPE, cache: route.cache });
+    await guarded(
+      deps,
+      caller,
+      route,
+      async (request) => {
+        const exchange = { req, res, countRequest: request.countRequest, waiveRequest: request.waiveRequest };
+        const result = await validateAndRun(route, deps, req, { ...exchange, caller, charge: request.charge });
+        if (result === handled) return;
+        const { status = route.status ?? 200, data, headers } = isReply(result) ? result : { data: result };
+        // Counted as it is sent (a 429 replaces it), unless it is a 304.
+        await sendAnswer(exchange, JSON.stringify({ data }), { status, headers, contentType: JSON_TYPE, cache: route.cache });
+      },
+      { res, countsLate: route.cache !== undefined },
+    );
   };
 }
 

@@ -4,7 +4,6 @@ import { AppError } from '../../core/errors.ts';
 import type { LimitName, LimitRule } from '../../core/schemas.ts';
 import { consumeQuotas, type QuotaDecision } from '../../core/usage/consumeQuota.ts';
 import { describeReset } from '../../core/usage/quota.ts';
-import type { Charge } from '../../core/generations/generationKind.ts';
 import type { Caller } from './auth.ts';
 
 const per = (rule: LimitRule) =>
@@ -28,41 +27,18 @@ function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
 export const quotaSubject = (caller: Caller, rule: LimitRule) =>
   rule.countedPer === 'key' && caller.kind === 'key' ? caller.keyId : caller.subject;
 
-/**
- * Counts one unit (or `units`, all or none) of a limit for the caller (per user, per key, or per address
- * when anonymous), puts the RateLimit headers on the response, and refuses with 429 RATE_LIMITED when
- * the limit cannot take them. `at` replaces the database clock (tests of a window's end). Without `res`
- * (MCP tool calls, whose answer is not an HTTP response of its own) no headers are set.
- */
-export async function chargeQuota(
-  sql: Sql,
-  caller: Caller,
-  name: LimitName,
-  res: Pick<ServerResponse, 'setHeader'> | undefined,
-  units = 1,
-  at?: Date,
-): Promise<QuotaDecision> {
-  return (await chargeQuotas(sql, caller, [{ name, units }], res, at)).at(-1)!;
-}
-
-/** chargeQuota for a generation: answers whose counter took the unit and in which bucket, so a failed generation can give it back. */
-export async function chargeForGeneration(
-  sql: Sql,
-  caller: Caller,
-  name: LimitName,
-  res: Pick<ServerResponse, 'setHeader'> | undefined,
-  at?: Date,
-): Promise<Charge | undefined> {
-  const decision = await chargeQuota(sql, caller, name, res, 1, at);
-  return decision.windowStart && { subject: quotaSubject(caller, caller.tier.limits[name]), windowStart: decision.windowStart };
-}
+/** Administrators are not limited by the tiers' quotas on their own instance: counted and shown, never refused. */
+export const limitsEnforcedFor = (caller: Caller) => caller.kind === 'anonymous' || !caller.isAdmin;
 
 /**
- * chargeQuota for several limits in one statement, in order: each is counted only if every one before it
- * was, and the first that cannot take its units refuses the request (429, with its headers). The headers
- * of the last limit counted are the response's, as when charged one after the other.
+ * Counts units of several limits for the caller (per user, per key, or per address when anonymous) in
+ * one statement, in order: each is counted only if every one before it was, and the first that cannot
+ * take its units refuses the request (429 RATE_LIMITED, with its headers). The RateLimit headers of the
+ * last limit counted go on the response, when there is one (an MCP call's answer is not an HTTP response
+ * of its own). An administrator's units are counted against the tier's numbers but never refused. `at`
+ * replaces the database clock (tests of a window's end). Used through the guard chain (api/http/guard.ts).
  */
-async function chargeQuotas(
+export async function chargeQuotas(
   sql: Sql,
   caller: Caller,
   charges: ReadonlyArray<{ name: LimitName; units?: number }>,
@@ -70,9 +46,10 @@ async function chargeQuotas(
   at?: Date,
 ): Promise<QuotaDecision[]> {
   const rules = charges.map(({ name }) => caller.tier.limits[name]);
+  const enforced = limitsEnforcedFor(caller);
   const decisions = await consumeQuotas(
     sql,
-    charges.map(({ units }, index) => ({ subject: quotaSubject(caller, rules[index]!), rule: rules[index]!, units })),
+    charges.map(({ units }, index) => ({ subject: quotaSubject(caller, rules[index]!), rule: rules[index]!, units, enforced })),
     at,
   );
   for (const [index, decision] of decisions.entries()) {
@@ -96,44 +73,4 @@ function refusal(caller: Caller, name: LimitName, decision: QuotaDecision, units
     headers: { ...rateLimitHeaders(decision), 'Retry-After': String(retryAfter) },
     details: { limit: name, max: rule.max, retryAfterSeconds: retryAfter, ...(units > 1 ? { units, remaining: decision.remaining } : {}) },
   });
-}
-
-/**
- * The quota of one request. The request is counted against its per-minute limit (requestsPerMinute, or
- * pageRequestsPerMinute for public pages) before the handler runs, or, for a route whose handler charges a
- * limit of its own before any work ('with-charge'), in the same statement as that charge; a request whose
- * handler ends without charging is counted then, and its refusal (429) replaces the handler's answer, so
- * every answer is the one counting first would have given. A cacheable read ('late') is counted once its
- * answer is known not to be a 304 Not Modified, which counts nothing (waive).
- */
-export function requestQuota(
-  sql: Sql,
-  caller: Caller,
-  res: Pick<ServerResponse, 'setHeader'>,
-  rateLimited: boolean | 'with-charge',
-  options: { late: boolean; limit: LimitName },
-) {
-  let pending = rateLimited === 'with-charge' || (rateLimited === true && options.late);
-  const countRequest = async () => void (await chargeQuotas(sql, caller, [{ name: options.limit }], res));
-  const settle = async () => {
-    if (!pending) return;
-    pending = false;
-    await countRequest();
-  };
-  return {
-    /** Before the handler: counts the request unless it waits for the handler's charge or its answer. */
-    start: () => (rateLimited === true && !options.late ? countRequest() : Promise.resolve()),
-    /** Counts `units` of a limit of the caller's (with the waiting request, if any); 429 when refused. */
-    async charge(name: LimitName, units = 1, at?: Date): Promise<QuotaDecision> {
-      const charges = pending ? [{ name: options.limit }, { name, units }] : [{ name, units }];
-      pending = false;
-      return (await chargeQuotas(sql, caller, charges, res, at)).at(-1)!;
-    },
-    /** Counts the request if nothing did yet: before an answer is written, and after a handler that threw. */
-    settle,
-    /** A 304: the waiting request is never counted. */
-    waive() {
-      pending = false;
-    },
-  };
 }

@@ -8,9 +8,9 @@ import type { Logger } from '../../core/log.ts';
 import type { FeatureName, LimitName, ScopeLabel } from '../../core/schemas.ts';
 import type { Services } from '../../core/services/buildServices.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
-import type { QuotaDecision } from '../../core/usage/consumeQuota.ts';
 import type { EventHub } from '../sse/hub.ts';
 import type { Caller, RouteAuth } from './auth.ts';
+import type { GuardedRequest, RequestLimit } from './guard.ts';
 
 /**
  * What every route may use; built once per API process. The services (video sources, full-text
@@ -20,8 +20,9 @@ export interface ApiDeps extends Pick<Services, 'sources' | 'search' | 'stenogra
   config: Config;
   sql: Sql;
   /**
-   * Where usage counters are written: in production a pool without synchronous commit, since a crash
-   * may forget the last instant of counts but must not make every request wait for a disk flush.
+   * Where usage counters are written: a pool without synchronous commit, since a crash may forget the
+   * last instant of counts but must not make every request wait for a disk flush. Its statements
+   * autocommit: a charge is not part of (nor undone with) the work's own transaction.
    */
   counterSql: Sql;
   tiers: TierCache;
@@ -38,19 +39,14 @@ export interface ApiDeps extends Pick<Services, 'sources' | 'search' | 'stenogra
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export interface RouteContext<P, Q, B> {
+/** What a handler gets of the guard chain (api/http/guard.ts): charge counts units of a limit the route declares in `charges`, with the request, in one statement; countRequest and waiveRequest are for an answer it writes itself. */
+export interface RouteContext<P, Q, B> extends GuardedRequest {
   req: IncomingMessage & { id: string };
   res: ServerResponse;
   params: P;
   query: Q;
   body: B;
   caller: Caller;
-  /** Counts units of one of the caller's limits, with the RateLimit headers; 429 RATE_LIMITED when refused (api/http/quota.ts). */
-  charge(name: LimitName, units?: number, at?: Date): Promise<QuotaDecision>;
-  /** Counts the request now if nothing has yet (its counting waits on cacheable and 'with-charge' routes); before writing an answer that counts. */
-  countRequest(): Promise<void>;
-  /** The answer is a 304 Not Modified: the request counts nothing. */
-  waiveRequest(): void;
   deps: ApiDeps;
   log: Logger;
 }
@@ -114,13 +110,12 @@ export interface Route<
   feature?: FeatureName;
   /** false: a valid key of a tier without API access is served too (it may read what its own tier allows). */
   apiAccess?: false;
-  /**
-   * Counted against the caller's requestsPerMinute (default true). 'with-charge': the handler charges a limit
-   * of its own (ctx.charge) before any work, and the request is counted in the same statement.
-   */
-  rateLimited?: boolean | 'with-charge';
+  /** Counted against the caller's request limit (default true). */
+  rateLimited?: boolean;
   /** The per-minute limit that counts this route's requests (default requestsPerMinute; public pages: pageRequestsPerMinute). */
-  requestLimit?: Extract<LimitName, 'requestsPerMinute' | 'pageRequestsPerMinute'>;
+  requestLimit?: RequestLimit;
+  /** The limits the handler may charge (ctx.charge); the request is counted with the first charge, in one statement (api/http/guard.ts). */
+  charges?: LimitName[];
   /**
    * A cacheable read: its 200 carries a strong ETag (and Cache-Control, Vary), If-None-Match answers
    * 304 with no body, and the request is counted only once the answer is not a 304, which counts nothing.

@@ -1,5 +1,6 @@
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../http/auth.ts';
+import type { ChargeUnits } from '../http/guard.ts';
 import type { ApiDeps } from '../http/route.ts';
 
 /** A caller with a key: /mcp takes no anonymous calls. */
@@ -13,5 +14,8 @@ export interface McpContext {
   requestId: string;
 }
 
-/** Where usage counters are written (see ApiDeps.counterSql). */
-export const counterSql = (ctx: McpContext) => ctx.deps.counterSql;
+/** One tool call or resource read: the request's context and its charge (api/http/guard.ts). */
+export interface McpCall extends McpContext {
+  /** Counts units of a limit the tool or resource declares in `charges`, with the call's requestsPerMinute, in one statement; 429 RATE_LIMITED when refused. */
+  charge: ChargeUnits;
+}

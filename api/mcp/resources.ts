@@ -7,9 +7,8 @@ import { toSummaryListItem } from '../../core/summaries/summaryObject.ts';
 import { readSubtitles } from '../../core/subtitles/readSubtitles.ts';
 import { timestampedText } from '../../core/subtitles/timestampedText.ts';
 import { findChannel } from '../../core/videos/findChannel.ts';
-import { checkAccess, type Access } from '../http/access.ts';
-import { chargeQuota } from '../http/quota.ts';
-import { counterSql, type McpContext } from './context.ts';
+import { guarded, type ChargeUnits, type Guarded } from '../http/guard.ts';
+import type { McpContext } from './context.ts';
 import { visibleSummary } from './tools/summaries.ts';
 import { videoById } from './tools/videos.ts';
 
@@ -20,19 +19,18 @@ const json = (uri: URL, value: unknown): ReadResourceResult => ({
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) ?? '';
 
 /**
- * A resource read: access and requestsPerMinute as for a tool; a refusal is a JSON-RPC error
- * (resources have no isError), not-found the spec's -32002.
+ * A resource read: the guard chain as for a tool; a refusal is a JSON-RPC error (resources have no
+ * isError), not-found the spec's -32002.
  */
-function guarded(
+function guardedRead(
   ctx: McpContext,
-  access: Access,
-  read: (uri: URL, variables: Record<string, string>) => Promise<ReadResourceResult>,
+  access: Guarded,
+  read: (uri: URL, variables: Record<string, string>, charge: ChargeUnits) => Promise<ReadResourceResult>,
 ): ReadResourceTemplateCallback {
   return async (uri, variables) => {
     try {
-      checkAccess(ctx.caller, access, `the resource ${uri.href}`);
-      await chargeQuota(counterSql(ctx), ctx.caller, 'requestsPerMinute', undefined);
-      return await read(uri, Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, one(value)])));
+      const values = Object.fromEntries(Object.entries(variables).map(([name, value]) => [name, one(value)]));
+      return await guarded(ctx.deps, ctx.caller, access, ({ charge }) => read(uri, values, charge), { what: `the resource ${uri.href}` });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       throw new McpError(error.code === 'NOT_FOUND' ? -32002 : ErrorCode.InvalidRequest, `${error.code}: ${error.message}`, {
@@ -49,7 +47,7 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     'video',
     new ResourceTemplate('tube://video/{videoId}', { list: undefined }),
     { title: 'A video', description: "A stored video's metadata (JSON), as get_video answers it", mimeType: 'application/json' },
-    guarded(ctx, { scope: 'L1' }, async (uri, { videoId }) => json(uri, await videoById(sql, videoId!))),
+    guardedRead(ctx, { scope: 'L1' }, async (uri, { videoId }) => json(uri, await videoById(sql, videoId!))),
   );
 
   server.registerResource(
@@ -69,7 +67,7 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
         'A stored channel (JSON) with its counts of stored and deleted videos; listed: the channels with the most public summaries',
       mimeType: 'application/json',
     },
-    guarded(ctx, { scope: 'L1' }, async (uri, { channelId }) => {
+    guardedRead(ctx, { scope: 'L1' }, async (uri, { channelId }) => {
       const channel = await findChannel(sql, channelId!);
       if (!channel) throw notFound(`no channel ${channelId} is stored; search_channel finds it`);
       return json(uri, channel);
@@ -84,15 +82,14 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
       description: 'A video\'s best subtitle track as timestamped text ("[m:ss] text" lines); counts one subtitleDownloadsPerDay',
       mimeType: 'text/plain',
     },
-    guarded(ctx, { scope: 'L1', feature: 'subtitleDownload' }, async (uri, { videoId }) => {
-      const { cues } = await readSubtitles(
-        sql,
-        videoId!,
-        {},
-        async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'subtitleDownloadsPerDay', undefined)),
-      );
-      return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: timestampedText(cues, 1, Math.max(cues.length, 1)).text }] };
-    }),
+    guardedRead(
+      ctx,
+      { scope: 'L1', feature: 'subtitleDownload', charges: ['subtitleDownloadsPerDay'] },
+      async (uri, { videoId }, charge) => {
+        const { cues } = await readSubtitles(sql, videoId!, {}, async () => void (await charge('subtitleDownloadsPerDay')));
+        return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: timestampedText(cues, 1, Math.max(cues.length, 1)).text }] };
+      },
+    ),
   );
 
   server.registerResource(
@@ -111,7 +108,7 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
       description: "A video's AI summary (JSON): yours if private, else the public one; listed: the latest public summaries",
       mimeType: 'application/json',
     },
-    guarded(ctx, { feature: 'summaries' }, async (uri, { videoId }) => json(uri, await visibleSummary(ctx, videoId!))),
+    guardedRead(ctx, { feature: 'summaries' }, async (uri, { videoId }) => json(uri, await visibleSummary(ctx, videoId!))),
   );
 
   server.registerResource(
@@ -123,6 +120,6 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
       mimeType: 'application/json',
     },
     (uri, extra) =>
-      guarded(ctx, { feature: 'summaries' }, async () => json(uri, await summaryTags(sql, { limit: LISTED })))(uri, {}, extra),
+      guardedRead(ctx, { feature: 'summaries' }, async () => json(uri, await summaryTags(sql, { limit: LISTED })))(uri, {}, extra),
   );
 }

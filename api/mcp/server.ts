@@ -37,6 +37,6 @@ export function createMcpServer(ctx: McpContext): McpServer {
   for (const tool of mcpTools) registerTool(server, tool, ctx);
   listPortableTools(server, mcpTools);
   registerResources(server, ctx);
-  registerPrompts(server);
+  registerPrompts(server, ctx);
   return server;
 }

@@ -3,10 +3,9 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { checkAccess, type Access } from '../http/access.ts';
-import { chargeQuota } from '../http/quota.ts';
+import { guarded, type Guarded } from '../http/guard.ts';
 import { refuseUnstorableText } from '../http/storableInput.ts';
-import { counterSql, type McpContext } from './context.ts';
+import type { McpCall, McpContext } from './context.ts';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -23,10 +22,11 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   description: string;
   input: I;
   output: O;
-  access: Access;
+  /** Access, and the limits `run` may charge (ctx.charge): the call's requestsPerMinute is counted with the first charge, in one statement. */
+  access: Guarded;
   /** Reads only: no job queued, nothing stored (quota counters aside). */
   readOnly: boolean;
-  run(args: z.output<I>, ctx: McpContext, extra: ToolExtra): Promise<ToolAnswer<z.output<O>>>;
+  run(args: z.output<I>, ctx: McpCall, extra: ToolExtra): Promise<ToolAnswer<z.output<O>>>;
 }
 
 export const defineTool = <I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>) =>
@@ -60,7 +60,7 @@ export const toolAnnotations = (spec: ToolSpec<z.ZodObject, z.ZodObject>) => ({
   openWorldHint: false,
 });
 
-/** Registers the tool: access, storable arguments and requestsPerMinute are checked per call, as a REST request's are. */
+/** Registers the tool: its arguments (validated by the SDK) must be storable text, then every call passes the REST API's guard chain (access, then the charge; api/http/guard.ts). */
 export function registerTool(server: McpServer, spec: ToolSpec<z.ZodObject, z.ZodObject>, ctx: McpContext): void {
   server.registerTool(
     spec.name,
@@ -73,10 +73,10 @@ export function registerTool(server: McpServer, spec: ToolSpec<z.ZodObject, z.Zo
     },
     async (args: Record<string, unknown>, extra: ToolExtra): Promise<CallToolResult> => {
       try {
-        checkAccess(ctx.caller, spec.access, `the ${spec.name} tool`);
         refuseUnstorableText(args, 'arguments');
-        await chargeQuota(counterSql(ctx), ctx.caller, 'requestsPerMinute', undefined);
-        const answer = await spec.run(args, ctx, extra);
+        const answer = await guarded(ctx.deps, ctx.caller, spec.access, ({ charge }) => spec.run(args, { ...ctx, charge }, extra), {
+          what: `the ${spec.name} tool`,
+        });
         return {
           content: [{ type: 'text', text: answer.text ?? JSON.stringify(answer.data, null, 2) }],
           structuredContent: answer.data as Record<string, unknown>,

@@ -37,7 +37,7 @@ export const ftsRoute = defineRoute({
   query: ftsQuery,
   response: ftsResults,
   errors: ['SERVICE_UNAVAILABLE'],
-  rateLimited: 'with-charge',
+  charges: ['ftsQueriesPerMinute'],
   async handler({ query, charge, deps }) {
     return fullTextSearch(deps, query, async () => void (await charge('ftsQueriesPerMinute')));
   },

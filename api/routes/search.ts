@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { backgroundStatus } from '../../core/crawl/backgroundStatus.ts';
 import { findSession, type SearchSession } from '../../core/crawl/findSession.ts';
@@ -11,12 +10,12 @@ import type { Logger } from '../../core/log.ts';
 import { crawlStream, positionOf, streamHead, type Position } from '../../core/events/events.ts';
 import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
 import { ACCEPTED_FORMS, CHANNEL_ID } from '../../core/youtube/channelQuery.ts';
-import { chargeQuota } from '../http/quota.ts';
+import type { ChargeUnits } from '../http/guard.ts';
 import { issueStreamToken, streamTokenObject, streamTokenParam } from '../http/streamToken.ts';
 import { defineRoute, handled, type ApiDeps } from '../http/route.ts';
 import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
 import { openEventStream } from '../sse/writer.ts';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { callerUserId, type Caller } from '../http/auth.ts';
 import { answerNothingMore, lastEventId, notOfThisStream } from '../sse/followStream.ts';
 
@@ -43,12 +42,15 @@ async function sessionReply(deps: ApiDeps, caller: Caller, started: { sessionId:
   };
 }
 
-/** POST /api/search's work, for the route and the search page: parse, charge channelSearchesPerHour, resolve, start or join the crawl. */
-export function startChannelSearch(deps: ApiDeps, caller: Caller, query: string, res: ServerResponse, log: Logger) {
+/**
+ * POST /api/search's work, for the route and the search page: parse, charge channelSearchesPerHour,
+ * resolve, start or join the crawl. A channel no source knows ends 404, and the guard gives the unit back.
+ */
+export function startChannelSearch(deps: ApiDeps, caller: Caller, query: string, charge: ChargeUnits, log: Logger) {
   return searchChannel(
     { sql: deps.sql, sources: deps.sources, log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS },
     { query, userId: callerUserId(caller) },
-    async () => void (await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res)),
+    async () => void (await charge('channelSearchesPerHour')),
   );
 }
 
@@ -64,8 +66,9 @@ export const startSearchRoute = defineRoute({
   body: z.strictObject({ query: z.string().min(1).max(2048) }),
   response: sessionResponse,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
-  async handler({ body, caller, deps, res, log }) {
-    const started = await startChannelSearch(deps, caller, body.query, res, log);
+  charges: ['channelSearchesPerHour'],
+  async handler({ body, caller, deps, charge, log }) {
+    const started = await startChannelSearch(deps, caller, body.query, charge, log);
     return sessionReply(deps, caller, started, started.channelId);
   },
 });
@@ -191,17 +194,20 @@ export const continueSearchRoute = defineRoute({
   params: sessionParams,
   response: sessionResponse,
   errors: ['NOT_FOUND'],
-  async handler({ deps, caller, res, params }) {
+  charges: ['channelSearchesPerHour'],
+  async handler({ deps, caller, charge, params }) {
     const session = await callersSession(deps.sql, caller, params.sessionId);
-    return sessionReply(deps, caller, await continueCallersSearch(deps, caller, res, session), session.channelId);
+    return sessionReply(deps, caller, await continueCallersSearch(deps, caller, charge, session), session.channelId);
   },
 });
 
 /** "Continue" of the caller's session (the route, and the channel page's "load more from the archives"): charged as channelSearchesPerHour. */
-export function continueCallersSearch(deps: ApiDeps, caller: Caller, res: ServerResponse, session: SearchSession) {
-  return continueSearch(deps, { sessionId: session.id, channelId: session.channelId, userId: callerUserId(caller) }, async () => {
-    await chargeQuota(deps.counterSql ?? deps.sql, caller, 'channelSearchesPerHour', res);
-  });
+export function continueCallersSearch(deps: ApiDeps, caller: Caller, charge: ChargeUnits, session: SearchSession) {
+  return continueSearch(
+    deps,
+    { sessionId: session.id, channelId: session.channelId, userId: callerUserId(caller) },
+    async () => void (await charge('channelSearchesPerHour')),
+  );
 }
 
 export const backgroundStatusRoute = defineRoute({

@@ -12,7 +12,6 @@ import { stenogramEvents, stenogramEventVocabulary, type CompletionLogged } from
 import { stenogramGeneration } from '../../core/stenograms/stenogramGeneration.ts';
 import type { Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
-import { chargeForGeneration } from '../http/quota.ts';
 import { prepareAnswer } from '../http/representation.ts';
 import { defineRoute, handled, privateCache, type ApiDeps } from '../http/route.ts';
 import { streamStart } from '../../core/events/events.ts';
@@ -64,13 +63,14 @@ const generateRoute = defineRoute({
   optionalBody: true,
   events: stenogramEventVocabulary,
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED', 'STENOGRAM_CONFLICT'],
-  async handler({ params, body, caller, deps, res }) {
+  charges: ['apiStenogramsPerDay'],
+  async handler({ params, body, caller, deps, res, charge }) {
     if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'stenograms need an API key');
     const request = await requestStenogram(deps.sql, {
       videoId: params.videoId,
       ownerId: caller.userId,
       language: body.language ?? null,
-      charge: () => chargeForGeneration(deps.counterSql ?? deps.sql, caller, 'apiStenogramsPerDay', res, deps.clock?.()),
+      charge: () => charge('apiStenogramsPerDay', 1, deps.clock?.()),
     });
     if (request.outcome === 'transcript_required') throw transcriptRequired(params.videoId, request.transcript, 'stenogram');
     await followGeneration(deps, res, streamParts(deps), request.stenogram, streamStart);

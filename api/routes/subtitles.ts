@@ -22,7 +22,6 @@ import {
 } from '../../core/subtitles/tracks.ts';
 import { readVideoLookup, type VideoLookup } from '../../core/subtitles/videoLookups.ts';
 import { findVideos } from '../../core/subtitles/videos.ts';
-import { chargeQuota } from '../http/quota.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { codingFor, streamSink } from '../http/compression.ts';
 import { JSON_TYPE, prepareAnswer } from '../http/representation.ts';
@@ -98,6 +97,7 @@ const getSubtitlesRoute = defineRoute({
   }),
   media: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type.split(';')[0]!, z.string()])),
   errors: ['NOT_FOUND'],
+  charges: ['subtitleDownloadsPerDay'],
   async handler(ctx) {
     return sendSubtitles(ctx, ctx.deps, () => ctx.charge('subtitleDownloadsPerDay'), ctx.params.videoId, ctx.query);
   },
@@ -160,13 +160,13 @@ const fetchSubtitlesRoute = defineRoute({
   },
   location: { status: 202, description: 'pollUrl: GET it until status is no longer pending' },
   errors: ['RATE_LIMITED'],
-  async handler({ params, caller, deps, res }) {
+  charges: ['subtitleDownloadsPerDay'],
+  async handler({ params, deps, charge }) {
     const video = (await findVideos(deps.sql, [params.videoId])).get(params.videoId);
     if (!video) {
       await deps.sql.begin(async (tx) => {
-        // Charged only for a lookup that starts, inside its transaction: a refusal queues nothing.
-        if (await enqueueVideoLookup(tx, params.videoId))
-          await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res);
+        // Charged only for a lookup that starts, before its transaction commits: a refusal queues nothing.
+        if (await enqueueVideoLookup(tx, params.videoId)) await charge('subtitleDownloadsPerDay');
       });
       return pendingReply(params.videoId);
     }
@@ -329,10 +329,11 @@ const bulkDownloadRoute = defineRoute({
   }),
   media: { 'application/zip': binaryBody },
   errors: ['RATE_LIMITED'],
-  async handler({ req, body, caller, deps, res }) {
+  charges: ['subtitleDownloadsPerDay'],
+  async handler({ req, body, deps, res, charge }) {
     const plan = await planBulkDownload(deps.sql, body, deps.config.SUBTITLE_BULK_MAX_BYTES);
-    if (plan.planned.length > 0)
-      await chargeQuota(deps.counterSql ?? deps.sql, caller, 'subtitleDownloadsPerDay', res, plan.planned.length);
+    // Nothing planned counts only the request (0 units).
+    await charge('subtitleDownloadsPerDay', plan.planned.length);
     if (body.format === 'zip') {
       res.writeHead(200, {
         'Content-Type': 'application/zip',

@@ -15,7 +15,7 @@ import { summaryListItem, summaryObject, toSummaryListItem, toSummaryObject, typ
 import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
 import { callerUserId, type Caller } from '../http/auth.ts';
 import { wholeNumber } from '../http/queryParams.ts';
-import { chargeForGeneration } from '../http/quota.ts';
+import type { ChargeUnits } from '../http/guard.ts';
 import { issueStreamToken, streamTokenObject } from '../http/streamToken.ts';
 import { defineRoute, handled, privateCache, reply, type ApiDeps } from '../http/route.ts';
 import { answerGenerationStream, type GenerationStreamParts } from '../sse/followStream.ts';
@@ -193,8 +193,9 @@ const generateRoute = defineRoute({
   },
   location: { status: 202, description: "the summary's URL: GET it, or follow its /stream, until it is generated" },
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED'],
-  async handler({ body, caller, deps, res }) {
-    const request = await requestCallersSummary(deps, caller, res, body);
+  charges: ['summaryGenerationsPerDay'],
+  async handler({ body, caller, deps, charge }) {
+    const request = await requestCallersSummary(deps, caller, charge, body);
     const summary = toSummaryObject(request.summary);
     if (request.outcome === 'generated') return summary;
     return reply(
@@ -211,7 +212,7 @@ const generateRoute = defineRoute({
 export async function requestCallersSummary(
   deps: ApiDeps,
   caller: Caller,
-  res: ServerResponse,
+  charge: ChargeUnits,
   input: { videoId: string; private: boolean },
 ) {
   if (caller.kind === 'anonymous')
@@ -220,7 +221,7 @@ export async function requestCallersSummary(
     videoId: input.videoId,
     ownerId: caller.userId,
     private: input.private,
-    charge: () => chargeForGeneration(deps.counterSql ?? deps.sql, caller, 'summaryGenerationsPerDay', res),
+    charge: () => charge('summaryGenerationsPerDay'),
   });
   if (request.outcome === 'transcript_required') throw transcriptRequired(input.videoId, request.transcript, 'summary');
   return request;

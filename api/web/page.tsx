@@ -1,14 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ComponentChildren } from 'preact';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
-import { checkAccess, type Access } from '../http/access.ts';
 import type { Caller } from '../http/auth.ts';
 import { readFormBody } from '../http/body.ts';
 import { checkFormToken, CSRF_FIELD } from '../http/csrf.ts';
 import { describeIssues } from '../http/failure.ts';
-import { requestQuota } from '../http/quota.ts';
+import { guarded, type Access, type ChargeUnits, type GuardedRequest, type RequestLimit } from '../http/guard.ts';
 import { sendAnswer } from '../http/representation.ts';
 import { handled, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
 import type { LimitName } from '../../core/schemas.ts';
@@ -31,8 +30,10 @@ export interface PageContext<P, Q, F> {
   query: Q;
   /** A POST page's form fields, validated. */
   form: F;
-  /** For a page that answers with a file of its own (sendFile, a subtitle download): the request is already counted. */
+  /** For a page that answers with a file of its own (sendFile, a subtitle download): counts the request as it is sent, or not for a 304. */
   exchange: Exchange;
+  /** Counts units of a limit the page declares in `charges`, with the request, in one statement (api/http/guard.ts). */
+  charge: ChargeUnits;
   log: Logger;
 }
 
@@ -71,7 +72,9 @@ export interface Page<
   /** Counted against the visitor's requestsPerMinute (default true), as an API request is. */
   rateLimited?: boolean;
   /** The limit that counts its requests instead of requestsPerMinute (public pages: pageRequestsPerMinute, sized for crawlers). */
-  requestLimit?: LimitName;
+  requestLimit?: RequestLimit;
+  /** The limits its handler may charge (ctx.charge), as a route's `charges`. */
+  charges?: LimitName[];
   /**
    * Who may keep the page: `public` ones are the same for every visitor (the header names no account)
    * and carry an ETag, so a revalidation is a 304 that counts nothing; without it, `private, no-cache`.
@@ -109,51 +112,51 @@ async function checkedForm(req: PageRequest, deps: ApiDeps): Promise<Record<stri
   return fields;
 }
 
-/** Identify the visitor, check access, count the request, validate, render: the API's order, answered as pages. */
+/** Identify the visitor, then the API's guard chain (access, the charge) around validation and rendering, answered as pages. */
 export function servePage(page: Page, deps: ApiDeps) {
   return async (req: PageRequest, res: ServerResponse) => {
     let visitor: Caller | undefined;
     try {
       visitor = await identifyVisitor(deps, req);
-      if (page.access) checkAccess(visitor, page.access, 'this page');
-      const quota = requestQuota(deps.counterSql, visitor, res, page.rateLimited ?? true, {
-        late: page.cache !== undefined,
-        limit: page.requestLimit ?? 'requestsPerMinute',
-      });
-      await quota.start();
-      const params = parse(page.params, req.params, 'path');
-      const query = parse(page.query, { ...req.query }, 'query');
-      const form = page.method === 'POST' ? parse(page.form, await checkedForm(req, deps), 'form') : undefined;
-      const exchange = { req, res, countRequest: quota.settle, waiveRequest: quota.waive };
-      const answer = await page
-        .handler({ req, res, deps, visitor, params, query, form, exchange, log: deps.log.child({ reqId: req.id }) })
-        .catch(async (error: unknown) => {
-          await quota.settle();
-          throw error;
-        });
-      if (answer === handled || isRedirect(answer)) await quota.settle();
-      if (answer === handled) return;
-      if (isRedirect(answer)) {
-        res.writeHead(answer.status, { Location: answer.location, 'Content-Length': 0 });
-        res.end();
-        return;
-      }
-      const { body, status, headers, modifiedAt, ...layout } = answer;
-      const html = renderDocument(
-        <Layout {...layout} account={page.cache?.scope === 'public' ? undefined : accountOf(visitor)}>
-          {body}
-        </Layout>,
-      );
-      // Counted as it is sent (a 429 replaces it), unless it is a 304.
-      await sendAnswer(exchange, html, {
-        status,
-        contentType: HTML_TYPE,
-        cache: page.cache,
-        ...(modifiedAt ? { modifiedAt } : {}),
-        headers: { ...PAGE_HEADERS, ...(page.cache ? {} : PRIVATE_PAGE), ...headers },
+      const rules = { ...page.access, rateLimited: page.rateLimited, requestLimit: page.requestLimit, charges: page.charges };
+      await guarded(deps, visitor, rules, (request) => render(page, deps, req, res, visitor!, request), {
+        what: 'this page',
+        res,
+        countsLate: page.cache !== undefined,
       });
     } catch (error) {
       await sendErrorPage(req, res, error, deps, visitor && accountOf(visitor));
     }
   };
+}
+
+/** Validation, the handler, and its answer: the page in the layout, a redirect, or what the handler wrote. */
+async function render(page: Page, deps: ApiDeps, req: PageRequest, res: ServerResponse, visitor: Caller, request: GuardedRequest) {
+  const params = parse(page.params, req.params, 'path');
+  const query = parse(page.query, { ...req.query }, 'query');
+  const form = page.method === 'POST' ? parse(page.form, await checkedForm(req, deps), 'form') : undefined;
+  const exchange = { req, res, countRequest: request.countRequest, waiveRequest: request.waiveRequest };
+  const log = deps.log.child({ reqId: req.id });
+  const answer = await page.handler({ req, res, deps, visitor, params, query, form, exchange, charge: request.charge, log });
+  if (answer === handled) return;
+  if (isRedirect(answer)) {
+    await request.countRequest();
+    res.writeHead(answer.status, { Location: answer.location, 'Content-Length': 0 });
+    res.end();
+    return;
+  }
+  const { body, status, headers, modifiedAt, ...layout } = answer;
+  const html = renderDocument(
+    <Layout {...layout} account={page.cache?.scope === 'public' ? undefined : accountOf(visitor)}>
+      {body}
+    </Layout>,
+  );
+  // Counted as it is sent (a 429 replaces it), unless it is a 304.
+  await sendAnswer(exchange, html, {
+    status,
+    contentType: HTML_TYPE,
+    cache: page.cache,
+    ...(modifiedAt ? { modifiedAt } : {}),
+    headers: { ...PAGE_HEADERS, ...(page.cache ? {} : PRIVATE_PAGE), ...headers },
+  });
 }

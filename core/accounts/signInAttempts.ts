@@ -1,6 +1,6 @@
 import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
-import { consumeQuotas, refundQuota } from '../usage/consumeQuota.ts';
+import { consumeQuotas, refundQuotas } from '../usage/consumeQuota.ts';
 import { hashedSubject } from '../usage/hashedSubject.ts';
 import { describeReset, type CountedLimit } from '../usage/quota.ts';
 
@@ -49,11 +49,15 @@ export async function countSignInAttempt(sql: Sql, attempt: { address: string; e
       : [{ subject: hashedSubject(`sign-in-email:${attempt.email.toLowerCase()}`), rule: signInLimits.perAccount }]),
   ];
   const decisions = await consumeQuotas(sql, charges);
-  const refund = async () => {
-    for (const [index, decision] of decisions.entries()) {
-      if (decision.allowed) await refundQuota(sql, charges[index]!.subject, charges[index]!.rule.name, decision.windowStart!);
-    }
-  };
+  const refund = () =>
+    refundQuotas(
+      sql,
+      decisions.flatMap((decision, index) =>
+        decision.allowed
+          ? [{ subject: charges[index]!.subject, limit: charges[index]!.rule.name, windowStart: decision.windowStart! }]
+          : [],
+      ),
+    );
   const refused = decisions.find((decision) => !decision.allowed);
   if (refused) {
     // A refused attempt checked no password: it counts nowhere (the address's count is given back when the account's refuses).

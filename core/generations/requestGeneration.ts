@@ -10,7 +10,11 @@ const GENERATE_ATTEMPTS = 3;
 
 export interface GenerationRequestInput {
   videoId: string;
-  /** Charges the caller one unit of the kind's limit; answers where it went (undefined: not counted). Throwing (429) undoes the request. */
+  /**
+   * Charges the caller one unit of the kind's limit, with the request, in one statement; answers where it
+   * went (undefined: not counted). Throwing (429) undoes the request. Counted at once on the counters' own
+   * pool, not in this transaction (api/http/guard.ts): a rollback after it does not give it back.
+   */
   charge(): Promise<Charge | undefined>;
 }
 

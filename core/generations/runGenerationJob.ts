@@ -5,7 +5,7 @@ import { newStage, progressState } from '../events/progressState.ts';
 import { finalFailure, readTranscriptCues, runGeneration, type TranscriptTrack } from '../llm/generation.ts';
 import type { Logger } from '../log.ts';
 import type { TranscriptCue } from '../subtitles/transcriptCue.ts';
-import { refundQuota } from '../usage/consumeQuota.ts';
+import { refundQuotas } from '../usage/consumeQuota.ts';
 import { generationStream, type GenerationKind, type GenerationProgress, type GenerationRow } from './generationKind.ts';
 
 type ReportProgress = (progress: GenerationProgress) => void;
@@ -87,7 +87,8 @@ export async function runGenerationJob<Row extends GenerationRow, Generated, Kep
         returning charged.charged_subject::text as subject, charged.charged_window_start as "windowStart"`;
       if (!failed) return;
       // Nothing was delivered: the unit goes back to whoever paid, in the bucket it was charged in.
-      if (failed.subject && failed.windowStart) await refundQuota(tx, failed.subject, kind.unit, failed.windowStart);
+      if (failed.subject && failed.windowStart)
+        await refundQuotas(tx, [{ subject: failed.subject, limit: kind.unit, windowStart: failed.windowStart }]);
       await appendEvents(tx, stream, [
         kind.events.error({ code: failure.code, message: failure.message, refunded: Boolean(failed.subject && failed.windowStart) }),
       ]);

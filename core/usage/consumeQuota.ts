@@ -14,6 +14,11 @@ interface QuotaCharge {
   subject: string;
   rule: CountedLimit;
   units?: number;
+  /**
+   * false: counted, never refused (an administrator on their own instance). The decision still reports
+   * the rule's max and what remains of it, as for anybody.
+   */
+  enforced?: boolean;
 }
 
 /**
@@ -55,8 +60,8 @@ export async function consumeQuotas(sql: Sql, charges: readonly QuotaCharge[], a
 }
 
 /** The CTEs that count one charge (counted_<index> returns its row when counted), after the one before it was. */
-function countStep(sql: Sql, { subject, rule, units = 1 }: QuotaCharge, index: number) {
-  const max = rule.max ?? UNLIMITED;
+function countStep(sql: Sql, { subject, rule, units = 1, enforced = true }: QuotaCharge, index: number) {
+  const max = enforced ? (rule.max ?? UNLIMITED) : UNLIMITED;
   const sliding = rule.window === 'sliding';
   const name = (cte: string) => sql(`${cte}_${index}`);
   const [bucket, previous, carried, counted] = [name('bucket'), name('previous'), name('carried'), name('counted')];
@@ -109,9 +114,32 @@ export async function readQuotas(sql: Sql, wanted: Array<{ subject: string; rule
   return wanted.map(({ rule }, index) => quotaState(rule, buckets[index]!));
 }
 
-/** Gives back `units` counted in the bucket that starts at `windowStart` (work that was charged but never done). */
-export async function refundQuota(sql: Queryable, subject: string, limit: string, windowStart: Date, units = 1): Promise<void> {
+/** Units counted in one bucket (the one that starts at `windowStart`), to give back. */
+export interface CountedUnits {
+  subject: string;
+  limit: string;
+  windowStart: Date;
+  units?: number;
+}
+
+/**
+ * Gives back units counted for work that was never done (a failed generation, a request that ended not
+ * found), each in the bucket it was counted in, all in one statement. The same counter may appear more
+ * than once: its units are added up first, since an update changes each row once.
+ */
+export async function refundQuotas(sql: Queryable, counted: readonly CountedUnits[]): Promise<void> {
+  const byCounter = new Map<string, CountedUnits & { units: number }>();
+  for (const entry of counted) {
+    const key = `${entry.subject} ${entry.limit} ${entry.windowStart.toISOString()}`;
+    const units = (byCounter.get(key)?.units ?? 0) + (entry.units ?? 1);
+    byCounter.set(key, { ...entry, units });
+  }
+  const entries = [...byCounter.values()];
+  if (entries.length === 0) return;
   await sql`
-    update usage_counters set used = greatest(used - ${units}::int, 0)
-    where subject = ${subject} and limit_name = ${limit} and window_start = ${windowStart}`;
+    update usage_counters c set used = greatest(c.used - r.units, 0)
+    from unnest(${entries.map((entry) => entry.subject)}::uuid[], ${entries.map((entry) => entry.limit)}::text[],
+      ${entries.map((entry) => entry.windowStart.toISOString())}::timestamptz[], ${entries.map((entry) => entry.units)}::int[])
+      as r(subject, limit_name, window_start, units)
+    where c.subject = r.subject and c.limit_name = r.limit_name and c.window_start = r.window_start`;
 }

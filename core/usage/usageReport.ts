@@ -28,6 +28,11 @@ export const usageReportSchema = z.object({
   account: accountSchema.nullable(),
   features: keyedObject(featureName, z.boolean()),
   limits: keyedObject(limitName, usageSchema),
+  limitsEnforced: z
+    .boolean()
+    .describe(
+      'an addition to the spec. false for an administrator: their use is counted and shown here, but no limit refuses them (no 429)',
+    ),
 });
 
 /** `subjectOf` names whose counter a limit uses (the key's for per-key limits, else the user's or the address's). */
@@ -36,6 +41,7 @@ export async function usageReport(
   tier: Tier,
   account: z.infer<typeof accountSchema> | null,
   subjectOf: (rule: LimitRule) => string,
+  limitsEnforced: boolean,
 ): Promise<z.infer<typeof usageReportSchema>> {
   const rules = Object.values(tier.limits);
   const states = await readQuotas(
@@ -65,5 +71,6 @@ export async function usageReport(
         ];
       }),
     ) as Record<LimitName, z.infer<typeof usageSchema>>,
+    limitsEnforced,
   };
 }

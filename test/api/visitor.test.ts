@@ -7,7 +7,7 @@ import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
 import { AppError } from '../../core/errors.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
-import { checkAccess } from '../../api/http/access.ts';
+import { checkAccess } from '../../api/http/guard.ts';
 import { anonymousSubject, type Caller } from '../../api/http/auth.ts';
 import { checkFormToken, formToken } from '../../api/http/csrf.ts';
 import { quotaSubject } from '../../api/http/quota.ts';

@@ -233,7 +233,8 @@ describe('refusals', () => {
   it('refuses past summaryGenerationsPerDay with 429 RATE_LIMITED and queues nothing', async () => {
     await updateTier(db.sql, 'pro', { limits: { summaryGenerationsPerDay: 0 } });
     try {
-      const refused = await generate(v.bread, admin.key);
+      // Not the administrator's key: administrators are counted but never refused (test/api/guard.test.ts).
+      const refused = await generate(v.bread, other.key);
       expectError(refused, 429, 'RATE_LIMITED');
       expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(await db.sql`select 1 from summaries where video_id = ${v.bread}`).toHaveLength(0);

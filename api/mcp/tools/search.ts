@@ -5,8 +5,6 @@ import { ftsSort, MAX_RESULT_WINDOW } from '../../../core/fts/backend.ts';
 import { MAX_QUERY_LENGTH } from '../../../core/fts/query.ts';
 import { ftsResults, searchVideos } from '../../../core/fts/searchVideos.ts';
 import { videoObject } from '../../../core/videos/videoObject.ts';
-import { chargeQuota } from '../../http/quota.ts';
-import { counterSql } from '../context.ts';
 import { defineTool } from '../tool.ts';
 
 export const searchChannelTool = defineTool({
@@ -27,14 +25,14 @@ export const searchChannelTool = defineTool({
     storedVideos: z.number().int().describe('videos of the channel stored now (the crawl adds more in the background)'),
     videos: z.array(videoObject).describe('the newest stored videos'),
   }),
-  access: { scope: 'L1', feature: 'channelSearch' },
+  access: { scope: 'L1', feature: 'channelSearch', charges: ['channelSearchesPerHour'] },
   readOnly: false,
   async run(args, ctx) {
     const { deps, caller } = ctx;
     const started = await searchChannel(
       { sql: deps.sql, sources: deps.sources, log: ctx.log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS },
       { query: args.query, userId: caller.userId },
-      async () => void (await chargeQuota(counterSql(ctx), caller, 'channelSearchesPerHour', undefined)),
+      async () => void (await ctx.charge('channelSearchesPerHour')),
     );
     const stored = await storedVideos(deps.sql, started.channelId, args.limit);
     const data = {
@@ -71,14 +69,14 @@ export const searchVideosTool = defineTool({
     in: z.enum(['videos', 'subtitles']).default('videos').describe('videos: titles, tags, descriptions; subtitles: what was said'),
   }),
   output: ftsResults,
-  access: { scope: 'L1', feature: 'fullTextSearch' },
+  access: { scope: 'L1', feature: 'fullTextSearch', charges: ['ftsQueriesPerMinute'] },
   readOnly: true,
   async run(args, ctx) {
     const { deps } = ctx;
     const data = await searchVideos(
       { sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS },
       args,
-      async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'ftsQueriesPerMinute', undefined)),
+      async () => void (await ctx.charge('ftsQueriesPerMinute')),
     );
     const lines = data.videos.map((video) => {
       const cues = (video.cues ?? []).map((cue) => `\n    ${cue.url} ${cue.text.replace(/<\/?mark>/g, '*')}`).join('');

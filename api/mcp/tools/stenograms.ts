@@ -7,8 +7,6 @@ import { requestStenogram } from '../../../core/stenograms/requestStenogram.ts';
 import { stenogramEvents, type CompletionLogged } from '../../../core/stenograms/stenogramEvents.ts';
 import { stenogramGeneration } from '../../../core/stenograms/stenogramGeneration.ts';
 import { transcriptRequired } from '../../../core/subtitles/transcriptRequired.ts';
-import { chargeForGeneration } from '../../http/quota.ts';
-import { counterSql } from '../context.ts';
 import { followGeneration, MAX_WAIT_SECONDS } from '../followGeneration.ts';
 import { defineTool } from '../tool.ts';
 
@@ -37,7 +35,7 @@ export const generateStenogramTool = defineTool({
     metadata: stenogramMetadata,
     markdown: z.string().nullable().describe('the stenogram, when it was ready within the wait'),
   }),
-  access: { scope: 'L3', feature: 'stenograms' },
+  access: { scope: 'L3', feature: 'stenograms', charges: ['apiStenogramsPerDay'] },
   readOnly: false,
   async run(args, ctx, extra) {
     const { caller } = ctx;
@@ -45,7 +43,7 @@ export const generateStenogramTool = defineTool({
       videoId: args.videoId,
       ownerId: caller.userId,
       language: args.language ?? null,
-      charge: () => chargeForGeneration(counterSql(ctx), caller, 'apiStenogramsPerDay', undefined, ctx.deps.clock?.()),
+      charge: () => ctx.charge('apiStenogramsPerDay', 1, ctx.deps.clock?.()),
     });
     if (request.outcome === 'transcript_required') throw transcriptRequired(args.videoId, request.transcript, 'stenogram');
     let data = { metadata: toMetadata(request.stenogram), markdown: null as string | null };

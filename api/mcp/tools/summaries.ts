@@ -15,9 +15,8 @@ import {
   toSummaryObject,
   type SummaryObject,
 } from '../../../core/summaries/summaryObject.ts';
-import { chargeForGeneration } from '../../http/quota.ts';
 import { countsPage, pageOf } from '../../routes/summaries.ts';
-import { counterSql, type McpContext } from '../context.ts';
+import type { McpContext } from '../context.ts';
 import { followGeneration, MAX_WAIT_SECONDS } from '../followGeneration.ts';
 import { defineTool } from '../tool.ts';
 
@@ -67,14 +66,14 @@ export const generateSummaryTool = defineTool({
       .describe('with a progress token: how long to wait for the summary'),
   }),
   output: summaryObject,
-  access: { scope: 'L2', feature: 'summaryGeneration' },
+  access: { scope: 'L2', feature: 'summaryGeneration', charges: ['summaryGenerationsPerDay'] },
   readOnly: false,
   async run(args, ctx, extra) {
     const request = await requestSummary(ctx.deps.sql, {
       videoId: args.videoId,
       ownerId: ctx.caller.userId,
       private: args.private,
-      charge: () => chargeForGeneration(counterSql(ctx), ctx.caller, 'summaryGenerationsPerDay', undefined),
+      charge: () => ctx.charge('summaryGenerationsPerDay'),
     });
     if (request.outcome === 'transcript_required') throw transcriptRequired(args.videoId, request.transcript, 'summary');
     let data = toSummaryObject(request.summary);

@@ -7,7 +7,7 @@ export const getUsageTool = defineTool({
   name: 'get_usage',
   title: 'Usage and limits',
   description:
-    'Your tier, feature flags, and for every limit (requestsPerMinute, channelSearchesPerHour, ftsQueriesPerMinute, subtitleDownloadsPerDay, summaryGenerationsPerDay, apiStenogramsPerDay, pageRequestsPerMinute) its maximum, use, what remains and when it resets.',
+    'Your tier, feature flags, and for every limit (requestsPerMinute, channelSearchesPerHour, ftsQueriesPerMinute, subtitleDownloadsPerDay, summaryGenerationsPerDay, apiStenogramsPerDay, pageRequestsPerMinute) its maximum, use, what remains and when it resets. limitsEnforced is false for an administrator, whose use is counted but never refused.',
   input: z.object({}),
   output: usageReportSchema,
   access: {},
@@ -18,6 +18,7 @@ export const getUsageTool = defineTool({
       ([name, limit]) =>
         `- ${name}: ${limit.used} of ${limit.max ?? 'unlimited'} used, ${limit.remaining ?? 'unlimited'} left, resets in ${limit.resetSeconds} s`,
     );
-    return { data, text: `Tier ${data.tier.displayName}, key scope ${data.account?.keyScope ?? '?'}\n${lines.join('\n')}` };
+    const exempt = data.limitsEnforced ? '' : ' (administrator: counted, never refused)';
+    return { data, text: `Tier ${data.tier.displayName}${exempt}, key scope ${data.account?.keyScope ?? '?'}\n${lines.join('\n')}` };
   },
 });

@@ -7,8 +7,6 @@ import { timestampedText } from '../../../core/subtitles/timestampedText.ts';
 import { languageParam, trackIdParam, trackKinds, trackSources } from '../../../core/subtitles/tracks.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import { videoObject, type VideoObject } from '../../../core/videos/videoObject.ts';
-import { chargeQuota } from '../../http/quota.ts';
-import { counterSql } from '../context.ts';
 import { defineTool } from '../tool.ts';
 
 /** A stored video, 404 when it is not (get_video, tube://video/{videoId}). */
@@ -65,14 +63,14 @@ export const getSubtitlesTool = defineTool({
     toMs: z.number().int().nullable(),
     text: z.string().describe('one "[m:ss] text" line per cue'),
   }),
-  access: { scope: 'L1', feature: 'subtitleDownload' },
+  access: { scope: 'L1', feature: 'subtitleDownload', charges: ['subtitleDownloadsPerDay'] },
   readOnly: true,
   async run(args, ctx) {
     const { video, track, cues } = await readSubtitles(
       ctx.deps.sql,
       args.videoId,
       args,
-      async () => void (await chargeQuota(counterSql(ctx), ctx.caller, 'subtitleDownloadsPerDay', undefined)),
+      async () => void (await ctx.charge('subtitleDownloadsPerDay')),
     );
     const page = timestampedText(cues, args.page, args.pageSize);
     const data = {

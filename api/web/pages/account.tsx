@@ -78,6 +78,11 @@ async function accountView(
         ) : null}
 
         <h2>Usage</h2>
+        {usage.limitsEnforced ? null : (
+          <p data-limits-enforced="false">
+            As an administrator you are not held to these limits: your use is counted and shown here, never refused.
+          </p>
+        )}
         <div class="table-scroll">
           <table>
             <thead>

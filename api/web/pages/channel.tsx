@@ -271,9 +271,10 @@ export const channelContinuePage = definePage({
   params: channelParams,
   form: z.object({ session: sessionId }),
   access,
-  async handler({ res, deps, visitor, params, form }) {
+  charges: ['channelSearchesPerHour'],
+  async handler({ charge, deps, visitor, params, form }) {
     const session = await sessionOfChannel(deps, visitor, params.channelId, form.session);
-    const started = await continueCallersSearch(deps, visitor, res, session);
+    const started = await continueCallersSearch(deps, visitor, charge, session);
     return redirect(channelUrl(params.channelId, { session: started.sessionId }));
   },
 });

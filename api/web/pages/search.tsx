@@ -4,9 +4,8 @@ import { FTS_SORTS, type FtsSort } from '../../../core/fts/backend.ts';
 import { clock } from '../../../core/text/clock.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import { parseChannelQuery } from '../../../core/youtube/channelQuery.ts';
-import { checkAccess } from '../../http/access.ts';
+import { checkAccess } from '../../http/guard.ts';
 import { wholeNumber } from '../../http/queryParams.ts';
-import { chargeQuota } from '../../http/quota.ts';
 import { ftsQuery, fullTextSearch } from '../../routes/fts.ts';
 import { startChannelSearch } from '../../routes/search.ts';
 import { queryHref, withoutBlanks } from '../formQuery.ts';
@@ -185,7 +184,7 @@ function ResultList({ query, results }: { query: SearchQuery; results: Results }
  * such as "programming" is searched for as words otherwise) goes to the video's page; a channel starts or
  * joins its search, as POST /api/search does, and goes to the channel's page following that session.
  */
-async function reference({ deps, visitor, res, log }: PageContext<unknown, unknown, unknown>, text: string) {
+async function reference({ deps, visitor, charge, log }: PageContext<unknown, unknown, unknown>, text: string) {
   const parsed = parseChannelQuery(text);
   if (!parsed) return undefined;
   if (parsed.kind === 'video') {
@@ -194,7 +193,7 @@ async function reference({ deps, visitor, res, log }: PageContext<unknown, unkno
     return redirect(`/videos/${parsed.videoId}`);
   }
   checkAccess(visitor, { scope: 'L1', feature: 'channelSearch' }, 'channel search');
-  const started = await startChannelSearch(deps, visitor, text, res, log);
+  const started = await startChannelSearch(deps, visitor, text, charge, log);
   return redirect(`/channels/${started.channelId}?session=${started.sessionId}`);
 }
 
@@ -203,8 +202,10 @@ export const searchPage = definePage({
   method: 'GET',
   path: '/search',
   query: searchQuery,
+  // Words are a full-text query, a channel starts its search: as GET /api/fts and POST /api/search charge.
+  charges: ['ftsQueriesPerMinute', 'channelSearchesPerHour'],
   async handler(ctx) {
-    const { query, deps, visitor, res } = ctx;
+    const { query, deps, visitor, charge } = ctx;
     const title = query.q ? `${query.q} — search` : 'Search';
     const form = <SearchForm query={query} />;
     if (!query.q)
@@ -221,11 +222,7 @@ export const searchPage = definePage({
     const goTo = await reference(ctx, query.q);
     if (goTo) return goTo;
     checkAccess(visitor, { scope: 'L1', feature: 'fullTextSearch' }, 'full-text search');
-    const results = await fullTextSearch(
-      deps,
-      { ...query, q: query.q },
-      async () => void (await chargeQuota(deps.counterSql, visitor, 'ftsQueriesPerMinute', res)),
-    );
+    const results = await fullTextSearch(deps, { ...query, q: query.q }, async () => void (await charge('ftsQueriesPerMinute')));
     return {
       title,
       query: query.q,

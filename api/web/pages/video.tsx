@@ -17,7 +17,6 @@ import { callerUserId, type Caller } from '../../http/auth.ts';
 import { wholeNumber } from '../../http/queryParams.ts';
 import type { ApiDeps } from '../../http/route.ts';
 import { requestCallersSummary, streamSummary } from '../../routes/summaries.ts';
-import { chargeQuota } from '../../http/quota.ts';
 import { sendSubtitles } from '../../routes/subtitles.ts';
 import { sendVideoFile } from '../../routes/videos.ts';
 import { lastEventId } from '../../sse/followStream.ts';
@@ -416,9 +415,9 @@ export const videoSubtitlesPage = definePage({
     }),
   }),
   access: { feature: 'subtitleDownload' },
-  async handler({ exchange, res, deps, visitor, params }) {
-    const charge = () => chargeQuota(deps.counterSql, visitor, 'subtitleDownloadsPerDay', res);
-    return sendSubtitles(exchange, deps, charge, params.videoId, {
+  charges: ['subtitleDownloadsPerDay'],
+  async handler({ exchange, charge, deps, params }) {
+    return sendSubtitles(exchange, deps, () => charge('subtitleDownloadsPerDay'), params.videoId, {
       format: params.file.slice('subtitles.'.length) as 'srt' | 'vtt' | 'txt',
     });
   },
@@ -431,8 +430,9 @@ export const videoSummaryPage = definePage({
   params: videoParams,
   form: z.object({ private: z.literal('true', { message: 'expected true, or leave it out' }).optional() }),
   access: { feature: 'summaryGeneration' },
-  async handler({ res, deps, visitor, params, form }) {
-    await requestCallersSummary(deps, visitor, res, { videoId: params.videoId, private: form.private === 'true' });
+  charges: ['summaryGenerationsPerDay'],
+  async handler({ charge, deps, visitor, params, form }) {
+    await requestCallersSummary(deps, visitor, charge, { videoId: params.videoId, private: form.private === 'true' });
     return redirect(`${videoPath(params.videoId)}#summary`);
   },
 });

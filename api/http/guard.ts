@@ -1,0 +1,155 @@
+/**
+ * The one guard chain of REST routes, web pages, and MCP tool calls, resource reads and prompts: after
+ * authentication gave the caller, access (admin, scope, feature: 403), then the charge, then the work.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Sql } from '../../core/db/database.ts';
+import { AppError } from '../../core/errors.ts';
+import type { Charge } from '../../core/generations/generationKind.ts';
+import { scopeLevel, type FeatureName, type LimitName, type ScopeLabel } from '../../core/schemas.ts';
+import { refundQuotas, type CountedUnits } from '../../core/usage/consumeQuota.ts';
+import type { Caller } from './auth.ts';
+import { chargeQuotas, quotaSubject } from './quota.ts';
+
+/** What a route or an MCP tool asks of its caller beyond a valid key. */
+export interface Access {
+  admin?: boolean | undefined;
+  scope?: ScopeLabel | undefined;
+  feature?: FeatureName | undefined;
+}
+
+/**
+ * Refuses (403 FORBIDDEN or FEATURE_DISABLED) a caller whose key, account or tier falls short of `access`.
+ * Scopes are a key's alone: a signed-in person is limited by their account and tier only.
+ */
+export function checkAccess(caller: Caller, access: Access, what = 'this endpoint'): void {
+  if (access.admin && (caller.kind === 'anonymous' || !caller.isAdmin))
+    throw new AppError('FORBIDDEN', `${what} is for administrators only`);
+  if (caller.kind === 'key') {
+    if (access.scope && caller.scope < scopeLevel(access.scope)) {
+      throw new AppError('FORBIDDEN', `${what} needs an API key with ${access.scope}+ scope; this key has L${caller.scope}`);
+    }
+  }
+  if (access.feature && !caller.tier.features[access.feature]) {
+    throw new AppError('FEATURE_DISABLED', `${access.feature} is not part of the ${caller.tier.displayName} tier`, {
+      details: { feature: access.feature },
+    });
+  }
+}
+
+/** The per-minute limit that counts a request: requestsPerMinute, or pageRequestsPerMinute for public pages. */
+export type RequestLimit = Extract<LimitName, 'requestsPerMinute' | 'pageRequestsPerMinute'>;
+
+/** What a piece of work asks of its caller (access) and what it may cost (its request limit, the limits it charges). */
+export interface Guarded extends Access {
+  /** Counted against the caller's request limit (default true). */
+  rateLimited?: boolean | undefined;
+  /** The limit that counts the request (default requestsPerMinute). */
+  requestLimit?: RequestLimit | undefined;
+  /**
+   * The limits the work may charge. With any, the request's count waits for the first charge and is made
+   * in the same statement; charging a limit not listed here is a fault of the code.
+   */
+  charges?: readonly LimitName[] | undefined;
+}
+
+/**
+ * Counts `units` of one of the declared limits, with the request when it is not counted yet, in one
+ * statement; 429 RATE_LIMITED when refused. Answers where the units went (undefined for 0 units, which
+ * counts only the request: a handler that writes its answer itself charges before writing).
+ */
+export type ChargeUnits = (name: LimitName, units?: number, at?: Date) => Promise<Charge | undefined>;
+
+/** What the work gets of the guard: its charge, and the request's count for an answer it writes itself. */
+export interface GuardedRequest {
+  charge: ChargeUnits;
+  /** Counts the request now if nothing has yet; called before writing an answer that counts. */
+  countRequest(): Promise<void>;
+  /** The answer is a 304 Not Modified: the request counts nothing. */
+  waiveRequest(): void;
+}
+
+export interface GuardOptions {
+  /** How a refusal names the work ("this endpoint", "the get_video tool"). */
+  what?: string;
+  /** The HTTP response of the work, for the RateLimit headers; absent for MCP calls. */
+  res?: Pick<ServerResponse, 'setHeader' | 'headersSent'>;
+  /** A cacheable read: the request is counted once its answer is known not to be a 304, which counts nothing. */
+  countsLate?: boolean;
+}
+
+/**
+ * Whether a failure gives the units charged back: the caller's input was wrong or what it named does not
+ * exist (an unknown channel found only by asking the sources), so nothing was delivered. Other failures
+ * keep them: a 5xx after a charge paid for an attempt (a query that ran into its timeout, a source that
+ * did not answer), and giving it back would let a caller who can make its requests fail late repeat
+ * them for free.
+ */
+const givesBack = (error: unknown) => error instanceof AppError && (error.code === 'NOT_FOUND' || error.code === 'INVALID_INPUT');
+
+/**
+ * Runs `work` behind the guard chain. Every charge is one statement: the request's count with the units of
+ * the limit the work charges, or the request alone (before the work when it charges nothing and is not a
+ * cacheable read; after it when it ended without charging, its 429 then replacing the work's answer, so
+ * every answer is the one counting first would have given).
+ *
+ * Charges are counted on `counterSql`, the counters' own autocommit pool, at once: concurrent requests
+ * cannot overshoot a quota, and a rollback of the work's transaction does not undo them. A request that
+ * ends in NOT_FOUND or INVALID_INPUT after a charge gets the units back in one more statement; its
+ * request count stays (the rate limit counts every request that reached its work, 400s and 404s
+ * included). Any other failure keeps the charge (see givesBack); a generation whose job fails gives its
+ * unit back from the job (core/generations/runGenerationJob.ts).
+ */
+export async function guarded<T>(
+  deps: { sql: Sql; counterSql?: Sql | undefined },
+  caller: Caller,
+  rules: Guarded,
+  work: (request: GuardedRequest) => Promise<T>,
+  options: GuardOptions = {},
+): Promise<T> {
+  checkAccess(caller, rules, options.what);
+  const counters = deps.counterSql ?? deps.sql;
+  const requestLimit = rules.requestLimit ?? 'requestsPerMinute';
+  const rateLimited = rules.rateLimited ?? true;
+  let requestPending = rateLimited && ((rules.charges?.length ?? 0) > 0 || options.countsLate === true);
+  if (rateLimited && !requestPending) await chargeQuotas(counters, caller, [{ name: requestLimit }], options.res);
+  const charged: CountedUnits[] = [];
+
+  const charge: ChargeUnits = async (name, units = 1, at) => {
+    if (!rules.charges?.includes(name)) {
+      throw new Error(`${options.what ?? 'this endpoint'} charged ${name}, which its guard does not declare in charges`);
+    }
+    const charges = [...(requestPending ? [{ name: requestLimit }] : []), ...(units > 0 ? [{ name, units }] : [])];
+    requestPending = false;
+    if (charges.length === 0) return undefined;
+    const decisions = await chargeQuotas(counters, caller, charges, options.res, at);
+    if (units === 0) return undefined;
+    const receipt = { subject: quotaSubject(caller, caller.tier.limits[name]), windowStart: decisions.at(-1)!.windowStart! };
+    charged.push({ ...receipt, limit: name, units });
+    return receipt;
+  };
+  const countRequest = async () => {
+    if (!requestPending) return;
+    requestPending = false;
+    try {
+      await chargeQuotas(counters, caller, [{ name: requestLimit }], options.res);
+    } catch (error) {
+      // An answer already on its way cannot be replaced by the refusal (a handler that wrote without charging).
+      if (!options.res?.headersSent) throw error;
+    }
+  };
+  const waiveRequest = () => {
+    requestPending = false;
+  };
+
+  let result: T;
+  try {
+    result = await work({ charge, countRequest, waiveRequest });
+  } catch (error) {
+    if (givesBack(error)) await refundQuotas(counters, charged.splice(0));
+    await countRequest();
+    throw error;
+  }
+  await countRequest();
+  return result;
+}
