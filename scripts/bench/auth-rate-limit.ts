@@ -25,9 +25,11 @@ import { createLogger } from '../../core/log.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { consumeQuota, readQuotas } from '../../core/usage/consumeQuota.ts';
-import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
-import { median, packageVersion, percentile, round, sleep, type Benchmark, type BenchContext, type Cell } from './lib/harness.ts';
-import { runLoad, type LoadOutcome } from './lib/load.ts';
+import { type BenchContext, type Benchmark, type Cell, packageVersion, sleep } from './lib/harness.ts';
+import { drive, type LoadOutcome, runLoad } from './lib/load.ts';
+import { postmasterPid } from './lib/processes.ts';
+import { median, percentile, round } from './lib/stats.ts';
+import { cpuDelta, cpuSnapshot } from './lib/usage.ts';
 
 const CONNECTIONS = 32;
 const WARMUP_SECONDS = 2;
@@ -176,21 +178,6 @@ async function walBytes(sql: Sql, start: unknown, end: unknown): Promise<number 
   return row!.bytes;
 }
 
-/** `fn` kept QUERY_CONCURRENCY times in flight for `seconds`, in this process; latencies in ms. */
-async function drive(fn: (i: number) => Promise<unknown>, seconds: number, record?: (ms: number) => void): Promise<void> {
-  const deadline = performance.now() + seconds * 1000;
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: QUERY_CONCURRENCY }, async () => {
-      while (performance.now() < deadline) {
-        const started = performance.now();
-        await fn(next++);
-        record?.(performance.now() - started);
-      }
-    }),
-  );
-}
-
 interface QuerySamples {
   latencies: number[];
   rates: number[];
@@ -217,12 +204,14 @@ async function measureQueries(
   for (let round = 0; round < QUERY_ROUNDS; round++) {
     for (const [index, [, , fn]] of queries.entries()) {
       const sample = samples[index]!;
-      await drive(fn, QUERY_WARMUP_SECONDS);
+      await drive(fn, { clients: QUERY_CONCURRENCY, seconds: QUERY_WARMUP_SECONDS });
       const before = sample.latencies.length;
       const walStart = await walPosition(sql);
       const start = cpuSnapshot(postmaster);
-      await drive(fn, QUERY_SECONDS, (ms) => sample.latencies.push(ms));
+      const measured = await drive(fn, { clients: QUERY_CONCURRENCY, seconds: QUERY_SECONDS });
       const cpu = cpuDelta(start, cpuSnapshot(postmaster));
+      if (measured.errors) throw new Error(`${measured.errors} queries failed: ${[...measured.errorMessages].join('; ')}`);
+      sample.latencies.push(...measured.latencies);
       sample.walBytes = add(sample.walBytes, await walBytes(sql, walStart, await walPosition(sql)));
       sample.rates.push((sample.latencies.length - before) / cpu.seconds);
       sample.seconds += cpu.seconds;
@@ -298,8 +287,7 @@ async function run(ctx: BenchContext) {
   const real = await startApi(deps, 0, '127.0.0.1');
   const bench = await listen(createApi({ ...deps, openStreams: new Set() }, [keyRoute, publicRoute]));
   const benchSync = await listen(createApi({ ...syncDeps, openStreams: new Set() }, [keyRoute, publicRoute]));
-  const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
-  const postmaster = postmasterOf(backend!.pid);
+  const postmaster = await postmasterPid(sql);
 
   const okBody = (body: any) =>
     body?.data?.ok === true ? undefined : `expected {data:{ok:true}}, got ${JSON.stringify(body).slice(0, 200)}`;

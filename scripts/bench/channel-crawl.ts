@@ -33,9 +33,10 @@ import { upsertChannel } from '../../core/videos/upsertChannel.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { createArchiveFixture } from '../../test/kit/archive-fixture.ts';
 import { start as startYoutubeApiServer } from '../../test/kit/servers/youtube-api-server.ts';
-import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
-import { median, packageVersion, percentile, round, type BenchContext, type Benchmark, type Cell } from './lib/harness.ts';
-import { cpuOf, memoryOf, memorySampler, startService } from './lib/proc.ts';
+import { type BenchContext, type Benchmark, type Cell, packageVersion } from './lib/harness.ts';
+import { postmasterPid, startService } from './lib/processes.ts';
+import { median, percentile, round } from './lib/stats.ts';
+import { cpuDelta, cpuOf, cpuSnapshot, memoryOf, memorySampler } from './lib/usage.ts';
 import { createSseParser } from './lib/sse-parse.ts';
 
 const VIDEOS = 20_000;
@@ -154,11 +155,6 @@ async function readStreamUntilDone(url: string, key: string, timeoutMs: number, 
     request.setTimeout(timeoutMs, () => request.destroy(new Error(`the stream did not end within ${timeoutMs / 1000} s`)));
     request.on('error', reject);
   });
-}
-
-async function postmasterPid(sql: Sql): Promise<number | undefined> {
-  const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
-  return postmasterOf(backend!.pid);
 }
 
 interface PreparedSource {

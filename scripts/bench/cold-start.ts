@@ -8,10 +8,11 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { embeddedLayout, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
-import { median, repoRoot, round, sleep, type Benchmark, type BenchContext, type Cell } from './lib/harness.ts';
+import { type BenchContext, type Benchmark, type Cell, repoRoot, sleep } from './lib/harness.ts';
+import { freePort } from './lib/processes.ts';
+import { median, round } from './lib/stats.ts';
 
 const RUNS = 3;
 const START_TIMEOUT_MS = 120_000;
@@ -53,18 +54,6 @@ interface StartRun {
     readyToHealthy: number | null;
   };
   postgresStoppedAfterExit: boolean;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** One GET /api/health on a fresh connection (no keep-alive, so nothing delays the shutdown). */

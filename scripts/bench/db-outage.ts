@@ -7,11 +7,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { answerOf, msUntil, restartCluster, signalPostmaster, type Answer } from '../../test/kit/databaseOutage.ts';
-import { median, repoRoot, type Benchmark, type BenchContext } from './lib/harness.ts';
+import { type BenchContext, type Benchmark, repoRoot } from './lib/harness.ts';
+import { freePort } from './lib/processes.ts';
+import { median } from './lib/stats.ts';
 
 const RUNS = 5;
 
@@ -25,14 +26,6 @@ interface OutageRun {
   slowestDuringOutageMs: number;
   /** the cluster accepting connections again → both answer 200 */
   recoveredMs: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const address = server.address();
-  await new Promise<void>((done) => server.close(() => done()));
-  return typeof address === 'object' && address ? address.port : 0;
 }
 
 /** `afterimage api` on a fresh DATA_DIR; resolves with the first-run administrator key once it is ready. */

@@ -28,20 +28,24 @@ import { FILTER_SETS, frequencyCounter, QUERY_CLASSES, queryMix, type QueryClass
 import { readSpool, spoolCorpus } from '../../test/kit/corpus-spool.ts';
 import { generatedBatches, writeCorpus } from '../../test/kit/corpus-write.ts';
 import { createCorpus, type VideoRow } from '../../test/kit/corpus.ts';
-import { percentile, round, type Benchmark, type BenchContext, type Cell } from './lib/harness.ts';
+import type { BenchContext, Benchmark, Cell } from './lib/harness.ts';
+import { numberKnob } from './lib/knobs.ts';
+import { drive, type Sample } from './lib/load.ts';
+import { startService } from './lib/processes.ts';
+import { percentile, round } from './lib/stats.ts';
+import { cpuOf } from './lib/usage.ts';
 import { subtitleNotes, subtitlePhase, subtitleTables } from './lib/ftsSubtitles.ts';
-import { cpuOf, startService } from './lib/proc.ts';
 import { recordingPool } from './lib/recordingPool.ts';
 
-const VIDEOS = Number(process.env.FTS_BENCH_VIDEOS ?? 1_000_000);
+const VIDEOS = numberKnob('FTS_BENCH_VIDEOS', 1_000_000);
 /** 30-minute transcripts of the subtitle phase (scripts/bench/lib/ftsSubtitles.ts): at most one video in ten; 0 skips it. */
-const TRANSCRIPTS = Math.min(Number(process.env.FTS_BENCH_TRANSCRIPTS ?? 100_000), Math.floor(VIDEOS / 10));
+const TRANSCRIPTS = Math.min(numberKnob('FTS_BENCH_TRANSCRIPTS', 100_000), Math.floor(VIDEOS / 10));
 const SEED = 1;
 const CLIENTS = 8;
 const PAGE_SIZE = 50;
 /** Requests per cell and engine, unless CELL_SECONDS runs out first. */
-const REQUESTS_PER_CELL = Number(process.env.FTS_BENCH_REQUESTS ?? 240);
-const CELL_SECONDS = Number(process.env.FTS_BENCH_CELL_SECONDS ?? 20);
+const REQUESTS_PER_CELL = numberKnob('FTS_BENCH_REQUESTS', 240);
+const CELL_SECONDS = numberKnob('FTS_BENCH_CELL_SECONDS', 20);
 const INGEST_CONNECTIONS = 2;
 const POOL_SIZE = 10; // DATABASE_POOL_SIZE's default, as the API process uses
 const EXACT_TOTAL_CAP = 10_000; // the Postgres backend counts exactly up to this many matches; SQLite is held to the same
@@ -65,18 +69,12 @@ interface Engine {
   close(): Promise<void>;
 }
 
-interface Sample {
-  latencies: number[];
-  errors: number;
-  seconds: number;
-  errorMessages: Set<string>;
-  slowest: { q: string; ms: number; filters: FtsFilters };
-}
 interface CellResult {
   class: QueryClass;
   filtered: boolean;
   sort: FtsSort;
   engine: EngineId;
+  requests: BenchRequest[];
   sample: Sample;
 }
 
@@ -316,32 +314,9 @@ class Rollback extends Error {}
 // ---------------------------------------------------------------------------------------------------
 // Measurement
 
-/** Keeps CLIENTS requests in flight until `count` are done or `seconds` have passed. */
-async function drive(engine: Engine, requests: BenchRequest[], count: number, seconds: number): Promise<Sample> {
-  const sample: Sample = { latencies: [], errors: 0, seconds: 0, errorMessages: new Set(), slowest: { q: '', ms: 0, filters: {} } };
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
-      while (next < count && performance.now() < deadline) {
-        const request = requests[next++ % requests.length]!;
-        const begun = performance.now();
-        try {
-          await engine.search(request);
-        } catch (error) {
-          sample.errors += 1;
-          if (sample.errorMessages.size < 3) sample.errorMessages.add((error as Error).message.slice(0, 200));
-        }
-        const ms = performance.now() - begun;
-        sample.latencies.push(ms);
-        if (ms > sample.slowest.ms) sample.slowest = { q: request.q, ms, filters: request.filters };
-      }
-    }),
-  );
-  sample.seconds = (performance.now() - started) / 1000;
-  return sample;
-}
+/** Keeps CLIENTS requests in flight until `count` are done or `seconds` have passed, the requests in turn. */
+const searches = (engine: Engine, requests: BenchRequest[], count: number, seconds: number) =>
+  drive((i) => engine.search(requests[i % requests.length]!), { clients: CLIENTS, seconds, count });
 
 interface Stats {
   requests: number;
@@ -551,11 +526,11 @@ async function run(ctx: BenchContext) {
         const engine = engines[(index + turn) % engines.length]!;
         // Warm-up: each query about once per pooled connection. A connection's first touch of a shared-buffer
         // page is a page fault (about 33 µs per 4 KiB here): a long-running service has paid it long before.
-        await drive(engine, cell.requests, cell.requests.length * POOL_SIZE, CELL_SECONDS);
+        await searches(engine, cell.requests, cell.requests.length * POOL_SIZE, CELL_SECONDS);
         const cpuBefore = engine.id === 'http' ? cpuOf(api.pid) : undefined;
-        const sample = await drive(engine, cell.requests, REQUESTS_PER_CELL, CELL_SECONDS);
+        const sample = await searches(engine, cell.requests, REQUESTS_PER_CELL, CELL_SECONDS);
         if (cpuBefore !== undefined) apiCpu.add(cell.class, (cpuOf(api.pid) ?? cpuBefore) - cpuBefore, sample.latencies.length);
-        results.push({ class: cell.class, filtered: cell.filtered, sort: cell.sort, engine: engine.id, sample });
+        results.push({ class: cell.class, filtered: cell.filtered, sort: cell.sort, engine: engine.id, requests: cell.requests, sample });
       }
       const line = ENGINES.map((id) => {
         const s = stats(
@@ -588,7 +563,7 @@ async function run(ctx: BenchContext) {
       TRANSCRIPTS > 0
         ? await subtitlePhase({ build: buildSql, search: sql }, corpus, TRANSCRIPTS, {
             http: engines[1]!,
-            drive,
+            drive: searches,
             stats,
             requestsPerCell: REQUESTS_PER_CELL,
             warmUpPerQuery: POOL_SIZE,
@@ -613,7 +588,8 @@ async function run(ctx: BenchContext) {
         const samples = results.filter((r) => r.engine === 'backend' && r.class === name && r.sort === sort);
         const s = stats(samples.map((r) => r.sample));
         if (s.p95 === null || s.p95 <= TARGET.p95Ms) continue;
-        const slowest = samples.map((r) => r.sample.slowest).sort((a, b) => b.ms - a.ms)[0]!;
+        const worst = samples.sort((a, b) => b.sample.slowest.ms - a.sample.slowest.ms)[0]!;
+        const slowest = worst.requests[worst.sample.slowest.call % worst.requests.length]!;
         const plan = await explainSearch(db.url, config.FTS_TIMEOUT_MS, { q: slowest.q, filters: slowest.filters, sort }).catch(
           (error: Error) => `EXPLAIN failed: ${error.message}`,
         );

@@ -20,8 +20,10 @@ import type { McpContext } from '../../api/mcp/context.ts';
 import { createMcpServer } from '../../api/mcp/server.ts';
 import { fakeChannelId, fakeVideoId } from '../../test/kit/ids.ts';
 import { random } from '../../test/kit/random.ts';
-import { packageVersion, percentile, round, sleep, type Benchmark, type BenchContext, type Cell } from './lib/harness.ts';
-import { cpuOf, memoryOf, memorySampler, startService, type ServiceProcess } from './lib/proc.ts';
+import { type BenchContext, type Benchmark, type Cell, packageVersion, sleep } from './lib/harness.ts';
+import { type ServiceProcess, startService } from './lib/processes.ts';
+import { percentile, round } from './lib/stats.ts';
+import { cpuOf, memoryOf, memorySampler } from './lib/usage.ts';
 
 const VIDEOS = 2_000;
 const CHANNELS = 5;

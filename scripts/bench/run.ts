@@ -16,20 +16,20 @@ import { embeddedLayout, ensureEmbeddedPostgres, stopEmbeddedPostgres } from '..
 import { migrate } from '../../core/db/migrate.ts';
 import { createLogger } from '../../core/log.ts';
 import {
+  type BenchContext,
+  type BenchDatabase,
   benchDataDir,
   benchDir,
+  type Benchmark,
+  type BenchOutcome,
   machineInfo,
+  type MachineInfo,
   markdownTable,
   resultsDir,
+  type Table,
   textTable,
   uniqueDatabaseName,
   withDatabaseName,
-  type BenchContext,
-  type BenchDatabase,
-  type Benchmark,
-  type BenchOutcome,
-  type Table,
-  type MachineInfo,
 } from './lib/harness.ts';
 
 interface ResultFile {

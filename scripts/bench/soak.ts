@@ -17,13 +17,16 @@ import { embeddedUrl, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { createArchiveFixture } from '../../test/kit/archive-fixture.ts';
 import { writeCorpus } from '../../test/kit/corpus-write.ts';
 import { createCorpus } from '../../test/kit/corpus.ts';
-import { percentile, round, sleep, type Benchmark, type Cell } from './lib/harness.ts';
-import { memoryOf, memorySampler, startService } from './lib/proc.ts';
+import { type Benchmark, type Cell, sleep } from './lib/harness.ts';
+import { numberKnob } from './lib/knobs.ts';
+import { startService } from './lib/processes.ts';
+import { percentile, round } from './lib/stats.ts';
+import { memoryOf, memorySampler } from './lib/usage.ts';
 
-const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 200);
-const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
-const VIDEOS = Number(process.env.SOAK_VIDEOS ?? 20_000);
-const WARM_UP_SECONDS = Number(process.env.SOAK_WARM_UP_SECONDS ?? 15);
+const CLIENTS = numberKnob('SOAK_CLIENTS', 200);
+const SECONDS = numberKnob('SOAK_SECONDS', 60);
+const VIDEOS = numberKnob('SOAK_VIDEOS', 20_000);
+const WARM_UP_SECONDS = numberKnob('SOAK_WARM_UP_SECONDS', 15);
 const MAX_RSS_GROWTH = 0.1;
 /** Each client's next request: the route by these weights. */
 const MIX = { fts: 35, subtitles: 25, 'status-history': 25, stream: 15 } as const;

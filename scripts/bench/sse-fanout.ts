@@ -28,23 +28,20 @@ import { appendEvents, crawlStream } from '../../core/events/events.ts';
 import { searchEvents, type SearchEvent } from '../../core/events/searchEvents.ts';
 import type { VideoObject } from '../../core/videos/videoObject.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
-import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
-import { round, sleep, type BenchContext, type Benchmark, type Cell } from './lib/harness.ts';
-import { cpuOf, memoryOf, memorySampler, startService } from './lib/proc.ts';
+import { type BenchContext, type Benchmark, type Cell, sleep } from './lib/harness.ts';
+import { nodeArgsKnob, numberKnob } from './lib/knobs.ts';
+import { postmasterPid, startService } from './lib/processes.ts';
+import { round } from './lib/stats.ts';
+import { cpuDelta, cpuOf, cpuSnapshot, memoryOf, memorySampler } from './lib/usage.ts';
 import type { ClientMessage, LatencySummary, ParentMessage } from './lib/sse-fanout-client.ts';
 
-/** The shape of the load; the environment variables are for exploring (e.g. after a fix), the defaults are the benchmark. */
-const knob = (name: string, fallback: number) => {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-};
-const SESSIONS = knob('SSE_FANOUT_SESSIONS', 10);
-const CLIENTS_PER_SESSION = knob('SSE_FANOUT_CLIENTS_PER_SESSION', 100);
+const SESSIONS = numberKnob('SSE_FANOUT_SESSIONS', 10);
+const CLIENTS_PER_SESSION = numberKnob('SSE_FANOUT_CLIENTS_PER_SESSION', 100);
 const CLIENTS = SESSIONS * CLIENTS_PER_SESSION;
 /** A second, lighter run with the same sessions: where one API process still keeps up, and the cost of one delivery. */
-const REFERENCE_CLIENTS_PER_SESSION = knob('SSE_FANOUT_REFERENCE_CLIENTS_PER_SESSION', 25);
-const COMMITS_PER_SECOND = knob('SSE_FANOUT_COMMITS_PER_SECOND', 20);
-const SECONDS = knob('SSE_FANOUT_SECONDS', 20);
+const REFERENCE_CLIENTS_PER_SESSION = numberKnob('SSE_FANOUT_REFERENCE_CLIENTS_PER_SESSION', 25);
+const COMMITS_PER_SECOND = numberKnob('SSE_FANOUT_COMMITS_PER_SECOND', 20);
+const SECONDS = numberKnob('SSE_FANOUT_SECONDS', 20);
 const COMMITS = COMMITS_PER_SECOND * SECONDS;
 /** Events per commit: 1 to 10 (one search:progress, then search:video), 5.5 on average. */
 const eventsInCommit = (seq: number) => 1 + ((seq * 7) % 10);
@@ -124,11 +121,6 @@ function startClients(): ClientsHandle {
       }),
     send: (message) => child.send(message),
   };
-}
-
-async function postmasterPid(sql: Sql): Promise<number | undefined> {
-  const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
-  return postmasterOf(backend!.pid);
 }
 
 interface Commit {
@@ -212,7 +204,7 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
       YOUTUBE_API_KEY: '',
       WAYBACK_ENABLED: 'false',
     },
-    { openFiles: OPEN_FILES, nodeArgs: process.env.SSE_FANOUT_API_NODE_ARGS?.split(' ').filter(Boolean) ?? [] },
+    { openFiles: OPEN_FILES, nodeArgs: nodeArgsKnob('SSE_FANOUT_API_NODE_ARGS') },
   );
   const openFiles = /Max open files\s+(\d+|unlimited)/.exec(readFileSync(`/proc/${api.pid}/limits`, 'utf8'))?.[1] ?? null;
   ctx.progress(

@@ -9,9 +9,10 @@
 import type { Sql } from '../../core/db/database.ts';
 import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';
 import { start as startYoutubeApiServer, generatedVideoId } from '../../test/kit/servers/youtube-api-server.ts';
-import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
-import { round, sleep, type Benchmark, type Cell } from './lib/harness.ts';
-import { cpuOf, memoryOf, startService } from './lib/proc.ts';
+import { type Benchmark, type Cell, sleep } from './lib/harness.ts';
+import { postmasterPid, startService } from './lib/processes.ts';
+import { round } from './lib/stats.ts';
+import { cpuDelta, cpuOf, cpuSnapshot, memoryOf } from './lib/usage.ts';
 
 const CHANNELS = 1_000;
 const VIDEOS_PER_CHANNEL = 1_000;
@@ -84,8 +85,7 @@ export const benchmark: Benchmark = {
         WAYBACK_ENABLED: 'false',
       };
       worker = await startService('worker', env);
-      const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
-      const postmaster = postmasterOf(backend!.pid);
+      const postmaster = await postmasterPid(sql);
 
       const cpuStart = cpuSnapshot(postmaster);
       const workerCpuStart = cpuOf(worker.pid);

@@ -43,29 +43,17 @@ import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { fakeChannelId, fakeVideoId } from '../../test/kit/ids.ts';
 import { between, mix32, random } from '../../test/kit/random.ts';
-import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
-import {
-  median,
-  percentile,
-  round,
-  sleep,
-  type BenchContext,
-  type BenchDatabase,
-  type Benchmark,
-  type Cell,
-  type Table,
-} from './lib/harness.ts';
-import { cpuOf, memoryOf, memorySampler, resetPeak, startService, type ServiceProcess } from './lib/proc.ts';
+import { type Conversation, conversation } from './lib/corpus.ts';
+import { type BenchContext, type BenchDatabase, type Benchmark, type Cell, sleep, type Table } from './lib/harness.ts';
+import { listKnob, nodeArgsKnob, numberKnob } from './lib/knobs.ts';
+import { postmasterPid, type ServiceProcess, startService } from './lib/processes.ts';
+import { distribution, type Distribution, median, percentile, round } from './lib/stats.ts';
+import { cpuDelta, cpuOf, cpuSnapshot, memoryOf, memorySampler, resetPeak } from './lib/usage.ts';
 import { createSseParser } from './lib/sse-parse.ts';
 import type { StenogramsChildMessage, StenogramsOfflineReport, StenogramsOfflineRequest } from './lib/stenograms-child.ts';
 
-/** The shape of the load; the environment variables are for exploring, the defaults are the benchmark. */
-const knob = (name: string, fallback: number) => {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-};
 const SEED = 1;
-const PARTS = new Set((process.env.STENOGRAMS_PARTS ?? 'offline,streams').split(',').map((part) => part.trim()));
+const PARTS = new Set(listKnob('STENOGRAMS_PARTS', 'offline,streams'));
 
 // Offline generator
 const INPUTS_PER_SIZE = 4;
@@ -81,12 +69,11 @@ const SIZES: SizeSpec[] = [
 ];
 
 // Concurrent streams
-const STREAMS = knob('STENOGRAMS_STREAMS', 50);
+const STREAMS = numberKnob('STENOGRAMS_STREAMS', 50);
 /** Streams are spread over this many users (one L3 key each): one stenogram per user and video. */
-const USERS = knob('STENOGRAMS_USERS', 10);
-const WORKER_CONCURRENCY = knob('STENOGRAMS_WORKER_CONCURRENCY', 4);
-const ROUND_MINUTES = (process.env.STENOGRAMS_ROUND_MINUTES ?? '30,120')
-  .split(',')
+const USERS = numberKnob('STENOGRAMS_USERS', 10);
+const WORKER_CONCURRENCY = numberKnob('STENOGRAMS_WORKER_CONCURRENCY', 4);
+const ROUND_MINUTES = listKnob('STENOGRAMS_ROUND_MINUTES', '30,120')
   .map(Number)
   .filter((minutes) => minutes > 0);
 const STENOGRAMS_PER_DAY = 1_000; // raised from the Pro tier's 10 per key, still charged
@@ -98,108 +85,13 @@ const CHANNEL_ID = fakeChannelId('bench:stenograms');
 // ---------------------------------------------------------------------------------------------
 // Transcripts
 
-// Words as people say them, with the apostrophes of contractions; a few long, technical ones.
-const VOCABULARY = (
-  'the and so we you it that is to of a in this really going know like just think about right what yeah there well people thing ' +
-  "things time because actually very good want can would one get make see kind little bit lot way back look mean first new work don't " +
-  "it's i'm that's we're they world year years still much thought different system engine river bridge question problem answer data " +
-  'model power water city history music story project team build test design market energy temperature microcontroller measurement'
-).split(' ');
-const NAMES = ['ANNA', 'MARK CHEN', 'DR. SMITH', 'LUIS'];
-const DIRECTIONS = ['[Music]', '[Applause]', '[Laughter]', '(APPLAUSE)', '[inaudible]'];
-
-interface Transcript {
-  cues: StenogramCue[];
-  words: number;
-  turns: number;
-  labels: number;
-  directions: number;
-  pauses: number;
-}
-
-/**
- * A generated transcript of `minutes`, in the shape manual captions have after normaliseCues: cues of
- * 1.1–2.7 s with 3–7 words (≈ 5 words per 2 s, so 2 hours ≈ 18,000 words in ≈ 3,600 cues), sentences of
- * 6–18 words ending in . or ?, a `>>` speaker change (speakerChange) every 2–7 cues, a quarter of them
- * opening with a NAME: label, a stage direction cue ([Music], (APPLAUSE), …) one cue in a hundred, and
- * a pause over 2 s before one cue in thirty. `words` counts the spoken words (labels and directions not).
- */
-function transcript(minutes: number, seed: number): Transcript {
-  const next = random(mix32(SEED, seed));
-  const cues: StenogramCue[] = [];
-  const counts = { words: 0, turns: 0, labels: 0, directions: 0, pauses: 0 };
-  let t = 0;
-  let turnIn = between(next, 2, 7);
-  let sentenceIn = between(next, 6, 18);
-  const pause = () => {
-    if (next() >= 1 / 30) return 0;
-    counts.pauses++;
-    return 2.5 + next() * 2;
-  };
-  while (t < minutes * 60) {
-    const duration = 1.1 + next() * 1.6;
-    if (next() < 0.01) {
-      cues.push({ start: t, end: t + duration, text: DIRECTIONS[Math.floor(next() * DIRECTIONS.length)]! });
-      counts.directions++;
-      t += duration + pause();
-      continue;
-    }
-    const count = between(next, 3, 7);
-    const words: string[] = [];
-    for (let i = 0; i < count; i++) {
-      let word = VOCABULARY[Math.floor(next() * VOCABULARY.length)]!;
-      if (--sentenceIn === 0) {
-        word += next() < 0.8 ? '.' : '?';
-        sentenceIn = between(next, 6, 18);
-      } else if (next() < 0.05) word += ',';
-      words.push(word);
-    }
-    counts.words += count;
-    const cue: StenogramCue = { start: round(t, 3)!, end: round(t + duration, 3)!, text: words.join(' ') };
-    if (--turnIn === 0) {
-      cue.speakerChange = true;
-      counts.turns++;
-      turnIn = between(next, 2, 7);
-      if (next() < 0.25) {
-        cue.text = `${NAMES[Math.floor(next() * NAMES.length)]}: ${cue.text}`;
-        counts.labels++;
-      }
-    }
-    cues.push(cue);
-    t += duration + pause();
-  }
-  return { cues, ...counts };
-}
-
-const inputOf = (videoId: string, minutes: number, generated: Transcript): StenogramInput => ({
+const inputOf = (videoId: string, minutes: number, generated: Conversation): StenogramInput => ({
   videoId,
   title: `A ${minutes}-minute conversation`,
   channelTitle: 'Bench stenograms',
   language: 'en',
   cues: generated.cues,
 });
-
-interface Summary {
-  count: number;
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-  max: number | null;
-  mean: number | null;
-}
-
-function summarise(values: number[], digits = 1): Summary {
-  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
-  const mean = sorted.length ? sorted.reduce((sum, value) => sum + value, 0) / sorted.length : Number.NaN;
-  return {
-    count: sorted.length,
-    p50: round(percentile(sorted, 50), digits),
-    p95: round(percentile(sorted, 95), digits),
-    p99: round(percentile(sorted, 99), digits),
-    max: round(sorted[sorted.length - 1] ?? Number.NaN, digits),
-    mean: round(mean, digits),
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Part 1: the offline generator, in a child process per size
@@ -237,8 +129,8 @@ interface OfflineResult {
   /** The warm-up stenograms, ms: the first is the process's first (nothing compiled yet). */
   warmupMs: number[];
   runs: number;
-  wallMs: Summary;
-  cpuMs: Summary;
+  wallMs: Distribution;
+  cpuMs: Distribution;
   /** Words of the transcript per second of wall time, per run: median and the slowest run's. */
   wordsPerSecond: { median: number | null; p95Run: number | null };
   rssBeforeMiB: number | null;
@@ -251,7 +143,9 @@ interface OfflineResult {
 async function offlinePart(ctx: BenchContext, problems: string[]): Promise<OfflineResult[]> {
   const results: OfflineResult[] = [];
   for (const size of SIZES) {
-    const made = Array.from({ length: INPUTS_PER_SIZE * 2 }, (_, index) => transcript(size.minutes, size.minutes * 1_000 + index));
+    const made = Array.from({ length: INPUTS_PER_SIZE * 2 }, (_, index) =>
+      conversation(size.minutes, mix32(SEED, size.minutes * 1_000 + index)),
+    );
     const inputs = made.slice(0, INPUTS_PER_SIZE);
     const warmup = made.slice(INPUTS_PER_SIZE);
     const report = await runChild({
@@ -273,8 +167,8 @@ async function offlinePart(ctx: BenchContext, problems: string[]): Promise<Offli
       warmup: warmup.length,
       warmupMs: report.warmupMs.map((ms) => round(ms, 1)!),
       runs: size.runs,
-      wallMs: summarise(report.wallMs),
-      cpuMs: summarise(report.cpuMs),
+      wallMs: distribution(report.wallMs),
+      cpuMs: distribution(report.cpuMs),
       wordsPerSecond: {
         median: round(median(wordsPerSecond), 0),
         p95Run: round(
@@ -326,7 +220,7 @@ async function prepare(sql: Sql, minutes: number): Promise<Prepared> {
   const videos: Prepared['videos'] = [];
   for (let i = 0; i < STREAMS + 3; i++) {
     const videoId = fakeVideoId(`bench:stenograms:${minutes}:${i}`);
-    const generated = transcript(minutes, 10_000 + minutes * 100 + i);
+    const generated = conversation(minutes, mix32(SEED, 10_000 + minutes * 100 + i));
     // Stored as a fetch stores it: WebVTT (">> " for a speaker change), parsed and normalised by storeTrack.
     const text = renderVtt(
       generated.cues.map((cue) => ({
@@ -532,7 +426,7 @@ function deliveryLatency(records: StreamRecord[], rows: EventRow[], notification
     }
   }
   const summaries = (values: Record<string, number[]>) =>
-    Object.fromEntries(Object.entries(values).map(([type, list]) => [type, summarise(list)]));
+    Object.fromEntries(Object.entries(values).map(([type, list]) => [type, distribution(list)]));
   return {
     fromCommitMs: summaries(fromCommit),
     fromTxStartMs: summaries(fromTxStart),
@@ -554,7 +448,7 @@ function phases(rows: EventRow[]) {
     if (started && first) queued.push(first.createdMs - started.createdMs);
     if (first && complete) working.push(complete.createdMs - first.createdMs);
   }
-  return { queuedMs: summarise(queued, 0), inWorkerMs: summarise(working, 0) };
+  return { queuedMs: distribution(queued, 0), inWorkerMs: distribution(working, 0) };
 }
 
 /** One stream's events: `type (stage percent) +ms` from the first event's created_at. */
@@ -666,10 +560,9 @@ const serviceEnv = (dbUrl: string, dataDir: string) => ({
   YOUTUBE_API_KEY: '',
   WAYBACK_ENABLED: 'false',
 });
-const nodeArgs = (name: string) => ({ nodeArgs: process.env[name]?.split(' ').filter(Boolean) ?? [] });
 
 async function startApiProcess(ctx: BenchContext, env: Record<string, string>): Promise<ServiceProcess & { base: URL }> {
-  const api = await startService('api', env, nodeArgs('STENOGRAMS_API_NODE_ARGS'));
+  const api = await startService('api', env, { nodeArgs: nodeArgsKnob('STENOGRAMS_API_NODE_ARGS') });
   if (!api.url) {
     await api.stop();
     throw new Error('the API logged no url');
@@ -832,14 +725,13 @@ async function streamRound(ctx: BenchContext, minutes: number, problems: string[
   );
   const dataDir = await mkdtemp(join(tmpdir(), 'afterimage-bench-stenograms-'));
   const env = serviceEnv(db.url, dataDir);
-  const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
-  const postmaster = postmasterOf(backend!.pid);
+  const postmaster = await postmasterPid(sql);
   const notifications: Notification[] = [];
   const listener = await sql.listen('afterimage_events', (stream) => {
     if (stream.startsWith('stenogram:')) notifications.push({ stream, at: performance.now() });
   });
   let api: (ServiceProcess & { base: URL }) | undefined;
-  const worker = await startService('worker', env, nodeArgs('STENOGRAMS_WORKER_NODE_ARGS'));
+  const worker = await startService('worker', env, { nodeArgs: nodeArgsKnob('STENOGRAMS_WORKER_NODE_ARGS') });
   try {
     ctx.progress(`worker pid ${worker.pid}, ready in ${Math.round(worker.readyAt - worker.spawnedAt)} ms`);
     api = await startApiProcess(ctx, env);
@@ -989,12 +881,12 @@ async function analyse(sql: Sql, storeRoot: string, m: Measured, problems: strin
     errors: m.records.flatMap((record) => (record.error ? [record.error] : [])).slice(0, 5),
     totalSeconds: round(m.seconds, 2)!,
     perStreamMs: {
-      headers: summarise(
+      headers: distribution(
         m.records.map((record) => record.headersAt - record.postedAt),
         0,
       ),
-      started: summarise(m.records.map(toStarted), 0),
-      complete: summarise(m.records.map(toComplete), 0),
+      started: distribution(m.records.map(toStarted), 0),
+      complete: distribution(m.records.map(toComplete), 0),
     },
     phases: phases(burstRows),
     delivery,

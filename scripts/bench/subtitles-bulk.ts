@@ -19,17 +19,20 @@ import { updateTier } from '../../core/tiers/updateTier.ts';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { packageVersion, percentile, round, type BenchContext, type Benchmark, type BenchOutcome, type Cell } from './lib/harness.ts';
-import { cpuOf, memoryOf, memorySampler, startService } from './lib/proc.ts';
-import { rollingCaptions } from './subtitles-parse.ts';
+import { rollingCaptions } from './lib/corpus.ts';
+import { type BenchContext, type Benchmark, type BenchOutcome, type Cell, packageVersion } from './lib/harness.ts';
+import { listKnob, numberKnob } from './lib/knobs.ts';
+import { startService } from './lib/processes.ts';
+import { percentile, round } from './lib/stats.ts';
+import { cpuOf, memoryOf, memorySampler } from './lib/usage.ts';
 
-const VIDEOS = Number(process.env.SUBTITLES_BULK_VIDEOS ?? 100);
+const VIDEOS = numberKnob('SUBTITLES_BULK_VIDEOS', 100);
 const RUNS = 7;
 const CHANNEL_ID = 'UCbenchSubtitlesBulk0000'; // UC + 22
 const SIZES = [
   { id: '30min', label: `${VIDEOS} videos of 30 minutes`, vttMB: 0.25 },
   { id: '2h', label: `${VIDEOS} videos of 2 hours`, vttMB: 1 },
-].filter((size) => (process.env.SUBTITLES_BULK_SIZES ?? '30min,2h').split(',').includes(size.id));
+].filter((size) => listKnob('SUBTITLES_BULK_SIZES', '30min,2h').includes(size.id));
 /** The content codings asked for (Accept-Encoding) of the JSON answers; a zip is never coded. */
 const CODINGS = ['identity', 'gzip', 'br'] as const;
 const FORMATS = [

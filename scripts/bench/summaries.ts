@@ -35,14 +35,18 @@ import { corpusVideoId } from '../../test/kit/corpus.ts';
 import { loadVocabulary } from '../../test/kit/corpus-vocabulary.ts';
 import { fakeChannelId } from '../../test/kit/ids.ts';
 import { draw, mix32, random, zipfCdf } from '../../test/kit/random.ts';
-import { cpuDelta, cpuSnapshot, postmasterOf } from './lib/cpu.ts';
-import { median, percentile, round, type Benchmark, type BenchContext, type Cell, type Table } from './lib/harness.ts';
-import { cpuOf, startService } from './lib/proc.ts';
+import { talkTranscript, topicWords, type Vocabulary } from './lib/corpus.ts';
+import type { BenchContext, Benchmark, Cell, Table } from './lib/harness.ts';
+import { listKnob, numberKnob } from './lib/knobs.ts';
+import { drive, type Sample } from './lib/load.ts';
+import { postmasterPid, startService } from './lib/processes.ts';
+import { median, percentile, round } from './lib/stats.ts';
+import { cpuDelta, cpuOf, cpuSnapshot } from './lib/usage.ts';
 import type { ChildMessage, OfflineReport, OfflineRequest } from './lib/summaries-child.ts';
 import { recordingPool } from './lib/recordingPool.ts';
 
 const SEED = 1;
-const PARTS = new Set((process.env.SUMMARIES_BENCH_PARTS ?? 'offline,llm,reading').split(',').map((part) => part.trim()));
+const PARTS = new Set(listKnob('SUMMARIES_BENCH_PARTS', 'offline,llm,reading'));
 const TARGET = { offlineMedianMs: 200, p95Ms: 20 };
 
 // Offline generator
@@ -68,7 +72,7 @@ const MICRO_ITERATIONS = 200;
 const CHUNK_BUDGET = 5_000;
 
 // Reading
-const SUMMARIES = Number(process.env.SUMMARIES_BENCH_COUNT ?? 100_000);
+const SUMMARIES = numberKnob('SUMMARIES_BENCH_COUNT', 100_000);
 const CHANNELS = 2_000;
 const PRIVATE_ON_PUBLIC = Math.round(SUMMARIES * 0.035);
 const PRIVATE_ONLY = Math.round(SUMMARIES * 0.015);
@@ -102,98 +106,6 @@ const ms = (value: number, digits = 1) => round(value, digits);
 // ---------------------------------------------------------------------------------------------------
 // Generated transcripts
 
-/** Spoken English in rough order of frequency: what most of any talk is made of. */
-const SPOKEN = (
-  'i you the and to a it that so is of we this in just like know what have do be was on for with they but not can are if go get ' +
-  'about all there one really going my me think right at yeah okay well now here how because some people then out up thing lot want ' +
-  'see make very gonna kind time little actually also more when good much back would which way look into where he she our them been ' +
-  'said over first something your even two got um uh basically pretty sure mean let us take need could maybe other different next ' +
-  "every guys today video these those still new why who let's it's don't that's i'm you're we're there's can't"
-).split(' ');
-
-type Vocabulary = ReturnType<typeof loadVocabulary>;
-
-/** Topic words of talks: the words of real trending-video tags (English), most used first. */
-function topicWords(vocabulary: Vocabulary): string[] {
-  const spoken = new Set(SPOKEN);
-  const seen = new Set<string>();
-  for (const tag of vocabulary.vocabularies.en.tags) {
-    for (const word of tag.toLowerCase().split(/\s+/)) if (/^[a-z]{3,16}$/.test(word) && !spoken.has(word)) seen.add(word);
-  }
-  return [...seen];
-}
-
-/**
- * A talk of `minutes`: sentences of 5-20 words, about 60 % spoken filler, the rest the current
- * section's topic words (a new section every 2-5 minutes), the video's theme and stray words;
- * about 150 words a minute. Auto captions: lower case, no punctuation, a cue of 3-7 words every
- * ~2 s, [Music] at the start and now and then. Manual captions: sentences with capitals and
- * punctuation, cues of up to two lines that end where a sentence does when they can.
- */
-function transcript(words: string[], minutes: number, style: 'auto' | 'manual', seed: number): { cues: TranscriptCue[]; words: number } {
-  const rnd = random(seed);
-  const spokenCdf = zipfCdf(SPOKEN.length, 1, 2);
-  const topicCdf = zipfCdf(words.length, 0.9, 10);
-  const topic = () => words[draw(topicCdf, rnd)]!;
-  const theme = Array.from({ length: 6 }, topic);
-  const cues: TranscriptCue[] = [];
-  const at = (seconds: number) => Math.round(seconds * 1000) / 1000;
-  let t = 1 + rnd() * 3;
-  if (style === 'auto') {
-    cues.push({ start: 0, end: at(t), text: '[Music]' });
-  }
-  let section: string[] = [];
-  let sectionEnd = 0;
-  let count = 0;
-  let cue: string[] = [];
-  let cueStart = t;
-  let cueSize = 3 + Math.floor(rnd() * 5);
-  const flush = () => {
-    if (cue.length > 0) cues.push({ start: at(cueStart), end: at(t), text: cue.join(' ') });
-    cue = [];
-    cueSize = 3 + Math.floor(rnd() * 5);
-  };
-  while (t < minutes * 60) {
-    if (t >= sectionEnd) {
-      section = Array.from({ length: 10 }, topic);
-      sectionEnd = t + 120 + rnd() * 180;
-    }
-    const length = 5 + Math.floor(rnd() * 16);
-    for (let i = 0; i < length; i++) {
-      const u = rnd();
-      let word =
-        u < 0.6
-          ? SPOKEN[draw(spokenCdf, rnd)]!
-          : u < 0.86
-            ? section[Math.floor(rnd() * rnd() * section.length)]!
-            : u < 0.95
-              ? theme[Math.floor(rnd() * theme.length)]!
-              : words[Math.floor(rnd() * words.length)]!;
-      if (style === 'manual') {
-        if (word === 'i' || word.startsWith("i'")) word = `I${word.slice(1)}`;
-        if (i === 0) word = word[0]!.toUpperCase() + word.slice(1);
-        if (i === length - 1) word += rnd() < 0.1 ? '?' : '.';
-        else if (rnd() < 0.08) word += ',';
-      }
-      if (cue.length === 0) cueStart = t;
-      cue.push(word);
-      count++;
-      t += 0.26 + rnd() * 0.2;
-      const chars = cue.reduce((sum, w) => sum + w.length + 1, 0);
-      if (style === 'auto' ? cue.length >= cueSize : chars > 70 || (i === length - 1 && chars > 35)) flush();
-    }
-    t += 0.15 + rnd() * 0.6;
-    if (style === 'auto' && rnd() < 0.005) {
-      flush();
-      const start = t;
-      t += 2 + rnd() * 6;
-      cues.push({ start: at(start), end: at(t), text: rnd() < 0.7 ? '[Music]' : '[Applause]' });
-    }
-  }
-  flush();
-  return { cues, words: count };
-}
-
 interface TranscriptSet {
   spec: TranscriptSpec;
   inputs: SummaryInput[];
@@ -205,7 +117,7 @@ interface TranscriptSet {
 function transcriptSets(words: string[]): TranscriptSet[] {
   return SPECS.map((spec, specIndex) => {
     const make = (index: number): { input: SummaryInput; words: number } => {
-      const made = transcript(words, spec.minutes, spec.style, mix32(SEED + specIndex, index));
+      const made = talkTranscript(words, spec.minutes, spec.style, mix32(SEED + specIndex, index));
       // Auto captions often come without a video title given to the generator; manual ones with.
       const title = spec.style === 'manual' ? `Bench talk ${index}` : null;
       return {
@@ -1111,72 +1023,31 @@ interface Cpu {
   apiUs: number | null;
   machineUs: number | null;
 }
-interface Sample {
-  latencies: number[];
-  byVariant: number[][];
-  seconds: number;
-  errors: number;
-  errorMessages: Set<string>;
-  bytes: number;
+interface MeasuredSample extends Sample {
   cpu: Cpu;
 }
-const newSample = (): Sample => ({
-  latencies: [],
-  byVariant: [],
-  seconds: 0,
-  errors: 0,
-  errorMessages: new Set(),
-  bytes: 0,
-  cpu: { selfUs: 0, postgresUs: 0, apiUs: 0, machineUs: 0 },
-});
+const newMeasuredSample = (): MeasuredSample => ({ ...newSample(), cpu: { selfUs: 0, postgresUs: 0, apiUs: 0, machineUs: 0 } });
 
 /** Keeps `clients` calls in flight, variants in turn, until `count` are done or `seconds` have passed; a call may answer with the bytes it read. */
-async function drive(
+const driveVariants = (
   call: (variant: number) => Promise<unknown>,
   variants: number,
   options: { count: number; seconds: number; clients: number },
   sample?: Sample,
-): Promise<void> {
-  const started = performance.now();
-  const deadline = started + options.seconds * 1000;
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: options.clients }, async () => {
-      while (next < options.count && performance.now() < deadline) {
-        const variant = next++ % variants;
-        const begun = performance.now();
-        try {
-          const bytes = await call(variant);
-          if (sample && typeof bytes === 'number') sample.bytes += bytes;
-        } catch (error) {
-          if (sample) {
-            sample.errors += 1;
-            if (sample.errorMessages.size < 3) sample.errorMessages.add((error as Error).message.slice(0, 200));
-          }
-        }
-        const took = performance.now() - begun;
-        if (sample) {
-          sample.latencies.push(took);
-          (sample.byVariant[variant] ??= []).push(took);
-        }
-      }
-    }),
-  );
-  if (sample) sample.seconds += elapsed(started);
-}
+) => drive((i) => call(i % variants), { ...options, variants }, sample);
 
 /** `drive` with the CPU that this process, PostgreSQL, the API process and the whole machine used meanwhile added to the sample. */
 async function driveMeasured(
   call: (variant: number) => Promise<unknown>,
   variants: number,
   options: { count: number; seconds: number; clients: number },
-  sample: Sample,
+  sample: MeasuredSample,
   processes: { postmaster: number | undefined; api: number },
 ) {
   const add = (a: number | null, b: number | null | undefined) => (a === null || b === null || b === undefined ? null : a + b);
   const start = cpuSnapshot(processes.postmaster);
   const apiStart = cpuOf(processes.api);
-  await drive(call, variants, options, sample);
+  await driveVariants(call, variants, options, sample);
   const delta = cpuDelta(start, cpuSnapshot(processes.postmaster));
   const apiEnd = cpuOf(processes.api);
   sample.cpu.selfUs += delta.selfUs;
@@ -1198,7 +1069,7 @@ interface Stats {
   otherCores: number | null;
   kilobytesPerResponse: number | null;
 }
-function stats(sample: Sample): Stats {
+function stats(sample: MeasuredSample): Stats {
   const sorted = [...sample.latencies].sort((a, b) => a - b);
   const n = Math.max(1, sorted.length);
   const { selfUs, postgresUs, apiUs, machineUs } = sample.cpu;
@@ -1393,9 +1264,13 @@ async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templat
       }
     }
 
-    const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
-    const processes = { postmaster: postmasterOf(backend!.pid), api: api.pid };
-    const samples = classes.map(() => ({ inProcess: newSample(), http: newSample(), inProcessAlone: newSample(), httpAlone: newSample() }));
+    const processes = { postmaster: await postmasterPid(sql), api: api.pid };
+    const samples = classes.map(() => ({
+      inProcess: newMeasuredSample(),
+      http: newMeasuredSample(),
+      inProcessAlone: newMeasuredSample(),
+      httpAlone: newMeasuredSample(),
+    }));
     const measureStarted = performance.now();
     const loaded = { count: REQUESTS_PER_ROUND, seconds: ROUND_SECONDS, clients: CLIENTS };
     for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex++) {
@@ -1419,9 +1294,14 @@ async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templat
         // Engines take turns, starting with a different one each round.
         for (let turn = 0; turn < engines.length; turn++) {
           const engine = engines[(turn + roundIndex + index) % engines.length]!;
-          await drive(engine.call, query.variants.length, { ...loaded, count: WARMUP_REQUESTS });
+          await driveVariants(engine.call, query.variants.length, { ...loaded, count: WARMUP_REQUESTS });
           await driveMeasured(engine.call, query.variants.length, loaded, engine.sample, processes);
-          await drive(engine.call, query.variants.length, { count: SINGLE_REQUESTS, seconds: ROUND_SECONDS, clients: 1 }, engine.alone);
+          await driveVariants(
+            engine.call,
+            query.variants.length,
+            { count: SINGLE_REQUESTS, seconds: ROUND_SECONDS, clients: 1 },
+            engine.alone,
+          );
         }
       }
     }

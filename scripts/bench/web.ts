@@ -13,12 +13,15 @@ import { updateTier } from '../../core/tiers/updateTier.ts';
 import { frequencyCounter, QUERY_CLASSES, queryMix } from '../../test/kit/corpus-queries.ts';
 import { generatedBatches, writeCorpus } from '../../test/kit/corpus-write.ts';
 import { createCorpus } from '../../test/kit/corpus.ts';
-import { percentile, round, type Benchmark, type Cell } from './lib/harness.ts';
-import { cpuOf, startService, type ServiceProcess } from './lib/proc.ts';
+import type { Benchmark, Cell } from './lib/harness.ts';
+import { numberKnob } from './lib/knobs.ts';
+import { type ServiceProcess, startService } from './lib/processes.ts';
+import { percentile, round } from './lib/stats.ts';
+import { cpuOf } from './lib/usage.ts';
 
 const DEFAULT_VIDEOS = 100_000;
-const VIDEOS = Number(process.env.WEB_BENCH_VIDEOS ?? DEFAULT_VIDEOS);
-const ROUNDS = Number(process.env.WEB_BENCH_ROUNDS ?? 10);
+const VIDEOS = numberKnob('WEB_BENCH_VIDEOS', DEFAULT_VIDEOS);
+const ROUNDS = numberKnob('WEB_BENCH_ROUNDS', 10);
 const SEED = 1;
 const PAGE_SIZE = 20; // the search page's default
 const TARGET_CPU_US = 3_000;

@@ -13,7 +13,8 @@ import { contentHash } from '../../../core/subtitles/store.ts';
 import { FILTER_SETS, frequencyCounter, wordsBetween } from '../../../test/kit/corpus-queries.ts';
 import type { Corpus } from '../../../test/kit/corpus.ts';
 import { between, mix32, random } from '../../../test/kit/random.ts';
-import { round, type Cell } from './harness.ts';
+import type { Cell } from './harness.ts';
+import { round } from './stats.ts';
 
 const TRANSCRIPT_MS = 30 * 60_000;
 /** Transcripts per INSERT: about 40 KB of cues each. */

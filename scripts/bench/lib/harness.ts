@@ -96,23 +96,6 @@ export const uniqueDatabaseName = (benchmark: string) =>
 
 export const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
-/** Nearest-rank percentile of an ascending array. */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank]!;
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-/** Rounds to `digits` significant-looking decimals for display and JSON. */
-export const round = (value: number, digits = 2) => (Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : null);
-
 export function textTable(columns: string[], rows: Cell[][]): string {
   const cells = rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))));
   const widths = columns.map((column, index) => Math.max(column.length, ...cells.map((row) => (row[index] ?? '').length)));

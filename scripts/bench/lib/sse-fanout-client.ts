@@ -14,6 +14,7 @@
  */
 import { request, type ClientRequest } from 'node:http';
 import { createSseParser } from './sse-parse.ts';
+import { percentile } from './stats.ts';
 
 export interface FanoutClientSpec {
   path: string;
@@ -85,7 +86,7 @@ const send = (message: ClientMessage) => new Promise<void>((done) => process.sen
 function summarise(values: Float64Array): LatencySummary {
   const sorted = values.slice().sort();
   const n = sorted.length;
-  const at = (p: number) => (n ? sorted[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))]! : Number.NaN);
+  const at = (p: number) => percentile(sorted, p);
   let sum = 0;
   for (const value of sorted) sum += value;
   return {

@@ -7,7 +7,7 @@
  */
 import { createOfflineStenogramGenerator } from '../../../core/stenograms/createOfflineStenogramGenerator.ts';
 import type { StenogramInput } from '../../../core/stenograms/stenogram.ts';
-import { memoryOf, resetPeak } from './proc.ts';
+import { memoryOf, resetPeak } from './usage.ts';
 import { answerOnce, sendToParent } from './childMessages.ts';
 
 export interface StenogramsOfflineRequest {

@@ -8,7 +8,7 @@
 import { createExtractiveGenerator } from '../../../core/summaries/offline/createExtractiveGenerator.ts';
 import type { GeneratedSummary, SummaryInput } from '../../../core/summaries/summary.ts';
 import { start } from '../../../test/kit/servers/openai-server.ts';
-import { memoryOf, resetPeak } from './proc.ts';
+import { memoryOf, resetPeak } from './usage.ts';
 import { answerOnce, sendToParent } from './childMessages.ts';
 
 export interface OfflineRequest {
