@@ -25,7 +25,7 @@ import { createLogger } from '../../core/log.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { consumeQuota, readQuotas } from '../../core/usage/consumeQuota.ts';
-import { type BenchContext, type Benchmark, type Cell, packageVersion, sleep } from './lib/harness.ts';
+import { type BenchContext, type Benchmark, packageVersion, sleep } from './lib/harness.ts';
 import { drive, type LoadOutcome, runLoad } from './lib/load.ts';
 import { postmasterPid } from './lib/processes.ts';
 import { median, percentile, round } from './lib/stats.ts';
@@ -467,148 +467,23 @@ async function run(ctx: BenchContext) {
   return { results, queryResults, problems, database: db, diskFlush: { before: flushBefore, after: flushAfter } };
 }
 
-function describe(variants: VariantResult[], queries: QueryResult[]) {
-  const byId = (id: string) => variants.find((variant) => variant.id === id);
-  const queryById = (id: string) => queries.find((query) => query.id === id);
-  const row = (variant: VariantResult): Cell[] => [
-    variant.id,
-    variant.requestsPerSecond,
-    round(variant.latencyMs.p50, 2),
-    round(variant.latencyMs.p99, 2),
-    variant.cpuUsPerRequest.server,
-    variant.cpuUsPerRequest.postgres,
-    variant.cpuUsPerRequest.client,
-    variant.walBytesPerRequest,
-    variant.backgroundCores,
-    variant.non2xx + variant.errors + variant.timeouts,
-  ];
-  const rows: Cell[][] = variants.map(row);
-  const key = byId('key-noop');
-  const open = byId('public-noop');
-  const notes: string[] = [];
-  let cost: {
-    requestsPerSecond: number;
-    p50Ms: number | null;
-    p99Ms: number | null;
-    serverUs: number | null;
-    postgresUs: number | null;
-    machineUs: number | null;
-    walBytes: number | null;
-    wallUsPerRequest: number | null;
-  } | null = null;
-  if (key && open) {
-    const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b, 1));
-    cost = {
-      requestsPerSecond: key.requestsPerSecond - open.requestsPerSecond,
-      p50Ms: round(key.latencyMs.p50 - open.latencyMs.p50, 3),
-      p99Ms: round(key.latencyMs.p99 - open.latencyMs.p99, 3),
-      serverUs: diff(key.cpuUsPerRequest.server, open.cpuUsPerRequest.server),
-      postgresUs: diff(key.cpuUsPerRequest.postgres, open.cpuUsPerRequest.postgres),
-      machineUs: diff(key.cpuUsPerRequest.machine, open.cpuUsPerRequest.machine),
-      walBytes: diff(key.walBytesPerRequest, open.walBytesPerRequest),
-      /** 1/throughput: the machine time one request costs at saturation */
-      wallUsPerRequest: round(1e6 / key.requestsPerSecond - 1e6 / open.requestsPerSecond, 1),
-    };
-    rows.push([
-      'Δ auth + rate limit (key-noop − public-noop)',
-      cost.requestsPerSecond,
-      round(cost.p50Ms ?? NaN, 2),
-      round(cost.p99Ms ?? NaN, 2),
-      cost.serverUs,
-      cost.postgresUs,
-      null,
-      cost.walBytes,
-      null,
-      null,
-    ]);
-    notes.push(
-      `Authentication + rate limiting cost **${round(cost.p50Ms ?? NaN, 1)} ms at p50 and ${round(cost.p99Ms ?? NaN, 1)} ms at p99** per request under ${CONNECTIONS} connections, ` +
-        `and ${round(cost.wallUsPerRequest ?? NaN, 0)} µs of saturated-machine time per request (1/throughput: ${open.requestsPerSecond} → ${key.requestsPerSecond} req/s); ` +
-        `CPU per request: +${round(cost.serverUs ?? NaN, 0)} µs in Node, +${round(cost.postgresUs ?? NaN, 0)} µs in PostgreSQL, +${cost.walBytes} bytes of WAL (the counter upsert, committed synchronously).`,
-    );
-  }
-  const many = byId('key-noop-32-users');
-  if (key && many) {
-    notes.push(
-      `One key on all ${CONNECTIONS} connections vs a key per connection: ${key.requestsPerSecond} vs ${many.requestsPerSecond} req/s, p50 ${round(key.latencyMs.p50, 1)} vs ${round(many.latencyMs.p50, 1)} ms, p99 ${round(key.latencyMs.p99, 1)} vs ${round(many.latencyMs.p99, 1)} ms ` +
-        (key.requestsPerSecond < many.requestsPerSecond * 0.85
-          ? '(every request of one user updates the same usage_counters row, so concurrent requests of one user queue on its row lock, held until the commit is flushed).'
-          : '(no clear difference in this run).'),
-    );
-  }
-  const syncCounters = byId('key-noop-sync-counters');
-  if (key && syncCounters) {
-    notes.push(
-      `Counters through the pool without synchronous commit (as shipped): ${key.requestsPerSecond} req/s (p50 ${round(key.latencyMs.p50, 1)} ms, p99 ${round(key.latencyMs.p99, 1)} ms); ` +
-        `committed synchronously: ${syncCounters.requestsPerSecond} req/s (p50 ${round(syncCounters.latencyMs.p50, 1)}, p99 ${round(syncCounters.latencyMs.p99, 1)}).`,
-    );
-  }
-  const [select1, find, consume, consumeMany, consumeAsync, read, refused] = [
-    'select-1',
-    'find-api-key',
-    'consume-quota',
-    'consume-quota-32-users',
-    'consume-quota-async-commit',
-    'read-quotas',
-    'consume-quota-refused',
-  ].map(queryById);
-  if (select1 && find && consume) {
-    notes.push(
-      `Query by query (${QUERY_CONCURRENCY} in flight, no HTTP): select 1 ${select1.operationsPerSecond}/s, findApiKey ${find.operationsPerSecond}/s, ` +
-        `consumeQuota ${consume.operationsPerSecond}/s (one user)${consumeMany ? `, ${consumeMany.operationsPerSecond}/s (${DISTINCT_USERS} users)` : ''}` +
-        `${consumeAsync ? `, ${consumeAsync.operationsPerSecond}/s with synchronous_commit=off` : ''}${read ? `; readQuotas ${read.operationsPerSecond}/s` : ''}: ` +
-        (consume.operationsPerSecond < find.operationsPerSecond
-          ? `**the rate-limit counter upsert dominates** (${round(consume.latencyMs.mean / find.latencyMs.mean, 1)}× the key lookup's mean latency).`
-          : '**the key lookup dominates**.'),
-    );
-  }
-  if (refused && consume) {
-    notes.push(
-      `Refusing is not cheaper than counting: over the limit, consumeQuota does ${refused.operationsPerSecond}/s (${refused.walBytesPerOperation ?? '?'} B of WAL each: ` +
-        "the upsert's ON CONFLICT still locks the row, which is WAL-logged and committed synchronously, and a second query reads the buckets for Retry-After).",
-    );
-  }
-  const busiest = Math.max(
-    0,
-    ...variants.map((variant) => variant.backgroundCores ?? 0),
-    ...queries.map((query) => query.backgroundCores ?? 0),
-  );
-  if (busiest > 0.2) {
-    notes.push(
-      `**Disturbed:** up to ${busiest} of the machine's cores were busy with something else (other processes, the kernel) during a measurement ("other cores"); rerun on a quiet machine before trusting small differences.`,
-    );
-  }
-  const queryTable = {
-    title: `Query by query, in process (${QUERY_CONCURRENCY} in flight, no HTTP; ops/s = median of ${QUERY_ROUNDS} interleaved ${QUERY_SECONDS} s rounds)`,
-    columns: ['query', 'ops/s', 'mean ms', 'p99 ms', 'Node µs/op', 'PG µs/op', 'WAL B/op', 'other cores'],
-    rows: queries.map((query): Cell[] => [
-      query.label,
-      query.operationsPerSecond,
-      round(query.latencyMs.mean, 2),
-      round(query.latencyMs.p99, 2),
-      query.cpuUsPerOperation.node,
-      query.cpuUsPerOperation.postgres,
-      query.walBytesPerOperation,
-      query.backgroundCores,
-    ]),
+/** What authentication + rate limiting add to a request: key-noop − public-noop, per figure. */
+function authCost(variants: VariantResult[]) {
+  const key = variants.find((variant) => variant.id === 'key-noop');
+  const open = variants.find((variant) => variant.id === 'public-noop');
+  if (!key || !open) return null;
+  const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b, 1));
+  return {
+    requestsPerSecond: key.requestsPerSecond - open.requestsPerSecond,
+    p50Ms: round(key.latencyMs.p50 - open.latencyMs.p50, 3),
+    p99Ms: round(key.latencyMs.p99 - open.latencyMs.p99, 3),
+    serverUs: diff(key.cpuUsPerRequest.server, open.cpuUsPerRequest.server),
+    postgresUs: diff(key.cpuUsPerRequest.postgres, open.cpuUsPerRequest.postgres),
+    machineUs: diff(key.cpuUsPerRequest.machine, open.cpuUsPerRequest.machine),
+    walBytes: diff(key.walBytesPerRequest, open.walBytesPerRequest),
+    /** 1/throughput: the machine time one request costs at saturation */
+    wallUsPerRequest: round(1e6 / key.requestsPerSecond - 1e6 / open.requestsPerSecond, 1),
   };
-  const httpTable = {
-    title: `HTTP, ${CONNECTIONS} connections, ${DURATION_SECONDS} s after ${WARMUP_SECONDS} s warm-up (CPU and WAL per 2xx response)`,
-    columns: [
-      'variant',
-      'req/s',
-      'p50 ms',
-      'p99 ms',
-      'server µs/req',
-      'PG µs/req',
-      'client µs/req',
-      'WAL B/req',
-      'other cores',
-      'non-2xx+errors',
-    ],
-    rows,
-  };
-  return { tables: [httpTable, queryTable], notes, cost };
 }
 
 export const benchmark: Benchmark = {
@@ -621,14 +496,6 @@ export const benchmark: Benchmark = {
     '(the counter is still written), and every variant must answer only 2xx. CPU is measured from /proc for the server process, the load client and PostgreSQL.',
   async run(ctx) {
     const { results, queryResults, problems, database, diskFlush } = await run(ctx);
-    const { tables, notes, cost } = describe(results, queryResults);
-    notes.push(
-      `Disk flush (8 kB write + fdatasync in DATA_DIR, what every synchronous commit waits for): ${diskFlush.before.meanMs} ms before the HTTP runs, ${diskFlush.after.meanMs} ms after the queries; ` +
-        "the counter upsert's cost moves with it, so compare runs made on the same disk in the same conditions.",
-    );
-    notes.push(
-      'Same 2-core machine for client, server and PostgreSQL (embedded, fsync on); latencies are client-side, closed loop; per-request logs are serialised (LOG_LEVEL=info) but not written.',
-    );
     return {
       parameters: {
         connections: CONNECTIONS,
@@ -645,9 +512,8 @@ export const benchmark: Benchmark = {
         loadGenerator: 'autocannon (child process), latencies recorded per response',
         database: `${database.server} PostgreSQL ${database.serverVersion}`,
       },
-      results: { variants: results, authAndRateLimitCost: cost, queries: queryResults, diskFlush },
-      tables,
-      notes,
+      results: { variants: results, authAndRateLimitCost: authCost(results), queries: queryResults, diskFlush },
+      targets: [],
       ok: problems.length === 0,
       problems,
     };

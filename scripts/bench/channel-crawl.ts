@@ -33,7 +33,7 @@ import { upsertChannel } from '../../core/videos/upsertChannel.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { createArchiveFixture } from '../../test/kit/archive-fixture.ts';
 import { start as startYoutubeApiServer } from '../../test/kit/servers/youtube-api-server.ts';
-import { type BenchContext, type Benchmark, type Cell, packageVersion } from './lib/harness.ts';
+import { type BenchContext, type Benchmark, packageVersion, target } from './lib/harness.ts';
 import { postmasterPid, startService } from './lib/processes.ts';
 import { median, percentile, round } from './lib/stats.ts';
 import { cpuDelta, cpuOf, cpuSnapshot, memoryOf, memorySampler } from './lib/usage.ts';
@@ -501,137 +501,6 @@ async function replay(ctx: BenchContext, kind: SourceKind, config: ReturnType<ty
   };
 }
 
-/** Where a run's time went, from its own numbers and its replay, with what would change it. */
-function bottleneck(run: CrawlRun, r: Replay, production: Replay['store'][number]): string {
-  const endToEndMs = run.endToEndSeconds * 1000;
-  const share = (ms: number) => `${Math.round((ms / endToEndMs) * 100)} %`;
-  if (run.source === 'archive') {
-    return (
-      `**Where the time goes (archive):** each process builds its index of the directory once, at start-up, in the background (every info.json read and parsed: ${run.warmUpMs.worker} ms in the worker, ${run.warmUpMs.api} ms in the API; ${r.resolveMs} ms alone in the replay), ` +
-      `then keeps it and only re-reads the directory when its signature (directories, their mtimes and entry counts) changed. A search that arrives during the build waits for it. ` +
-      `The crawl itself is paging through the index (${r.listMs} ms for ${r.pages} pages) and storing (${production.totalMs} ms, ${share(production.totalMs)}), one step after another.`
-    );
-  }
-  const calls = run.sourceRequests ? (run.sourceRequests.playlistItems ?? 0) + (run.sourceRequests.videos ?? 0) : r.pages * 2;
-  return (
-    `**Where the time goes (Data API):** each step first fetches its pages (about ${Math.round(r.pages / Math.max(1, run.jobsBySource.youtube_api ?? 1))} pages of 50, a playlistItems.list and a videos.list call each, one after another), then stores them; the two never overlap. ` +
-    `Alone, fetching took ${r.listMs} ms (${share(r.listMs)} of the crawl) and storing ${production.totalMs} ms (${share(production.totalMs)}); ${calls} sequential calls mean that every millisecond of real Data API latency adds ${round(calls / 1000, 1)} s to a ${VIDEOS.toLocaleString('en')}-video crawl ` +
-    `(at 100 ms a call: about ${Math.round(VIDEOS / ((calls * 100) / 1000 + endToEndMs / 1000))} videos/s). ` +
-    'Suggestions: in core/sources/youtubeApi/uploads.ts, request page N+1 of the playlist while videos.list of page N runs; in core/crawl/crawlStep.ts, fetch the next batch while the store transaction of this one commits. ' +
-    `Storing costs ${production.perVideoUs} µs a video; its statements are listed above (larger batches change little: ${r.store.map((entry) => `${entry.batch}: ${entry.totalMs} ms`).join(', ')}).`
-  );
-}
-
-function describe(runs: CrawlRun[], replays: Replay[]) {
-  const crawlTable = {
-    title: `Crawl of one ${VIDEOS.toLocaleString('en')}-video channel, POST /api/search → search:complete (worker in a child process)`,
-    columns: [
-      'source',
-      'videos stored',
-      'end-to-end s',
-      'videos/s',
-      'target met',
-      'first video s',
-      'streaming videos/s',
-      'crawl jobs',
-      'median step ms',
-      'worker peak RSS MiB',
-      'worker CPU s',
-      'PG CPU s',
-      'API+harness CPU s',
-      'other CPU s',
-    ],
-    rows: runs.map((run): Cell[] => [
-      run.label,
-      run.videosStored,
-      run.endToEndSeconds,
-      run.videosPerSecond,
-      run.videosPerSecond >= TARGET_VIDEOS_PER_SECOND ? 'yes' : 'no',
-      run.firstVideoSeconds,
-      run.streamingVideosPerSecond,
-      run.crawlJobs,
-      run.stepIntervalMs?.median ?? null,
-      run.worker.peakRssMiB,
-      run.cpuSeconds.worker,
-      run.cpuSeconds.postgres,
-      run.cpuSeconds.harness,
-      run.cpuSeconds.other,
-    ]),
-  };
-  const replayTable = {
-    title: 'Where the time goes: each half of a step replayed alone, in this process',
-    columns: [
-      'source',
-      'resolve ms',
-      'list all pages ms',
-      'pages',
-      `store ms (batches of ${PRODUCTION_BATCH})`,
-      'per transaction ms',
-      'upsert / events / commit ms',
-      `store ms (batches of ${WHAT_IF_BATCH}, what-if)`,
-      'sum of halves ms',
-      'crawl ms',
-    ],
-    rows: replays.map((r): Cell[] => {
-      const run = runs.find((candidate) => candidate.source === r.source);
-      const production = r.store.find((entry) => entry.batch === PRODUCTION_BATCH)!;
-      const whatIf = r.store.find((entry) => entry.batch === WHAT_IF_BATCH)!;
-      return [
-        r.source,
-        r.resolveMs,
-        r.listMs,
-        r.pages,
-        production.totalMs,
-        production.perTransactionMs,
-        `${production.upsertMs} / ${production.eventsMs} / ${production.commitMs}`,
-        whatIf.totalMs,
-        r.resolveMs + r.listMs + production.totalMs,
-        run ? Math.round(run.endToEndSeconds * 1000) : null,
-      ];
-    }),
-  };
-  const notes: string[] = [];
-  for (const run of runs) {
-    const r = replays.find((candidate) => candidate.source === run.source);
-    const production = r?.store.find((entry) => entry.batch === PRODUCTION_BATCH);
-    const whatIf = r?.store.find((entry) => entry.batch === WHAT_IF_BATCH);
-    const verdict = run.videosPerSecond >= TARGET_VIDEOS_PER_SECOND ? '**meets**' : '**misses**';
-    let note =
-      `${run.label}: ${run.videosStored} videos in ${run.endToEndSeconds} s = **${run.videosPerSecond} videos/s** end to end, which ${verdict} the target of ${TARGET_VIDEOS_PER_SECOND}/s; ` +
-      `POST took ${run.postMs} ms, the first video arrived after ${run.firstVideoSeconds} s, then ${run.streamingVideosPerSecond} videos/s until search:complete; ` +
-      `${run.crawlJobs} crawl jobs (${Object.entries(run.jobsBySource)
-        .map(([stage, n]) => `${stage} ${n}`)
-        .join(
-          ', ',
-        )}), a step every ${run.stepIntervalMs?.median ?? '?'} ms (median, p90 ${run.stepIntervalMs?.p90 ?? '?'}, max ${run.stepIntervalMs?.max ?? '?'}).`;
-    if (r && production) {
-      const other = run.endToEndSeconds * 1000 - r.resolveMs - r.listMs - production.totalMs;
-      note +=
-        ` Alone, the source took ${r.resolveMs} ms to resolve and ${r.listMs} ms for ${r.pages} pages, and the store ${production.totalMs} ms (${production.perTransactionMs} ms per ${PRODUCTION_BATCH}-video transaction, ${production.perVideoUs} µs a video)` +
-        `${whatIf ? `; in batches of ${WHAT_IF_BATCH} the store takes ${whatIf.totalMs} ms` : ''}. ` +
-        `The rest, ${Math.round(other)} ms (${Math.round(other / Math.max(1, run.crawlJobs))} ms per job), is what the two halves cost together on a shared 2-core machine plus job hand-off, the API's resolve on POST and the SSE delivery.`;
-    }
-    if (production) {
-      const statements = Object.entries(production.statementsMs).sort((a, b) => b[1] - a[1]);
-      note += ` Store statements over the ${production.transactions} transactions: ${statements.map(([label, ms]) => `\`${label}…\` ${ms} ms`).join(', ')}; commits ${production.commitMs} ms.`;
-    }
-    const queued = Object.entries(run.otherJobsQueued);
-    if (queued.length)
-      note += ` When the crawl completed, other jobs it left in the queue: ${queued.map(([task, n]) => `${task} ${n}`).join(', ')} (the worker runs them beside the crawl's steps).`;
-    note += ` The sources were warmed up before the search: ${run.warmUpMs.worker} ms in the worker, ${run.warmUpMs.api} ms in the API.`;
-    if (run.postMs > 1_000) {
-      note += ` POST /api/search took ${run.postMs} ms because the API resolved the unknown channel through the sources (this process's RSS went from ${run.harnessRssMiB.beforePost} to ${run.harnessRssMiB.afterPost} MiB).`;
-    }
-    notes.push(note);
-    if (r && production) notes.push(bottleneck(run, r, production));
-  }
-  notes.push(
-    'Worker memory: VmHWM of the `afterimage worker` child process (peak resident set since its start, including the start itself); "maxSampled" in the JSON is VmRSS sampled every 100 ms during the crawl.',
-    'Same 2-core machine for the worker, PostgreSQL (embedded, fsync on) and this process, which hosts the API, the SSE reader and the Data API stand-in; "other CPU s" is what processes outside the benchmark used meanwhile (a disturbance gauge).',
-  );
-  return { tables: [crawlTable, replayTable], notes };
-}
-
 export const benchmark: Benchmark = {
   name: 'channel-crawl',
   title: `Crawl of a ${VIDEOS.toLocaleString('en')}-video channel`,
@@ -659,7 +528,6 @@ export const benchmark: Benchmark = {
     } finally {
       await rm(scratch, { recursive: true, force: true });
     }
-    const { tables, notes } = describe(runs, replays);
     return {
       parameters: {
         videos: VIDEOS,
@@ -676,8 +544,9 @@ export const benchmark: Benchmark = {
         whatIfBatch: WHAT_IF_BATCH,
       },
       results: { runs, replays },
-      tables,
-      notes,
+      targets: runs.map((run) =>
+        target(`${run.label}: videos stored per second`, run.videosPerSecond, { atLeast: TARGET_VIDEOS_PER_SECOND }),
+      ),
       ok: problems.length === 0,
       problems,
     };

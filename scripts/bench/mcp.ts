@@ -20,7 +20,7 @@ import type { McpContext } from '../../api/mcp/context.ts';
 import { createMcpServer } from '../../api/mcp/server.ts';
 import { fakeChannelId, fakeVideoId } from '../../test/kit/ids.ts';
 import { random } from '../../test/kit/random.ts';
-import { type BenchContext, type Benchmark, type Cell, packageVersion, sleep } from './lib/harness.ts';
+import { type BenchContext, type Benchmark, packageVersion, sleep } from './lib/harness.ts';
 import { type ServiceProcess, startService } from './lib/processes.ts';
 import { percentile, round } from './lib/stats.ts';
 import { cpuOf, memoryOf, memorySampler } from './lib/usage.ts';
@@ -391,116 +391,31 @@ async function sessions(
   }
 }
 
-function describe(ops: OperationResult[], session: SessionsResult, constructionUs: number) {
+/** MCP against REST for the same work: the difference of each figure (MCP − REST), ms and µs. */
+function mcpOverhead(ops: OperationResult[]) {
   const byId = (id: string) => ops.find((op) => op.id === id);
-  const row = (op: OperationResult): Cell[] => [
-    op.label,
-    op.sequential.p50Ms,
-    op.sequential.p99Ms,
-    op.sequential.serverCpuUsPerRequest,
-    op.concurrent.p50Ms,
-    op.concurrent.p99Ms,
-    op.concurrent.requestsPerSecond,
-    op.concurrent.serverCpuUsPerRequest,
-    op.sequential.failures + op.concurrent.failures,
-  ];
-  const rows: Cell[][] = ops.map(row);
-  const overhead: Array<{
-    pair: string;
-    sequentialP50Ms: number | null;
-    sequentialP99Ms: number | null;
-    concurrentP50Ms: number | null;
-    concurrentP99Ms: number | null;
-    serverCpuUs: number | null;
-  }> = [];
   const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b, 2));
-  for (const [mcpId, restId, label] of [
-    ['mcp-get_video_status_history', 'rest-status-history', 'Δ MCP overhead, status history (same core function)'],
-    ['mcp-search_videos', 'rest-fts', 'Δ MCP overhead, search (same core function)'],
-    ['mcp-get_video', 'rest-status-history', 'Δ get_video vs REST status-history (different queries)'],
-  ] as const) {
+  return (
+    [
+      ['mcp-get_video_status_history', 'rest-status-history', 'Δ MCP overhead, status history (same core function)'],
+      ['mcp-search_videos', 'rest-fts', 'Δ MCP overhead, search (same core function)'],
+      ['mcp-get_video', 'rest-status-history', 'Δ get_video vs REST status-history (different queries)'],
+    ] as const
+  ).flatMap(([mcpId, restId, pair]) => {
     const mcp = byId(mcpId);
     const rest = byId(restId);
-    if (!mcp || !rest) continue;
-    const entry = {
-      pair: label,
-      sequentialP50Ms: diff(mcp.sequential.p50Ms, rest.sequential.p50Ms),
-      sequentialP99Ms: diff(mcp.sequential.p99Ms, rest.sequential.p99Ms),
-      concurrentP50Ms: diff(mcp.concurrent.p50Ms, rest.concurrent.p50Ms),
-      concurrentP99Ms: diff(mcp.concurrent.p99Ms, rest.concurrent.p99Ms),
-      serverCpuUs: diff(mcp.sequential.serverCpuUsPerRequest, rest.sequential.serverCpuUsPerRequest),
-    };
-    overhead.push(entry);
-    rows.push([
-      label,
-      entry.sequentialP50Ms,
-      entry.sequentialP99Ms,
-      entry.serverCpuUs,
-      entry.concurrentP50Ms,
-      entry.concurrentP99Ms,
-      null,
-      diff(mcp.concurrent.serverCpuUsPerRequest, rest.concurrent.serverCpuUsPerRequest),
-      null,
-    ]);
-  }
-  const latencyTable = {
-    title: `Per request, client-side (sequential: 1 client × ${SEQUENTIAL_REQUESTS}; concurrent: ${CONCURRENT_CLIENTS} clients × ${CONCURRENT_REQUESTS_PER_CLIENT}, each its own user)`,
-    columns: [
-      'request',
-      'seq p50 ms',
-      'seq p99 ms',
-      'seq server µs/req',
-      `${CONCURRENT_CLIENTS}× p50 ms`,
-      `${CONCURRENT_CLIENTS}× p99 ms`,
-      `${CONCURRENT_CLIENTS}× req/s`,
-      `${CONCURRENT_CLIENTS}× server µs/req`,
-      'failures',
-    ],
-    rows,
-  };
-  const s = session;
-  const sessionTable = {
-    title: `${s.sessions} MCP client sessions at once on one fresh API process (${s.callsPerSession} calls each: get_video, search_videos, get_video)`,
-    columns: ['measure', 'value'],
-    rows: [
-      ['clients connected', `${s.connected} / ${s.sessions}`],
-      ['calls ok / failed', `${s.callsOk} / ${s.callsFailed}`],
-      ['connect (initialize, initialized, GET → 405) p50 / p99 ms', `${s.connectMs.p50} / ${s.connectMs.p99}`],
-      ['all connected after, ms', s.connectMs.allConnectedMs],
-      ['tool call p50 / p99 ms', `${s.callMs.p50} / ${s.callMs.p99}`],
-      ['all calls done after, ms', s.callMs.allDoneMs],
-      ['API RSS idle / after one client, MiB', `${s.rssMiB.idle} / ${s.rssMiB.beforeSessions}`],
-      ['API RSS peak: sampled every 50 ms / VmHWM, MiB', `${s.rssMiB.sampledPeak} / ${s.rssMiB.vmHwm}`],
-      ['API RSS 1 s after the clients closed, MiB', s.rssMiB.afterClose],
-      ['API CPU for connects + calls, ms', s.serverCpuMs],
-    ] as Cell[][],
-  };
-  const notes: string[] = [];
-  const [history, search] = overhead;
-  if (history && search) {
-    notes.push(
-      `MCP overhead over REST for the same core function, sequential p50: **+${history.sequentialP50Ms} ms** (status history), **+${search.sequentialP50Ms} ms** (search); ` +
-        `with ${CONCURRENT_CLIENTS} clients p50 +${history.concurrentP50Ms} / +${search.concurrentP50Ms} ms, p99 +${history.concurrentP99Ms} / +${search.concurrentP99Ms} ms; ` +
-        `server CPU per request +${history.serverCpuUs} / +${search.serverCpuUs} µs (from /proc, 10 ms ticks: coarse). ` +
-        `Where it goes, per POST /mcp (api/mcp/handler.ts): a new McpServer with every tool, resource and prompt registered (**${constructionUs} µs** of CPU measured in process), ` +
-        "a new StreamableHTTPServerTransport, which converts the Node request into a Web Request and back through @hono/node-server, the JSON-RPC dispatch, the SDK validating structuredContent against the tool's output schema, " +
-        'and the answer carried twice (structuredContent, plus a text rendering: pretty-printed JSON for get_video and get_video_status_history).',
-    );
-  }
-  notes.push(
-    'No REST route reads a video the way get_video does (core/videos/loadVideos.ts: the video object with its channel); the closest single-video read is GET /api/videos/:id/status-history, so get_video\'s row is compared with it only loosely ("different queries"). ' +
-      'The like-for-like MCP overhead is get_video_status_history vs that route, and search_videos vs GET /api/fts (both call core/fts/searchVideos.ts with the same pageSize).',
-  );
-  const perSession = (s.rssMiB.vmHwm - s.rssMiB.beforeSessions) / s.sessions;
-  notes.push(
-    `${s.sessions} concurrent sessions: ${s.connected} connected, ${s.callsOk} of ${s.sessions * s.callsPerSession} calls succeeded; API RSS ${s.rssMiB.beforeSessions} → peak ${s.rssMiB.vmHwm} MiB (VmHWM), about ${round(perSession * 1024, 0)} KiB per concurrent session at peak, ${s.rssMiB.afterClose} MiB 1 s after they closed (V8 keeps the heap it grew). ` +
-      `Connecting is 3 requests per client (initialize, notifications/initialized, and a GET for the standalone stream that answers 405), so ${s.sessions} clients at once queue behind each other on one process: connect p50 ${s.connectMs.p50} ms. ` +
-      'Between requests a session costs the stateless server nothing: only requests in flight hold a server and a transport.',
-  );
-  notes.push(
-    "Client (MCP SDK / fetch), API (child process) and PostgreSQL (embedded, fsync on) share the machine; latencies are client-side, closed loop, and include the client SDK's own work (JSON-RPC framing, output-schema validation of structuredContent is skipped: the client never listed the tools).",
-  );
-  return { tables: [latencyTable, sessionTable], notes, overhead };
+    if (!mcp || !rest) return [];
+    return [
+      {
+        pair,
+        sequentialP50Ms: diff(mcp.sequential.p50Ms, rest.sequential.p50Ms),
+        sequentialP99Ms: diff(mcp.sequential.p99Ms, rest.sequential.p99Ms),
+        concurrentP50Ms: diff(mcp.concurrent.p50Ms, rest.concurrent.p50Ms),
+        concurrentP99Ms: diff(mcp.concurrent.p99Ms, rest.concurrent.p99Ms),
+        serverCpuUs: diff(mcp.sequential.serverCpuUsPerRequest, rest.sequential.serverCpuUsPerRequest),
+      },
+    ];
+  });
 }
 
 export const benchmark: Benchmark = {
@@ -534,7 +449,6 @@ export const benchmark: Benchmark = {
     );
     const constructionUs = serverConstructionUs();
     ctx.progress(`createMcpServer alone (in process): ${constructionUs} µs`);
-    const { tables, notes, overhead } = describe(ops, session, constructionUs);
     return {
       parameters: {
         videos: VIDEOS,
@@ -551,9 +465,8 @@ export const benchmark: Benchmark = {
         api: 'node scripts/bin.mjs api (child process), LOG_LEVEL=info, default pool size',
         database: `${db.server} PostgreSQL ${db.serverVersion}`,
       },
-      results: { operations: ops, mcpOverhead: overhead, sessions: session, createMcpServerUs: constructionUs },
-      tables,
-      notes,
+      results: { operations: ops, mcpOverhead: mcpOverhead(ops), sessions: session, createMcpServerUs: constructionUs },
+      targets: [],
       ok: problems.length === 0,
       problems,
     };

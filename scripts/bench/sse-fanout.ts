@@ -28,7 +28,7 @@ import { appendEvents, crawlStream } from '../../core/events/events.ts';
 import { searchEvents, type SearchEvent } from '../../core/events/searchEvents.ts';
 import type { VideoObject } from '../../core/videos/videoObject.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
-import { type BenchContext, type Benchmark, type Cell, sleep } from './lib/harness.ts';
+import { type BenchContext, type Benchmark, sleep, target, type Target } from './lib/harness.ts';
 import { nodeArgsKnob, numberKnob } from './lib/knobs.ts';
 import { postmasterPid, startService } from './lib/processes.ts';
 import { round } from './lib/stats.ts';
@@ -404,108 +404,12 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
 
 type RunResult = Awaited<ReturnType<typeof runOnce>>['result'];
 
-function describe(runs: RunResult[]) {
-  const main = runs[0]!;
-  const latencyTable = {
-    title: `Delivery latency, ms: arrival at each client − sentAt (stamped just before the commit); ${COMMITS} commits at ${COMMITS_PER_SECOND}/s, 1–10 events each`,
-    columns: [
-      'clients',
-      'deliveries',
-      'p50',
-      'p95',
-      'p99',
-      'max',
-      'p99 from commit ack',
-      'commit → last client p99',
-      `p99 ≤ ${TARGET_P99_MS}`,
-    ],
-    rows: runs.map((run): Cell[] => [
-      run.label,
-      run.delivery.delivered,
-      run.delivery.fromSentAtMs.p50,
-      run.delivery.fromSentAtMs.p95,
-      run.delivery.fromSentAtMs.p99,
-      run.delivery.fromSentAtMs.max,
-      run.delivery.fromCommitMs.p99,
-      run.delivery.lastClientPerCommitMs.p99,
-      run.delivery.fromSentAtMs.p99 <= TARGET_P99_MS ? 'met' : 'missed',
-    ]),
-  };
-  const runTable = {
-    title: 'Connections, completeness, memory and CPU (CPU while publishing, in cores of 2)',
-    columns: [
-      'clients',
-      'ramp-up ms',
-      'missing',
-      'repeated/reordered',
-      'resumed',
-      'streams closed',
-      'API RSS idle MiB',
-      'after connect MiB',
-      'API peak RSS MiB',
-      `RSS ≤ ${TARGET_RSS_MIB} MB`,
-      'API cores',
-      'API µs/delivery',
-      'clients cores',
-      'PG cores',
-      'other cores',
-    ],
-    rows: runs.map((run): Cell[] => [
-      run.label,
-      run.connect.rampMs,
-      run.delivery.missing,
-      run.delivery.duplicatesOrReordered,
-      run.delivery.resumed,
-      `${run.end.ended}/${run.clients}`,
-      run.apiMemoryMiB.idle,
-      run.apiMemoryMiB.afterConnect,
-      run.apiMemoryMiB.peak,
-      run.apiMemoryMiB.peak * 1.048576 <= TARGET_RSS_MIB ? 'met' : 'missed',
-      run.cpuWhilePublishing.apiCores,
-      run.apiCpuUsPerDelivery,
-      run.cpuWhilePublishing.clientsCores,
-      run.cpuWhilePublishing.postgresCores,
-      run.cpuWhilePublishing.otherCores,
-    ]),
-  };
-  const notes: string[] = [];
-  for (const run of runs) {
-    const p99 = run.delivery.fromSentAtMs.p99;
-    const peak = run.apiMemoryMiB.peak;
-    notes.push(
-      `${run.label} (${run.sessions} sessions × ${run.clientsPerSession}): delivery p99 **${p99} ms** (p50 ${run.delivery.fromSentAtMs.p50}, max ${run.delivery.fromSentAtMs.max}; from the commit's acknowledgement p99 ${run.delivery.fromCommitMs.p99}): ${p99 <= TARGET_P99_MS ? 'meets' : '**misses**'} p99 ≤ ${TARGET_P99_MS} ms` +
-        `${run.delivery.firstLateAtSecond === null ? '' : ` (a commit first took over ${TARGET_P99_MS} ms to reach its last client ${run.delivery.firstLateAtSecond} s into publishing; slowest delivery per second: ${run.delivery.slowestPerSecondMs.join(', ')} ms)`}. ` +
-        `API peak RSS **${peak} MiB** (VmHWM; ${run.apiMemoryMiB.idle} MiB idle, ${run.apiMemoryMiB.afterConnect} MiB with the streams open): ${peak * 1.048576 <= TARGET_RSS_MIB ? 'meets' : '**misses**'} ≤ ${TARGET_RSS_MIB} MB. ` +
-        `${run.delivery.delivered.toLocaleString('en')} of ${run.delivery.expected.toLocaleString('en')} deliveries, ${run.delivery.missing} missing, ${run.delivery.duplicatesOrReordered} repeated or reordered; ${run.end.ended} of ${run.clients} streams closed after search:complete (${run.end.afterCompleteMs} ms after it). ` +
-        `Ramp-up: all ${run.connect.connected} streams past their snapshot ${run.connect.rampMs} ms after being requested at once (per client p50 ${run.connect.perClientMs.p50} ms); ` +
-        `it cost the API ${run.connect.apiCpuSeconds} s of CPU (${run.connect.apiCpuSeconds === null ? '?' : round((run.connect.apiCpuSeconds * 1000) / run.clients, 2)} ms per stream: key, session and snapshot queries, subscription) ` +
-        `and ${round(((run.apiMemoryMiB.afterConnect - run.apiMemoryMiB.idle) * 1024) / run.clients, 0)} KiB of RSS per open stream.` +
-        `${run.delivery.resumed ? ` ${run.delivery.resumed} streams were ended for falling over 1 MiB behind and resumed with Last-Event-ID.` : ''}`,
-    );
-  }
-  const reference = runs.find((run) => run !== main && run.apiCpuUsPerDelivery !== null);
-  if (reference?.apiCpuUsPerDelivery) {
-    const perSecond = COMMITS_PER_SECOND * 5.5;
-    const capacity = Math.floor(1e6 / reference.apiCpuUsPerDelivery / perSecond);
-    notes.push(
-      `Capacity: at ${reference.label} the API process spent **${reference.apiCpuUsPerDelivery} µs of CPU per delivered event** (per client and event). ` +
-        `${main.clients} clients × ${perSecond} events/s need ${round((main.clients * perSecond * reference.apiCpuUsPerDelivery) / 1e6, 2)} cores of its single event loop, ` +
-        `so one API process can follow this crawl rate with about ${capacity} clients on an idle machine (here the clients' process, at ${main.cpuWhilePublishing.clientsCores} cores, is the tighter limit). ` +
-        "Beyond that the hub falls behind: it reads the backlog in pages of up to 200 events, renders each page's frames once and writes that one Buffer to every stream, 100 streams per turn of the event loop, " +
-        "so memory holds a page's frames and what the sockets have not taken yet; a client more than 1 MiB behind has its stream ended and resumes with Last-Event-ID.",
-    );
-  }
-  if (main.delivery.fromSentAtMs.p99 > TARGET_P99_MS || main.apiMemoryMiB.peak * 1.048576 > TARGET_RSS_MIB) {
-    notes.push(
-      `**Missed:** with ${main.clients} clients the API process was busy ${main.cpuWhilePublishing.apiCores} cores, the clients' process ${main.cpuWhilePublishing.clientsCores} and other processes ${main.cpuWhilePublishing.otherCores} (of 2). ` +
-        'Per delivery the API renders the frames once (api/routes/search.ts framesOf) and makes one write per stream, which in a profile is mostly the writev system call of each socket; ' +
-        'if other cores are busy, rerun on a quieter machine. A CPU profile of the API shows the split: run with SSE_FANOUT_API_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".',
-    );
-  }
-  notes.push(
-    'The clients run in one Node process on the same 2-core machine as the API and PostgreSQL; "other cores" is CPU used meanwhile by processes outside the benchmark (a disturbance gauge).',
-  );
-  return { tables: [latencyTable, runTable], notes };
+/** The targets hold for the main run (the first); the reference run is for the cost of one delivery. */
+function targets(main: RunResult): Target[] {
+  return [
+    target(`delivery p99, ${main.label} (ms)`, main.delivery.fromSentAtMs.p99, { atMost: TARGET_P99_MS }),
+    target(`API peak RSS, ${main.label} (MB)`, round(main.apiMemoryMiB.peak * 1.048576, 1), { atMost: TARGET_RSS_MIB }),
+  ];
 }
 
 export const benchmark: Benchmark = {
@@ -527,7 +431,6 @@ export const benchmark: Benchmark = {
         `${result.label}: p99 ${result.delivery.fromSentAtMs.p99} ms, API peak RSS ${result.apiMemoryMiB.peak} MiB, ${result.delivery.missing} missing, ${result.end.ended}/${result.clients} closed`,
       );
     }
-    const { tables, notes } = describe(runs);
     return {
       parameters: {
         sessions: SESSIONS,
@@ -545,8 +448,7 @@ export const benchmark: Benchmark = {
         finishTimeoutMs: FINISH_TIMEOUT_MS,
       },
       results: { runs },
-      tables,
-      notes,
+      targets: targets(runs[0]!),
       ok: problems.length === 0,
       problems,
     };

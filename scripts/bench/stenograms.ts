@@ -36,15 +36,15 @@ import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { readTranscriptCues } from '../../core/llm/generation.ts';
-import type { StenogramCue, StenogramInput } from '../../core/stenograms/stenogram.ts';
+import type { StenogramInput } from '../../core/stenograms/stenogram.ts';
 import { renderVtt } from '../../core/subtitles/renderVtt.ts';
 import { storeTrack } from '../../core/subtitles/store.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { fakeChannelId, fakeVideoId } from '../../test/kit/ids.ts';
-import { between, mix32, random } from '../../test/kit/random.ts';
+import { mix32 } from '../../test/kit/random.ts';
 import { type Conversation, conversation } from './lib/corpus.ts';
-import { type BenchContext, type BenchDatabase, type Benchmark, type Cell, sleep, type Table } from './lib/harness.ts';
+import { type BenchContext, type BenchDatabase, type Benchmark, sleep, target } from './lib/harness.ts';
 import { listKnob, nodeArgsKnob, numberKnob } from './lib/knobs.ts';
 import { postmasterPid, type ServiceProcess, startService } from './lib/processes.ts';
 import { distribution, type Distribution, median, percentile, round } from './lib/stats.ts';
@@ -968,243 +968,6 @@ async function analyse(sql: Sql, storeRoot: string, m: Measured, problems: strin
 
 type RoundResult = Awaited<ReturnType<typeof streamRound>>;
 
-// ---------------------------------------------------------------------------------------------
-// Tables and notes
-
-function offlineTables(results: OfflineResult[]): { tables: Table[]; notes: string[] } {
-  if (!results.length) return { tables: [], notes: [] };
-  const table: Table = {
-    title: `Offline generator (afterimage-stenogram-1), one process per size: ${INPUTS_PER_SIZE} transcripts each, after a warm-up of ${INPUTS_PER_SIZE} others`,
-    columns: [
-      'transcript',
-      'cues',
-      'words',
-      'first (cold) ms',
-      'runs',
-      'median ms',
-      'p95 ms',
-      'max ms',
-      'median CPU ms',
-      'words/s (median)',
-      'RSS before MiB',
-      'peak RSS MiB',
-      'Markdown KiB',
-    ],
-    rows: results.map((result): Cell[] => [
-      result.label,
-      round(median(result.inputs.map((input) => input.cues)), 0),
-      round(median(result.inputs.map((input) => input.words)), 0),
-      result.warmupMs[0] ?? null,
-      result.runs,
-      result.wallMs.p50,
-      result.wallMs.p95,
-      result.wallMs.max,
-      result.cpuMs.p50,
-      result.wordsPerSecond.median,
-      result.rssBeforeMiB,
-      result.peakRssMiB,
-      round(median(result.outputs.map((output) => output.bytes)) / 1024, 1),
-    ]),
-  };
-  const long = results[0]!;
-  const notes = [
-    `Offline: each transcript is generated here with a seeded generator (3–7 words a cue of 1.1–2.7 s, sentences of 6–18 words, a \`>>\` speaker change every 2–7 cues, a quarter of the turns opening with a NAME: label, a stage direction like [Music] one cue in a hundred, a pause over 2 s one cue in thirty) and sent to a child process (lib/stenograms-child.ts) that does nothing else: ` +
-      `it writes ${long.warmup} stenograms of other transcripts of the same size for the JIT, then times each measured one (wall clock and CPU of the process, which includes V8's GC threads). ` +
-      `The ${long.label} transcripts: ${long.inputs.map((input) => `${input.cues} cues/${input.words} words/${input.turns} turns`).join(', ')}; their stenograms have ${long.outputs.map((output) => `${output.speakers} speakers, ${output.paragraphs} paragraphs`).join('; ')}. ` +
-      `Every stenogram has exactly its transcript's spoken words, and each repeat of a transcript gave the same Markdown.`,
-    `Offline peak RSS is the child's VmHWM ${results.every((result) => result.peakReset) ? 'counted from just before the warm-up (reset through /proc/self/clear_refs)' : 'since its start (it could not be reset)'}; "RSS before" is the process with Node, tsx, the generator and its transcripts loaded. ` +
-      `${long.label}: median **${long.wallMs.p50} ms**, p95 ${long.wallMs.p95} ms per stenogram, **${long.wordsPerSecond.median?.toLocaleString('en')} words/s**, peak RSS **${long.peakRssMiB} MiB** (${round((long.peakRssMiB ?? 0) - (long.rssBeforeMiB ?? 0), 1)} MiB over the idle process). ` +
-      `A fresh process is slower until the JIT has seen the code: its first ${long.warmupMs.length} stenograms of this size took ${long.warmupMs.join(', ')} ms (a worker that has just started pays that on its first jobs). No speed target was set for the generator.`,
-  ];
-  return { tables: [table], notes };
-}
-
-function streamTables(rounds: RoundResult[], offline: OfflineResult[]): { tables: Table[]; notes: string[] } {
-  if (!rounds.length) return { tables: [], notes: [] };
-  const streamsTable: Table = {
-    title: `${STREAMS} concurrent POST /api/stenograms/:videoId/generate, each read to stenogram:complete (one API process, one worker with WORKER_CONCURRENCY=${WORKER_CONCURRENCY}); "alone": one stream just before, on the idle pair`,
-    columns: [
-      'round',
-      'complete',
-      `all ${STREAMS} complete`,
-      'total s',
-      'to complete p50 ms',
-      'p99 ms',
-      'to response p50 ms',
-      'to stenogram:started p50 ms',
-      'p99 ms',
-      'queued p50 ms',
-      'in worker p50 ms',
-      'complete event KiB',
-    ],
-    rows: rounds.flatMap((run): Cell[][] => [
-      [
-        run.label,
-        `${run.completed}/${run.streams}`,
-        run.completed === run.streams ? 'met' : 'missed',
-        run.totalSeconds,
-        run.perStreamMs.complete.p50,
-        run.perStreamMs.complete.p99,
-        run.perStreamMs.headers.p50,
-        run.perStreamMs.started.p50,
-        run.perStreamMs.started.p99,
-        run.phases.queuedMs.p50,
-        run.phases.inWorkerMs.p50,
-        run.completeEventKiB,
-      ],
-      [
-        `1 × ${run.minutes} min alone`,
-        null,
-        null,
-        null,
-        run.alone.completeMs,
-        null,
-        run.alone.headersMs,
-        run.alone.startedMs,
-        null,
-        run.alone.phases.queuedMs.p50,
-        run.alone.phases.inWorkerMs.p50,
-        null,
-      ],
-    ]),
-  };
-  const latencyTable: Table = {
-    title:
-      "Delivery latency, ms: arrival at the client − the commit (its NOTIFY as seen by this process's own LISTEN); last column: arrival − created_at (the transaction's start, an upper bound)",
-    columns: ['round', 'events', 'deliveries', 'p50', 'p95', 'p99', 'max', 'p99 from transaction start'],
-    rows: rounds.flatMap((run) => [
-      ...['all', 'live', 'stenogram:started', 'stenogram:progress', 'stenogram:complete'].map((type): Cell[] => {
-        const latency = run.delivery.fromCommitMs[type];
-        const name = type === 'live' ? 'live (committed after its client had stenogram:started)' : type;
-        return [
-          run.label,
-          name,
-          latency?.count ?? 0,
-          latency?.p50 ?? null,
-          latency?.p95 ?? null,
-          latency?.p99 ?? null,
-          latency?.max ?? null,
-          run.delivery.fromTxStartMs[type]?.p99 ?? null,
-        ];
-      }),
-      ((): Cell[] => {
-        const alone = run.alone.fromCommitMs.all;
-        return [`1 × ${run.minutes} min alone`, 'all', alone?.count ?? 0, alone?.p50 ?? null, null, null, alone?.max ?? null, null];
-      })(),
-      ...(run.held
-        ? [
-            [
-              `1 × ${run.minutes} min alone, a transaction held open ${round(HOLD_MS / 1000, 1)} s beside it`,
-              'all',
-              run.held.fromCommitMs?.count ?? 0,
-              run.held.fromCommitMs?.p50 ?? null,
-              null,
-              null,
-              run.held.fromCommitMs?.max ?? null,
-              null,
-            ] as Cell[],
-          ]
-        : []),
-    ]),
-  };
-  const processTable: Table = {
-    title: `Processes during the burst (CPU in cores of 2, from the first POST to the last stenogram:complete; peak RSS from just before the burst)`,
-    columns: [
-      'round',
-      'API RSS idle MiB',
-      'API peak RSS MiB',
-      'worker RSS idle MiB',
-      'worker peak RSS MiB',
-      'API cores',
-      'worker cores',
-      'PG cores',
-      'of which this DB',
-      'clients cores',
-      'other cores',
-      'API event reads',
-      'reads per NOTIFY',
-      'other DBs writing',
-    ],
-    rows: rounds.map((run): Cell[] => [
-      run.label,
-      run.memoryMiB.api.idle,
-      run.memoryMiB.api.peak,
-      run.memoryMiB.worker.idle,
-      run.memoryMiB.worker.peak,
-      run.cpuCores.api,
-      run.cpuCores.worker,
-      run.cpuCores.postgres,
-      run.cpuCores.postgresThisDatabase,
-      run.cpuCores.harness,
-      run.cpuCores.other,
-      run.eventReads.reads,
-      run.eventReads.perNotification,
-      run.clusterWriters.share,
-    ]),
-  };
-  const notes: string[] = [];
-  for (const run of rounds) {
-    const all = run.delivery.fromCommitMs.all;
-    const live = run.delivery.fromCommitMs.live;
-    notes.push(
-      `${run.label} (${run.transcript.cuesPerVideo} cues, ${run.transcript.wordsPerVideo} words a video; ${run.users} users × ${run.streams / run.users} videos): **${run.completed} of ${run.streams} streams complete** (${run.completed === run.streams ? 'met' : '**missed**'}), ` +
-        `the last ${run.totalSeconds} s after the ${run.streams} POSTs went out at once; per stream p50 ${run.perStreamMs.complete.p50} ms, p99 ${run.perStreamMs.complete.p99} ms to stenogram:complete (alone: ${run.alone.completeMs} ms). ` +
-        `Commit → client over all ${all?.count} deliveries: p50 ${all?.p50} ms, **p99 ${all?.p99} ms**, max ${all?.max} ms; of the ${live?.count} events committed after their client had stenogram:started, p99 ${live?.p99} ms; stenogram:complete (${run.completeEventKiB} KiB of JSON each) p99 ${run.delivery.fromCommitMs['stenogram:complete']?.p99} ms. ` +
-        `API peak RSS **${run.memoryMiB.api.peak} MiB** (idle ${run.memoryMiB.api.idle}), worker peak RSS **${run.memoryMiB.worker.peak} MiB** (idle ${run.memoryMiB.worker.idle})${run.memoryMiB.peakReset ? ', VmHWM counted from just before the burst (reset through /proc/<pid>/clear_refs)' : ', VmHWM since each process started'}. ` +
-        `${run.rows.map((row) => `${row.n} rows ${row.status}`).join(', ')}; ${run.store.files} Markdown files (${round(run.store.bytes / 1024, 0)} KiB) in the temporary DATA_DIR's store; ${run.jobsLeft} generate_stenogram jobs left.`,
-    );
-  }
-  const first = rounds[0]!;
-  notes.push(
-    `How: a fresh database per round; ${first.users} Pro users, one L3 key each (apiStenogramsPerDay raised to ${STENOGRAMS_PER_DAY}, still charged; requestsPerMinute unlimited); one channel and ${STREAMS + 3} videos (the burst's, the two before it, the what-if's), each with a generated transcript stored as a fetch stores it (WebVTT through storeTrack, then refreshTranscript). ` +
-      '`afterimage api` and `afterimage worker` run as child processes with DATABASE_URL on that database and DATA_DIR in a temporary folder (the file store writes there; no LLM_BASE_URL, so the offline generator). ' +
-      `Two streams are generated one at a time first (the route's first request, then the "alone" reference); then all ${STREAMS} POSTs go out at once, each on its own connection, from this process, which reads every SSE response to its end. "Queued" and "in worker" come from the events' created_at: stenogram:started → the first stenogram:progress (a slot of the worker's ${WORKER_CONCURRENCY}, the row and the transcript read) → stenogram:complete (generated, stored, committed).`,
-    "Commit → client: this process LISTENs on afterimage_events too. A stream's transactions commit one after another, each with one NOTIFY, and the events of one share its created_at, so the k-th NOTIFY of a stream is the commit of its k-th transaction; the latency is the frame's arrival at the client minus that NOTIFY's arrival here (one clock, one process). " +
-      "It leaves out the moment from the commit to the NOTIFY reaching a listener, which the API's hub waits for too; arrival − created_at (now(), the transaction's start, same machine clock) is the upper bound, and for stenogram:complete it includes that transaction's own work (the row's update, a read, the insert of the Markdown). " +
-      "stenogram:started is committed by the POST's own transaction and reaches its client through the hub's catch-up once the stream subscribes; so do progress events committed before that.",
-    `API event reads: index scans of events_stream_seq (readEvents, positionOf) from pg_stat_user_indexes, read after the API had stopped (the two streams before the burst and the burst): ${rounds.map((run) => `${run.label}: ${run.eventReads.reads} reads for ${run.eventReads.notifications} NOTIFYs`).join('; ')}. ` +
-      'About one read per NOTIFY, plus a catch-up read per new stream, is what the hub needs. ' +
-      `"Other DBs writing" is the share of the burst (sampled every 50 ms) in which a write transaction was open in another database of the same PostgreSQL cluster (${rounds.map((run) => `${run.label}: ${run.clusterWriters.withWriter} of ${run.clusterWriters.samples} samples, the oldest ${run.clusterWriters.oldestMs} ms old`).join('; ')}); since migration 026 streams follow their own numbering and no such transaction holds them back.`,
-  );
-  const held = rounds.find((run) => run.held)?.held;
-  if (held) {
-    notes.push(
-      `What-if (first round, after the burst, a fresh API process): one stream generated alone while another session kept a transaction with an xid (\`select pg_current_xact_id()\`, nothing else) open for ${held.heldMs} ms. ` +
-        `${held.arrivedAfterRelease} of its ${held.events} events reached the client only after that transaction ended; commit → client p50 **${held.fromCommitMs?.p50} ms**, max ${held.fromCommitMs?.max} ms (alone without it: p50 ${rounds[0]!.alone.fromCommitMs.all?.p50} ms), ` +
-        `and the API read the events table ${held.eventReads} times for ${held.notifications} NOTIFYs meanwhile. Each stream numbers its own events (migration 026), so an open transaction elsewhere holds nothing back.`,
-    );
-  }
-  for (const run of rounds) {
-    const size = offline.find((result) => result.minutes === run.minutes);
-    notes.push(
-      `Where a ${run.minutes}-minute job's time goes (from the events' created_at): alone, ${run.alone.phases.queuedMs.p50} ms from stenogram:started to the first progress event (the job's pick-up, its row and the transcript: readTranscriptCues alone takes ${run.transcriptReadMs} ms on the idle database) and ${run.alone.phases.inWorkerMs.p50} ms from there to stenogram:complete; ` +
-        `${size ? `a warm generator takes ${size.wallMs.p50} ms for this size (median, offline part; its process's first ones took ${size.warmupMs.join(', ')} ms), so ` : ''}the rest is around the generator: the job's pick-up, a JIT that has seen one stenogram before (this is the worker's second job), ` +
-        `${run.eventsPerStream} events a stream each committed in its own transaction with NOTIFY (5 progress events through progressAppender, then stenogram:complete with the Markdown, ${run.completeEventKiB} KiB), and the file's write and fsync. ` +
-        `In the burst the same steps took ${run.phases.inWorkerMs.p50} ms (p50) with ${WORKER_CONCURRENCY} jobs at a time, and a job waited ${run.phases.queuedMs.p50} ms (p50) for its slot and transcript.`,
-    );
-  }
-  for (const run of rounds) {
-    const { firstProgressMs, lastProgressMs, completeMs } = run.alone.spread;
-    const together = lastProgressMs - firstProgressMs < 0.25 * completeMs;
-    notes.push(
-      `The ${run.minutes}-minute stream alone, its events as committed (ms after stenogram:started's transaction began): ${run.alone.timeline.join(', ')}. ` +
-        (together
-          ? `Its ${run.alone.timeline.filter((event) => event.startsWith('progress')).length} progress events were committed within ${Math.round(lastProgressMs - firstProgressMs)} ms of each other, the first ${Math.round(firstProgressMs)} ms in: they come in a clump rather than as the work goes: the offline generator works synchronously, so what it reports waits for the event loop's next turn, and progressAppender writes it in as few transactions (one NOTIFY each) as a write under way and its 250 ms spacing allow.`
-          : 'Its progress events were spread over the job.'),
-    );
-  }
-  if (first.progress.goesBack) {
-    notes.push(
-      `Progress events: ${first.progress.goesBack} of ${first.progress.streams} streams had their percentage go down; each stream's progress reads ${first.progress.first.join(' → ')} ` +
-        '(generateStenogram reports reading 5 before the generator reports reading 0, and storing 95 after writing 100).',
-    );
-  }
-  notes.push(
-    'The API, the worker, PostgreSQL and the clients share one 2-core machine; "PG cores" is every process of the PostgreSQL server (other databases\' backends and its background writers too), "of which this DB" the backends serving this round\'s database, "other cores" CPU used meanwhile by processes outside the benchmark and the server (a disturbance gauge). No target was set for the latency; the only check is that every stream completes with its transcript\'s words, its row generated and its file stored.',
-  );
-  return { tables: [streamsTable, latencyTable, processTable], notes };
-}
-
 export const benchmark: Benchmark = {
   name: 'stenograms',
   title: 'Private stenograms: the offline generator, and concurrent generate streams',
@@ -1219,8 +982,6 @@ export const benchmark: Benchmark = {
     const rounds: RoundResult[] = [];
     if (PARTS.has('streams'))
       for (const [index, minutes] of ROUND_MINUTES.entries()) rounds.push(await streamRound(ctx, minutes, problems, index === 0));
-    const offlineOut = offlineTables(offline);
-    const streamsOut = streamTables(rounds, offline);
     return {
       parameters: {
         seed: SEED,
@@ -1244,8 +1005,7 @@ export const benchmark: Benchmark = {
         },
       },
       results: { offline, rounds },
-      tables: [...offlineOut.tables, ...streamsOut.tables],
-      notes: [...offlineOut.notes, ...streamsOut.notes],
+      targets: rounds.map((round) => target(`${round.label}: streams complete`, round.completed, { atLeast: round.streams })),
       ok: problems.length === 0,
       problems,
     };

@@ -28,7 +28,6 @@ import { chunkLines, transcriptLines } from '../../core/llm/chunkTranscript.ts';
 import { createLlmSummaryGenerator } from '../../core/summaries/llmSummariser.ts';
 import { createExtractiveGenerator } from '../../core/summaries/offline/createExtractiveGenerator.ts';
 import { summaryContent, type GeneratedSummary, type SummaryInput } from '../../core/summaries/summary.ts';
-import type { TranscriptCue } from '../../core/subtitles/transcriptCue.ts';
 import { summaryChannels, summaryLanguages, summaryTags } from '../../core/summaries/summaryFacets.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { corpusVideoId } from '../../test/kit/corpus.ts';
@@ -36,9 +35,9 @@ import { loadVocabulary } from '../../test/kit/corpus-vocabulary.ts';
 import { fakeChannelId } from '../../test/kit/ids.ts';
 import { draw, mix32, random, zipfCdf } from '../../test/kit/random.ts';
 import { talkTranscript, topicWords, type Vocabulary } from './lib/corpus.ts';
-import type { BenchContext, Benchmark, Cell, Table } from './lib/harness.ts';
+import { type BenchContext, type Benchmark, target, type Target } from './lib/harness.ts';
 import { listKnob, numberKnob } from './lib/knobs.ts';
-import { drive, type Sample } from './lib/load.ts';
+import { drive, newSample, type Sample } from './lib/load.ts';
 import { postmasterPid, startService } from './lib/processes.ts';
 import { median, percentile, round } from './lib/stats.ts';
 import { cpuDelta, cpuOf, cpuSnapshot } from './lib/usage.ts';
@@ -1447,327 +1446,21 @@ async function run(ctx: BenchContext) {
   return { vocabulary: { source: vocabulary.source, files: vocabulary.files, topicWords: words.length }, sets, offline, llm, reading };
 }
 
-function describe(outcome: Awaited<ReturnType<typeof run>>) {
-  const { offline, llm, reading } = outcome;
-  const tables: Table[] = [];
-  const notes: string[] = [];
-  const targets: Array<{ target: string; measured: string; met: boolean }> = [];
-
-  if (offline) {
-    tables.push({
-      title: 'Offline generator (afterimage-extractive-1), one summary at a time on one core, each size in its own process',
-      columns: [
-        'transcript',
-        'words',
-        'cues',
-        'runs',
-        'median ms',
-        'p95 ms',
-        'max ms',
-        'CPU ms (median)',
-        'summaries/s',
-        'RSS before MiB',
-        'peak RSS MiB',
-        'key points',
-        'tags',
-        'other cores',
-      ],
-      rows: offline.results.map((r): Cell[] => [
-        r.label,
-        r.words,
-        r.cues,
-        r.runs,
-        r.medianMs,
-        r.p95Ms,
-        r.maxMs,
-        r.medianCpuMs,
-        r.summariesPerSecond,
-        r.rssBeforeMiB,
-        r.peakRssMiB,
-        r.keyPoints,
-        r.tags.length,
-        r.otherCores,
-      ]),
-    });
-    const thirty = offline.results.find((r) => r.id === 'auto-30min')!;
-    const manual = offline.results.find((r) => r.id === 'manual-30min');
-    targets.push({
-      target: `30-minute transcript summarised offline in ≤ ${TARGET.offlineMedianMs} ms (median, auto captions)`,
-      measured: `${thirty.medianMs} ms median, ${thirty.p95Ms} ms p95${manual ? `; manual captions ${manual.medianMs} ms` : ''}`,
-      met: (thirty.medianMs ?? Infinity) <= TARGET.offlineMedianMs && (manual?.medianMs ?? 0) <= TARGET.offlineMedianMs,
-    });
-    notes.push(
-      `Offline: transcripts generated here (seeded): sentences of 5-20 words, about 60 % spoken filler and 40 % topic words from real trending-video tags (${outcome.vocabulary.topicWords} words), a new topic every 2-5 minutes, ~150 words a minute; auto captions are lower case without punctuation, a cue of 3-7 words every ~2 s with [Music] cues; manual ones are punctuated sentences in cues of up to two lines. ` +
-        `${TRANSCRIPTS_PER_SIZE} transcripts per size summarised in turn after ${WARMUP_SUMMARIES} warm-up summaries of others; summaries/s = 1000 / mean ms on one core. ` +
-        `Peak RSS is the child process's VmHWM${offline.results.every((r) => r.peakReset) ? ', reset (clear_refs) just before the warm-up, so start-up does not count' : ' since start-up (VmHWM could not be reset)'}; "RSS before" is Node + tsx + the generator's modules + the transcripts.`,
-    );
-    const busiest = Math.max(0, ...offline.results.map((r) => r.otherCores ?? 0));
-    if (busiest > 0.2)
-      notes.push(
-        `**Offline part disturbed:** up to ${busiest} cores were busy with other work while the generator ran ("other cores"), so wall times (and their p95) are above the CPU times; the CPU ms column is the steadier figure.`,
+/** The offline generator's median for 30-minute transcripts; every judged reading class's p95, in process and over HTTP. */
+function summariesTargets(outcome: Awaited<ReturnType<typeof run>>): Target[] {
+  const targets: Target[] = [];
+  for (const id of ['auto-30min', 'manual-30min']) {
+    const result = outcome.offline?.results.find((r) => r.id === id);
+    if (result)
+      targets.push(
+        target(`offline summary of a 30-minute transcript, ${id}, median (ms)`, result.medianMs, { atMost: TARGET.offlineMedianMs }),
       );
-    notes.push(
-      `Example output (${thirty.label}): ${thirty.keyPoints} key points, ${thirty.detailedChars} characters of detailed summary, language ${thirty.language}, tags ${thirty.tags.slice(0, 6).join(', ')}.`,
-    );
   }
-
-  if (llm) {
-    tables.push({
-      title: `LLM path against the stand-in (contextTokens ${LLM.contextTokens}, concurrency ${LLM.concurrency}, the stand-in answering at once in its own process), per summary`,
-      columns: [
-        'transcript',
-        'runs',
-        'calls',
-        'median ms',
-        'p95 ms',
-        'summariser alone ms',
-        'service CPU ms',
-        'stand-in CPU ms',
-        'prompt tokens',
-        'completion tokens',
-      ],
-      rows: llm.results.map((r): Cell[] => [
-        r.label,
-        r.runs,
-        r.calls,
-        r.medianMs,
-        r.p95Ms,
-        r.ownMs,
-        r.serviceCpuMs,
-        r.standInCpuMs,
-        r.promptTokens,
-        r.completionTokens,
-      ]),
-    });
-    tables.push({
-      title: 'Pieces of the LLM path timed alone (median of repeated calls)',
-      columns: ['piece', 'µs each', 'ms per summary'],
-      rows: [
-        ...llm.micro.map((m): Cell[] => [m.label, m.medianUs, m.perSummaryMs]),
-        [
-          `one minimal call (one-field schema, one-line prompt) through createLlmClient, round trip (this process ${llm.minimalCalls.viaClient.cpuUs} µs CPU, stand-in ${llm.minimalCalls.viaClient.standInCpuUs} µs)`,
-          round((llm.minimalCalls.viaClient.ms ?? NaN) * 1000, 0),
-          null,
-        ],
-        [
-          `the same request as one bare fetch + JSON.parse + zod, round trip (this process ${llm.minimalCalls.bare.cpuUs} µs CPU, stand-in ${llm.minimalCalls.bare.standInCpuUs} µs)`,
-          round((llm.minimalCalls.bare.ms ?? NaN) * 1000, 0),
-          null,
-        ],
-      ],
-    });
-    const long = llm.results.find((r) => r.id === 'auto-2h');
-    notes.push(
-      `LLM path: "service CPU" is this process's CPU per summary (chunking, prompts, JSON schemas, the OpenAI SDK, the HTTP client, JSON parsing, zod checks), "stand-in CPU" the stand-in process's (reading the request, building and serialising its answer: the model's side, which a real model would replace with seconds of generation); ` +
-        `"summariser alone" is the wall time with no call in flight (the critical path's own work: cutting the transcript, building prompts, combining, the final check). Chunk calls go ${LLM.concurrency} at a time (LLM_CONCURRENCY's default); the stand-in's tokens are its own count (4 characters a token).` +
-        (long
-          ? ` For the 2-hour transcript the service adds ${long.serviceCpuMs} ms of CPU over ${long.calls} calls (${round((long.serviceCpuMs ?? 0) / long.calls, 1)} ms a call), against ${llm.minimalCalls.viaClient.ms} ms for the smallest possible call through the client (${llm.minimalCalls.bare.ms} ms as a bare fetch).`
-          : ''),
-    );
+  for (const r of outcome.reading?.results.filter((result) => result.judged) ?? []) {
+    targets.push(target(`${r.id} p95 in process (ms)`, r.inProcess.p95, { atMost: TARGET.p95Ms }));
+    targets.push(target(`${r.id} p95 over HTTP (ms)`, r.http.p95, { atMost: TARGET.p95Ms }));
   }
-
-  if (reading) {
-    const { build, results } = reading;
-    const { stored } = build;
-    const others = build.rows.private + build.rows.failed + build.rows.generating;
-    tables.push({
-      title: `Build of ${SUMMARIES.toLocaleString('en')} public ready summaries and ${others.toLocaleString('en')} others (every index in place)`,
-      columns: ['step', 'seconds', 'rows', 'rows/s', 'median ms each', 'p95 ms each'],
-      rows: [
-        [
-          'channels + videos (INSERT … SELECT FROM unnest)',
-          build.seconds.channelsAndVideos,
-          build.rows.channels + build.rows.videos,
-          null,
-          null,
-          null,
-        ],
-        [
-          `summaries, ${INSERT_BATCH.toLocaleString('en')} an INSERT … SELECT FROM unnest, counts trigger disabled`,
-          build.seconds.bulkSummaries,
-          SUMMARIES + others - stored.multiRowWithTrigger.rows - stored.withTrigger.count - stored.withoutTrigger.count,
-          build.bulkSummariesPerSecond,
-          null,
-          null,
-        ],
-        ['their summary_facets rows, one INSERT … SELECT … GROUP BY', build.seconds.facets, null, null, null, null],
-        ['vacuum analyze (before and after the trigger rows)', build.seconds.vacuumAnalyze, null, null, null, null],
-        [
-          `newest summaries in one multi-row INSERT through the counts trigger`,
-          stored.multiRowWithTrigger.seconds,
-          stored.multiRowWithTrigger.rows,
-          stored.multiRowWithTrigger.perSecond,
-          null,
-          null,
-        ],
-        [
-          'newest summaries stored one at a time as the service does (insert generating, update ready), through the trigger',
-          null,
-          stored.withTrigger.count,
-          stored.withTrigger.perSecond,
-          stored.withTrigger.medianMs,
-          stored.withTrigger.p95Ms,
-        ],
-        [
-          'the same without the trigger (for comparison)',
-          null,
-          stored.withoutTrigger.count,
-          stored.withoutTrigger.perSecond,
-          stored.withoutTrigger.medianMs,
-          stored.withoutTrigger.p95Ms,
-        ],
-        ['total', build.seconds.total, null, null, null, null],
-      ],
-    });
-    tables.push({
-      title: `Reading at ${SUMMARIES.toLocaleString('en')} summaries, ${CLIENTS} concurrent clients, ms (in process: core/summaries/ on a pool of ${POOL_SIZE}; HTTP: anonymous GETs to \`afterimage api\` in its own process)`,
-      columns: ['query', 'p50', 'p95', 'p99', 'q/s', 'HTTP p50', 'HTTP p95', 'HTTP p99', 'HTTP q/s'],
-      rows: results.map((r): Cell[] => [
-        r.label,
-        r.inProcess.p50,
-        r.inProcess.p95,
-        r.inProcess.p99,
-        r.inProcess.qps,
-        r.http.p50,
-        r.http.p95,
-        r.http.p99,
-        r.http.qps,
-      ]),
-    });
-    tables.push({
-      title: `One client alone (no queueing), and CPU per request under ${CLIENTS} clients (µs)`,
-      columns: [
-        'query',
-        'alone p50 ms',
-        'alone p95 ms',
-        'Node µs',
-        'PG µs',
-        'HTTP alone p50 ms',
-        'HTTP alone p95 ms',
-        'client µs',
-        'API µs',
-        'PG µs (HTTP)',
-        'KB/response',
-        'other cores',
-      ],
-      rows: results.map((r): Cell[] => [
-        r.id,
-        r.inProcessAlone.p50,
-        r.inProcessAlone.p95,
-        r.inProcess.cpuUs.self,
-        r.inProcess.cpuUs.postgres,
-        r.httpAlone.p50,
-        r.httpAlone.p95,
-        r.http.cpuUs.self,
-        r.http.cpuUs.api,
-        r.http.cpuUs.postgres,
-        r.http.kilobytesPerResponse,
-        Math.max(r.inProcess.otherCores ?? 0, r.http.otherCores ?? 0),
-      ]),
-    });
-    const judged = results.filter((r) => r.judged);
-    const missed = (engine: 'inProcess' | 'http') => judged.filter((r) => (r[engine].p95 ?? Infinity) > TARGET.p95Ms);
-    const worst = (engine: 'inProcess' | 'http') => judged.reduce((max, r) => ((r[engine].p95 ?? 0) > (max[engine].p95 ?? 0) ? r : max));
-    for (const [engine, name] of [
-      ['inProcess', 'in process'],
-      ['http', 'HTTP'],
-    ] as const) {
-      const over = missed(engine);
-      targets.push({
-        target: `browse (every filter and page), latest and tags: p95 ≤ ${TARGET.p95Ms} ms at ${SUMMARIES.toLocaleString('en')} summaries (${name})`,
-        measured: over.length
-          ? `missed: ${over.map((r) => `${r.id} ${r[engine].p95} ms`).join(', ')}`
-          : `worst ${worst(engine).id} ${worst(engine)[engine].p95} ms`,
-        met: over.length === 0,
-      });
-    }
-    notes.push(
-      `Reading: ${build.rows.publicReady.toLocaleString('en')} public ready summaries over ${CHANNELS.toLocaleString('en')} channels (Zipf-like, each channel with a main language), 6 languages (${LANGUAGE_MIX.map(([l, s]) => `${l} ${Math.round(s * 100)} %`).join(', ')}), ${build.averageTags} tags each on average drawn Zipf-like from real trending-video tags (English, French, Russian; Spanish and German summaries use the English tags, Japanese ones CJK words and English tags); ` +
-        `plus ${build.rows.private.toLocaleString('en')} private (${OWNERS} owners), ${build.rows.failed.toLocaleString('en')} failed and ${build.rows.generating.toLocaleString('en')} generating summaries that no list may show (checked on every variant, in process and over HTTP). Texts are the offline generator's summaries of this benchmark's transcripts; table ${build.sizeMiB.summaries} MiB, its indexes ${build.sizeMiB.summariesIndexes} MiB, summary_facets ${build.sizeMiB.facets} MiB (${build.rows.facets.toLocaleString('en')} rows), which the trigger kept equal to a recount from the table${build.checks.length ? ' — NOT: ' + build.checks.join('; ') : ''}.`,
-    );
-    notes.push(
-      `Each query class rotates through its variants (listed in the table; the median of each alone is in summaries.json); ${ROUNDS} rounds per class and engine of ${WARMUP_REQUESTS} warm-up requests, up to ${REQUESTS_PER_ROUND} measured requests (or ${ROUND_SECONDS} s) at ${CLIENTS} clients, then ${SINGLE_REQUESTS} of one client alone, engines and classes taking turns; ${round(reading.measureSeconds, 0)} s of measuring. ` +
-        "HTTP adds the anonymous caller's requestsPerMinute counter (lifted to unlimited, still written), zod checks of the query and the response, toSummaryObject, JSON and a process hop. " +
-        'Client, API, and PostgreSQL (embedded, fsync on) share the 2-core machine; CPU per request is read from /proc for this process, the API process and every PostgreSQL process; "other cores" is what the rest of the machine used meanwhile (other processes, the kernel, steal).',
-    );
-    const missedJudged = judged.filter((r) => (r.inProcess.p95 ?? Infinity) > TARGET.p95Ms || (r.http.p95 ?? Infinity) > TARGET.p95Ms);
-    const slowAlone = missedJudged.filter(
-      (r) => (r.inProcessAlone.p95 ?? Infinity) > TARGET.p95Ms || (r.httpAlone.p95 ?? Infinity) > TARGET.p95Ms,
-    );
-    const queueing = missedJudged.filter((r) => !slowAlone.includes(r));
-    if (missedJudged.length) {
-      notes.push(
-        `Why the misses: ${queueing.length ? `${queueing.map((r) => r.id).join(', ')} stay within ${TARGET.p95Ms} ms at p95 for one client alone, so they miss by queueing for the 2 cores under ${CLIENTS} clients` : 'no class is within the target even alone'}` +
-          `${slowAlone.length ? `; ${slowAlone.map((r) => `${r.id} (alone p95 ${r.inProcessAlone.p95} ms in process, ${r.httpAlone.p95} ms over HTTP)`).join(', ')} ${slowAlone.length > 1 ? 'are' : 'is'} over it even alone` : ''}.`,
-      );
-    }
-    const page = results.find((r) => r.id === 'browse-all');
-    if (page && page.http.cpuUs.api !== null && page.http.cpuUs.postgres !== null && page.http.cpuUs.self !== null) {
-      const perRequest = page.http.cpuUs.api + page.http.cpuUs.postgres + page.http.cpuUs.self;
-      const bound = Math.round(2e6 / perRequest);
-      notes.push(
-        `Where a browse request's time goes: a page of ${PAGE_SIZE} full summaries is ${page.http.kilobytesPerResponse} KB of JSON (every field of each summary: detailed summary, key points with their links); ` +
-          `per request the API process spends ${page.http.cpuUs.api} µs of CPU (zod checks of the response, toSummaryObject, JSON), PostgreSQL ${page.http.cpuUs.postgres} µs (reading and detoasting the rows, sending them) and the load client ${page.http.cpuUs.self} µs; ` +
-          `in process the caller spends ${page.inProcess.cpuUs.self} µs (postgres.js parsing the rows, key_points JSON) and PostgreSQL ${page.inProcess.cpuUs.postgres} µs. ` +
-          `At ~${perRequest} µs of CPU per request the 2 cores serve at most ~${bound} requests/s, so ${CLIENTS} clients wait ~${Math.round((CLIENTS / bound) * 1000)} ms each on average: the page's size, not its plan (${page.inProcessAlone.p50} ms alone in process), decides the p95.`,
-      );
-    }
-    const deep = results.find((r) => r.id === 'browse-deep');
-    if (deep && (deep.inProcessAlone.p50 ?? 0) > TARGET.p95Ms / 2) {
-      notes.push(
-        `Deep pages are slow on their own (${deep.inProcessAlone.p50} ms alone, PostgreSQL ${deep.inProcess.cpuUs.postgres} µs a request): browseSummaries joins videos and channels before LIMIT/OFFSET, so page ${DEEP_PAGES.at(-1)} fetches and joins all ${((DEEP_PAGES.at(-1)! - 1) * PAGE_SIZE + PAGE_SIZE).toLocaleString('en')} rows it skips (see its EXPLAIN); paging the summaries first (OFFSET in a subquery over summaries_public_latest, joining only the ${PAGE_SIZE} kept) or keyset pagination on (generated_at, id) would read only the index entries.`,
-      );
-    }
-    notes.push(
-      `The counts trigger (summaries_counts): a summary stored as the service does (insert generating, update ready, each committed) takes ${stored.withTrigger.medianMs} ms at the median with it and ${stored.withoutTrigger.medianMs} ms without (p95 ${stored.withTrigger.p95Ms} vs ${stored.withoutTrigger.p95Ms} ms). ` +
-        `One INSERT of ${stored.multiRowWithTrigger.rows.toLocaleString('en')} summaries through it runs at ${stored.multiRowWithTrigger.perSecond.toLocaleString('en')} rows/s, against ${build.bulkSummariesPerSecond.toLocaleString('en')} rows/s without it: the trigger runs for each row, upserting its ~18 summary_facets rows (its language's, its tags' twice, its channel's) and checking videos.has_summary, so bulk loads (imports, backfills) are better done with it disabled and the counts made set-based, as here.`,
-    );
-    const disturbed = Math.max(0, ...results.flatMap((r) => [r.inProcess.otherCores ?? 0, r.http.otherCores ?? 0]));
-    if (disturbed > 0.2) {
-      notes.push(
-        `**Disturbed:** up to ${disturbed} of the machine's cores were busy with something else during a measurement ("other cores"); latencies under load are then higher than on a quiet machine, the per-request CPU figures less so.`,
-      );
-    }
-    const whereOf = (statement: string) =>
-      /\bwhere (.*?)(?: order by| group by|$)/.exec(statement)?.[1]?.slice(0, 120) ?? statement.slice(0, 120);
-    // The listing statements (the counts read one summary_facets row by its key: any plan does).
-    const generic = reading.plansUsed.filter(
-      (entry) => entry.genericConnections > 0 && entry.statement.includes('from summaries s join videos'),
-    );
-    if (generic.length) {
-      const costly = reading.explained.flatMap((e) =>
-        e.timings
-          .filter(
-            (t) =>
-              generic.some((entry) => entry.statement === t.statement) &&
-              t.genericMs !== null &&
-              t.customMs !== null &&
-              t.genericMs > 2 * t.customMs + 1,
-          )
-          .map((t) => `${e.id} ${e.variant} ${t.genericMs} ms generic vs ${t.customMs} ms custom`),
-      );
-      notes.push(
-        `Plan cache: after the run, ${generic.map((entry) => `${entry.genericConnections} of the ${entry.connections} pool connections holding the browse statement \`… where ${whereOf(entry.statement)}\` had switched to its generic plan (${entry.genericRuns} generic, ${entry.customRuns} custom executions in all)`).join('; ')}. ` +
-          'postgres.js prepares every statement and PostgreSQL keeps a generic plan after 5 runs when it estimates it no costlier; a generic plan cannot take into account how common the given tag, language or channel is. ' +
-          (costly.length
-            ? `Where that hurts, EXPLAIN ANALYZE of the same statement and parameters: ${costly.join('; ')} (plans in summaries.json).`
-            : 'EXPLAIN ANALYZE of the slowest variants found no generic plan among them much slower than its custom one (plans in summaries.json).'),
-      );
-    }
-    if (reading.explained.length) {
-      notes.push(
-        `Classes over p95 ${TARGET.p95Ms} ms (in process or over HTTP): EXPLAIN (ANALYZE, BUFFERS) of each one's slowest variant (highest 25th percentile alone) is in summaries.json (results.reading.explained): ${reading.explained.map((e) => `${e.id} (${e.variant})`).join(', ')}.`,
-      );
-    }
-  }
-
-  if (targets.length)
-    tables.push({
-      title: 'Targets',
-      columns: ['target', 'measured', 'met'],
-      rows: targets.map((t): Cell[] => [t.target, t.measured, t.met ? 'met' : 'missed']),
-    });
-  return { tables, notes, targets };
+  return targets;
 }
 
 export const benchmark: Benchmark = {
@@ -1781,7 +1474,6 @@ export const benchmark: Benchmark = {
     `Targets: a 30-minute transcript summarised offline in ≤ ${TARGET.offlineMedianMs} ms (median); browse, latest and tags p95 ≤ ${TARGET.p95Ms} ms at 100,000 summaries.`,
   async run(ctx) {
     const outcome = await run(ctx);
-    const { tables, notes, targets } = describe(outcome);
     const problems = outcome.reading?.problems ?? [];
     return {
       parameters: {
@@ -1821,10 +1513,8 @@ export const benchmark: Benchmark = {
               measureSeconds: round(outcome.reading.measureSeconds, 1),
             }
           : null,
-        targets,
       },
-      tables,
-      notes,
+      targets: summariesTargets(outcome),
       ok: problems.length === 0,
       problems,
     };
