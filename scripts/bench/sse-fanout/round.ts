@@ -1,172 +1,29 @@
-/**
- * 1,000 concurrent search streams on one API process: how long an event takes from its commit to
- * every client, and what the API process's memory does meanwhile.
- *
- * The API is `node scripts/bin.mjs api` in a child process (its own RSS, its open-files limit raised);
- * the clients are another child process (lib/sse-fanout-client.ts). No worker runs: the crawl's job
- * stays queued, and this process is the only writer of the crawl's event stream. It commits events
- * with appendEvents at a steady rate, each stamped with the wall-clock time just before its commit;
- * every client records its arrival time, so latency is measured on one clock.
- *
- * Sessions: SESSIONS users each open one search session of the same channel (they all join one
- * crawl, so the API's hub has one shared feed), and CLIENTS_PER_SESSION clients follow each session.
- * A second run with fewer clients per session (fresh database and API) serves as the reference where
- * one API process keeps up, and yields the API's CPU cost per delivered event.
- *
- * For exploring (the defaults are the benchmark): SSE_FANOUT_SESSIONS, SSE_FANOUT_CLIENTS_PER_SESSION,
- * SSE_FANOUT_REFERENCE_CLIENTS_PER_SESSION, SSE_FANOUT_COMMITS_PER_SECOND, SSE_FANOUT_SECONDS, and
- * SSE_FANOUT_API_NODE_ARGS (node options for the API process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof").
- */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createApiKey } from '../../core/accounts/createApiKey.ts';
-import { createUser } from '../../core/accounts/createUser.ts';
-import type { Sql } from '../../core/db/database.ts';
-import { appendEvents, crawlStream } from '../../core/events/events.ts';
-import { searchEvents, type SearchEvent } from '../../core/events/searchEvents.ts';
-import type { VideoObject } from '../../core/videos/videoObject.ts';
-import { updateTier } from '../../core/tiers/updateTier.ts';
-import { type BenchContext, type Benchmark, sleep, target, type Target } from './lib/harness.ts';
-import { nodeArgsKnob, numberKnob } from './lib/knobs.ts';
-import { postmasterPid, startService } from './lib/processes.ts';
-import { round } from './lib/stats.ts';
-import { cpuDelta, cpuOf, cpuSnapshot, memoryOf, memorySampler } from './lib/usage.ts';
-import type { ClientMessage, LatencySummary, ParentMessage } from './lib/sse-fanout-client.ts';
-
-const SESSIONS = numberKnob('SSE_FANOUT_SESSIONS', 10);
-const CLIENTS_PER_SESSION = numberKnob('SSE_FANOUT_CLIENTS_PER_SESSION', 100);
-const CLIENTS = SESSIONS * CLIENTS_PER_SESSION;
-/** A second, lighter run with the same sessions: where one API process still keeps up, and the cost of one delivery. */
-const REFERENCE_CLIENTS_PER_SESSION = numberKnob('SSE_FANOUT_REFERENCE_CLIENTS_PER_SESSION', 25);
-const COMMITS_PER_SECOND = numberKnob('SSE_FANOUT_COMMITS_PER_SECOND', 20);
-const SECONDS = numberKnob('SSE_FANOUT_SECONDS', 20);
-const COMMITS = COMMITS_PER_SECOND * SECONDS;
-/** Events per commit: 1 to 10 (one search:progress, then search:video), 5.5 on average. */
-const eventsInCommit = (seq: number) => 1 + ((seq * 7) % 10);
-const TARGET_P99_MS = 100;
-const TARGET_RSS_MIB = 250;
-const OPEN_FILES = 8_192;
-const CONNECT_TIMEOUT_MS = 60_000;
-/** How long the clients may take after search:complete to have every event and a closed stream. */
-const FINISH_TIMEOUT_MS = 60_000;
-const CHANNEL_ID = 'UCbenchFanout1000clients'; // UC + 22
-
-const clientScript = fileURLToPath(new URL('./lib/sse-fanout-client.ts', import.meta.url));
-
-/** A search:video payload shaped and sized like a real one (a VideoObject, about 700 bytes). */
-function videoPayload(seq: number, idx: number) {
-  const videoId = `v${String(seq).padStart(5, '0')}_${String(idx).padStart(4, '0')}`.slice(0, 11);
-  return {
-    videoId,
-    title: `Restoring a vintage lathe from scrap, part ${seq}.${idx} (full build)`,
-    description: `Upload ${seq} of the workshop channel. Today we take the old lathe apart, clean every part and put it back together.\n\nhttps://example.org/${seq}`,
-    channelId: CHANNEL_ID,
-    channelTitle: 'Bench fan-out channel',
-    duration: 600 + seq,
-    viewCount: 1000 * seq + idx,
-    uploadDate: '2024-06-01',
-    status: 'live',
-    thumbnailUrl: `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
-    archiveUrl: null,
-    videoFileUrl: null,
-    hasVideo: false,
-    hasSubtitles: false,
-    hasSummary: false,
-    tags: ['afterimage', 'restoration', 'workshop'],
-    language: 'en',
-    captions: [],
-    sources: ['youtube_api'],
-  };
-}
-
-interface ClientsHandle {
-  child: ChildProcess;
-  next(type: ClientMessage['type']): Promise<ClientMessage>;
-  send(message: ParentMessage): void;
-}
-
-/** The clients' process, its open-files limit raised through bash (which then execs node, keeping the IPC channel). */
-function startClients(): ClientsHandle {
-  const child = spawn(
-    'bash',
-    [
-      '-c',
-      `if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt ${OPEN_FILES} ]; then ulimit -n ${OPEN_FILES} || exit 97; fi; exec "$0" "$@"`,
-      process.execPath,
-      '--import',
-      'tsx',
-      clientScript,
-    ],
-    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
-  );
-  const waiting = new Map<string, (message: ClientMessage) => void>();
-  const failures: Array<(error: Error) => void> = [];
-  const fail = (error: Error) => {
-    for (const reject of failures.splice(0)) reject(error);
-  };
-  child.on('message', (message: ClientMessage) => {
-    if (message.type === 'failed') return fail(new Error(`the stream clients failed: ${message.message}`));
-    waiting.get(message.type)?.(message);
-    waiting.delete(message.type);
-  });
-  child.once('exit', (code, signal) => setTimeout(() => fail(new Error(`the stream clients exited (${signal ?? code})`)), 1_000));
-  return {
-    child,
-    next: (type) =>
-      new Promise((resolve, reject) => {
-        waiting.set(type, resolve);
-        failures.push(reject);
-      }),
-    send: (message) => child.send(message),
-  };
-}
-
-interface Commit {
-  seq: number;
-  events: number;
-  scheduledAt: number;
-  sentAt: number;
-  ackAt: number;
-  commitMs: number;
-  lateMs: number;
-}
-
-/** COMMITS transactions at COMMITS_PER_SECOND on a fixed schedule, each appending 1–10 events to the crawl's stream. */
-async function publish(sql: Sql, stream: string): Promise<Commit[]> {
-  const commits: Commit[] = [];
-  const interval = 1000 / COMMITS_PER_SECOND;
-  const start = performance.now() + 50;
-  for (let seq = 0; seq < COMMITS; seq++) {
-    const scheduledAt = start + seq * interval;
-    const wait = scheduledAt - performance.now();
-    if (wait > 0) await sleep(wait);
-    const n = eventsInCommit(seq);
-    const began = performance.now();
-    const sentAt = performance.timeOrigin + began;
-    // Each payload carries the stamps the clients time the delivery by (seq, idx, sentAt) beside its own fields.
-    const stamp = (idx: number) => ({ seq, idx, sentAt });
-    const events: SearchEvent[] = [
-      searchEvents.progress({ stage: 'youtube_api', percent: Math.floor((seq / COMMITS) * 100), videosInBatch: n - 1, ...stamp(0) }),
-    ];
-    // videoPayload stands in for a VideoObject (not every field of one).
-    for (let idx = 1; idx < n; idx++)
-      events.push(searchEvents.video({ ...(videoPayload(seq, idx) as unknown as VideoObject), ...stamp(idx) }));
-    await sql.begin((tx) => appendEvents(tx, stream, events));
-    const acked = performance.now();
-    commits.push({
-      seq,
-      events: n,
-      scheduledAt,
-      sentAt,
-      ackAt: performance.timeOrigin + acked,
-      commitMs: acked - began,
-      lateMs: began - scheduledAt,
-    });
-  }
-  return commits;
-}
+import { createApiKey } from '../../../core/accounts/createApiKey.ts';
+import { createUser } from '../../../core/accounts/createUser.ts';
+import { appendEvents, crawlStream } from '../../../core/events/events.ts';
+import { searchEvents } from '../../../core/events/searchEvents.ts';
+import { updateTier } from '../../../core/tiers/updateTier.ts';
+import { type BenchContext, sleep } from '../lib/harness.ts';
+import { nodeArgsKnob } from '../lib/knobs.ts';
+import { postmasterPid, startService } from '../lib/processes.ts';
+import { round } from '../lib/stats.ts';
+import { cpuDelta, cpuOf, cpuSnapshot, memoryOf, memorySampler } from '../lib/usage.ts';
+import type { ClientMessage, LatencySummary } from './protocol.ts';
+import { startClients, type ClientsHandle } from './clients.ts';
+import { publish } from './publish.ts';
+import {
+  CHANNEL_ID,
+  COMMITS,
+  COMMITS_PER_SECOND,
+  CONNECT_TIMEOUT_MS,
+  FINISH_TIMEOUT_MS,
+  OPEN_FILES,
+  SECONDS,
+  TARGET_P99_MS,
+  eventsInCommit,
+} from './shape.ts';
 
 const ms = (value: number | undefined) => (value === undefined ? null : round(value, 1));
 const roundSummary = (summary: LatencySummary) =>
@@ -177,7 +34,7 @@ const roundSummary = (summary: LatencySummary) =>
 const coresOf = (start: number | undefined, end: number | undefined, seconds: number) =>
   start === undefined || end === undefined ? null : round((end - start) / 1e6 / seconds, 2);
 
-async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSession: number) {
+export async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSession: number) {
   const clientCount = sessionsCount * clientsPerSession;
   const label = `${clientCount} clients`;
   const problems: string[] = [];
@@ -402,55 +259,4 @@ async function runOnce(ctx: BenchContext, sessionsCount: number, clientsPerSessi
   }
 }
 
-type RunResult = Awaited<ReturnType<typeof runOnce>>['result'];
-
-/** The targets hold for the main run (the first); the reference run is for the cost of one delivery. */
-function targets(main: RunResult): Target[] {
-  return [
-    target(`delivery p99, ${main.label} (ms)`, main.delivery.fromSentAtMs.p99, { atMost: TARGET_P99_MS }),
-    target(`API peak RSS, ${main.label} (MB)`, round(main.apiMemoryMiB.peak * 1.048576, 1), { atMost: TARGET_RSS_MIB }),
-  ];
-}
-
-export const benchmark: Benchmark = {
-  name: 'sse-fanout',
-  title: `${CLIENTS.toLocaleString('en')} concurrent search streams on one API process`,
-  description:
-    `\`afterimage api\` in a child process; ${CLIENTS.toLocaleString('en')} SSE clients in another (${SESSIONS} users each open one search session of the same channel, so all join one crawl; ${CLIENTS_PER_SESSION} clients follow each session). ` +
-    `No worker: the benchmark commits ${COMMITS} transactions to the crawl's event stream with appendEvents (${COMMITS_PER_SECOND}/s for ${SECONDS} s, 1–10 events each, stamped with the wall clock just before the commit), ` +
-    "then search:complete. Latency is each event's arrival at each client minus that stamp; every client must get every event once, in order, and its stream must close. " +
-    `A second run with ${SESSIONS} × ${REFERENCE_CLIENTS_PER_SESSION} clients is the reference. Targets (${CLIENTS.toLocaleString('en')} clients): p99 ≤ ${TARGET_P99_MS} ms, API RSS ≤ ${TARGET_RSS_MIB} MB.`,
-  async run(ctx) {
-    const problems: string[] = [];
-    const runs: RunResult[] = [];
-    for (const clientsPerSession of [CLIENTS_PER_SESSION, REFERENCE_CLIENTS_PER_SESSION]) {
-      const { problems: found, result } = await runOnce(ctx, SESSIONS, clientsPerSession);
-      problems.push(...found);
-      runs.push(result);
-      ctx.progress(
-        `${result.label}: p99 ${result.delivery.fromSentAtMs.p99} ms, API peak RSS ${result.apiMemoryMiB.peak} MiB, ${result.delivery.missing} missing, ${result.end.ended}/${result.clients} closed`,
-      );
-    }
-    return {
-      parameters: {
-        sessions: SESSIONS,
-        clientsPerSession: [CLIENTS_PER_SESSION, REFERENCE_CLIENTS_PER_SESSION],
-        crawls: 1,
-        commitsPerSecond: COMMITS_PER_SECOND,
-        seconds: SECONDS,
-        commits: COMMITS,
-        eventsPerCommit: '1–10 (1 search:progress + 0–9 search:video of about 700 bytes), 5.5 on average',
-        api:
-          '`node scripts/bin.mjs api` (child process), LOG_LEVEL=info, DATABASE_POOL_SIZE=10, SSE_HEARTBEAT_SECONDS=15, open files ≥ ' +
-          OPEN_FILES,
-        clientsProcess: 'lib/sse-fanout-client.ts: node:http, one socket per client, a minimal SSE parser',
-        worker: 'none (the crawl job stays queued); events are written by the benchmark with appendEvents',
-        finishTimeoutMs: FINISH_TIMEOUT_MS,
-      },
-      results: { runs },
-      targets: targets(runs[0]!),
-      ok: problems.length === 0,
-      problems,
-    };
-  },
-};
+export type RunResult = Awaited<ReturnType<typeof runOnce>>['result'];

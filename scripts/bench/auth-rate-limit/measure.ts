@@ -1,96 +1,32 @@
-/**
- * The per-request cost of authentication (API key lookup) plus rate limiting (the usage counter
- * upsert), over HTTP against the real server, and query by query inside the process.
- *
- * The API runs in this process (startApi for the real routes, createApi with two do-nothing routes
- * for the isolated cost); the load generator (autocannon) runs in a child process, so client and
- * server do not share an event loop. Both share the machine with PostgreSQL.
- */
-import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
-import { z } from 'zod';
-import { createApi, startApi } from '../../api/server.ts';
-import { createEventHub } from '../../api/sse/hub.ts';
-import { defineRoute } from '../../api/http/route.ts';
-import { createApiKey } from '../../core/accounts/createApiKey.ts';
-import { createUser } from '../../core/accounts/createUser.ts';
-import { findApiKey } from '../../core/accounts/findApiKey.ts';
-import { loadConfig } from '../../core/config.ts';
-import type { Sql } from '../../core/db/database.ts';
-import { hashApiKey } from '../../core/keys.ts';
-import { createLogger } from '../../core/log.ts';
-import { cachedTiers } from '../../core/tiers/loadTiers.ts';
-import { updateTier } from '../../core/tiers/updateTier.ts';
-import { consumeQuota, readQuotas } from '../../core/usage/consumeQuota.ts';
-import { type BenchContext, type Benchmark, packageVersion, sleep } from './lib/harness.ts';
-import { drive, type LoadOutcome, runLoad } from './lib/load.ts';
-import { postmasterPid } from './lib/processes.ts';
-import { median, percentile, round } from './lib/stats.ts';
-import { cpuDelta, cpuSnapshot } from './lib/usage.ts';
-
-const CONNECTIONS = 32;
-const WARMUP_SECONDS = 2;
-const DURATION_SECONDS = 10;
-const POOL_SIZE = 10; // DATABASE_POOL_SIZE's default: what `npm start` uses
-const DISTINCT_USERS = CONNECTIONS;
-const QUERY_CONCURRENCY = POOL_SIZE;
-const QUERY_ROUNDS = 3;
-const QUERY_WARMUP_SECONDS = 0.2;
-const QUERY_SECONDS = 1;
-
-const ok = z.object({ ok: z.literal(true) });
-/** Authentication with a key and the requestsPerMinute counter, then nothing. */
-const keyRoute = defineRoute({
-  method: 'GET',
-  path: '/bench/key',
-  tag: 'Bench',
-  summary: 'API key + rate limit, no work',
-  auth: 'key',
-  response: ok,
-  async handler() {
-    return { ok: true as const };
-  },
-});
-/** The same pipeline without a key lookup or a counter: the baseline. */
-const publicRoute = defineRoute({
-  method: 'GET',
-  path: '/bench/public',
-  tag: 'Bench',
-  summary: 'public, not rate limited, no work',
-  auth: 'public',
-  rateLimited: false,
-  response: ok,
-  async handler() {
-    return { ok: true as const };
-  },
-});
-
-interface Listening {
-  port: number;
-  close(): Promise<void>;
-}
-
-/** createApi(deps, routes) listening like startApi does (startApi itself always serves allRoutes). */
-async function listen(app: ReturnType<typeof createApi>): Promise<Listening> {
-  await new Promise<void>((resolve, reject) => {
-    app.listen({ port: 0, host: '127.0.0.1' }, () => resolve());
-    app.server.once('error', reject);
-  });
-  const server = app.server as Server;
-  server.keepAliveTimeout = 5_000;
-  const address = server.address();
-  return {
-    port: typeof address === 'object' && address ? address.port : 0,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
+import { createApi, startApi } from '../../../api/server.ts';
+import { createEventHub } from '../../../api/sse/hub.ts';
+import { createApiKey } from '../../../core/accounts/createApiKey.ts';
+import { createUser } from '../../../core/accounts/createUser.ts';
+import { findApiKey } from '../../../core/accounts/findApiKey.ts';
+import { loadConfig } from '../../../core/config.ts';
+import { hashApiKey } from '../../../core/keys.ts';
+import { createLogger } from '../../../core/log.ts';
+import { cachedTiers } from '../../../core/tiers/loadTiers.ts';
+import { updateTier } from '../../../core/tiers/updateTier.ts';
+import { consumeQuota, readQuotas } from '../../../core/usage/consumeQuota.ts';
+import { type BenchContext, packageVersion, sleep } from '../lib/harness.ts';
+import { type LoadOutcome, runLoad } from '../lib/load.ts';
+import { postmasterPid } from '../lib/processes.ts';
+import { round } from '../lib/stats.ts';
+import { background, diskFlush, measureQueries, walBytes, walPosition } from './queries.ts';
+import { keyRoute, listen, publicRoute } from './routes.ts';
+import {
+  CONNECTIONS,
+  DISTINCT_USERS,
+  DURATION_SECONDS,
+  POOL_SIZE,
+  QUERY_CONCURRENCY,
+  QUERY_ROUNDS,
+  QUERY_SECONDS,
+  WARMUP_SECONDS,
+} from './shape.ts';
 
 interface Variant {
   id: string;
@@ -123,131 +59,7 @@ interface VariantResult {
   walBytesPerRequest: number | null;
 }
 
-interface QueryResult {
-  id: string;
-  label: string;
-  concurrency: number;
-  operations: number;
-  /** median of the rounds */
-  operationsPerSecond: number;
-  operationsPerSecondByRound: number[];
-  latencyMs: { mean: number; p50: number; p99: number };
-  cpuUsPerOperation: { node: number; postgres: number | null; machine: number | null };
-  walBytesPerOperation: number | null;
-  backgroundCores: number | null;
-}
-
-/** Cores that other processes of the machine kept busy meanwhile (tests, builds, ...): a disturbance gauge. */
-function background(machineUs: number | null, seconds: number, ...ours: Array<number | null>): number | null {
-  if (machineUs === null || ours.some((us) => us === null)) return null;
-  return round(Math.max(0, machineUs - ours.reduce<number>((sum, us) => sum + us!, 0)) / (seconds * 1e6), 2);
-}
-
-/**
- * How fast this disk makes a write durable: 8 kB written and fdatasync'd in a loop for `seconds`, in
- * DATA_DIR (where the embedded cluster's WAL is). Every synchronous commit waits for one such flush.
- */
-function diskFlush(dataDir: string, seconds = 1): { flushesPerSecond: number; meanMs: number } {
-  const file = join(dataDir, `flush-probe-${process.pid}`);
-  const fd = openSync(file, 'w');
-  const page = Buffer.alloc(8192, 1);
-  let flushes = 0;
-  const started = performance.now();
-  try {
-    while (performance.now() - started < seconds * 1000) {
-      writeSync(fd, page, 0, page.length, 0);
-      fdatasyncSync(fd);
-      flushes += 1;
-    }
-  } finally {
-    closeSync(fd);
-    rmSync(file, { force: true });
-  }
-  const elapsed = (performance.now() - started) / 1000;
-  return { flushesPerSecond: round(flushes / elapsed, 0)!, meanMs: round((elapsed * 1000) / flushes, 3)! };
-}
-
-async function walPosition(sql: Sql): Promise<string> {
-  const [row] = await sql<{ lsn: string }[]>`select pg_current_wal_lsn()::text as lsn`;
-  return row!.lsn;
-}
-
-async function walBytes(sql: Sql, start: unknown, end: unknown): Promise<number | null> {
-  if (typeof start !== 'string' || typeof end !== 'string') return null;
-  const [row] = await sql<{ bytes: number }[]>`select pg_wal_lsn_diff(${end}::pg_lsn, ${start}::pg_lsn)::float8 as bytes`;
-  return row!.bytes;
-}
-
-interface QuerySamples {
-  latencies: number[];
-  rates: number[];
-  seconds: number;
-  selfUs: number;
-  postgresUs: number | null;
-  machineUs: number | null;
-  walBytes: number | null;
-}
-
-/**
- * Each query for QUERY_ROUNDS rounds of QUERY_SECONDS, the queries taking turns round by round,
- * so that a burst of other work on a shared machine spreads over all of them instead of one.
- */
-async function measureQueries(
-  sql: Sql,
-  postmaster: number | undefined,
-  queries: Array<[string, string, (i: number) => Promise<unknown>]>,
-): Promise<QueryResult[]> {
-  const samples = queries.map(
-    (): QuerySamples => ({ latencies: [], rates: [], seconds: 0, selfUs: 0, postgresUs: 0, machineUs: 0, walBytes: 0 }),
-  );
-  const add = (a: number | null, b: number | null) => (a === null || b === null ? null : a + b);
-  for (let round = 0; round < QUERY_ROUNDS; round++) {
-    for (const [index, [, , fn]] of queries.entries()) {
-      const sample = samples[index]!;
-      await drive(fn, { clients: QUERY_CONCURRENCY, seconds: QUERY_WARMUP_SECONDS });
-      const before = sample.latencies.length;
-      const walStart = await walPosition(sql);
-      const start = cpuSnapshot(postmaster);
-      const measured = await drive(fn, { clients: QUERY_CONCURRENCY, seconds: QUERY_SECONDS });
-      const cpu = cpuDelta(start, cpuSnapshot(postmaster));
-      if (measured.errors) throw new Error(`${measured.errors} queries failed: ${[...measured.errorMessages].join('; ')}`);
-      sample.latencies.push(...measured.latencies);
-      sample.walBytes = add(sample.walBytes, await walBytes(sql, walStart, await walPosition(sql)));
-      sample.rates.push((sample.latencies.length - before) / cpu.seconds);
-      sample.seconds += cpu.seconds;
-      sample.selfUs += cpu.selfUs;
-      sample.postgresUs = add(sample.postgresUs, cpu.postgresUs);
-      sample.machineUs = add(sample.machineUs, cpu.machineBusyUs);
-    }
-  }
-  return queries.map(([id, label], index) => {
-    const sample = samples[index]!;
-    const latencies = sample.latencies.sort((a, b) => a - b);
-    const n = latencies.length;
-    return {
-      id,
-      label,
-      concurrency: QUERY_CONCURRENCY,
-      operations: n,
-      operationsPerSecond: round(median(sample.rates), 0)!,
-      operationsPerSecondByRound: sample.rates.map((rate) => round(rate, 0)!),
-      latencyMs: {
-        mean: round(latencies.reduce((sum, ms) => sum + ms, 0) / n, 3)!,
-        p50: round(percentile(latencies, 50), 3)!,
-        p99: round(percentile(latencies, 99), 3)!,
-      },
-      cpuUsPerOperation: {
-        node: round(sample.selfUs / n, 1)!,
-        postgres: sample.postgresUs === null ? null : round(sample.postgresUs / n, 1),
-        machine: sample.machineUs === null ? null : round(sample.machineUs / n, 1),
-      },
-      walBytesPerOperation: sample.walBytes === null ? null : round(sample.walBytes / n, 0),
-      backgroundCores: background(sample.machineUs, sample.seconds, sample.selfUs, sample.postgresUs),
-    };
-  });
-}
-
-async function run(ctx: BenchContext) {
+export async function run(ctx: BenchContext) {
   const db = await ctx.database();
   const sql = db.pool({ max: POOL_SIZE, role: 'api' });
   // Usage counters go through a pool whose commits do not wait for the WAL flush, as `afterimage start` wires it.
@@ -468,7 +280,7 @@ async function run(ctx: BenchContext) {
 }
 
 /** What authentication + rate limiting add to a request: key-noop − public-noop, per figure. */
-function authCost(variants: VariantResult[]) {
+export function authCost(variants: VariantResult[]) {
   const key = variants.find((variant) => variant.id === 'key-noop');
   const open = variants.find((variant) => variant.id === 'public-noop');
   if (!key || !open) return null;
@@ -485,37 +297,3 @@ function authCost(variants: VariantResult[]) {
     wallUsPerRequest: round(1e6 / key.requestsPerSecond - 1e6 / open.requestsPerSecond, 1),
   };
 }
-
-export const benchmark: Benchmark = {
-  name: 'auth-rate-limit',
-  title: 'Authentication + rate limiting, per request',
-  description:
-    'The real API (startApi, in the harness process) under closed-loop load from autocannon in a child process. ' +
-    '`public-noop` and `key-noop` are two do-nothing routes passed to createApi: the second adds the API key lookup and the requestsPerMinute counter, ' +
-    "so their difference is the per-request cost of authentication + rate limiting. The Pro tier's requestsPerMinute is unlimited for the run " +
-    '(the counter is still written), and every variant must answer only 2xx. CPU is measured from /proc for the server process, the load client and PostgreSQL.',
-  async run(ctx) {
-    const { results, queryResults, problems, database, diskFlush } = await run(ctx);
-    return {
-      parameters: {
-        connections: CONNECTIONS,
-        warmupSeconds: WARMUP_SECONDS,
-        durationSeconds: DURATION_SECONDS,
-        pipelining: 1,
-        databasePoolSize: POOL_SIZE,
-        tierCacheTtlMs: 5_000,
-        logLevel: 'info (serialised, not written)',
-        distinctUsers: DISTINCT_USERS,
-        queryConcurrency: QUERY_CONCURRENCY,
-        queryRounds: QUERY_ROUNDS,
-        queryRoundSeconds: QUERY_SECONDS,
-        loadGenerator: 'autocannon (child process), latencies recorded per response',
-        database: `${database.server} PostgreSQL ${database.serverVersion}`,
-      },
-      results: { variants: results, authAndRateLimitCost: authCost(results), queries: queryResults, diskFlush },
-      targets: [],
-      ok: problems.length === 0,
-      problems,
-    };
-  },
-};

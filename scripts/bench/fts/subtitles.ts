@@ -13,8 +13,7 @@ import { contentHash } from '../../../core/subtitles/store.ts';
 import { FILTER_SETS, frequencyCounter, wordsBetween } from '../../../test/kit/corpus-queries.ts';
 import type { Corpus } from '../../../test/kit/corpus.ts';
 import { between, mix32, random } from '../../../test/kit/random.ts';
-import { type Target, target } from './harness.ts';
-import { round } from './stats.ts';
+import { round } from '../lib/stats.ts';
 
 const TRANSCRIPT_MS = 30 * 60_000;
 /** Transcripts per INSERT: about 40 KB of cues each. */
@@ -292,14 +291,4 @@ export async function subtitlePhase<S>(sql: { build: Sql; search: Sql }, corpus:
       .map((id) => `subtitles ${id} ${row.class} ${row.sort}${row.filtered ? ' filtered' : ''}: ${row[id].errors} errors`),
   );
   return { ...written, differences, rows, byClass, problems };
-}
-
-type SubtitleOutcome = Awaited<ReturnType<typeof subtitlePhase>>;
-
-/** The phase's target: p95 ≤ `p95TargetMs` for phrases and rare words, backend and HTTP (the worst cell). */
-export function subtitleTarget(outcome: SubtitleOutcome, p95TargetMs: number): Target {
-  const worst = Math.max(...outcome.rows.flatMap((row) => [row.backend.p95 ?? Infinity, row.http.p95 ?? Infinity]));
-  return target('subtitle search p95, worst class and sort, backend and HTTP (ms)', Number.isFinite(worst) ? worst : null, {
-    atMost: p95TargetMs,
-  });
 }
