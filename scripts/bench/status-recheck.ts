@@ -10,11 +10,13 @@ import type { Sql } from '../../core/db/database.ts';
 import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';
 import { start as startYoutubeApiServer, generatedVideoId } from '../../test/kit/servers/youtube-api-server.ts';
 import { type Benchmark, sleep, target } from './lib/harness.ts';
+import { numberKnob } from './lib/knobs.ts';
 import { postmasterPid, startService } from './lib/processes.ts';
 import { round } from './lib/stats.ts';
 import { cpuDelta, cpuOf, cpuSnapshot, memoryOf } from './lib/usage.ts';
 
-const CHANNELS = 1_000;
+/** STATUS_RECHECK_CHANNELS runs it smaller (1,000 videos a channel). */
+const CHANNELS = numberKnob('STATUS_RECHECK_CHANNELS', 1_000);
 const VIDEOS_PER_CHANNEL = 1_000;
 const VIDEOS = CHANNELS * VIDEOS_PER_CHANNEL;
 const GONE_EVERY = 100;

@@ -1,4 +1,7 @@
-export const VIDEOS = 20_000;
+import { numberKnob } from '../lib/knobs.ts';
+
+/** The channel's size; CHANNEL_CRAWL_VIDEOS runs it smaller. */
+export const VIDEOS = numberKnob('CHANNEL_CRAWL_VIDEOS', 20_000);
 export const TARGET_VIDEOS_PER_SECOND = 2_000;
 export const WORKER_CONCURRENCY = 4; // the default; a crawl's steps run one after another anyway
 export const CRAWL_TIMEOUT_MS = 150_000;
