@@ -1,5 +1,5 @@
 import type { QueryClass } from '../../../test/kit/corpus-queries.ts';
-import { drive, type Sample } from '../lib/load.ts';
+import { drive, type RequestStats, requestStats, type Sample } from '../lib/load.ts';
 import { percentile, round } from '../lib/stats.ts';
 import { cpuOf } from '../lib/usage.ts';
 import { CLIENTS, EXACT_TOTAL_CAP, type BenchRequest, type Engine } from './shape.ts';
@@ -8,27 +8,9 @@ import { CLIENTS, EXACT_TOTAL_CAP, type BenchRequest, type Engine } from './shap
 export const searches = (engine: Engine, requests: BenchRequest[], count: number, seconds: number) =>
   drive((i) => engine.search(requests[i % requests.length]!), { clients: CLIENTS, seconds, count });
 
-export interface Stats {
-  requests: number;
-  errors: number;
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-  qps: number | null;
-}
+export type Stats = RequestStats;
 
-export function stats(samples: Sample[]): Stats {
-  const latencies = samples.flatMap((sample) => sample.latencies).sort((a, b) => a - b);
-  const seconds = samples.reduce((sum, sample) => sum + sample.seconds, 0);
-  return {
-    requests: latencies.length,
-    errors: samples.reduce((sum, sample) => sum + sample.errors, 0),
-    p50: round(percentile(latencies, 50), 1),
-    p95: round(percentile(latencies, 95), 1),
-    p99: round(percentile(latencies, 99), 1),
-    qps: round(latencies.length / seconds, 0),
-  };
-}
+export const stats = (samples: Sample[]): Stats => requestStats(samples, 1);
 
 /** The API process's CPU time per HTTP request, per query class (8 clients: what contention leaves aside). */
 export function cpuPerRequest() {

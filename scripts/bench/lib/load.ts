@@ -2,6 +2,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { cpuDelta, type CpuDelta, cpuSnapshot } from './usage.ts';
 import type { ClientMessage, LoadReport, LoadRequest } from './load-client.ts';
+import { percentile, round } from './stats.ts';
 
 const clientScript = fileURLToPath(new URL('./load-client.ts', import.meta.url));
 
@@ -119,4 +120,27 @@ export async function drive(
   );
   sample.seconds += (performance.now() - started) / 1000;
   return sample;
+}
+
+/** Requests, errors, latency percentiles (ms, rounded to `digits`) and requests per second of samples taken together. */
+export interface RequestStats {
+  requests: number;
+  errors: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  qps: number | null;
+}
+
+export function requestStats(samples: Sample[], digits: number): RequestStats {
+  const latencies = samples.flatMap((sample) => sample.latencies).sort((a, b) => a - b);
+  const seconds = samples.reduce((sum, sample) => sum + sample.seconds, 0);
+  return {
+    requests: latencies.length,
+    errors: samples.reduce((sum, sample) => sum + sample.errors, 0),
+    p50: round(percentile(latencies, 50), digits),
+    p95: round(percentile(latencies, 95), digits),
+    p99: round(percentile(latencies, 99), digits),
+    qps: round(latencies.length / seconds, 0),
+  };
 }

@@ -1,8 +1,8 @@
 import { Agent, request as httpRequest } from 'node:http';
-import { drive, newSample, type Sample } from '../lib/load.ts';
-import { percentile, round } from '../lib/stats.ts';
+import { drive, newSample, type RequestStats, requestStats, type Sample } from '../lib/load.ts';
+import { round } from '../lib/stats.ts';
 import { cpuDelta, cpuOf, cpuSnapshot } from '../lib/usage.ts';
-import { CLIENTS, ms } from './shape.ts';
+import { CLIENTS } from './shape.ts';
 
 interface Cpu {
   selfUs: number;
@@ -43,13 +43,7 @@ export async function driveMeasured(
   sample.cpu.machineUs = add(sample.cpu.machineUs, delta.machineBusyUs);
 }
 
-export interface Stats {
-  requests: number;
-  errors: number;
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-  qps: number | null;
+export interface Stats extends RequestStats {
   /** CPU per request, µs: this process (the caller: in process the query function and postgres.js, over HTTP the client), the API process, PostgreSQL. */
   cpuUs: { self: number | null; api: number | null; postgres: number | null };
   /** Cores busy with something else meanwhile (other processes of the machine): a disturbance gauge. */
@@ -57,17 +51,11 @@ export interface Stats {
   kilobytesPerResponse: number | null;
 }
 export function stats(sample: MeasuredSample): Stats {
-  const sorted = [...sample.latencies].sort((a, b) => a - b);
-  const n = Math.max(1, sorted.length);
+  const n = Math.max(1, sample.latencies.length);
   const { selfUs, postgresUs, apiUs, machineUs } = sample.cpu;
   const perRequest = (us: number | null) => (us === null ? null : round(us / n, 0));
   return {
-    requests: sorted.length,
-    errors: sample.errors,
-    p50: ms(percentile(sorted, 50), 2),
-    p95: ms(percentile(sorted, 95), 2),
-    p99: ms(percentile(sorted, 99), 2),
-    qps: round(sorted.length / sample.seconds, 0),
+    ...requestStats([sample], 2),
     cpuUs: { self: perRequest(selfUs), api: perRequest(apiUs), postgres: perRequest(postgresUs) },
     otherCores:
       machineUs === null || postgresUs === null || apiUs === null
