@@ -25,7 +25,8 @@ function lostConnection(error: unknown): boolean {
 export function graphileLogger(log: Logger): GraphileLogger {
   return new GraphileLogger((scope) => (level, message, meta) => {
     const fields = { component: 'graphile-worker', ...scope, ...(meta ?? {}) };
-    const quiet = !meta?.failure && lostConnection(meta?.error);
+    // Its reports name the cause `error`, or `fatalError` when a job's end could not be recorded.
+    const quiet = !meta?.failure && lostConnection(meta?.error ?? meta?.fatalError);
     const method = quiet ? 'debug' : level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'info' ? 'info' : 'debug';
     log[method](message, fields);
   });

@@ -8,10 +8,11 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { get } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { embeddedLayout, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
-import { median, repoRoot, round, sleep, type Benchmark, type BenchContext, type Cell } from './lib/harness.ts';
+import { type BenchContext, type Benchmark, repoRoot, sleep } from './lib/harness.ts';
+import { freePort } from './lib/processes.ts';
+import { median, round } from './lib/stats.ts';
 
 const RUNS = 3;
 const START_TIMEOUT_MS = 120_000;
@@ -53,18 +54,6 @@ interface StartRun {
     readyToHealthy: number | null;
   };
   postgresStoppedAfterExit: boolean;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** One GET /api/health on a fresh connection (no keep-alive, so nothing delays the shutdown). */
@@ -206,7 +195,8 @@ export const benchmark: Benchmark = {
   description:
     '`node scripts/bin.mjs start` (API + worker, embedded PostgreSQL) from spawn until GET /api/health answers 200, polled every 20 ms on fresh connections; ' +
     'cold = an empty DATA_DIR (initdb + all migrations), warm = the same DATA_DIR again (the cluster exists and is stopped). ' +
-    'Then SIGTERM until the process exits (which includes stopping the embedded cluster).',
+    'Then SIGTERM until the process exits (which includes stopping the embedded cluster). ' +
+    "healthy = first 200 from /api/health; started = the 'afterimage ready' log line (API and worker up); phases: boot, initdb, PG start, migrate + start.",
   async run(ctx) {
     // Per process, so that two benchmark runs at once cannot remove each other's clusters.
     const base = join(ctx.dataDir, `cold-start-${process.pid}`);
@@ -236,22 +226,6 @@ export const benchmark: Benchmark = {
         .filter((value): value is number => value !== null);
       return values.length ? round(median(values), 0) : null;
     };
-    const summaryRow = (kind: StartRun['kind']): Cell[] => [
-      kind,
-      medianOf(kind, (run) => run.readyMs),
-      of(kind)
-        .map((run) => run.readyMs)
-        .join(' / '),
-      medianOf(kind, (run) => run.startedMs),
-      medianOf(kind, (run) => run.phases.boot),
-      medianOf(kind, (run) => run.phases.initdb),
-      medianOf(kind, (run) => run.phases.postgresStart),
-      medianOf(kind, (run) => run.phases.migrateAndStart),
-      medianOf(kind, (run) => run.shutdownMs),
-      of(kind)
-        .map((run) => run.shutdownMs)
-        .join(' / '),
-    ];
     const medians = {
       cold: {
         readyMs: medianOf('cold', (run) => run.readyMs),
@@ -264,11 +238,6 @@ export const benchmark: Benchmark = {
         shutdownMs: medianOf('warm', (run) => run.shutdownMs),
       },
     };
-    const notes = [
-      "healthy = first 200 from /api/health (the API listens before the worker starts); started = the 'afterimage ready' log line (API and worker up). " +
-        "Phases (medians): boot = node + tsx + module loading until serve() starts; initdb; PG start = pg_ctl start; migrate + start = migrations, API and worker until 'afterimage ready'.",
-      `SIGTERM is sent ${SETTLE_AFTER_READY_MS} ms after 'afterimage ready': shutdown is measured from a settled service (a signal during start-up also shuts it down cleanly, closing what had started).`,
-    ];
     return {
       parameters: {
         runs: RUNS,
@@ -279,24 +248,7 @@ export const benchmark: Benchmark = {
         dataDir: `${base}/run-N (removed afterwards)`,
       },
       results: { medians, runs },
-      tables: [
-        {
-          columns: [
-            'start',
-            'healthy ms (median)',
-            'runs ms',
-            'started ms',
-            'boot ms',
-            'initdb ms',
-            'PG start ms',
-            'migrate + start ms',
-            'shutdown ms (median)',
-            'shutdown runs ms',
-          ],
-          rows: [summaryRow('cold'), summaryRow('warm')],
-        },
-      ],
-      notes,
+      targets: [],
       ok: problems.length === 0,
       problems,
     };

@@ -1,14 +1,15 @@
 /**
  * `npm run bench [-- <name>...]`: runs the benchmarks of scripts/bench/ (every *.ts file beside this
- * one exporting `benchmark`), prints a summary table of each, writes scripts/bench/results/<name>.json
- * and rebuilds scripts/bench/results/SUMMARY.md from every result file there.
+ * one, or folder with an index.ts, exporting `benchmark`), prints the figures each holds to a target and
+ * writes scripts/bench/results/<name>.json: data only. What the figures mean is written by hand in
+ * scripts/bench/results/SUMMARY.md.
  *
  * Databases: PostgreSQL from DATABASE_URL when set, else an embedded cluster under
  * .afterimage-bench/ (its own DATA_DIR, never the service's); each benchmark gets a fresh database,
  * migrated with core/db/migrate.ts and dropped afterwards.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { connect, type Sql } from '../../core/db/database.ts';
@@ -16,20 +17,19 @@ import { embeddedLayout, ensureEmbeddedPostgres, stopEmbeddedPostgres } from '..
 import { migrate } from '../../core/db/migrate.ts';
 import { createLogger } from '../../core/log.ts';
 import {
+  type BenchContext,
+  type BenchDatabase,
   benchDataDir,
   benchDir,
+  type Benchmark,
+  type BenchOutcome,
   machineInfo,
-  markdownTable,
+  type MachineInfo,
   resultsDir,
+  type Target,
   textTable,
   uniqueDatabaseName,
   withDatabaseName,
-  type BenchContext,
-  type BenchDatabase,
-  type Benchmark,
-  type BenchOutcome,
-  type Table,
-  type MachineInfo,
 } from './lib/harness.ts';
 
 interface ResultFile {
@@ -44,8 +44,7 @@ interface ResultFile {
   database: { server: string; version: string } | null;
   parameters: Record<string, unknown>;
   results: unknown;
-  tables: Table[];
-  notes: string[];
+  targets: Target[];
 }
 
 const log = createLogger('warn');
@@ -53,19 +52,22 @@ const runStarted = performance.now();
 const say = (line: string) => process.stdout.write(`${line}\n`);
 const clock = () => `${((performance.now() - runStarted) / 1000).toFixed(1).padStart(6)}s`;
 
-/** The benchmark files beside this one, by name (a benchmark is named after its file). */
-async function discover(): Promise<string[]> {
-  return (await readdir(benchDir))
-    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && file !== 'run.ts')
-    .map((file) => basename(file, '.ts'))
-    .sort();
+/** Where each benchmark beside this file lives, by name: a file (name.ts) or a folder (name/index.ts). */
+async function discover(): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const entry of await readdir(benchDir, { withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') && entry.name !== 'run.ts')
+      found.set(basename(entry.name, '.ts'), join(benchDir, entry.name));
+    else if (entry.isDirectory() && existsSync(join(benchDir, entry.name, 'index.ts')))
+      found.set(entry.name, join(benchDir, entry.name, 'index.ts'));
+  }
+  return new Map([...found].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-async function load(name: string): Promise<Benchmark> {
-  const module = (await import(pathToFileURL(join(benchDir, `${name}.ts`)).href)) as { benchmark?: Benchmark };
-  if (!module.benchmark) throw new Error(`scripts/bench/${name}.ts exports no \`benchmark\``);
-  if (module.benchmark.name !== name)
-    throw new Error(`scripts/bench/${name}.ts names its benchmark "${module.benchmark.name}"; use the file's name`);
+async function load(name: string, file: string): Promise<Benchmark> {
+  const module = (await import(pathToFileURL(file).href)) as { benchmark?: Benchmark };
+  if (!module.benchmark) throw new Error(`${file} exports no \`benchmark\``);
+  if (module.benchmark.name !== name) throw new Error(`${file} names its benchmark "${module.benchmark.name}"; name it "${name}"`);
   return module.benchmark;
 }
 
@@ -181,39 +183,6 @@ async function writeAtomically(file: string, content: string): Promise<void> {
   await rename(`${file}.tmp`, file);
 }
 
-async function writeSummary(): Promise<void> {
-  const files = (await readdir(resultsDir)).filter((file) => file.endsWith('.json')).sort();
-  const results: ResultFile[] = [];
-  for (const file of files) results.push(JSON.parse(await readFile(join(resultsDir, file), 'utf8')) as ResultFile);
-  const sections = results.map((result) => {
-    const machine = result.machine;
-    const database = result.database ? `, PostgreSQL ${result.database.version} (${result.database.server})` : '';
-    return [
-      `## ${result.title} (\`${result.name}\`)`,
-      '',
-      result.description,
-      '',
-      `Measured ${result.date.slice(0, 10)} on ${machine.cpuCount} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}${database}${result.ok ? '' : ' — **FAILED CHECKS:** ' + result.problems.join('; ')}.`,
-      '',
-      result.tables
-        .map((table) => `${table.title ? `**${table.title}**\n\n` : ''}${markdownTable(table.columns, table.rows)}`)
-        .join('\n\n'),
-      ...(result.notes.length ? ['', ...result.notes.map((note) => `- ${note}`)] : []),
-    ].join('\n');
-  });
-  const summary = [
-    '# Benchmarks',
-    '',
-    'Generated by `npm run bench` (one benchmark: `npm run bench -- <name>`) from the JSON files beside this one;',
-    'client and server run on the same machine, so absolute numbers say more about the machine than the service:',
-    'compare rows of one table, not tables of different machines.',
-    '',
-    sections.join('\n\n'),
-    '',
-  ].join('\n');
-  await writeAtomically(join(resultsDir, 'SUMMARY.md'), summary);
-}
-
 async function runOne(benchmark: Benchmark): Promise<boolean> {
   const started = performance.now();
   const progress = (message: string) => say(`${clock()}  [${benchmark.name}] ${message}`);
@@ -226,7 +195,7 @@ async function runOne(benchmark: Benchmark): Promise<boolean> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`[${benchmark.name}] failed: ${error instanceof Error ? error.stack : message}\n`);
-    outcome = { parameters: {}, results: null, tables: [], notes: [], ok: false, problems: [message.split('\n')[0]!] };
+    outcome = { parameters: {}, results: null, targets: [], ok: false, problems: [message.split('\n')[0]!] };
   } finally {
     await scope
       .dropAll()
@@ -244,31 +213,33 @@ async function runOne(benchmark: Benchmark): Promise<boolean> {
     database: scope.info[0] ?? null,
     parameters: outcome.parameters,
     results: outcome.results,
-    tables: outcome.tables,
-    notes: outcome.notes,
+    targets: outcome.targets,
   };
   await writeAtomically(join(resultsDir, `${benchmark.name}.json`), `${JSON.stringify(result, null, 2)}\n`);
   say('');
   say(`${benchmark.title}${outcome.ok ? '' : '  (FAILED: ' + outcome.problems.join('; ') + ')'}`);
-  for (const table of outcome.tables) {
-    if (table.title) say(`${table.title}:`);
-    say(textTable(table.columns, table.rows));
-    say('');
-  }
-  for (const note of outcome.notes) say(`  - ${note.replaceAll('`', '').replaceAll('**', '')}`);
+  const bound = (t: Target) => ('atMost' in t ? `≤ ${t.atMost}` : `≥ ${t.atLeast}`);
+  if (outcome.targets.length)
+    say(
+      textTable(
+        ['figure', 'value', 'target', 'met'],
+        outcome.targets.map((t) => [t.figure, t.value, bound(t), t.met ? 'yes' : 'NO']),
+      ),
+    );
+  say(`  all figures: scripts/bench/results/${benchmark.name}.json`);
   say('');
   return outcome.ok;
 }
 
 async function main(names: string[]): Promise<number> {
   const all = await discover();
-  const unknown = names.filter((name) => !all.includes(name));
+  const unknown = names.filter((name) => !all.has(name));
   if (unknown.length) {
-    process.stderr.write(`unknown benchmark ${unknown.join(', ')}; available: ${all.join(', ')}\n`);
+    process.stderr.write(`unknown benchmark ${unknown.join(', ')}; available: ${[...all.keys()].join(', ')}\n`);
     return 2;
   }
   // Only the chosen ones are loaded, so one benchmark that no longer compiles does not stop the others.
-  const chosen = names.length ? all.filter((name) => names.includes(name)) : all;
+  const chosen = names.length ? [...all.keys()].filter((name) => names.includes(name)) : [...all.keys()];
   await mkdir(resultsDir, { recursive: true });
   await mkdir(benchDataDir, { recursive: true });
   // Scratch space only: keep it out of git even before .gitignore lists it.
@@ -280,7 +251,7 @@ async function main(names: string[]): Promise<number> {
     for (const name of chosen) {
       let benchmark: Benchmark;
       try {
-        benchmark = await load(name);
+        benchmark = await load(name, all.get(name)!);
       } catch (error) {
         process.stderr.write(`[${name}] could not be loaded: ${error instanceof Error ? error.stack : String(error)}\n`);
         failed += 1;
@@ -293,10 +264,9 @@ async function main(names: string[]): Promise<number> {
       await stopEmbeddedCluster().catch((error: unknown) =>
         process.stderr.write(`could not stop the embedded PostgreSQL: ${String(error)}\n`),
       );
-    await writeSummary();
   }
   say(
-    `${clock()}  results in scripts/bench/results/ (${chosen.map((name) => `${name}.json`).join(', ')}, SUMMARY.md)${failed ? `; ${failed} benchmark(s) FAILED` : ''}`,
+    `${clock()}  results in scripts/bench/results/ (${chosen.map((name) => `${name}.json`).join(', ')}; what they mean: SUMMARY.md, by hand)${failed ? `; ${failed} benchmark(s) FAILED` : ''}`,
   );
   return failed ? 1 : 0;
 }

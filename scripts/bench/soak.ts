@@ -17,13 +17,16 @@ import { embeddedUrl, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { createArchiveFixture } from '../../test/kit/archive-fixture.ts';
 import { writeCorpus } from '../../test/kit/corpus-write.ts';
 import { createCorpus } from '../../test/kit/corpus.ts';
-import { percentile, round, sleep, type Benchmark, type Cell } from './lib/harness.ts';
-import { memoryOf, memorySampler, startService } from './lib/proc.ts';
+import { type Benchmark, sleep, target } from './lib/harness.ts';
+import { numberKnob } from './lib/knobs.ts';
+import { startService } from './lib/processes.ts';
+import { percentile, round } from './lib/stats.ts';
+import { memoryOf, memorySampler } from './lib/usage.ts';
 
-const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 200);
-const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
-const VIDEOS = Number(process.env.SOAK_VIDEOS ?? 20_000);
-const WARM_UP_SECONDS = Number(process.env.SOAK_WARM_UP_SECONDS ?? 15);
+const CLIENTS = numberKnob('SOAK_CLIENTS', 200);
+const SECONDS = numberKnob('SOAK_SECONDS', 60);
+const VIDEOS = numberKnob('SOAK_VIDEOS', 20_000);
+const WARM_UP_SECONDS = numberKnob('SOAK_WARM_UP_SECONDS', 15);
 const MAX_RSS_GROWTH = 0.1;
 /** Each client's next request: the route by these weights. */
 const MIX = { fts: 35, subtitles: 25, 'status-history': 25, stream: 15 } as const;
@@ -160,17 +163,11 @@ export const benchmark: Benchmark = {
       const rssEnd = memoryOf(service.pid)!.rssMiB;
       const rssPeak = sampler.maxSince(0);
 
-      const rows: Cell[][] = (Object.keys(MIX) as RouteName[]).map((route) => {
+      const routes = (Object.keys(MIX) as RouteName[]).map((route) => {
         const sorted = Float64Array.from(stats[route].latencies).sort();
-        return [
-          route,
-          sorted.length,
-          round(sorted.length / elapsed, 0),
-          stats[route].errors,
-          round(percentile(sorted, 50), 1),
-          round(percentile(sorted, 99), 1),
-          round(sorted[sorted.length - 1] ?? Number.NaN, 1),
-        ];
+        const at = (p: number) => round(percentile(sorted, p), 1);
+        const maxMs = round(sorted[sorted.length - 1] ?? Number.NaN, 1);
+        return [route, { requests: sorted.length, errors: stats[route].errors, p50Ms: at(50), p99Ms: at(99), maxMs }] as const;
       });
       const errors = Object.values(stats).reduce((sum, route) => sum + route.errors, 0);
       const requests = Object.values(stats).reduce((sum, route) => sum + route.latencies.length, 0) + errors;
@@ -207,27 +204,13 @@ export const benchmark: Benchmark = {
           requests,
           errors,
           requestsPerSecond: round(requests / elapsed, 0),
-          routes: Object.fromEntries(
-            rows.map((row) => [row[0], { requests: row[1], errors: row[3], p50Ms: row[4], p99Ms: row[5], maxMs: row[6] }]),
-          ),
+          routes: Object.fromEntries(routes),
           rssMiB: { start: round(rssStart, 1), end: round(rssEnd, 1), peak: round(rssPeak, 1), growthPercent: round(growth * 100, 1) },
+          serviceErrors,
         },
-        tables: [
-          {
-            title: `${CLIENTS} clients, ${round(elapsed, 0)} s: ${requests} requests, ${errors} errors`,
-            columns: ['route', 'requests', 'per second', 'errors', 'p50 ms', 'p99 ms', 'max ms'],
-            rows,
-          },
-          {
-            title: 'Service RSS (MiB)',
-            columns: ['start', 'end', 'peak', 'growth %'],
-            rows: [[round(rssStart, 1), round(rssEnd, 1), round(rssPeak, 1), round(growth * 100, 1)]],
-          },
-        ],
-        notes: [
-          ...serviceErrors.map((line) => `service error log: \`${line}\``),
-          "Client and service share the machine: the latencies include the load generator's own CPU time.",
-          'RSS at start is taken after the warm-up; the check is end ≤ start + 10 %.',
+        targets: [
+          target('errors', errors, { atMost: 0 }),
+          target('RSS growth over the soak (%)', round(growth * 100, 1), { atMost: MAX_RSS_GROWTH * 100 }),
         ],
         ok: problems.length === 0,
         problems,

@@ -19,17 +19,20 @@ import { updateTier } from '../../core/tiers/updateTier.ts';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { packageVersion, percentile, round, type BenchContext, type Benchmark, type BenchOutcome, type Cell } from './lib/harness.ts';
-import { cpuOf, memoryOf, memorySampler, startService } from './lib/proc.ts';
-import { rollingCaptions } from './subtitles-parse.ts';
+import { rollingCaptions } from './lib/corpus.ts';
+import { type BenchContext, type Benchmark, type BenchOutcome, packageVersion } from './lib/harness.ts';
+import { listKnob, numberKnob } from './lib/knobs.ts';
+import { startService } from './lib/processes.ts';
+import { percentile, round } from './lib/stats.ts';
+import { cpuOf, memoryOf, memorySampler } from './lib/usage.ts';
 
-const VIDEOS = Number(process.env.SUBTITLES_BULK_VIDEOS ?? 100);
+const VIDEOS = numberKnob('SUBTITLES_BULK_VIDEOS', 100);
 const RUNS = 7;
 const CHANNEL_ID = 'UCbenchSubtitlesBulk0000'; // UC + 22
 const SIZES = [
   { id: '30min', label: `${VIDEOS} videos of 30 minutes`, vttMB: 0.25 },
   { id: '2h', label: `${VIDEOS} videos of 2 hours`, vttMB: 1 },
-].filter((size) => (process.env.SUBTITLES_BULK_SIZES ?? '30min,2h').split(',').includes(size.id));
+].filter((size) => listKnob('SUBTITLES_BULK_SIZES', '30min,2h').includes(size.id));
 /** The content codings asked for (Accept-Encoding) of the JSON answers; a zip is never coded. */
 const CODINGS = ['identity', 'gzip', 'br'] as const;
 const FORMATS = [
@@ -194,40 +197,11 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
   if (api.warnings.length)
     problems.push(`the API logged ${api.warnings.length} warnings, first: ${JSON.stringify(api.warnings[0]).slice(0, 200)}`);
 
-  const rows: Cell[][] = sizes.flatMap((size) =>
-    size.variants.map((variant) => [
-      `${size.label}, ${FORMATS.find((format) => format.id === variant.format)!.label}, ${variant.coding}`,
-      variant.latencyMs.p50,
-      variant.latencyMs.p95,
-      variant.responseMB,
-      variant.wireMB,
-      variant.apiCpuMs,
-      variant.rssPeakMiB,
-      variant.rssDeltaMiB,
-    ]),
-  );
   const overallPeak = Math.max(...sizes.flatMap((size) => size.variants.map((variant) => variant.rssPeakMiB)));
   return {
     parameters: { videos: VIDEOS, runs: RUNS, sizes: SIZES, formats: FORMATS.map((format) => format.body), version: packageVersion },
     results: { apiIdleRssMiB: round(idle.rssMiB, 1), apiPeakRssMiB: round(overallPeak, 1), sizes },
-    tables: [
-      {
-        title: `POST /api/subtitles/bulk-download, ${VIDEOS} video ids, ${RUNS} runs each after a warm-up`,
-        columns: ['request', 'p50 ms', 'p95 ms', 'answer MB', 'sent MB', 'API CPU ms', 'API RSS peak MiB', 'RSS Δ MiB'],
-        rows,
-      },
-      {
-        title: 'Stored subtitles',
-        columns: ['videos', 'cues', 'text MB', 'stored cues (json) MB', 'store s'],
-        rows: sizes.map((size) => [size.label, size.cues, size.textMB, size.storedJsonMB, size.storeSeconds]),
-      },
-    ],
-    notes: [
-      `The API process idles at ${round(idle.rssMiB, 0)} MiB RSS; its highest sample during any download was ${round(overallPeak, 0)} MiB. RSS Δ is the variant's peak over the RSS just before its measured runs (after its warm-up).`,
-      'Answers stream: cues are read 10 videos at a time and written as they are rendered (JSON by hand, the zip with fflate, level 6), so memory follows the batch, not the whole answer.',
-      'Latency includes the client reading the whole answer over loopback; both run on the same machine.',
-      "JSON answers are coded as Accept-Encoding asks (gzip level 6, brotli quality 5, streamed); sent MB is what crossed the wire, API CPU ms the API process's user + system time per request (identity is the cost without coding).",
-    ],
+    targets: [],
     ok: problems.length === 0,
     problems,
   };

@@ -14,17 +14,20 @@ import { updateTier } from '../../core/tiers/updateTier.ts';
 import { frequencyCounter, QUERY_CLASSES, queryMix } from '../../test/kit/corpus-queries.ts';
 import { generatedBatches, writeCorpus } from '../../test/kit/corpus-write.ts';
 import { createCorpus } from '../../test/kit/corpus.ts';
-import { percentile, round, type Benchmark, type Cell } from './lib/harness.ts';
-import { cpuOf, startService, type ServiceProcess } from './lib/proc.ts';
+import { type Benchmark, target } from './lib/harness.ts';
+import { numberKnob } from './lib/knobs.ts';
+import { type ServiceProcess, startService } from './lib/processes.ts';
+import { percentile, round } from './lib/stats.ts';
+import { cpuOf } from './lib/usage.ts';
 
 const DEFAULT_VIDEOS = 1_000_000; // the fts benchmark's scale
-const VIDEOS = Number(process.env.WEB_BENCH_VIDEOS ?? DEFAULT_VIDEOS);
-const ROUNDS = Number(process.env.WEB_BENCH_ROUNDS ?? 10);
+const VIDEOS = numberKnob('WEB_BENCH_VIDEOS', DEFAULT_VIDEOS);
+const ROUNDS = numberKnob('WEB_BENCH_ROUNDS', 10);
 const SEED = 1;
 const PAGE_SIZE = 20; // the search page's default
 const TARGET_CPU_US = 3_000;
 
-interface Target {
+interface Route {
   id: 'html' | 'json';
   label: string;
   url(q: string): string;
@@ -39,7 +42,7 @@ interface Series {
   firstFailure: string | null;
 }
 
-function targets(baseUrl: string): Target[] {
+function routes(baseUrl: string): Route[] {
   return [
     {
       id: 'json',
@@ -59,16 +62,16 @@ function targets(baseUrl: string): Target[] {
 }
 
 /** Every query once, one after another, adding its latency and the API's CPU to `series`. */
-async function pass(api: ServiceProcess, target: Target, key: string, queries: string[], series: Series) {
+async function pass(api: ServiceProcess, route: Route, key: string, queries: string[], series: Series) {
   const cpuBefore = cpuOf(api.pid)!;
   for (const q of queries) {
     const started = performance.now();
-    const response = await fetch(target.url(q), { headers: { Accept: target.accept, 'X-API-Key': key } });
+    const response = await fetch(route.url(q), { headers: { Accept: route.accept, 'X-API-Key': key } });
     const body = await response.text();
     series.latencies.push(performance.now() - started);
-    if (response.status !== 200 || !target.check(body)) {
+    if (response.status !== 200 || !route.check(body)) {
       series.failures += 1;
-      series.firstFailure ??= `${target.id} ${q}: ${response.status} ${body.slice(0, 200)}`;
+      series.firstFailure ??= `${route.id} ${q}: ${response.status} ${body.slice(0, 200)}`;
     }
   }
   series.cpuUs += cpuOf(api.pid)! - cpuBefore;
@@ -115,27 +118,27 @@ export const benchmark: Benchmark = {
       YOUTUBE_API_KEY: '',
       WAYBACK_ENABLED: 'false',
     });
-    const series = new Map<Target['id'], Series>();
+    const series = new Map<Route['id'], Series>();
     const problems: string[] = [];
     try {
-      const list = targets(api.url!);
-      for (const target of list) series.set(target.id, { latencies: [], cpuUs: 0, failures: 0, firstFailure: null });
+      const list = routes(api.url!);
+      for (const route of list) series.set(route.id, { latencies: [], cpuUs: 0, failures: 0, firstFailure: null });
       // Warm-up: the first requests compile what the rest reuse (zod, preact, the plans).
-      for (const target of list) await pass(api, target, key, queries, { latencies: [], cpuUs: 0, failures: 0, firstFailure: null });
+      for (const route of list) await pass(api, route, key, queries, { latencies: [], cpuUs: 0, failures: 0, firstFailure: null });
       for (let round_ = 0; round_ < ROUNDS; round_++) {
-        for (const target of round_ % 2 ? [...list].reverse() : list) await pass(api, target, key, queries, series.get(target.id)!);
+        for (const route of round_ % 2 ? [...list].reverse() : list) await pass(api, route, key, queries, series.get(route.id)!);
       }
     } finally {
       await api.stop();
       await sql.end();
     }
-    const measured = targets('').map((target) => {
-      const s = series.get(target.id)!;
-      if (s.failures) problems.push(`${target.id}: ${s.failures} of ${s.latencies.length} failed, first: ${s.firstFailure}`);
+    const measured = routes('').map((route) => {
+      const s = series.get(route.id)!;
+      if (s.failures) problems.push(`${route.id}: ${s.failures} of ${s.latencies.length} failed, first: ${s.firstFailure}`);
       const sorted = [...s.latencies].sort((a, b) => a - b);
       return {
-        id: target.id,
-        label: target.label,
+        id: route.id,
+        label: route.label,
         requests: sorted.length,
         p50Ms: round(percentile(sorted, 50), 2)!,
         p95Ms: round(percentile(sorted, 95), 2)!,
@@ -150,15 +153,6 @@ export const benchmark: Benchmark = {
     ctx.progress(
       `JSON p50 ${json.p50Ms} ms, ${json.apiCpuUsPerRequest} µs CPU; HTML p50 ${html.p50Ms} ms, ${html.apiCpuUsPerRequest} µs CPU; Δ ${extraCpuUs} µs`,
     );
-    const rows: Cell[][] = measured.map((m) => [m.label, m.requests, m.p50Ms, m.p95Ms, m.meanMs, m.apiCpuUsPerRequest]);
-    rows.push([
-      'Δ page − JSON',
-      null,
-      round(html.p50Ms - json.p50Ms, 2),
-      round(html.p95Ms - json.p95Ms, 2),
-      round(html.meanMs - json.meanMs, 2),
-      extraCpuUs,
-    ]);
     return {
       parameters: {
         videos: VIDEOS,
@@ -169,17 +163,7 @@ export const benchmark: Benchmark = {
         database: `${db.server} PostgreSQL ${db.serverVersion}`,
       },
       results: { measured, extraCpuUsPerRequest: extraCpuUs, queries },
-      tables: [
-        {
-          title: `Per request, one client, ${queries.length} queries × ${ROUNDS} rounds each way`,
-          columns: ['request', 'n', 'p50 ms', 'p95 ms', 'mean ms', 'API CPU µs/req'],
-          rows,
-        },
-      ],
-      notes: [
-        `The page costs the API **${extraCpuUs} µs** of CPU per request more than GET /api/fts for the same query (target ≤ ${TARGET_CPU_US} µs): identifying the visitor, the search and its highlights are the same work; the page adds its form, the highlights read back into \`<mark>\` elements and preact's rendering of the layout.`,
-        'CPU is read from /proc/<pid>/stat in 10 ms ticks over each pass of the mix, so the figures are per-request averages; client, API and PostgreSQL share the machine.',
-      ],
+      targets: [target('API CPU per request, page − JSON (µs)', extraCpuUs, { atMost: TARGET_CPU_US })],
       ok: problems.length === 0,
       problems,
     };

@@ -25,6 +25,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     sql,
     async drop() {
       await sql.end({ timeout: 5 });
+      // Pools a test closed may still be ending their connections (graphile-worker's releases its own
+      // after stop() returns): a forced drop would end them under the client, an error nobody listens for.
+      for (let waited = 0; waited < 3_000; waited += 50) {
+        const [{ left }] = await admin<[{ left: number }]>`select count(*)::int as left from pg_stat_activity where datname = ${name}`;
+        if (left === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       await admin.unsafe(`drop database if exists ${name} with (force)`);
       await admin.end();
     },

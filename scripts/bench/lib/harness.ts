@@ -38,23 +38,29 @@ export interface BenchContext {
   progress(message: string): void;
 }
 
-export type Cell = string | number | null;
-export interface Table {
-  title?: string;
-  columns: string[];
-  rows: Cell[][];
+/** A measured figure held to a target: `atMost` for times and sizes, `atLeast` for rates. */
+export interface Target {
+  figure: string;
+  value: number | null;
+  atMost?: number;
+  atLeast?: number;
+  met: boolean;
 }
 
-/** What a benchmark hands back; run.ts adds the date, machine and timings, and writes it out. */
+/** `figure` against its bound; a figure that could not be measured (null) misses it. */
+export function target(figure: string, value: number | null | undefined, bound: { atMost: number } | { atLeast: number }): Target {
+  const met = value !== null && value !== undefined && ('atMost' in bound ? value <= bound.atMost : value >= bound.atLeast);
+  return { figure, value: value ?? null, ...bound, met };
+}
+
+/** What a benchmark hands back; run.ts adds the date, machine and timings, and writes it out as JSON. */
 export interface BenchOutcome {
   /** Everything that decides the numbers: durations, connections, pool size, ... */
   parameters: Record<string, unknown>;
-  /** The full machine-readable numbers. */
+  /** The measured figures, machine-readable. */
   results: unknown;
-  /** Tables for the console and SUMMARY.md. */
-  tables: Table[];
-  /** Findings and caveats, one sentence or two each (markdown allowed). */
-  notes: string[];
+  /** The figures the benchmark holds to a target (printed, and in the JSON); an unmet one is not a failure. */
+  targets: Target[];
   /** False when a check failed (non-2xx responses, a start that never answered, ...). */
   ok: boolean;
   /** What went wrong when ok is false. */
@@ -96,24 +102,8 @@ export const uniqueDatabaseName = (benchmark: string) =>
 
 export const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
-/** Nearest-rank percentile of an ascending array. */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[rank]!;
-}
-
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
-/** Rounds to `digits` significant-looking decimals for display and JSON. */
-export const round = (value: number, digits = 2) => (Number.isFinite(value) ? Math.round(value * 10 ** digits) / 10 ** digits : null);
-
-export function textTable(columns: string[], rows: Cell[][]): string {
+/** A plain-text table for the console: numbers right-aligned. */
+export function textTable(columns: string[], rows: Array<Array<string | number | null>>): string {
   const cells = rows.map((row) => row.map((cell) => (cell === null ? '-' : String(cell))));
   const widths = columns.map((column, index) => Math.max(column.length, ...cells.map((row) => (row[index] ?? '').length)));
   const numeric = columns.map((_, index) => rows.every((row) => row[index] === null || typeof row[index] === 'number'));
@@ -123,14 +113,4 @@ export function textTable(columns: string[], rows: Cell[][]): string {
       .join('  ')
       .trimEnd();
   return [line(columns), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
-}
-
-export function markdownTable(columns: string[], rows: Cell[][]): string {
-  const numeric = columns.map((_, index) => index > 0 && rows.every((row) => row[index] === null || typeof row[index] === 'number'));
-  const escapeCell = (cell: Cell) => (cell === null ? '-' : String(cell).replaceAll('|', '\\|'));
-  return [
-    `| ${columns.map((column) => escapeCell(column)).join(' | ')} |`,
-    `| ${numeric.map((right) => (right ? '---:' : '---')).join(' | ')} |`,
-    ...rows.map((row) => `| ${row.map(escapeCell).join(' | ')} |`),
-  ].join('\n');
 }

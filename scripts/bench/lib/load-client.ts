@@ -6,7 +6,7 @@
  * milliseconds (autocannon's own histogram rounds to whole milliseconds).
  */
 import autocannon from 'autocannon';
-import { percentile } from './harness.ts';
+import { percentile } from './stats.ts';
 
 export interface LoadRequest {
   url: string;

@@ -1,7 +1,8 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { cpuDelta, cpuSnapshot, type CpuDelta } from './cpu.ts';
+import { cpuDelta, type CpuDelta, cpuSnapshot } from './usage.ts';
 import type { ClientMessage, LoadReport, LoadRequest } from './load-client.ts';
+import { percentile, round } from './stats.ts';
 
 const clientScript = fileURLToPath(new URL('./load-client.ts', import.meta.url));
 
@@ -56,4 +57,90 @@ export function runLoad(request: LoadRequest, options: { postmaster?: number; ma
     });
     child.send(request);
   });
+}
+
+/** What a closed loop of clients measured: latencies (ms, in completion order), errors, wall time. */
+export interface Sample {
+  latencies: number[];
+  /** Latencies by the index of the request (`i % variants`) each call made. */
+  byVariant: number[][];
+  errors: number;
+  /** The first few error messages, for the problems list. */
+  errorMessages: Set<string>;
+  /** Bytes the calls answered with (a call may return its response's size). */
+  bytes: number;
+  seconds: number;
+  /** The slowest call: its sequence number and time. */
+  slowest: { call: number; ms: number };
+}
+
+export const newSample = (): Sample => ({
+  latencies: [],
+  byVariant: [],
+  errors: 0,
+  errorMessages: new Set(),
+  bytes: 0,
+  seconds: 0,
+  slowest: { call: -1, ms: 0 },
+});
+
+/**
+ * Keeps `clients` calls in flight, in this process, until `count` calls are done or `seconds` have
+ * passed; call i gets its sequence number. A failed call counts as an error (and its time as a latency).
+ * Samples add up: pass the same one to several drives.
+ */
+export async function drive(
+  call: (i: number) => Promise<unknown>,
+  options: { clients: number; seconds: number; count?: number; variants?: number },
+  sample: Sample = newSample(),
+): Promise<Sample> {
+  const started = performance.now();
+  const deadline = started + options.seconds * 1000;
+  const count = options.count ?? Number.POSITIVE_INFINITY;
+  const variants = options.variants ?? 1;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: options.clients }, async () => {
+      while (next < count && performance.now() < deadline) {
+        const i = next++;
+        const begun = performance.now();
+        try {
+          const bytes = await call(i);
+          if (typeof bytes === 'number') sample.bytes += bytes;
+        } catch (error) {
+          sample.errors += 1;
+          if (sample.errorMessages.size < 3) sample.errorMessages.add((error as Error).message.slice(0, 200));
+        }
+        const ms = performance.now() - begun;
+        sample.latencies.push(ms);
+        (sample.byVariant[i % variants] ??= []).push(ms);
+        if (ms > sample.slowest.ms) sample.slowest = { call: i, ms };
+      }
+    }),
+  );
+  sample.seconds += (performance.now() - started) / 1000;
+  return sample;
+}
+
+/** Requests, errors, latency percentiles (ms, rounded to `digits`) and requests per second of samples taken together. */
+export interface RequestStats {
+  requests: number;
+  errors: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  qps: number | null;
+}
+
+export function requestStats(samples: Sample[], digits: number): RequestStats {
+  const latencies = samples.flatMap((sample) => sample.latencies).sort((a, b) => a - b);
+  const seconds = samples.reduce((sum, sample) => sum + sample.seconds, 0);
+  return {
+    requests: latencies.length,
+    errors: samples.reduce((sum, sample) => sum + sample.errors, 0),
+    p50: round(percentile(latencies, 50), digits),
+    p95: round(percentile(latencies, 95), digits),
+    p99: round(percentile(latencies, 99), digits),
+    qps: round(latencies.length / seconds, 0),
+  };
 }

@@ -7,8 +7,8 @@
  */
 import { createOfflineStenogramGenerator } from '../../../core/stenograms/createOfflineStenogramGenerator.ts';
 import type { StenogramInput } from '../../../core/stenograms/stenogram.ts';
-import { memoryOf, resetPeak } from './proc.ts';
-import { answerOnce, sendToParent } from './childMessages.ts';
+import { memoryOf, resetPeak } from '../lib/usage.ts';
+import { answerOnce, sendToParent } from '../lib/childMessages.ts';
 
 export interface StenogramsOfflineRequest {
   /** Generated first, results discarded: the JIT's warm-up. */

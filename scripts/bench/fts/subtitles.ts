@@ -13,7 +13,7 @@ import { contentHash } from '../../../core/subtitles/store.ts';
 import { FILTER_SETS, frequencyCounter, wordsBetween } from '../../../test/kit/corpus-queries.ts';
 import type { Corpus } from '../../../test/kit/corpus.ts';
 import { between, mix32, random } from '../../../test/kit/random.ts';
-import { round, type Cell } from './harness.ts';
+import { round } from '../lib/stats.ts';
 
 const TRANSCRIPT_MS = 30 * 60_000;
 /** Transcripts per INSERT: about 40 KB of cues each. */
@@ -291,38 +291,4 @@ export async function subtitlePhase<S>(sql: { build: Sql; search: Sql }, corpus:
       .map((id) => `subtitles ${id} ${row.class} ${row.sort}${row.filtered ? ' filtered' : ''}: ${row[id].errors} errors`),
   );
   return { ...written, differences, rows, byClass, problems };
-}
-
-type SubtitleOutcome = Awaited<ReturnType<typeof subtitlePhase>>;
-
-/** The phase's rows for fts.ts's tables and its targets (p95 ≤ target in each class, backend and HTTP). */
-export function subtitleTables(outcome: SubtitleOutcome, p95TargetMs: number) {
-  const statCells = (s: { backend: Stats; http: Stats }): Cell[] => [s.backend.p50, s.backend.p95, s.http.p50, s.http.p95, s.http.qps];
-  const columns = ['backend p50', 'backend p95', 'http p50', 'http p95', 'http q/s'];
-  const worst = Math.max(...outcome.rows.flatMap((row) => [row.backend.p95 ?? Infinity, row.http.p95 ?? Infinity]));
-  return {
-    tables: [
-      {
-        title: `Subtitle search (in=subtitles) over ${outcome.transcripts.toLocaleString('en')} 30-minute transcripts (ms)`,
-        columns: ['class', 'filters', 'sort', ...columns],
-        rows: [
-          ...outcome.byClass.map((s): Cell[] => [s.class, 'all', 'all', ...statCells(s)]),
-          ...outcome.rows.map((row): Cell[] => [row.class, row.filtered ? 'with' : 'without', row.sort, ...statCells(row)]),
-        ],
-      },
-    ],
-    target: {
-      target: `subtitle search p95 ≤ ${p95TargetMs} ms, phrase and rare word (backend and HTTP)`,
-      measured: `worst ${worst} ms`,
-      met: worst <= p95TargetMs,
-    },
-  };
-}
-
-export function subtitleNotes(outcome: SubtitleOutcome): string[] {
-  const list = (name: SubtitleClass) => outcome.queries[name].map((x) => `\`${x.q}\` ${x.videos}`).join(', ');
-  return [
-    `Subtitles: ${outcome.transcripts.toLocaleString('en')} transcripts of 30 minutes (about 600 cues of 2–4 s, 4–11 words each, the corpus's words in the video's language; English ones say set phrases), one video in ${outcome.step}, written as automatic json3 tracks and completed transcripts (the triggers index them) in ${round(outcome.writeSeconds, 1)} s, with the GIN pending list and ANALYZE ${round(outcome.seconds, 1)} s: ${Math.round(outcome.perSecond).toLocaleString('en')} transcripts/s; tracks ${round(outcome.mib.tracks, 0)} MiB, transcripts ${round(outcome.mib.transcripts, 0)} MiB, their GIN index ${round(outcome.mib.ftsIndex, 0)} MiB.`,
-    `Subtitle queries (and the transcripts saying them): phrase ${list('phrase')}; rare ${list('rare')}. Backend = searchSubtitles in this process (the page's cues included); HTTP = GET /api/fts?in=subtitles. Answers compared before measuring: ${outcome.differences.length === 0 ? 'backend and HTTP agree' : `${outcome.differences.length} differ, e.g. ${outcome.differences.slice(0, 3).join('; ')}`}.`,
-  ];
 }

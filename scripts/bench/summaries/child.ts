@@ -8,8 +8,8 @@
 import { createExtractiveGenerator } from '../../../core/summaries/offline/createExtractiveGenerator.ts';
 import type { GeneratedSummary, SummaryInput } from '../../../core/summaries/summary.ts';
 import { start } from '../../../test/kit/servers/openai-server.ts';
-import { memoryOf, resetPeak } from './proc.ts';
-import { answerOnce, sendToParent } from './childMessages.ts';
+import { memoryOf, resetPeak } from '../lib/usage.ts';
+import { answerOnce, sendToParent } from '../lib/childMessages.ts';
 
 export interface OfflineRequest {
   /** Summarised first, results discarded: the JIT's warm-up. */

@@ -4,66 +4,24 @@
  * harness and the load it generates.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { Sql } from '../../../core/db/database.ts';
 import { repoRoot, sleep } from './harness.ts';
+import { postmasterOf } from './usage.ts';
 
-const TICK_US = 10_000; // USER_HZ is 100 on every Linux that Node supports
-
-/** Forgets a process's peak RSS so far (writing 5 to its clear_refs resets VmHWM, Linux ≥ 4.0): false where not allowed. */
-export function resetPeak(pid: number = process.pid): boolean {
-  try {
-    writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
+/** A TCP port free on 127.0.0.1 right now (the OS picks it; a service started next binds it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const address = server.address();
+  await new Promise<void>((done) => server.close(() => done()));
+  return typeof address === 'object' && address ? address.port : 0;
 }
 
-/** Resident memory of a process from /proc/<pid>/status, in MiB: now (VmRSS) and its peak (VmHWM). */
-export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | undefined {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-    return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU time (user + system) a process has used so far, in µs; undefined once it is gone. */
-export function cpuOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_US;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Samples a process's RSS every `everyMs` (VmHWM alone misses when the peak happened). */
-export function memorySampler(pid: number, everyMs = 200) {
-  const samples: Array<{ at: number; rssMiB: number }> = [];
-  const take = () => {
-    const memory = memoryOf(pid);
-    if (memory) samples.push({ at: performance.now(), rssMiB: memory.rssMiB });
-  };
-  take();
-  const timer = setInterval(take, everyMs);
-  timer.unref();
-  return {
-    samples,
-    /** Highest sampled RSS at or after `since` (performance.now() time), MiB. */
-    maxSince(since = 0): number {
-      let max = Number.NaN;
-      for (const sample of samples) if (sample.at >= since && !(sample.rssMiB <= max)) max = sample.rssMiB;
-      return max;
-    },
-    stop() {
-      take();
-      clearInterval(timer);
-    },
-  };
+/** The pid of the PostgreSQL server behind `sql`, when it runs on this machine (for its CPU time). */
+export async function postmasterPid(sql: Sql): Promise<number | undefined> {
+  const [backend] = await sql<{ pid: number }[]>`select pg_backend_pid() as pid`;
+  return postmasterOf(backend!.pid);
 }
 
 export interface ServiceProcess {

@@ -1,11 +1,63 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /**
- * CPU time, from /proc on Linux: the whole machine, and every process of one PostgreSQL server
- * (the postmaster and its children). Elsewhere only this process's own time is known.
+ * CPU time and memory, from /proc on Linux: one process, the whole machine, and every process of one
+ * PostgreSQL server (the postmaster and its children). Elsewhere only this process's own time is known.
  */
 
 const TICK_US = 10_000; // USER_HZ is 100 on every Linux that Node supports
+
+/** Forgets a process's peak RSS so far (writing 5 to its clear_refs resets VmHWM, Linux ≥ 4.0): false where not allowed. */
+export function resetPeak(pid: number = process.pid): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resident memory of a process from /proc/<pid>/status, in MiB: now (VmRSS) and its peak (VmHWM). */
+export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+    return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system) a process has used so far, in µs; undefined once it is gone. */
+export function cpuOf(pid: number): number | undefined {
+  const times = processTimes(String(pid));
+  return times && times.ticks * TICK_US;
+}
+
+/** Samples a process's RSS every `everyMs` (VmHWM alone misses when the peak happened). */
+export function memorySampler(pid: number, everyMs = 200) {
+  const samples: Array<{ at: number; rssMiB: number }> = [];
+  const take = () => {
+    const memory = memoryOf(pid);
+    if (memory) samples.push({ at: performance.now(), rssMiB: memory.rssMiB });
+  };
+  take();
+  const timer = setInterval(take, everyMs);
+  timer.unref();
+  return {
+    samples,
+    /** Highest sampled RSS at or after `since` (performance.now() time), MiB. */
+    maxSince(since = 0): number {
+      let max = Number.NaN;
+      for (const sample of samples) if (sample.at >= since && !(sample.rssMiB <= max)) max = sample.rssMiB;
+      return max;
+    },
+    stop() {
+      take();
+      clearInterval(timer);
+    },
+  };
+}
 
 export interface CpuSnapshot {
   at: number;

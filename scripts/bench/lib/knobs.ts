@@ -1,0 +1,26 @@
+/**
+ * A benchmark's size and shape from the environment: the defaults are the benchmark (what the
+ * committed results measured); the variables are for smaller runs and for exploring after a fix.
+ */
+
+/** A number from `name`, else `fallback` when it is unset or blank. */
+export function numberKnob(name: string, fallback: number): number {
+  const text = process.env[name]?.trim();
+  if (!text) return fallback;
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name}=${text} is not a number ≥ 0; unset it for the default, ${fallback}`);
+  return value;
+}
+
+/** A comma-separated list from `name`, else `fallback`'s items; blanks dropped. */
+export function listKnob(name: string, fallback: string): string[] {
+  return (process.env[name] ?? fallback)
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/** Extra arguments for node before a service's script (e.g. `--cpu-prof`), space-separated. */
+export function nodeArgsKnob(name: string): string[] {
+  return process.env[name]?.split(' ').filter(Boolean) ?? [];
+}

@@ -1,0 +1,10 @@
+export const VIDEOS = 2_000;
+export const CHANNELS = 5;
+export const VOCABULARY = 300; // words per title drawn from it: a query word matches about VIDEOS × 6 / VOCABULARY videos
+export const SEQUENTIAL_REQUESTS = 300;
+export const CONCURRENT_CLIENTS = 8;
+export const CONCURRENT_REQUESTS_PER_CLIENT = 60;
+export const WARMUP_REQUESTS = 40;
+export const SESSIONS = 100;
+export const CALLS_PER_SESSION = 3;
+export const PAGE_SIZE = 20; // search_videos' default; /api/fts defaults to 50, so it is passed explicitly
