@@ -70,7 +70,7 @@ export const limitsEnforcedFor = (caller: Caller) => caller.kind === 'anonymous'
  * of its own). An administrator's units are counted against the tier's numbers but never refused. `at`
  * replaces the database clock (tests of a window's end).
  */
-export async function chargeQuotas(
+async function chargeQuotas(
   sql: Sql,
   caller: Caller,
   charges: ReadonlyArray<{ name: LimitName; units?: number }>,

@@ -233,10 +233,14 @@ describe('guarded, as any caller (a web page) uses it', () => {
   it('counts only the request for 0 units, and refuses a charge of a limit it does not declare', async () => {
     const { user, keyId } = await createKeyedUser(db.sql);
     const caller = await callerOf(user, keyId);
-    await guarded({ counterSql: db.sql }, caller, { charges: ['subtitleDownloadsPerDay'] }, ({ charge }) => charge('subtitleDownloadsPerDay', 0));
+    await guarded({ counterSql: db.sql }, caller, { charges: ['subtitleDownloadsPerDay'] }, ({ charge }) =>
+      charge('subtitleDownloadsPerDay', 0),
+    );
     expect(await statementsOf(user.id)).toEqual([['requestsPerMinute']]);
     await expect(
-      guarded({ counterSql: db.sql }, caller, { charges: ['subtitleDownloadsPerDay'] }, ({ charge }) => charge('ftsQueriesPerMinute'), { what: 'the page' }),
+      guarded({ counterSql: db.sql }, caller, { charges: ['subtitleDownloadsPerDay'] }, ({ charge }) => charge('ftsQueriesPerMinute'), {
+        what: 'the page',
+      }),
     ).rejects.toThrow('the page charged ftsQueriesPerMinute, which its guard does not declare in charges');
   });
 
@@ -244,7 +248,9 @@ describe('guarded, as any caller (a web page) uses it', () => {
     const { user, keyId } = await createKeyedUser(db.sql);
     const caller = { ...(await callerOf(user, keyId)), scope: 1 };
     await expect(
-      guarded({ counterSql: db.sql }, caller, { scope: 'L3', charges: ['apiStenogramsPerDay'] }, async () => 'ran', { what: 'the stenogram page' }),
+      guarded({ counterSql: db.sql }, caller, { scope: 'L3', charges: ['apiStenogramsPerDay'] }, async () => 'ran', {
+        what: 'the stenogram page',
+      }),
     ).rejects.toThrow('the stenogram page needs an API key with L3+ scope; this key has L1');
     expect(await statementsOf(user.id)).toEqual([]);
   });
