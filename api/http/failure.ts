@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError, type ErrorCode } from '../../core/errors.ts';
 import { connectionFailureCode, DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE } from '../../core/db/connectionFailure.ts';
 import type { Logger } from '../../core/log.ts';
-import { sendError } from './respond.ts';
+import { sendError } from './representation.ts';
 
 /** Names each offending field, so a client can fix its request without guessing. */
 export function describeIssues(error: z.ZodError, where: string): string {

@@ -1,5 +1,6 @@
 /**
- * How an answer with a body is sent: its validators (ETag, Last-Modified) and If-None-Match → 304,
+ * How an answer is sent: plain JSON and error envelopes (sendJson, sendError), and an answer with a
+ * body that may be cached: its validators (ETag, Last-Modified) and If-None-Match → 304,
  * which counts nothing; Cache-Control and Vary; and its content coding (api/http/compression.ts).
  *
  * A coded answer is another representation, so it gets its own strong ETag (RFC 9110 §8.8.3): the
@@ -8,6 +9,7 @@
  * stored hash) and always names the same bytes.
  */
 import type { ServerResponse } from 'node:http';
+import type { ErrorCode } from '../../core/errors.ts';
 import type { Coding } from './compression.ts';
 import { codingFor, encodeBody, isCompressible } from './compression.ts';
 import { entityTag, evaluatePreconditions, preconditionFailed } from './conditional.ts';
@@ -126,4 +128,25 @@ export async function sendAnswer(
     cache: cacheable ? options.cache : undefined,
     etag: cacheable ? (options.etag ?? entityTag(body)) : undefined,
   })?.send(body, options.headers, options.status);
+}
+
+/** A JSON answer as it is, without validators or coding (MCP's answers, errors). */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(payload), ...headers });
+  res.end(payload);
+}
+
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  code: ErrorCode,
+  message: string,
+  extra: { headers?: Record<string, string>; details?: unknown } = {},
+): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendJson(res, status, { error: { code, message, ...(extra.details === undefined ? {} : { details: extra.details }) } }, extra.headers);
 }

@@ -1,6 +1,7 @@
 import { streamStart, type StoredEvent } from '../../core/events/events.ts';
 import type { ProgressNote } from '../../core/events/progressState.ts';
-import { generationStream, isFinalOf, type GenerationKind, type GenerationRow } from '../../core/generations/generationKind.ts';
+import type { GenerationKind, GenerationRow } from '../../core/generations/generationKind.ts';
+import { generationStream, isFinalOf } from '../../core/generations/requestGeneration.ts';
 import type { EventHub } from '../sse/hub.ts';
 import type { ToolExtra } from './tool.ts';
 

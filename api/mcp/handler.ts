@@ -5,7 +5,7 @@ import { originAllowed, originRule } from '../../core/mcp/originAllowed.ts';
 import { authenticate } from '../http/auth.ts';
 import { readJsonBody } from '../http/body.ts';
 import { publicOrigin } from '../http/publicOrigin.ts';
-import { sendJson } from '../http/respond.ts';
+import { sendJson } from '../http/representation.ts';
 import type { ApiDeps } from '../http/route.ts';
 import { MCP_RESOURCE_METADATA_PATH } from '../routes/protectedResource.ts';
 import type { KeyCaller } from './context.ts';

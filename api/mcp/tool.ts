@@ -4,7 +4,7 @@ import type { CallToolResult, ServerNotification, ServerRequest } from '@modelco
 import type { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
 import { guarded, type Guarded } from '../http/guard.ts';
-import { refuseUnstorableText } from '../http/storableInput.ts';
+import { refuseUnstorableText } from '../../core/text/storableText.ts';
 import type { McpCall, McpContext } from './context.ts';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;

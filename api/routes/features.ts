@@ -1,7 +1,7 @@
 import { scopeName } from '../../core/schemas.ts';
 import { usageReport, usageReportSchema } from '../../core/usage/usageReport.ts';
 import type { Caller } from '../http/auth.ts';
-import { limitsEnforcedFor, quotaSubject } from '../http/quota.ts';
+import { limitsEnforcedFor, quotaSubject } from '../http/guard.ts';
 import { defineRoute } from '../http/route.ts';
 
 /** What GET /api/features and the get_usage tool answer for a caller. */

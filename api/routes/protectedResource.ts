@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { publicOrigin } from '../http/publicOrigin.ts';
-import { sendJson } from '../http/respond.ts';
+import { sendJson } from '../http/representation.ts';
 import { defineRoute, handled } from '../http/route.ts';
 
 /** Where /mcp's metadata lives: the well-known prefix inserted before the resource's path (RFC 9728 §3.1). */

@@ -6,7 +6,7 @@ import { findStenogram } from '../../core/stenograms/findStenogram.ts';
 import { listStenograms, STENOGRAMS_PER_PAGE, STENOGRAM_VIDEO_IDS_CAP, stenogramVideoIds } from '../../core/stenograms/listStenograms.ts';
 import { stenogramMetadata, stenogramUrl, toMetadata, type StenogramRow } from '../../core/stenograms/metadata.ts';
 import { readStenogramMarkdown } from '../../core/stenograms/readMarkdown.ts';
-import { requestStenogram } from '../../core/stenograms/requestStenogram.ts';
+import { requestStenogram } from '../../core/stenograms/stenogramGeneration.ts';
 import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
 import { stenogramEvents, stenogramEventVocabulary, type CompletionLogged } from '../../core/stenograms/stenogramEvents.ts';
 import { stenogramGeneration } from '../../core/stenograms/stenogramGeneration.ts';

@@ -9,7 +9,7 @@ import { videoIdSchema, videoParams } from '../../core/schemas.ts';
 import { browseSummaries } from '../../core/summaries/browseSummaries.ts';
 import { deletePublicSummary } from '../../core/summaries/deleteSummary.ts';
 import { findSummary } from '../../core/summaries/findSummary.ts';
-import { requestSummary } from '../../core/summaries/requestSummary.ts';
+import { requestSummary } from '../../core/summaries/summaryGeneration.ts';
 import { summaryChannels, summaryLanguages, summaryTags } from '../../core/summaries/summaryFacets.ts';
 import { summaryListItem, summaryObject, toSummaryListItem, toSummaryObject, type SummaryRow } from '../../core/summaries/summaryObject.ts';
 import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';

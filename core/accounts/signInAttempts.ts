@@ -2,7 +2,7 @@ import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { consumeQuotas, refundQuotas } from '../usage/consumeQuota.ts';
 import { hashedSubject } from '../usage/hashedSubject.ts';
-import { describeReset, type CountedLimit } from '../usage/quota.ts';
+import { describeReset, type CountedLimit } from '../usage/consumeQuota.ts';
 
 /**
  * Sign-in attempts are counted like a tier's limits (usage_counters, sliding windows, atomic across

@@ -1,7 +1,7 @@
 import type { PendingQuery, Row } from 'postgres';
 import type { Queryable, Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
-import { type FtsFilters, type FtsPage, type FtsRequest, type FtsSort, type SearchBackend } from './backend.ts';
+import type { FtsFilters, FtsPage, FtsRequest, FtsSort, SearchBackend } from './backend.ts';
 import { estimateMatches, planStatistics } from './estimate.ts';
 import { formatQuery, type FtsQuery, type Term } from './query.ts';
 

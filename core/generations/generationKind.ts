@@ -72,6 +72,3 @@ export interface GenerationKind<Row extends GenerationRow, Input> {
   /** The stream's first event, appended with the request. */
   firstEvent(row: Row): TypedEvent;
 }
-
-export const generationStream = (kind: { name: string }, id: string) => `${kind.name}:${id}`;
-export const isFinalOf = (kind: { events: { final: readonly string[] } }) => (type: string) => kind.events.final.includes(type);

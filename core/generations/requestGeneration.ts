@@ -3,7 +3,7 @@ import { notFound } from '../errors.ts';
 import { appendEvents } from '../events/events.ts';
 import { enqueueSubtitleFetch } from '../subtitles/enqueue.ts';
 import { readTranscript, type TranscriptInfo } from '../subtitles/transcript.ts';
-import { generationStream, type Charge, type GenerationKind, type GenerationRow } from './generationKind.ts';
+import type { Charge, GenerationKind, GenerationRow } from './generationKind.ts';
 
 /** A generation that fails for a reason of the database, the store or the worker is tried again; the generator's own failures are final. */
 const GENERATE_ATTEMPTS = 3;
@@ -73,3 +73,9 @@ async function restart<Input>(tx: Queryable, kind: GenerationKind<GenerationRow,
   await kind.restart(tx, id, input);
   return id;
 }
+
+/** The event stream of one generation of a kind (`summary:<id>`): named here, where the request opens it. */
+export const generationStream = (kind: { name: string }, id: string) => `${kind.name}:${id}`;
+
+/** Whether an event type ends a kind's stream. */
+export const isFinalOf = (kind: { events: { final: readonly string[] } }) => (type: string) => kind.events.final.includes(type);

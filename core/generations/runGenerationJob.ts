@@ -6,7 +6,8 @@ import { finalFailure, readTranscriptCues, runGeneration, type TranscriptTrack }
 import type { Logger } from '../log.ts';
 import type { TranscriptCue } from '../subtitles/transcriptCue.ts';
 import { refundQuotas } from '../usage/consumeQuota.ts';
-import { generationStream, type GenerationKind, type GenerationProgress, type GenerationRow } from './generationKind.ts';
+import type { GenerationKind, GenerationProgress, GenerationRow } from './generationKind.ts';
+import { generationStream } from './requestGeneration.ts';
 
 type ReportProgress = (progress: GenerationProgress) => void;
 

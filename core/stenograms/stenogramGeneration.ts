@@ -1,5 +1,5 @@
 /** A stenogram as a kind of generation (core/generations): one per owner and video, its stream opened by stenogram:started, and the job's own part. */
-import type { Queryable } from '../db/database.ts';
+import type { Queryable, Sql } from '../db/database.ts';
 import type { GenerationKind } from '../generations/generationKind.ts';
 import type { GenerationRequestInput } from '../generations/requestGeneration.ts';
 import type { GenerationWork } from '../generations/runGenerationJob.ts';
@@ -10,6 +10,9 @@ import { stenogramUrl, toMetadata, type StenogramRow } from './metadata.ts';
 import type { GeneratedStenogram, StenogramGenerator } from './stenogram.ts';
 import { loggedCompletion, stenogramEvents } from './stenogramEvents.ts';
 import type { StenogramStore } from './store.ts';
+import { AppError } from '../errors.ts';
+import { requestGeneration } from '../generations/requestGeneration.ts';
+import type { TranscriptInfo } from '../subtitles/transcript.ts';
 
 export interface StenogramRequestInput extends GenerationRequestInput {
   ownerId: string;
@@ -104,4 +107,30 @@ async function markGenerated(
     from videos v join channels c on c.channel_id = v.channel_id
     where g.id = ${id} and g.status = 'generating' and v.video_id = g.video_id`;
   return updated.count > 0;
+}
+
+export type StenogramRequest =
+  | { outcome: 'accepted'; stenogram: StenogramRow }
+  | { outcome: 'transcript_required'; transcript: TranscriptInfo };
+
+/**
+ * POST /api/stenograms/:videoId/generate (and MCP generate_stenogram): a second stenogram of the same
+ * video is refused (409 STENOGRAM_CONFLICT); else the lifecycle charges, stores and queues one
+ * (requestGeneration; a failed one starts over).
+ */
+export async function requestStenogram(sql: Sql, input: StenogramRequestInput): Promise<StenogramRequest> {
+  const request = await requestGeneration(sql, stenogramGeneration, input);
+  if (request.outcome === 'existing') throw conflict(request.row);
+  return request.outcome === 'queued' ? { outcome: 'accepted', stenogram: request.row } : request;
+}
+
+function conflict(existing: StenogramRow): AppError {
+  const url = stenogramUrl(existing.owner_id, existing.video_id);
+  return new AppError(
+    'STENOGRAM_CONFLICT',
+    existing.status === 'generating'
+      ? `a stenogram of ${existing.video_id} is being generated for you: follow GET ${url}/stream (it resumes with Last-Event-ID)`
+      : `you already have a stenogram of ${existing.video_id}: GET ${url}; DELETE it first to generate it again`,
+    { details: { status: existing.status, url } },
+  );
 }

@@ -1,5 +1,5 @@
 /** A summary as a kind of generation (core/generations): which row a request means, its stream, and the job's own part. */
-import type { Queryable } from '../db/database.ts';
+import type { Queryable, Sql } from '../db/database.ts';
 import type { GenerationKind } from '../generations/generationKind.ts';
 import type { GenerationRequestInput } from '../generations/requestGeneration.ts';
 import type { GenerationWork } from '../generations/runGenerationJob.ts';
@@ -9,6 +9,8 @@ import { readSummary } from './findSummary.ts';
 import type { GeneratedSummary, SummaryGenerator } from './summary.ts';
 import { summaryEvents } from './summaryEvents.ts';
 import { toSummaryObject, type SummaryRow } from './summaryObject.ts';
+import { requestGeneration } from '../generations/requestGeneration.ts';
+import type { TranscriptInfo } from '../subtitles/transcript.ts';
 
 export interface SummaryRequestInput extends GenerationRequestInput {
   ownerId: string;
@@ -70,4 +72,23 @@ async function storeSummary(tx: Queryable, summaryId: string, summary: Generated
       transcript_version = ${track.version}, generated_at = now(), updated_at = now()
     where id = ${summaryId} and status = 'generating'`;
   return updated.count > 0;
+}
+
+export type SummaryRequest =
+  /** It exists and is generated: nothing was queued or charged. */
+  | { outcome: 'generated'; summary: SummaryRow }
+  /** A job is writing it: `queued` when this request started that job (and was charged). */
+  | { outcome: 'generating'; summary: SummaryRow; queued: boolean }
+  /** No transcript to build on: a subtitle fetch is queued (or already running). */
+  | { outcome: 'transcript_required'; transcript: TranscriptInfo };
+
+/**
+ * POST /api/summary/generate (and MCP generate_summary): a generated summary is answered, a running
+ * generation joined (both uncharged); else the lifecycle charges, stores and queues one (requestGeneration).
+ */
+export async function requestSummary(sql: Sql, input: SummaryRequestInput): Promise<SummaryRequest> {
+  const request = await requestGeneration(sql, summaryGeneration, input);
+  if (request.outcome === 'transcript_required') return request;
+  if (request.row.status === 'generated') return { outcome: 'generated', summary: request.row };
+  return { outcome: 'generating', summary: request.row, queued: request.outcome === 'queued' };
 }

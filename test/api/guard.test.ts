@@ -205,7 +205,7 @@ describe('guarded, as any caller (a web page) uses it', () => {
   it('keeps a charge when the work fails after it with a fault of the server (5xx), its transaction rolled back included', async () => {
     const { user, keyId } = await createKeyedUser(db.sql);
     const caller = await callerOf(user, keyId);
-    const work = guarded(db, caller, { charges: ['summaryGenerationsPerDay'] }, ({ charge }) =>
+    const work = guarded({ counterSql: db.sql }, caller, { charges: ['summaryGenerationsPerDay'] }, ({ charge }) =>
       db.sql.begin(async (tx) => {
         await tx`select 1`;
         await charge('summaryGenerationsPerDay');
@@ -221,7 +221,7 @@ describe('guarded, as any caller (a web page) uses it', () => {
     const { user, keyId } = await createKeyedUser(db.sql);
     const caller = await callerOf(user, keyId);
     const failing = (error: AppError) =>
-      guarded(db, caller, { charges: ['subtitleDownloadsPerDay'] }, async ({ charge }) => {
+      guarded({ counterSql: db.sql }, caller, { charges: ['subtitleDownloadsPerDay'] }, async ({ charge }) => {
         await charge('subtitleDownloadsPerDay', 2);
         throw error;
       });
@@ -233,10 +233,14 @@ describe('guarded, as any caller (a web page) uses it', () => {
   it('counts only the request for 0 units, and refuses a charge of a limit it does not declare', async () => {
     const { user, keyId } = await createKeyedUser(db.sql);
     const caller = await callerOf(user, keyId);
-    await guarded(db, caller, { charges: ['subtitleDownloadsPerDay'] }, ({ charge }) => charge('subtitleDownloadsPerDay', 0));
+    await guarded({ counterSql: db.sql }, caller, { charges: ['subtitleDownloadsPerDay'] }, ({ charge }) =>
+      charge('subtitleDownloadsPerDay', 0),
+    );
     expect(await statementsOf(user.id)).toEqual([['requestsPerMinute']]);
     await expect(
-      guarded(db, caller, { charges: ['subtitleDownloadsPerDay'] }, ({ charge }) => charge('ftsQueriesPerMinute'), { what: 'the page' }),
+      guarded({ counterSql: db.sql }, caller, { charges: ['subtitleDownloadsPerDay'] }, ({ charge }) => charge('ftsQueriesPerMinute'), {
+        what: 'the page',
+      }),
     ).rejects.toThrow('the page charged ftsQueriesPerMinute, which its guard does not declare in charges');
   });
 
@@ -244,7 +248,9 @@ describe('guarded, as any caller (a web page) uses it', () => {
     const { user, keyId } = await createKeyedUser(db.sql);
     const caller = { ...(await callerOf(user, keyId)), scope: 1 };
     await expect(
-      guarded(db, caller, { scope: 'L3', charges: ['apiStenogramsPerDay'] }, async () => 'ran', { what: 'the stenogram page' }),
+      guarded({ counterSql: db.sql }, caller, { scope: 'L3', charges: ['apiStenogramsPerDay'] }, async () => 'ran', {
+        what: 'the stenogram page',
+      }),
     ).rejects.toThrow('the stenogram page needs an API key with L3+ scope; this key has L1');
     expect(await statementsOf(user.id)).toEqual([]);
   });

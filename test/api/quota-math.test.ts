@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitRule } from '../../core/schemas.ts';
-import { describeReset, estimateUsed, quotaState, retryAfterSeconds, type Bucket } from '../../core/usage/quota.ts';
+import { describeReset, estimateUsed, quotaState, retryAfterSeconds, type Bucket } from '../../core/usage/consumeQuota.ts';
 
 const sliding = (max: number | null, windowSeconds = 60): LimitRule => ({
   name: 'requestsPerMinute',

@@ -10,7 +10,7 @@ import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { checkAccess } from '../../api/http/guard.ts';
 import { anonymousSubject, type Caller } from '../../api/http/auth.ts';
 import { checkFormToken, formToken } from '../../api/http/csrf.ts';
-import { quotaSubject } from '../../api/http/quota.ts';
+import { quotaSubject } from '../../api/http/guard.ts';
 import { sessionCookie } from '../../api/http/session.ts';
 import { identifyVisitor } from '../../api/web/visitor.ts';
 import { callerUsage } from '../../api/routes/features.ts';

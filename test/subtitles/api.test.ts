@@ -2,7 +2,7 @@ import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeTrack } from '../../core/subtitles/store.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
-import { retryAfterSeconds } from '../../core/usage/quota.ts';
+import { retryAfterSeconds } from '../../core/usage/consumeQuota.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { lockJob } from '../support/jobs.ts';

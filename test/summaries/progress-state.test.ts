@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents } from '../../core/events/events.ts';
 import { newStage, progressState } from '../../core/events/progressState.ts';
-import { generationStream } from '../../core/generations/generationKind.ts';
+import { generationStream } from '../../core/generations/requestGeneration.ts';
 import { createLogger } from '../../core/log.ts';
 import { summaryEvents } from '../../core/summaries/summaryEvents.ts';
 import { summaryGeneration } from '../../core/summaries/summaryGeneration.ts';

@@ -5,7 +5,7 @@ import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { runGenerationJob } from '../../core/generations/runGenerationJob.ts';
 import { summaryWork } from '../../core/summaries/summaryGeneration.ts';
 import { createExtractiveGenerator } from '../../core/summaries/offline/createExtractiveGenerator.ts';
-import { requestSummary } from '../../core/summaries/requestSummary.ts';
+import { requestSummary } from '../../core/summaries/summaryGeneration.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';

@@ -3,7 +3,7 @@ import { AppError } from '../../../core/errors.ts';
 import { videoIdSchema } from '../../../core/schemas.ts';
 import { stenogramMetadata, toMetadata } from '../../../core/stenograms/metadata.ts';
 import { readStenogramMarkdown } from '../../../core/stenograms/readMarkdown.ts';
-import { requestStenogram } from '../../../core/stenograms/requestStenogram.ts';
+import { requestStenogram } from '../../../core/stenograms/stenogramGeneration.ts';
 import { stenogramEvents, type CompletionLogged } from '../../../core/stenograms/stenogramEvents.ts';
 import { stenogramGeneration } from '../../../core/stenograms/stenogramGeneration.ts';
 import { transcriptRequired } from '../../../core/subtitles/transcriptRequired.ts';

@@ -5,7 +5,7 @@ import { videoIdSchema } from '../../../core/schemas.ts';
 import { transcriptRequired } from '../../../core/subtitles/transcriptRequired.ts';
 import { browseSummaries } from '../../../core/summaries/browseSummaries.ts';
 import { findSummary } from '../../../core/summaries/findSummary.ts';
-import { requestSummary } from '../../../core/summaries/requestSummary.ts';
+import { requestSummary } from '../../../core/summaries/summaryGeneration.ts';
 import { summaryEvents } from '../../../core/summaries/summaryEvents.ts';
 import { summaryGeneration } from '../../../core/summaries/summaryGeneration.ts';
 import {
