@@ -95,11 +95,16 @@ const post = (path: string, body?: unknown) =>
     ...(body === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }),
   });
 
+/**
+ * Waits for the status `wanted`; for 'available', also for the transcript to be chosen: the status says
+ * 'available' as soon as a track is stored, and the fetch still running may be the one that chooses it.
+ */
 async function waitForStatus(videoId: string, wanted: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const response = await api.call(`/api/subtitles/${videoId}/status`, { key });
-    if (response.body.data?.status === wanted) return response.body.data;
+    const data = response.body.data;
+    if (data?.status === wanted && (wanted !== 'available' || data.transcript?.state !== 'pending')) return data;
     if (Date.now() > deadline) throw new Error(`status of ${videoId} stayed ${JSON.stringify(response.body)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
