@@ -10,8 +10,10 @@
  *            private, failed and generating ones that must never be listed, built with set-based SQL
  *            through the counts trigger; then browse, latest, tags, languages and channels at CLIENTS
  *            concurrent clients, in process (core/summaries/) and over HTTP (`afterimage api`).
+ *   quality  the offline generator on the hand-written evaluation set of real transcripts (quality.ts).
  * Targets: a 30-minute transcript summarised offline in ≤ 200 ms (median); browse, latest and tags
- * p95 ≤ 20 ms at 100,000 summaries. SUMMARIES_BENCH_PARTS=offline,llm,reading picks parts.
+ * p95 ≤ 20 ms at 100,000 summaries; tag precision ≥ 0.75 and key-moment coverage ≥ 0.65.
+ * SUMMARIES_BENCH_PARTS=offline,llm,reading,quality picks parts.
  */
 import { createExtractiveGenerator } from '../../../core/summaries/offline/createExtractiveGenerator.ts';
 import { loadVocabulary } from '../../../test/kit/corpus-vocabulary.ts';
@@ -20,6 +22,7 @@ import { type BenchContext, type Benchmark, target, type Target } from '../lib/h
 import { round, secondsSince } from '../lib/stats.ts';
 import { measureLlm } from './llm.ts';
 import { measureOffline, transcriptSets } from './offline.ts';
+import { measureQuality } from './quality.ts';
 import { measureReading } from './reading.ts';
 import {
   CHANNELS,
@@ -67,7 +70,15 @@ async function run(ctx: BenchContext) {
     templates = templates.slice(0, 12);
     reading = await measureReading(ctx, vocabulary, templates);
   }
-  return { vocabulary: { source: vocabulary.source, files: vocabulary.files, topicWords: words.length }, sets, offline, llm, reading };
+  const quality = PARTS.has('quality') ? await measureQuality(ctx) : undefined;
+  return {
+    vocabulary: { source: vocabulary.source, files: vocabulary.files, topicWords: words.length },
+    sets,
+    offline,
+    llm,
+    reading,
+    quality,
+  };
 }
 
 /** The offline generator's median for 30-minute transcripts; every judged reading class's p95, in process and over HTTP. */
@@ -79,6 +90,10 @@ function summariesTargets(outcome: Awaited<ReturnType<typeof run>>): Target[] {
       targets.push(
         target(`offline summary of a 30-minute transcript, ${id}, median (ms)`, result.medianMs, { atMost: TARGET.offlineMedianMs }),
       );
+  }
+  if (outcome.quality) {
+    targets.push(target('tag precision on the evaluation set', outcome.quality.tagPrecision, { atLeast: TARGET.tagPrecision }));
+    targets.push(target('key-moment coverage on the evaluation set', outcome.quality.momentCoverage, { atLeast: TARGET.momentCoverage }));
   }
   for (const r of outcome.reading?.results.filter((result) => result.judged) ?? []) {
     targets.push(target(`${r.id} p95 in process (ms)`, r.inProcess.p95, { atMost: TARGET.p95Ms }));
@@ -137,6 +152,7 @@ export const benchmark: Benchmark = {
               measureSeconds: round(outcome.reading.measureSeconds, 1),
             }
           : null,
+        quality: outcome.quality ?? null,
       },
       targets: summariesTargets(outcome),
       ok: problems.length === 0,
