@@ -292,18 +292,19 @@ describe('routes outside the rate limit', () => {
   });
 });
 
-describe('consumeQuota', () => {
-  const rule = (overrides: Partial<LimitRule>): LimitRule => ({
-    name: 'requestsPerMinute',
-    description: 'test',
-    unit: 'requests',
-    window: 'sliding',
-    windowSeconds: 3600,
-    countedPer: 'user',
-    max: 20,
-    ...overrides,
-  });
+/** A limit of 20 requests an hour per user, with `overrides`. */
+const rule = (overrides: Partial<LimitRule> = {}): LimitRule => ({
+  name: 'requestsPerMinute',
+  description: 'test',
+  unit: 'requests',
+  window: 'sliding',
+  windowSeconds: 3600,
+  countedPer: 'user',
+  max: 20,
+  ...overrides,
+});
 
+describe('consumeQuota', () => {
   it('50 concurrent calls with max 20 allow exactly 20', async () => {
     await awaitFreshWindow(db.sql, 3600, 5);
     const subject = randomUUID();
@@ -413,15 +414,7 @@ describe('consumeQuota', () => {
 });
 
 describe('consumeQuotas (several limits, one statement)', () => {
-  const requests: LimitRule = {
-    name: 'requestsPerMinute',
-    description: 'test',
-    unit: 'requests',
-    window: 'sliding',
-    windowSeconds: 3600,
-    countedPer: 'user',
-    max: 20,
-  };
+  const requests = rule();
   const queries: LimitRule = { ...requests, name: 'ftsQueriesPerMinute', unit: 'queries', max: 10 };
 
   it("counts every limit in a single statement, with each one's decision", async () => {

@@ -4,25 +4,7 @@ import { createLlmSummaryGenerator } from '../../core/summaries/llmSummariser.ts
 import { summaryContent, type SummaryProgress } from '../../core/summaries/summary.ts';
 import type { TranscriptCue } from '../../core/subtitles/transcriptCue.ts';
 import { fakeAnswer, start, type ChatRequest, type OpenAiServer } from '../kit/servers/openai-server.ts';
-
-const VOCABULARY = [
-  'archive',
-  'signal',
-  'river',
-  'engine',
-  'garden',
-  'theory',
-  'market',
-  'window',
-  'planet',
-  'language',
-  'memory',
-  'circuit',
-  'harbour',
-  'pattern',
-  'village',
-  'crystal',
-];
+import { TALK_WORDS } from '../kit/talkWords.ts';
 
 /** A talk of `seconds` with a cue every 3 s of about `wordsPerCue` words (2 h ≈ 20,000 words). */
 function transcript(seconds: number, wordsPerCue = 8.4): TranscriptCue[] {
@@ -30,7 +12,7 @@ function transcript(seconds: number, wordsPerCue = 8.4): TranscriptCue[] {
   let words = 0;
   for (let start = 0; start < seconds; start += 3) {
     const count = Math.round((start / 3 + 1) * wordsPerCue) - words;
-    const text = Array.from({ length: count }, (_, index) => VOCABULARY[(words + index * 7 + start) % VOCABULARY.length]).join(' ');
+    const text = Array.from({ length: count }, (_, index) => TALK_WORDS[(words + index * 7 + start) % TALK_WORDS.length]).join(' ');
     words += count;
     cues.push({ start: start + 0.25, end: start + 3, text });
   }

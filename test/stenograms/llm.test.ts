@@ -10,25 +10,7 @@ import { createTokeniser } from '../../core/text/tokenise.ts';
 import { itReal } from '../kit/describeReal.ts';
 import { realFixture } from '../kit/realFixtures.ts';
 import { start, type ChatRequest, type OpenAiServer } from '../kit/servers/openai-server.ts';
-
-const VOCABULARY = [
-  'archive',
-  'signal',
-  'river',
-  'engine',
-  'garden',
-  'theory',
-  'market',
-  'window',
-  'planet',
-  'language',
-  'memory',
-  'circuit',
-  'harbour',
-  'pattern',
-  'village',
-  'crystal',
-];
+import { TALK_WORDS } from '../kit/talkWords.ts';
 
 /**
  * A conversation: `turns` turns of `cuesPerTurn` cues of 8 words, 2 s a cue; the first `named`
@@ -41,7 +23,7 @@ function conversation(turns: number, named: number, cuesPerTurn = 3): StenogramC
   let word = 0;
   for (let turn = 0; turn < turns; turn++) {
     for (let c = 0; c < cuesPerTurn; c++) {
-      const text = Array.from({ length: 8 }, () => VOCABULARY[(word++ * 5) % 16]).join(' ');
+      const text = Array.from({ length: 8 }, () => TALK_WORDS[(word++ * 5) % 16]).join(' ');
       const start = cues.length * 2;
       const label = c === 0 && turn < named ? `${turn % 2 ? 'BEN' : 'ANNA'}: ` : '';
       cues.push({ start, end: start + 2, text: `${label}${text}`, ...(c === 0 ? { speakerChange: true } : {}) });
@@ -171,7 +153,7 @@ describe('the LLM stenogram generator', () => {
       const cues: StenogramCue[] = Array.from({ length: 3_600 }, (_, i) => ({
         start: i * 2,
         end: i * 2 + 2,
-        text: Array.from({ length: 5 }, (_, k) => VOCABULARY[((i * 5 + k) * 5) % 16]).join(' '),
+        text: Array.from({ length: 5 }, (_, k) => TALK_WORDS[((i * 5 + k) * 5) % 16]).join(' '),
         ...(i % 20 === 0 ? { speakerChange: true } : {}),
       }));
       const progress: StenogramProgress[] = [];
