@@ -67,20 +67,34 @@ function commonestForm(c: Candidate): string {
  * other's and the two words differ only in their last two letters. Counts move to the longer stem.
  */
 function foldNearForms(candidates: Map<string, Candidate>): void {
-  const words = [...candidates.values()].filter((c) => c.parts.length === 1).sort((a, b) => a.key.length - b.key.length);
-  for (const short of words) {
-    const shortForm = commonestForm(short);
-    const into = words.find((long) => {
-      if (long === short || !candidates.has(long.key) || !long.key.startsWith(short.key)) return false;
-      const longForm = commonestForm(long);
-      let shared = 0;
-      while (shared < Math.min(shortForm.length, longForm.length) && shortForm[shared] === longForm[shared]) shared++;
-      return shared >= Math.max(4, Math.max(shortForm.length, longForm.length) - 2);
-    });
+  const words = [...candidates.values()].filter((c) => c.parts.length === 1);
+  // Keys in order, so that the keys a stem starts are one run after it (found by binary search).
+  const byKey = [...words].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const forms = new Map<Candidate, string>();
+  const formOf = (c: Candidate) => forms.get(c) ?? forms.set(c, commonestForm(c)).get(c)!;
+  const near = (a: string, b: string) => {
+    let shared = 0;
+    while (shared < Math.min(a.length, b.length) && a[shared] === b[shared]) shared++;
+    return shared >= Math.max(4, Math.max(a.length, b.length) - 2);
+  };
+  for (const short of words.sort((a, b) => a.key.length - b.key.length)) {
+    let at = 0;
+    for (let high = byKey.length; at < high; ) {
+      const middle = (at + high) >> 1;
+      if (byKey[middle]!.key < short.key) at = middle + 1;
+      else high = middle;
+    }
+    let into: Candidate | undefined;
+    for (let j = at; j < byKey.length && byKey[j]!.key.startsWith(short.key); j++) {
+      const long = byKey[j]!;
+      if (long === short || !candidates.has(long.key) || (into && into.key.length <= long.key.length)) continue;
+      if (near(formOf(short), formOf(long))) into = long;
+    }
     if (!into) continue;
     into.count += short.count;
     into.units += short.units;
     for (const [form, n] of short.forms) into.forms.set(form, (into.forms.get(form) ?? 0) + n);
+    forms.delete(into);
     candidates.delete(short.key);
   }
 }
