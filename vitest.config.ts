@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -10,9 +9,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Each file gets its own database cloned from a migrated template, so files run in parallel safely.
     pool: 'forks',
-    // Files mostly wait (on PostgreSQL, child processes, HTTP): one more fork than cores keeps both busy,
-    // where vitest's default (cores - 1) runs a two-core machine's files one at a time.
-    maxWorkers: availableParallelism() + 1,
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });
