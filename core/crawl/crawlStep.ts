@@ -4,7 +4,7 @@ import type { Logger } from '../log.ts';
 import type { VideoSource } from '../sources/types.ts';
 import { fetchBatch } from './fetchBatch.ts';
 import { failCrawl, finishCrawl } from './finishCrawl.ts';
-import { loadCrawl, type Crawl } from './loadCrawl.ts';
+import { isQueued, loadCrawl, type Crawl } from './loadCrawl.ts';
 import { retryProgress } from './retryProgress.ts';
 import { storeBatch } from './storeBatch.ts';
 
@@ -37,7 +37,7 @@ export async function crawlStep(deps: CrawlDeps, job: JobPayload<'crawl_channel'
 
 async function step(deps: CrawlDeps, job: JobPayload<'crawl_channel'>): Promise<void> {
   const crawl = await loadCrawl(deps.sql, job.crawlId);
-  if (!crawl || crawl.status !== 'running') return;
+  if (!crawl || crawl.status !== 'running' || !isQueued(crawl, job)) return;
   const plan = planFor(crawl.kind, deps.sources);
   const source = plan[job.step];
   if (!source) {
@@ -49,5 +49,5 @@ async function step(deps: CrawlDeps, job: JobPayload<'crawl_channel'>): Promise<
   const batch = await fetchBatch(crawl, source, job.cursor === undefined ? {} : { cursor: job.cursor }, wait, deps.log);
   // The retry events go before the batch's, in the stream's order too.
   await onRetry.flushed();
-  await deps.sql.begin((tx) => storeBatch(tx, crawl, { plan, index: job.step }, batch, deps.log));
+  await deps.sql.begin((tx) => storeBatch(tx, crawl, { plan, index: job.step, cursor: job.cursor }, batch, deps.log));
 }

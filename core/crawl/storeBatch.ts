@@ -10,7 +10,7 @@ import { upsertVideos } from '../videos/upsertVideos.ts';
 import { CHANNEL_JSON, type ChannelObject } from '../videos/videoObject.ts';
 import { readsOnePage, type Batch } from './fetchBatch.ts';
 import { finishCrawl } from './finishCrawl.ts';
-import type { Crawl } from './loadCrawl.ts';
+import { isQueued, type Crawl } from './loadCrawl.ts';
 import { queueCrawlStep } from './queueStep.ts';
 import { addBatch } from './totals.ts';
 
@@ -56,7 +56,7 @@ async function newlyAnnouncedTracks(tx: Queryable, batch: Batch): Promise<string
 }
 
 /**
- * Stores a step's batch in the caller's transaction: the refreshed channel, the videos and their
+ * Stores a step's batch in the caller's transaction, unless the step ran before: the refreshed channel, the videos and their
  * events (channel_update, progress, video, caption_info), subtitle fetches for captions announced
  * but not stored yet (new tracks of videos with subtitles included), the crawl's totals, then the
  * next step's job or the crawl's end.
@@ -64,10 +64,17 @@ async function newlyAnnouncedTracks(tx: Queryable, batch: Batch): Promise<string
 export async function storeBatch(
   tx: Queryable,
   crawl: Crawl,
-  step: { plan: VideoSource[]; index: number },
+  step: { plan: VideoSource[]; index: number; cursor?: string | undefined },
   batch: Batch,
   log: Logger,
 ): Promise<void> {
+  // Locked first: of two runs of one step (a repeat after a lost worker), the second finds the next step queued.
+  const [current] = await tx<{ totals: CrawlTotals; queuedStep: string | null; status: string }[]>`
+    select totals, queued_step as "queuedStep", status from crawls where id = ${crawl.id} for update`;
+  if (current!.status !== 'running' || !isQueued(current!, { step: step.index, cursor: step.cursor })) {
+    log.info('crawl step already stored by an earlier run; nothing written', { crawlId: crawl.id, step: step.index });
+    return;
+  }
   const source = step.plan[step.index]!;
   const events: SearchEvent[] = [];
   if (batch.channel) {
@@ -102,7 +109,6 @@ export async function storeBatch(
   if (withCaptions.length) events.push(captionInfoOf(withCaptions));
   await appendEvents(tx, crawlStream(crawl.id), events);
 
-  const [current] = await tx<{ totals: CrawlTotals }[]>`select totals from crawls where id = ${crawl.id} for update`;
   const totals = addBatch(current!.totals, source.name, {
     videos: batch.videos.length,
     inserted,
