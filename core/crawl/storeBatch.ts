@@ -68,7 +68,10 @@ export async function storeBatch(
   batch: Batch,
   log: Logger,
 ): Promise<void> {
-  // Locked first: of two runs of one step (a repeat after a lost worker), the second finds the next step queued.
+  // Locked first, in startSearch's order (the channel, then its crawl), so a search joining this crawl
+  // cannot deadlock with it: of two runs of one step (a repeat after a lost worker), the second finds
+  // the next step queued.
+  await tx`select from channels where channel_id = ${crawl.channelId} for no key update`;
   const [current] = await tx<{ totals: CrawlTotals; queuedStep: string | null; status: string }[]>`
     select totals, queued_step as "queuedStep", status from crawls where id = ${crawl.id} for update`;
   if (current!.status !== 'running' || !isQueued(current!, { step: step.index, cursor: step.cursor })) {

@@ -68,3 +68,19 @@ describe('a crawl step run again after it committed', () => {
     expect((await videoEvents(crawlId))[0]!.n).toBe(2 * PAGE);
   });
 });
+
+describe('a search joining a crawl while one of its steps stores', () => {
+  it('waits for the step instead of deadlocking: startSearch locks the channel, then the crawl, and so does the step', async () => {
+    const { crawlId } = await startSearch(db.sql, { userId: null, channel, query: channel.channelId, kind: 'full' });
+    let stepDone: Promise<void> | undefined;
+    // What startSearch holds while it asks for the running crawl: the channel's row, then the crawl's.
+    await db.sql.begin(async (tx) => {
+      await tx`select from channels where channel_id = ${channel.channelId} for no key update`;
+      stepDone = crawlStep(deps(), { crawlId, step: 0 }, { last: false });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await tx`select id from crawls where id = ${crawlId} for update`;
+    });
+    await stepDone;
+    expect((await crawlOf(crawlId))[0]!.totals.videos).toBe(PAGE);
+  });
+});
