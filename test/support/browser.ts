@@ -12,8 +12,17 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
 const SCREENSHOTS_DIR = join(import.meta.dirname, '..', '..', 'test-artifacts', 'screenshots');
 
+/**
+ * @sparticuz/chromium's flags without those for a serverless GPU and for pages of any origin: software GL
+ * (SwiftShader) took about 40 % of a page test's CPU where no test draws with the GPU, and a browser
+ * without web security or with mixed content allowed is not the browser people use.
+ */
+const DROPPED_FLAGS =
+  /^--(use-gl|use-angle|enable-unsafe-swiftshader|in-process-gpu|ignore-gpu-blocklist|disable-web-security|allow-running-insecure-content)/;
+const FLAGS = [...chromium.args.filter((flag) => !DROPPED_FLAGS.test(flag)), '--disable-gpu'];
+
 export function launchBrowser(): Promise<Browser> {
-  return chromium.executablePath().then((executablePath) => puppeteer.launch({ args: chromium.args, executablePath, headless: true }));
+  return chromium.executablePath().then((executablePath) => puppeteer.launch({ args: FLAGS, executablePath, headless: true }));
 }
 
 export interface WatchedPage {
