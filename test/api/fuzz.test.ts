@@ -325,7 +325,9 @@ async function exercise(request: FuzzRequest): Promise<void> {
       expectNoInternals(body);
     }
   } catch (error) {
-    throw new Error(`${what}: ${(error as Error).message}`, { cause: error });
+    // fetch's own message ("fetch failed") hides the socket's error in its cause.
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`${what}: ${(error as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`, { cause: error });
   } finally {
     clearTimeout(hang);
   }
