@@ -1,13 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { connect, withDatabaseName, type Sql } from '../../core/db/database.ts';
-import { readMigrations } from '../../core/db/migrate.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from '../../core/db/database.ts';
 import { browseSummaries } from '../../core/summaries/browseSummaries.ts';
+import { createDatabaseBefore } from '../support/db.ts';
 
 // sql/037 on a database of the migrations before it: the summaries already stored get their list entries
 // (public generated ones only, each tag once), and the lists read them at once.
-const name = `afterimage_migration_${randomBytes(6).toString('hex')}`;
-let admin: Sql;
+let db: Awaited<ReturnType<typeof createDatabaseBefore>>;
 let sql: Sql;
 const channelId = 'UCmigration037000000000x';
 const videos = ['migrate0371', 'migrate0372', 'migrate0373', 'migrate0374', 'migrate0375'];
@@ -19,11 +17,8 @@ const listed = async (filters: Parameters<typeof browseSummaries>[1]) =>
   (await browseSummaries(sql, filters, { offset: 0, limit: 20 })).rows.map((row) => row.video_id);
 
 beforeAll(async () => {
-  const serverUrl = inject('serverUrl');
-  admin = connect(withDatabaseName(serverUrl, 'postgres'), { max: 1, role: 'test' });
-  await admin.unsafe(`create database ${name}`);
-  sql = connect(withDatabaseName(serverUrl, name), { max: 2, role: 'test' });
-  for (const migration of (await readMigrations()).filter((m) => m.version < 37)) await sql.begin((tx) => tx.unsafe(migration.body));
+  db = await createDatabaseBefore(37);
+  sql = db.sql;
   const [user] = await sql<{ id: string }[]>`insert into users (email, tier) values ('migration037@example.org', 'pro') returning id`;
   await sql`insert into channels (channel_id, title) values (${channelId}, 'Migrations')`;
   for (const videoId of videos) await sql`insert into videos (video_id, channel_id, title) values (${videoId}, ${channelId}, 'A video')`;
@@ -39,15 +34,12 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await sql?.end({ timeout: 5 });
-  await admin?.unsafe(`drop database if exists ${name} with (force)`);
-  await admin?.end();
+  await db?.drop();
 });
 
 describe('migration 037', () => {
   it('lists the summaries already stored, and keeps listing the ones stored after it', async () => {
-    const [migration] = (await readMigrations()).filter((m) => m.version === 37);
-    await sql.begin((tx) => tx.unsafe(migration!.body));
+    await db.apply();
 
     expect(await entries()).toEqual([
       { video: videos[0], tag: '', language: 'en' },
