@@ -23,7 +23,9 @@ beforeAll(async () => {
   db = await createTestDatabase();
   sql = db.sql;
   owners = (
-    await sql<{ id: string }[]>`insert into users (email, tier) select 'lists-' || g || '@example.org', 'registered' from generate_series(1, 2) g returning id::text`
+    await sql<
+      { id: string }[]
+    >`insert into users (email, tier) select 'lists-' || g || '@example.org', 'registered' from generate_series(1, 2) g returning id::text`
   ).map((row) => row.id);
   await sql`insert into channels (channel_id, title) select unnest(${channels}::text[]), 'Channel'`;
   const rnd = random(37);

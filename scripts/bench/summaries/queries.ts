@@ -137,7 +137,9 @@ export async function queryClasses(sql: Sql): Promise<QueryClass[]> {
       id: 'browse-channel-language',
       label: `browse by channel + language (the channel's own and the rarest language, ${channelMixes.length} channels)`,
       judged: true,
-      variants: channelMixes.flatMap((c) => [c.language, c.otherLanguage].map((language) => browseVariant({ channelId: c.channelId, language }))),
+      variants: channelMixes.flatMap((c) =>
+        [c.language, c.otherLanguage].map((language) => browseVariant({ channelId: c.channelId, language })),
+      ),
       inProcess: browseCall,
     },
     {
@@ -151,7 +153,10 @@ export async function queryClasses(sql: Sql): Promise<QueryClass[]> {
     },
     {
       id: 'browse-tag-deep',
-      label: `browse by common tag, deep pages (${DEEP_PAGES.join(', ')} of ${PAGE_SIZE}, ${common.slice(0, 2).map((t) => t.value).join(', ')})`,
+      label: `browse by common tag, deep pages (${DEEP_PAGES.join(', ')} of ${PAGE_SIZE}, ${common
+        .slice(0, 2)
+        .map((t) => t.value)
+        .join(', ')})`,
       judged: true,
       variants: common.slice(0, 2).flatMap((t) => DEEP_PAGES.map((page) => browseVariant({ tag: t.value }, page))),
       inProcess: browseCall,
