@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { notFound } from '../../core/errors.ts';
-import { countPublicSummaries, sitemapEntries, SITEMAP_URLS_PER_FILE } from '../../core/summaries/sitemapEntries.ts';
+import { sitemapEntries, SITEMAP_URLS_PER_FILE } from '../../core/summaries/sitemapEntries.ts';
+import { countPublicSummaries } from '../../core/summaries/summaryFacets.ts';
 import { summaryPageUrl } from '../../core/summaries/summaryObject.ts';
 import { escapeHtml } from '../../core/text/escapeHtml.ts';
 import { publicOrigin } from '../http/publicOrigin.ts';

@@ -3,16 +3,10 @@ import type { Queryable } from '../db/database.ts';
 /** URLs per sitemap file, the protocol's maximum: past it /sitemap.xml becomes an index of files. */
 export const SITEMAP_URLS_PER_FILE = 50_000;
 
-export async function countPublicSummaries(sql: Queryable): Promise<number> {
-  const [row] = await sql<
-    { count: number }[]
-  >`select coalesce(sum(count), 0)::int as count from summary_facets where facet = 'language' and language = ''`;
-  return row!.count;
-}
-
 /**
  * One sitemap file of public generated summaries, oldest first (so a file's URLs change only when a
- * summary is deleted or regenerated). Private summaries and stenograms are never listed.
+ * summary is deleted or regenerated), read from the index summaries_sitemap alone (sql/037).
+ * Private summaries and stenograms are never listed.
  */
 export async function sitemapEntries(sql: Queryable, file: number): Promise<Array<{ videoId: string; generatedAt: Date }>> {
   return sql<Array<{ videoId: string; generatedAt: Date }>>`

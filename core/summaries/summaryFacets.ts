@@ -23,21 +23,30 @@ export async function summaryTags(sql: Queryable, options: { limit: number; lang
   return { tags: all, languages: byLanguage };
 }
 
+/** Public generated summaries in all: every one has exactly one language, so their counts add up to all. */
+export async function countPublicSummaries(sql: Queryable): Promise<number> {
+  const [row] = await sql<
+    { count: number }[]
+  >`select coalesce(sum(count), 0)::int as count from summary_facets where facet = 'language' and language = ''`;
+  return row!.count;
+}
+
 export async function summaryLanguages(sql: Queryable) {
   return sql<{ language: string; count: number }[]>`
     select value as language, count from summary_facets where facet = 'language' order by count desc, value`;
 }
 
-/** Channels with public summaries, most summaries first, a page at a time. */
+/** Channels with public summaries, most summaries first, a page at a time (cut from the counts' index, then joined). */
 export async function summaryChannels(sql: Queryable, page: { offset: number; limit: number }) {
   const [rows, [total]] = await Promise.all([
     sql<{ channelId: string; channelTitle: string | null; handle: string | null; summaries: number }[]>`
       select f.value as "channelId", nullif(c.title, '') as "channelTitle", c.handle, f.count as summaries
-      from summary_facets f join channels c on c.channel_id = f.value
-      where f.facet = 'channel'
-      order by f.count desc, f.value
-      limit ${page.limit} offset ${page.offset}`,
-    sql<{ count: number }[]>`select count(*)::int as count from summary_facets where facet = 'channel'`,
+      from (
+        select value, count from summary_facets where facet = 'channel' and language = ''
+        order by count desc, value limit ${page.limit} offset ${page.offset}
+      ) f join channels c on c.channel_id = f.value
+      order by f.count desc, f.value`,
+    sql<{ count: number }[]>`select count(*)::int as count from summary_facets where facet = 'channel' and language = ''`,
   ]);
   return { rows, total: total!.count };
 }

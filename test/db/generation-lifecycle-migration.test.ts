@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { connect, withDatabaseName, type Sql } from '../../core/db/database.ts';
-import { readMigrations } from '../../core/db/migrate.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from '../../core/db/database.ts';
+import { createDatabaseBefore } from '../support/db.ts';
 
 // sql/027 on a database of migration 026: summaries' 'ready' becomes 'generated' with the browse counts
 // and videos.has_summary unchanged, and a stenogram's charge keeps its key as the subject to refund.
-const name = `afterimage_migration_${randomBytes(6).toString('hex')}`;
-let admin: Sql;
+let db: Awaited<ReturnType<typeof createDatabaseBefore>>;
 let sql: Sql;
 const channelId = 'UCmigration027000000000x';
 const videos = ['migrate0001', 'migrate0002'];
@@ -17,11 +16,8 @@ const facets = () =>
   >`select facet, language, value, count from summary_facets order by 1, 2, 3`;
 
 beforeAll(async () => {
-  const serverUrl = inject('serverUrl');
-  admin = connect(withDatabaseName(serverUrl, 'postgres'), { max: 1, role: 'test' });
-  await admin.unsafe(`create database ${name}`);
-  sql = connect(withDatabaseName(serverUrl, name), { max: 2, role: 'test' });
-  for (const migration of (await readMigrations()).filter((m) => m.version < 27)) await sql.begin((tx) => tx.unsafe(migration.body));
+  db = await createDatabaseBefore(27);
+  sql = db.sql;
   const [user] = await sql<{ id: string }[]>`insert into users (email, tier) values ('migration@example.org', 'pro') returning id`;
   const [key] = await sql<
     { id: string }[]
@@ -36,17 +32,14 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await sql?.end({ timeout: 5 });
-  await admin?.unsafe(`drop database if exists ${name} with (force)`);
-  await admin?.end();
+  await db?.drop();
 });
 
 describe('migration 027', () => {
   it('moves ready summaries to generated, keeping the counts, has_summary and the charge to refund', async () => {
     const before = await facets();
     expect(before.length).toBeGreaterThan(0);
-    const [migration] = (await readMigrations()).filter((m) => m.version === 27);
-    await sql.begin((tx) => tx.unsafe(migration!.body));
+    await db.apply();
 
     expect(await sql`select video_id, status from summaries order by video_id`).toEqual([
       { video_id: videos[0], status: 'generated' },

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { connect, type Sql } from '../../core/db/database.ts';
 import { withDatabaseName } from '../../core/db/database.ts';
+import { readMigrations } from '../../core/db/migrate.ts';
 
 export interface TestDatabase {
   name: string;
@@ -12,11 +13,32 @@ export interface TestDatabase {
 
 /** A fresh database cloned from the migrated template: milliseconds, and isolated from other files. */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  const serverUrl = inject('serverUrl');
   const template = inject('templateDatabase');
-  const name = `afterimage_test_${template.split('_').pop()}_${randomBytes(6).toString('hex')}`;
+  return createDatabase(`afterimage_test_${template.split('_').pop()}_${randomBytes(6).toString('hex')}`, `template ${template}`);
+}
+
+/**
+ * A fresh database as migrate() left it before migration `version` (every earlier one applied and
+ * recorded), to store the data of that time and then upgrade it: `apply()` runs that migration alone.
+ */
+export async function createDatabaseBefore(version: number): Promise<TestDatabase & { apply(): Promise<void> }> {
+  const db = await createDatabase(`afterimage_migration_${randomBytes(6).toString('hex')}`, '');
+  const migrations = await readMigrations();
+  for (const migration of migrations.filter((m) => m.version < version)) {
+    await db.sql.begin(async (tx) => {
+      await tx.unsafe(migration.body);
+      await tx`create table if not exists schema_migrations (version integer primary key, name text not null, checksum text not null, applied_at timestamptz not null default now())`;
+      await tx`insert into schema_migrations (version, name, checksum) values (${migration.version}, ${migration.name}, ${migration.checksum})`;
+    });
+  }
+  const migration = migrations.find((m) => m.version === version)!;
+  return { ...db, apply: () => db.sql.begin((tx) => tx.unsafe(migration.body)).then(() => undefined) };
+}
+
+async function createDatabase(name: string, options: string): Promise<TestDatabase> {
+  const serverUrl = inject('serverUrl');
   const admin = connect(withDatabaseName(serverUrl, 'postgres'), { max: 1, role: 'test' });
-  await admin.unsafe(`create database ${name} template ${template}`);
+  await admin.unsafe(`create database ${name} ${options}`);
   const url = withDatabaseName(serverUrl, name);
   const sql = connect(url, { max: 10, role: 'test' });
   return {

@@ -20,6 +20,7 @@ import {
 } from './shape.ts';
 import {
   FACET_RECOUNT,
+  LIST_ENTRIES_RECOUNT,
   MULTI_STORE,
   SINGLE_PLAIN,
   SINGLE_STORES,
@@ -42,17 +43,17 @@ interface Build {
     withTrigger: StoreTiming;
     multiRowWithTrigger: { rows: number; seconds: number; perSecond: number };
   };
-  sizeMiB: { summaries: number; summariesIndexes: number; facets: number };
+  sizeMiB: { summaries: number; summariesIndexes: number; facets: number; listEntries: number };
   averageTags: number;
   checks: string[];
 }
 
 /**
  * Channels, videos and summaries. Most summaries go in with set-based INSERTs while the counts
- * trigger is disabled, their summary_facets rows and videos.has_summary then set in one statement
- * each; the newest ones go through the trigger: 1,000 in one multi-row INSERT, then 1,000 one at
+ * and list triggers are disabled, their summary_facets rows, summary_list_entries rows and
+ * videos.has_summary then set in one statement each; the newest ones go through the trigger: 1,000 in one multi-row INSERT, then 1,000 one at
  * a time as the service stores them (a few hundred are stored one at a time without the trigger
- * first, for comparison). A recount from the table must then agree with every count.
+ * first, for comparison). A recount from the table must then agree with every count and list entry.
  */
 export async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Vocabulary, templates: GeneratedSummary[]): Promise<Build> {
   const rnd = random(mix32(SEED, 0xdb));
@@ -148,7 +149,7 @@ export async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Voc
     details: templates.map((t) => t.detailedSummary),
   };
   const template = (row: SummarySeed) => templates[row.k - 1]!;
-  await sql`alter table summaries disable trigger summaries_counts`;
+  await sql`alter table summaries disable trigger summaries_counts, disable trigger summaries_list_entries`;
   const bulkStarted = performance.now();
   for (let batch = 0; batch < bulk.length; batch += INSERT_BATCH)
     await insertSummaries(sql, bulk.slice(batch, batch + INSERT_BATCH), texts);
@@ -163,17 +164,18 @@ export async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Voc
   const withoutTrigger = storeTiming(plainLatencies, secondsSince(plainStarted));
   const facetsStarted = performance.now();
   await sql.unsafe(`insert into summary_facets (facet, language, value, count) ${FACET_RECOUNT}`);
-  await sql`alter table summaries enable trigger summaries_counts`;
+  await sql.unsafe(`insert into summary_list_entries ${LIST_ENTRIES_RECOUNT}`);
+  await sql`alter table summaries enable trigger summaries_counts, enable trigger summaries_list_entries`;
   const facets = secondsSince(facetsStarted);
   ctx.progress(
-    `${bulk.length.toLocaleString('en')} summaries in ${round(bulkSummaries, 1)} s without the counts trigger, their counts in ${round(facets, 1)} s`,
+    `${bulk.length.toLocaleString('en')} summaries in ${round(bulkSummaries, 1)} s without the counts and list triggers, their counts and list entries in ${round(facets, 1)} s`,
   );
 
   // The statistics a live database would have before the newest summaries arrive.
   let vacuumAnalyze = 0;
   const vacuum = async () => {
     const begun = performance.now();
-    for (const table of ['summaries', 'summary_facets', 'videos']) await sql.unsafe(`vacuum analyze ${table}`);
+    for (const table of ['summaries', 'summary_facets', 'summary_list_entries', 'videos']) await sql.unsafe(`vacuum analyze ${table}`);
     await sql`analyze channels`;
     vacuumAnalyze += secondsSince(begun);
   };
@@ -218,8 +220,15 @@ export async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Voc
     checks.push(`videos.has_summary is true for ${counts!.hasSummary} videos, ${SUMMARIES} have a public ready summary`);
   if (counts!.languageSum !== SUMMARIES) checks.push(`the language counts add up to ${counts!.languageSum}, not ${SUMMARIES}`);
   if (drift!.differing > 0) checks.push(`${drift!.differing} summary_facets rows differ from a recount of the table`);
-  const [size] = await sql<{ table: number; indexes: number; facets: number }[]>`
-    select pg_table_size('summaries')::float8 as table, pg_indexes_size('summaries')::float8 as indexes, pg_total_relation_size('summary_facets')::float8 as facets`;
+  const [entriesDrift] = await sql.unsafe<{ differing: number }[]>(`
+    select count(*)::int as differing from (
+      (${LIST_ENTRIES_RECOUNT} except select * from summary_list_entries)
+      union all
+      (select * from summary_list_entries except ${LIST_ENTRIES_RECOUNT})) d`);
+  if (entriesDrift!.differing > 0) checks.push(`${entriesDrift!.differing} summary_list_entries rows differ from the table's summaries`);
+  const [size] = await sql<{ table: number; indexes: number; facets: number; listEntries: number }[]>`
+    select pg_table_size('summaries')::float8 as table, pg_indexes_size('summaries')::float8 as indexes, pg_total_relation_size('summary_facets')::float8 as facets,
+      pg_total_relation_size('summary_list_entries')::float8 as "listEntries"`;
   return {
     seconds: {
       channelsAndVideos: round(channelsAndVideos, 1)!,
@@ -247,6 +256,7 @@ export async function buildDatabase(ctx: BenchContext, sql: Sql, vocabulary: Voc
       summaries: round(size!.table / 2 ** 20, 0)!,
       summariesIndexes: round(size!.indexes / 2 ** 20, 0)!,
       facets: round(size!.facets / 2 ** 20, 0)!,
+      listEntries: round(size!.listEntries / 2 ** 20, 0)!,
     },
     averageTags: round(tagTotal / SUMMARIES, 1)!,
     checks,

@@ -109,7 +109,7 @@ export const benchmark: Benchmark = {
     'The built-in extractive generator on generated 30-minute and 2-hour transcripts (auto- and manual-caption style; ms per summary on one core, peak RSS of a process doing only that); ' +
     `the LLM path (createLlmSummaryGenerator over createLlmClient, contextTokens ${LLM.contextTokens}) against the OpenAI-compatible stand-in answering at once in its own process, split into the service's CPU and the stand-in's; ` +
     `and a fresh database of ${SUMMARIES.toLocaleString('en')} public ready summaries (plus private, failed and generating ones) built with set-based SQL through the counts trigger, ` +
-    `read by browseSummaries (no filter, by tag, channel, language, tag + language, deep pages), latest, summaryTags, summaryLanguages and summaryChannels at ${CLIENTS} concurrent clients, in process and over HTTP (GET /api/summary/*, anonymous, \`afterimage api\` in its own process). ` +
+    `read by browseSummaries (no filter, by tag, channel, language, tag + language, tag + channel, channel + language, all three, deep pages of all and of a tag), latest, summaryTags, summaryLanguages and summaryChannels at ${CLIENTS} concurrent clients, in process and over HTTP (GET /api/summary/*, anonymous, \`afterimage api\` in its own process). ` +
     `Targets: a 30-minute transcript summarised offline in ≤ ${TARGET.offlineMedianMs} ms (median); browse, latest and tags p95 ≤ ${TARGET.p95Ms} ms at 100,000 summaries.`,
   async run(ctx) {
     const outcome = await run(ctx);

@@ -62,6 +62,13 @@ export async function queryClasses(sql: Sql): Promise<QueryClass[]> {
     select distinct on (language) value, language, count from summary_facets
     where facet = 'tag' and language <> '' and language <> ${languages[0]!.value}
     order by language, count desc, value`;
+  // A channel with a tag or a language: the channel's most used tag, the channel's own language and another one.
+  const channelMixes = await sql<{ channelId: string; tag: string; language: string; otherLanguage: string }[]>`
+    select c.channel_id as "channelId",
+      (select e.tag from summary_list_entries e where e.channel_id = c.channel_id and e.tag <> '' group by 1 order by count(*) desc, 1 limit 1) as tag,
+      (select e.language from summary_list_entries e where e.channel_id = c.channel_id and e.tag = '' group by 1 order by count(*) desc, 1 limit 1) as language,
+      (select l.value from summary_facets l where l.facet = 'language' and l.language = '' order by l.count, l.value limit 1) as "otherLanguage"
+    from unnest(${spreadChannels.slice(0, 6).map((c) => c.value)}::text[]) as c(channel_id)`;
   const single = (
     id: string,
     label: string,
@@ -117,6 +124,41 @@ export async function queryClasses(sql: Sql): Promise<QueryClass[]> {
       label: `browse by tag + language (${tagLanguage.map((t) => `${t.language}:${t.value} ${t.count}`).join(', ')})`,
       judged: true,
       variants: tagLanguage.map((t) => browseVariant({ tag: t.value, language: t.language })),
+      inProcess: browseCall,
+    },
+    {
+      id: 'browse-tag-channel',
+      label: `browse by tag + channel (each channel's most used tag, ${channelMixes.length} channels)`,
+      judged: true,
+      variants: channelMixes.map((c) => browseVariant({ tag: c.tag, channelId: c.channelId })),
+      inProcess: browseCall,
+    },
+    {
+      id: 'browse-channel-language',
+      label: `browse by channel + language (the channel's own and the rarest language, ${channelMixes.length} channels)`,
+      judged: true,
+      variants: channelMixes.flatMap((c) =>
+        [c.language, c.otherLanguage].map((language) => browseVariant({ channelId: c.channelId, language })),
+      ),
+      inProcess: browseCall,
+    },
+    {
+      id: 'browse-tag-channel-language',
+      label: `browse by tag + channel + language (each channel's most used tag in its own and the rarest language)`,
+      judged: true,
+      variants: channelMixes.flatMap((c) =>
+        [c.language, c.otherLanguage].map((language) => browseVariant({ tag: c.tag, channelId: c.channelId, language })),
+      ),
+      inProcess: browseCall,
+    },
+    {
+      id: 'browse-tag-deep',
+      label: `browse by common tag, deep pages (${DEEP_PAGES.join(', ')} of ${PAGE_SIZE}, ${common
+        .slice(0, 2)
+        .map((t) => t.value)
+        .join(', ')})`,
+      judged: true,
+      variants: common.slice(0, 2).flatMap((t) => DEEP_PAGES.map((page) => browseVariant({ tag: t.value }, page))),
       inProcess: browseCall,
     },
     {

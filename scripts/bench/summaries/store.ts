@@ -112,3 +112,7 @@ export const FACET_RECOUNT = `
     union all select 'tag', '', t.tag from summaries s cross join unnest(s.tags) as t(tag) where s.status = 'generated' and not s.private
     union all select 'channel', '', s.channel_id from summaries s where s.status = 'generated' and not s.private) r
   group by facet, language, value`;
+
+/** Public generated summaries' list entries worked out from the table, as the trigger of sql/037 writes them. */
+export const LIST_ENTRIES_RECOUNT = `
+  select r.* from summaries s cross join summary_list_rows(s) r where s.status = 'generated' and not s.private`;
