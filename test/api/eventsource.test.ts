@@ -107,7 +107,8 @@ async function expectStoppedAfterOneReconnect(path: string) {
   expect(answered.get(path)).toEqual([200, 204]);
 }
 
-describe('a finished stream stops EventSource with 204', () => {
+// Concurrent: each test mostly waits out EventSource's 3 s retry and 4 s more, on its own stream.
+describe.concurrent('a finished stream stops EventSource with 204', () => {
   it('search: after search:complete the reconnect gets 204 and the client closes', async () => {
     const started = await post('/api/search', { query: crawled.channel.channelId });
     expect(started.status).toBe(200);
