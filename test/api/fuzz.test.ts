@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser } from '../support/api.ts';
-import { expectConformingResponses } from '../support/conformance.ts';
+import { expectConformingResponses } from '../support/conformanceProblems.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { expectNoInternals } from '../support/http-helpers.ts';
 import {

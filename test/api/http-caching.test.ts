@@ -8,7 +8,7 @@ import { cachingHeaders } from '../../api/http/representation.ts';
 import { privateCache } from '../../api/http/route.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
-import { expectConformingResponses } from '../support/conformance.ts';
+import { expectConformingResponses } from '../support/conformanceProblems.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { awaitFreshWindow } from '../support/http-helpers.ts';
 import { addTrack, addVideos, channelIdFor, videoIdFor, vttOf } from '../support/subtitles.ts';

@@ -6,7 +6,7 @@ import { buildOpenApi } from '../../api/openapi.ts';
 import { defineRoute, handled, reply } from '../../api/http/route.ts';
 import { allRoutes } from '../../api/routes/index.ts';
 import { featureName, limitName } from '../../core/schemas.ts';
-import { expectConformingResponses } from '../support/conformance.ts';
+import { expectConformingResponses } from '../support/conformanceProblems.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { startRoutesServer } from '../support/http-helpers.ts';
 

@@ -9,7 +9,8 @@ import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { allRoutes } from '../../api/routes/index.ts';
 import { startApi } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
-import { expectConformingResponses, watchConformance } from './conformance.ts';
+import { watchConformance } from './conformance.ts';
+import { expectConformingResponses } from './conformanceProblems.ts';
 
 export interface TestApi {
   url: string;

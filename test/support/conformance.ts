@@ -4,6 +4,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { buildOpenApi } from '../../api/openapi.ts';
 import type { Route } from '../../api/http/route.ts';
+import { conformanceProblems } from './conformanceProblems.ts';
 
 /**
  * Checks every response a test API server sends against the OpenAPI document of its routes: the
@@ -11,7 +12,7 @@ import type { Route } from '../../api/http/route.ts';
  * text body is valid against the declared schema (event streams and bytes: the media type only),
  * and each header the document describes (components.headers: RateLimit-*, ETag, Location, …) is
  * sent only where the response declares it.
- * Problems are collected here and fail the test that caused them (see conformance-setup.ts).
+ * Problems are collected in conformanceProblems.ts and fail the test that caused them (see conformance-setup.ts).
  */
 
 interface Operation {
@@ -160,15 +161,6 @@ function checkBody(checker: Checker, what: string, sent: SentResponse, at: strin
   return [`${what}: the body does not match #/${at.join('/')}: ${errors.join('; ')}; body: ${sent.body.toString('utf8').slice(0, 300)}`];
 }
 
-const problems: string[] = [];
-
-/** Throws with every problem found since the last call (and forgets them). */
-export function expectConformingResponses(): void {
-  if (problems.length === 0) return;
-  const found = problems.splice(0);
-  throw new Error(`responses that do not match the OpenAPI document:\n- ${found.join('\n- ')}`);
-}
-
 /** Lets responses of `server` be checked against the document of the routes it serves. */
 export function watchConformance(server: Server, routes: Route[]): void {
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => record(req, res, routes));
@@ -205,7 +197,7 @@ function record(req: IncomingMessage, res: ServerResponse, routes: Route[]): voi
       Object.entries(res.getHeaders()).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
     );
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    problems.push(
+    conformanceProblems.push(
       ...checkResponse(routes, {
         method: req.method ?? 'GET',
         path,
