@@ -28,7 +28,7 @@ const ORDER = { ...SORT_ORDER, relevance: 'mentions desc, view_count desc nulls 
  * database), a page of them in the requested order, each with its first matching cues. One statement: the
  * transcript windows (sql/036_transcript_windows.sql) holding any word or phrase looked for, through their
  * GIN index; the videos among them with every group and none of the exclusions, filtered; the page; and the
- * cue lines of the page's matching windows, which give each hit's cue and time.
+ * cue lines of the page's matching windows (read by the video's key), which give each hit's cue and time.
  */
 export async function searchSubtitles(
   sql: Sql,
@@ -49,10 +49,11 @@ export async function searchSubtitles(
         excluded.length > 0
           ? tx`and not exists (select 1 from transcript_windows x where x.video_id = found.video_id and x.fts @@ ${anyTerm(tx, excluded)})`
           : tx``;
+      const positive = anyTerm(tx, groups.flat());
       return tx<{ videoId: string | null; cueLines: string | null; total: number; capped: boolean }[]>`
       with hit as materialized (
         select video_id, window_no ${groupFlags}
-        from transcript_windows where fts @@ ${anyTerm(tx, groups.flat())}
+        from transcript_windows where fts @@ ${positive}
         limit ${WINDOW_CAP + 1}
       ), found as (
         select video_id, count(*)::int as mentions from hit group by video_id ${everyGroup}
@@ -63,8 +64,8 @@ export async function searchSubtitles(
         limit ${MAX_RESULT_WINDOW + 1}
       )
       select page.video_id as "videoId", counted.total, counted.capped,
-        (select string_agg(w.lines, E'\n' order by w.window_no) from hit h join transcript_windows w using (video_id, window_no)
-          where h.video_id = page.video_id) as "cueLines"
+        (select string_agg(w.lines, E'\n' order by w.window_no) from transcript_windows w
+          where w.video_id = page.video_id and w.fts @@ ${positive}) as "cueLines"
       from (select (select count(*)::int from m) as total, (select count(*) from hit) > ${WINDOW_CAP} as capped) counted
       left join lateral (
         select video_id, row_number() over (order by ${order}) as position from m order by ${order} offset ${request.offset} limit ${request.limit}
