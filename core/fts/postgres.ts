@@ -61,7 +61,7 @@ export const anyTerm = (sql: Queryable, terms: Term[]): Fragment =>
   )})`;
 
 /** The tsquery of a parsed query: every group, none of the exclusions. */
-export function tsquery(sql: Queryable, query: FtsQuery): Fragment {
+function tsquery(sql: Queryable, query: FtsQuery): Fragment {
   const groups = query.groups.map((group) => anyTerm(sql, group));
   const excluded = query.excluded.map((t) => sql`!! ${anyTerm(sql, [t])}`);
   return join(sql, [...groups, ...excluded], '&&');

@@ -42,7 +42,9 @@ export async function searchSubtitles(
       await tx.unsafe(`set local statement_timeout = ${timeoutMs}`);
       // With one group, every window found holds it; with more, a video must have a window of each.
       const groupFlags =
-        groups.length > 1 ? groups.map((group, i) => tx`, fts @@ ${anyTerm(tx, group)} as ${tx(`g${i}`)}`).reduce((a, b) => tx`${a} ${b}`) : tx``;
+        groups.length > 1
+          ? groups.map((group, i) => tx`, fts @@ ${anyTerm(tx, group)} as ${tx(`g${i}`)}`).reduce((a, b) => tx`${a} ${b}`)
+          : tx``;
       const everyGroup =
         groups.length > 1 ? tx`having ${groups.map((_, i) => tx`bool_or(${tx(`g${i}`)})`).reduce((a, b) => tx`${a} and ${b}`)}` : tx``;
       const noExclusion =

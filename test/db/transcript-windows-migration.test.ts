@@ -18,7 +18,14 @@ const videoId = 'wIndOws0360';
 const cues = Array.from({ length: 20 }, (_, i) => ({
   startMs: i * 2_000,
   endMs: (i + 1) * 2_000,
-  text: i === 9 ? 'the old archive kept every word' : i === 15 ? 'a phrase that ends' : i === 16 ? 'across the boundary' : `cue number ${i + 1}`,
+  text:
+    i === 9
+      ? 'the old archive kept every word'
+      : i === 15
+        ? 'a phrase that ends'
+        : i === 16
+          ? 'across the boundary'
+          : `cue number ${i + 1}`,
 }));
 
 beforeAll(async () => {
@@ -67,7 +74,10 @@ describe('migration 036', () => {
     expect(columns).toEqual([]);
     const search = (q: string) =>
       searchSubtitles(sql, { query: parseQuery(q), filters: {}, sort: 'relevance', offset: 0, limit: 10 }, 10_000);
-    expect((await search('archive')).cues.get(videoId)!.cues[0]).toMatchObject({ startMs: 18_000, text: 'the old <mark>archive</mark> kept every word' });
+    expect((await search('archive')).cues.get(videoId)!.cues[0]).toMatchObject({
+      startMs: 18_000,
+      text: 'the old <mark>archive</mark> kept every word',
+    });
     expect((await search('"ends across the boundary"')).videoIds).toEqual([videoId]);
   });
 });

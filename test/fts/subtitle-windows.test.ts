@@ -71,7 +71,10 @@ describe('subtitle search over cue windows', () => {
   it('shows the cues of the windows holding a phrase, not every cue saying one of its words', async () => {
     const { cues: hits } = await search('"quiet harbour"');
     // "harbour" alone in cue 1 is not a hit of the phrase.
-    expect(hits.get(talk)).toMatchObject({ cueMatches: 1, cues: [{ startMs: 87_000, text: 'the <mark>quiet</mark> <mark>harbour</mark> at night' }] });
+    expect(hits.get(talk)).toMatchObject({
+      cueMatches: 1,
+      cues: [{ startMs: 87_000, text: 'the <mark>quiet</mark> <mark>harbour</mark> at night' }],
+    });
   });
 
   it('matches every word and excludes a word anywhere in the transcript, whichever windows hold them', async () => {

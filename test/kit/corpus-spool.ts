@@ -8,7 +8,10 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { VideoRow } from './corpus.ts';
 
-export async function spoolCorpus<Row = VideoRow>(batches: AsyncIterable<Row[]>, file: string): Promise<{ seconds: number; bytes: number }> {
+export async function spoolCorpus<Row = VideoRow>(
+  batches: AsyncIterable<Row[]>,
+  file: string,
+): Promise<{ seconds: number; bytes: number }> {
   const started = performance.now();
   const out = createWriteStream(file);
   for await (const rows of batches) {

@@ -95,15 +95,23 @@ function subtitleTargets(outcome: Awaited<ReturnType<typeof subtitlePhase>>): Ta
   const worst = (id: 'backend' | 'http') => Math.max(...outcome.rows.map((row) => row[id].p95 ?? Infinity));
   const finite = (value: number) => (Number.isFinite(value) ? value : null);
   return [
-    target('subtitle search backend p95, worst class, filter and sort (ms)', finite(worst('backend')), { atMost: SUBTITLE_TARGET.backendP95Ms }),
+    target('subtitle search backend p95, worst class, filter and sort (ms)', finite(worst('backend')), {
+      atMost: SUBTITLE_TARGET.backendP95Ms,
+    }),
     target('subtitle search HTTP p95, worst class, filter and sort (ms)', finite(worst('http')), { atMost: SUBTITLE_TARGET.httpP95Ms }),
     ...outcome.byClass.map((row) =>
-      target(`subtitle search backend p95 over SQLite's, ${row.class} (ms)`, round((row.backend.p95 ?? Infinity) - (row.sqlite.p95 ?? 0), 1), {
-        atMost: 0,
-      }),
+      target(
+        `subtitle search backend p95 over SQLite's, ${row.class} (ms)`,
+        round((row.backend.p95 ?? Infinity) - (row.sqlite.p95 ?? 0), 1),
+        {
+          atMost: 0,
+        },
+      ),
     ),
     target('subtitle ingest, transcripts per second', outcome.postgres.perSecond, { atLeast: SUBTITLE_TARGET.ingestPerSecond }),
-    target("subtitle ingest over SQLite's build, transcripts per second", outcome.postgres.perSecond - outcome.sqlite.perSecond, { atLeast: 0 }),
+    target("subtitle ingest over SQLite's build, transcripts per second", outcome.postgres.perSecond - outcome.sqlite.perSecond, {
+      atLeast: 0,
+    }),
     target('subtitle answers differing from SQLite or HTTP', outcome.agreement.differences.length, { atMost: 0 }),
   ];
 }

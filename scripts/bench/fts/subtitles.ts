@@ -18,7 +18,15 @@ import { sqliteEngine } from './sqlite.ts';
 import { buildTranscriptSqlite, spoolTranscripts, writeTranscripts } from './transcripts.ts';
 import { rmSync } from 'node:fs';
 
-export const SUBTITLE_CLASSES = ['phrase-2-common', 'phrase-3-common', 'phrase-2-rare', 'phrase-3-rare', 'rare', 'or', 'exclusion'] as const;
+const SUBTITLE_CLASSES = [
+  'phrase-2-common',
+  'phrase-3-common',
+  'phrase-2-rare',
+  'phrase-3-rare',
+  'rare',
+  'or',
+  'exclusion',
+] as const;
 type SubtitleClass = (typeof SUBTITLE_CLASSES)[number];
 const SORTS: FtsSort[] = ['relevance', 'date-desc'];
 export const SUBTITLE_TARGET = { backendP95Ms: 100, httpP95Ms: 150, ingestPerSecond: 500 };
@@ -39,7 +47,8 @@ interface SubtitleTools {
 function subtitleQueries(written: Awaited<ReturnType<typeof spoolTranscripts>>, count: number): Record<SubtitleClass, string[]> {
   const phrase = (rarity: 'common' | 'rare', length: number) =>
     written.phrases.filter((p) => p.rarity === rarity && p.length === length).map((p) => `"${p.phrase}"`);
-  const evenly = <T>(list: T[], n: number) => Array.from({ length: Math.min(n, list.length) }, (_, i) => list[Math.floor((i * list.length) / n)]!);
+  const evenly = <T>(list: T[], n: number) =>
+    Array.from({ length: Math.min(n, list.length) }, (_, i) => list[Math.floor((i * list.length) / n)]!);
   const latinWords = (min: number, max: number) =>
     wordsBetween(written.words, min, max)
       .filter((w) => /^\p{Script=Latin}{3,}$/u.test(w.word))
@@ -80,7 +89,9 @@ export async function subtitlePhase(sql: { build: Sql; search: Sql }, corpus: Co
   const engines: Engine[] = [];
   try {
     const spooled = await spoolTranscripts(corpus, count, spoolFile);
-    tools.progress(`transcripts: ${count.toLocaleString('en')} generated in ${round(spooled.seconds, 1)} s (${round(spooled.bytes / 2 ** 20, 0)} MiB spooled)`);
+    tools.progress(
+      `transcripts: ${count.toLocaleString('en')} generated in ${round(spooled.seconds, 1)} s (${round(spooled.bytes / 2 ** 20, 0)} MiB spooled)`,
+    );
     const postgres = await writeTranscripts(sql.build, spoolFile, count, tools.progress);
     const sqlite = await buildTranscriptSqlite(sql.build, sqliteFile, spoolFile);
     tools.progress(
@@ -106,9 +117,17 @@ export async function subtitlePhase(sql: { build: Sql; search: Sql }, corpus: Co
       cells.flatMap((cell) => cell.requests),
     );
     tools.progress(`subtitle answers compared with the backend's: ${checked.compared}, differing ${checked.differences.length}`);
-    const results: Array<{ class: SubtitleClass; filtered: boolean; sort: FtsSort; engine: EngineId; sample: Awaited<ReturnType<typeof searches>> }> = [];
+    const results: Array<{
+      class: SubtitleClass;
+      filtered: boolean;
+      sort: FtsSort;
+      engine: EngineId;
+      sample: Awaited<ReturnType<typeof searches>>;
+    }> = [];
     const pick = (keep: (r: (typeof results)[number]) => boolean) =>
-      Object.fromEntries(ENGINES.map((id) => [id, stats(results.filter((r) => r.engine === id && keep(r)).map((r) => r.sample))])) as Record<EngineId, Stats>;
+      Object.fromEntries(
+        ENGINES.map((id) => [id, stats(results.filter((r) => r.engine === id && keep(r)).map((r) => r.sample))]),
+      ) as Record<EngineId, Stats>;
     const rows = [];
     for (const [index, cell] of cells.entries()) {
       for (let turn = 0; turn < engines.length; turn++) {
@@ -117,14 +136,21 @@ export async function subtitlePhase(sql: { build: Sql; search: Sql }, corpus: Co
         const sample = await searches(engine, cell.requests, REQUESTS_PER_CELL, CELL_SECONDS);
         results.push({ class: cell.class, filtered: cell.filtered, sort: cell.sort, engine: engine.id, sample });
       }
-      const row = { class: cell.class, filtered: cell.filtered, sort: cell.sort, ...pick((r) => r.class === cell.class && r.sort === cell.sort && r.filtered === cell.filtered) };
+      const row = {
+        class: cell.class,
+        filtered: cell.filtered,
+        sort: cell.sort,
+        ...pick((r) => r.class === cell.class && r.sort === cell.sort && r.filtered === cell.filtered),
+      };
       rows.push(row);
       tools.progress(
         `subtitles ${index + 1}/${cells.length} ${cell.class} ${cell.filtered ? 'filtered' : 'unfiltered'} ${cell.sort}: ${ENGINES.map((id) => `${id} p50 ${row[id].p50} p95 ${row[id].p95}`).join(', ')}`,
       );
     }
     const problems = rows.flatMap((row) =>
-      ENGINES.filter((id) => row[id].errors > 0).map((id) => `subtitles ${id} ${row.class} ${row.sort}${row.filtered ? ' filtered' : ''}: ${row[id].errors} errors`),
+      ENGINES.filter((id) => row[id].errors > 0).map(
+        (id) => `subtitles ${id} ${row.class} ${row.sort}${row.filtered ? ' filtered' : ''}: ${row[id].errors} errors`,
+      ),
     );
     return {
       transcripts: count,

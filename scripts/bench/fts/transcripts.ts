@@ -25,7 +25,7 @@ const PHRASE_SAMPLE = 200;
  * Set phrases (drawn once from words the transcripts say often) and the share of English transcripts
  * saying each, one to three times: common ones in thousands of videos at 100,000 transcripts, rare ones in tens.
  */
-export const SET_PHRASES = [
+const SET_PHRASES = [
   { rarity: 'common', length: 2, share: 0.05 },
   { rarity: 'common', length: 2, share: 0.02 },
   { rarity: 'common', length: 3, share: 0.05 },
@@ -135,7 +135,11 @@ export async function spoolTranscripts(corpus: Corpus, count: number, file: stri
     }
   }
   const spooled = await spoolCorpus(batches(), file);
-  return { ...spooled, phrases: phrases.map((phrase, index) => ({ ...SET_PHRASES[index]!, phrase, videos: saying[index]! })), words: counter.table() };
+  return {
+    ...spooled,
+    phrases: phrases.map((phrase, index) => ({ ...SET_PHRASES[index]!, phrase, videos: saying[index]! })),
+    words: counter.table(),
+  };
 }
 
 /** A batch as stored tracks (json3 from the platform, automatic captions) and the videos' transcripts. */
@@ -197,7 +201,18 @@ export async function buildTranscriptSqlite(sql: Sql, file: string, spool: strin
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.exec(`create virtual table fts using fts5(words, content='', tokenize='unicode61 remove_diacritics 0'); ${META_TABLE}`);
-  const videos = await sql<Array<{ videoId: string; status: string; hasVideo: boolean; hasSubtitles: boolean; hasSummary: boolean; day: string | null; duration: number | null; views: string | null }>>`
+  const videos = await sql<
+    Array<{
+      videoId: string;
+      status: string;
+      hasVideo: boolean;
+      hasSubtitles: boolean;
+      hasSummary: boolean;
+      day: string | null;
+      duration: number | null;
+      views: string | null;
+    }>
+  >`
     select video_id as "videoId", status, has_video as "hasVideo", has_subtitles as "hasSubtitles", has_summary as "hasSummary",
       to_char(upload_date, 'YYYY-MM-DD') as day, duration_seconds as duration, view_count::text as views
     from videos join transcripts using (video_id) order by video_id`;
@@ -205,7 +220,17 @@ export async function buildTranscriptSqlite(sql: Sql, file: string, spool: strin
   const insertMeta = db.prepare('insert into meta values (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   db.transaction(() => {
     for (const v of videos)
-      insertMeta.run(rowids.get(v.videoId), v.videoId, v.status, +v.hasVideo, +v.hasSubtitles, +v.hasSummary, v.day, v.duration, v.views === null ? null : Number(v.views));
+      insertMeta.run(
+        rowids.get(v.videoId),
+        v.videoId,
+        v.status,
+        +v.hasVideo,
+        +v.hasSubtitles,
+        +v.hasSummary,
+        v.day,
+        v.duration,
+        v.views === null ? null : Number(v.views),
+      );
   })();
   const started = performance.now();
   const insert = db.prepare('insert into fts (rowid, words) values (?, ?)');
