@@ -54,14 +54,15 @@ create table transcript_windows (
 );
 
 -- The windows of a transcript's chosen track, in one statement: each cue is in its own window, and the
--- first cue of every window but the first is also in the previous one's words.
+-- first cue of every window but the first is also in the previous one's words. Each cue's JSON is read
+-- once (json_to_recordset; reading its three fields with ->> parsed it three times: 20 % slower).
 create function transcript_windows_of(video text, track bigint) returns table (video_id text, window_no integer, lines text, fts tsvector)
   language sql stable parallel safe
   begin atomic
     with cue as (
-      select (n - 1)::integer as i, concat(c ->> 'startMs', ' ', c ->> 'endMs', ' ', replace(c ->> 'text', E'\n', ' ')) as line,
-        c ->> 'text' as text
-      from subtitle_tracks t, json_array_elements(t.cues) with ordinality as e(c, n)
+      select (n - 1)::integer as i, concat(e.start_ms, ' ', e.end_ms, ' ', replace(e.text, E'\n', ' ')) as line, e.text
+      from subtitle_tracks t,
+        rows from (json_to_recordset(t.cues) as ("startMs" text, "endMs" text, text text)) with ordinality as e(start_ms, end_ms, text, n)
       where t.id = track
     ), member as (
       select i / 8 as window_no, i, line, text, true as own from cue
