@@ -17,7 +17,7 @@ export const subtitleHit = z.object({
 export type SubtitleHit = z.infer<typeof subtitleHit>;
 
 /** Matching windows read at most: past them a query is too broad to count exactly (its total is an estimate). */
-const WINDOW_CAP = 200_000;
+const WINDOW_CAP = 50_000;
 
 // Relevance counts the windows that mention the words, without length normalisation: a talk that says
 // them often is about them.
