@@ -85,6 +85,27 @@ describe('subtitle search over cue windows', () => {
     expect((await search('dawn OR sleeps')).total).toBe(2);
   });
 
+  it('excludes a word among many candidates as among few', async () => {
+    // More candidates than are checked window by window (FEW_CANDIDATES): the excluded word's windows are read instead.
+    const ids = Array.from({ length: 240 }, (_, n) => videoIdFor(`windows:bulk-${n}`));
+    await addVideos(
+      db.sql,
+      channelIdFor('windows'),
+      ids.map((videoId) => ({ videoId })),
+    );
+    await db.sql`
+      insert into subtitle_tracks (video_id, language, kind, source, format, version, cues, cue_count, text_bytes, duration_ms, original_bytes, content_hash)
+      select id, 'en', 'manual', 'archive', 'vtt', 1,
+        json_build_array(json_build_object('startMs', 0, 'endMs', 1000, 'text', 'a kestrel hovers'),
+          json_build_object('startMs', 1000, 'endMs', 2000, 'text', case when n % 3 = 0 then 'an owl calls' else 'silence' end)),
+        2, 30, 2000, 100, md5(id) || md5(id)
+      from unnest(${ids}::text[]) with ordinality as x(id, n)`;
+    await db.sql`insert into transcripts (video_id, state, track_id) select video_id, 'completed', id from subtitle_tracks where video_id = any(${ids})`;
+    expect((await search('kestrel')).total).toBe(240);
+    expect((await search('kestrel -owl')).total).toBe(160);
+    expect((await search('"kestrel hovers" -"owl calls"')).total).toBe(160);
+  });
+
   it('follows the transcript when its track changes', async () => {
     const changed = videoIdFor('windows:changed');
     await addVideos(db.sql, channelIdFor('windows'), [{ videoId: changed, language: 'fr' }]);
