@@ -1,15 +1,14 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { connect, withDatabaseName, type Sql } from '../../core/db/database.ts';
-import { migrate, readMigrations } from '../../core/db/migrate.ts';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from '../../core/db/database.ts';
+import { migrate } from '../../core/db/migrate.ts';
 import { createLogger } from '../../core/log.ts';
+import { databaseBefore } from '../support/migrationDatabase.ts';
 
 // Upgrading a database whose tracks were stored with yt-dlp's names as their language: migrate()
 // as the service runs it at start, from migration 030 with the rows an import of that time stored.
-const name = `afterimage_migration_${randomBytes(6).toString('hex')}`;
-let admin: Sql;
+let db: Awaited<ReturnType<typeof databaseBefore>>;
 let sql: Sql;
-let url: string;
 const channelId = 'UCmigration031000000000x';
 const videoId = 'DQacCB9tDaw';
 const ids: Record<string, string> = {};
@@ -27,19 +26,9 @@ async function storeOld(language: string, kind: string, version: number, content
 }
 
 beforeAll(async () => {
-  const serverUrl = inject('serverUrl');
-  admin = connect(withDatabaseName(serverUrl, 'postgres'), { max: 1, role: 'test' });
-  await admin.unsafe(`create database ${name}`);
-  url = withDatabaseName(serverUrl, name);
-  sql = connect(url, { max: 2, role: 'test' });
   // The database as migrate() left it before 031: every earlier migration applied and recorded.
-  for (const migration of (await readMigrations()).filter((m) => m.version < 31)) {
-    await sql.begin(async (tx) => {
-      await tx.unsafe(migration.body);
-      await tx`create table if not exists schema_migrations (version integer primary key, name text not null, checksum text not null, applied_at timestamptz not null default now())`;
-      await tx`insert into schema_migrations (version, name, checksum) values (${migration.version}, ${migration.name}, ${migration.checksum})`;
-    });
-  }
+  db = await databaseBefore(31);
+  sql = db.sql;
   await sql`insert into channels (channel_id, title) values (${channelId}, 'OpenAI')`;
   await sql`insert into videos (video_id, channel_id, title, caption_languages) values (${videoId}, ${channelId}, 'Introducing GPT-4o',
     ${sql.json([
@@ -61,15 +50,11 @@ beforeAll(async () => {
     values (${videoId}, ${channelId}, ${user!.id}, 'generating', ${ids.named!}, 'en-uYU-mmqFLq8', 'manual', 1)`;
 }, 120_000);
 
-afterAll(async () => {
-  await sql?.end({ timeout: 5 });
-  await admin?.unsafe(`drop database if exists ${name} with (force)`);
-  await admin?.end();
-});
+afterAll(() => db?.drop());
 
 describe('migration 031 and its data step', () => {
   it("splits stored names into language and track id, joins a name's double to its track, and keeps what points at them", async () => {
-    const { applied } = await migrate(sql, url, createLogger('silent'));
+    const { applied } = await migrate(sql, db.url, createLogger('silent'));
     expect(applied).toContain('031_track_ids.sql');
 
     const tracks = await sql`

@@ -1,17 +1,16 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
-import { connect, withDatabaseName, type Sql } from '../../core/db/database.ts';
-import { migrate, readMigrations } from '../../core/db/migrate.ts';
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sql } from '../../core/db/database.ts';
+import { migrate } from '../../core/db/migrate.ts';
 import { parseQuery } from '../../core/fts/query.ts';
 import { searchSubtitles } from '../../core/fts/subtitles.ts';
 import { createLogger } from '../../core/log.ts';
+import { databaseBefore } from '../support/migrationDatabase.ts';
 
 // Upgrading a database whose transcripts were indexed whole (migration 035 and before): migrate() as the
 // service runs it at start builds the windows of every transcript's chosen track.
-const name = `afterimage_migration_${randomBytes(6).toString('hex')}`;
-let admin: Sql;
+let db: Awaited<ReturnType<typeof databaseBefore>>;
 let sql: Sql;
-let url: string;
 const channelId = 'UCmigration036000000000x';
 const videoId = 'wIndOws0360';
 // Twenty cues 2 s apart: windows of cues 1–8, 9–16 and 17–20.
@@ -29,18 +28,8 @@ const cues = Array.from({ length: 20 }, (_, i) => ({
 }));
 
 beforeAll(async () => {
-  const serverUrl = inject('serverUrl');
-  admin = connect(withDatabaseName(serverUrl, 'postgres'), { max: 1, role: 'test' });
-  await admin.unsafe(`create database ${name}`);
-  url = withDatabaseName(serverUrl, name);
-  sql = connect(url, { max: 2, role: 'test' });
-  for (const migration of (await readMigrations()).filter((m) => m.version < 36)) {
-    await sql.begin(async (tx) => {
-      await tx.unsafe(migration.body);
-      await tx`create table if not exists schema_migrations (version integer primary key, name text not null, checksum text not null, applied_at timestamptz not null default now())`;
-      await tx`insert into schema_migrations (version, name, checksum) values (${migration.version}, ${migration.name}, ${migration.checksum})`;
-    });
-  }
+  db = await databaseBefore(36);
+  sql = db.sql;
   await sql`insert into channels (channel_id, title) values (${channelId}, 'Archive')`;
   await sql`insert into videos (video_id, channel_id, title, status) values (${videoId}, ${channelId}, 'An old talk', 'live')`;
   const json = JSON.stringify(cues);
@@ -51,15 +40,11 @@ beforeAll(async () => {
   await sql`insert into transcripts (video_id, state, track_id) values (${videoId}, 'completed', ${track!.id})`;
 }, 120_000);
 
-afterAll(async () => {
-  await sql?.end({ timeout: 5 });
-  await admin?.unsafe(`drop database if exists ${name} with (force)`);
-  await admin?.end();
-});
+afterAll(() => db?.drop());
 
 describe('migration 036', () => {
   it("builds the windows of the transcripts already stored and drops the whole-transcript vector and the tracks' cue lines", async () => {
-    const { applied } = await migrate(sql, url, createLogger('silent'));
+    const { applied } = await migrate(sql, db.url, createLogger('silent'));
     expect(applied).toContain('036_transcript_windows.sql');
     const windows = await sql<{ windowNo: number; first: string }[]>`
       select window_no as "windowNo", split_part(lines, E'\\n', 1) as first from transcript_windows where video_id = ${videoId} order by window_no`;

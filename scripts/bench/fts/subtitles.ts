@@ -18,15 +18,7 @@ import { sqliteEngine } from './sqlite.ts';
 import { buildTranscriptSqlite, spoolTranscripts, writeTranscripts } from './transcripts.ts';
 import { rmSync } from 'node:fs';
 
-const SUBTITLE_CLASSES = [
-  'phrase-2-common',
-  'phrase-3-common',
-  'phrase-2-rare',
-  'phrase-3-rare',
-  'rare',
-  'or',
-  'exclusion',
-] as const;
+const SUBTITLE_CLASSES = ['phrase-2-common', 'phrase-3-common', 'phrase-2-rare', 'phrase-3-rare', 'rare', 'or', 'exclusion'] as const;
 type SubtitleClass = (typeof SUBTITLE_CLASSES)[number];
 const SORTS: FtsSort[] = ['relevance', 'date-desc'];
 export const SUBTITLE_TARGET = { backendP95Ms: 100, httpP95Ms: 150, ingestPerSecond: 500 };
