@@ -52,11 +52,18 @@ const RANKED = `ts_rank('${WEIGHTS}', fts, q, 1) desc, ${BY_VIEWS}`;
 const join = (sql: Queryable, parts: Fragment[], operator: string): Fragment =>
   parts.reduce((joined, part) => sql`${joined} ${sql.unsafe(operator)} ${part}`);
 
-/** The tsquery of a parsed query, folded in SQL exactly as the documents are (sql/009_full_text_search.sql). */
-export function tsquery(sql: Queryable, query: FtsQuery): Fragment {
-  const term = (t: Term) => sql`phraseto_tsquery('afterimage', fts_fold(${t.text}))`;
-  const groups = query.groups.map((group) => sql`(${join(sql, group.map(term), '||')})`);
-  const excluded = query.excluded.map((t) => sql`!! ${term(t)}`);
+/** The tsquery matching any of `terms`, folded in SQL exactly as the documents are (sql/009_full_text_search.sql). */
+export const anyTerm = (sql: Queryable, terms: Term[]): Fragment =>
+  sql`(${join(
+    sql,
+    terms.map((t) => sql`phraseto_tsquery('afterimage', fts_fold(${t.text}))`),
+    '||',
+  )})`;
+
+/** The tsquery of a parsed query: every group, none of the exclusions. */
+function tsquery(sql: Queryable, query: FtsQuery): Fragment {
+  const groups = query.groups.map((group) => anyTerm(sql, group));
+  const excluded = query.excluded.map((t) => sql`!! ${anyTerm(sql, [t])}`);
   return join(sql, [...groups, ...excluded], '&&');
 }
 

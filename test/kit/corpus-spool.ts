@@ -8,7 +8,10 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import type { VideoRow } from './corpus.ts';
 
-export async function spoolCorpus(batches: AsyncIterable<VideoRow[]>, file: string): Promise<{ seconds: number; bytes: number }> {
+export async function spoolCorpus<Row = VideoRow>(
+  batches: AsyncIterable<Row[]>,
+  file: string,
+): Promise<{ seconds: number; bytes: number }> {
   const started = performance.now();
   const out = createWriteStream(file);
   for await (const rows of batches) {
@@ -19,7 +22,7 @@ export async function spoolCorpus(batches: AsyncIterable<VideoRow[]>, file: stri
   return { seconds: (performance.now() - started) / 1000, bytes: (await stat(file)).size };
 }
 
-/** The batches of a spooled corpus, in the order they were written. */
-export async function* readSpool(file: string): AsyncGenerator<VideoRow[]> {
-  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) yield JSON.parse(line) as VideoRow[];
+/** The batches of a spooled corpus (videos, or any rows: the transcripts of the fts benchmark), in the order they were written. */
+export async function* readSpool<Row = VideoRow>(file: string): AsyncGenerator<Row[]> {
+  for await (const line of createInterface({ input: createReadStream(file), crlfDelay: Infinity })) yield JSON.parse(line) as Row[];
 }

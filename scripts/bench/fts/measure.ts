@@ -183,12 +183,8 @@ export async function run(ctx: BenchContext) {
       TRANSCRIPTS > 0
         ? await subtitlePhase({ build: buildSql, search: sql }, corpus, TRANSCRIPTS, {
             http: engines[1]!,
-            drive: searches,
-            stats,
-            requestsPerCell: REQUESTS_PER_CELL,
-            warmUpPerQuery: POOL_SIZE,
-            cellSeconds: CELL_SECONDS,
             timeoutMs: config.FTS_TIMEOUT_MS,
+            dataDir: ctx.dataDir,
             progress: ctx.progress,
           })
         : null;

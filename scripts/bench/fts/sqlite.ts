@@ -10,6 +10,12 @@ import { CLIENTS, EXACT_TOTAL_CAP, PAGE_SIZE, type Answer, type BenchRequest, ty
 
 const sqliteModule = createRequire(import.meta.url).resolve('better-sqlite3');
 
+/** The filter and sort columns beside an FTS5 table, a row per FTS5 rowid (`insert into meta values (?, …)`, nine columns). */
+export const META_TABLE = `create table meta (id integer primary key, video_id text not null, status text not null, has_video integer not null,
+      has_subtitles integer not null, has_summary integer not null, upload_day text, duration integer, view_count integer);`;
+/** Relevance over the title database: title, tags and description weighted as Postgres weighs them. */
+const TITLE_RELEVANCE = 'bm25(fts, 10.0, 5.0, 1.0)';
+
 /** Builds the SQLite database from the spooled corpus: a contentless FTS5 table of the folded tokens (so both engines see the same words) and the filter/sort columns beside it. */
 export async function buildSqlite(file: string, spool: string): Promise<{ ingestSeconds: number; optimizeSeconds: number; bytes: number }> {
   rmSync(file, { force: true });
@@ -19,8 +25,7 @@ export async function buildSqlite(file: string, spool: string): Promise<{ ingest
   db.pragma('synchronous = NORMAL');
   db.exec(`
     create virtual table fts using fts5(title, tags, description, content='', tokenize='unicode61 remove_diacritics 0');
-    create table meta (id integer primary key, video_id text not null, status text not null, has_video integer not null,
-      has_subtitles integer not null, has_summary integer not null, upload_day text, duration integer, view_count integer);`);
+    ${META_TABLE}`);
   const insertFts = db.prepare('insert into fts (rowid, title, tags, description) values (?, ?, ?, ?)');
   const insertMeta = db.prepare('insert into meta values (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const words = (text: string | null) => (text ? tokenize(text).join(' ') : '');
@@ -59,15 +64,14 @@ function fts5Match(query: FtsQuery): string {
   return query.excluded.reduce((match, term) => `(${match}) NOT ${ftsTerm(term)}`, positive);
 }
 
-const SQLITE_ORDER: Record<FtsSort, string> = {
-  relevance: 'bm25(fts, 10.0, 5.0, 1.0), m.view_count desc nulls last, m.video_id',
+const SQLITE_ORDER: Record<Exclude<FtsSort, 'relevance'>, string> = {
   'date-desc': 'm.upload_day desc nulls last, m.view_count desc nulls last, m.video_id',
   'date-asc': 'm.upload_day asc nulls last, m.view_count desc nulls last, m.video_id',
   'duration-desc': 'm.duration desc nulls last, m.view_count desc nulls last, m.video_id',
   'duration-asc': 'm.duration asc nulls last, m.view_count desc nulls last, m.video_id',
 };
 
-function sqliteStatements(request: BenchRequest) {
+function sqliteStatements(request: BenchRequest, relevance: string) {
   const match = fts5Match(parseQuery(request.q));
   const conditions = ['fts match ?'];
   const { status, hasVideo, hasSubtitles, hasSummary } = request.filters;
@@ -78,7 +82,10 @@ function sqliteStatements(request: BenchRequest) {
   if (hasSummary !== undefined) conditions.push(`m.has_summary = ${hasSummary ? 1 : 0}`);
   const from = `from fts join meta m on m.id = fts.rowid where ${conditions.join(' and ')}`;
   return {
-    page: { sql: `select m.video_id ${from} order by ${SQLITE_ORDER[request.sort]} limit ${PAGE_SIZE}`, params: [match] },
+    page: {
+      sql: `select m.video_id ${from} order by ${request.sort === 'relevance' ? `${relevance}, m.view_count desc nulls last, m.video_id` : SQLITE_ORDER[request.sort]} limit ${PAGE_SIZE}`,
+      params: [match],
+    },
     count: {
       sql:
         conditions.length === 1
@@ -111,8 +118,11 @@ parentPort.on('message', ({ id, page, count }) => {
   }
 });`;
 
-/** One worker thread (and SQLite connection) per client; each call goes to the least busy one. */
-export function sqliteEngine(file: string): Engine {
+/**
+ * One worker thread (and SQLite connection) per client; each call goes to the least busy one. `relevance`
+ * ranks the FTS5 table's matches (bm25 with its columns' weights).
+ */
+export function sqliteEngine(file: string, relevance = TITLE_RELEVANCE): Engine {
   const workers = Array.from({ length: CLIENTS }, () => ({
     worker: new Worker(SQLITE_WORKER, { eval: true, workerData: { file, module: sqliteModule } }),
     busy: 0,
@@ -130,7 +140,7 @@ export function sqliteEngine(file: string): Engine {
   return {
     id: 'sqlite',
     search(request) {
-      const statements = sqliteStatements(request);
+      const statements = sqliteStatements(request, relevance);
       const slot = workers.reduce((best, candidate) => (candidate.busy < best.busy ? candidate : best));
       slot.busy += 1;
       const id = nextId++;

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseQuery } from '../../core/fts/query.ts';
+import { searchSubtitles } from '../../core/fts/subtitles.ts';
+import { refreshTranscript } from '../../core/subtitles/transcript.ts';
+import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { addTrack, addVideos, channelIdFor, videoIdFor, vttOf } from '../support/subtitles.ts';
+
+// Subtitle search matches windows of eight cues (sql/036_transcript_windows.sql): these transcripts put
+// words on both sides of window boundaries. Cues are 3 s apart, so cue n (from 1) starts at 3 (n − 1) s.
+let db: TestDatabase;
+const talk = videoIdFor('windows:talk');
+const other = videoIdFor('windows:other');
+const filler = (n: number) => `filler sentence number ${n}`;
+
+/** Forty cues of filler with `said` at the given cue numbers (from 1). */
+const cues = (said: Record<number, string>) => Array.from({ length: 40 }, (_, i) => said[i + 1] ?? filler(i + 1));
+
+async function setTranscript(videoId: string, lines: string[], language = 'en') {
+  await addTrack(db.sql, { videoId, language, kind: 'manual', text: vttOf(lines) });
+  await db.sql.begin((tx) => refreshTranscript(tx, videoId));
+}
+
+const search = (q: string) =>
+  searchSubtitles(db.sql, { query: parseQuery(q), filters: {}, sort: 'date-desc', offset: 0, limit: 10 }, 10_000);
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await addVideos(db.sql, channelIdFor('windows'), [{ videoId: talk }, { videoId: other }]);
+  await setTranscript(
+    talk,
+    cues({
+      1: 'a harbour opens at dawn',
+      // Cues 8 and 9: the last of the first window and the first of the second.
+      8: 'now we install the',
+      9: 'interpreter on the boat',
+      20: 'a lighthouse keeper waves',
+      30: 'the quiet harbour at night',
+      38: 'seagulls everywhere',
+    }),
+  );
+  await setTranscript(other, cues({ 3: 'a lighthouse keeper sleeps', 33: 'no seagulls here' }));
+});
+
+afterAll(() => db.drop());
+
+describe('subtitle search over cue windows', () => {
+  it('finds a phrase across two cues at a window boundary, its hit at the first cue', async () => {
+    const found = await search('"install the interpreter"');
+    expect(found).toMatchObject({ videoIds: [talk], total: 1, totalExact: true });
+    const hits = found.cues.get(talk)!;
+    expect(hits.cues[0]).toMatchObject({ startMs: 21_000, endMs: 24_000, text: 'now we <mark>install</mark> <mark>the</mark>' });
+  });
+
+  it('places a hit deep in the transcript at its cue and time', async () => {
+    const found = await search('lighthouse');
+    expect(new Set(found.videoIds)).toEqual(new Set([talk, other]));
+    expect(found.cues.get(talk)).toEqual({
+      cueMatches: 1,
+      cues: [
+        {
+          startMs: 57_000,
+          endMs: 60_000,
+          text: 'a <mark>lighthouse</mark> keeper waves',
+          url: `https://www.youtube.com/watch?v=${talk}&t=57s`,
+        },
+      ],
+    });
+    expect(found.cues.get(other)!.cues[0]!.startMs).toBe(6_000);
+  });
+
+  it('shows the cues of the windows holding a phrase, not every cue saying one of its words', async () => {
+    const { cues: hits } = await search('"quiet harbour"');
+    // "harbour" alone in cue 1 is not a hit of the phrase.
+    expect(hits.get(talk)).toMatchObject({
+      cueMatches: 1,
+      cues: [{ startMs: 87_000, text: 'the <mark>quiet</mark> <mark>harbour</mark> at night' }],
+    });
+  });
+
+  it('matches every word and excludes a word anywhere in the transcript, whichever windows hold them', async () => {
+    expect((await search('dawn lighthouse')).videoIds).toEqual([talk]);
+    expect((await search('dawn lighthouse')).cues.get(talk)!.cues.map((cue) => cue.startMs)).toEqual([0, 57_000]);
+    expect((await search('lighthouse -seagulls')).videoIds).toEqual([]);
+    expect((await search('lighthouse -dawn')).videoIds).toEqual([other]);
+    expect((await search('dawn OR sleeps')).total).toBe(2);
+  });
+
+  it('excludes a word among many candidates as among few', async () => {
+    // More candidates than are checked window by window (FEW_CANDIDATES): the excluded word's windows are read instead.
+    const ids = Array.from({ length: 240 }, (_, n) => videoIdFor(`windows:bulk-${n}`));
+    await addVideos(
+      db.sql,
+      channelIdFor('windows'),
+      ids.map((videoId) => ({ videoId })),
+    );
+    await db.sql`
+      insert into subtitle_tracks (video_id, language, kind, source, format, version, cues, cue_count, text_bytes, duration_ms, original_bytes, content_hash)
+      select id, 'en', 'manual', 'archive', 'vtt', 1,
+        json_build_array(json_build_object('startMs', 0, 'endMs', 1000, 'text', 'a kestrel hovers'),
+          json_build_object('startMs', 1000, 'endMs', 2000, 'text', case when n % 3 = 0 then 'an owl calls' else 'silence' end)),
+        2, 30, 2000, 100, md5(id) || md5(id)
+      from unnest(${ids}::text[]) with ordinality as x(id, n)`;
+    await db.sql`insert into transcripts (video_id, state, track_id) select video_id, 'completed', id from subtitle_tracks where video_id = any(${ids})`;
+    expect((await search('kestrel')).total).toBe(240);
+    expect((await search('kestrel -owl')).total).toBe(160);
+    expect((await search('"kestrel hovers" -"owl calls"')).total).toBe(160);
+  });
+
+  it('follows the transcript when its track changes', async () => {
+    const changed = videoIdFor('windows:changed');
+    await addVideos(db.sql, channelIdFor('windows'), [{ videoId: changed, language: 'fr' }]);
+    await setTranscript(changed, cues({ 12: 'un phare dans la nuit' }), 'en');
+    expect((await search('phare')).videoIds).toEqual([changed]);
+    // A track in the video's language is chosen instead: its windows replace the first track's.
+    await setTranscript(changed, cues({ 12: 'un voilier dans la nuit' }), 'fr');
+    expect((await search('phare')).videoIds).toEqual([]);
+    expect((await search('voilier')).cues.get(changed)!.cues[0]!.startMs).toBe(33_000);
+    expect(await db.sql`select window_no from transcript_windows where video_id = ${changed} order by 1`).toHaveLength(5);
+  });
+});
