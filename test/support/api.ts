@@ -1,3 +1,4 @@
+import { cachedApiKeys } from '../../core/accounts/cachedApiKeys.ts';
 import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { loadConfig, type Config } from '../../core/config.ts';
@@ -36,8 +37,22 @@ export async function startTestApi(
   const services = buildServices(config, { sql, log }, { sources: [], ...overrides });
   const tiers = cachedTiers(sql, 0);
   const hub = await createEventHub(sql, log);
+  // Like the tiers, keys are read afresh on every request: tests change them behind the API's back.
+  const apiKeys = await cachedApiKeys(sql, { tiers, keepMs: 0 });
   const api = await startApi(
-    { config, sql, counterSql: sql, tiers, log, version: 'test', startedAt: new Date(), hub, ...services, ...(clock ? { clock } : {}) },
+    {
+      config,
+      sql,
+      counterSql: sql,
+      tiers,
+      apiKeys,
+      log,
+      version: 'test',
+      startedAt: new Date(),
+      hub,
+      ...services,
+      ...(clock ? { clock } : {}),
+    },
     0,
     '127.0.0.1',
   );
@@ -50,6 +65,7 @@ export async function startTestApi(
     close: async () => {
       await api.close();
       await hub.close();
+      await apiKeys.close();
     },
     async call(path, init = {}) {
       const { key, ...rest } = init;
