@@ -47,7 +47,10 @@ function extractApiKey(req: IncomingMessage): string | undefined {
   return match[1];
 }
 
-/** Anonymous callers are counted per client address, as a stable uuid-shaped subject (remembered: a hash per request costs as much as a no-op route's work). */
+/**
+ * Anonymous callers are counted per client address, as a stable uuid-shaped subject; remembered, since a
+ * hash on every request costs as much as a no-op route's whole work.
+ */
 export const anonymousSubject = remembered((address: string) => hashedSubject(`anonymous:${address}`), 10_000);
 
 export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {

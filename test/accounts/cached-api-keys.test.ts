@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTH_CHANNEL, cachedApiKeys } from '../../core/accounts/cachedApiKeys.ts';
+import { AUTH_CHANNEL, type ApiKeyCache, cachedApiKeys } from '../../core/accounts/cachedApiKeys.ts';
 import { revokeApiKey } from '../../core/accounts/revokeApiKey.ts';
 import { setUserTier } from '../../core/accounts/setUserTier.ts';
 import { hashApiKey } from '../../core/keys.ts';
@@ -69,14 +69,20 @@ async function dropListenConnection(): Promise<void> {
   await listener.unlisten();
 }
 
+/** A new user's key, looked up (and so kept) once every announcement before it has been heard. */
+async function keptKey(keys: ApiKeyCache) {
+  const { key, user } = await createKeyedUser(db.sql, { tier: 'pro' });
+  const hash = hashApiKey(key);
+  await announcementsHeard();
+  expect(await keys.find(hash)).toMatchObject({ userId: user.id, revoked: false });
+  return { user, hash };
+}
+
 describe('API keys kept by each process', () => {
   it('answers a kept key without asking the database until a change is announced', async () => {
     const keys = await cachedApiKeys(db.sql);
     try {
-      const { key, user } = await createKeyedUser(db.sql, { tier: 'pro' });
-      const hash = hashApiKey(key);
-      await announcementsHeard();
-      expect((await keys.find(hash))?.userId).toBe(user.id);
+      const { user, hash } = await keptKey(keys);
       // Revoked without the announcement: the kept lookup stands (it is not read again)…
       await unannounced(() => revokeApiKey(db.sql, user.id));
       expect((await keys.find(hash))?.revoked).toBe(false);
@@ -91,10 +97,7 @@ describe('API keys kept by each process', () => {
   it('drops what it kept when its LISTEN connection drops, and keeps nothing until it listens again', async () => {
     const keys = await cachedApiKeys(db.sql);
     try {
-      const { key, user } = await createKeyedUser(db.sql, { tier: 'pro' });
-      const hash = hashApiKey(key);
-      await announcementsHeard();
-      expect((await keys.find(hash))?.revoked).toBe(false);
+      const { user, hash } = await keptKey(keys);
       // A change whose announcement is lost with the connection.
       await unannounced(() => revokeApiKey(db.sql, user.id));
       await dropListenConnection();

@@ -39,23 +39,8 @@ export async function startTestApi(
   const hub = await createEventHub(sql, log);
   // Like the tiers, keys are read afresh on every request: tests change them behind the API's back.
   const apiKeys = await cachedApiKeys(sql, { tiers, keepMs: 0 });
-  const api = await startApi(
-    {
-      config,
-      sql,
-      counterSql: sql,
-      tiers,
-      apiKeys,
-      log,
-      version: 'test',
-      startedAt: new Date(),
-      hub,
-      ...services,
-      ...(clock ? { clock } : {}),
-    },
-    0,
-    '127.0.0.1',
-  );
+  const deps = { config, sql, counterSql: sql, tiers, apiKeys, log, version: 'test', startedAt: new Date(), hub };
+  const api = await startApi({ ...deps, ...services, ...(clock ? { clock } : {}) }, 0, '127.0.0.1');
   watchConformance(api.server, allRoutes);
   const url = `http://127.0.0.1:${api.port}`;
   return {
