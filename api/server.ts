@@ -32,8 +32,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 const RECEIVE_LIMITS = { requestTimeout: 30_000, headersTimeout: 10_000, connectionsCheckingInterval: 2_000 };
 
-function parse(schema: z.ZodType | undefined, value: unknown, where: string): unknown {
-  if (!schema) return undefined;
+function parse(schema: z.ZodType, value: unknown, where: string): unknown {
   refuseUnstorableText(value, where);
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new AppError('INVALID_INPUT', describeIssues(parsed.error, where));
@@ -57,13 +56,7 @@ function dispatch(route: Route, deps: ApiDeps) {
 
 function dispatchUnguarded(route: Route, deps: ApiDeps) {
   return async (req: Request, res: ServerResponse) => {
-    const caller = await authenticate(
-      { sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY },
-      req,
-      route.auth,
-      route.apiAccess !== false,
-      streamTokenOf(route, req),
-    );
+    const caller = await authenticate(deps, req, route.auth, route.apiAccess !== false, streamTokenOf(route, req));
     (res as ServerResponse & { userId?: string }).userId = callerUserId(caller) ?? undefined;
     await guarded(
       deps,
@@ -89,8 +82,8 @@ async function validateAndRun(
   req: Request,
   ctx: Pick<RouteContext<unknown, unknown, unknown>, 'res' | 'caller' | 'charge' | 'countRequest' | 'waiveRequest'>,
 ) {
-  const params = parse(route.params, req.params, 'path');
-  const query = parse(route.query, { ...req.query }, 'query');
+  const params = route.params && parse(route.params, req.params, 'path');
+  const query = route.query && parse(route.query, { ...req.query }, 'query');
   const body = route.body ? parse(route.body, await requestBody(req, route, deps.config.BODY_LIMIT_BYTES), 'body') : undefined;
   return route.handler({ ...ctx, req, params, query, body, deps, log: deps.log.child({ reqId: req.id }) });
 }

@@ -17,23 +17,41 @@ function serialise(value: unknown): unknown {
   return value;
 }
 
-export function createLogger(
-  level: LogLevel,
-  bindings: LogFields = {},
-  write: (line: string) => void = (line) => process.stderr.write(line),
-): Logger {
+type Write = (line: string) => void;
+
+function emit(
+  threshold: number,
+  bindings: LogFields,
+  write: Write,
+  entryLevel: Exclude<LogLevel, 'silent'>,
+  msg: string,
+  fields?: LogFields,
+) {
+  if (rank[entryLevel] < threshold) return;
+  const entry: LogFields = { time: new Date().toISOString(), level: entryLevel, msg, ...bindings };
+  if (fields) for (const key in fields) entry[key] = serialise(fields[key]);
+  write(`${JSON.stringify(entry)}\n`);
+}
+
+export function createLogger(level: LogLevel, bindings: LogFields = {}, write: Write = (line) => process.stderr.write(line)): Logger {
   const threshold = rank[level];
-  const emit = (entryLevel: Exclude<LogLevel, 'silent'>, msg: string, fields?: LogFields) => {
-    if (rank[entryLevel] < threshold) return;
-    const entry: LogFields = { time: new Date().toISOString(), level: entryLevel, msg, ...bindings };
-    if (fields) for (const [key, value] of Object.entries(fields)) entry[key] = serialise(value);
-    write(`${JSON.stringify(entry)}\n`);
-  };
+  // Methods, not arrow functions in properties: tsx names each of those as it is made (a defineProperty
+  // each), and every request makes a logger of its own (`child`).
   return {
-    debug: (msg, fields) => emit('debug', msg, fields),
-    info: (msg, fields) => emit('info', msg, fields),
-    warn: (msg, fields) => emit('warn', msg, fields),
-    error: (msg, fields) => emit('error', msg, fields),
-    child: (more) => createLogger(level, { ...bindings, ...more }, write),
+    debug(msg, fields) {
+      emit(threshold, bindings, write, 'debug', msg, fields);
+    },
+    info(msg, fields) {
+      emit(threshold, bindings, write, 'info', msg, fields);
+    },
+    warn(msg, fields) {
+      emit(threshold, bindings, write, 'warn', msg, fields);
+    },
+    error(msg, fields) {
+      emit(threshold, bindings, write, 'error', msg, fields);
+    },
+    child(more) {
+      return createLogger(level, { ...bindings, ...more }, write);
+    },
   };
 }

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
-import { findApiKey, touchApiKey, type ApiKeyOwner } from '../../core/accounts/findApiKey.ts';
+import type { ApiKeyCache } from '../../core/accounts/cachedApiKeys.ts';
+import { touchApiKey, type ApiKeyOwner } from '../../core/accounts/findApiKey.ts';
 import { findStreamToken } from '../../core/accounts/findStreamToken.ts';
 import { STREAM_TOKEN_MINUTES } from '../../core/accounts/mintStreamToken.ts';
+import type { Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors.ts';
 import { hashApiKey, hashToken, isWellFormedApiKey, isWellFormedStreamToken, sameHash } from '../../core/keys.ts';
@@ -9,6 +11,7 @@ import type { Logger } from '../../core/log.ts';
 import type { Tier } from '../../core/schemas.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
 import { hashedSubject } from '../../core/usage/hashedSubject.ts';
+import { remembered } from '../../core/remembered.ts';
 
 /**
  * Who is asking: a visitor without an account (counted per client address), an API key, or a person
@@ -44,8 +47,11 @@ function extractApiKey(req: IncomingMessage): string | undefined {
   return match[1];
 }
 
-/** Anonymous callers are counted per client address, as a stable uuid-shaped subject. */
-export const anonymousSubject = (address: string) => hashedSubject(`anonymous:${address}`);
+/**
+ * Anonymous callers are counted per client address, as a stable uuid-shaped subject; remembered, since a
+ * hash on every request costs as much as a no-op route's whole work.
+ */
+export const anonymousSubject = remembered((address: string) => hashedSubject(`anonymous:${address}`), 10_000);
 
 export function clientAddress(req: IncomingMessage, trustProxy: boolean): string {
   const forwarded = trustProxy
@@ -56,11 +62,14 @@ export function clientAddress(req: IncomingMessage, trustProxy: boolean): string
   return forwarded || req.socket.remoteAddress || 'unknown';
 }
 
+/** What authentication reads: an API process's own deps (ApiDeps) fit. */
 export interface AuthDeps {
   sql: Sql;
   tiers: TierCache;
+  /** Key lookups, kept by this process until a change to keys, users or tiers is announced. */
+  apiKeys: ApiKeyCache;
   log: Logger;
-  trustProxy: boolean;
+  config: Pick<Config, 'TRUST_PROXY'>;
 }
 
 /** The second (of this process's clock) each key's use was last recorded in: one write a second at most. */
@@ -98,15 +107,17 @@ export async function authenticate(
   if (auth !== 'public') return identify(deps, req, auth, needsApiAccess, streamToken);
   // Public routes count a valid key against its owner, but a stale or wrong key never blocks them
   // (a monitor with an old key still gets its health answer).
-  return identify(deps, req, auth, needsApiAccess).catch(async (error: unknown) => {
+  try {
+    return await identify(deps, req, auth, needsApiAccess);
+  } catch (error) {
     // Two different keys is a malformed request, not a stale key: refused on public routes too.
     if (!(error instanceof AppError) || error.code === 'INVALID_INPUT') throw error;
     return anonymousCaller(deps, req, await deps.tiers.get());
-  });
+  }
 }
 
-function anonymousCaller(deps: Pick<AuthDeps, 'trustProxy'>, req: IncomingMessage, tiers: Map<string, Tier>): Caller {
-  const address = clientAddress(req, deps.trustProxy);
+function anonymousCaller(deps: Pick<AuthDeps, 'config'>, req: IncomingMessage, tiers: Map<string, Tier>): Caller {
+  const address = clientAddress(req, deps.config.TRUST_PROXY);
   return { kind: 'anonymous', tier: tiers.get('anonymous')!, subject: anonymousSubject(address), address };
 }
 
@@ -133,7 +144,7 @@ async function identify(
   }
   if (!isWellFormedApiKey(key)) throw new AppError('UNAUTHORIZED', 'malformed API key: keys are "tsk_" followed by 48 letters and digits');
   const hash = hashApiKey(key);
-  const owner = await findApiKey(deps.sql, hash);
+  const owner = await deps.apiKeys.find(hash);
   if (!owner || !sameHash(owner.keyHash, hash)) throw new AppError('UNAUTHORIZED', 'unknown API key');
   if (owner.revoked) throw new AppError('UNAUTHORIZED', 'this API key was revoked; use the key that replaced it or create a new one');
   return keyCaller(deps, owner, tiers, needsApiAccess);

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import { promisify } from 'node:util';
+import { remembered } from '../../core/remembered.ts';
 import { brotliCompress, constants, createBrotliCompress, createGzip, gzip, type BrotliOptions } from 'node:zlib';
 
 export type Coding = 'br' | 'gzip' | 'identity';
@@ -22,13 +23,13 @@ const BROTLI: BrotliOptions = {
 };
 
 /** Text media types: JSON, text/*, HTML, XML, subtitles. text/event-stream is excluded: each event must reach the client when written. */
-export const isCompressible = (contentType: string) => {
+export const isCompressible = remembered((contentType: string): boolean => {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   return (
     type !== 'text/event-stream' &&
     (type.startsWith('text/') || /^application\/(.+\+)?(json|xml)$/.test(type) || type === 'application/x-subrip')
   );
-};
+}, 100);
 
 /**
  * The coding to send for an Accept-Encoding header: the one of br and gzip with the highest q-value
@@ -38,8 +39,13 @@ export const isCompressible = (contentType: string) => {
  */
 export function negotiateCoding(header: string | string[] | undefined): Coding {
   if (header === undefined) return 'identity';
+  return preferredCoding(Array.isArray(header) ? header.join(',') : header);
+}
+
+/** Clients send a few headers, each on every request: each worked out once. */
+const preferredCoding = remembered((header: string): Coding => {
   const weights = new Map<string, number>();
-  for (const part of (Array.isArray(header) ? header.join(',') : header).split(',')) {
+  for (const part of header.split(',')) {
     const [name, ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase());
     if (!name) continue;
     const q = parameters.map((parameter) => /^q=([01](?:\.\d{0,3})?)$/.exec(parameter)?.[1]).find((value) => value !== undefined);
@@ -51,13 +57,16 @@ export function negotiateCoding(header: string | string[] | undefined): Coding {
     'identity',
   );
   return best;
-}
+}, 1_000);
 
 /** The coding this request gets for a body of `contentType` (identity for types that are never coded). */
 export const codingFor = (req: IncomingMessage, contentType: string): Coding =>
   isCompressible(contentType) ? negotiateCoding(req.headers['accept-encoding']) : 'identity';
 
 const compressors = { br: (body: Buffer) => promisify(brotliCompress)(body, BROTLI), gzip: (body: Buffer) => promisify(gzip)(body) };
+
+/** Whether a body of `bytes` is sent in `coding` (small bodies stay as they are). */
+export const isCoded = (coding: Coding, bytes: number) => coding !== 'identity' && bytes >= COMPRESS_MIN_BYTES;
 
 /** The body in `coding`, compressed on libuv's thread pool so the event loop keeps serving; small bodies stay as they are. */
 export async function encodeBody(body: Buffer, coding: Coding): Promise<{ body: Buffer; coded: boolean }> {

@@ -185,41 +185,44 @@ export async function guarded<T>(
   if (rateLimited && !requestPending) await chargeQuotas(counters, caller, [{ name: requestLimit }], options.res);
   const charged: CountedUnits[] = [];
 
-  const charge: ChargeUnits = async (name, units = 1, at) => {
-    if (!rules.charges?.includes(name)) {
-      throw new Error(`${options.what ?? 'this endpoint'} charged ${name}, which its guard does not declare in charges`);
-    }
-    const charges = [...(requestPending ? [{ name: requestLimit }] : []), ...(units > 0 ? [{ name, units }] : [])];
-    requestPending = false;
-    if (charges.length === 0) return undefined;
-    const decisions = await chargeQuotas(counters, caller, charges, options.res, at);
-    if (units === 0) return undefined;
-    const receipt = { subject: quotaSubject(caller, caller.tier.limits[name]), windowStart: decisions.at(-1)!.windowStart! };
-    charged.push({ ...receipt, limit: name, units });
-    return receipt;
-  };
-  const countRequest = async () => {
-    if (!requestPending) return;
-    requestPending = false;
-    try {
-      await chargeQuotas(counters, caller, [{ name: requestLimit }], options.res);
-    } catch (error) {
-      // An answer already on its way cannot be replaced by the refusal (a handler that wrote without charging).
-      if (!options.res?.headersSent) throw error;
-    }
-  };
-  const waiveRequest = () => {
-    requestPending = false;
+  // Methods, not named arrow functions: tsx names each of those as it is made, on every request.
+  const request: GuardedRequest = {
+    async charge(name, units = 1, at) {
+      if (!rules.charges?.includes(name)) {
+        throw new Error(`${options.what ?? 'this endpoint'} charged ${name}, which its guard does not declare in charges`);
+      }
+      const charges = [...(requestPending ? [{ name: requestLimit }] : []), ...(units > 0 ? [{ name, units }] : [])];
+      requestPending = false;
+      if (charges.length === 0) return undefined;
+      const decisions = await chargeQuotas(counters, caller, charges, options.res, at);
+      if (units === 0) return undefined;
+      const receipt = { subject: quotaSubject(caller, caller.tier.limits[name]), windowStart: decisions.at(-1)!.windowStart! };
+      charged.push({ ...receipt, limit: name, units });
+      return receipt;
+    },
+    async countRequest() {
+      if (!requestPending) return;
+      requestPending = false;
+      try {
+        await chargeQuotas(counters, caller, [{ name: requestLimit }], options.res);
+      } catch (error) {
+        // An answer already on its way cannot be replaced by the refusal (a handler that wrote without charging).
+        if (!options.res?.headersSent) throw error;
+      }
+    },
+    waiveRequest() {
+      requestPending = false;
+    },
   };
 
   let result: T;
   try {
-    result = await work({ charge, countRequest, waiveRequest });
+    result = await work(request);
   } catch (error) {
     if (givesBack(error)) await refundQuotas(counters, charged.splice(0));
-    await countRequest();
+    await request.countRequest();
     throw error;
   }
-  await countRequest();
+  await request.countRequest();
   return result;
 }

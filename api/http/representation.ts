@@ -11,7 +11,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorCode } from '../../core/errors.ts';
 import type { Coding } from './compression.ts';
-import { codingFor, encodeBody, isCompressible } from './compression.ts';
+import { codingFor, encodeBody, isCoded, isCompressible } from './compression.ts';
 import { entityTag, evaluatePreconditions, preconditionFailed } from './conditional.ts';
 import type { CachePolicy, Exchange } from './route.ts';
 
@@ -19,7 +19,12 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Adds header names to Vary, keeping those another layer set (CORS's Origin, Accept-Encoding). */
 export function addVary(res: ServerResponse, names: string[]): void {
-  const present = String(res.getHeader('Vary') ?? '')
+  const vary = res.getHeader('Vary');
+  if (vary === undefined) {
+    if (names.length) res.setHeader('Vary', names.join(', '));
+    return;
+  }
+  const present = String(vary)
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
@@ -99,11 +104,10 @@ export function prepareAnswer({ req, res, countRequest, waiveRequest }: Exchange
   return {
     async send(body, extra = {}, status = 200) {
       await countRequest();
-      const encoded = await encodeTagged(
-        Buffer.isBuffer(body) ? body : Buffer.from(body),
-        coding,
-        status === 200 ? headers.ETag : undefined,
-      );
+      const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
+      const encoded = isCoded(coding, bytes.length)
+        ? await encodeTagged(bytes, coding, status === 200 ? headers.ETag : undefined)
+        : { body: bytes, coded: false };
       res.writeHead(status, {
         ...headers,
         'Content-Type': options.contentType,

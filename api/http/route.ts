@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
+import type { ApiKeyCache } from '../../core/accounts/cachedApiKeys.ts';
 import type { Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import type { ErrorCode } from '../../core/errors.ts';
@@ -26,6 +27,8 @@ export interface ApiDeps extends Pick<Services, 'sources' | 'search' | 'stenogra
    */
   counterSql: Sql;
   tiers: TierCache;
+  /** API key lookups kept by this process, dropped at once when keys, users or tiers change (core/accounts/cachedApiKeys.ts). */
+  apiKeys: ApiKeyCache;
   log: Logger;
   version: string;
   startedAt: Date;

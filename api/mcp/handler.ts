@@ -31,7 +31,7 @@ const wantsProgress = (body: unknown) =>
  */
 async function identify(deps: ApiDeps, req: Request, res: ServerResponse): Promise<KeyCaller | undefined> {
   try {
-    const caller = await authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, 'key');
+    const caller = await authenticate(deps, req, 'key');
     if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'an API key is required');
     (res as ServerResponse & { userId?: string }).userId = caller.userId;
     return caller;

@@ -11,11 +11,13 @@ import type { Account } from './layout.tsx';
  * key sent as to the API (a script reading pages); else an anonymous visitor with the anonymous tier,
  * counted per client address (X-Forwarded-For when TRUST_PROXY). A stale cookie is an anonymous visit.
  */
-export async function identifyVisitor(deps: Pick<ApiDeps, 'sql' | 'tiers' | 'log' | 'config'>, req: IncomingMessage): Promise<Caller> {
+export async function identifyVisitor(
+  deps: Pick<ApiDeps, 'sql' | 'tiers' | 'apiKeys' | 'log' | 'config'>,
+  req: IncomingMessage,
+): Promise<Caller> {
   const token = sessionToken(req, deps.config);
   const user = token ? await sessionUser(deps.sql, token) : undefined;
-  if (!user)
-    return authenticate({ sql: deps.sql, tiers: deps.tiers, log: deps.log, trustProxy: deps.config.TRUST_PROXY }, req, 'public', false);
+  if (!user) return authenticate(deps, req, 'public', false);
   const tier = (await deps.tiers.get()).get(user.tier)!;
   return {
     kind: 'session',

@@ -29,6 +29,20 @@ const circuitsBySql = new WeakMap<Sql, DatabaseCircuit>();
 /** The circuit of a pool made by `connect`: what health asks before it queries. */
 export const circuitOf = (sql: Sql): DatabaseCircuit | undefined => circuitsBySql.get(sql);
 
+/** What runs when the LISTEN connection of a pool made by `connect` closes (see core/db/watchChannel.ts). */
+const listenClosedHooks = new WeakMap<Sql, Set<() => void>>();
+
+/**
+ * Runs `hook` each time the pool's LISTEN connection closes: notifications sent until postgres.js has
+ * listened again (at once, or after the circuit's next probe) are lost. Returns the function that removes it.
+ */
+export function onListenConnectionClosed(sql: Sql, hook: () => void): () => void {
+  const hooks = listenClosedHooks.get(sql);
+  if (!hooks) throw new Error('onListenConnectionClosed: the pool was not made by connect(), which watches its LISTEN connection');
+  hooks.add(hook);
+  return () => hooks.delete(hook);
+}
+
 /** What postgres.js hands its `socket` option: the parsed connection options. */
 interface SocketTarget {
   path?: string | false;
@@ -164,6 +178,8 @@ export function connect(
     circuit = createCircuit(probeConnection(target, socketDir, options.role), options.log ?? createLogger('silent'));
     circuits.set(url, circuit);
   }
+  const closedHooks = new Set<() => void>();
+  const throughCircuit = circuitSocket(circuit);
   const sql = postgres(target, {
     ...(socketDir ? { host: socketDir } : {}),
     max: options.max,
@@ -171,7 +187,12 @@ export function connect(
     connect_timeout: CONNECT_TIMEOUT_MS / 1000,
     // The circuit paces reconnects; postgres.js's own backoff (up to 20 s) would hold each request that long.
     backoff: () => 0,
-    ...socketOption(circuitSocket(circuit)),
+    ...socketOption(async (target) => {
+      const socket = await throughCircuit(target);
+      // Only the LISTEN connection is opened with onnotify.
+      if (target.onnotify) socket.once('close', () => closedHooks.forEach((hook) => hook()));
+      return socket;
+    }),
     onnotice: () => undefined,
     connection: {
       application_name: applicationName(options.role),
@@ -180,5 +201,6 @@ export function connect(
     },
   });
   circuitsBySql.set(sql, circuit);
+  listenClosedHooks.set(sql, closedHooks);
   return sql;
 }

@@ -107,59 +107,35 @@ export async function consumeQuota(sql: Sql, subject: string, rule: CountedLimit
 
 /**
  * Counts several limits in one statement (one round trip), in order, as consumeQuota would one after
- * the other: each charge is counted only if it fits and every charge before it was counted. The
- * decisions end at the first refused charge (the ones after it were not tried). The same (subject,
- * limit) must not appear twice; callers list the limits in one fixed order (requestsPerMinute first)
- * so that concurrent statements lock the counter rows in the same order.
+ * the other: each charge is counted only if it fits and every charge before it was counted
+ * (consume_quotas, sql/038_per_request_work.sql). The decisions end at the first refused charge (the
+ * ones after it were not tried). The same (subject, limit) must not appear twice; callers list the
+ * limits in one fixed order (requestsPerMinute first) so that concurrent statements lock the counter
+ * rows in the same order.
  */
 export async function consumeQuotas(sql: Sql, charges: readonly QuotaCharge[], at?: Date): Promise<QuotaDecision[]> {
-  const steps = charges.map((charge, index) => countStep(sql, charge, index));
-  const rows = await sql<(Bucket & { index: number; windowStart: Date })[]>`
-    with clock as (
-      select extract(epoch from coalesce(${at ?? null}::timestamptz, clock_timestamp())) as now_s
-    ), ${steps.reduce((all, step) => sql`${all}, ${step}`)}
-    ${charges.map((_, index) => sql`select * from ${sql(`counted_${index}`)}`).reduce((all, select) => sql`${all} union all ${select}`)}`;
+  const rows = await sql<{ used_now: number; previous_used: number; elapsed: number; bucket_start: Date }[]>`
+    select used_now, previous_used, elapsed, bucket_start from consume_quotas(
+      ${charges.map((charge) => charge.subject)}::uuid[], ${charges.map((charge) => charge.rule.name)}::text[],
+      ${charges.map((charge) => charge.rule.window)}::text[], ${charges.map((charge) => charge.rule.windowSeconds)}::int[],
+      ${charges.map((charge) => charge.units ?? 1)}::int[],
+      ${charges.map((charge) => (charge.enforced === false ? UNLIMITED : (charge.rule.max ?? UNLIMITED)))}::int[],
+      ${at ?? null}::timestamptz)`;
   const decisions: QuotaDecision[] = [];
-  for (const [index, { subject, rule, units = 1 }] of charges.entries()) {
-    const counted = rows.find((row) => row.index === index);
-    if (!counted) {
-      const [bucket] = await readBuckets(sql, [{ subject, rule }], at);
-      decisions.push({ ...quotaState(rule, bucket!), allowed: false, retryAfterSeconds: retryAfterSeconds(rule, bucket!, units) });
-      break;
-    }
-    const { windowStart, index: _, ...bucket } = counted;
-    decisions.push({ ...quotaState(rule, bucket), allowed: true, windowStart });
+  for (const [index, row] of rows.entries()) {
+    const bucket = { used: row.used_now, previous: row.previous_used, elapsed: row.elapsed };
+    decisions.push({ ...quotaState(charges[index]!.rule, bucket), allowed: true, windowStart: row.bucket_start });
+  }
+  const refused = charges[rows.length];
+  if (refused) {
+    const [bucket] = await readBuckets(sql, [refused], at);
+    decisions.push({
+      ...quotaState(refused.rule, bucket!),
+      allowed: false,
+      retryAfterSeconds: retryAfterSeconds(refused.rule, bucket!, refused.units),
+    });
   }
   return decisions;
-}
-
-/** The CTEs that count one charge (counted_<index> returns its row when counted), after the one before it was. */
-function countStep(sql: Sql, { subject, rule, units = 1, enforced = true }: QuotaCharge, index: number) {
-  const max = enforced ? (rule.max ?? UNLIMITED) : UNLIMITED;
-  const sliding = rule.window === 'sliding';
-  const name = (cte: string) => sql(`${cte}_${index}`);
-  const [bucket, previous, carried, counted] = [name('bucket'), name('previous'), name('carried'), name('counted')];
-  const afterPrevious = index === 0 ? sql`true` : sql`exists (select from ${sql(`counted_${index - 1}`)})`;
-  return sql`
-    ${bucket} as (
-      select to_timestamp(floor(now_s / ${rule.windowSeconds}) * ${rule.windowSeconds}) as current_start,
-        to_timestamp(floor(now_s / ${rule.windowSeconds}) * ${rule.windowSeconds} - ${rule.windowSeconds}) as previous_start,
-        (now_s - floor(now_s / ${rule.windowSeconds}) * ${rule.windowSeconds}) / ${rule.windowSeconds} as elapsed
-      from clock
-    ), ${previous} as (
-      select coalesce((select used from usage_counters where subject = ${subject} and limit_name = ${rule.name}
-        and window_start = (select previous_start from ${bucket})), 0) as used
-    ), ${carried} as (
-      select case when ${sliding} then floor(p.used * (1 - b.elapsed)) else 0 end as used from ${previous} p, ${bucket} b
-    ), ${counted} as (
-      insert into usage_counters as c (subject, limit_name, window_start, used)
-      select ${subject}, ${rule.name}, current_start, ${units}::int from ${bucket}, ${carried} k
-      where ${afterPrevious} and ${units}::int + k.used <= ${max}
-      on conflict (subject, limit_name, window_start) do update set used = c.used + ${units}::int
-        where c.used + ${units}::int + (select used from ${carried}) <= ${max}
-      returning ${index}::int as "index", c.used, (select used from ${previous})::int as previous,
-        (select elapsed from ${bucket})::float8 as elapsed, (select current_start from ${bucket}) as "windowStart"
-    )`;
 }
 
 /** The current and previous bucket of each (subject, limit) pair, in one query, on the database clock. */

@@ -1,4 +1,5 @@
 import { bootstrapAdmin } from '../../core/accounts/bootstrapAdmin.ts';
+import { cachedApiKeys } from '../../core/accounts/cachedApiKeys.ts';
 import { describeConfig } from '../../core/config.ts';
 import { connect } from '../../core/db/database.ts';
 import { openDatabase } from '../../core/db/openDatabase.ts';
@@ -43,6 +44,9 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
     if (sides.api && !stopping) {
       const hub = await createEventHub(db.sql, log);
       closers.push(() => hub.close());
+      const tiers = cachedTiers(db.sql);
+      const apiKeys = await cachedApiKeys(db.sql, { tiers });
+      closers.push(() => apiKeys.close());
       const counterSql = connect(db.url, {
         max: Math.max(2, Math.ceil(config.DATABASE_POOL_SIZE / 2)),
         role: `${role}-counters`,
@@ -51,7 +55,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
       });
       closers.push(() => counterSql.end({ timeout: 5 }));
       const api = await startApi(
-        { config, sql: db.sql, counterSql, tiers: cachedTiers(db.sql), log, version, startedAt: new Date(), hub, ...services },
+        { config, sql: db.sql, counterSql, tiers, apiKeys, log, version, startedAt: new Date(), hub, ...services },
         config.PORT,
         config.HOST,
       );

@@ -138,7 +138,7 @@ describe('GET /api/health while the database is down', () => {
   });
 
   it('answers 503 from the health probe itself when the tiers are cached (production cache), then recovers', async () => {
-    const server = await startApiServer(proxiedSql, { tiers: cachedTiers(proxiedSql, 60_000), hubSql: db.sql });
+    const server = await startApiServer(proxiedSql, { tiers: cachedTiers(proxiedSql, 60_000), listenSql: db.sql });
     const url = server.url;
     try {
       expect((await getWithin(`${url}/api/health`)).status).toBe(200);
@@ -172,7 +172,7 @@ describe('GET /api/health does not leak where the database lives', () => {
       role: 'test-gone',
     });
     // Tiers come from the live database (as from a warm cache), so the request reaches the health probe.
-    const server = await startApiServer(gone, { tiers: cachedTiers(db.sql, 60_000), hubSql: db.sql });
+    const server = await startApiServer(gone, { tiers: cachedTiers(db.sql, 60_000), listenSql: db.sql });
     try {
       const down = await getWithin(`${server.url}/api/health`);
       expect(down.status).toBe(503);

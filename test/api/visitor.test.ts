@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cachedApiKeys, type ApiKeyCache } from '../../core/accounts/cachedApiKeys.ts';
 import { createSession } from '../../core/accounts/createSession.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { endSession } from '../../core/accounts/endSession.ts';
@@ -17,13 +18,16 @@ import { callerUsage } from '../../api/routes/features.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 let db: TestDatabase;
+let apiKeys: ApiKeyCache;
 const plain = loadConfig({});
 const https = loadConfig({ PUBLIC_URL: 'https://archive.example.org' });
 
 beforeAll(async () => {
   db = await createTestDatabase();
+  apiKeys = await cachedApiKeys(db.sql);
 });
 afterAll(async () => {
+  await apiKeys?.close();
   await db?.drop();
 });
 
@@ -41,7 +45,7 @@ function response() {
   } as unknown as Pick<ServerResponse, 'getHeader' | 'setHeader'> & { headers: Map<string, unknown> };
 }
 
-const deps = (config = plain) => ({ sql: db.sql, tiers: cachedTiers(db.sql, 0), config, log: createLogger('silent') });
+const deps = (config = plain) => ({ sql: db.sql, tiers: cachedTiers(db.sql, 0), apiKeys, config, log: createLogger('silent') });
 const cookiesOf = (res: ReturnType<typeof response>) => (res.headers.get('set-cookie') as string[] | undefined) ?? [];
 
 describe('identifyVisitor', () => {

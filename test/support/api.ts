@@ -1,3 +1,4 @@
+import { cachedApiKeys } from '../../core/accounts/cachedApiKeys.ts';
 import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { loadConfig, type Config } from '../../core/config.ts';
@@ -37,11 +38,10 @@ export async function startTestApi(
   const services = buildServices(config, { sql, log }, { sources: [], ...overrides });
   const tiers = cachedTiers(sql, 0);
   const hub = await createEventHub(sql, log);
-  const api = await startApi(
-    { config, sql, counterSql: sql, tiers, log, version: 'test', startedAt: new Date(), hub, ...services, ...(clock ? { clock } : {}) },
-    0,
-    '127.0.0.1',
-  );
+  // Like the tiers, keys are read afresh on every request: tests change them behind the API's back.
+  const apiKeys = await cachedApiKeys(sql, { tiers, keepMs: 0 });
+  const deps = { config, sql, counterSql: sql, tiers, apiKeys, log, version: 'test', startedAt: new Date(), hub };
+  const api = await startApi({ ...deps, ...services, ...(clock ? { clock } : {}) }, 0, '127.0.0.1');
   watchConformance(api.server, allRoutes);
   const url = `http://127.0.0.1:${api.port}`;
   return {
@@ -51,6 +51,7 @@ export async function startTestApi(
     close: async () => {
       await api.close();
       await hub.close();
+      await apiKeys.close();
     },
     async call(path, init = {}) {
       const { key, ...rest } = init;

@@ -6,6 +6,7 @@ import { allRoutes } from '../../api/routes/index.ts';
 import type { ApiDeps, Route } from '../../api/http/route.ts';
 import { createApi, startApi } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
+import { cachedApiKeys } from '../../core/accounts/cachedApiKeys.ts';
 import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { createLogger } from '../../core/log.ts';
@@ -177,20 +178,23 @@ export async function startPgProxy(targetUrl: string): Promise<PgProxy> {
   };
 }
 
-/** What createApi/startApi need, built as startTestApi does; `close` ends what it opened (the event hub). */
+/** What createApi/startApi need, built as startTestApi does; `close` ends what it opened (the event hub, the key cache's LISTEN). */
 async function buildApiDeps(
   sql: Sql,
-  options: { tiers?: TierCache; hubSql?: Sql; env?: Record<string, string> } = {},
+  options: { tiers?: TierCache; keepKeysMs?: number; listenSql?: Sql; env?: Record<string, string> } = {},
 ): Promise<{ deps: ApiDeps; close(): Promise<void> }> {
   const log = createLogger('silent');
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...options.env });
-  const hub = await createEventHub(options.hubSql ?? sql, log);
+  const hub = await createEventHub(options.listenSql ?? sql, log);
+  const tiers = options.tiers ?? cachedTiers(sql, 0);
+  const apiKeys = await cachedApiKeys(options.listenSql ?? sql, { tiers, keepMs: options.keepKeysMs ?? 0 });
   return {
     deps: {
       config,
       sql,
       counterSql: sql,
-      tiers: options.tiers ?? cachedTiers(sql, 0),
+      tiers,
+      apiKeys,
       log,
       version: 'test',
       startedAt: new Date(),
@@ -198,18 +202,22 @@ async function buildApiDeps(
       ...buildServices(config, { sql, log }, { sources: [] }),
       openStreams: new Set(),
     },
-    close: () => hub.close(),
+    close: async () => {
+      await hub.close();
+      await apiKeys.close();
+    },
   };
 }
 
 /**
  * The real API like startTestApi, but with a chosen tier cache (startTestApi reloads tiers on every
- * request; production keeps them for seconds) and the event hub on a database of the caller's choice,
- * so `sql` may point at a database that is down.
+ * request; production keeps them for seconds), keys kept `keepKeysMs` (production: until a change is
+ * announced) and its LISTEN (the event hub, the key cache) on a database of the caller's choice, so `sql`
+ * may point at a database that is down.
  */
 export async function startApiServer(
   sql: Sql,
-  options: { tiers: TierCache; hubSql?: Sql; env?: Record<string, string> },
+  options: { tiers: TierCache; keepKeysMs?: number; listenSql?: Sql; env?: Record<string, string> },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const { deps, close } = await buildApiDeps(sql, options);
   const api = await startApi(deps, 0, '127.0.0.1');

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { createApi, startApi } from '../../../api/server.ts';
 import { createEventHub } from '../../../api/sse/hub.ts';
+import { cachedApiKeys } from '../../../core/accounts/cachedApiKeys.ts';
 import { createApiKey } from '../../../core/accounts/createApiKey.ts';
 import { createUser } from '../../../core/accounts/createUser.ts';
 import { findApiKey } from '../../../core/accounts/findApiKey.ts';
@@ -83,11 +84,14 @@ export async function run(ctx: BenchContext) {
   const config = loadConfig({ DATA_DIR: ctx.dataDir, LOG_LEVEL: 'info', DATABASE_POOL_SIZE: String(POOL_SIZE) });
   // No video sources: the routes measured here never reach them.
   const hub = await createEventHub(sql, log);
+  const tierCache = cachedTiers(sql);
+  const apiKeys = await cachedApiKeys(sql, { tiers: tierCache });
   const deps: Parameters<typeof startApi>[0] = {
     config,
     sql,
     counterSql: asyncCommitSql,
-    tiers: cachedTiers(sql),
+    tiers: tierCache,
+    apiKeys,
     log,
     version: packageVersion,
     startedAt: new Date(),
@@ -234,6 +238,7 @@ export async function run(ctx: BenchContext) {
   } finally {
     await Promise.all([real.close(), bench.close(), benchSync.close()]);
     await hub.close();
+    await apiKeys.close();
   }
 
   ctx.progress(

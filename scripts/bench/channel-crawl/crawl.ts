@@ -1,6 +1,7 @@
 import { buildServices } from '../../../core/services/buildServices.ts';
 import { startApi } from '../../../api/server.ts';
 import { createEventHub } from '../../../api/sse/hub.ts';
+import { cachedApiKeys } from '../../../core/accounts/cachedApiKeys.ts';
 import { createApiKey } from '../../../core/accounts/createApiKey.ts';
 import { createUser } from '../../../core/accounts/createUser.ts';
 import { loadConfig } from '../../../core/config.ts';
@@ -51,6 +52,8 @@ export async function crawlOnce(
     connection: { synchronous_commit: 'off' },
   });
   const hub = await createEventHub(apiSql, ctx.log);
+  const tiers = cachedTiers(apiSql);
+  const apiKeys = await cachedApiKeys(apiSql, { tiers });
   const apiServices = buildServices(config, { sql: apiSql, log: ctx.log });
   const apiWarmUpStarted = performance.now();
   await warmUpSources(apiServices.sources, ctx.log);
@@ -61,7 +64,8 @@ export async function crawlOnce(
       config,
       sql: apiSql,
       counterSql,
-      tiers: cachedTiers(apiSql),
+      tiers,
+      apiKeys,
       log: ctx.log,
       version: packageVersion,
       startedAt: new Date(),
@@ -181,6 +185,7 @@ export async function crawlOnce(
     await worker.stop();
     await api.close();
     await hub.close();
+    await apiKeys.close();
   }
   return { run, channelId, config };
 }
