@@ -38,7 +38,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
     if (stopping) return;
     await migrate(db.sql, db.url, log);
     // One set of services for both sides of `start`: one LLM client, one archive index, one store.
-    const services = buildServices(config, { sql: db.sql, log });
+    const services = await buildServices(config, { sql: db.sql, log });
     void warmUpSources(services.sources, log);
     if (sides.api && !stopping) {
       const hub = await createEventHub(db.sql, log);

@@ -37,7 +37,7 @@ beforeAll(async () => {
     config,
     { sql: db.sql, url: db.url, embedded: false, close: async () => {} },
     createLogger('silent'),
-    buildServices(config, { sql: db.sql, log: createLogger('silent') }),
+    await buildServices(config, { sql: db.sql, log: createLogger('silent') }),
   );
 });
 afterAll(async () => {

@@ -33,7 +33,7 @@ export async function startTestApi(
   clock?: () => Date,
 ): Promise<TestApi> {
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...env });
-  const services = buildServices(config, { sql, log }, { sources: [], ...overrides });
+  const services = await buildServices(config, { sql, log }, { sources: [], ...overrides });
   const tiers = cachedTiers(sql, 0);
   const hub = await createEventHub(sql, log);
   const api = await startApi(

@@ -51,7 +51,7 @@ export async function crawlOnce(
     connection: { synchronous_commit: 'off' },
   });
   const hub = await createEventHub(apiSql, ctx.log);
-  const apiServices = buildServices(config, { sql: apiSql, log: ctx.log });
+  const apiServices = await buildServices(config, { sql: apiSql, log: ctx.log });
   const apiWarmUpStarted = performance.now();
   await warmUpSources(apiServices.sources, ctx.log);
   const apiWarmUpMs = performance.now() - apiWarmUpStarted;
