@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect } from '../../core/db/database.ts';
-import { readMigrations } from '../../core/db/migrate.ts';
+import { readMigrations } from '../../core/db/readMigrations.ts';
 import { parseJson, runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { withDatabaseName } from '../../core/db/database.ts';

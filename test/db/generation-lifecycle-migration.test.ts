@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { connect, withDatabaseName, type Sql } from '../../core/db/database.ts';
-import { readMigrations } from '../../core/db/migrate.ts';
+import { readMigrations } from '../../core/db/readMigrations.ts';
 
 // sql/027 on a database of migration 026: summaries' 'ready' becomes 'generated' with the browse counts
 // and videos.has_summary unchanged, and a stenogram's charge keeps its key as the subject to refund.

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { connect, withDatabaseName, type Sql } from '../../core/db/database.ts';
-import { migrate, readMigrations } from '../../core/db/migrate.ts';
+import { migrate } from '../../core/db/migrate.ts';
+import { readMigrations } from '../../core/db/readMigrations.ts';
 import { createLogger } from '../../core/log.ts';
 
 // Upgrading a database whose tracks were stored with yt-dlp's names as their language: migrate()
