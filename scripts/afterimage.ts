@@ -86,16 +86,23 @@ async function main([name, ...args]: string[]): Promise<void> {
   await (await load())(args);
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  const json = process.argv.includes('--json');
-  const code =
-    error instanceof AppError
-      ? error.code
-      : error instanceof UsageError || error instanceof ConfigError
-        ? 'INVALID_INPUT'
-        : 'INTERNAL_ERROR';
-  const message = error instanceof Error ? error.message : String(error);
-  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
-  else process.stderr.write(`afterimage: ${message}\n`);
-  process.exitCode = error instanceof UsageError || error instanceof ConfigError ? 2 : 1;
-});
+/**
+ * Runs `afterimage <argv>` in this process (scripts/bin.mjs; tests call it too): a failure is printed
+ * (as the JSON error envelope with --json) and sets the exit code, 2 for a mistake in the call, else 1.
+ */
+export async function runAfterimage(argv: string[]): Promise<void> {
+  try {
+    await main(argv);
+  } catch (error) {
+    const code =
+      error instanceof AppError
+        ? error.code
+        : error instanceof UsageError || error instanceof ConfigError
+          ? 'INVALID_INPUT'
+          : 'INTERNAL_ERROR';
+    const message = error instanceof Error ? error.message : String(error);
+    if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
+    else process.stderr.write(`afterimage: ${message}\n`);
+    process.exitCode = error instanceof UsageError || error instanceof ConfigError ? 2 : 1;
+  }
+}

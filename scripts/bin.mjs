@@ -3,4 +3,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./afterimage.ts');
+const { runAfterimage } = await import('./afterimage.ts');
+await runAfterimage(process.argv.slice(2));
