@@ -57,8 +57,8 @@ const commands: Record<string, () => Promise<Command>> = {
     return () => serve({ api: false, worker: true });
   },
   demo: async () => (await import('./commands/demo.ts')).demoCommand,
-  migrate: async () => (await service()).migrateCommand,
-  config: async () => (await service()).configCommand,
+  migrate: async () => (await import('./commands/migrate.ts')).migrateCommand,
+  config: async () => (await import('./commands/config.ts')).configCommand,
   users: async () => (await import('./commands/accounts.ts')).usersCommand,
   keys: async () => (await import('./commands/accounts.ts')).keysCommand,
   tiers: async () => (await import('./commands/tiers.ts')).tiersCommand,
