@@ -4,4 +4,5 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { runAfterimage } = await import('./afterimage.ts');
-await runAfterimage(process.argv.slice(2));
+// Not awaited, as before: a command that ends by letting the event loop drain must not leave a top-level await unsettled (exit 13).
+void runAfterimage(process.argv.slice(2));
