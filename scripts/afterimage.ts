@@ -57,8 +57,8 @@ const commands: Record<string, () => Promise<Command>> = {
     return () => serve({ api: false, worker: true });
   },
   demo: async () => (await import('./commands/demo.ts')).demoCommand,
-  migrate: async () => (await service()).migrateCommand,
-  config: async () => (await service()).configCommand,
+  migrate: async () => (await import('./commands/migrate.ts')).migrateCommand,
+  config: async () => (await import('./commands/config.ts')).configCommand,
   users: async () => (await import('./commands/accounts.ts')).usersCommand,
   keys: async () => (await import('./commands/accounts.ts')).keysCommand,
   tiers: async () => (await import('./commands/tiers.ts')).tiersCommand,
@@ -86,16 +86,23 @@ async function main([name, ...args]: string[]): Promise<void> {
   await (await load())(args);
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  const json = process.argv.includes('--json');
-  const code =
-    error instanceof AppError
-      ? error.code
-      : error instanceof UsageError || error instanceof ConfigError
-        ? 'INVALID_INPUT'
-        : 'INTERNAL_ERROR';
-  const message = error instanceof Error ? error.message : String(error);
-  if (json) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
-  else process.stderr.write(`afterimage: ${message}\n`);
-  process.exitCode = error instanceof UsageError || error instanceof ConfigError ? 2 : 1;
-});
+/**
+ * Runs `afterimage <argv>` in this process (scripts/bin.mjs; tests call it too): a failure is printed
+ * (as the JSON error envelope with --json) and sets the exit code, 2 for a mistake in the call, else 1.
+ */
+export async function runAfterimage(argv: string[]): Promise<void> {
+  try {
+    await main(argv);
+  } catch (error) {
+    const code =
+      error instanceof AppError
+        ? error.code
+        : error instanceof UsageError || error instanceof ConfigError
+          ? 'INVALID_INPUT'
+          : 'INTERNAL_ERROR';
+    const message = error instanceof Error ? error.message : String(error);
+    if (argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
+    else process.stderr.write(`afterimage: ${message}\n`);
+    process.exitCode = error instanceof UsageError || error instanceof ConfigError ? 2 : 1;
+  }
+}

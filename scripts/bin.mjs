@@ -3,4 +3,6 @@
 import { register } from 'tsx/esm/api';
 
 register();
-await import('./afterimage.ts');
+const { runAfterimage } = await import('./afterimage.ts');
+// Not awaited, as before: a command that ends by letting the event loop drain must not leave a top-level await unsettled (exit 13).
+void runAfterimage(process.argv.slice(2));

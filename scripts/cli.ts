@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig, type Config } from '../core/config.ts';
 import { openDatabase, type Database } from '../core/db/openDatabase.ts';
-import { migrate } from '../core/db/migrate.ts';
+import { schemaIsCurrent } from '../core/db/schemaIsCurrent.ts';
 import { createLogger, type Logger } from '../core/log.ts';
 
 export const version: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
@@ -25,7 +25,9 @@ export function setup(): { config: Config; log: Logger } {
 
 /**
  * Runs an operator command against the configured database (or the one `config` names), running or
- * not: the embedded cluster is started when needed and stopped again if nothing else uses it.
+ * not: the embedded cluster is started when needed and stopped again if nothing else uses it. The
+ * schema is migrated first unless one query shows it current (migrate, and graphile-worker with it,
+ * is then not even loaded).
  */
 export async function withDatabase<T>(
   work: (db: Database, log: Logger) => Promise<T>,
@@ -35,7 +37,10 @@ export async function withDatabase<T>(
   const quiet = createLogger(config.LOG_LEVEL === 'debug' ? 'debug' : 'warn');
   const db = await openDatabase(config, quiet, 'cli');
   try {
-    if (options.migrate ?? true) await migrate(db.sql, db.url, quiet);
+    if ((options.migrate ?? true) && !(await schemaIsCurrent(db.sql))) {
+      const { migrate } = await import('../core/db/migrate.ts');
+      await migrate(db.sql, db.url, quiet);
+    }
     return await work(db, log);
   } finally {
     await db.close();

@@ -1,42 +1,15 @@
-import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { runMigrations } from 'graphile-worker';
 import { graphileLogger } from '../graphileLogger.ts';
 import type { Logger } from '../log.ts';
 import type { Queryable, Sql } from './database.ts';
+import { readMigrations } from './readMigrations.ts';
 import { splitTrackNames } from './splitTrackNames.ts';
 
-const sqlDir = fileURLToPath(new URL('../../sql/', import.meta.url));
-const MIGRATION_LOCK = 7_246_153; // arbitrary advisory-lock key shared by every migrating process
+/** An arbitrary advisory-lock key shared by every migrating process. */
+export const MIGRATION_LOCK = 7_246_153;
 
 /** Data fixes that need the application's code (a parser SQL does not have), run in their migration's transaction. */
 const DATA_STEPS = new Map<number, (tx: Queryable, log: Logger) => Promise<void>>([[31, splitTrackNames]]);
-
-export interface Migration {
-  version: number;
-  name: string;
-  file: string;
-  checksum: string;
-  body: string;
-}
-
-export async function readMigrations(dir = sqlDir): Promise<Migration[]> {
-  const files = (await readdir(dir)).filter((file) => /^\d{3}_[a-z0-9_]+\.sql$/.test(file)).sort();
-  return Promise.all(
-    files.map(async (file) => {
-      const body = await readFile(join(dir, file), 'utf8');
-      return {
-        version: Number(file.slice(0, 3)),
-        name: file.slice(4, -4),
-        file,
-        checksum: createHash('sha256').update(body).digest('hex'),
-        body,
-      };
-    }),
-  );
-}
 
 /**
  * Applies the numbered files of sql/ in order, each in its own transaction, then graphile-worker's own.

@@ -1,4 +1,4 @@
-import { LlmError } from './openaiClient.ts';
+import { LlmError } from './llmError.ts';
 
 /**
  * What a client is told of a generator's failure: an LlmError without the endpoint's address or

@@ -4,6 +4,7 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import pRetry, { AbortError } from 'p-retry';
 import { z } from 'zod';
 import type { Logger } from '../log.ts';
+import { LlmError } from './llmError.ts';
 import type { JsonRequest, LlmClient, TokenUsage } from './types.ts';
 
 export interface LlmClientOptions {
@@ -21,22 +22,6 @@ export interface LlmClientOptions {
   retries?: number;
   /** First back-off delay; doubles (randomised) up to 30 s. */
   minRetryDelayMs?: number;
-}
-
-/**
- * Why a call failed, for callers that react differently: `unavailable` (transient failures outlived
- * the retries), `rejected` (the server refused the request: key, model name, request shape),
- * `malformed` (the model answered twice with JSON that does not satisfy the schema).
- */
-export class LlmError extends Error {
-  constructor(
-    readonly kind: 'unavailable' | 'rejected' | 'malformed',
-    message: string,
-    readonly details: { status?: number; retryAfterMs?: number } = {},
-  ) {
-    super(message);
-    this.name = 'LlmError';
-  }
 }
 
 const DEFAULT_RETRIES = 4;

@@ -2,8 +2,8 @@ import { activeArchiveRoots } from '../archives/listArchiveRoots.ts';
 import type { Config } from '../config.ts';
 import type { Sql } from '../db/database.ts';
 import type { SearchBackend } from '../fts/backend.ts';
-import { configuredSearchBackend } from '../fts/configured.ts';
-import { typesenseTarget, type TypesenseTarget } from '../fts/typesense/client.ts';
+import { configuredIndexingTarget, configuredSearchBackend } from '../fts/configured.ts';
+import type { TypesenseTarget } from '../fts/typesense/client.ts';
 import { configuredLlmClient } from '../llm/configuredClient.ts';
 import type { LlmClient } from '../llm/types.ts';
 import type { Logger } from '../log.ts';
@@ -49,26 +49,28 @@ export interface Services {
  * The composition root: each service from the configuration, unless `overrides` gives it (tests
  * and benchmarks put stand-ins there; what is overridden is not built, so a stand-in store needs no
  * bucket). The generators are built from `llm`, overridden or configured, so an override of the
- * client alone changes who writes.
+ * client alone changes who writes. Asynchronous because the clients of optional services (the
+ * OpenAI SDK, Typesense, S3) are imported only when the configuration names them: a process
+ * without them (an operator command, most tests) does not load them.
  */
-export function buildServices(config: Config, deps: { sql: Sql; log: Logger }, overrides: Partial<Services> = {}): Services {
-  const given = <K extends keyof Services>(key: K, build: () => Services[K]): Services[K] => {
+export async function buildServices(config: Config, deps: { sql: Sql; log: Logger }, overrides: Partial<Services> = {}): Promise<Services> {
+  const given = async <K extends keyof Services>(key: K, build: () => Services[K] | Promise<Services[K]>): Promise<Services[K]> => {
     const value = overrides[key];
     return value === undefined ? build() : value;
   };
-  const llm = given('llm', () => configuredLlmClient(config, deps.log) ?? null);
+  const llm = await given('llm', async () => (await configuredLlmClient(config, deps.log)) ?? null);
   return {
-    sources: given('sources', () => configuredSources(config, () => activeArchiveRoots(deps.sql))),
-    subtitleSources: given('subtitleSources', () => configuredSubtitleSources(config)),
-    statusProbe: given('statusProbe', () => configuredStatusProbe(config) ?? null),
+    sources: await given('sources', () => configuredSources(config, () => activeArchiveRoots(deps.sql))),
+    subtitleSources: await given('subtitleSources', () => configuredSubtitleSources(config)),
+    statusProbe: await given('statusProbe', () => configuredStatusProbe(config) ?? null),
     llm,
-    summaryGenerator: given('summaryGenerator', () => (llm ? createLlmSummaryGenerator(llm) : createExtractiveGenerator())),
-    stenogramGenerator: given('stenogramGenerator', () => {
+    summaryGenerator: await given('summaryGenerator', () => (llm ? createLlmSummaryGenerator(llm) : createExtractiveGenerator())),
+    stenogramGenerator: await given('stenogramGenerator', () => {
       const offline = createOfflineStenogramGenerator();
       return llm ? createLlmStenogramGenerator(llm, offline) : offline;
     }),
-    stenogramStore: given('stenogramStore', () => configuredStenogramStore(config)),
-    search: given('search', () => configuredSearchBackend(config, deps.sql, deps.log)),
-    typesense: given('typesense', () => typesenseTarget(config, deps.log, { purpose: 'indexing' }) ?? null),
+    stenogramStore: await given('stenogramStore', () => configuredStenogramStore(config)),
+    search: await given('search', () => configuredSearchBackend(config, deps.sql, deps.log)),
+    typesense: await given('typesense', async () => (await configuredIndexingTarget(config, deps.log)) ?? null),
   };
 }

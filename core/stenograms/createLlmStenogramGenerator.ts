@@ -9,7 +9,7 @@
  * fallbackChunks.
  */
 import { z } from 'zod';
-import { LlmError } from '../llm/openaiClient.ts';
+import { LlmError } from '../llm/llmError.ts';
 import type { LlmClient, TokenUsage } from '../llm/types.ts';
 import { estimateTokens, formatLine, nearestLineStart } from '../llm/chunkTranscript.ts';
 import type { Tokeniser } from '../text/tokenise.ts';

@@ -1,6 +1,5 @@
 import { bootstrapAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import { cachedApiKeys } from '../../core/accounts/cachedApiKeys.ts';
-import { describeConfig } from '../../core/config.ts';
 import { connect } from '../../core/db/database.ts';
 import { openDatabase } from '../../core/db/openDatabase.ts';
 import { databaseLocation } from '../../core/db/databaseLocation.ts';
@@ -13,7 +12,7 @@ import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { startApi } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
 import { startWorker } from '../../pipeline/worker.ts';
-import { output, parseOptions, setup, version, withDatabase } from '../cli.ts';
+import { setup, version } from '../cli.ts';
 
 /**
  * `start` runs the API and the worker in one process; `api` and `worker` run one side each, to
@@ -39,7 +38,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
     if (stopping) return;
     await migrate(db.sql, db.url, log);
     // One set of services for both sides of `start`: one LLM client, one archive index, one store.
-    const services = buildServices(config, { sql: db.sql, log });
+    const services = await buildServices(config, { sql: db.sql, log });
     void warmUpSources(services.sources, log);
     if (sides.api && !stopping) {
       const hub = await createEventHub(db.sql, log);
@@ -119,21 +118,4 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
     for (const close of closers.reverse()) await close().catch(() => undefined);
     throw error;
   }
-}
-
-export async function migrateCommand(args: string[]): Promise<void> {
-  const { values } = parseOptions(args, {});
-  const result = await withDatabase((db, log) => migrate(db.sql, db.url, log), { migrate: false });
-  output(values.json, result, () => (result.applied.length ? `applied ${result.applied.join(', ')}` : 'database is up to date'));
-}
-
-export function configCommand(args: string[]): void {
-  const { values } = parseOptions(args, {});
-  const { config } = setup();
-  const described = describeConfig(config);
-  output(values.json, described, () =>
-    Object.entries(described)
-      .map(([key, value]) => `${key}=${value ?? ''}`)
-      .join('\n'),
-  );
 }

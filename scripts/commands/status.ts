@@ -119,7 +119,7 @@ export async function backfillCommand(args: string[]): Promise<void> {
   });
   const { config, log } = setup();
   const results = await withDatabase(async (db) => {
-    const { sources } = buildServices(config, { sql: db.sql, log });
+    const { sources } = await buildServices(config, { sql: db.sql, log });
     const done: Array<{ query: string; channelId: string | null; title?: string; videos: number; crawl: string; statusJobs: number }> = [];
     for (const { text, query } of queries) {
       const channel = await resolveChannel(db.sql, sources, query, log, config.SOURCE_WAIT_BUDGET_MS);

@@ -94,7 +94,7 @@ export async function buildDemo(
     STATUS_CONFIRM_MINUTES: 0,
     WORKER_CONCURRENCY: 8,
   };
-  const worker = await startWorker(observing, db, log, buildServices(observing, { sql: db.sql, log }));
+  const worker = await startWorker(observing, db, log, await buildServices(observing, { sql: db.sql, log }));
   try {
     const channelIds = archive.channels.map((channel) => channel.channelId);
     for (let round = 0; round < ROUNDS; round++) {

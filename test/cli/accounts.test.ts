@@ -3,14 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession } from '../../core/accounts/createSession.ts';
 import { verifyPassword } from '../../core/accounts/password.ts';
 import { sessionUser } from '../../core/accounts/sessionUser.ts';
-import { parseJson, runCli } from '../support/cli.ts';
+import { parseJson, runCli, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
-// `afterimage users …` and `afterimage keys …`, run as real commands against this file's database.
+// `afterimage users …` and `afterimage keys …` against this file's database: each command once as a
+// real process (`spawned`: what a user sees, exit code included), the other cases in this process.
 
 let db: TestDatabase;
 let env: Record<string, string>;
-const cli = (...args: string[]) => runCli(args, env);
+const cli = (...args: string[]) => runCommand(args, env);
+const spawned = (...args: string[]) => runCli(args, env);
 const cliWithStdin = (input: string, ...args: string[]) => runCli(args, env, input);
 
 beforeAll(async () => {
@@ -39,7 +41,7 @@ async function wholeDatabaseText(): Promise<string> {
 
 describe('users create', () => {
   it('creates a user and prints it as JSON', async () => {
-    const result = await cli('users', 'create', '--email', 'Ops@Example.org', '--tier', 'pro', '--admin', '--json');
+    const result = await spawned('users', 'create', '--email', 'Ops@Example.org', '--tier', 'pro', '--admin', '--json');
     expect(result.code, result.stderr).toBe(0);
     const user = parseJson(result);
     expect(user).toMatchObject({ email: 'ops@example.org', tier: 'pro', isAdmin: true });
@@ -85,7 +87,7 @@ describe('keys', () => {
   });
 
   it('create prints {key, userId, scope}; the scope defaults to the tier maximum (pro: L4)', async () => {
-    const result = await cli('keys', 'create', '--user', 'keys@example.org', '--json');
+    const result = await spawned('keys', 'create', '--user', 'keys@example.org', '--json');
     expect(result.code, result.stderr).toBe(0);
     const created = parseJson(result);
     expect(Object.keys(created).sort()).toEqual(['key', 'scope', 'userId']);
@@ -144,7 +146,7 @@ describe('keys', () => {
   });
 
   it('list --json shows prefixes, owners and scopes, never a key', async () => {
-    const result = await cli('keys', 'list', '--json');
+    const result = await spawned('keys', 'list', '--json');
     expect(result.code, result.stderr).toBe(0);
     const listed = parseJson(result);
     expect(listed).toEqual([
@@ -171,7 +173,7 @@ describe('keys', () => {
   });
 
   it('revoke revokes the active key; revoking again fails with NOT_FOUND', async () => {
-    const result = await cli('keys', 'revoke', '--user', 'keys@example.org', '--json');
+    const result = await spawned('keys', 'revoke', '--user', 'keys@example.org', '--json');
     expect(result.code, result.stderr).toBe(0);
     expect(parseJson(result)).toEqual({ revoked: true, prefix: secondKey.slice(0, 10) });
     expect(await db.sql`select 1 from api_keys where user_id = ${userId} and revoked_at is null`).toHaveLength(0);

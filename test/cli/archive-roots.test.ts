@@ -10,7 +10,7 @@ import { fetchSubtitles } from '../../core/subtitles/fetchSubtitles.ts';
 import { archiveSubtitleSource } from '../../core/subtitles/sources.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser } from '../support/api.ts';
-import { eventually, parseJson, runCli } from '../support/cli.ts';
+import { eventually, parseJson, runCli, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { searchToEnd, startSearchStack } from '../support/stack.ts';
 
@@ -24,7 +24,9 @@ let db: TestDatabase;
 let fixture: ArchiveFixture;
 let elsewhere: string;
 let key: string;
-const cli = (args: string[]) => runCli([...args, '--json'], { DATABASE_URL: db.url });
+// Each command once as a real process (spawned), the other calls in this process.
+const cli = (args: string[]) => runCommand([...args, '--json'], { DATABASE_URL: db.url });
+const spawned = (args: string[]) => runCli([...args, '--json'], { DATABASE_URL: db.url });
 
 /** A video yt-dlp wrote into the folder after the import: a copy of a subtitled one under a new id, with a media file. */
 async function addVideo(videoId: string) {
@@ -53,11 +55,11 @@ describe('archive roots', () => {
   });
 
   it('an import stores its folder as an archive root, once, listed by afterimage archives list', async () => {
-    const first = await cli(['import', fixture.dir]);
+    const first = await spawned(['import', fixture.dir]);
     expect(parseJson(first).archiveRoot).toEqual({ path: fixture.dir, added: true });
     const again = await cli(['import', fixture.dir]);
     expect(parseJson(again).archiveRoot).toEqual({ path: fixture.dir, added: false });
-    const listed = await cli(['archives', 'list']);
+    const listed = await spawned(['archives', 'list']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(parseJson(listed).roots).toEqual([{ path: fixture.dir, addedAt: expect.any(String), removedAt: null }]);
   }, 60_000);
@@ -86,7 +88,7 @@ describe('archive roots', () => {
 
   it('removed, a root is read no more: no crawl, no subtitle file, no media; its files and stored rows stay', async () => {
     const videosBefore = (await db.sql`select video_id from videos`).length;
-    const removed = await cli(['archives', 'remove', fixture.dir]);
+    const removed = await spawned(['archives', 'remove', fixture.dir]);
     expect(removed.code, removed.stderr).toBe(0);
     expect(await activeArchiveRoots(db.sql)).toEqual([]);
     expect(parseJson(await cli(['archives', 'list', '--all'])).roots).toEqual([

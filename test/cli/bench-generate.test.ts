@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../core/db/database.ts';
-import { parseJson, runCli } from '../support/cli.ts';
+import { parseJson, runCli, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 // `afterimage bench generate`: a seeded synthetic corpus written into the service's database.
@@ -16,7 +16,10 @@ afterAll(async () => {
   await Promise.all([first?.drop(), second?.drop()]);
 });
 
+/** `afterimage bench generate`: in this process, or (generateSpawned) as a real process, as the first case runs it. */
 const generate = (db: TestDatabase, ...args: string[]) =>
+  runCommand(['bench', 'generate', '--videos', String(VIDEOS), ...args, '--json'], { DATABASE_URL: db.url });
+const generateSpawned = (db: TestDatabase, ...args: string[]) =>
   runCli(['bench', 'generate', '--videos', String(VIDEOS), ...args, '--json'], { DATABASE_URL: db.url });
 
 /** Everything generated about every video, in one digest. */
@@ -30,7 +33,7 @@ async function digest(sql: Sql): Promise<string> {
 
 describe('afterimage bench generate', () => {
   it('writes the videos and channels asked for, in the mix of languages and statuses it reports', async () => {
-    const result = await generate(first, '--seed', '7', '--channels', '12');
+    const result = await generateSpawned(first, '--seed', '7', '--channels', '12');
     expect(result.code, result.stderr).toBe(0);
     const report = parseJson(result);
     expect(report).toMatchObject({ seed: 7, videos: VIDEOS, channels: 12 });
@@ -105,10 +108,10 @@ describe('afterimage bench generate', () => {
   }, 120_000);
 
   it('says how to call it', async () => {
-    const missing = await runCli(['bench', 'generate', '--json'], { DATABASE_URL: first.url });
+    const missing = await runCommand(['bench', 'generate', '--json'], { DATABASE_URL: first.url });
     expect(missing.code).toBe(2);
     expect(parseJson(missing).error.message).toMatch(/--videos takes a whole number/);
-    const unknown = await runCli(['bench', 'nope'], { DATABASE_URL: first.url });
+    const unknown = await runCommand(['bench', 'nope'], { DATABASE_URL: first.url });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/usage: afterimage bench generate/);
   });

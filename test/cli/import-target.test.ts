@@ -5,7 +5,7 @@ import { describeConfig, loadConfig } from '../../core/config.ts';
 import { connect } from '../../core/db/database.ts';
 import { embeddedUrl } from '../../core/db/embedded.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
-import { killService, parseJson, runCli, startService, temporaryDataDir, type Service } from '../support/cli.ts';
+import { killService, parseJson, runCli, runCommand, startService, temporaryDataDir, type Service } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 // Where `afterimage import` writes when no database is named: into the one service running on this
@@ -18,9 +18,12 @@ let other: TestDatabase;
 let runtimeDir: string;
 const services: Service[] = [];
 
-/** The import as an operator types it: no DATA_DIR, no DATABASE_URL, unless given. */
-const importFolder = (flags: string[] = [], env: Record<string, string> = {}) =>
-  runCli(['import', fixture.dir, '--json', ...flags], { XDG_RUNTIME_DIR: runtimeDir, ...env });
+/**
+ * The import as an operator types it: no DATA_DIR, no DATABASE_URL, unless given; in this process, or
+ * as a real process (`spawn`) where the process itself matters (its pid, the embedded cluster it starts).
+ */
+const importFolder = (flags: string[] = [], env: Record<string, string> = {}, spawn = false) =>
+  (spawn ? runCli : runCommand)(['import', fixture.dir, '--json', ...flags], { XDG_RUNTIME_DIR: runtimeDir, ...env });
 
 const videosIn = async (url: string) => {
   const sql = connect(url, { max: 1, role: 'test' });
@@ -72,7 +75,7 @@ describe('afterimage import: which database', () => {
     const reused = { ...dead, pid: process.pid, processStart: '1' };
     await writeFile(join(registry, `${dead.pid}.json`), JSON.stringify(dead));
     await writeFile(join(registry, `${process.pid}.json`), JSON.stringify(reused));
-    const result = await importFolder();
+    const result = await importFolder([], {}, true); // in this process, its own pid's record would be skipped
     expect(result.code).toBe(2);
     expect(parseJson(result).error.message).toMatch(/no Afterimage service is running/);
     expect(await readdir(registry)).toEqual([]);
@@ -81,7 +84,7 @@ describe('afterimage import: which database', () => {
   it('with one service running, writes into its database and names it', async () => {
     const service = await startApi({ DATA_DIR: dataDir.dir });
     const before = await videosIn(embeddedUrl(dataDir.dir));
-    const result = await importFolder();
+    const result = await importFolder([], {}, true);
     expect(result.code, result.stderr).toBe(3);
     const summary = parseJson(result);
     expect(summary.database).toEqual({ embedded: true, location: dataDir.dir });
@@ -94,10 +97,10 @@ describe('afterimage import: which database', () => {
     expect(await videosIn(embeddedUrl(dataDir.dir))).toBe(before + summary.new);
 
     // afterimage archives finds the same database, and the service's ARCHIVE_DIR.
-    const archives = await runCli(['archives', 'list', '--json'], { XDG_RUNTIME_DIR: runtimeDir });
+    const archives = await runCommand(['archives', 'list', '--json'], { XDG_RUNTIME_DIR: runtimeDir });
     expect(parseJson(archives)).toMatchObject({ archiveDir: join(dataDir.dir, 'archive'), roots: [{ path: fixture.dir }] });
 
-    const text = await runCli(['import', fixture.dir], { XDG_RUNTIME_DIR: runtimeDir });
+    const text = await runCommand(['import', fixture.dir], { XDG_RUNTIME_DIR: runtimeDir });
     expect(text.stderr).toContain(`importing into the running service's database (pid ${service.child.pid} (api) at http://127.0.0.1:`);
     expect(text.stdout).toContain(
       `into:      the embedded PostgreSQL in ${dataDir.dir} (DATA_DIR), the running service's (pid ${service.child.pid})`,
@@ -140,7 +143,7 @@ describe('afterimage import: which database', () => {
 
   it('a database named with --data-dir is used with no service running', async () => {
     for (const service of services.splice(0)) await killService(service, 'SIGTERM');
-    const result = await importFolder(['--data-dir', dataDir.dir]);
+    const result = await importFolder(['--data-dir', dataDir.dir], {}, true);
     expect(result.code, result.stderr).toBe(3); // the kit's malformed file
     // The folder the service above imported: everything is there already.
     expect(parseJson(result)).toMatchObject({ database: { embedded: true, location: dataDir.dir }, runningService: null, new: 0 });

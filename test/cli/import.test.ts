@@ -10,7 +10,7 @@ import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixtur
 import { describeReal } from '../kit/describeReal.ts';
 import { realFixture } from '../kit/realFixtures.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
-import { killService, parseJson, runCli, startService, type CliResult, type Service } from '../support/cli.ts';
+import { killService, parseJson, runCli, runCommand, startService, type CliResult, type Service } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { searchToEnd, startSearchStack } from '../support/stack.ts';
 
@@ -31,8 +31,9 @@ let first: CliResult;
 
 /** The test database's URL with a password in it: trust authentication ignores it, the summary must hide it. */
 const withPassword = (url: string) => url.replace('postgresql://postgres@', 'postgresql://postgres:s3cret-pw@');
-const importInto = (database: TestDatabase, ...flags: string[]) =>
-  runCli(['import', fixture.dir, ...flags], { DATABASE_URL: withPassword(database.url), XDG_RUNTIME_DIR: runtimeDir });
+const importEnv = (database: TestDatabase) => ({ DATABASE_URL: withPassword(database.url), XDG_RUNTIME_DIR: runtimeDir });
+/** `afterimage import` of the fixture in this process; the first import runs as a real process (runCli). */
+const importInto = (database: TestDatabase, ...flags: string[]) => runCommand(['import', fixture.dir, ...flags], importEnv(database));
 
 describeReal('afterimage import', () => {
   beforeAll(async () => {
@@ -46,7 +47,7 @@ describeReal('afterimage import', () => {
     runtimeDir = await mkdtemp(join(tmpdir(), 'afterimage-runtime-'));
     api = await startTestApi(db.sql);
     ({ key } = await createKeyedUser(db.sql));
-    first = await importInto(db, '--json');
+    first = await runCli(['import', fixture.dir, '--json'], importEnv(db));
   }, 120_000);
 
   afterAll(async () => {
@@ -77,7 +78,7 @@ describeReal('afterimage import', () => {
   });
 
   it("documents exit code 3 in the command's usage", async () => {
-    const usage = await runCli(['import']);
+    const usage = await runCommand(['import']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('3 imported but some files skipped');
   });

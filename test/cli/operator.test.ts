@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect } from '../../core/db/database.ts';
-import { readMigrations } from '../../core/db/migrate.ts';
-import { parseJson, runCli } from '../support/cli.ts';
+import { readMigrations } from '../../core/db/readMigrations.ts';
+import { parseJson, runCli, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { withDatabaseName } from '../../core/db/database.ts';
 
-// `afterimage tiers|migrate|config|help`, run as real commands.
+// `afterimage tiers|migrate|config|help`: each command once as a real process (runCli), the other cases in this process (runCommand).
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -17,20 +17,23 @@ afterAll(async () => {
 });
 
 describe('tiers', () => {
-  const cli = (...args: string[]) => runCli(args, { DATABASE_URL: db.url });
+  const cli = (...args: string[]) => runCommand(args, { DATABASE_URL: db.url });
 
   it('set changes limits (NAME=N, NAME=unlimited) and a feature of one tier, and list shows it', async () => {
-    const set = await cli(
-      'tiers',
-      'set',
-      'pro',
-      '--limit',
-      'requestsPerMinute=5',
-      '--feature',
-      'stenograms=off',
-      '--limit',
-      'channelSearchesPerHour=unlimited',
-      '--json',
+    const set = await runCli(
+      [
+        'tiers',
+        'set',
+        'pro',
+        '--limit',
+        'requestsPerMinute=5',
+        '--feature',
+        'stenograms=off',
+        '--limit',
+        'channelSearchesPerHour=unlimited',
+        '--json',
+      ],
+      { DATABASE_URL: db.url },
     );
     expect(set.code, set.stderr).toBe(0);
     const printed = parseJson(set);
@@ -39,7 +42,7 @@ describe('tiers', () => {
     expect(printed.features.stenograms).toBe(false);
     expect(printed.limits.channelSearchesPerHour.max).toBeNull(); // 'unlimited' stores no maximum
 
-    const list = await cli('tiers', 'list', '--json');
+    const list = await runCli(['tiers', 'list', '--json'], { DATABASE_URL: db.url });
     expect(list.code, list.stderr).toBe(0);
     const tiers = parseJson(list) as Array<{
       name: string;
@@ -104,7 +107,7 @@ describe('migrate', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(parseJson(first)).toEqual({ applied: files });
 
-    const second = await runCli(['migrate', '--json'], { DATABASE_URL: empty.url });
+    const second = await runCommand(['migrate', '--json'], { DATABASE_URL: empty.url });
     expect(second.code, second.stderr).toBe(0);
     expect(parseJson(second)).toEqual({ applied: [] });
 
@@ -138,7 +141,7 @@ describe.concurrent('config', () => {
   });
 
   it('refuses a bad value with exit 2, naming the setting and what was expected', async () => {
-    const [human, json] = await Promise.all([runCli(['config'], { PORT: 'abc' }), runCli(['config', '--json'], { PORT: 'abc' })]);
+    const [human, json] = await Promise.all([runCommand(['config'], { PORT: 'abc' }), runCommand(['config', '--json'], { PORT: 'abc' })]);
     expect(human.code).toBe(2);
     expect(human.stderr).toContain('PORT');
     expect(human.stderr).toMatch(/expected a whole number from 0 to 65535/);
@@ -148,7 +151,7 @@ describe.concurrent('config', () => {
   });
 
   it('never prints the password of an invalid DATABASE_URL', async () => {
-    const result = await runCli(['config'], { DATABASE_URL: 'mysql://u:secret@localhost/x' });
+    const result = await runCommand(['config'], { DATABASE_URL: 'mysql://u:secret@localhost/x' });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('DATABASE_URL');
     expect(result.stdout + result.stderr).not.toContain('secret');
@@ -177,7 +180,7 @@ describe.concurrent('help and unknown commands', () => {
   });
 
   it('an unknown command exits 2 and points at help', async () => {
-    const result = await runCli(['frobnicate']);
+    const result = await runCommand(['frobnicate']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/unknown command "frobnicate"/);
     expect(result.stderr).toContain('help');

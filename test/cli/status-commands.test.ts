@@ -3,11 +3,11 @@ import { createLogger } from '../../core/log.ts';
 import { buildServices } from '../../core/services/buildServices.ts';
 import { loadConfig } from '../../core/config.ts';
 import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
-import { eventually, parseJson, runCli } from '../support/cli.ts';
+import { eventually, parseJson, runCli, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { start as startYoutubeApi, generatedVideoId, type YoutubeApiServer } from '../kit/servers/youtube-api-server.ts';
 
-// `afterimage backfill` and `afterimage refresh`, as real commands, with a worker running.
+// `afterimage backfill` and `afterimage refresh`, with a worker running: each once as a real process (runCli), the other cases in this process.
 
 const CHANNEL = 'UCbackfillbackfillback01';
 let db: TestDatabase;
@@ -37,7 +37,7 @@ beforeAll(async () => {
     config,
     { sql: db.sql, url: db.url, embedded: false, close: async () => {} },
     createLogger('silent'),
-    buildServices(config, { sql: db.sql, log: createLogger('silent') }),
+    await buildServices(config, { sql: db.sql, log: createLogger('silent') }),
   );
 });
 afterAll(async () => {
@@ -60,7 +60,7 @@ describe('operator status commands', () => {
     youtube.failNext(100, 'hang');
     try {
       // A timeout per request far longer than the budget: only the budget can end the wait.
-      const result = await runCli(['backfill', '@never-answered', '--json'], {
+      const result = await runCommand(['backfill', '@never-answered', '--json'], {
         ...env,
         SOURCE_TIMEOUT_MS: '600000',
         SOURCE_WAIT_BUDGET_MS: '1000',
@@ -87,10 +87,10 @@ describe('operator status commands', () => {
 
   it('refresh --channel checks a whole channel; bad ids are usage errors', async () => {
     // Video 7 was gone from the start, video 3 since the test above.
-    const result = await runCli(['refresh', '--channel', CHANNEL, '--json'], env);
+    const result = await runCommand(['refresh', '--channel', CHANNEL, '--json'], env);
     expect(result.code, result.stderr).toBe(0);
     expect(parseJson(result)).toMatchObject({ videos: 120, jobs: 3, finished: true, statuses: { live: 118, deleted: 2, checking: 0 } });
-    const bad = await runCli(['refresh', '--video', 'nope'], env);
+    const bad = await runCommand(['refresh', '--video', 'nope'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--video nope: expected an 11-character video id/);
   });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Sql } from '../../core/db/database.ts';
 import { embeddedUrl } from '../../core/db/embedded.ts';
-import { readMigrations } from '../../core/db/migrate.ts';
+import { readMigrations } from '../../core/db/readMigrations.ts';
 import {
   eventually,
   freePort,

@@ -559,7 +559,7 @@ describe('the index_videos task', () => {
       ARCHIVE_DIR: '/nonexistent-afterimage-archive',
     });
     const database = { sql: db.sql, url: db.url, embedded: false, close: async () => {} };
-    const worker = await startWorker(config, database, silent, buildServices(config, { sql: db.sql, log: silent }, { sources: [] }));
+    const worker = await startWorker(config, database, silent, await buildServices(config, { sql: db.sql, log: silent }, { sources: [] }));
     try {
       const [sync] = await db.sql`select enabled from search_sync`;
       expect(sync!.enabled).toBe(true);
@@ -576,7 +576,7 @@ describe('the index_videos task', () => {
       withoutConfig,
       database,
       silent,
-      buildServices(withoutConfig, { sql: db.sql, log: silent }, { sources: [] }),
+      await buildServices(withoutConfig, { sql: db.sql, log: silent }, { sources: [] }),
     );
     await without.stop();
     const [sync] = await db.sql`select enabled from search_sync`;

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { describeGeneratorFailure } from '../../core/llm/describeFailure.ts';
-import { createLlmClient, LlmError, type LlmClientOptions } from '../../core/llm/openaiClient.ts';
+import { LlmError } from '../../core/llm/llmError.ts';
+import { createLlmClient, type LlmClientOptions } from '../../core/llm/openaiClient.ts';
 import { start, type OpenAiServer } from '../kit/servers/openai-server.ts';
 
 const API_KEY = 'sk-test-0123456789';

@@ -39,8 +39,8 @@ describe('the job registry', () => {
     for (const { file, task } of queued) expect(taskNames, `${file} queues ${task}`).toContain(task);
   });
 
-  it('is what the worker runs: the task list has exactly its tasks, and the crontab names only them', () => {
-    expect(Object.keys(serviceTaskList(db.sql)).sort()).toEqual([...taskNames].sort());
+  it('is what the worker runs: the task list has exactly its tasks, and the crontab names only them', async () => {
+    expect(Object.keys(await serviceTaskList(db.sql)).sort()).toEqual([...taskNames].sort());
     for (const item of parseCrontab(crontab)) expect(taskNames).toContain(item.task);
   });
 });

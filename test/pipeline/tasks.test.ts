@@ -58,10 +58,10 @@ describe('cleanup task', () => {
 });
 
 describe('crontab', () => {
-  it('parses with graphile-worker and names only tasks of the task list', () => {
+  it('parses with graphile-worker and names only tasks of the task list', async () => {
     const items = parseCrontab(crontab);
     expect(items.length).toBeGreaterThan(0);
-    const tasks = Object.keys(serviceTaskList(db.sql));
+    const tasks = Object.keys(await serviceTaskList(db.sql));
     for (const item of items) expect(tasks).toContain(item.task);
   });
 

@@ -47,7 +47,7 @@ beforeAll(async () => {
   await db.sql`update worker_heartbeats set pid = ${child.pid!} where process_id = 'proc-killed'`;
 
   const before = new Set(cron.getTasks().keys());
-  handle = await startWorker(config, database, log, buildServices(config, { sql: db.sql, log }, { sources: [] }));
+  handle = await startWorker(config, database, log, await buildServices(config, { sql: db.sql, log }, { sources: [] }));
   freedAtStart = [
     (await jobRow(db.sql, jobs.abandoned))?.lockedBy ?? undefined,
     (await jobRow(db.sql, jobs.killed))?.lockedBy ?? undefined,

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../core/config.ts';
 import { createLlmClient } from '../../core/llm/openaiClient.ts';
@@ -23,8 +25,8 @@ const standInLlm = (model: string) =>
   createLlmClient({ baseUrl: 'http://127.0.0.1:9/v1', model, contextTokens: 8192, concurrency: 1, timeoutMs: 1_000, log });
 
 describe('buildServices', () => {
-  it('builds the offline deployment from a configuration of defaults', () => {
-    const services = build({});
+  it('builds the offline deployment from a configuration of defaults', async () => {
+    const services = await build({});
     expect(services.sources.map((source) => source.name)).toEqual(['archive']);
     expect(services.subtitleSources.map((source) => source.name)).toEqual(['archive']);
     expect(services).toMatchObject({ llm: null, statusProbe: null, typesense: null });
@@ -33,8 +35,8 @@ describe('buildServices', () => {
     expect(services.stenogramStore.location).toMatch(/^file:.*\.afterimage-test\/stenograms$/);
   });
 
-  it('chooses the LLM for summaries and stenograms alike when LLM_BASE_URL is set, and each source and probe by its setting', () => {
-    const services = build({
+  it('chooses the LLM for summaries and stenograms alike when LLM_BASE_URL is set, and each source and probe by its setting', async () => {
+    const services = await build({
       LLM_BASE_URL: 'http://127.0.0.1:9/v1',
       LLM_MODEL: 'configured-model',
       YOUTUBE_API_KEY: 'key',
@@ -49,19 +51,56 @@ describe('buildServices', () => {
     expect(services.statusProbe).toBeTypeOf('function');
   });
 
-  it('builds the generators from an overridden LLM client, and builds nothing it is given', () => {
-    const services = build({}, { llm: standInLlm('stand-in-model') });
+  it('builds the generators from an overridden LLM client, and builds nothing it is given', async () => {
+    const services = await build({}, { llm: standInLlm('stand-in-model') });
     expect(services.summaryGenerator.model).toBe('stand-in-model');
     expect(services.stenogramGenerator.model).toBe('stand-in-model');
 
     // Half an S3 configuration cannot be built; a stand-in store is never asked to.
     const halfS3 = { STENOGRAM_STORE: 's3://bucket', S3_ACCESS_KEY_ID: 'AKIA' };
-    expect(() => build(halfS3)).toThrow(ConfigError);
+    await expect(build(halfS3)).rejects.toThrow(ConfigError);
     const store = createFileStore('.afterimage-test/stand-in-stenograms');
-    expect(build(halfS3, { stenogramStore: store }).stenogramStore).toBe(store);
+    expect((await build(halfS3, { stenogramStore: store })).stenogramStore).toBe(store);
   });
 
-  it('refuses TYPESENSE_URL without its key before any process starts', () => {
-    expect(() => build({ TYPESENSE_URL: 'http://127.0.0.1:8108' })).toThrow(/TYPESENSE_API_KEY: required/);
+  it('refuses TYPESENSE_URL without its key before any process starts', async () => {
+    await expect(build({ TYPESENSE_URL: 'http://127.0.0.1:8108' })).rejects.toThrow(/TYPESENSE_API_KEY: required/);
   });
+});
+
+/**
+ * The packages a fresh process resolves while it builds the services from `env`: a loader hook
+ * (chained behind tsx's) names each module of node_modules on stderr.
+ */
+async function packagesLoadedBuilding(env: Record<string, string>): Promise<string[]> {
+  const hook = `export async function resolve(specifier, context, next) {
+    const resolved = await next(specifier, context);
+    const name = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(resolved.url)?.[1];
+    if (name) process.stderr.write('loaded ' + name + '\\n');
+    return resolved;
+  }`;
+  const script = `
+    import { loadConfig } from ${JSON.stringify(new URL('../../core/config.ts', import.meta.url).href)};
+    import { createLogger } from ${JSON.stringify(new URL('../../core/log.ts', import.meta.url).href)};
+    import { buildServices } from ${JSON.stringify(new URL('../../core/services/buildServices.ts', import.meta.url).href)};
+    await buildServices(loadConfig(JSON.parse(process.env.SERVICES_ENV)), { sql: null, log: createLogger('silent') });`;
+  const { stderr } = await promisify(execFile)(
+    process.execPath,
+    ['--experimental-loader', `data:text/javascript,${encodeURIComponent(hook)}`, '--import', 'tsx', '--input-type=module', '-e', script],
+    { env: { ...process.env, SERVICES_ENV: JSON.stringify({ DATA_DIR: '.afterimage-test', ...env }) } },
+  );
+  return [...new Set(stderr.match(/^loaded \S+$/gm)?.map((line) => line.slice('loaded '.length)))];
+}
+
+describe('what building the services loads', () => {
+  it('imports the OpenAI SDK and the Typesense client only when LLM_BASE_URL and TYPESENSE_URL configure them', async () => {
+    const [offline, configured] = await Promise.all([
+      packagesLoadedBuilding({}),
+      packagesLoadedBuilding({ LLM_BASE_URL: 'http://127.0.0.1:9/v1', TYPESENSE_URL: 'http://127.0.0.1:9', TYPESENSE_API_KEY: 'key' }),
+    ]);
+    expect(offline).toContain('zod');
+    expect(offline).not.toContain('openai');
+    expect(offline).not.toContain('typesense');
+    expect(configured).toEqual(expect.arrayContaining(['openai', 'typesense']));
+  }, 90_000); // two processes compiling the services' modules, on a busy machine
 });

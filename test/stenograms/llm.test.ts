@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLlmClient, LlmError } from '../../core/llm/openaiClient.ts';
+import { LlmError } from '../../core/llm/llmError.ts';
+import { createLlmClient } from '../../core/llm/openaiClient.ts';
 import { createLlmStenogramGenerator } from '../../core/stenograms/createLlmStenogramGenerator.ts';
 import { createOfflineStenogramGenerator } from '../../core/stenograms/createOfflineStenogramGenerator.ts';
 import type { GeneratedStenogram, StenogramCue, StenogramProgress } from '../../core/stenograms/stenogram.ts';

@@ -35,7 +35,7 @@ export async function startTestApi(
   clock?: () => Date,
 ): Promise<TestApi> {
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...env });
-  const services = buildServices(config, { sql, log }, { sources: [], ...overrides });
+  const services = await buildServices(config, { sql, log }, { sources: [], ...overrides });
   const tiers = cachedTiers(sql, 0);
   const hub = await createEventHub(sql, log);
   // Like the tiers, keys are read afresh on every request: tests change them behind the API's back.

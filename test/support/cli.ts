@@ -46,6 +46,43 @@ export async function runCli(args: string[], env: Record<string, string> = {}, i
   }
 }
 
+let commandQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `afterimage <args>` inside this test process: runAfterimage, what scripts/bin.mjs calls, with
+ * `env` as the only settings (as runCli gives a child), collecting stdout, stderr and the exit code.
+ * The same command and the same exit codes and output, without starting a process (about a second of
+ * CPU each); one at a time, as the environment and the streams are the process's. What only a real
+ * process shows (its exit, stdin, signals) stays with runCli: keep one runCli per command.
+ */
+export function runCommand(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const run = commandQueue.then(async () => {
+    const { runAfterimage } = await import('../../scripts/afterimage.ts');
+    const saved = { env: process.env, stdout: process.stdout.write, stderr: process.stderr.write, exitCode: process.exitCode };
+    const written = { stdout: '', stderr: '' };
+    const collect = (stream: keyof typeof written) =>
+      ((chunk: string | Uint8Array) => {
+        written[stream] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+        return true;
+      }) as typeof process.stdout.write;
+    process.env = cliEnv(env);
+    process.stdout.write = collect('stdout');
+    process.stderr.write = collect('stderr');
+    process.exitCode = 0;
+    try {
+      await runAfterimage(args);
+      return { code: Number(process.exitCode ?? 0), ...written };
+    } finally {
+      process.env = saved.env;
+      process.stdout.write = saved.stdout;
+      process.stderr.write = saved.stderr;
+      process.exitCode = saved.exitCode;
+    }
+  });
+  commandQueue = run.catch(() => undefined);
+  return run;
+}
+
 /** stdout parsed as the one JSON document --json promises; fails with the whole output when it is not. */
 export function parseJson(result: CliResult): any {
   try {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { connect, type Sql } from '../../core/db/database.ts';
 import { withDatabaseName } from '../../core/db/database.ts';
-import { readMigrations } from '../../core/db/migrate.ts';
+import { readMigrations } from '../../core/db/readMigrations.ts';
 
 export interface TestDatabase {
   name: string;

@@ -199,7 +199,7 @@ async function buildApiDeps(
       version: 'test',
       startedAt: new Date(),
       hub,
-      ...buildServices(config, { sql, log }, { sources: [] }),
+      ...(await buildServices(config, { sql, log }, { sources: [] })),
       openStreams: new Set(),
     },
     close: async () => {

@@ -53,10 +53,10 @@ export async function queueLock(sql: Sql, queueName: string): Promise<string | n
 }
 
 /** The service's task list as the worker builds it from a configuration of defaults, with no video sources. */
-export function serviceTaskList(sql: Sql): TaskList {
+export async function serviceTaskList(sql: Sql): Promise<TaskList> {
   const config = loadConfig({ DATA_DIR: '.afterimage-test' });
   const log = createLogger('silent');
-  return taskList({ sql, log, config, ...buildServices(config, { sql, log }, { sources: [] }) });
+  return taskList({ sql, log, config, ...(await buildServices(config, { sql, log }, { sources: [] })) });
 }
 
 /**
@@ -67,7 +67,7 @@ export async function runJobsOnce(url: string, sql: Sql): Promise<void> {
   const events: WorkerEvents = new EventEmitter();
   const pools: string[] = [];
   events.on('pool:create', ({ workerPool }) => pools.push(workerPool.id));
-  await runOnce({ connectionString: url, taskList: serviceTaskList(sql), logger: graphileLogger(createLogger('silent')), events });
+  await runOnce({ connectionString: url, taskList: await serviceTaskList(sql), logger: graphileLogger(createLogger('silent')), events });
   if (pools.length === 0) throw new Error('runOnce announced no worker pool');
   for (const deadline = Date.now() + 10_000; ; ) {
     const [held] = await sql`select 1 from graphile_worker._private_jobs where locked_by = any(${pools}::text[]) limit 1`;

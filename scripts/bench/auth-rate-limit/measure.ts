@@ -96,7 +96,7 @@ export async function run(ctx: BenchContext) {
     version: packageVersion,
     startedAt: new Date(),
     hub,
-    ...buildServices(config, { sql, log }, { sources: [] }),
+    ...(await buildServices(config, { sql, log }, { sources: [] })),
   };
   // For comparison: counters committed synchronously on the main pool (the first design).
   const syncDeps: Parameters<typeof startApi>[0] = { ...deps, counterSql: sql };

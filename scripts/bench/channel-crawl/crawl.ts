@@ -54,7 +54,7 @@ export async function crawlOnce(
   const hub = await createEventHub(apiSql, ctx.log);
   const tiers = cachedTiers(apiSql);
   const apiKeys = await cachedApiKeys(apiSql, { tiers });
-  const apiServices = buildServices(config, { sql: apiSql, log: ctx.log });
+  const apiServices = await buildServices(config, { sql: apiSql, log: ctx.log });
   const apiWarmUpStarted = performance.now();
   await warmUpSources(apiServices.sources, ctx.log);
   const apiWarmUpMs = performance.now() - apiWarmUpStarted;
