@@ -98,9 +98,16 @@ const flows = {
 const generatorInternals =
   /^core\/(?:summaries\/offline|text)\/|^core\/subtitles\/stageDirections\.ts$|^core\/stenograms\/(?:captionText|readTranscript|rollUp|speakerLabels|words|wordGuard|writeParagraphs|stenogramLanguage|stenogramMarkdown|progressSteps|createOfflineStenogramGenerator)\.ts$/;
 
+// Opening a pooled connection (core/db/database.ts's socket, and the circuit it reports to) happens when a pool
+// grows or an idle connection was closed: a matter of timing, not of the flow's path (a clean-clone run
+// counted both in every stenogram run, a warm one in none).
+const connectionOpening = /^core\/db\/(?:database|circuit)\.ts$/;
+
 for (const [name, flow] of Object.entries(flows) as Array<[keyof typeof flows, (typeof flows)[keyof typeof flows]]>) {
   it(`${name}: crosses at most ${MOST[name]} production files`, async () => {
-    const files = (await crossedEveryRun((run) => flow(run)())).filter((file) => !generatorInternals.test(file));
+    const files = (await crossedEveryRun((run) => flow(run)())).filter(
+      (file) => !generatorInternals.test(file) && !connectionOpening.test(file),
+    );
     console.log(`${name}: ${files.length} files\n  ${files.join('\n  ')}`);
     expect(files.length, files.join(', ')).toBeLessThanOrEqual(MOST[name]);
   });
