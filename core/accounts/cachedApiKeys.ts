@@ -3,7 +3,7 @@ import { watchChannel } from '../db/watchChannel.ts';
 import type { TierCache } from '../tiers/loadTiers.ts';
 import { findApiKey, type ApiKeyOwner } from './findApiKey.ts';
 
-/** Where sql/038_auth_change_notify.sql announces changes to keys, users and tiers, naming the table. */
+/** Where sql/038_per_request_work.sql announces changes to keys, users and tiers, naming the table. */
 export const AUTH_CHANNEL = 'afterimage_auth';
 /** The tables whose changes the tier cache holds. */
 const TIER_TABLES = new Set(['tiers', 'tier_features', 'tier_limits', 'limit_definitions']);
