@@ -1,17 +1,21 @@
 #!/usr/bin/env node
 // `npm test`: vitest, and beside it the static checks (types, lint, layers, exports) one after another.
-// The checks are about a minute of one core; run first, they added that minute to every run, while the
-// test files' waits (servers starting, streams, retries) leave a core free for them.
+// The checks are about a minute of one core; run first, they added that minute to every run. At the
+// lowest priority they take only what the tests leave: the test files' waits (servers starting,
+// streams, retries) and the last files, which run one at a time on an otherwise idle machine.
 // Arguments go to vitest: `npm test -- test/api` runs those files (the checks still run in full).
 import { spawn } from 'node:child_process';
+import { constants, setPriority } from 'node:os';
 
 const CHECKS = ['typecheck', 'lint', 'lint:deps', 'lint:exports'];
 
 /** Runs a command to its end; its output is kept for later unless it goes straight to the terminal. */
-function run(command, args, { quiet }) {
+function run(command, args, { quiet, lowPriority = false }) {
   return new Promise((resolve) => {
     const started = Date.now();
     const child = spawn(command, args, { stdio: quiet ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    // Set before npm has started its own child, which inherits it.
+    if (lowPriority && child.pid) setPriority(child.pid, constants.priority.PRIORITY_LOW);
     let output = '';
     child.stdout?.on('data', (chunk) => (output += chunk));
     child.stderr?.on('data', (chunk) => (output += chunk));
@@ -22,7 +26,7 @@ function run(command, args, { quiet }) {
 
 async function runChecks() {
   const results = [];
-  for (const name of CHECKS) results.push({ name, ...(await run('npm', ['run', '--silent', name], { quiet: true })) });
+  for (const name of CHECKS) results.push({ name, ...(await run('npm', ['run', '--silent', name], { quiet: true, lowPriority: true })) });
   return results;
 }
 

@@ -971,7 +971,6 @@ describe('scale', () => {
         tab: '/videos',
         videoIds: list.slice(i * 30, i * 30 + 30).map((entry) => entry.videoId),
       });
-    const started = Date.now();
     const { videos: found, pages } = await listAll(
       { channelId: big.channelId, handle: '@bigchannel' },
       { limits: { concurrency: 8, videoLookupsPerCall: 100, listingCapturesPerCall: 25 } },
@@ -979,6 +978,5 @@ describe('scale', () => {
     expect(found).toHaveLength(600);
     expect(new Set(found.map((entry) => entry.videoId)).size).toBe(600);
     expect(pages).toBeGreaterThanOrEqual(6);
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 });
