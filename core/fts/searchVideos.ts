@@ -79,13 +79,13 @@ async function findPage(
     ...(input.hasSubtitles !== undefined ? { hasSubtitles: input.hasSubtitles } : {}),
     ...(input.hasSummary !== undefined ? { hasSummary: input.hasSummary } : {}),
   };
-  const request = { query: parsed, filters, sort: input.sort, offset, limit: input.pageSize };
+  const request = { query: parsed, filters, sort: input.sort, offset, limit: input.pageSize, withVideos: true };
   const inSubtitles = input.in === 'subtitles';
   const found = inSubtitles
     ? await searchSubtitles(deps.sql, request, deps.timeoutMs)
     : { ...(await deps.search.search(request)), cues: undefined };
   const mark = highlighter(parsed);
-  const hits = (await loadVideoJson(deps.sql, found.videoIds)).map((video): Hit => {
+  const hits = (found.videos ?? (await loadVideoJson(deps.sql, found.videoIds))).map((video): Hit => {
     const highlight = { title: mark(video.title), description: mark(video.description, 200) };
     if (!inSubtitles) return { json: video.json, added: { highlight } };
     return { json: video.json, added: { highlight, ...(found.cues?.get(video.videoId) ?? { cues: [], cueMatches: 0 }) } };
