@@ -9,6 +9,7 @@ import { authenticate, callerUserId } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
 import { guarded } from './http/guard.ts';
+import { isJsonText } from '../core/text/jsonText.ts';
 import { refuseUnstorableText } from '../core/text/storableText.ts';
 import { JSON_TYPE, sendAnswer, sendError } from './http/representation.ts';
 import { streamTokenOf } from './http/streamToken.ts';
@@ -68,7 +69,8 @@ function dispatchUnguarded(route: Route, deps: ApiDeps) {
         if (result === handled) return;
         const { status = route.status ?? 200, data, headers } = isReply(result) ? result : { data: result };
         // Counted as it is sent (a 429 replaces it), unless it is a 304.
-        await sendAnswer(exchange, JSON.stringify({ data }), { status, headers, contentType: JSON_TYPE, cache: route.cache });
+        const body = isJsonText(data) ? `{"data":${data.text}}` : JSON.stringify({ data });
+        await sendAnswer(exchange, body, { status, headers, contentType: JSON_TYPE, cache: route.cache });
       },
       { res, countsLate: route.cache !== undefined },
     );

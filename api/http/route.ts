@@ -6,6 +6,7 @@ import type { Sql } from '../../core/db/database.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import type { EventVocabulary } from '../../core/events/defineEvent.ts';
 import type { Logger } from '../../core/log.ts';
+import type { JsonText } from '../../core/text/jsonText.ts';
 import type { FeatureName, LimitName, ScopeLabel } from '../../core/schemas.ts';
 import type { Services } from '../../core/services/buildServices.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
@@ -143,7 +144,10 @@ export interface Route<
   /** Answers with api/http/sendFile.ts: documents its request headers and its range and conditional answers (206, 304, 412, 416). */
   servesFile?: true;
   errors?: ErrorCode[];
-  handler(ctx: RouteContext<Out<P>, Out<Q>, Out<B>>): Promise<z.output<R> | Reply<z.output<R>> | OtherReply<A> | typeof handled>;
+  /** Answers `{data}` with the value, or with JSON text standing for one (core/text/jsonText.ts), sent as it is. */
+  handler(
+    ctx: RouteContext<Out<P>, Out<Q>, Out<B>>,
+  ): Promise<z.output<R> | JsonText<z.output<R>> | Reply<z.output<R>> | OtherReply<A> | typeof handled>;
 }
 
 /** A route's path (`/api/x/:id`) as a regular expression matching the paths it answers (a trailing slash allowed). */

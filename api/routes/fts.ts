@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ftsSort, MAX_RESULT_WINDOW } from '../../core/fts/backend.ts';
 import { MAX_QUERY_LENGTH } from '../../core/fts/query.ts';
-import { ftsResults, searchVideos, type FtsSearch } from '../../core/fts/searchVideos.ts';
+import { ftsResults, searchVideos, searchVideosJson, type FtsSearch } from '../../core/fts/searchVideos.ts';
 import { flag, wholeNumber } from '../http/queryParams.ts';
 import { defineRoute, type ApiDeps } from '../http/route.ts';
 
@@ -21,9 +21,11 @@ export const ftsQuery = z.strictObject({
   in: z.enum(['videos', 'subtitles'], { message: 'expected videos or subtitles' }).default('videos'),
 });
 
-/** The search behind GET /api/fts and the search page; `charge` counts one ftsQueriesPerMinute. */
+const searchDeps = (deps: ApiDeps) => ({ sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS });
+
+/** The search behind the search page (GET /api/fts answers the same as JSON text); `charge` counts one ftsQueriesPerMinute. */
 export const fullTextSearch = (deps: ApiDeps, query: FtsSearch, charge: () => Promise<void>) =>
-  searchVideos({ sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS }, query, charge);
+  searchVideos(searchDeps(deps), query, charge);
 
 export const ftsRoute = defineRoute({
   method: 'GET',
@@ -39,6 +41,6 @@ export const ftsRoute = defineRoute({
   errors: ['SERVICE_UNAVAILABLE'],
   charges: ['ftsQueriesPerMinute'],
   async handler({ query, charge, deps }) {
-    return fullTextSearch(deps, query, async () => void (await charge('ftsQueriesPerMinute')));
+    return searchVideosJson(searchDeps(deps), query, async () => void (await charge('ftsQueriesPerMinute')));
   },
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { VideoJson } from '../videos/loadVideos.ts';
 import type { FtsQuery } from './query.ts';
 
 /** What both full-text backends (Postgres, Typesense) answer to, and how the API calls them. */
@@ -25,6 +26,8 @@ export interface FtsRequest {
   /** Zero-based position of the first hit wanted; offset + limit ≤ MAX_RESULT_WINDOW. */
   offset: number;
   limit: number;
+  /** The page's videos are wanted too: a backend that reads them in its own statement answers them in `videos`. */
+  withVideos?: boolean;
 }
 
 export interface FtsPage {
@@ -33,6 +36,8 @@ export interface FtsPage {
   /** How many videos match: exact when totalExact, else the backend's estimate. */
   total: number;
   totalExact: boolean;
+  /** With `withVideos`, when the backend read them with the page: the stored videos of videoIds, in order. */
+  videos?: VideoJson[];
 }
 
 /**

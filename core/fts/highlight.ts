@@ -4,8 +4,8 @@ import { fold, isCjkToken, type FtsQuery } from './query.ts';
 /** Words as they stand in a text (accents and case kept), each CJK character alone, as tokenize() splits them. */
 const WORD = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\p{L}\p{N}\p{M}]+/gu;
 const WORD_CHARACTER = /^[\p{L}\p{N}\p{M}]$/u;
-// Runs, without the u flag: five times faster to scan for (a page of subtitle search reads 1.7 MB).
-const NOT_ASCII = /[^\x00-\x7f]+/g;
+// Without the u flag: five times faster to scan for (a page of subtitle search reads 1.7 MB).
+const HAS_NOT_ASCII = /[^\x00-\x7f]/;
 /** About this many characters of a text of lines are folded at once (hitsInLines): some 60 cues. */
 const LINES_BLOCK = 4_096;
 
@@ -45,19 +45,38 @@ function foldInPlace(character: string): string | null {
   return folded;
 }
 
+/** What each UTF-16 unit of the Basic Multilingual Plane folds to in place (foldInPlace): a unit, NOT_IN_PLACE, or 0 until first met. */
+const unitFolds = new Uint32Array(0x10000);
+const NOT_IN_PLACE = 0x10000;
+const utf16 = new TextDecoder('utf-16le');
+
 /**
  * The text folded with every character where it stood, so a word's place in the folded text is its place
- * in the text; null when some character does not fold in place (see foldInPlace).
+ * in the text; null when some character does not fold in place (see foldInPlace). Unit by unit through a
+ * table: a page's titles and descriptions are folded for every search.
  */
 function foldedInPlace(text: string): string | null {
-  let inPlace = true;
-  const folded = text.replace(NOT_ASCII, (run) => {
-    let out = '';
-    for (const character of run) out += foldInPlace(character) ?? ((inPlace = false), character);
-    return out;
-  });
-  // Folded characters are lower case already: only ASCII changes here, unit for unit.
-  return inPlace ? folded.toLowerCase() : null;
+  if (!HAS_NOT_ASCII.test(text)) return text.toLowerCase();
+  const units = new Uint16Array(text.length);
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (code < 128) units[at] = code >= 65 && code <= 90 ? code + 32 : code;
+    else if (code >= 0xd800 && code <= 0xdfff) {
+      // A character beyond the BMP, two units (a lone surrogate: the text is read word by word instead).
+      const point = text.codePointAt(at)!;
+      if (point <= 0xffff) return null;
+      const folded = foldInPlace(String.fromCodePoint(point));
+      if (folded === null) return null;
+      units[at] = folded.charCodeAt(0);
+      units[++at] = folded.charCodeAt(1);
+    } else {
+      let folded = unitFolds[code]!;
+      if (folded === 0) unitFolds[code] = folded = foldInPlace(String.fromCharCode(code))?.charCodeAt(0) ?? NOT_IN_PLACE;
+      if (folded === NOT_IN_PLACE) return null;
+      units[at] = folded;
+    }
+  }
+  return utf16.decode(units);
 }
 
 export interface Highlighter {

@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 import type { FtsFilters, FtsPage, FtsRequest, FtsSort, SearchBackend } from './backend.ts';
 import { estimateMatches, planStatistics } from './estimate.ts';
 import { formatQuery, type FtsQuery, type Term } from './query.ts';
+import { pageVideoColumns, type VideoJson } from '../videos/loadVideos.ts';
 
 type Fragment = PendingQuery<Row[]>;
 interface RankedHead {
@@ -146,17 +147,38 @@ export function createPostgresBackend({
       return { pool, rows: Math.min(rankWalkRows, Math.ceil((WALK_MARGIN * pool) / share)) };
     };
 
-    /** All matches, when at most the cap: one statement; null when there are more. */
+    /**
+     * All matches, when at most the cap: one statement, which also reads the page's videos when they are
+     * wanted (one round trip for the whole page); null when there are more.
+     */
     async function allMatches(tx: Queryable): Promise<FtsPage | null> {
-      const [few] = await tx<{ total: number; ids: string[] | null }[]>`
+      const rows = await tx<Array<{ total: number; ids?: string[] | null } & Partial<VideoJson>>>`
         with m as materialized (
           select video_id, view_count, upload_date, duration_seconds, ${sort === 'relevance' ? tx`ts_rank(${tx.unsafe(`'${WEIGHTS}'`)}, fts, ${q}, 1)` : tx`0`} as rank
           from videos where ${matches} limit ${allMatchesCap + 1}
+        ), found as (
+          select (select count(*)::int from m) as total,
+            (select array_agg(video_id) from (
+              select video_id from m order by ${tx.unsafe(sort === 'relevance' ? `rank desc, ${BY_VIEWS}` : ORDER[sort])} offset ${offset} limit ${limit}) page) as ids
         )
-        select (select count(*)::int from m) as total,
-          (select array_agg(video_id) from (
-            select video_id from m order by ${tx.unsafe(sort === 'relevance' ? `rank desc, ${BY_VIEWS}` : ORDER[sort])} offset ${offset} limit ${limit}) page) as ids`;
-      return few!.total <= allMatchesCap ? { videoIds: few!.ids ?? [], total: few!.total, totalExact: true } : null;
+        ${
+          request.withVideos
+            ? tx`select found.total, page.* from found left join lateral (
+                select ${pageVideoColumns(tx)}, wanted.position
+                from unnest(case when found.total <= ${allMatchesCap} then found.ids end) with ordinality as wanted (video_id, position)
+                join videos v on v.video_id = wanted.video_id join channels c on c.channel_id = v.channel_id) page on true
+              order by page.position`
+            : tx`select total, ids from found`
+        }`;
+      const [first] = rows;
+      if (first!.total > allMatchesCap) return null;
+      if (!request.withVideos) return { videoIds: first!.ids ?? [], total: first!.total, totalExact: true };
+      // Each row is a video of the page; a page without any is one row of nulls.
+      const videos =
+        first!.videoId === null
+          ? []
+          : (rows as VideoJson[]).map(({ videoId, json, title, description }) => ({ videoId, json, title, description }));
+      return { videoIds: videos.map((video) => video.videoId), total: first!.total, totalExact: true, videos };
     }
     /** The ranked head (relevance), and the rows a first walk reads to fill the page. */
     const planFor = (estimate: number, videos: number) => ({

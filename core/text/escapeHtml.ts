@@ -1,2 +1,4 @@
-/** Text made safe inside HTML and XML elements and quoted attributes. */
-export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const SPECIAL = /[&<>"']/;
+
+/** Text made safe inside HTML and XML elements and quoted attributes (most text has nothing to escape: returned as it is). */
+export const escapeHtml = (text: string) => (SPECIAL.test(text) ? text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`) : text);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshSearchWords } from '../../core/fts/postgres.ts';
+import { createPostgresBackend, refreshSearchWords } from '../../core/fts/postgres.ts';
+import { searchVideos } from '../../core/fts/searchVideos.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
@@ -83,6 +84,30 @@ describe('GET /api/fts', () => {
     });
     const second = await fts('q=cats+OR+dogs&sort=date-asc&pageSize=2&page=2');
     expect(labels(second.body)).toEqual(['or-both']);
+  });
+
+  // GET /api/fts splices each video's JSON text as Postgres wrote it; the search page and the search_videos
+  // tool get objects. Serialised again, both must be the same text: the same fields, in the same order.
+  it.each([
+    ['cats OR dogs', {}],
+    ['lathe', { sort: 'date-desc' as const }],
+    ['cafe', { hasVideo: false }],
+    ['pythn tutoral', {}],
+    ['interpreter', { in: 'subtitles' as const }],
+    ['interpreter -snake', { in: 'subtitles' as const, pageSize: 1 }],
+  ])('answers %s %o with the page the search page and the search_videos tool get, field for field', async (q, extra) => {
+    const input = { q, page: 1, pageSize: 50, sort: 'relevance' as const, in: 'videos' as const, ...extra };
+    const params = new URLSearchParams(Object.entries(input).map(([name, value]) => [name, String(value)]));
+    const { status, body } = await fts(params.toString());
+    expect(status).toBe(200);
+    const objects = await searchVideos(
+      { sql: db.sql, search: createPostgresBackend({ sql: db.sql, timeoutMs: 5_000 }), timeoutMs: 5_000 },
+      input,
+      async () => {},
+    );
+    const sameText = (data: unknown) => JSON.stringify(data, (field, value) => (field === 'tookMs' ? 0 : value));
+    expect(sameText(body.data)).toBe(sameText(objects));
+    expect(body.data.videos.length > 0).toBe(q !== 'pythn tutoral');
   });
 
   it('applies defaults: page 1, 50 per page, relevance', async () => {

@@ -5,6 +5,7 @@ import { createCorpus } from '../kit/corpus.ts';
 import { FTS_SORTS, type FtsFilters, type SearchBackend } from '../../core/fts/backend.ts';
 import { createPostgresBackend } from '../../core/fts/postgres.ts';
 import { parseQuery } from '../../core/fts/query.ts';
+import { loadVideoJson } from '../../core/videos/loadVideos.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 /**
@@ -90,4 +91,30 @@ describe('Postgres search plans', () => {
     }
     expect(checked).toBeGreaterThan(2);
   }, 60_000);
+
+  it('read the videos of a page with its matches, in one statement, when they are wanted', async () => {
+    let statements = 0;
+    const counted = createPostgresBackend({ sql: db.sql, timeoutMs: 5_000, allMatchesCap: VIDEOS });
+    // Its first search reads the planner's statistics (kept afterwards).
+    await counted.search({ query: parseQuery(mix.queries.rare[0]!), filters: {}, sort: 'relevance', offset: 0, limit: PAGE });
+    db.sql.options.debug = () => void (statements += 1);
+    let pages = 0;
+    try {
+      for (const q of [...mix.queries.rare, ...mix.queries.phrase, ...mix.queries.exclusion]) {
+        for (const sort of FTS_SORTS) {
+          const request = { query: parseQuery(q), filters: {}, sort, offset: 0, limit: PAGE };
+          const without = await exact.search(request);
+          statements = 0;
+          const found = await counted.search({ ...request, withVideos: true });
+          expect(statements, q).toBe(1);
+          expect(found.videoIds).toEqual(without.videoIds);
+          expect(found.videos, q).toEqual(await loadVideoJson(db.sql, without.videoIds));
+          pages += found.videos!.length > 0 ? 1 : 0;
+        }
+      }
+    } finally {
+      db.sql.options.debug = false;
+    }
+    expect(pages).toBeGreaterThan(5);
+  });
 });
