@@ -44,7 +44,17 @@ async function storeVideos(sql: Sql, rows: typeof videos): Promise<void> {
 async function phrases(sql: Sql): Promise<Record<string, string[]>> {
   const backend = createPostgresBackend({ sql, timeoutMs: 5_000 });
   const found: Record<string, string[]> = {};
-  for (const q of ['"workshop lathe"', '"milling gold"', '"watch can"', '"can watch"', '"and to"', '"旅行"', '"行旅"', '"京旅"', '"東京 旅行"']) {
+  for (const q of [
+    '"workshop lathe"',
+    '"milling gold"',
+    '"watch can"',
+    '"can watch"',
+    '"and to"',
+    '"旅行"',
+    '"行旅"',
+    '"京旅"',
+    '"東京 旅行"',
+  ]) {
     const page = await backend.search({ query: parseQuery(q), filters: {}, sort: 'date-desc', offset: 0, limit: 10 });
     found[q] = [...page.videoIds].sort();
   }
@@ -74,7 +84,9 @@ describe('migration 041', () => {
   });
 
   it('moves the search document of a video stored before into its row, and phrases find the same videos', async () => {
-    const before = await db.sql<{ video_id: string; updated_at: Date; fts: string }[]>`select video_id, updated_at, fts::text from videos order by video_id`;
+    const before = await db.sql<
+      { video_id: string; updated_at: Date; fts: string }[]
+    >`select video_id, updated_at, fts::text from videos order by video_id`;
     expect(await outOfLine(db.sql, 'fts')).toEqual(['migrate0411']);
     expect(await phrases(db.sql)).toEqual(expectedPhrases);
 
