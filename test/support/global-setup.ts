@@ -22,6 +22,13 @@ export default async function setup(project: TestProject) {
   const serverUrl = process.env.TEST_DATABASE_URL ?? (await ensureEmbeddedPostgres(dataDir, log));
   const template = `afterimage_template_${process.pid}`;
   const admin = connect(withDatabaseName(serverUrl, 'postgres'), { max: 1, role: 'test-setup' });
+  if (!process.env.TEST_DATABASE_URL) {
+    // The test cluster holds nothing that must outlive a crash of the machine: no flushes to disk, no
+    // full-page images, commits not waited for (the files that kill a postmaster run clusters of their own).
+    for (const setting of ['fsync = off', 'full_page_writes = off', 'synchronous_commit = off'])
+      await admin.unsafe(`alter system set ${setting}`);
+    await admin`select pg_reload_conf()`;
+  }
   await admin.unsafe(`drop database if exists ${template}`);
   await admin.unsafe(`create database ${template}`);
   const templateSql = connect(withDatabaseName(serverUrl, template), { max: 2, role: 'test-setup' });
