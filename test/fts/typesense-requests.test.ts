@@ -14,7 +14,7 @@ import { createLogger } from '../../core/log.ts';
 import { buildServices } from '../../core/services/buildServices.ts';
 import { indexVideosTask } from '../../pipeline/tasks/index_videos.ts';
 import { startWorker } from '../../pipeline/worker.ts';
-import { eventually, freePort, parseJson, runCli } from '../support/cli.ts';
+import { eventually, freePort, parseJson, runCli, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { channelIdFor, videoIdFor } from '../support/subtitles.ts';
 
@@ -638,7 +638,7 @@ describe('afterimage reindex', () => {
   it('keeps the alias and drops the unfinished collection when Typesense refuses a document', async () => {
     typesense.createCollection('videos_20200101000000', 'videos');
     typesense.refuse.add('bulk0000001');
-    const result = await runCli(['reindex'], env());
+    const result = await runCommand(['reindex'], env());
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       /afterimage: Typesense refused 1 of 5000 documents \(first: bulk0000001: Field `view_count` must be an int64\.\); "videos" still points at videos_20200101000000: fix the cause and run afterimage reindex again/,
@@ -653,19 +653,20 @@ describe('afterimage reindex', () => {
     expect([...typesense.collections.keys()]).toEqual(['videos_20200101000000']);
   });
 
+  // In this process: the real one is the first case's.
   it('says what to set without TYPESENSE_URL (exit 2), and what to check when Typesense is not there', async () => {
-    const unset = await runCli(['reindex'], { DATABASE_URL: db.url });
+    const unset = await runCommand(['reindex'], { DATABASE_URL: db.url });
     expect(unset.code).toBe(2);
     expect(unset.stderr).toBe(
       'afterimage: TYPESENSE_URL is not set: set TYPESENSE_URL (e.g. http://localhost:8108) and TYPESENSE_API_KEY to the Typesense server to index into, then run afterimage reindex again\n',
     );
-    const noKey = await runCli(['reindex', '--json'], { DATABASE_URL: db.url, TYPESENSE_URL: typesense.url });
+    const noKey = await runCommand(['reindex', '--json'], { DATABASE_URL: db.url, TYPESENSE_URL: typesense.url });
     expect(noKey.code).toBe(2);
     expect(parseJson(noKey).error).toEqual({
       code: 'INVALID_INPUT',
       message: expect.stringContaining('TYPESENSE_API_KEY: required when TYPESENSE_URL is set'),
     });
-    const wrongKey = await runCli(['reindex', '--json'], { ...env(), TYPESENSE_API_KEY: 'wrong' });
+    const wrongKey = await runCommand(['reindex', '--json'], { ...env(), TYPESENSE_API_KEY: 'wrong' });
     expect(wrongKey.code).toBe(1);
     expect(parseJson(wrongKey).error).toEqual({
       code: 'SERVICE_UNAVAILABLE',

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJson, runCli } from '../support/cli.ts';
+import { parseJson, runCli, runCommand } from '../support/cli.ts';
 
 let dir: string;
 const file = (name: string) => join(dir, name);
@@ -21,20 +21,21 @@ afterAll(async () => {
 });
 
 describe('afterimage subtitles convert', () => {
+  // SRT from a real process (its stdout and exit); the rest in this process, the same command.
   it('writes normalised SRT, WebVTT and text to stdout', async () => {
-    const [srt, vtt, txt] = await Promise.all(
-      ['srt', 'vtt', 'txt'].map((to) => runCli(['subtitles', 'convert', file('auto.en.vtt'), '--to', to])),
-    );
+    const srt = await runCli(['subtitles', 'convert', file('auto.en.vtt'), '--to', 'srt']);
+    const vtt = await runCommand(['subtitles', 'convert', file('auto.en.vtt'), '--to', 'vtt']);
+    const txt = await runCommand(['subtitles', 'convert', file('auto.en.vtt'), '--to', 'txt']);
     expect(srt).toMatchObject({ code: 0, stderr: '' });
-    expect(srt!.stdout).toBe('1\n00:00:00,080 --> 00:00:01,309\nhello there\n\n2\n00:00:01,319 --> 00:00:03,000\n>> BOB: hi & bye\n');
-    expect(vtt!.stdout).toBe(
+    expect(srt.stdout).toBe('1\n00:00:00,080 --> 00:00:01,309\nhello there\n\n2\n00:00:01,319 --> 00:00:03,000\n>> BOB: hi & bye\n');
+    expect(vtt.stdout).toBe(
       'WEBVTT\n\n00:00:00.080 --> 00:00:01.309\nhello there\n\n00:00:01.319 --> 00:00:03.000\n&gt;&gt; BOB: hi &amp; bye\n',
     );
-    expect(txt!.stdout).toBe('hello there\n>> BOB: hi & bye\n');
+    expect(txt.stdout).toBe('hello there\n>> BOB: hi & bye\n');
   });
 
   it('gives the cues as JSON with --json', async () => {
-    const result = parseJson(await runCli(['subtitles', 'convert', file('auto.en.vtt'), '--to', 'txt', '--json']));
+    const result = parseJson(await runCommand(['subtitles', 'convert', file('auto.en.vtt'), '--to', 'txt', '--json']));
     expect(result).toMatchObject({ from: 'vtt', to: 'txt', output: 'hello there\n>> BOB: hi & bye\n' });
     expect(result.cues[1]).toEqual({ startMs: 1319, endMs: 3000, text: 'BOB: hi & bye', speakerChange: true });
   });
@@ -49,7 +50,7 @@ describe('afterimage subtitles convert', () => {
       [['subtitles', 'convert', file('auto.en.vtt')], /usage: afterimage subtitles convert/],
       [['subtitles', 'split'], /usage: afterimage subtitles convert/],
     ];
-    const results = await Promise.all(cases.map(([args]) => runCli(args)));
+    const results = await Promise.all(cases.map(([args]) => runCommand(args)));
     cases.forEach(([args, message], i) => {
       expect(results[i]!.code, args.join(' ')).toBe(2);
       expect(results[i]!.stdout).toBe('');
