@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that kill -9 real processes (a worker, an import, the postmaster) and time their recovery: they run
- * last, one at a time, on an otherwise idle machine. The other fault files (a held transaction, an unmounted
- * store, the circuit) break nothing outside their own database and run with the rest.
+ * Files that kill -9 real processes (a worker, the postmaster) and time their recovery: they run last, one at a
+ * time, on an otherwise idle machine. The other fault files (a held transaction, an unmounted store, the circuit,
+ * an import killed half-way, two API processes) time nothing and run with the rest.
  */
 const ISOLATED = ['test/fault/processes.test.ts', 'test/fault/worker-restart.test.ts', 'test/fault/db-outage.test.ts'];
 
