@@ -85,7 +85,7 @@ export async function registerService(role: string, database: DatabaseLocation, 
   };
 }
 
-/** The services running now (this process excluded). */
+/** The services running now (this process excluded), oldest first: pids wrap around, start times do not. */
 export async function runningServices(): Promise<RunningService[]> {
   const dir = registryDir();
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -106,5 +106,5 @@ export async function runningServices(): Promise<RunningService[]> {
       services.push(shown);
     }
   }
-  return services.sort((a, b) => a.pid - b.pid);
+  return services.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.pid - b.pid);
 }
