@@ -57,26 +57,31 @@ const utf16 = new TextDecoder('utf-16le');
  */
 function foldedInPlace(text: string): string | null {
   if (!HAS_NOT_ASCII.test(text)) return text.toLowerCase();
-  const units = new Uint16Array(text.length);
+  // UTF-16LE bytes written one by one, whatever the machine's byte order.
+  const bytes = new Uint8Array(text.length * 2);
+  const put = (at: number, unit: number) => {
+    bytes[2 * at] = unit & 0xff;
+    bytes[2 * at + 1] = unit >> 8;
+  };
   for (let at = 0; at < text.length; at++) {
     const code = text.charCodeAt(at);
-    if (code < 128) units[at] = code >= 65 && code <= 90 ? code + 32 : code;
+    if (code < 128) put(at, code >= 65 && code <= 90 ? code + 32 : code);
     else if (code >= 0xd800 && code <= 0xdfff) {
       // A character beyond the BMP, two units (a lone surrogate: the text is read word by word instead).
       const point = text.codePointAt(at)!;
       if (point <= 0xffff) return null;
       const folded = foldInPlace(String.fromCodePoint(point));
       if (folded === null) return null;
-      units[at] = folded.charCodeAt(0);
-      units[++at] = folded.charCodeAt(1);
+      put(at, folded.charCodeAt(0));
+      put(++at, folded.charCodeAt(1));
     } else {
       let folded = unitFolds[code]!;
       if (folded === 0) unitFolds[code] = folded = foldInPlace(String.fromCharCode(code))?.charCodeAt(0) ?? NOT_IN_PLACE;
       if (folded === NOT_IN_PLACE) return null;
-      units[at] = folded;
+      put(at, folded);
     }
   }
-  return utf16.decode(units);
+  return utf16.decode(bytes);
 }
 
 export interface Highlighter {
