@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * The web app's CSS and JavaScript, served from the package under content-hashed names
  * (`/assets/site.3f2a9c1e.css`): a new release changes the name, so a browser may keep each file a year.
  */
-const ASSETS_DIR = join(import.meta.dirname, 'assets');
+const ASSETS_DIR = fileURLToPath(new URL('assets/', import.meta.url));
 const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { connect, withDatabaseName } from '../../core/db/database.ts';
@@ -18,6 +19,8 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject) {
   const log = createLogger('warn');
+  // Built once here, not by the first of the many `afterimage` processes the tests start at once.
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });
   const dataDir = resolve(process.env.TEST_DATA_DIR ?? '.afterimage-test');
   const serverUrl = process.env.TEST_DATABASE_URL ?? (await ensureEmbeddedPostgres(dataDir, log));
   const template = `afterimage_template_${process.pid}`;
