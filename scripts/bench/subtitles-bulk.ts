@@ -17,12 +17,11 @@ import { createUser } from '../../core/accounts/createUser.ts';
 import { storeTrack } from '../../core/subtitles/store.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { request as httpRequest } from 'node:http';
-import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { rollingCaptions } from './lib/corpus.ts';
 import { type BenchContext, type Benchmark, type BenchOutcome, packageVersion } from './lib/harness.ts';
 import { listKnob, numberKnob } from './lib/knobs.ts';
-import { startService } from './lib/processes.ts';
+import { sourcelessApiEnv, startService } from './lib/processes.ts';
 import { percentile, round } from './lib/stats.ts';
 import { cpuOf, memoryOf, memorySampler } from './lib/usage.ts';
 
@@ -110,15 +109,7 @@ async function run(ctx: BenchContext): Promise<BenchOutcome> {
     });
   }
 
-  const api = await startService('api', {
-    DATABASE_URL: db.url,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: ctx.dataDir,
-    ARCHIVE_DIR: join(ctx.dataDir, 'subtitles-bulk-no-archive'),
-    YOUTUBE_API_KEY: '',
-    WAYBACK_ENABLED: 'false',
-  });
+  const api = await startService('api', sourcelessApiEnv(ctx.dataDir, db.url, 'subtitles-bulk'));
   const idle = memoryOf(api.pid)!;
   ctx.progress(
     `API pid ${api.pid} at ${api.url}, ready in ${Math.round(api.readyAt - api.spawnedAt)} ms, RSS ${round(idle.rssMiB, 0)} MiB`,

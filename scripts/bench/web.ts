@@ -5,7 +5,6 @@
  * p50/p95 and the API process's CPU (from /proc). Target (issue 30): the page costs at most 3 ms of
  * CPU more than the JSON route that reads the same data.
  */
-import { join } from 'node:path';
 import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { connect } from '../../core/db/database.ts';
@@ -16,7 +15,7 @@ import { generatedBatches, writeCorpus } from '../../test/kit/corpus-write.ts';
 import { createCorpus } from '../../test/kit/corpus.ts';
 import { type Benchmark, target } from './lib/harness.ts';
 import { numberKnob } from './lib/knobs.ts';
-import { type ServiceProcess, startService } from './lib/processes.ts';
+import { type ServiceProcess, sourcelessApiEnv, startService } from './lib/processes.ts';
 import { percentile, round } from './lib/stats.ts';
 import { cpuOf } from './lib/usage.ts';
 
@@ -109,15 +108,7 @@ export const benchmark: Benchmark = {
     const user = await createUser(sql, { email: 'web-bench@example.org', tier: 'pro', isAdmin: false });
     const { key } = await createApiKey(sql, { userId: user.id });
     await updateTier(sql, 'pro', { limits: { ftsQueriesPerMinute: null, requestsPerMinute: null } });
-    const api = await startService('api', {
-      DATABASE_URL: db.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: ctx.dataDir,
-      ARCHIVE_DIR: join(ctx.dataDir, 'web-no-archive'),
-      YOUTUBE_API_KEY: '',
-      WAYBACK_ENABLED: 'false',
-    });
+    const api = await startService('api', sourcelessApiEnv(ctx.dataDir, db.url, 'web'));
     const series = new Map<Route['id'], Series>();
     const problems: string[] = [];
     try {

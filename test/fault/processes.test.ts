@@ -11,8 +11,8 @@ import { countOf, postJson, streamedVideoIds } from '../support/faults.ts';
 import { readStream } from '../support/sse.ts';
 
 // A real `afterimage worker` killed with SIGKILL (no chance to clean up) at the worst moment of a crawl,
-// and a new one started: nothing lost, nothing twice. It times a recovery, so it runs on an otherwise idle
-// machine (vitest.config.ts); test/fault/import-kill and two-apis run real processes side by side with the rest.
+// and a new one started: nothing lost, nothing twice. It times nothing, so it runs side by side with the
+// rest, like test/fault/import-kill and two-apis; the files that kill a postmaster run alone (vitest.config.ts).
 
 describe('kill -9 of a worker in the middle of a crawl', () => {
   let db: TestDatabase;

@@ -13,7 +13,7 @@ import { readSpool, spoolCorpus } from '../../../test/kit/corpus-spool.ts';
 import { generatedBatches, writeCorpus } from '../../../test/kit/corpus-write.ts';
 import { createCorpus } from '../../../test/kit/corpus.ts';
 import type { BenchContext } from '../lib/harness.ts';
-import { startService } from '../lib/processes.ts';
+import { sourcelessApiEnv, startService } from '../lib/processes.ts';
 import { round } from '../lib/stats.ts';
 import { cpuOf } from '../lib/usage.ts';
 import { subtitlePhase } from './subtitles.ts';
@@ -100,16 +100,7 @@ export async function run(ctx: BenchContext) {
     const user = await createUser(sql, { email: 'fts-bench@example.org', tier: 'pro', isAdmin: false });
     const { key } = await createApiKey(sql, { userId: user.id });
     await updateTier(sql, 'pro', { limits: { ftsQueriesPerMinute: null, requestsPerMinute: null } });
-    api = await startService('api', {
-      DATABASE_URL: db.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: ctx.dataDir,
-      DATABASE_POOL_SIZE: String(POOL_SIZE),
-      ARCHIVE_DIR: join(ctx.dataDir, 'fts-no-archive'),
-      YOUTUBE_API_KEY: '',
-      WAYBACK_ENABLED: 'false',
-    });
+    api = await startService('api', { ...sourcelessApiEnv(ctx.dataDir, db.url, 'fts'), DATABASE_POOL_SIZE: String(POOL_SIZE) });
     engines.push(
       backendEngine(createPostgresBackend({ sql, timeoutMs: config.FTS_TIMEOUT_MS })),
       httpEngine(api.url!, key),

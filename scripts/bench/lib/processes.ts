@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import type { Sql } from '../../../core/db/database.ts';
 import { repoRoot, sleep } from './harness.ts';
 import { postmasterOf } from './usage.ts';
@@ -16,6 +17,22 @@ export async function freePort(): Promise<number> {
   const address = server.address();
   await new Promise<void>((done) => server.close(() => done()));
   return typeof address === 'object' && address ? address.port : 0;
+}
+
+/**
+ * The environment of an `afterimage api` under measurement that answers from its database alone: an empty
+ * archive folder of its own (`<name>-no-archive`), no YouTube key and no Wayback, so no request waits on a source.
+ */
+export function sourcelessApiEnv(dataDir: string, databaseUrl: string, name: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    ARCHIVE_DIR: join(dataDir, `${name}-no-archive`),
+    YOUTUBE_API_KEY: '',
+    WAYBACK_ENABLED: 'false',
+  };
 }
 
 /** The pid of the PostgreSQL server behind `sql`, when it runs on this machine (for its CPU time). */

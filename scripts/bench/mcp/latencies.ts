@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpContext } from '../../../api/mcp/context.ts';
 import { createMcpServer } from '../../../api/mcp/server.ts';
 import { type BenchContext, packageVersion } from '../lib/harness.ts';
-import { startService } from '../lib/processes.ts';
+import { sourcelessApiEnv, startService } from '../lib/processes.ts';
 import { round } from '../lib/stats.ts';
 import { connectClient, measure, operations, type OperationResult } from './operations.ts';
 import type { Seeded } from './seed.ts';
@@ -23,15 +22,7 @@ export function serverConstructionUs(): number {
 }
 
 export function apiEnv(ctx: BenchContext, url: string): Record<string, string> {
-  return {
-    DATABASE_URL: url,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: ctx.dataDir,
-    ARCHIVE_DIR: join(ctx.dataDir, 'mcp-no-archive'),
-    YOUTUBE_API_KEY: '',
-    WAYBACK_ENABLED: 'false',
-  };
+  return sourcelessApiEnv(ctx.dataDir, url, 'mcp');
 }
 
 export async function latencies(

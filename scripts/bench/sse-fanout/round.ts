@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createApiKey } from '../../../core/accounts/createApiKey.ts';
 import { createUser } from '../../../core/accounts/createUser.ts';
 import { appendEvents, crawlStream } from '../../../core/events/events.ts';
@@ -7,7 +6,7 @@ import { searchEvents } from '../../../core/events/searchEvents.ts';
 import { updateTier } from '../../../core/tiers/updateTier.ts';
 import { type BenchContext, sleep } from '../lib/harness.ts';
 import { nodeArgsKnob } from '../lib/knobs.ts';
-import { postmasterPid, startService } from '../lib/processes.ts';
+import { postmasterPid, sourcelessApiEnv, startService } from '../lib/processes.ts';
 import { round } from '../lib/stats.ts';
 import { cpuDelta, cpuOf, cpuSnapshot, memoryOf, memorySampler } from '../lib/usage.ts';
 import type { ClientMessage, LatencySummary } from './protocol.ts';
@@ -50,19 +49,10 @@ export async function runOnce(ctx: BenchContext, sessionsCount: number, clientsP
   }
   const postmaster = await postmasterPid(sql);
 
-  const api = await startService(
-    'api',
-    {
-      DATABASE_URL: db.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: ctx.dataDir,
-      ARCHIVE_DIR: join(ctx.dataDir, 'sse-fanout-no-archive'),
-      YOUTUBE_API_KEY: '',
-      WAYBACK_ENABLED: 'false',
-    },
-    { openFiles: OPEN_FILES, nodeArgs: nodeArgsKnob('SSE_FANOUT_API_NODE_ARGS') },
-  );
+  const api = await startService('api', sourcelessApiEnv(ctx.dataDir, db.url, 'sse-fanout'), {
+    openFiles: OPEN_FILES,
+    nodeArgs: nodeArgsKnob('SSE_FANOUT_API_NODE_ARGS'),
+  });
   const openFiles = /Max open files\s+(\d+|unlimited)/.exec(readFileSync(`/proc/${api.pid}/limits`, 'utf8'))?.[1] ?? null;
   ctx.progress(
     `${label}: API pid ${api.pid} at ${api.url}, ready in ${Math.round(api.readyAt - api.spawnedAt)} ms, open files limit ${openFiles}`,

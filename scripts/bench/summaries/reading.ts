@@ -1,11 +1,10 @@
-import { join } from 'node:path';
 import { connect } from '../../../core/db/database.ts';
 import type { GeneratedSummary } from '../../../core/summaries/summary.ts';
 import { updateTier } from '../../../core/tiers/updateTier.ts';
 import type { Vocabulary } from '../lib/corpus.ts';
 import type { BenchContext } from '../lib/harness.ts';
 import type { Sample } from '../lib/load.ts';
-import { postmasterPid, startService } from '../lib/processes.ts';
+import { postmasterPid, sourcelessApiEnv, startService } from '../lib/processes.ts';
 import { median, percentile, secondsSince } from '../lib/stats.ts';
 import { buildDatabase } from './build.ts';
 import { explainCall, type PlanTiming } from './explain.ts';
@@ -60,16 +59,7 @@ export async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, 
 
     // Anonymous callers may browse; their 30 requests a minute would stop the load at once.
     await updateTier(sql, 'anonymous', { limits: { requestsPerMinute: null } });
-    api = await startService('api', {
-      DATABASE_URL: db.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: ctx.dataDir,
-      DATABASE_POOL_SIZE: String(POOL_SIZE),
-      ARCHIVE_DIR: join(ctx.dataDir, 'summaries-no-archive'),
-      YOUTUBE_API_KEY: '',
-      WAYBACK_ENABLED: 'false',
-    });
+    api = await startService('api', { ...sourcelessApiEnv(ctx.dataDir, db.url, 'summaries'), DATABASE_POOL_SIZE: String(POOL_SIZE) });
     http = httpGetter(api.url!);
     const client = http;
 
