@@ -1,6 +1,5 @@
-import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { createTestDatabase, driverPool, type TestDatabase } from '../support/db.ts';
 
 // postgres.js 3.4.9 could send a transaction's BEGIN without reserving its connection when the
 // connection's pipeline was full or its socket pushed back (porsager/postgres#823, #1189): the
@@ -12,14 +11,8 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.drop());
 
-function pool(url: string) {
-  const parsed = new URL(url);
-  const socketDir = parsed.searchParams.get('host');
-  parsed.searchParams.delete('host');
-  // max_pipeline is an option postgres.js reads but its types leave out.
-  const options = { ...(socketDir ? { host: socketDir } : {}), max: 3, max_pipeline: 2, onnotice: () => undefined };
-  return postgres(parsed.toString(), options);
-}
+// max_pipeline is an option postgres.js reads but its types leave out.
+const pool = (url: string) => driverPool(url, { max: 3, max_pipeline: 2 });
 
 describe('transactions on busy, pipelined connections', () => {
   it('reserves the connection for every BEGIN: no UNSAFE_TRANSACTION, every transaction answers', async () => {

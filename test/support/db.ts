@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
 import { inject } from 'vitest';
 import { connect, type Sql } from '../../core/db/database.ts';
 import { withDatabaseName } from '../../core/db/database.ts';
@@ -58,4 +59,15 @@ async function createDatabase(name: string, options: string): Promise<TestDataba
       await admin.end();
     },
   };
+}
+
+/**
+ * A bare postgres.js pool on `url`, without the service's circuit or settings: for tests of the driver
+ * itself. `options` may hold what postgres.js reads but its types leave out (max_pipeline).
+ */
+export function driverPool(url: string, options: Record<string, unknown>): postgres.Sql {
+  const parsed = new URL(url);
+  const socketDir = parsed.searchParams.get('host');
+  parsed.searchParams.delete('host');
+  return postgres(parsed.toString(), { ...(socketDir ? { host: socketDir } : {}), onnotice: () => undefined, ...options });
 }
