@@ -2,7 +2,7 @@
 // `npm test`: vitest, and beside it the static checks (types, lint, layers, exports) one after another.
 // The checks are about a minute of one core; run first, they added that minute to every run. At the
 // lowest priority they take only what the tests leave: the test files' waits (servers starting,
-// streams, retries) and the last files, which run one at a time on an otherwise idle machine.
+// streams, retries) and the free core while the last two files run on an otherwise idle machine.
 // Arguments go to vitest: `npm test -- test/api` runs those files (the checks still run in full).
 import { spawn } from 'node:child_process';
 import { constants, setPriority } from 'node:os';
