@@ -1,19 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
-import polka, { type Middleware, type Request as PolkaRequest } from 'polka';
+import polka, { type Middleware, type Polka, type Request as PolkaRequest } from 'polka';
 import type { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { answerClientError } from './http/clientError.ts';
 import { cors } from './http/cors.ts';
-import { authenticate, callerUserId } from './http/auth.ts';
+import { authenticate, callerUserId, type Caller } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
-import { guarded } from './http/guard.ts';
+import { guarded, type GuardedRequest } from './http/guard.ts';
 import { isJsonText } from '../core/text/jsonText.ts';
+import { remembered } from '../core/remembered.ts';
 import { refuseUnstorableText } from '../core/text/storableText.ts';
 import { JSON_TYPE, sendAnswer, sendError } from './http/representation.ts';
 import { streamTokenOf } from './http/streamToken.ts';
-import { handled, isReply, pathPattern, type ApiDeps, type Route, type RouteContext } from './http/route.ts';
+import { handled, isReply, pathPattern, type ApiDeps, type Route } from './http/route.ts';
 import { mcpHandler } from './mcp/handler.ts';
 import { allRoutes } from './routes/index.ts';
 import { sendAsset } from './web/assets.ts';
@@ -56,38 +57,38 @@ function dispatch(route: Route, deps: ApiDeps) {
 }
 
 function dispatchUnguarded(route: Route, deps: ApiDeps) {
+  const countsLate = route.cache !== undefined;
   return async (req: Request, res: ServerResponse) => {
     const caller = await authenticate(deps, req, route.auth, route.apiAccess !== false, streamTokenOf(route, req));
     (res as ServerResponse & { userId?: string }).userId = callerUserId(caller) ?? undefined;
-    await guarded(
-      deps,
-      caller,
-      route,
-      async (request) => {
-        const exchange = { req, res, countRequest: request.countRequest, waiveRequest: request.waiveRequest };
-        const result = await validateAndRun(route, deps, req, { ...exchange, caller, charge: request.charge });
-        if (result === handled) return;
-        const { status = route.status ?? 200, data, headers } = isReply(result) ? result : { data: result };
-        // Counted as it is sent (a 429 replaces it), unless it is a 304.
-        const body = isJsonText(data) ? `{"data":${data.text}}` : JSON.stringify({ data });
-        await sendAnswer(exchange, body, { status, headers, contentType: JSON_TYPE, cache: route.cache });
-      },
-      { res, countsLate: route.cache !== undefined },
-    );
+    await guarded(deps, caller, route, (request) => validateAndRun(route, deps, req, res, caller, request), { res, countsLate });
   };
 }
 
-/** Validation, then the handler. */
-async function validateAndRun(
-  route: Route,
-  deps: ApiDeps,
-  req: Request,
-  ctx: Pick<RouteContext<unknown, unknown, unknown>, 'res' | 'caller' | 'charge' | 'countRequest' | 'waiveRequest'>,
-) {
+/** Validation, the handler, and its answer: counted as it is sent (a 429 replaces it), unless it is a 304. */
+async function validateAndRun(route: Route, deps: ApiDeps, req: Request, res: ServerResponse, caller: Caller, request: GuardedRequest) {
   const params = route.params && parse(route.params, req.params, 'path');
   const query = route.query && parse(route.query, { ...req.query }, 'query');
   const body = route.body ? parse(route.body, await requestBody(req, route, deps.config.BODY_LIMIT_BYTES), 'body') : undefined;
-  return route.handler({ ...ctx, req, params, query, body, deps, log: deps.log.child({ reqId: req.id }) });
+  // One object for the handler and the answer: the request's context is made once per request.
+  const ctx = {
+    req,
+    res,
+    params,
+    query,
+    body,
+    caller,
+    deps,
+    log: deps.log.child({ reqId: req.id }),
+    charge: request.charge,
+    countRequest: request.countRequest,
+    waiveRequest: request.waiveRequest,
+  };
+  const result = await route.handler(ctx);
+  if (result === handled) return;
+  const { status = route.status ?? 200, data, headers } = isReply(result) ? result : { data: result };
+  const answer = isJsonText(data) ? `{"data":${data.text}}` : JSON.stringify({ data });
+  await sendAnswer(ctx, answer, { status, headers, contentType: JSON_TYPE, cache: route.cache });
 }
 
 /** Path patterns as regular expressions, to tell an unknown path (404) from a wrong method (405). */
@@ -95,6 +96,20 @@ function methodsByPattern(routes: Array<Pick<Route, 'path' | 'method'>>): Array<
   const grouped = new Map<string, string[]>();
   for (const route of routes) grouped.set(route.path, [...(grouped.get(route.path) ?? []), route.method]);
   return [...grouped].map(([path, methods]) => ({ pattern: pathPattern(path), methods }));
+}
+
+/**
+ * polka finds a request's handlers by testing every route's pattern in turn (about 70 with the pages),
+ * and the answer depends on method and path alone: remembered for the paths clients repeat, with a
+ * copy of the params each time, since polka decodes them in place.
+ */
+function rememberRouteLookups(app: Pick<Polka<Request>, 'find'>): void {
+  const find = app.find.bind(app);
+  const lookup = remembered((key: string) => find(key.slice(0, key.indexOf(' ')) as never, key.slice(key.indexOf(' ') + 1)), 10_000);
+  app.find = (method, path) => {
+    const found = lookup(`${method} ${path}`);
+    return { params: { ...found.params }, handlers: found.handlers };
+  };
 }
 
 export function createApi(deps: ApiDeps, routes: Route[] = allRoutes, pages: Page[] = allPages) {
@@ -122,6 +137,9 @@ export function createApi(deps: ApiDeps, routes: Route[] = allRoutes, pages: Pag
     },
   });
 
+  rememberRouteLookups(app);
+  const answerCors = cors(deps.config.CORS_ORIGINS);
+  // One middleware (each is a turn of polka's loop on every request): the request's id and log line, then CORS.
   app.use((req: Request, res: ServerResponse, next) => {
     const given = req.headers['x-request-id'];
     req.id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -137,9 +155,8 @@ export function createApi(deps: ApiDeps, routes: Route[] = allRoutes, pages: Pag
         userId: (res as ServerResponse & { userId?: string }).userId,
       });
     });
-    next();
+    if (!answerCors(req, res)) next();
   });
-  app.use(cors(deps.config.CORS_ORIGINS) as unknown as Middleware<Request>);
 
   // The MCP server (api/mcp/handler.ts): every method, so GET and DELETE get the transport's 405.
   app.all('/mcp', mcpHandler(deps) as unknown as Middleware<Request>);

@@ -47,12 +47,10 @@ const PREFLIGHT_MAX_AGE_SECONDS = 600;
  */
 export function cors(origins: readonly string[]) {
   const allowed = new Set(origins);
-  return (req: IncomingMessage & { path: string }, res: ServerResponse, next: () => void): void => {
+  /** true when it answered the request (a preflight); the request goes on otherwise. */
+  return (req: IncomingMessage & { path: string }, res: ServerResponse): boolean => {
     const area = CORS_PATH.exec(req.path)?.[1] as 'api' | 'mcp' | undefined;
-    if (!area) {
-      next();
-      return;
-    }
+    if (!area) return false;
     addVary(res, ['Origin']);
     const origin = req.headers.origin;
     const granted = origin !== undefined && allowed.has(origin);
@@ -61,10 +59,7 @@ export function cors(origins: readonly string[]) {
       res.setHeader('Access-Control-Allow-Origin', origin);
       if (!preflight) res.setHeader('Access-Control-Expose-Headers', area === 'mcp' ? MCP_EXPOSED_HEADERS : EXPOSED_HEADERS.join(', '));
     }
-    if (!preflight) {
-      next();
-      return;
-    }
+    if (!preflight) return false;
     if (granted) {
       res.setHeader('Access-Control-Allow-Methods', METHODS[area]);
       res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
@@ -73,5 +68,6 @@ export function cors(origins: readonly string[]) {
     // 204 either way: without the grant the browser refuses the call itself, and says why in its console.
     res.writeHead(204);
     res.end();
+    return true;
   };
 }

@@ -104,14 +104,15 @@ export function prepareAnswer({ req, res, countRequest, waiveRequest }: Exchange
   return {
     async send(body, extra = {}, status = 200) {
       await countRequest();
-      const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
-      const encoded = isCoded(coding, bytes.length)
-        ? await encodeTagged(bytes, coding, status === 200 ? headers.ETag : undefined)
-        : { body: bytes, coded: false };
+      const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+      // A body sent as text goes out in one write with the headers (Node joins them); a Buffer takes a writev of two.
+      const encoded = isCoded(coding, length)
+        ? await encodeTagged(Buffer.isBuffer(body) ? body : Buffer.from(body), coding, status === 200 ? headers.ETag : undefined)
+        : { body, coded: false };
       res.writeHead(status, {
         ...headers,
         'Content-Type': options.contentType,
-        'Content-Length': encoded.body.length,
+        'Content-Length': encoded.coded ? encoded.body.length : length,
         ...(encoded.coded ? { 'Content-Encoding': coding } : {}),
         ...extra,
       });
