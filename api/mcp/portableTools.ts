@@ -48,6 +48,13 @@ function describeTool(spec: ToolSpec<z.ZodObject, z.ZodObject>): Tool {
  * the SDK's own tools/list answer, which has no option for it; calls still go through the SDK.
  */
 export function listPortableTools(server: McpServer, tools: ReadonlyArray<ToolSpec<z.ZodObject, z.ZodObject>>): void {
-  const described = tools.map(describeTool);
+  let described = describedLists.get(tools);
+  if (!described) describedLists.set(tools, (described = tools.map(describeTool)));
   server.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: described }));
 }
+
+/**
+ * tools/list's answer per list of tools, worked out once per process: a server is built for every
+ * request (stateless), and converting the tools' 20 zod schemas took about 6 ms of CPU each time.
+ */
+const describedLists = new WeakMap<ReadonlyArray<ToolSpec<z.ZodObject, z.ZodObject>>, Tool[]>();
