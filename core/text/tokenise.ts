@@ -20,6 +20,14 @@ export interface Tokeniser {
 }
 
 const LETTER = /\p{L}/u;
+/**
+ * Text of Latin letters, apostrophes and spaces alone, as auto captions mostly are: its words are the
+ * runs of letters joined by single apostrophes ("we're", "rock'n'roll"), exactly what Intl.Segmenter's
+ * word rules find in it (UAX #29 WB5–WB7), found without it: V8's segmenter costs about 4 µs a word,
+ * a third of summarising a transcript.
+ */
+const PLAIN_TEXT = /^[A-Za-z' ]*$/;
+const PLAIN_WORD = /[A-Za-z]+(?:'[A-Za-z]+)*/g;
 // One character is a word in Chinese and Japanese kanji; elsewhere it is an initial or a stray letter.
 const IDEOGRAPH = /\p{Script=Han}/u;
 
@@ -42,15 +50,25 @@ export function createTokeniser(language: string): Tokeniser {
   const locale = canonicalLocale(language);
   const segmenter = new Intl.Segmenter(locale, { granularity: 'word' });
   const stopwords = new Set([...(stopwordLists[language] ?? []), ...fillerWords(language)].map((word) => normalise(word, locale)));
+  // A transcript says the same words again and again: each is worked out once per tokeniser.
+  const terms = new Map<string, string | null>();
   const termOf = (segment: string): string | null => {
-    const term = normalise(segment, locale);
-    if (stopwords.has(term) || !LETTER.test(term)) return null;
-    return term.length > 1 || IDEOGRAPH.test(term) ? term : null;
+    let term = terms.get(segment);
+    if (term !== undefined) return term;
+    term = normalise(segment, locale);
+    if (stopwords.has(term) || !LETTER.test(term) || (term.length < 2 && !IDEOGRAPH.test(term))) term = null;
+    terms.set(segment, term);
+    return term;
   };
   return {
     locale,
     words(text) {
       const out: Word[] = [];
+      if (PLAIN_TEXT.test(text)) {
+        for (const { 0: segment, index } of text.matchAll(PLAIN_WORD))
+          out.push({ index, end: index + segment.length, term: termOf(segment) });
+        return out;
+      }
       for (const { segment, index, isWordLike } of segmenter.segment(text)) {
         if (isWordLike) out.push({ index, end: index + segment.length, term: termOf(segment) });
       }
