@@ -74,6 +74,20 @@ function collectTimestamp(line: string, at: number, format: 'vtt' | 'srt'): numb
   return ((hours * 60 + minutes) * 60 + seconds) * 1000 + milliseconds;
 }
 
+const digitAt = (line: string, at: number) => (isDigit(line.charCodeAt(at)) ? line.charCodeAt(at) - 48 : Number.NaN);
+
+/** HH:MM:SS.fff at `at`, exactly so, with minutes and seconds up to 59; NaN otherwise. */
+function fixedTimestamp(line: string, at: number, format: 'vtt' | 'srt'): number {
+  const separator = line.charCodeAt(at + 8);
+  if (line.charCodeAt(at + 2) !== COLON || line.charCodeAt(at + 5) !== COLON) return Number.NaN;
+  if (separator !== FULL_STOP && (format === 'vtt' || separator !== COMMA)) return Number.NaN;
+  const hours = digitAt(line, at) * 10 + digitAt(line, at + 1);
+  const minutes = digitAt(line, at + 3) * 10 + digitAt(line, at + 4);
+  const seconds = digitAt(line, at + 6) * 10 + digitAt(line, at + 7);
+  const milliseconds = digitAt(line, at + 9) * 100 + digitAt(line, at + 10) * 10 + digitAt(line, at + 11);
+  return minutes > 59 || seconds > 59 ? Number.NaN : ((hours * 60 + minutes) * 60 + seconds) * 1000 + milliseconds;
+}
+
 /**
  * The start and end of a timing line, read as WebVTT's "collect WebVTT cue timings and settings"
  * (https://www.w3.org/TR/webvtt1/#collect-webvtt-cue-timings-and-settings) reads them: whitespace,
@@ -85,6 +99,14 @@ function collectTimestamp(line: string, at: number, format: 'vtt' | 'srt'): numb
  * separator, as both read as the same time; a comma in WebVTT is no timestamp, as the standard says.
  */
 export function parseTiming(line: string, format: 'vtt' | 'srt'): { startMs: number; endMs: number } | undefined {
+  // The form nearly every file writes, "00:00:01.000 --> 00:00:02.500", read by offsets: what the steps
+  // below read from it, at a fraction of their cost (they took an eighth of parsing a file). Anything
+  // else, or a field out of range, is left to them.
+  if (line.length >= 29 && line.startsWith(' --> ', 12) && !isDigit(line.charCodeAt(29))) {
+    const startMs = fixedTimestamp(line, 0, format);
+    const endMs = fixedTimestamp(line, 17, format);
+    if (startMs >= 0 && endMs >= 0) return { startMs, endMs };
+  }
   const startMs = collectTimestamp(line, skipWhitespace(line, 0), format);
   if (Number.isNaN(startMs)) return undefined;
   const at = skipWhitespace(line, timestampEnd);

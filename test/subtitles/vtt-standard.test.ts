@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseSrt } from '../../core/subtitles/parseSrt.ts';
 import { parseVtt } from '../../core/subtitles/parseVtt.ts';
@@ -33,6 +34,23 @@ describe('timestamps (collect a WebVTT timestamp)', () => {
       '\v00:00:01.000 --> 00:00:02.000', // a vertical tab is no whitespace
     ])
       expect(parseTiming(line, 'vtt'), line).toBeUndefined();
+  });
+
+  it('reads the fixed form by offsets exactly as the standard’s steps read it', () => {
+    // A leading space keeps a line off the fixed form's reading; the steps skip it and must agree.
+    const digit = fc.constantFrom(...'0123456789');
+    const field = fc.tuple(digit, digit).map((pair) => pair.join(''));
+    const timestamp = fc
+      .tuple(field, field, field, fc.constantFrom('.', ',', ':'), fc.tuple(digit, digit, digit))
+      .map(([h, m, s, separator, ms]) => `${h}:${m}:${s}${separator}${ms.join('')}`);
+    const after = fc.constantFrom('', ' align:start', '\tline:0', '0', 'x', '5 size:50%');
+    fc.assert(
+      fc.property(timestamp, timestamp, after, fc.constantFrom('vtt', 'srt' as const), (start, end, rest, format) => {
+        const line = `${start} --> ${end}${rest}`;
+        expect(parseTiming(line, format)).toEqual(parseTiming(` ${line}`, format));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it('reads SRT with the same rules, a comma or a dot before the milliseconds', () => {
