@@ -14,8 +14,8 @@ const positions = (text: string) =>
     .map(({ index, end }) => ({ index, end }));
 
 describe('createTokeniser', () => {
-  it('finds in text of Latin letters, apostrophes and spaces exactly the words Intl.Segmenter finds', () => {
-    const plain = fc.string({ unit: fc.constantFrom('a', 'b', 'Z', 'q', "'", "'", ' ', ' '), maxLength: 40 });
+  it('finds in text of Latin letters, spaces and common punctuation exactly the words Intl.Segmenter finds', () => {
+    const plain = fc.string({ unit: fc.constantFrom('a', 'b', 'Z', 'q', "'", "'", '.', ',', '?', '!', ';', '-', ' ', ' '), maxLength: 40 });
     fc.assert(
       fc.property(plain, (text) => {
         expect(positions(text)).toEqual(segmenterWords(text));
@@ -24,14 +24,14 @@ describe('createTokeniser', () => {
     );
   });
 
-  it('reads the forms speech writes with apostrophes as one word each', () => {
-    const text = "we're rock'n'roll 'cause goin' a''b don't";
+  it('reads the forms speech writes with apostrophes, and letters joined by a full stop, as one word each', () => {
+    const text = "we're rock'n'roll 'cause goin' a''b don't, e.g. end.Next";
     expect(positions(text)).toEqual(segmenterWords(text));
     expect(
       createTokeniser('en')
         .words(text)
         .map((word) => text.slice(word.index, word.end)),
-    ).toEqual(["we're", "rock'n'roll", 'cause', 'goin', 'a', 'b', "don't"]);
+    ).toEqual(["we're", "rock'n'roll", 'cause', 'goin', 'a', 'b', "don't", 'e.g', 'end.Next']);
   });
 
   it('leaves other text to Intl.Segmenter, and lower-cases terms by the language', () => {
