@@ -4,9 +4,11 @@ import { AppError } from '../errors.ts';
 import type { FtsFilters, FtsPage, FtsRequest, FtsSort, SearchBackend } from './backend.ts';
 import { estimateMatches, planStatistics } from './estimate.ts';
 import { formatQuery, type FtsQuery, type Term } from './query.ts';
-import { pageVideoColumns, type VideoJson } from '../videos/loadVideos.ts';
+import { videoJsonOf, withoutPosition, type PositionedVideoJson } from '../videos/loadVideos.ts';
 
 type Fragment = PendingQuery<Row[]>;
+/** A video of a page: its id, and its stored video when the request wants them (withVideos). */
+type PageRow = { videoId: string } & Partial<PositionedVideoJson>;
 interface RankedHead {
   pool: number;
   rows: number;
@@ -107,35 +109,56 @@ export function createPostgresBackend({
       rows === null
         ? tx`videos where ${matches} order by ${tx.unsafe(order)}`
         : tx`(select * from videos order by ${tx.unsafe(order)} limit ${rows}) walked where ${matches} order by ${tx.unsafe(order)}`;
-    const walk = (tx: Queryable, order: string, from: number, count: number, rows: number | null) => tx<{ video_id: string }[]>`
-      select video_id from (select video_id from ${inOrder(tx, order, rows)} offset ${from} limit ${count}) page`;
+    /** The rows of a page whose ids `ids` (a text[] expression) holds in order, with their videos when wanted. */
+    const pageRows = (tx: Queryable, ids: Fragment) =>
+      request.withVideos
+        ? videoJsonOf(tx, ids)
+        : tx`select video_id as "videoId", position from unnest(${ids}) with ordinality as wanted (video_id, position)`;
+    const walk = (tx: Queryable, order: string, from: number, count: number, rows: number | null) => tx<PageRow[]>`
+      ${pageRows(tx, tx`array(select video_id from (select video_id from ${inOrder(tx, order, rows)} offset ${from} limit ${count}) page)`)}`;
     /**
      * The ranked head of a broad query: its first `pool` matches by views among the `rows` most viewed videos,
-     * by relevance. Read once per search: longer walks for the matches after it do not change it.
+     * by relevance; answered as its length and the rows of the page that fall in it. Read once per search:
+     * longer walks for the matches after it do not change it.
      */
-    let ranked: Promise<{ video_id: string }[]> | undefined;
+    let ranked: Promise<{ length: number; rows: PageRow[] }> | undefined;
     const rankHead = (tx: Queryable, { pool, rows }: RankedHead) =>
-      (ranked ??= tx<{ video_id: string }[]>`
-      select video_id from (select video_id, view_count, fts from ${inOrder(tx, BY_VIEWS, rows)} limit ${pool}) pool,
-        (select ${q} as q) query
-      order by ${tx.unsafe(RANKED)}`);
+      (ranked ??= tx<Array<{ headLength: number } & Partial<PageRow>>>`
+        with head as materialized (
+          select video_id, row_number() over (order by ${tx.unsafe(RANKED)}) as position
+          from (select video_id, view_count, fts from ${inOrder(tx, BY_VIEWS, rows)} limit ${pool}) pool, (select ${q} as q) query
+        )
+        select (select count(*)::int from head) as "headLength", page.* from (values (1)) one left join lateral (
+          ${pageRows(tx, tx`array(select video_id from head where position > ${offset} and position <= ${offset + limit} order by position)`)}
+        ) page on true
+        order by page.position`.then((found) => ({
+        length: found[0]!.headLength,
+        rows: found[0]!.videoId === null ? [] : (found as PageRow[]),
+      })));
     /**
      * The page of a broad query, or null when a bounded walk (`rows`) did not find enough matches to fill it.
      * Under relevance the ranked head comes first (all its matches, however few the head's walk found), then
-     * the matches after it by views.
+     * the matches after it by views. A page inside the head, or past it, is one statement.
      */
-    async function broadPage(tx: Queryable, head: RankedHead, rows: number | null): Promise<string[] | null> {
+    async function broadPage(tx: Queryable, head: RankedHead, rows: number | null): Promise<PageRow[] | null> {
       const end = offset + limit;
       if (sort !== 'relevance') {
         const page = await walk(tx, ORDER[sort], offset, limit, rows);
-        return rows !== null && page.length < limit ? null : page.map((row) => row.video_id);
+        return rows !== null && page.length < limit ? null : page;
       }
-      const headRows = await rankHead(tx, head);
-      const from = Math.max(offset, headRows.length);
-      const rest = end > headRows.length ? await walk(tx, BY_VIEWS, from, end - from, rows) : [];
-      if (rows !== null && end > headRows.length && rest.length < end - from) return null;
-      return [...headRows.slice(offset, end), ...rest].map((row) => row.video_id);
+      const ranks = await rankHead(tx, head);
+      const from = Math.max(offset, ranks.length);
+      const rest = end > ranks.length ? await walk(tx, BY_VIEWS, from, end - from, rows) : [];
+      if (rows !== null && end > ranks.length && rest.length < end - from) return null;
+      return [...ranks.rows, ...rest];
     }
+    /** A page of a broad query: its estimated total, and its videos when they were read with it. */
+    const broadResult = (page: PageRow[], total: number): FtsPage => ({
+      videoIds: page.map((row) => row.videoId),
+      total,
+      totalExact: false,
+      ...(request.withVideos ? { videos: (page as PositionedVideoJson[]).map(withoutPosition) } : {}),
+    });
     /**
      * The ranked head of a broad query under relevance: its first matches by views, up to `rankedPool` (fewer
      * when its matches are sparser) among at most `rankWalkRows` of the most viewed videos: a bounded walk.
@@ -152,7 +175,7 @@ export function createPostgresBackend({
      * wanted (one round trip for the whole page); null when there are more.
      */
     async function allMatches(tx: Queryable): Promise<FtsPage | null> {
-      const rows = await tx<Array<{ total: number; ids?: string[] | null } & Partial<VideoJson>>>`
+      const rows = await tx<Array<{ total: number; ids?: string[] | null } & Partial<PositionedVideoJson>>>`
         with m as materialized (
           select video_id, view_count, upload_date, duration_seconds, ${sort === 'relevance' ? tx`ts_rank(${tx.unsafe(`'${WEIGHTS}'`)}, fts, ${q}, 1)` : tx`0`} as rank
           from videos where ${matches} limit ${allMatchesCap + 1}
@@ -164,9 +187,7 @@ export function createPostgresBackend({
         ${
           request.withVideos
             ? tx`select found.total, page.* from found left join lateral (
-                select ${pageVideoColumns(tx)}, wanted.position
-                from unnest(case when found.total <= ${allMatchesCap} then found.ids end) with ordinality as wanted (video_id, position)
-                join videos v on v.video_id = wanted.video_id join channels c on c.channel_id = v.channel_id) page on true
+                ${videoJsonOf(tx, tx`case when found.total <= ${allMatchesCap} then found.ids end`)}) page on true
               order by page.position`
             : tx`select total, ids from found`
         }`;
@@ -174,10 +195,7 @@ export function createPostgresBackend({
       if (first!.total > allMatchesCap) return null;
       if (!request.withVideos) return { videoIds: first!.ids ?? [], total: first!.total, totalExact: true };
       // Each row is a video of the page; a page without any is one row of nulls.
-      const videos =
-        first!.videoId === null
-          ? []
-          : (rows as VideoJson[]).map(({ videoId, json, title, description }) => ({ videoId, json, title, description }));
+      const videos = first!.videoId === null ? [] : (rows as PositionedVideoJson[]).map(withoutPosition);
       return { videoIds: videos.map((video) => video.videoId), total: first!.total, totalExact: true, videos };
     }
     /** The ranked head (relevance), and the rows a first walk reads to fill the page. */
@@ -205,7 +223,7 @@ export function createPostgresBackend({
         budget *= 8
       ) {
         const page = await broadPage(tx, head, budget);
-        if (page) return { videoIds: page, total: estimate, totalExact: false };
+        if (page) return broadResult(page, estimate);
       }
       if (!tried.allMatches) {
         await tx.unsafe('set local enable_bitmapscan = on; set local enable_indexscan = off');
@@ -213,7 +231,7 @@ export function createPostgresBackend({
         if (few) return few;
       }
       await tx.unsafe('set local enable_indexscan = on; set local enable_bitmapscan = off');
-      return { videoIds: (await broadPage(tx, head, null))!, total: Math.max(allMatchesCap + 1, estimate), totalExact: false };
+      return broadResult((await broadPage(tx, head, null))!, Math.max(allMatchesCap + 1, estimate));
     }
 
     try {
@@ -237,7 +255,7 @@ export function createPostgresBackend({
         if (few) return few;
       } else if (rows <= WALK_FIRST_ROWS) {
         const page = await broadPage(sql, head, rows);
-        if (page) return { videoIds: page, total: estimate, totalExact: false };
+        if (page) return broadResult(page, estimate);
       }
       return await sql.begin((tx) =>
         planned(tx, estimate, videos, { walk: estimate > allMatchesCap && rows <= WALK_FIRST_ROWS, allMatches: estimate <= allMatchesCap }),

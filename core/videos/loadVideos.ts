@@ -1,3 +1,4 @@
+import type { PendingQuery, Row } from 'postgres';
 import type { Queryable } from '../db/database.ts';
 import { VIDEO_JSON, type VideoObject } from './videoObject.ts';
 
@@ -9,18 +10,31 @@ export interface VideoJson {
   description: string | null;
 }
 
-/** The select list of a VideoJson from `videos v` joined with `channels c`. */
-export const pageVideoColumns = (sql: Queryable) =>
-  sql`v.video_id as "videoId", (${sql.unsafe(VIDEO_JSON)})::text as json, v.title, v.description`;
+/**
+ * The stored videos of `ids` (an expression of an ordered text[]) as VideoJson rows, each with its
+ * `position` in the array, in that order; ids not stored are left out. A search reads its page of videos
+ * in the statement that finds the page's ids (one round trip), a list of ids known beforehand through
+ * loadVideoJson.
+ */
+export const videoJsonOf = (sql: Queryable, ids: PendingQuery<Row[]>) => sql`
+  select v.video_id as "videoId", (${sql.unsafe(VIDEO_JSON)})::text as json, v.title, v.description, wanted.position
+  from unnest(${ids}) with ordinality as wanted (video_id, position)
+  join videos v on v.video_id = wanted.video_id join channels c on c.channel_id = v.channel_id
+  order by wanted.position`;
+
+/** A row of videoJsonOf. */
+export type PositionedVideoJson = VideoJson & { position: string };
+export const withoutPosition = ({ videoId, json, title, description }: PositionedVideoJson): VideoJson => ({
+  videoId,
+  json,
+  title,
+  description,
+});
 
 /** The stored videos of the given ids as JSON text, in the order given; ids not stored are left out. */
 export async function loadVideoJson(sql: Queryable, videoIds: readonly string[]): Promise<VideoJson[]> {
   if (videoIds.length === 0) return [];
-  return sql<VideoJson[]>`
-    select ${pageVideoColumns(sql)}
-    from unnest(${videoIds as string[]}::text[]) with ordinality as wanted (video_id, position)
-    join videos v on v.video_id = wanted.video_id join channels c on c.channel_id = v.channel_id
-    order by wanted.position`;
+  return (await sql<PositionedVideoJson[]>`${videoJsonOf(sql, sql`${videoIds as string[]}::text[]`)}`).map(withoutPosition);
 }
 
 /** The stored videos of the given ids, in the order given; ids not stored are left out. */

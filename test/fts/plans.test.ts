@@ -117,4 +117,36 @@ describe('Postgres search plans', () => {
     }
     expect(pages).toBeGreaterThan(5);
   });
+
+  it('read the videos of a broad page in the statement that walks to it: no statement more than its ids alone', async () => {
+    let statements = 0;
+    let broad = 0;
+    for (const backend of [walking, pooled]) {
+      await backend.search({ query: parseQuery(mix.queries.common[0]!), filters: {}, sort: 'relevance', offset: 0, limit: PAGE });
+      db.sql.options.debug = () => void (statements += 1);
+      try {
+        for (const q of [...mix.queries.common, ...mix.queries.or, ...mix.queries.exclusion]) {
+          for (const sort of FTS_SORTS) {
+            // Inside the ranked head, past it, and (pooled's head of 30) across its end.
+            for (const offset of [0, 25, 2 * PAGE]) {
+              const request = { query: parseQuery(q), filters: {}, sort, offset, limit: PAGE };
+              statements = 0;
+              const ids = await backend.search(request);
+              const idStatements = statements;
+              statements = 0;
+              const found = await backend.search({ ...request, withVideos: true });
+              const label = `${q} ${sort} @${offset}`;
+              expect(statements, label).toBe(idStatements);
+              expect(found.videoIds, label).toEqual(ids.videoIds);
+              expect(found.videos, label).toEqual(await loadVideoJson(db.sql, ids.videoIds));
+              if (!found.totalExact && found.videoIds.length > 0) broad += 1;
+            }
+          }
+        }
+      } finally {
+        db.sql.options.debug = false;
+      }
+    }
+    expect(broad).toBeGreaterThan(20);
+  }, 60_000);
 });
