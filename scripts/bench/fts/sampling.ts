@@ -51,8 +51,8 @@ export async function agreement(engines: Engine[], requests: BenchRequest[]) {
 
 /**
  * /proc counts CPU in 10 ms ticks, and a class's 60 requests take a few hundred ms of the API's CPU: read
- * around each request, as before, a class's figure moved by a sixth of a millisecond a request from run
- * to run. Five passes read around all of them are within about 1 %.
+ * around each request, a tick moved a class's figure by a sixth of a millisecond a request. Five passes
+ * read around all of them take about a second, so a tick is under 1 % of the figure.
  */
 const CPU_PASSES = 5;
 
