@@ -1,6 +1,6 @@
 -- fts_fold as one PL/pgSQL function. A strict SQL function whose body is a CASE is never inlined, so 036's
 -- fts_fold ran its fts_space_cjk through the SQL function executor for every text past ASCII: a video's
--- document took 80 µs instead of 021's 59 (30,000 generated videos), and the fts build lost 8-15 %.
+-- document took 80 µs instead of 021's 59 (30,000 generated videos), and the fts build lost 7-19 %.
 -- Here each step runs once, on the text of the step before: 48 µs. The same answers as 021 and 036
 -- (test/db/fts-fold.test.ts), so nothing stored changes.
 create or replace function fts_fold(value text) returns text

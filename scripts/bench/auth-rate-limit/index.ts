@@ -7,7 +7,8 @@
  * server do not share an event loop. Both share the machine with PostgreSQL.
  */
 import type { Benchmark } from '../lib/harness.ts';
-import { authCost, run } from './measure.ts';
+import { round } from '../lib/stats.ts';
+import { run, type VariantResult } from './measure.ts';
 import {
   CONNECTIONS,
   DISTINCT_USERS,
@@ -52,3 +53,22 @@ export const benchmark: Benchmark = {
     };
   },
 };
+
+/** What authentication + rate limiting add to a request: key-noop − public-noop, per figure. */
+export function authCost(variants: VariantResult[]) {
+  const key = variants.find((variant) => variant.id === 'key-noop');
+  const open = variants.find((variant) => variant.id === 'public-noop');
+  if (!key || !open) return null;
+  const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b, 1));
+  return {
+    requestsPerSecond: key.requestsPerSecond - open.requestsPerSecond,
+    p50Ms: round(key.latencyMs.p50 - open.latencyMs.p50, 3),
+    p99Ms: round(key.latencyMs.p99 - open.latencyMs.p99, 3),
+    serverUs: diff(key.cpuUsPerRequest.server, open.cpuUsPerRequest.server),
+    postgresUs: diff(key.cpuUsPerRequest.postgres, open.cpuUsPerRequest.postgres),
+    machineUs: diff(key.cpuUsPerRequest.machine, open.cpuUsPerRequest.machine),
+    walBytes: diff(key.walBytesPerRequest, open.walBytesPerRequest),
+    /** 1/throughput: the machine time one request costs at saturation */
+    wallUsPerRequest: round(1e6 / key.requestsPerSecond - 1e6 / open.requestsPerSecond, 1),
+  };
+}

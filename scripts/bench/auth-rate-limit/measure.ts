@@ -40,7 +40,7 @@ interface Variant {
   expect: (body: any) => string | undefined;
 }
 
-interface VariantResult {
+export interface VariantResult {
   id: string;
   label: string;
   path: string;
@@ -283,23 +283,4 @@ export async function run(ctx: BenchContext) {
   const flushAfter = diskFlush(ctx.dataDir);
   ctx.progress(`disk flush (8 kB write + fdatasync): ${flushAfter.flushesPerSecond}/s, ${flushAfter.meanMs} ms each`);
   return { results, queryResults, problems, database: db, diskFlush: { before: flushBefore, after: flushAfter } };
-}
-
-/** What authentication + rate limiting add to a request: key-noop − public-noop, per figure. */
-export function authCost(variants: VariantResult[]) {
-  const key = variants.find((variant) => variant.id === 'key-noop');
-  const open = variants.find((variant) => variant.id === 'public-noop');
-  if (!key || !open) return null;
-  const diff = (a: number | null, b: number | null) => (a === null || b === null ? null : round(a - b, 1));
-  return {
-    requestsPerSecond: key.requestsPerSecond - open.requestsPerSecond,
-    p50Ms: round(key.latencyMs.p50 - open.latencyMs.p50, 3),
-    p99Ms: round(key.latencyMs.p99 - open.latencyMs.p99, 3),
-    serverUs: diff(key.cpuUsPerRequest.server, open.cpuUsPerRequest.server),
-    postgresUs: diff(key.cpuUsPerRequest.postgres, open.cpuUsPerRequest.postgres),
-    machineUs: diff(key.cpuUsPerRequest.machine, open.cpuUsPerRequest.machine),
-    walBytes: diff(key.walBytesPerRequest, open.walBytesPerRequest),
-    /** 1/throughput: the machine time one request costs at saturation */
-    wallUsPerRequest: round(1e6 / key.requestsPerSecond - 1e6 / open.requestsPerSecond, 1),
-  };
 }
