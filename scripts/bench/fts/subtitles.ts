@@ -87,7 +87,7 @@ export async function subtitlePhase(sql: { build: Sql; search: Sql }, corpus: Co
     const postgres = await writeTranscripts(sql.build, spoolFile, count, tools.progress);
     const sqlite = await buildTranscriptSqlite(sql.build, sqliteFile, spoolFile);
     tools.progress(
-      `transcripts: Postgres ${round(postgres.seconds, 1)} s (${Math.round(postgres.perSecond)}/s, ${postgres.windows.toLocaleString('en')} windows), SQLite ${round(sqlite.seconds, 1)} s (${Math.round(sqlite.perSecond)}/s)`,
+      `transcripts: Postgres ${round(postgres.seconds, 1)} s (${Math.round(postgres.perSecond)}/s, ${postgres.windows.toLocaleString('en')} windows; PostgreSQL CPU ${postgres.cpuMsPerTranscript.postgres ?? '?'} ms a transcript, this process ${postgres.cpuMsPerTranscript.writer}), SQLite ${round(sqlite.seconds, 1)} s (${Math.round(sqlite.perSecond)}/s)`,
     );
     const queries = subtitleQueries(spooled, count);
     tools.progress(`subtitle queries: ${SUBTITLE_CLASSES.map((name) => `${name}: ${queries[name].join(' | ')}`).join('; ')}`);

@@ -14,6 +14,9 @@ import { frequencyCounter, wordsBetween } from '../../../test/kit/corpus-queries
 import { readSpool, spoolCorpus } from '../../../test/kit/corpus-spool.ts';
 import type { Corpus } from '../../../test/kit/corpus.ts';
 import { between, mix32, random } from '../../../test/kit/random.ts';
+import { postmasterPid } from '../lib/processes.ts';
+import { round } from '../lib/stats.ts';
+import { cpuDelta, cpuSnapshot } from '../lib/usage.ts';
 import { META_TABLE } from './sqlite.ts';
 
 const TRANSCRIPT_MS = 30 * 60_000;
@@ -159,8 +162,14 @@ async function writeBatch(sql: Sql, rows: SpooledTranscript[]) {
   });
 }
 
-/** Writes the spooled transcripts (two connections), then flushes the GIN pending list and analyzes: the time includes every index. */
+/**
+ * Writes the spooled transcripts (two connections), then flushes the GIN pending list and analyzes: the time
+ * includes every index. The CPU each transcript cost the PostgreSQL server (every process of it, autovacuum
+ * too) and this process (reading the spool, sending the batches) says what two cores allow at most.
+ */
 export async function writeTranscripts(sql: Sql, file: string, count: number, progress: (message: string) => void) {
+  const postmaster = await postmasterPid(sql);
+  const cpuBefore = cpuSnapshot(postmaster);
   const started = performance.now();
   const spool = readSpool<SpooledTranscript>(file);
   let written = 0;
@@ -177,6 +186,7 @@ export async function writeTranscripts(sql: Sql, file: string, count: number, pr
   await sql`select gin_clean_pending_list('transcript_windows_fts'::regclass)`;
   await sql`vacuum analyze transcript_windows`;
   const seconds = (performance.now() - started) / 1000;
+  const cpu = cpuDelta(cpuBefore, cpuSnapshot(postmaster));
   const [size] = await sql<{ windows: number; tracks: number; fts: number; rows: number }[]>`
     select pg_total_relation_size('transcript_windows')::float8 - pg_relation_size('transcript_windows_fts')::float8 as windows,
       pg_total_relation_size('subtitle_tracks')::float8 as tracks, pg_relation_size('transcript_windows_fts')::float8 as fts,
@@ -186,6 +196,10 @@ export async function writeTranscripts(sql: Sql, file: string, count: number, pr
     seconds,
     perSecond: count / seconds,
     windows: size!.rows,
+    cpuMsPerTranscript: {
+      postgres: cpu.postgresUs === null ? null : round(cpu.postgresUs / 1000 / count, 2),
+      writer: round(cpu.selfUs / 1000 / count, 2),
+    },
     mib: { tracks: size!.tracks / 2 ** 20, windows: size!.windows / 2 ** 20, ftsIndex: size!.fts / 2 ** 20 },
   };
 }
