@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,5 +27,30 @@ describe('a spooled corpus', () => {
     const read = await collect(readSpool(file));
     expect(read.map((rows) => rows.length)).toEqual([1_000, 1_000, 500]);
     expect(read).toEqual(await collect(generatedBatches(corpus, { batch: 1_000 })));
+  });
+
+  it('reads a batch only when it is taken, so a spool larger than the heap can be read', async () => {
+    const file = join(dir, 'large.jsonl');
+    const line = JSON.stringify([{ text: 'x'.repeat(2 ** 21) }]);
+    await writeFile(file, `${line}\n`.repeat(64));
+    const batches = readSpool<{ text: string }>(file);
+    const before = process.memoryUsage();
+    await batches.next();
+    // Time for a reader that reads ahead to take in the rest of the 128 MiB.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const after = process.memoryUsage();
+    expect(after.heapUsed + after.external - before.heapUsed - before.external).toBeLessThan(32 * 2 ** 20);
+    let count = 1;
+    for await (const rows of batches) count += rows.length;
+    expect(count).toBe(64);
+  });
+
+  it('reads lines split anywhere across chunks, characters of several bytes included', async () => {
+    const file = join(dir, 'split.jsonl');
+    const rows = Array.from({ length: 5 }, (_, n) => [{ text: `${'ж'.repeat(300_000 + n)}語${n}` }]);
+    await writeFile(file, `${rows.map((batch) => JSON.stringify(batch)).join('\n')}\n`);
+    const read: Array<Array<{ text: string }>> = [];
+    for await (const batch of readSpool<{ text: string }>(file)) read.push(batch);
+    expect(read).toEqual(rows);
   });
 });
