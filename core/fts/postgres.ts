@@ -4,7 +4,7 @@ import { AppError } from '../errors.ts';
 import type { FtsFilters, FtsPage, FtsRequest, FtsSort, SearchBackend } from './backend.ts';
 import { estimateMatches, planStatistics } from './estimate.ts';
 import { formatQuery, type FtsQuery, type Term } from './query.ts';
-import { videoJsonOf, withoutPosition, type PositionedVideoJson } from '../videos/loadVideos.ts';
+import { videoJsonOf, toVideoJson, type PositionedVideoJson } from '../videos/loadVideos.ts';
 
 type Fragment = PendingQuery<Row[]>;
 /** A video of a page: its id, and its stored video when the request wants them (withVideos). */
@@ -157,7 +157,7 @@ export function createPostgresBackend({
       videoIds: page.map((row) => row.videoId),
       total,
       totalExact: false,
-      ...(request.withVideos ? { videos: (page as PositionedVideoJson[]).map(withoutPosition) } : {}),
+      ...(request.withVideos ? { videos: (page as PositionedVideoJson[]).map(toVideoJson) } : {}),
     });
     /**
      * The ranked head of a broad query under relevance: its first matches by views, up to `rankedPool` (fewer
@@ -195,7 +195,7 @@ export function createPostgresBackend({
       if (first!.total > allMatchesCap) return null;
       if (!request.withVideos) return { videoIds: first!.ids ?? [], total: first!.total, totalExact: true };
       // Each row is a video of the page; a page without any is one row of nulls.
-      const videos = first!.videoId === null ? [] : (rows as PositionedVideoJson[]).map(withoutPosition);
+      const videos = first!.videoId === null ? [] : (rows as PositionedVideoJson[]).map(toVideoJson);
       return { videoIds: videos.map((video) => video.videoId), total: first!.total, totalExact: true, videos };
     }
     /** The ranked head (relevance), and the rows a first walk reads to fill the page. */

@@ -24,7 +24,8 @@ export const videoJsonOf = (sql: Queryable, ids: PendingQuery<Row[]>) => sql`
 
 /** A row of videoJsonOf. */
 export type PositionedVideoJson = VideoJson & { position: string };
-export const withoutPosition = ({ videoId, json, title, description }: PositionedVideoJson): VideoJson => ({
+/** A VideoJson's fields alone: a page's rows also carry its position and the statement's other columns (a total). */
+export const toVideoJson = ({ videoId, json, title, description }: PositionedVideoJson): VideoJson => ({
   videoId,
   json,
   title,
@@ -34,7 +35,7 @@ export const withoutPosition = ({ videoId, json, title, description }: Positione
 /** The stored videos of the given ids as JSON text, in the order given; ids not stored are left out. */
 export async function loadVideoJson(sql: Queryable, videoIds: readonly string[]): Promise<VideoJson[]> {
   if (videoIds.length === 0) return [];
-  return (await sql<PositionedVideoJson[]>`${videoJsonOf(sql, sql`${videoIds as string[]}::text[]`)}`).map(withoutPosition);
+  return (await sql<PositionedVideoJson[]>`${videoJsonOf(sql, sql`${videoIds as string[]}::text[]`)}`).map(toVideoJson);
 }
 
 /** The stored videos of the given ids, in the order given; ids not stored are left out. */

@@ -39,5 +39,6 @@ export async function* readSpool<Row = VideoRow>(file: string): AsyncGenerator<R
     }
     line.push(chunk.slice(start));
   }
-  if (line.join('') !== '') yield JSON.parse(line.join('')) as Row[];
+  const last = line.join('');
+  if (last !== '') yield JSON.parse(last) as Row[];
 }
