@@ -6,7 +6,7 @@ import { estimateMatches, planStatistics } from './estimate.ts';
 import { formatQuery, type FtsQuery, type Term } from './query.ts';
 import { videoJsonOf, toVideoJson, type PositionedVideoJson } from '../videos/loadVideos.ts';
 
-type Fragment = PendingQuery<Row[]>;
+export type Fragment = PendingQuery<Row[]>;
 /** A video of a page: its id, and its stored video when the request wants them (withVideos). */
 type PageRow = { videoId: string } & Partial<PositionedVideoJson>;
 interface RankedHead {

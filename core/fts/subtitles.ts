@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { Sql } from '../db/database.ts';
+import type { Queryable, Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { MAX_RESULT_WINDOW, type FtsPage, type FtsRequest } from './backend.ts';
 import { highlighter } from './highlight.ts';
-import { anyTerm, filterClause, ORDER as SORT_ORDER } from './postgres.ts';
+import { anyTerm, filterClause, ORDER as SORT_ORDER, type Fragment } from './postgres.ts';
 
 /** Cues shown per video: one long talk must not fill a page. */
 const CUES_PER_VIDEO = 3;
@@ -19,7 +19,7 @@ export type SubtitleHit = z.infer<typeof subtitleHit>;
 /** Matching windows read at most: past them a query is too broad to count exactly (its total is an estimate). */
 const WINDOW_CAP = 50_000;
 
-/** Candidates checked for excluded words window by window; more are checked against the excluded words' windows. */
+/** Candidates whose own words are read for excluded words; for more, the videos saying them are looked up instead. */
 const FEW_CANDIDATES = 200;
 
 // Relevance counts the windows that mention the words, without length normalisation: a talk that says
@@ -30,7 +30,7 @@ const ORDER = { ...SORT_ORDER, relevance: 'mentions desc, view_count desc nulls 
  * Videos whose transcript holds the query (Postgres, whichever backend searches metadata: cues stay in the
  * database), a page of them in the requested order, each with its first matching cues. One statement: the
  * transcript windows (sql/036_transcript_windows.sql) holding any word or phrase looked for, through their
- * GIN index; the videos among them with every group and none of the exclusions, filtered; the page; and the
+ * GIN index; the videos among them with every group and none of the exclusions (exclusion()), filtered; the page; and the
  * cue lines of the page's matching windows (read by their keys), which give each hit's cue and time.
  */
 export async function searchSubtitles(
@@ -50,15 +50,16 @@ export async function searchSubtitles(
           : tx``;
       const everyGroup =
         groups.length > 1 ? tx`having ${groups.map((_, i) => tx`bool_or(${tx(`g${i}`)})`).reduce((a, b) => tx`${a} and ${b}`)}` : tx``;
-      // Few candidates: their own windows are checked (ts_match_vq is @@ that no index answers; through the GIN
-      // index a common excluded word was a bitmap of most windows for every candidate: 2 s p95 at 5,000
-      // transcripts). Many: the windows holding an excluded word are read once, through the index.
-      const unwanted = excluded.length > 0 ? anyTerm(tx, excluded) : null;
-      const noExclusion = unwanted
-        ? tx`and case when (select count(*) from found) <= ${FEW_CANDIDATES}
-            then not exists (select 1 from transcript_windows x where x.video_id = found.video_id and ts_match_vq(x.fts, ${unwanted}))
-            else found.video_id not in (select x.video_id from transcript_windows x where x.fts @@ ${unwanted}) end`
-        : tx``;
+      const unwanted =
+        excluded.length > 0
+          ? exclusion(
+              tx,
+              excluded.map((term) => term.text),
+            )
+          : null;
+      // The words' GIN lookup must not become a scan reading every transcript's words: the planner does not
+      // count detoasting them (for a word said in most transcripts it chose the scan, 500 ms at 20,000).
+      if (unwanted) await tx`set local enable_seqscan = off`;
       return tx<{ videoId: string | null; cueLines: string | null; total: number; capped: boolean }[]>`
       with hit as materialized (
         select video_id, window_no ${groupFlags}
@@ -66,10 +67,10 @@ export async function searchSubtitles(
         limit ${WINDOW_CAP + 1}
       ), found as (
         select video_id, count(*)::int as mentions from hit group by video_id ${everyGroup}
-      ), m as materialized (
+      ) ${unwanted ?? tx``}, m as materialized (
         select video_id, mentions, view_count, upload_date, duration_seconds
         from found join videos v using (video_id)
-        where ${filterClause(tx, request.filters)} ${noExclusion}
+        where ${filterClause(tx, request.filters)} ${unwanted ? tx`and video_id not in (select video_id from unwanted)` : tx``}
         limit ${MAX_RESULT_WINDOW + 1}
       ), page as (
         select video_id, row_number() over (order by ${order}) as position from m order by ${order} offset ${request.offset} limit ${request.limit}
@@ -95,6 +96,26 @@ export async function searchSubtitles(
   const mark = highlighter(request.query);
   const cues = new Map(page.map((row) => [row.videoId, matchingCues(row.videoId, row.cueLines ?? '', mark)]));
   return { videoIds: page.map((row) => row.videoId), total, totalExact: !capped && total <= MAX_RESULT_WINDOW, cues };
+}
+
+/**
+ * `unwanted`: the videos saying an excluded term. A word: the candidates (`found`) whose transcript's words
+ * (sql/042_transcript_words.sql) hold it; few candidates' own words are read, for more the transcripts saying
+ * it are looked up through the words' GIN index. A phrase: the videos with a window holding it, read as a
+ * search for it would read them (its words may be said apart, and a transcript's words keep no positions).
+ */
+function exclusion(tx: Queryable, texts: string[]): Fragment {
+  return tx`, term as materialized (
+      select phraseto_tsquery('afterimage', fts_fold(text)) as query from unnest(${texts}::text[]) as text
+    ), unwanted as (
+      select w.video_id from found join transcript_words w using (video_id) cross join term
+      where numnode(term.query) = 1 and (select count(*) from found) <= ${FEW_CANDIDATES} and ts_match_vq(w.words, term.query)
+      union all
+      select w.video_id from term join transcript_words w on w.words @@ term.query
+      where numnode(term.query) = 1 and (select count(*) from found) > ${FEW_CANDIDATES}
+      union all
+      select x.video_id from term join transcript_windows x on x.fts @@ term.query where numnode(term.query) > 1
+    )`;
 }
 
 /**

@@ -86,7 +86,7 @@ describe('subtitle search over cue windows', () => {
   });
 
   it('excludes a word among many candidates as among few', async () => {
-    // More candidates than are checked window by window (FEW_CANDIDATES): the excluded word's windows are read instead.
+    // More candidates than have their own words read (FEW_CANDIDATES): the transcripts saying the word are looked up instead.
     const ids = Array.from({ length: 240 }, (_, n) => videoIdFor(`windows:bulk-${n}`));
     await addVideos(
       db.sql,
@@ -97,13 +97,21 @@ describe('subtitle search over cue windows', () => {
       insert into subtitle_tracks (video_id, language, kind, source, format, version, cues, cue_count, text_bytes, duration_ms, original_bytes, content_hash)
       select id, 'en', 'manual', 'archive', 'vtt', 1,
         json_build_array(json_build_object('startMs', 0, 'endMs', 1000, 'text', 'a kestrel hovers'),
-          json_build_object('startMs', 1000, 'endMs', 2000, 'text', case when n % 3 = 0 then 'an owl calls' else 'silence' end)),
-        2, 30, 2000, 100, md5(id) || md5(id)
+          json_build_object('startMs', 1000, 'endMs', 2000, 'text', case when n % 3 = 0 then 'an owl calls' else 'silence' end),
+          json_build_object('startMs', 2000, 'endMs', 3000, 'text', case when n % 4 = 0 then 'calls of an owl' else 'wind' end)),
+        3, 45, 3000, 150, md5(id) || md5(id)
       from unnest(${ids}::text[]) with ordinality as x(id, n)`;
     await db.sql`insert into transcripts (video_id, state, track_id) select video_id, 'completed', id from subtitle_tracks where video_id = any(${ids})`;
     expect((await search('kestrel')).total).toBe(240);
-    expect((await search('kestrel -owl')).total).toBe(160);
+    // "an owl calls" in a third of them (n % 3 = 0) and "calls of an owl" in a quarter (n % 4 = 0, a
+    // twelfth both): owls in 120. The words of "owl calls" said apart do not exclude a video.
+    expect((await search('kestrel -owl')).total).toBe(120);
     expect((await search('"kestrel hovers" -"owl calls"')).total).toBe(160);
+    expect((await search('kestrel -wind')).total).toBe(60);
+    // Among few candidates (60), whose own words are read.
+    expect((await search('"calls of an owl" -"owl calls"')).total).toBe(40);
+    expect((await search('"calls of an owl" -silence')).total).toBe(20);
+    expect((await search('"calls of an owl" -owl')).total).toBe(0);
   });
 
   it('follows the transcript when its track changes', async () => {
@@ -111,10 +119,13 @@ describe('subtitle search over cue windows', () => {
     await addVideos(db.sql, channelIdFor('windows'), [{ videoId: changed, language: 'fr' }]);
     await setTranscript(changed, cues({ 12: 'un phare dans la nuit' }), 'en');
     expect((await search('phare')).videoIds).toEqual([changed]);
+    expect((await search('nuit -voilier')).videoIds).toEqual([changed]);
     // A track in the video's language is chosen instead: its windows replace the first track's.
     await setTranscript(changed, cues({ 12: 'un voilier dans la nuit' }), 'fr');
     expect((await search('phare')).videoIds).toEqual([]);
     expect((await search('voilier')).cues.get(changed)!.cues[0]!.startMs).toBe(33_000);
+    expect((await search('nuit -phare')).videoIds).toEqual([changed]);
+    expect((await search('nuit -voilier')).videoIds).toEqual([]);
     expect(await db.sql`select window_no from transcript_windows where video_id = ${changed} order by 1`).toHaveLength(5);
   });
 });

@@ -183,14 +183,14 @@ export async function writeTranscripts(sql: Sql, file: string, count: number, pr
   }
   await Promise.all(Array.from({ length: CONNECTIONS }, writer));
   const writeSeconds = (performance.now() - started) / 1000;
-  await sql`select gin_clean_pending_list('transcript_windows_fts'::regclass)`;
-  await sql`vacuum analyze transcript_windows`;
+  await sql`select gin_clean_pending_list('transcript_windows_fts'::regclass), gin_clean_pending_list('transcript_words_words'::regclass)`;
+  await sql`vacuum analyze transcript_windows, transcript_words`;
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuDelta(cpuBefore, cpuSnapshot(postmaster));
-  const [size] = await sql<{ windows: number; tracks: number; fts: number; rows: number }[]>`
+  const [size] = await sql<{ windows: number; tracks: number; fts: number; words: number; rows: number }[]>`
     select pg_total_relation_size('transcript_windows')::float8 - pg_relation_size('transcript_windows_fts')::float8 as windows,
       pg_total_relation_size('subtitle_tracks')::float8 as tracks, pg_relation_size('transcript_windows_fts')::float8 as fts,
-      (select count(*) from transcript_windows)::float8 as rows`;
+      pg_total_relation_size('transcript_words')::float8 as words, (select count(*) from transcript_windows)::float8 as rows`;
   return {
     writeSeconds,
     seconds,
@@ -200,7 +200,7 @@ export async function writeTranscripts(sql: Sql, file: string, count: number, pr
       postgres: cpu.postgresUs === null ? null : round(cpu.postgresUs / 1000 / count, 2),
       writer: round(cpu.selfUs / 1000 / count, 2),
     },
-    mib: { tracks: size!.tracks / 2 ** 20, windows: size!.windows / 2 ** 20, ftsIndex: size!.fts / 2 ** 20 },
+    mib: { tracks: size!.tracks / 2 ** 20, windows: size!.windows / 2 ** 20, ftsIndex: size!.fts / 2 ** 20, words: size!.words / 2 ** 20 },
   };
 }
 
