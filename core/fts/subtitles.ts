@@ -4,6 +4,7 @@ import { AppError } from '../errors.ts';
 import { MAX_RESULT_WINDOW, type FtsPage, type FtsRequest } from './backend.ts';
 import { highlighter } from './highlight.ts';
 import { anyTerm, filterClause, ORDER as SORT_ORDER, type Fragment } from './postgres.ts';
+import type { Term } from './query.ts';
 
 /** Cues shown per video: one long talk must not fill a page. */
 const CUES_PER_VIDEO = 3;
@@ -30,8 +31,9 @@ const ORDER = { ...SORT_ORDER, relevance: 'mentions desc, view_count desc nulls 
  * Videos whose transcript holds the query (Postgres, whichever backend searches metadata: cues stay in the
  * database), a page of them in the requested order, each with its first matching cues. One statement: the
  * transcript windows (sql/036_transcript_windows.sql) holding any word or phrase looked for, through their
- * GIN index; the videos among them with every group and none of the exclusions (exclusion()), filtered; the page; and the
- * cue lines of the page's matching windows (read by their keys), which give each hit's cue and time.
+ * GIN index; the videos among them with every group and none of the exclusions (exclusion()), filtered;
+ * the page; and the cue lines of the page's matching windows (read by their keys), which give each hit's
+ * cue and time.
  */
 export async function searchSubtitles(
   sql: Sql,
@@ -50,13 +52,7 @@ export async function searchSubtitles(
           : tx``;
       const everyGroup =
         groups.length > 1 ? tx`having ${groups.map((_, i) => tx`bool_or(${tx(`g${i}`)})`).reduce((a, b) => tx`${a} and ${b}`)}` : tx``;
-      const unwanted =
-        excluded.length > 0
-          ? exclusion(
-              tx,
-              excluded.map((term) => term.text),
-            )
-          : null;
+      const unwanted = excluded.length > 0 ? exclusion(tx, excluded) : null;
       // The words' GIN lookup must not become a scan reading every transcript's words: the planner does not
       // count detoasting them (for a word said in most transcripts it chose the scan, 500 ms at 20,000).
       if (unwanted) await tx`set local enable_seqscan = off`;
@@ -104,9 +100,9 @@ export async function searchSubtitles(
  * it are looked up through the words' GIN index. A phrase: the videos with a window holding it, read as a
  * search for it would read them (its words may be said apart, and a transcript's words keep no positions).
  */
-function exclusion(tx: Queryable, texts: string[]): Fragment {
+function exclusion(tx: Queryable, excluded: Term[]): Fragment {
   return tx`, term as materialized (
-      select phraseto_tsquery('afterimage', fts_fold(text)) as query from unnest(${texts}::text[]) as text
+      select phraseto_tsquery('afterimage', fts_fold(text)) as query from unnest(${excluded.map((term) => term.text)}::text[]) as text
     ), unwanted as (
       select w.video_id from found join transcript_words w using (video_id) cross join term
       where numnode(term.query) = 1 and (select count(*) from found) <= ${FEW_CANDIDATES} and ts_match_vq(w.words, term.query)
