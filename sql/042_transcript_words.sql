@@ -24,26 +24,18 @@ begin
   return coalesce(level[1], ''::tsvector);
 end $$;
 
--- The transcript's windows and then its words, from its chosen track, whenever the track changes.
-drop trigger transcripts_index_windows on transcripts;
-drop function transcripts_index_windows();
-create function transcripts_index_cues() returns trigger language plpgsql as $$
+-- A transcript's words follow its windows: triggers on one event fire in the order of their names, so
+-- these run after transcripts_index_windows (sql/036_transcript_windows.sql) has written the windows.
+create function transcripts_index_words() returns trigger language plpgsql as $$
 begin
-  if tg_op = 'UPDATE' then
-    if new.track_id is not distinct from old.track_id then
-      return null;
-    end if;
-    delete from transcript_windows w where w.video_id = old.video_id;
-    delete from transcript_words w where w.video_id = old.video_id;
-  end if;
-  if new.track_id is not null then
-    insert into transcript_windows select * from transcript_windows_of(new.video_id, new.track_id);
-    insert into transcript_words values (new.video_id, transcript_words_of(new.video_id));
-  end if;
+  delete from transcript_words w where w.video_id = new.video_id;
+  insert into transcript_words select new.video_id, transcript_words_of(new.video_id) where new.track_id is not null;
   return null;
 end $$;
-create trigger transcripts_index_cues after insert or update of track_id on transcripts
-  for each row execute function transcripts_index_cues();
+create trigger transcripts_index_words after insert on transcripts
+  for each row execute function transcripts_index_words();
+create trigger transcripts_index_words_again after update of track_id on transcripts
+  for each row when (old.track_id is distinct from new.track_id) execute function transcripts_index_words();
 
 insert into transcript_words select video_id, transcript_words_of(video_id) from transcripts where track_id is not null;
 
