@@ -101,9 +101,8 @@ export async function searchSubtitles(
  * search for it would read them (its words may be said apart, and a transcript's words keep no positions).
  */
 function exclusion(tx: Queryable, excluded: Term[]): Fragment {
-  return tx`, term as materialized (
-      select phraseto_tsquery('afterimage', fts_fold(text)) as query from unnest(${excluded.map((term) => term.text)}::text[]) as text
-    ), unwanted as (
+  const queries = excluded.map((term) => tx`select ${anyTerm(tx, [term])} as query`).reduce((a, b) => tx`${a} union all ${b}`);
+  return tx`, term as materialized (${queries}), unwanted as (
       select w.video_id from found join transcript_words w using (video_id) cross join term
       where numnode(term.query) = 1 and (select count(*) from found) <= ${FEW_CANDIDATES} and ts_match_vq(w.words, term.query)
       union all

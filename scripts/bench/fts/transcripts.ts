@@ -163,7 +163,7 @@ async function writeBatch(sql: Sql, rows: SpooledTranscript[]) {
 }
 
 /**
- * Writes the spooled transcripts (two connections), then flushes the GIN pending list and analyzes: the time
+ * Writes the spooled transcripts (two connections), then flushes the GIN pending lists and analyzes: the time
  * includes every index. The CPU each transcript cost the PostgreSQL server (every process of it, autovacuum
  * too) and this process (reading the spool, sending the batches) says what two cores allow at most.
  */
