@@ -29,11 +29,17 @@ const ORDER = { ...SORT_ORDER, relevance: 'mentions desc, view_count desc nulls 
 
 /**
  * Videos whose transcript holds the query (Postgres, whichever backend searches metadata: cues stay in the
- * database), a page of them in the requested order, each with its first matching cues. One statement: the
- * transcript windows (sql/036_transcript_windows.sql) holding any word or phrase looked for, through their
- * GIN index; the videos among them with every group and none of the exclusions (exclusion()), filtered;
- * the page; and the cue lines of the page's matching windows (read by their keys), which give each hit's
- * cue and time.
+ * database), a page of them in the requested order, each with its first matching cues. One statement:
+ * the videos with every group and none of the exclusions (exclusion()), filtered; the page; and the cue
+ * lines of the page's matching windows, which give each hit's cue and time. The videos are found one of
+ * two ways:
+ * - by windows: the transcript windows (sql/036_transcript_windows.sql) holding any word or phrase looked
+ *   for, through their GIN index, counted per video for relevance. A query matching more than WINDOW_CAP
+ *   windows is answered from the first read.
+ * - by words, when the order is not relevance and every term looked for is one word: the transcripts whose
+ *   words (sql/042_transcript_words.sql) hold every group, one GIN lookup over a row a transcript. Exact
+ *   however broad: a word said in most transcripts is millions of windows, and the newest of a sample of
+ *   them is not the newest video saying it.
  */
 export async function searchSubtitles(
   sql: Sql,
@@ -42,41 +48,33 @@ export async function searchSubtitles(
 ): Promise<FtsPage & { cues: Map<string, { cues: SubtitleHit[]; cueMatches: number }> }> {
   const { groups, excluded } = request.query;
   const order = sql.unsafe(ORDER[request.sort]);
+  const byWords = request.sort !== 'relevance' && groups.flat().every((term) => term.tokens.length === 1);
   const rows = await sql
     .begin(async (tx) => {
-      await tx.unsafe(`set local statement_timeout = ${timeoutMs}`);
-      // With one group, every window found holds it; with more, a video must have a window of each.
-      const groupFlags =
-        groups.length > 1
-          ? groups.map((group, i) => tx`, fts @@ ${anyTerm(tx, group)} as ${tx(`g${i}`)}`).reduce((a, b) => tx`${a} ${b}`)
-          : tx``;
-      const everyGroup =
-        groups.length > 1 ? tx`having ${groups.map((_, i) => tx`bool_or(${tx(`g${i}`)})`).reduce((a, b) => tx`${a} and ${b}`)}` : tx``;
       const unwanted = excluded.length > 0 ? exclusion(tx, excluded) : null;
-      // The words' GIN lookup must not become a scan reading every transcript's words: the planner does not
-      // count detoasting them (for a word said in most transcripts it chose the scan, 500 ms at 20,000).
-      if (unwanted) await tx`set local enable_seqscan = off`;
+      // Planned for each query's own words: a generic plan of this statement, reused for a word said in most
+      // transcripts, read all its windows through their index to show 50 videos' cues (5 s at 20,000).
+      // The words' GIN lookups must not become scans reading every transcript's words: the planner does not
+      // count detoasting them (for a word said in most transcripts it chose the scan, 300–500 ms at 20,000).
+      await tx.unsafe(
+        `set local statement_timeout = ${timeoutMs}; set local plan_cache_mode = force_custom_plan${unwanted || byWords ? '; set local enable_seqscan = off' : ''}`,
+      );
+      const anyWanted = anyTerm(tx, groups.flat());
       return tx<{ videoId: string | null; cueLines: string | null; total: number; capped: boolean }[]>`
-      with hit as materialized (
-        select video_id, window_no ${groupFlags}
-        from transcript_windows where fts @@ ${anyTerm(tx, groups.flat())}
-        limit ${WINDOW_CAP + 1}
-      ), found as (
-        select video_id, count(*)::int as mentions from hit group by video_id ${everyGroup}
-      ) ${unwanted ?? tx``}, m as materialized (
+      with ${byWords ? foundByWords(tx, groups) : foundByWindows(tx, groups, anyWanted)} ${unwanted ?? tx``}, m as materialized (
         select video_id, mentions, view_count, upload_date, duration_seconds
         from found join videos v using (video_id)
         where ${filterClause(tx, request.filters)} ${unwanted ? tx`and video_id not in (select video_id from unwanted)` : tx``}
-        limit ${MAX_RESULT_WINDOW + 1}
+        ${byWords ? tx`` : tx`limit ${MAX_RESULT_WINDOW + 1}`}
       ), page as (
         select video_id, row_number() over (order by ${order}) as position from m order by ${order} offset ${request.offset} limit ${request.limit}
       ), lined as (
         select video_id, string_agg(w.lines, E'\n' order by w.window_no) as cue_lines
-        from page join hit using (video_id) join transcript_windows w using (video_id, window_no)
+        from ${byWords ? tx`page join transcript_windows w using (video_id) where w.fts @@ ${anyWanted}` : tx`page join hit using (video_id) join transcript_windows w using (video_id, window_no)`}
         group by video_id
       )
       select page.video_id as "videoId", counted.total, counted.capped, lined.cue_lines as "cueLines"
-      from (select (select count(*)::int from m) as total, (select count(*) from hit) > ${WINDOW_CAP} as capped) counted
+      from (select (select count(*)::int from m) as total, ${byWords ? tx`false` : tx`(select count(*) from hit) > ${WINDOW_CAP}`} as capped) counted
       left join page on true left join lined on lined.video_id = page.video_id
       order by page.position`;
     })
@@ -91,7 +89,33 @@ export async function searchSubtitles(
   const page = rows.filter((row): row is typeof row & { videoId: string } => row.videoId !== null);
   const mark = highlighter(request.query);
   const cues = new Map(page.map((row) => [row.videoId, matchingCues(row.videoId, row.cueLines ?? '', mark)]));
-  return { videoIds: page.map((row) => row.videoId), total, totalExact: !capped && total <= MAX_RESULT_WINDOW, cues };
+  return { videoIds: page.map((row) => row.videoId), total, totalExact: byWords || (!capped && total <= MAX_RESULT_WINDOW), cues };
+}
+
+/** `hit` and `found`: the windows holding any term looked for, and the videos with a window of each group, by how many windows mention them. */
+function foundByWindows(tx: Queryable, groups: Term[][], anyWanted: Fragment): Fragment {
+  // With one group, every window found holds it; with more, a video must have a window of each.
+  const groupFlags =
+    groups.length > 1
+      ? groups.map((group, i) => tx`, fts @@ ${anyTerm(tx, group)} as ${tx(`g${i}`)}`).reduce((a, b) => tx`${a} ${b}`)
+      : tx``;
+  const everyGroup =
+    groups.length > 1 ? tx`having ${groups.map((_, i) => tx`bool_or(${tx(`g${i}`)})`).reduce((a, b) => tx`${a} and ${b}`)}` : tx``;
+  return tx`hit as materialized (
+      select video_id, window_no ${groupFlags}
+      from transcript_windows where fts @@ ${anyWanted}
+      limit ${WINDOW_CAP + 1}
+    ), found as (
+      select video_id, count(*)::int as mentions from hit group by video_id ${everyGroup}
+    )`;
+}
+
+/** `found`: the videos whose transcript's words hold every group (each a word or words), exactly; no order needs their mentions. */
+function foundByWords(tx: Queryable, groups: Term[][]): Fragment {
+  const everyGroup = groups.map((group) => anyTerm(tx, group)).reduce((a, b) => tx`${a} && ${b}`);
+  return tx`found as materialized (
+      select video_id, null::int as mentions from transcript_words where words @@ (${everyGroup})
+    )`;
 }
 
 /**

@@ -5,6 +5,7 @@ import { createKeyedUser } from '../support/api.ts';
 import { killService, startService, temporaryDataDir, type Service } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { listeningUrl, postJson, streamedVideoIds } from '../support/faults.ts';
+import { awaitFreshWindow } from '../support/http-helpers.ts';
 import { readStream } from '../support/sse.ts';
 
 // Two real `afterimage api` processes and a worker over one database: a quota and a stream hold across
@@ -40,6 +41,8 @@ describe('two API processes over one database', () => {
 
   it('a per-minute quota holds across both: 40 concurrent requests through two processes, exactly 12 answered', async () => {
     const { key } = await createKeyedUser(db.sql, { tier: 'registered' });
+    // Within one minute's bucket: across two, the sliding estimate rounds the previous bucket's share down.
+    await awaitFreshWindow(db.sql);
     const responses = await Promise.all(
       Array.from({ length: 40 }, (_, index) => fetch(`${urls[index % 2]}/api/features`, { headers: { 'X-API-Key': key } })),
     );

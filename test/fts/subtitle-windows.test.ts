@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FtsSort } from '../../core/fts/backend.ts';
 import { parseQuery } from '../../core/fts/query.ts';
 import { searchSubtitles } from '../../core/fts/subtitles.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
@@ -20,8 +21,8 @@ async function setTranscript(videoId: string, lines: string[], language = 'en') 
   await db.sql.begin((tx) => refreshTranscript(tx, videoId));
 }
 
-const search = (q: string) =>
-  searchSubtitles(db.sql, { query: parseQuery(q), filters: {}, sort: 'date-desc', offset: 0, limit: 10 }, 10_000);
+const search = (q: string, sort: FtsSort = 'date-desc', limit = 10) =>
+  searchSubtitles(db.sql, { query: parseQuery(q), filters: {}, sort, offset: 0, limit }, 10_000);
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -85,6 +86,16 @@ describe('subtitle search over cue windows', () => {
     expect((await search('dawn OR sleeps')).total).toBe(2);
   });
 
+  it("finds words through each transcript's words as through its windows", async () => {
+    // Newest first, a query of words reads the transcripts' words (sql/042); by relevance, the windows.
+    for (const q of ['lighthouse', 'dawn lighthouse', 'lighthouse -dawn', 'dawn OR sleeps', 'seagulls -"quiet harbour"', 'boat']) {
+      const [byWords, byWindows] = [await search(q), await search(q, 'relevance')];
+      expect(byWords.total, q).toBe(byWindows.total);
+      expect(new Set(byWords.videoIds), q).toEqual(new Set(byWindows.videoIds));
+      expect(byWords.cues, q).toEqual(byWindows.cues);
+    }
+  });
+
   it('excludes a word among many candidates as among few', async () => {
     // More candidates than have their own words read (FEW_CANDIDATES): the transcripts saying the word are looked up instead.
     const ids = Array.from({ length: 240 }, (_, n) => videoIdFor(`windows:bulk-${n}`));
@@ -112,6 +123,33 @@ describe('subtitle search over cue windows', () => {
     expect((await search('"calls of an owl" -"owl calls"')).total).toBe(40);
     expect((await search('"calls of an owl" -silence')).total).toBe(20);
     expect((await search('"calls of an owl" -owl')).total).toBe(0);
+  });
+
+  it('answers a word said in more windows than are read exactly, newest first', async () => {
+    // 500 transcripts of 808 cues saying "osprey": 101 windows each, 50,500 in all, more than a query by
+    // relevance reads (WINDOW_CAP, 50,000). The newest video is the last written, so its windows are the
+    // last read; newest first, every transcript's words are read instead.
+    const ids = Array.from({ length: 500 }, (_, n) => videoIdFor(`windows:osprey-${n}`));
+    await addVideos(
+      db.sql,
+      channelIdFor('windows'),
+      ids.map((videoId) => ({ videoId })),
+    );
+    await db.sql`update videos set upload_date = date '2020-01-01' + n::int from unnest(${ids}::text[]) with ordinality as x(id, n) where video_id = id`;
+    await db.sql`
+      insert into subtitle_tracks (video_id, language, kind, source, format, version, cues, cue_count, text_bytes, duration_ms, original_bytes, content_hash)
+      select id, 'en', 'manual', 'archive', 'vtt', 1,
+        (select json_agg(json_build_object('startMs', c * 1000, 'endMs', c * 1000 + 1000, 'text', 'osprey')) from generate_series(0, 807) c),
+        808, 6 * 808, 808000, 20 * 808, md5(id) || md5(id)
+      from unnest(${ids}::text[]) with ordinality as x(id, n) order by n`;
+    await db.sql`insert into transcripts (video_id, state, track_id) select video_id, 'completed', id from subtitle_tracks where video_id = any(${ids}) order by id`;
+    const newest = await search('osprey', 'date-desc', 3);
+    expect(newest).toMatchObject({ videoIds: [ids[499], ids[498], ids[497]], total: 500, totalExact: true });
+    expect(newest.cues.get(ids[499]!)!.cueMatches).toBe(808);
+    const oldest = await search('osprey -kestrel', 'date-asc', 1);
+    expect(oldest).toMatchObject({ videoIds: [ids[0]], total: 500, totalExact: true });
+    // By relevance, from the windows read: a total that is not exact.
+    expect(await search('osprey', 'relevance', 1)).toMatchObject({ totalExact: false });
   });
 
   it('follows the transcript when its track changes', async () => {
