@@ -1,3 +1,4 @@
+import type { PendingQuery, Row } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FtsSort } from '../../core/fts/backend.ts';
 import { parseQuery } from '../../core/fts/query.ts';
@@ -23,6 +24,26 @@ async function setTranscript(videoId: string, lines: string[], language = 'en') 
 
 const search = (q: string, sort: FtsSort = 'date-desc', limit = 10) =>
   searchSubtitles(db.sql, { query: parseQuery(q), filters: {}, sort, offset: 0, limit }, 10_000);
+
+/**
+ * `count` videos with transcripts of cues made in SQL: `cues`, a JSON array, may read `n`, the video's
+ * number from 1. Written in that order, so the last video's windows are the last read.
+ */
+async function addGeneratedTranscripts(name: string, count: number, cues: PendingQuery<Row[]>): Promise<string[]> {
+  const ids = Array.from({ length: count }, (_, n) => videoIdFor(`windows:${name}-${n}`));
+  await addVideos(
+    db.sql,
+    channelIdFor('windows'),
+    ids.map((videoId) => ({ videoId })),
+  );
+  await db.sql`
+    insert into subtitle_tracks (video_id, language, kind, source, format, version, cues, cue_count, text_bytes, duration_ms, original_bytes, content_hash)
+    select id, 'en', 'manual', 'archive', 'vtt', 1, made.cues, json_array_length(made.cues), length(made.cues::text),
+      (made.cues -> -1 ->> 'endMs')::int, length(made.cues::text), md5(id) || md5(id)
+    from unnest(${ids}::text[]) with ordinality as x(id, n), lateral (select ${cues} as cues) made order by n`;
+  await db.sql`insert into transcripts (video_id, state, track_id) select video_id, 'completed', id from subtitle_tracks where video_id = any(${ids}) order by id`;
+  return ids;
+}
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -98,21 +119,13 @@ describe('subtitle search over cue windows', () => {
 
   it('excludes a word among many candidates as among few', async () => {
     // More candidates than have their own words read (FEW_CANDIDATES): the transcripts saying the word are looked up instead.
-    const ids = Array.from({ length: 240 }, (_, n) => videoIdFor(`windows:bulk-${n}`));
-    await addVideos(
-      db.sql,
-      channelIdFor('windows'),
-      ids.map((videoId) => ({ videoId })),
+    await addGeneratedTranscripts(
+      'bulk',
+      240,
+      db.sql`json_build_array(json_build_object('startMs', 0, 'endMs', 1000, 'text', 'a kestrel hovers'),
+        json_build_object('startMs', 1000, 'endMs', 2000, 'text', case when n % 3 = 0 then 'an owl calls' else 'silence' end),
+        json_build_object('startMs', 2000, 'endMs', 3000, 'text', case when n % 4 = 0 then 'calls of an owl' else 'wind' end))`,
     );
-    await db.sql`
-      insert into subtitle_tracks (video_id, language, kind, source, format, version, cues, cue_count, text_bytes, duration_ms, original_bytes, content_hash)
-      select id, 'en', 'manual', 'archive', 'vtt', 1,
-        json_build_array(json_build_object('startMs', 0, 'endMs', 1000, 'text', 'a kestrel hovers'),
-          json_build_object('startMs', 1000, 'endMs', 2000, 'text', case when n % 3 = 0 then 'an owl calls' else 'silence' end),
-          json_build_object('startMs', 2000, 'endMs', 3000, 'text', case when n % 4 = 0 then 'calls of an owl' else 'wind' end)),
-        3, 45, 3000, 150, md5(id) || md5(id)
-      from unnest(${ids}::text[]) with ordinality as x(id, n)`;
-    await db.sql`insert into transcripts (video_id, state, track_id) select video_id, 'completed', id from subtitle_tracks where video_id = any(${ids})`;
     expect((await search('kestrel')).total).toBe(240);
     // "an owl calls" in a third of them (n % 3 = 0) and "calls of an owl" in a quarter (n % 4 = 0, a
     // twelfth both): owls in 120. The words of "owl calls" said apart do not exclude a video.
@@ -129,20 +142,12 @@ describe('subtitle search over cue windows', () => {
     // 500 transcripts of 808 cues saying "osprey": 101 windows each, 50,500 in all, more than a query by
     // relevance reads (WINDOW_CAP, 50,000). The newest video is the last written, so its windows are the
     // last read; newest first, every transcript's words are read instead.
-    const ids = Array.from({ length: 500 }, (_, n) => videoIdFor(`windows:osprey-${n}`));
-    await addVideos(
-      db.sql,
-      channelIdFor('windows'),
-      ids.map((videoId) => ({ videoId })),
+    const ids = await addGeneratedTranscripts(
+      'osprey',
+      500,
+      db.sql`(select json_agg(json_build_object('startMs', c * 1000, 'endMs', c * 1000 + 1000, 'text', 'osprey')) from generate_series(0, 807) c)`,
     );
     await db.sql`update videos set upload_date = date '2020-01-01' + n::int from unnest(${ids}::text[]) with ordinality as x(id, n) where video_id = id`;
-    await db.sql`
-      insert into subtitle_tracks (video_id, language, kind, source, format, version, cues, cue_count, text_bytes, duration_ms, original_bytes, content_hash)
-      select id, 'en', 'manual', 'archive', 'vtt', 1,
-        (select json_agg(json_build_object('startMs', c * 1000, 'endMs', c * 1000 + 1000, 'text', 'osprey')) from generate_series(0, 807) c),
-        808, 6 * 808, 808000, 20 * 808, md5(id) || md5(id)
-      from unnest(${ids}::text[]) with ordinality as x(id, n) order by n`;
-    await db.sql`insert into transcripts (video_id, state, track_id) select video_id, 'completed', id from subtitle_tracks where video_id = any(${ids}) order by id`;
     const newest = await search('osprey', 'date-desc', 3);
     expect(newest).toMatchObject({ videoIds: [ids[499], ids[498], ids[497]], total: 500, totalExact: true });
     expect(newest.cues.get(ids[499]!)!.cueMatches).toBe(808);
