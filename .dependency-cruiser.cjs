@@ -47,6 +47,21 @@ module.exports = {
       to: { path: '^(api|scripts|test)/' },
     },
     {
+      name: 'surfaces-share-actions',
+      severity: 'error',
+      comment:
+        'Pages and MCP tools perform the actions of api/actions/, as REST routes do; none of them calls another surface (a route module).',
+      from: { path: '^api/(web|mcp)/' },
+      to: { path: '^api/routes/' },
+    },
+    {
+      name: 'actions-below-surfaces',
+      severity: 'error',
+      comment: 'Actions are what the surfaces share: they import none of them (routes, pages, MCP).',
+      from: { path: '^api/actions/' },
+      to: { path: '^api/(routes|web|mcp)/' },
+    },
+    {
       name: 'production-not-test',
       severity: 'error',
       comment: 'Shipped code does not depend on test code (the benchmarks may use its fake servers).',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VIDEO_ID } from './youtube/channelQuery.ts';
+import { CHANNEL_ID, VIDEO_ID } from './youtube/channelQuery.ts';
 
 /** Domain values shared by the API, the pipeline and the operator commands. */
 
@@ -78,3 +78,10 @@ export type Tier = z.infer<typeof tier>;
 export const videoIdSchema = z.string().regex(VIDEO_ID, { message: 'expected an 11-character video id (letters, digits, _ and -)' });
 /** Path parameters of the routes under a video (/…/:videoId). */
 export const videoParams = z.strictObject({ videoId: videoIdSchema });
+export const channelIdSchema = z.string().regex(CHANNEL_ID, { message: 'expected a channel id (UC followed by 22 characters)' });
+/** A language as a two- or three-letter code (ISO 639-1, else 639-3), folded to lower case. */
+export const languageCode = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z]{2,3}$/, { message: 'expected an ISO 639-1 language code such as en (or ISO 639-3, such as deu)' });

@@ -12,7 +12,7 @@ import type { Services } from '../../core/services/buildServices.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
 import type { EventHub } from '../sse/hub.ts';
 import type { Caller, RouteAuth } from './auth.ts';
-import type { GuardedRequest, RequestLimit } from './guard.ts';
+import { checkAccess, type ChargeUnits, type Guarded, type GuardedRequest, type RequestLimit } from './guard.ts';
 
 /**
  * What every route may use; built once per API process. The services (video sources, full-text
@@ -64,6 +64,12 @@ export type Exchange = Pick<RouteContext<unknown, unknown, unknown>, 'req' | 're
  */
 export type CachePolicy = { scope: 'private' } | { scope: 'public'; maxAgeSeconds: number };
 export const privateCache: CachePolicy = { scope: 'private' };
+/**
+ * Pages and sitemaps are the same for everybody: kept 5 minutes, then revalidated by ETag (a hash of
+ * the page) or, for a summary page, Last-Modified (when the summary was generated). A crawler's
+ * revalidation that finds nothing changed is a 304 and counts nothing.
+ */
+export const PUBLIC_PAGE_CACHE: CachePolicy = { scope: 'public', maxAgeSeconds: 300 };
 
 const replyTag = Symbol('reply');
 /** A reply other than `{data}` with the route's status: another status or extra headers. */
@@ -119,7 +125,7 @@ export interface Route<
   /** The per-minute limit that counts this route's requests (default requestsPerMinute; public pages: pageRequestsPerMinute). */
   requestLimit?: RequestLimit;
   /** The limits the handler may charge (ctx.charge); the request is counted with the first charge, in one statement (api/http/guard.ts). */
-  charges?: LimitName[];
+  charges?: readonly LimitName[];
   /**
    * A cacheable read: its 200 carries a strong ETag (and Cache-Control, Vary), If-None-Match answers
    * 304 with no body, and the request is counted only once the answer is not a 304, which counts nothing.
@@ -173,3 +179,38 @@ export const defineRoute = <
 >(
   route: Route<P, Q, B, R, A>,
 ) => ({ ...route, query: route.query ?? noParameters }) as unknown as Route;
+
+// ---------------------------------------------------------------------------------------------
+// Actions: what a caller may do, written once (api/actions/) and exposed three ways. A REST route, a
+// web page and an MCP tool each parse their own wire format into an action's input and present its
+// answer their own way (JSON, HTML, text for a model); the action holds the rules between: who may
+// (access), what it costs (charges), and the work. The surface guards with the action's access
+// (`...action.access`); `perform` checks it again, so no page or tool can apply weaker rules than the
+// route exposing the same action.
+// ---------------------------------------------------------------------------------------------
+
+/** What an action gets of the request that performs it, whatever surface that request came through. */
+export interface ActionContext {
+  deps: ApiDeps;
+  caller: Caller;
+  /** The guard's charge: counts units of a limit the action declares in `access.charges`. */
+  charge: ChargeUnits;
+  log: Logger;
+}
+
+export interface Action<I, O> {
+  /** How a refusal names it ("generating a summary"). */
+  what: string;
+  /** Who may perform it and the limits it may charge: a route, page or tool exposing it declares the same (`...action.access`). */
+  access: Guarded;
+  run(ctx: ActionContext, input: I): Promise<O>;
+}
+
+/** An action, its access kept as written (so a surface can read `access.charges` as a list). */
+export const defineAction = <I, O, const G extends Guarded>(action: Action<I, O> & { access: G }): Action<I, O> & { access: G } => action;
+
+/** Performs `action` for the context's caller: its access first (403 as the route would answer), then the work. */
+export function perform<I, O>(action: Action<I, O>, ctx: ActionContext, input: I): Promise<O> {
+  checkAccess(ctx.caller, action.access, action.what);
+  return action.run(ctx, input);
+}

@@ -7,9 +7,11 @@ import { readJsonBody } from '../http/body.ts';
 import { publicOrigin } from '../http/publicOrigin.ts';
 import { sendJson } from '../http/representation.ts';
 import type { ApiDeps } from '../http/route.ts';
-import { MCP_RESOURCE_METADATA_PATH } from '../routes/protectedResource.ts';
 import type { KeyCaller } from './context.ts';
 import { createMcpServer } from './server.ts';
+
+/** Where /mcp's metadata lives: the well-known prefix inserted before the resource's path (RFC 9728 §3.1). */
+export const MCP_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
 
 type Request = IncomingMessage & { id: string };
 

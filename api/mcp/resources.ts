@@ -3,14 +3,15 @@ import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextproto
 import { AppError, notFound } from '../../core/errors.ts';
 import { browseSummaries } from '../../core/summaries/browseSummaries.ts';
 import { summaryChannels, summaryTags } from '../../core/summaries/summaryFacets.ts';
-import { toSummaryListItem } from '../../core/summaries/summaryObject.ts';
+import { toSummaryListItem, toSummaryObject } from '../../core/summaries/summaryObject.ts';
 import { readSubtitles } from '../../core/subtitles/readSubtitles.ts';
 import { timestampedText } from '../../core/subtitles/timestampedText.ts';
 import { findChannel } from '../../core/videos/findChannel.ts';
+import { perform } from '../http/route.ts';
+import { readSummary } from '../actions/summaries.ts';
+import { readVideo } from '../actions/videos.ts';
 import { guarded, type ChargeUnits, type Guarded } from '../http/guard.ts';
 import type { McpContext } from './context.ts';
-import { visibleSummary } from './tools/summaries.ts';
-import { videoById } from './tools/videos.ts';
 
 const LISTED = 50;
 const json = (uri: URL, value: unknown): ReadResourceResult => ({
@@ -47,7 +48,9 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
     'video',
     new ResourceTemplate('tube://video/{videoId}', { list: undefined }),
     { title: 'A video', description: "A stored video's metadata (JSON), as get_video answers it", mimeType: 'application/json' },
-    guardedRead(ctx, { scope: 'L1' }, async (uri, { videoId }) => json(uri, await videoById(sql, videoId!))),
+    guardedRead(ctx, readVideo.access, async (uri, { videoId }, charge) =>
+      json(uri, await perform(readVideo, { ...ctx, charge }, videoId!)),
+    ),
   );
 
   server.registerResource(
@@ -108,7 +111,9 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
       description: "A video's AI summary (JSON): yours if private, else the public one; listed: the latest public summaries",
       mimeType: 'application/json',
     },
-    guardedRead(ctx, { feature: 'summaries' }, async (uri, { videoId }) => json(uri, await visibleSummary(ctx, videoId!))),
+    guardedRead(ctx, readSummary.access, async (uri, { videoId }, charge) =>
+      json(uri, toSummaryObject(await perform(readSummary, { ...ctx, charge }, videoId!))),
+    ),
   );
 
   server.registerResource(

@@ -1,25 +1,7 @@
-import { scopeName } from '../../core/schemas.ts';
-import { usageReport, usageReportSchema } from '../../core/usage/usageReport.ts';
-import type { Caller } from '../http/auth.ts';
-import { limitsEnforcedFor, quotaSubject } from '../http/guard.ts';
+import { usageReportSchema } from '../../core/usage/usageReport.ts';
+import { perform } from '../http/route.ts';
+import { readUsage } from '../actions/usage.ts';
 import { defineRoute } from '../http/route.ts';
-
-/** What GET /api/features and the get_usage tool answer for a caller. */
-export const callerUsage = (sql: Parameters<typeof usageReport>[0], caller: Caller) =>
-  usageReport(
-    sql,
-    caller.tier,
-    caller.kind === 'anonymous'
-      ? null
-      : {
-          userId: caller.userId,
-          email: caller.email,
-          isAdmin: caller.isAdmin,
-          keyScope: caller.kind === 'key' ? scopeName(caller.scope) : null,
-        },
-    (rule) => quotaSubject(caller, rule),
-    limitsEnforcedFor(caller),
-  );
 
 export const featuresRoute = defineRoute({
   method: 'GET',
@@ -31,7 +13,7 @@ export const featuresRoute = defineRoute({
   auth: 'optional',
   apiAccess: false,
   response: usageReportSchema,
-  async handler({ caller, deps }) {
-    return callerUsage(deps.sql, caller);
+  async handler(ctx) {
+    return perform(readUsage, ctx, undefined);
   },
 });

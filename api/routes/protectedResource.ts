@@ -10,9 +10,7 @@ import { z } from 'zod';
 import { publicOrigin } from '../http/publicOrigin.ts';
 import { sendJson } from '../http/representation.ts';
 import { defineRoute, handled } from '../http/route.ts';
-
-/** Where /mcp's metadata lives: the well-known prefix inserted before the resource's path (RFC 9728 §3.1). */
-export const MCP_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+import { MCP_RESOURCE_METADATA_PATH } from '../mcp/handler.ts';
 
 const metadata = z.object({
   resource: z.string().describe('the protected resource: the /mcp endpoint, or the service for the REST API'),

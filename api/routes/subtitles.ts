@@ -6,37 +6,22 @@ import { INT4_MAX, videoIdSchema, videoParams } from '../../core/schemas.ts';
 import { planBulkDownload } from '../../core/subtitles/bulk.ts';
 import { bulkJson } from '../../core/subtitles/bulkJson.ts';
 import { bulkZip } from '../../core/subtitles/bulkZip.ts';
-import type { OutputFormat } from '../../core/subtitles/cue.ts';
 import { enqueueSubtitleFetch, enqueueVideoLookup } from '../../core/subtitles/enqueue.ts';
-import { findSubtitleTrack, type SubtitleChoice } from '../../core/subtitles/findSubtitleTrack.ts';
-import { render } from '../../core/subtitles/render.ts';
 import { readTranscript, transcriptStates, type TranscriptInfo } from '../../core/subtitles/transcript.ts';
-import {
-  describeTrack,
-  languageParam,
-  latestTracks,
-  readCues,
-  trackIdParam,
-  trackKinds,
-  trackSources,
-} from '../../core/subtitles/tracks.ts';
+import { describeTrack, languageParam, latestTracks, trackIdParam, trackKinds, trackSources } from '../../core/subtitles/tracks.ts';
 import { readVideoLookup, type VideoLookup } from '../../core/subtitles/videoLookups.ts';
 import { findVideos } from '../../core/subtitles/videos.ts';
+import { perform } from '../http/route.ts';
+import { downloadSubtitles, SUBTITLE_TYPES } from '../actions/subtitles.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { codingFor, streamSink } from '../http/compression.ts';
-import { JSON_TYPE, prepareAnswer } from '../http/representation.ts';
-import { binaryBody, defineRoute, handled, privateCache, reply, type ApiDeps, type Exchange } from '../http/route.ts';
+import { JSON_TYPE } from '../http/representation.ts';
+import { binaryBody, defineRoute, handled, privateCache, reply } from '../http/route.ts';
 
 /** At most this many video ids per bulk download. */
 const BULK_MAX_VIDEOS = 100;
 
 const kind = z.enum(trackKinds, { message: 'expected manual, auto or translated' });
-
-const CONTENT_TYPES: Record<OutputFormat, string> = {
-  srt: 'application/x-subrip; charset=utf-8',
-  vtt: 'text/vtt; charset=utf-8',
-  txt: 'text/plain; charset=utf-8',
-};
 
 const trackSchema = z.object({
   language: z.string().describe('a BCP 47 tag: en, en-GB, zh-Hans'),
@@ -84,8 +69,7 @@ const getSubtitlesRoute = defineRoute({
   description:
     "Without lang and kind the best track is chosen: manual, else auto, else translated; the video's language, else English, else the first. lang=en also takes en-GB and the like when there is no plain en. version= reads an older version of the chosen track. Counts one subtitleDownloadsPerDay (only when a track is sent: a 304 to If-None-Match counts nothing).",
   auth: 'key',
-  scope: 'L1',
-  feature: 'subtitleDownload',
+  ...downloadSubtitles.access,
   cache: privateCache,
   params: videoParams,
   query: z.strictObject({
@@ -95,43 +79,12 @@ const getSubtitlesRoute = defineRoute({
     trackId: trackIdParam.optional().describe("only the named track with this id (a track's trackId)"),
     version: wholeNumber('version', 1, INT4_MAX).optional().describe('versions count from 1'),
   }),
-  media: Object.fromEntries(Object.values(CONTENT_TYPES).map((type) => [type.split(';')[0]!, z.string()])),
+  media: Object.fromEntries(Object.values(SUBTITLE_TYPES).map((type) => [type.split(';')[0]!, z.string()])),
   errors: ['NOT_FOUND'],
-  charges: ['subtitleDownloadsPerDay'],
   async handler(ctx) {
-    return sendSubtitles(ctx, ctx.deps, () => ctx.charge('subtitleDownloadsPerDay'), ctx.params.videoId, ctx.query);
+    return perform(downloadSubtitles, ctx, { exchange: ctx, videoId: ctx.params.videoId, choice: ctx.query });
   },
 });
-
-/**
- * A video's subtitles as a file download (the route, and the video page's downloads): the stored hash of
- * the track's cues, per format, validates before the download is charged, so a 304 costs nothing.
- */
-export async function sendSubtitles(
-  exchange: Exchange,
-  deps: ApiDeps,
-  charge: () => Promise<unknown>,
-  videoId: string,
-  query: SubtitleChoice & { format: OutputFormat },
-): Promise<typeof handled> {
-  const { video, track } = await findSubtitleTrack(deps.sql, videoId, query);
-  const answer = prepareAnswer(exchange, {
-    contentType: CONTENT_TYPES[query.format],
-    cache: privateCache,
-    etag: `"${track.contentHash}.${query.format}"`,
-  });
-  if (!answer) return handled;
-  await charge();
-  const cues = (await readCues(deps.sql, [track.id])).get(track.id) ?? [];
-  await answer.send(render(cues, query.format), {
-    'Content-Disposition': `attachment; filename="${video.videoId}.${track.language}.${query.format}"`,
-    'X-Subtitle-Language': track.language,
-    'X-Subtitle-Kind': track.kind,
-    'X-Subtitle-Version': String(track.version),
-    'X-Subtitle-Source': track.source,
-  });
-  return handled;
-}
 
 // ---------------------------------------------------------------------------------------------
 // POST /api/subtitles/:videoId/fetch and GET /api/subtitles/:videoId/status

@@ -11,16 +11,9 @@ import { escapeHtml } from '../../core/text/escapeHtml.ts';
 import { publicOrigin } from '../http/publicOrigin.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { sendAnswer } from '../http/representation.ts';
-import { defineRoute, handled, ignoredQuery, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
+import { defineRoute, handled, ignoredQuery, PUBLIC_PAGE_CACHE, type ApiDeps, type Exchange } from '../http/route.ts';
 
 const TAG = 'Public pages';
-
-/**
- * Pages and sitemaps are the same for everybody: kept 5 minutes, then revalidated by ETag (a hash of
- * the page) or, for a summary page, Last-Modified (when the summary was generated). A crawler's
- * revalidation that finds nothing changed is a 304 and counts nothing.
- */
-export const PUBLIC_PAGE_CACHE: CachePolicy = { scope: 'public', maxAgeSeconds: 300 };
 
 /** What every page route shares: public, with a per-address budget sized for crawlers (pageRequestsPerMinute), cacheable. */
 const pageAccess = { auth: 'public', query: ignoredQuery, requestLimit: 'pageRequestsPerMinute', cache: PUBLIC_PAGE_CACHE } as const;

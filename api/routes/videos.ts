@@ -1,9 +1,9 @@
-import type { Queryable } from '../../core/db/database.ts';
 import { videoParams } from '../../core/schemas.ts';
-import { statusHistory, statusHistorySchema } from '../../core/status/statusHistory.ts';
-import { mediaTypes, openMediaFile } from '../../core/videos/mediaFile.ts';
-import { binaryBody, defineRoute, handled, privateCache, type Exchange } from '../http/route.ts';
-import { sendFile } from '../http/sendFile.ts';
+import { statusHistorySchema } from '../../core/status/statusHistory.ts';
+import { mediaTypes } from '../../core/videos/mediaFile.ts';
+import { perform } from '../http/route.ts';
+import { downloadVideoFile, readStatusHistory } from '../actions/videos.ts';
+import { binaryBody, defineRoute, privateCache } from '../http/route.ts';
 
 export const statusHistoryRoute = defineRoute({
   method: 'GET',
@@ -13,14 +13,13 @@ export const statusHistoryRoute = defineRoute({
   description:
     'status: checking (not verified yet), live, deleted, re-uploaded (deleted, with its content under another id: reuploadedAs). A deletion is recorded only after two probes, spaced in time, agree; transient answers never change a status.',
   auth: 'key',
-  scope: 'L1',
-  feature: 'statusHistory',
+  ...readStatusHistory.access,
   cache: privateCache,
   params: videoParams,
   response: statusHistorySchema,
   errors: ['NOT_FOUND'],
-  async handler({ params, deps }) {
-    return statusHistory(deps.sql, params.videoId);
+  async handler(ctx) {
+    return perform(readStatusHistory, ctx, ctx.params.videoId);
   },
 });
 
@@ -32,20 +31,13 @@ export const videoFileRoute = defineRoute({
   description:
     'The media file the local archive recorded for the video (the videoFileUrl of video objects), streamed with its media type by extension. One byte range per request (Range: bytes=a-b, bytes=a-, bytes=-n) answers 206 with Content-Range; several ranges, or a malformed Range, answer the whole file (200). A range outside the file is 416 with Content-Range: bytes */<size>. ETag and Last-Modified validate If-None-Match / If-Modified-Since (304), If-Range, If-Match / If-Unmodified-Since (412). 404 NOT_FOUND with details.reason unknown_video, no_archived_file, archive_removed (an operator removed the archive root holding it: afterimage archives remove) or file_missing. Counts only as a request (requestsPerMinute), never as a subtitle download.',
   auth: 'key',
-  scope: 'L1',
-  feature: 'subtitleDownload',
+  ...downloadVideoFile.access,
   params: videoParams,
   media: Object.fromEntries(mediaTypes.map((type) => [type, binaryBody])),
   servesFile: true,
   errors: ['NOT_FOUND'],
   cache: privateCache,
   async handler(ctx) {
-    return sendVideoFile(ctx, ctx.deps.sql, ctx.params.videoId);
+    return perform(downloadVideoFile, ctx, { exchange: ctx, videoId: ctx.params.videoId });
   },
 });
-
-/** The archived media of a video, with ranges (the route, and the video page's player). */
-export async function sendVideoFile(exchange: Exchange, sql: Queryable, videoId: string): Promise<typeof handled> {
-  await sendFile(exchange, await openMediaFile(sql, videoId));
-  return handled;
-}

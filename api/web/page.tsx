@@ -26,6 +26,8 @@ export interface PageContext<P, Q, F> {
   deps: ApiDeps;
   /** The visitor as the API would see them: tiers, quotas and privacy apply unchanged. */
   visitor: Caller;
+  /** The visitor again, by the name actions take (a page context is an action's context: `perform(action, ctx, input)`). */
+  caller: Caller;
   params: P;
   query: Q;
   /** A POST page's form fields, validated. */
@@ -67,14 +69,14 @@ export interface Page<
   params?: P;
   query?: Q;
   form?: F;
-  /** What the visitor's tier must allow (as a route's `feature`). */
-  access?: Access;
+  /** What the visitor's tier must allow (as a route's `feature`); an action's access, with the limits it charges, fits here. */
+  access?: Access & { charges?: readonly LimitName[] | undefined };
   /** Counted against the visitor's requestsPerMinute (default true), as an API request is. */
   rateLimited?: boolean;
   /** The limit that counts its requests instead of requestsPerMinute (public pages: pageRequestsPerMinute, sized for crawlers). */
   requestLimit?: RequestLimit;
   /** The limits its handler may charge (ctx.charge), as a route's `charges`. */
-  charges?: LimitName[];
+  charges?: readonly LimitName[];
   /**
    * Who may keep the page: `public` ones are the same for every visitor (the header names no account)
    * and carry an ETag, so a revalidation is a 304 that counts nothing; without it, `private, no-cache`.
@@ -118,7 +120,12 @@ export function servePage(page: Page, deps: ApiDeps) {
     let visitor: Caller | undefined;
     try {
       visitor = await identifyVisitor(deps, req);
-      const rules = { ...page.access, rateLimited: page.rateLimited, requestLimit: page.requestLimit, charges: page.charges };
+      const rules = {
+        ...page.access,
+        rateLimited: page.rateLimited,
+        requestLimit: page.requestLimit,
+        charges: page.charges ?? page.access?.charges,
+      };
       await guarded(deps, visitor, rules, (request) => render(page, deps, req, res, visitor!, request), {
         what: 'this page',
         res,
@@ -137,7 +144,19 @@ async function render(page: Page, deps: ApiDeps, req: PageRequest, res: ServerRe
   const form = page.method === 'POST' ? parse(page.form, await checkedForm(req, deps), 'form') : undefined;
   const exchange = { req, res, countRequest: request.countRequest, waiveRequest: request.waiveRequest };
   const log = deps.log.child({ reqId: req.id });
-  const answer = await page.handler({ req, res, deps, visitor, params, query, form, exchange, charge: request.charge, log });
+  const answer = await page.handler({
+    req,
+    res,
+    deps,
+    visitor,
+    caller: visitor,
+    params,
+    query,
+    form,
+    exchange,
+    charge: request.charge,
+    log,
+  });
   if (answer === handled) return;
   if (isRedirect(answer)) {
     await request.countRequest();

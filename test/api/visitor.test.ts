@@ -14,7 +14,7 @@ import { checkFormToken, formToken } from '../../api/http/csrf.ts';
 import { quotaSubject } from '../../api/http/guard.ts';
 import { sessionCookie } from '../../api/http/session.ts';
 import { identifyVisitor } from '../../api/web/visitor.ts';
-import { callerUsage } from '../../api/routes/features.ts';
+import { callerUsage } from '../../api/actions/usage.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 let db: TestDatabase;

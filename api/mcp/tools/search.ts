@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { searchChannel } from '../../../core/crawl/searchChannel.ts';
 import { storedVideos } from '../../../core/crawl/storedVideos.ts';
 import { ftsSort, MAX_RESULT_WINDOW } from '../../../core/fts/backend.ts';
 import { MAX_QUERY_LENGTH } from '../../../core/fts/query.ts';
-import { ftsResults, searchVideos } from '../../../core/fts/searchVideos.ts';
+import { ftsResults } from '../../../core/fts/searchVideos.ts';
 import { videoObject } from '../../../core/videos/videoObject.ts';
+import { perform } from '../../http/route.ts';
+import { searchText } from '../../actions/fts.ts';
+import { startSearch } from '../../actions/search.ts';
 import { defineTool } from '../tool.ts';
 
 export const searchChannelTool = defineTool({
@@ -25,16 +27,11 @@ export const searchChannelTool = defineTool({
     storedVideos: z.number().int().describe('videos of the channel stored now (the crawl adds more in the background)'),
     videos: z.array(videoObject).describe('the newest stored videos'),
   }),
-  access: { scope: 'L1', feature: 'channelSearch', charges: ['channelSearchesPerHour'] },
+  access: startSearch.access,
   readOnly: false,
   async run(args, ctx) {
-    const { deps, caller } = ctx;
-    const started = await searchChannel(
-      { sql: deps.sql, sources: deps.sources, log: ctx.log, sourceWaitBudgetMs: deps.config.SOURCE_WAIT_BUDGET_MS },
-      { query: args.query, userId: caller.userId },
-      async () => void (await ctx.charge('channelSearchesPerHour')),
-    );
-    const stored = await storedVideos(deps.sql, started.channelId, args.limit);
+    const started = await perform(startSearch, ctx, args.query);
+    const stored = await storedVideos(ctx.deps.sql, started.channelId, args.limit);
     const data = {
       searchSessionId: started.sessionId,
       sseEndpointUrl: `/api/search/${started.sessionId}/stream`,
@@ -69,15 +66,10 @@ export const searchVideosTool = defineTool({
     in: z.enum(['videos', 'subtitles']).default('videos').describe('videos: titles, tags, descriptions; subtitles: what was said'),
   }),
   output: ftsResults,
-  access: { scope: 'L1', feature: 'fullTextSearch', charges: ['ftsQueriesPerMinute'] },
+  access: searchText.access,
   readOnly: true,
   async run(args, ctx) {
-    const { deps } = ctx;
-    const data = await searchVideos(
-      { sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS },
-      args,
-      async () => void (await ctx.charge('ftsQueriesPerMinute')),
-    );
+    const data = await perform(searchText, ctx, args);
     const lines = data.videos.map((video) => {
       const cues = (video.cues ?? []).map((cue) => `\n    ${cue.url} ${cue.text.replace(/<\/?mark>/g, '*')}`).join('');
       return `- ${video.videoId} ${video.uploadDate ?? '????-??-??'} [${video.status}] ${video.title ?? '(no title)'} — ${video.channelTitle ?? video.channelId}${cues}`;

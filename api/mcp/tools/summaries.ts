@@ -1,22 +1,12 @@
 import { z } from 'zod';
-import { AppError, notFound } from '../../../core/errors.ts';
+import { AppError } from '../../../core/errors.ts';
 import { MAX_RESULT_WINDOW } from '../../../core/fts/backend.ts';
 import { videoIdSchema } from '../../../core/schemas.ts';
-import { transcriptRequired } from '../../../core/subtitles/transcriptRequired.ts';
-import { browseSummaries } from '../../../core/summaries/browseSummaries.ts';
-import { findSummary } from '../../../core/summaries/findSummary.ts';
-import { requestSummary } from '../../../core/summaries/summaryGeneration.ts';
 import { summaryEvents } from '../../../core/summaries/summaryEvents.ts';
 import { summaryGeneration } from '../../../core/summaries/summaryGeneration.ts';
-import {
-  summaryListItem,
-  summaryObject,
-  toSummaryListItem,
-  toSummaryObject,
-  type SummaryObject,
-} from '../../../core/summaries/summaryObject.ts';
-import { countsPage, pageOf } from '../../routes/summaries.ts';
-import type { McpContext } from '../context.ts';
+import { summaryObject, toSummaryObject, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
+import { perform } from '../../http/route.ts';
+import { browseSummaries, generateSummary, readSummary, summaryFilters, summaryList } from '../../actions/summaries.ts';
 import { followGeneration, MAX_WAIT_SECONDS } from '../followGeneration.ts';
 import { defineTool } from '../tool.ts';
 
@@ -28,13 +18,6 @@ function summaryText(summary: SummaryObject): string {
   return `# ${summary.title ?? summary.videoTitle ?? summary.videoId}\n${summary.tldr ?? ''}\n\n## Key points\n${points}\n\n## Summary\n${summary.detailedSummary ?? ''}\n\nTags: ${summary.tags.join(', ')}`;
 }
 
-/** The caller's own private summary of the video, else its public one (404 otherwise). */
-export async function visibleSummary(ctx: McpContext, videoId: string): Promise<SummaryObject> {
-  const row = await findSummary(ctx.deps.sql, videoId, { userId: ctx.caller.userId });
-  if (!row) throw notFound(`video ${videoId} has no summary; generate_summary makes one`);
-  return toSummaryObject(row);
-}
-
 export const getSummaryTool = defineTool({
   name: 'get_summary',
   title: 'Get a summary',
@@ -42,10 +25,10 @@ export const getSummaryTool = defineTool({
     'The AI summary of a video (your private one, else the public one): TL;DR, key points linked to their second in the video, a detailed summary, tags. Free (no quota but requestsPerMinute).',
   input: z.object({ videoId: videoIdSchema }),
   output: summaryObject,
-  access: { feature: 'summaries' },
+  access: readSummary.access,
   readOnly: true,
   async run(args, ctx) {
-    const data = await visibleSummary(ctx, args.videoId);
+    const data = toSummaryObject(await perform(readSummary, ctx, args.videoId));
     return { data, text: summaryText(data) };
   },
 });
@@ -66,16 +49,10 @@ export const generateSummaryTool = defineTool({
       .describe('with a progress token: how long to wait for the summary'),
   }),
   output: summaryObject,
-  access: { scope: 'L2', feature: 'summaryGeneration', charges: ['summaryGenerationsPerDay'] },
+  access: generateSummary.access,
   readOnly: false,
   async run(args, ctx, extra) {
-    const request = await requestSummary(ctx.deps.sql, {
-      videoId: args.videoId,
-      ownerId: ctx.caller.userId,
-      private: args.private,
-      charge: () => ctx.charge('summaryGenerationsPerDay'),
-    });
-    if (request.outcome === 'transcript_required') throw transcriptRequired(args.videoId, request.transcript, 'summary');
+    const request = await perform(generateSummary, ctx, args);
     let data = toSummaryObject(request.summary);
     if (request.outcome === 'generating' && extra._meta?.progressToken !== undefined && args.waitSeconds > 0) {
       const final = await followGeneration(ctx.deps.hub, summaryGeneration, request.summary.id, extra, args.waitSeconds);
@@ -101,43 +78,22 @@ export const browseSummariesTool = defineTool({
   title: 'Browse summaries',
   description: `Public AI summaries, newest first, filtered by tag, channel and language (ISO 639-1). page × limit ≤ ${MAX_RESULT_WINDOW}. Free.`,
   input: z.object({
-    tag: z.string().trim().toLowerCase().min(1).max(40).optional(),
-    channelId: z
-      .string()
-      .regex(/^UC[A-Za-z0-9_-]{22}$/)
-      .optional(),
-    language: z
-      .string()
-      .trim()
-      .toLowerCase()
-      .regex(/^[a-z]{2,3}$/)
-      .optional(),
+    ...summaryFilters,
     page: z.number().int().min(1).max(MAX_RESULT_WINDOW).default(1),
     limit: z.number().int().min(1).max(100).default(20),
   }),
-  output: z.object({
-    items: z.array(summaryListItem),
-    page: z.number().int(),
-    limit: z.number().int(),
-    total: z.number().int(),
-    totalPages: z.number().int(),
-  }),
-  access: { feature: 'summaries' },
+  output: summaryList,
+  access: browseSummaries.access,
   readOnly: true,
   async run(args, ctx) {
-    const { tag, channelId, language } = args;
-    const { rows, total } = await browseSummaries(
-      ctx.deps.sql,
-      { ...(tag ? { tag } : {}), ...(channelId ? { channelId } : {}), ...(language ? { language } : {}) },
-      pageOf(args.page, args.limit),
-    );
-    const items = rows.map(toSummaryListItem);
+    const data = await perform(browseSummaries, ctx, args);
+    const items = data.items;
     const lines = items.map(
       (item) => `- ${item.videoId} ${item.title ?? item.videoTitle ?? ''} — ${item.tldr ?? ''} [${item.tags.join(', ')}]`,
     );
     return {
-      data: { items, ...countsPage(args.page, args.limit, total) },
-      text: `${total} summaries (page ${args.page})\n${lines.join('\n')}`,
+      data,
+      text: `${data.total} summaries (page ${args.page})\n${lines.join('\n')}`,
     };
   },
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { usageReportSchema } from '../../../core/usage/usageReport.ts';
-import { callerUsage } from '../../routes/features.ts';
+import { perform } from '../../http/route.ts';
+import { readUsage } from '../../actions/usage.ts';
 import { defineTool } from '../tool.ts';
 
 export const getUsageTool = defineTool({
@@ -10,10 +11,10 @@ export const getUsageTool = defineTool({
     'Your tier, feature flags, and for every limit (requestsPerMinute, channelSearchesPerHour, ftsQueriesPerMinute, subtitleDownloadsPerDay, summaryGenerationsPerDay, apiStenogramsPerDay, pageRequestsPerMinute) its maximum, use, what remains and when it resets. limitsEnforced is false for an administrator, whose use is counted but never refused.',
   input: z.object({}),
   output: usageReportSchema,
-  access: {},
+  access: readUsage.access,
   readOnly: true,
   async run(_args, ctx) {
-    const data = await callerUsage(ctx.deps.sql, ctx.caller);
+    const data = await perform(readUsage, ctx, undefined);
     const lines = Object.entries(data.limits).map(
       ([name, limit]) =>
         `- ${name}: ${limit.used} of ${limit.max ?? 'unlimited'} used, ${limit.remaining ?? 'unlimited'} left, resets in ${limit.resetSeconds} s`,

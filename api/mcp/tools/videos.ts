@@ -1,20 +1,13 @@
 import { z } from 'zod';
-import { notFound } from '../../../core/errors.ts';
 import { INT4_MAX, videoIdSchema } from '../../../core/schemas.ts';
-import { statusHistory, statusHistorySchema } from '../../../core/status/statusHistory.ts';
+import { statusHistorySchema } from '../../../core/status/statusHistory.ts';
 import { readSubtitles } from '../../../core/subtitles/readSubtitles.ts';
 import { timestampedText } from '../../../core/subtitles/timestampedText.ts';
 import { languageParam, trackIdParam, trackKinds, trackSources } from '../../../core/subtitles/tracks.ts';
-import { loadVideos } from '../../../core/videos/loadVideos.ts';
-import { videoObject, type VideoObject } from '../../../core/videos/videoObject.ts';
+import { videoObject } from '../../../core/videos/videoObject.ts';
+import { perform } from '../../http/route.ts';
+import { readStatusHistory, readVideo } from '../../actions/videos.ts';
 import { defineTool } from '../tool.ts';
-
-/** A stored video, 404 when it is not (get_video, tube://video/{videoId}). */
-export async function videoById(sql: Parameters<typeof loadVideos>[0], videoId: string): Promise<VideoObject> {
-  const [video] = await loadVideos(sql, [videoId]);
-  if (!video) throw notFound(`no video ${videoId} is stored; search_channel finds a channel's videos`);
-  return video;
-}
 
 export const getVideoTool = defineTool({
   name: 'get_video',
@@ -23,10 +16,10 @@ export const getVideoTool = defineTool({
     "A stored video's metadata: title, description, channel, duration, views, upload date, status (live, deleted, re-uploaded, checking) with its reason, tags, captions, whether subtitles and a summary exist, archive links.",
   input: z.object({ videoId: videoIdSchema.describe('the 11-character video id') }),
   output: videoObject,
-  access: { scope: 'L1' },
+  access: readVideo.access,
   readOnly: true,
   async run(args, ctx) {
-    return { data: await videoById(ctx.deps.sql, args.videoId) };
+    return { data: await perform(readVideo, ctx, args.videoId) };
   },
 });
 
@@ -93,10 +86,10 @@ export const statusHistoryTool = defineTool({
     "A video's current status (live, deleted with a reason such as copyright or private, re-uploaded as another id) and every change of it, oldest first, with what each probe saw.",
   input: z.object({ videoId: videoIdSchema }),
   output: statusHistorySchema,
-  access: { scope: 'L1', feature: 'statusHistory' },
+  access: readStatusHistory.access,
   readOnly: true,
   async run(args, ctx) {
-    const data = await statusHistory(ctx.deps.sql, args.videoId);
+    const data = await perform(readStatusHistory, ctx, args.videoId);
     const lines = data.history.map(
       (entry) =>
         `- ${entry.observedAt} ${entry.previousStatus ?? '∅'} → ${entry.status}${entry.reason ? ` (${entry.reason}${entry.claimant ? `, ${entry.claimant}` : ''})` : ''}${entry.linkedVideoId ? ` as ${entry.linkedVideoId}` : ''} [${entry.source ?? '?'}]`,

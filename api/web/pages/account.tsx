@@ -10,7 +10,8 @@ import { scopeLabel, scopeLevel, type ScopeLabel } from '../../../core/schemas.t
 import { listStenograms } from '../../../core/stenograms/listStenograms.ts';
 import { listOwnSummaries } from '../../../core/summaries/listOwnSummaries.ts';
 import { clientAddress, type Caller } from '../../http/auth.ts';
-import { callerUsage } from '../../routes/features.ts';
+import { perform } from '../../http/route.ts';
+import { readUsage } from '../../actions/usage.ts';
 import { FormToken } from '../formToken.tsx';
 import { definePage, redirect, type PageContext, type PageView } from '../page.tsx';
 
@@ -41,7 +42,7 @@ async function accountView(
 ): Promise<PageView> {
   const { sql } = ctx.deps;
   const [usage, keys, summaries, stenograms, [row]] = await Promise.all([
-    callerUsage(sql, visitor),
+    perform(readUsage, ctx, undefined),
     listApiKeys(sql, { includeRevoked: true, userId: visitor.userId }),
     listOwnSummaries(sql, visitor.userId),
     listStenograms(sql, visitor.userId, 1),

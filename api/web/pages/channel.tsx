@@ -7,11 +7,12 @@ import { deletionsByMonth } from '../../../core/status/deletionsByMonth.ts';
 import { channelStatusCounts, channelVideos } from '../../../core/videos/channelVideos.ts';
 import { findChannel } from '../../../core/videos/findChannel.ts';
 import type { ChannelObject } from '../../../core/videos/videoObject.ts';
-import { CHANNEL_ID } from '../../../core/youtube/channelQuery.ts';
 import { callerUserId, type Caller } from '../../http/auth.ts';
 import { wholeNumber } from '../../http/queryParams.ts';
 import type { ApiDeps } from '../../http/route.ts';
-import { callersSession, continueCallersSearch, streamSearchSession } from '../../routes/search.ts';
+import { channelIdSchema } from '../../../core/schemas.ts';
+import { perform } from '../../http/route.ts';
+import { callersSession, continueSearch, followSearch } from '../../actions/search.ts';
 import { lastEventId } from '../../sse/followStream.ts';
 import { FormToken, type FormContext } from '../formToken.tsx';
 import { definePage, redirect } from '../page.tsx';
@@ -22,11 +23,8 @@ const VIDEOS_PER_PAGE = 24;
 /** Past this page the channel's list is better narrowed (the deleted filter) than paged through. */
 const MAX_PAGE = 1000;
 
-const channelParams = z.strictObject({
-  channelId: z.string().regex(CHANNEL_ID, { message: 'expected a channel id (UC followed by 22 characters)' }),
-});
+const channelParams = z.strictObject({ channelId: channelIdSchema });
 const sessionId = z.uuid({ message: 'expected a search session id (UUID)' });
-const access = { feature: 'channelSearch' } as const;
 
 const channelUrl = (channelId: string, query: Record<string, string | number | undefined> = {}) => {
   const search = new URLSearchParams(
@@ -257,10 +255,11 @@ export const channelLivePage = definePage({
   path: '/channels/:channelId/live',
   params: channelParams,
   query: z.object({ session: sessionId, lastEventId: z.string().max(64).optional() }),
-  access,
-  async handler({ req, res, deps, visitor, params, query }) {
+  access: followSearch.access,
+  async handler(ctx) {
+    const { req, res, deps, visitor, params, query } = ctx;
     const session = await sessionOfChannel(deps, visitor, params.channelId, query.session);
-    return streamSearchSession(deps, req, res, session, lastEventId(req, query.lastEventId));
+    return perform(followSearch, ctx, { res, session, resumeFrom: lastEventId(req, query.lastEventId) });
   },
 });
 
@@ -270,11 +269,11 @@ export const channelContinuePage = definePage({
   path: '/channels/:channelId/continue',
   params: channelParams,
   form: z.object({ session: sessionId }),
-  access,
-  charges: ['channelSearchesPerHour'],
-  async handler({ charge, deps, visitor, params, form }) {
+  access: continueSearch.access,
+  async handler(ctx) {
+    const { deps, visitor, params, form } = ctx;
     const session = await sessionOfChannel(deps, visitor, params.channelId, form.session);
-    const started = await continueCallersSearch(deps, visitor, charge, session);
+    const started = await perform(continueSearch, ctx, session);
     return redirect(channelUrl(params.channelId, { session: started.sessionId }));
   },
 });

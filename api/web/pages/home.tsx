@@ -1,4 +1,5 @@
-import { browseSummaryList } from '../../routes/summaries.ts';
+import { perform } from '../../http/route.ts';
+import { browseSummaries } from '../../actions/summaries.ts';
 import { definePage } from '../page.tsx';
 import { SummaryCards } from '../summaryCards.tsx';
 
@@ -9,8 +10,8 @@ const LATEST = 5;
 export const homePage = definePage({
   method: 'GET',
   path: '/',
-  async handler({ deps, visitor }) {
-    const latest = visitor.tier.features.summaries ? (await browseSummaryList(deps.sql, { page: 1, limit: LATEST })).items : [];
+  async handler(ctx) {
+    const latest = ctx.visitor.tier.features.summaries ? (await perform(browseSummaries, ctx, { page: 1, limit: LATEST })).items : [];
     return {
       title: 'Search the archive',
       description: 'Search YouTube channels and videos, deleted ones included: titles, descriptions, subtitles and summaries.',

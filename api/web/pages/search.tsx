@@ -4,10 +4,10 @@ import { FTS_SORTS, type FtsSort } from '../../../core/fts/backend.ts';
 import { clock } from '../../../core/text/clock.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import { parseChannelQuery } from '../../../core/youtube/channelQuery.ts';
-import { checkAccess } from '../../http/guard.ts';
 import { wholeNumber } from '../../http/queryParams.ts';
-import { ftsQuery, fullTextSearch } from '../../routes/fts.ts';
-import { startChannelSearch } from '../../routes/search.ts';
+import { ftsQuery, searchText } from '../../actions/fts.ts';
+import { perform } from '../../http/route.ts';
+import { startSearch } from '../../actions/search.ts';
 import { queryHref, withoutBlanks } from '../formQuery.ts';
 import { Highlighted } from '../highlighted.tsx';
 import { definePage, redirect, type PageContext } from '../page.tsx';
@@ -20,7 +20,7 @@ const searchQuery = z.preprocess(
   ftsQuery.extend({ q: ftsQuery.shape.q.optional(), pageSize: wholeNumber('pageSize', 1, 100, 20) }),
 );
 type SearchQuery = z.output<typeof searchQuery>;
-type Results = Awaited<ReturnType<typeof fullTextSearch>>;
+type Results = Awaited<ReturnType<typeof searchText.run>>;
 type Result = Results['videos'][number];
 
 const SORT_TEXT: Record<FtsSort, string> = {
@@ -184,16 +184,15 @@ function ResultList({ query, results }: { query: SearchQuery; results: Results }
  * such as "programming" is searched for as words otherwise) goes to the video's page; a channel starts or
  * joins its search, as POST /api/search does, and goes to the channel's page following that session.
  */
-async function reference({ deps, visitor, charge, log }: PageContext<unknown, unknown, unknown>, text: string) {
+async function reference(ctx: PageContext<unknown, unknown, unknown>, text: string) {
   const parsed = parseChannelQuery(text);
   if (!parsed) return undefined;
   if (parsed.kind === 'video') {
     const bareId = parsed.videoId === text.trim();
-    if (bareId && (await loadVideos(deps.sql, [parsed.videoId])).length === 0) return undefined;
+    if (bareId && (await loadVideos(ctx.deps.sql, [parsed.videoId])).length === 0) return undefined;
     return redirect(`/videos/${parsed.videoId}`);
   }
-  checkAccess(visitor, { scope: 'L1', feature: 'channelSearch' }, 'channel search');
-  const started = await startChannelSearch(deps, visitor, text, charge, log);
+  const started = await perform(startSearch, ctx, text);
   return redirect(`/channels/${started.channelId}?session=${started.sessionId}`);
 }
 
@@ -203,9 +202,9 @@ export const searchPage = definePage({
   path: '/search',
   query: searchQuery,
   // Words are a full-text query, a channel starts its search: as GET /api/fts and POST /api/search charge.
-  charges: ['ftsQueriesPerMinute', 'channelSearchesPerHour'],
+  charges: [...searchText.access.charges, ...startSearch.access.charges],
   async handler(ctx) {
-    const { query, deps, visitor, charge } = ctx;
+    const { query } = ctx;
     const title = query.q ? `${query.q} — search` : 'Search';
     const form = <SearchForm query={query} />;
     if (!query.q)
@@ -221,8 +220,7 @@ export const searchPage = definePage({
       };
     const goTo = await reference(ctx, query.q);
     if (goTo) return goTo;
-    checkAccess(visitor, { scope: 'L1', feature: 'fullTextSearch' }, 'full-text search');
-    const results = await fullTextSearch(deps, { ...query, q: query.q }, async () => void (await charge('ftsQueriesPerMinute')));
+    const results = await perform(searchText, ctx, { ...query, q: query.q });
     return {
       title,
       query: query.q,

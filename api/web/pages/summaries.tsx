@@ -1,7 +1,8 @@
 import type { VNode } from 'preact';
 import { z } from 'zod';
 import { summaryChannels, summaryLanguages, summaryTags } from '../../../core/summaries/summaryFacets.ts';
-import { browseQuery, browseSummaryList } from '../../routes/summaries.ts';
+import { perform } from '../../http/route.ts';
+import { browseQuery, browseSummaries } from '../../actions/summaries.ts';
 import { queryHref, withoutBlanks } from '../formQuery.ts';
 import { definePage } from '../page.tsx';
 import { Pager } from '../pager.tsx';
@@ -71,11 +72,12 @@ function heading(query: BrowseQuery, channelTitle: string | undefined): string {
 export const summariesPage = definePage({
   method: 'GET',
   path: '/summaries',
-  access: { feature: 'summaries' },
+  access: browseSummaries.access,
   query: z.preprocess(withoutBlanks, browseQuery),
-  async handler({ query, deps }) {
+  async handler(ctx) {
+    const { query, deps } = ctx;
     const [list, languages, channels, tags] = await Promise.all([
-      browseSummaryList(deps.sql, query),
+      perform(browseSummaries, ctx, query),
       summaryLanguages(deps.sql),
       summaryChannels(deps.sql, { offset: 0, limit: CHANNEL_CHOICES }),
       summaryTags(deps.sql, { limit: TAG_LINKS, ...(query.language ? { language: query.language } : {}) }),

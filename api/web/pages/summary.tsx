@@ -7,7 +7,7 @@ import { clock } from '../../../core/text/clock.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import type { VideoObject } from '../../../core/videos/videoObject.ts';
 import { publicOrigin } from '../../http/publicOrigin.ts';
-import { PUBLIC_PAGE_CACHE } from '../../routes/summaryPages.ts';
+import { PUBLIC_PAGE_CACHE } from '../../http/route.ts';
 import { definePage } from '../page.tsx';
 import { StatusBadge } from '../statusBadge.tsx';
 import { languageName } from '../summaryCards.tsx';

@@ -1,6 +1,6 @@
 import { Fragment, type VNode } from 'preact';
 import { z } from 'zod';
-import { AppError, notFound } from '../../../core/errors.ts';
+import { AppError } from '../../../core/errors.ts';
 import { videoIdSchema, videoParams } from '../../../core/schemas.ts';
 import { statusHistory } from '../../../core/status/statusHistory.ts';
 import { findStenogram } from '../../../core/stenograms/findStenogram.ts';
@@ -11,14 +11,14 @@ import { readSubtitles } from '../../../core/subtitles/readSubtitles.ts';
 import { findSummary } from '../../../core/summaries/findSummary.ts';
 import { toSummaryObject, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
 import { clock } from '../../../core/text/clock.ts';
-import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import type { VideoObject } from '../../../core/videos/videoObject.ts';
 import { callerUserId, type Caller } from '../../http/auth.ts';
 import { wholeNumber } from '../../http/queryParams.ts';
 import type { ApiDeps } from '../../http/route.ts';
-import { requestCallersSummary, streamSummary } from '../../routes/summaries.ts';
-import { sendSubtitles } from '../../routes/subtitles.ts';
-import { sendVideoFile } from '../../routes/videos.ts';
+import { perform } from '../../http/route.ts';
+import { followSummary, generateSummary } from '../../actions/summaries.ts';
+import { downloadSubtitles } from '../../actions/subtitles.ts';
+import { downloadVideoFile, readVideo } from '../../actions/videos.ts';
 import { lastEventId } from '../../sse/followStream.ts';
 import { tiersWith } from '../errorPage.tsx';
 import { FormToken, type FormContext } from '../formToken.tsx';
@@ -30,12 +30,6 @@ const videoPath = (videoId: string) => `/videos/${videoId}`;
 /** A moment of the video: the page with the player started there (a media fragment, so it works without script). */
 const momentUrl = (seconds: number, tq: string | undefined) =>
   `?${new URLSearchParams({ t: String(Math.floor(seconds)), ...(tq ? { tq } : {}) })}#player`;
-
-async function storedVideo(deps: ApiDeps, videoId: string): Promise<VideoObject> {
-  const [video] = await loadVideos(deps.sql, [videoId]);
-  if (!video) throw notFound(`no video ${videoId} is kept in the archive; search for its channel to find it`);
-  return video;
-}
 
 /** Which tiers have a feature, as a sentence's end: "the Plus and Pro tiers". */
 async function tiersSentence(deps: ApiDeps, feature: string): Promise<string> {
@@ -326,7 +320,7 @@ export const videoPage = definePage({
   }),
   async handler(ctx) {
     const { deps, visitor, params, query } = ctx;
-    const video = await storedVideo(deps, params.videoId);
+    const video = await perform(readVideo, ctx, params.videoId);
     const tq = query.tq || undefined;
     const hasPlayer = Boolean(video.videoFileUrl?.startsWith('/api/videos/'));
     const [transcript, history, summary, stenogram] = await Promise.all([
@@ -398,9 +392,9 @@ export const videoMediaPage = definePage({
   path: '/videos/:videoId/media',
   // Not strict: the router hands this path the params of /videos/:videoId/:file too ({file: 'media'}).
   params: z.object({ videoId: videoIdSchema }),
-  access: { feature: 'subtitleDownload' },
-  async handler({ exchange, deps, params }) {
-    return sendVideoFile(exchange, deps.sql, params.videoId);
+  access: downloadVideoFile.access,
+  async handler(ctx) {
+    return perform(downloadVideoFile, ctx, { exchange: ctx.exchange, videoId: ctx.params.videoId });
   },
 });
 
@@ -414,11 +408,13 @@ export const videoSubtitlesPage = definePage({
       message: 'expected subtitles.srt, subtitles.vtt or subtitles.txt',
     }),
   }),
-  access: { feature: 'subtitleDownload' },
-  charges: ['subtitleDownloadsPerDay'],
-  async handler({ exchange, charge, deps, params }) {
-    return sendSubtitles(exchange, deps, () => charge('subtitleDownloadsPerDay'), params.videoId, {
-      format: params.file.slice('subtitles.'.length) as 'srt' | 'vtt' | 'txt',
+  access: downloadSubtitles.access,
+  async handler(ctx) {
+    const { exchange, params } = ctx;
+    return perform(downloadSubtitles, ctx, {
+      exchange,
+      videoId: params.videoId,
+      choice: { format: params.file.slice('subtitles.'.length) as 'srt' | 'vtt' | 'txt' },
     });
   },
 });
@@ -429,10 +425,10 @@ export const videoSummaryPage = definePage({
   path: '/videos/:videoId/summary',
   params: videoParams,
   form: z.object({ private: z.literal('true', { message: 'expected true, or leave it out' }).optional() }),
-  access: { feature: 'summaryGeneration' },
-  charges: ['summaryGenerationsPerDay'],
-  async handler({ charge, deps, visitor, params, form }) {
-    await requestCallersSummary(deps, visitor, charge, { videoId: params.videoId, private: form.private === 'true' });
+  access: generateSummary.access,
+  async handler(ctx) {
+    const { params, form } = ctx;
+    await perform(generateSummary, ctx, { videoId: params.videoId, private: form.private === 'true' });
     return redirect(`${videoPath(params.videoId)}#summary`);
   },
 });
@@ -443,8 +439,9 @@ export const videoSummaryLivePage = definePage({
   path: '/videos/:videoId/summary/live',
   params: videoParams,
   query: z.object({ lastEventId: z.string().max(64).optional() }),
-  access: { feature: 'summaries' },
-  async handler({ req, res, deps, visitor, params, query }) {
-    return streamSummary(deps, res, visitor, params.videoId, lastEventId(req, query.lastEventId));
+  access: followSummary.access,
+  async handler(ctx) {
+    const { req, res, params, query } = ctx;
+    return perform(followSummary, ctx, { videoId: params.videoId, res, resumeFrom: lastEventId(req, query.lastEventId) });
   },
 });
