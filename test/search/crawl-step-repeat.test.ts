@@ -80,8 +80,7 @@ describe('a search joining a crawl while one of its steps stores', () => {
       stepDone = crawlStep(deps(), { crawlId, step: 0 }, { last: false });
       // The step has fetched its batch and waits for the channel's row, which this transaction holds.
       await eventually(
-        async () =>
-          (await db.sql`select from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`).length > 0,
+        async () => (await db.sql`select from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`).length > 0,
         "the step waiting for the channel's lock",
         10_000,
       );

@@ -31,7 +31,7 @@ export async function listeningUrl(service: Service): Promise<string> {
  * an idle machine, 15 on a loaded one, and every step after it takes its turn), only the point past
  * which it is taken not to end at all.
  */
-export const CRAWL_END_BOUND_MS = 180_000;
+const CRAWL_END_BOUND_MS = 180_000;
 
 /** The latest crawl as its row and its queued steps say, for a failure message: how far it got and what waits. */
 export async function latestCrawl(sql: Sql): Promise<unknown> {
