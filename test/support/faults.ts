@@ -5,8 +5,17 @@ import { readStream, type ReceivedEvent } from './sse.ts';
 
 // What the process fault files (test/fault/) read of the services they run and of their database.
 
+/**
+ * A POST on a connection of its own (closed after the answer): kept alive, it would idle until the
+ * test's next request took it from fetch's pool, which on a loaded machine can be the moment the API's
+ * keepAliveTimeout (5 s) closes it, and that request then fails with ECONNRESET before reaching the API.
+ */
 export const postJson = (url: string, key: string, body: unknown) =>
-  fetch(url, { method: 'POST', headers: { 'X-API-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'X-API-Key': key, 'Content-Type': 'application/json', Connection: 'close' },
+    body: JSON.stringify(body),
+  });
 
 /** The video ids a search stream delivered, in order (a search:video_batch only announces the search:video events that follow it). */
 export const streamedVideoIds = (events: ReceivedEvent[]) =>
