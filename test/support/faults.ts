@@ -6,9 +6,9 @@ import { readStream, type ReceivedEvent } from './sse.ts';
 // What the process fault files (test/fault/) read of the services they run and of their database.
 
 /**
- * A POST on a connection of its own (closed after the answer): kept alive, it would idle until the
- * test's next request took it from fetch's pool, which on a loaded machine can be the moment the API's
- * keepAliveTimeout (5 s) closes it, and that request then fails with ECONNRESET before reaching the API.
+ * A POST on a connection of its own (closed after the answer), so the stream a test opens seconds
+ * later goes on a fresh one: a kept-alive connection the API closes as fetch reuses it fails that
+ * request with ECONNRESET before it reaches the API (a processes run under load did, once).
  */
 export const postJson = (url: string, key: string, body: unknown) =>
   fetch(url, {
