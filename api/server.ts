@@ -34,6 +34,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 const RECEIVE_LIMITS = { requestTimeout: 30_000, headersTimeout: 10_000, connectionsCheckingInterval: 2_000 };
 
+/** Node's receive limits, in ms; a test shortens them (the 408 in a second instead of 30), the services keep RECEIVE_LIMITS. */
+export type ReceiveLimits = typeof RECEIVE_LIMITS;
+
 function parse(schema: z.ZodType, value: unknown, where: string): unknown {
   refuseUnstorableText(value, where);
   const parsed = schema.safeParse(value);
@@ -112,10 +115,10 @@ function rememberRouteLookups(app: Pick<Polka<Request>, 'find'>): void {
   };
 }
 
-export function createApi(deps: ApiDeps, routes: Route[] = allRoutes, pages: Page[] = allPages) {
+export function createApi(deps: ApiDeps, routes: Route[] = allRoutes, pages: Page[] = allPages, receiveLimits = RECEIVE_LIMITS) {
   const patterns = methodsByPattern([...routes, ...pages]);
   const app = polka<Request>({
-    server: createServer(RECEIVE_LIMITS),
+    server: createServer(receiveLimits),
     onError: (error, req, res) => (wantsHtml(req) ? sendErrorPage(req, res, error, deps) : sendFailure(error, req, res, deps.log)),
     onNoMatch: (req, res) => {
       const allowed = patterns.find((entry) => entry.pattern.test(req.path))?.methods;
@@ -176,9 +179,10 @@ export async function startApi(
   deps: Omit<ApiDeps, 'openStreams'>,
   port: number,
   host: string,
+  options: { receiveLimits?: ReceiveLimits } = {},
 ): Promise<{ server: Server; port: number; close(): Promise<void> }> {
   const openStreams = new Set<{ end(): void }>();
-  const app = createApi({ ...deps, openStreams });
+  const app = createApi({ ...deps, openStreams }, allRoutes, allPages, options.receiveLimits);
   await new Promise<void>((resolve, reject) => {
     app.listen({ port, host }, () => resolve());
     app.server.once('error', (error: NodeJS.ErrnoException) =>

@@ -4,6 +4,7 @@ import { startSearch } from '../../core/crawl/startSearch.ts';
 import { appendEvents, crawlStream } from '../../core/events/events.ts';
 import { searchEvents } from '../../core/events/searchEvents.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { eventually } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { readStream } from '../support/sse.ts';
 
@@ -60,16 +61,15 @@ it("delivers a stream's events at once while transactions with an xid stay open 
       return event.event === 'search:complete';
     },
   });
-  for (let waited = 0; !arrivals.has('progress database') && waited < 5_000; waited += 20)
-    await new Promise((done) => setTimeout(done, 20));
+  // Following the stream: its first event (startSearch's) arrived.
+  await eventually(() => arrivals.has('progress database'), "the stream's first event", 10_000);
 
   const elsewhere = await holdTransaction(other);
   const here = await holdTransaction(db.sql);
   try {
     const progressAt = Date.now();
     await appendEvents(db.sql, crawl, [searchEvents.progress({ stage: 'archive', percent: 50 })]);
-    for (let waited = 0; !arrivals.has('progress archive') && waited < HOLD_MS; waited += 10)
-      await new Promise((done) => setTimeout(done, 10));
+    await eventually(() => arrivals.has('progress archive'), 'the progress appended while both transactions are held', HOLD_MS);
     const completeAt = Date.now();
     await db.sql.begin((tx) =>
       appendEvents(tx, crawl, [

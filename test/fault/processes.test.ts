@@ -7,8 +7,7 @@ import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixtur
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { eventually, killService, startService, temporaryDataDir, type Service } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { countOf, postJson, streamedVideoIds } from '../support/faults.ts';
-import { readStream } from '../support/sse.ts';
+import { countOf, latestCrawl, postJson, searchStreamToEnd, streamedVideoIds } from '../support/faults.ts';
 
 // A real `afterimage worker` killed with SIGKILL (no chance to clean up) at the worst moment of a crawl,
 // and a new one started: nothing lost, nothing twice. It times nothing, so it runs side by side with the
@@ -49,26 +48,29 @@ describe('kill -9 of a worker in the middle of a crawl', () => {
   it('a new worker finishes the crawl: every video stored and streamed exactly once, the totals count each once', async () => {
     const { key } = await createKeyedUser(db.sql);
     const first = startWorker();
-    await first.waitForStderr(/afterimage ready/);
+    await first.waitForStderr(/afterimage ready/, 60_000);
     const started = await postJson(`${api.url}/api/search`, key, { query: archive.handle });
     expect(started.status).toBe(200);
     const session = ((await started.json()) as { data: { searchSessionId: string; sseEndpointUrl: string } }).data;
 
     // The first step has committed and the crawl goes on: the worst moment to lose the worker.
-    const stored = await eventually(async () => {
-      const [crawl] = await db.sql<
-        { status: string; videos: number }[]
-      >`select status, (select count(*)::int from videos) as videos from crawls order by started_at desc limit 1`;
-      return crawl && crawl.videos > 0 ? crawl : undefined;
-    }, 'the first stored batch');
+    const stored = await eventually(
+      async () => {
+        const [crawl] = await db.sql<
+          { status: string; videos: number }[]
+        >`select status, (select count(*)::int from videos) as videos from crawls order by started_at desc limit 1`;
+        return crawl && crawl.videos > 0 ? crawl : undefined;
+      },
+      'the first stored batch',
+      60_000,
+    );
     await killService(first, 'SIGKILL');
     expect(stored.status, 'the crawl must still run when its worker is killed').toBe('running');
     expect(stored.videos).toBeLessThan(archive.allVideoIds.length);
 
     startWorker();
-    const { events } = await readStream(`${api.url}${session.sseEndpointUrl}`, { key, timeoutMs: 60_000 });
+    const events = await searchStreamToEnd(`${api.url}${session.sseEndpointUrl}`, key, () => latestCrawl(db.sql));
     const complete = events.at(-1)!;
-    expect(complete.event).toBe('search:complete');
 
     const streamed = streamedVideoIds(events);
     expect(new Set(streamed).size, 'a video streamed twice').toBe(streamed.length);
@@ -80,5 +82,6 @@ describe('kill -9 of a worker in the middle of a crawl', () => {
     expect(duplicates).toEqual([]);
     const histories = await db.sql`select video_id from video_status_history group by video_id having count(*) > 1`;
     expect(histories, 'a video recorded as new twice').toEqual([]);
-  }, 120_000);
+    // The test's own limit: searchStreamToEnd's bound on the crawl (test/support/faults.ts) and a minute.
+  }, 240_000);
 });

@@ -3,6 +3,7 @@ import { crawlStep } from '../../core/crawl/crawlStep.ts';
 import { startSearch } from '../../core/crawl/startSearch.ts';
 import { createLogger } from '../../core/log.ts';
 import type { ChannelRecord, VideoRecord, VideoSource } from '../../core/sources/types.ts';
+import { eventually } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { fakeChannelId, fakeVideoId } from '../kit/ids.ts';
 
@@ -77,7 +78,12 @@ describe('a search joining a crawl while one of its steps stores', () => {
     await db.sql.begin(async (tx) => {
       await tx`select from channels where channel_id = ${channel.channelId} for no key update`;
       stepDone = crawlStep(deps(), { crawlId, step: 0 }, { last: false });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The step has fetched its batch and waits for the channel's row, which this transaction holds.
+      await eventually(
+        async () => (await db.sql`select from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`).length > 0,
+        "the step waiting for the channel's lock",
+        10_000,
+      );
       await tx`select id from crawls where id = ${crawlId} for update`;
     });
     await stepDone;

@@ -7,7 +7,8 @@ import { summaryEvents } from '../../core/summaries/summaryEvents.ts';
 import { summaryGeneration } from '../../core/summaries/summaryGeneration.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { readStream } from '../support/sse.ts';
+import { eventually } from '../support/cli.ts';
+import { readStream, type ReceivedEvent } from '../support/sse.ts';
 import { addVideos, channelIdFor, videoIdFor } from '../support/subtitles.ts';
 
 // Progress as state (migration 027): the row keeps the latest progress, the event log only the
@@ -63,12 +64,22 @@ describe("a generation's progress", () => {
   it('a resumed stream gets what it missed, then the current progress, then live progress and the final event, every one with an id', async () => {
     const [queued, reading] = await logged();
     const url = `${api.url}/api/summary/${videoId}/stream`;
-    const following = readStream(url, { key, lastEventId: queued!.id, timeoutMs: 15_000 });
-    // The stream is subscribed well within this.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    progress({ stage: 'reading', percent: 40 });
-    await progress.flushed();
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const received: ReceivedEvent[] = [];
+    const following = readStream(url, { key, lastEventId: queued!.id, timeoutMs: 15_000, onEvent: (event) => received.push(event) });
+    const shown = (percent: number) => received.some((event) => event.data.percent === percent);
+    // The current progress is sent before the stream subscribes to live progress, which it passes on once
+    // caught up with the log: announced until it arrives (the same percent again is never sent twice).
+    await eventually(() => shown(20), 'the current progress on the resumed stream', 10_000);
+    await eventually(
+      async () => {
+        if (shown(40)) return true;
+        progress({ stage: 'reading', percent: 40 });
+        await progress.flushed();
+        return false;
+      },
+      'live progress on the stream',
+      10_000,
+    );
     await appendEvents(db.sql, stream(), [
       summaryEvents.error({ code: 'INTERNAL_ERROR', message: 'stopped by the test', refunded: false }),
     ]);

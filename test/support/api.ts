@@ -8,7 +8,7 @@ import { buildServices, type Services } from '../../core/services/buildServices.
 import type { ScopeLabel, TierName } from '../../core/schemas.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { allRoutes } from '../../api/routes/index.ts';
-import { startApi } from '../../api/server.ts';
+import { startApi, type ReceiveLimits } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
 import { watchConformance } from './conformance.ts';
 import { expectConformingResponses } from './conformanceProblems.ts';
@@ -25,14 +25,15 @@ export interface TestApi {
 
 /**
  * The real HTTP server on an ephemeral port, over the given database, with the services
- * `afterimage api` builds from `env` (buildServices), but no video sources unless `overrides` gives some.
+ * `afterimage api` builds from `env` (buildServices), but no video sources unless `overrides` gives some;
+ * `options` gives it another clock, or receive limits short enough to wait out.
  */
 export async function startTestApi(
   sql: Sql,
   env: Record<string, string> = {},
   log: Logger = createLogger('silent'),
   overrides: Partial<Services> = {},
-  clock?: () => Date,
+  { clock, receiveLimits }: { clock?: () => Date; receiveLimits?: ReceiveLimits } = {},
 ): Promise<TestApi> {
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...env });
   const services = await buildServices(config, { sql, log }, { sources: [], ...overrides });
@@ -41,7 +42,7 @@ export async function startTestApi(
   // Like the tiers, keys are read afresh on every request: tests change them behind the API's back.
   const apiKeys = await cachedApiKeys(sql, { tiers, keepMs: 0 });
   const deps = { config, sql, counterSql: sql, tiers, apiKeys, log, version: 'test', startedAt: new Date(), hub };
-  const api = await startApi({ ...deps, ...services, ...(clock ? { clock } : {}) }, 0, '127.0.0.1');
+  const api = await startApi({ ...deps, ...services, ...(clock ? { clock } : {}) }, 0, '127.0.0.1', { receiveLimits });
   watchConformance(api.server, allRoutes);
   const url = `http://127.0.0.1:${api.port}`;
   return {

@@ -8,7 +8,8 @@ export interface ReceivedEvent {
 
 /**
  * Reads an SSE response with a real parser until the stream ends, `until` says stop, or the
- * time limit passes (then it aborts, so a test never hangs).
+ * time limit passes (then it aborts, so a test never hangs). `onEvent` sees each event as it arrives,
+ * for a test that acts on what the stream has shown so far.
  */
 export async function readStream(
   url: string,
@@ -16,6 +17,7 @@ export async function readStream(
     key: string;
     lastEventId?: string;
     until?: (event: ReceivedEvent, all: ReceivedEvent[]) => boolean;
+    onEvent?: (event: ReceivedEvent) => void;
     timeoutMs?: number;
     method?: 'GET' | 'POST';
   },
@@ -31,6 +33,7 @@ export async function readStream(
       if (stop) return;
       const event = { event: message.event ?? 'message', id: message.id, data: JSON.parse(message.data) };
       events.push(event);
+      options.onEvent?.(event);
       if (options.until?.(event, events)) stop = true;
     },
     onComment(comment) {
