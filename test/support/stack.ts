@@ -21,7 +21,7 @@ export async function startSearchStack(
   const config = loadConfig({ DATA_DIR: '.afterimage-test', DATABASE_URL: db.url, ...env });
   const services = await buildServices(config, { sql: db.sql, log }, overrides);
   // The same services on both sides: both read and write one stenogram store, one archive index.
-  const api = await startTestApi(db.sql, { DATABASE_URL: db.url, ...env }, log, services, clock);
+  const api = await startTestApi(db.sql, { DATABASE_URL: db.url, ...env }, log, services, { clock });
   const worker = await startWorker(api.config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, services);
   return {
     api,
