@@ -80,10 +80,14 @@ const refundOf = (sql: Sql, charges: ReadonlyArray<{ subject: string; rule: Coun
 function tooMany(refused: QuotaDecision, what: string): AppError {
   const retryAfter = refused.retryAfterSeconds!;
   const minutes = Math.ceil(retryAfter / 60);
-  return new AppError('RATE_LIMITED', `${what}: try again after ${describeReset(retryAfter)} (in ${minutes} minute${minutes === 1 ? '' : 's'})`, {
-    headers: { 'Retry-After': String(retryAfter) },
-    details: { limit: refused.name, max: refused.max, retryAfterSeconds: retryAfter },
-  });
+  return new AppError(
+    'RATE_LIMITED',
+    `${what}: try again after ${describeReset(retryAfter)} (in ${minutes} minute${minutes === 1 ? '' : 's'})`,
+    {
+      headers: { 'Retry-After': String(retryAfter) },
+      details: { limit: refused.name, max: refused.max, retryAfterSeconds: retryAfter },
+    },
+  );
 }
 
 /**

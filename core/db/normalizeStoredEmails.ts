@@ -39,7 +39,11 @@ export async function normalizeStoredEmails(tx: Queryable, log: Logger): Promise
   await tx`
     update users u set email = r.email from unnest(${rewritten.map((user) => user.id)}::uuid[], ${rewritten.map((user) => user.email)}::text[]) as r(id, email)
     where u.id = r.id`;
-  const skeletons = users.map((user) => ({ id: user.id, email: normalizeEmail(user.email), skeleton: emailSkeleton(normalizeEmail(user.email)) }));
+  const skeletons = users.map((user) => ({
+    id: user.id,
+    email: normalizeEmail(user.email),
+    skeleton: emailSkeleton(normalizeEmail(user.email)),
+  }));
   await tx`
     update users u set email_skeleton = r.skeleton
     from unnest(${skeletons.map((user) => user.id)}::uuid[], ${skeletons.map((user) => user.skeleton)}::text[]) as r(id, skeleton)

@@ -67,6 +67,8 @@ export function mixedScripts(normalised: string): { part: string; scripts: strin
   const at = normalised.lastIndexOf('@');
   const part = [normalised.slice(0, at), ...normalised.slice(at + 1).split('.')].find((text) => !highlyRestrictive(text));
   if (part === undefined) return undefined;
-  const scripts = new Set([...part].flatMap((character) => SCRIPTS.filter(({ pattern }) => pattern.test(character)).map(({ name }) => name)));
+  const scripts = new Set(
+    [...part].flatMap((character) => SCRIPTS.filter(({ pattern }) => pattern.test(character)).map(({ name }) => name)),
+  );
   return { part, scripts: [...scripts] };
 }

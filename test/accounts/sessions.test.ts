@@ -11,7 +11,14 @@ import { register } from '../../core/accounts/register.ts';
 import { sessionUser } from '../../core/accounts/sessionUser.ts';
 import { setPassword } from '../../core/accounts/setPassword.ts';
 import { signIn } from '../../core/accounts/signIn.ts';
-import { accountSlowdown, countSignInAttempt, countSignUp, signInLimits, signUpLimit, slowdownMs } from '../../core/accounts/signInAttempts.ts';
+import {
+  accountSlowdown,
+  countSignInAttempt,
+  countSignUp,
+  signInLimits,
+  signUpLimit,
+  slowdownMs,
+} from '../../core/accounts/signInAttempts.ts';
 import { AppError } from '../../core/errors.ts';
 import { hashToken } from '../../core/keys.ts';
 import { hashedSubject } from '../../core/usage/hashedSubject.ts';

@@ -42,7 +42,9 @@ describe('migration 043 and its data step', () => {
     const { applied } = await migrate(sql, db.url, log);
     expect(applied).toContain('043_email_forms.sql');
 
-    const rows = await sql<{ id: string; email: string; skeleton: string }[]>`select id::text, email, email_skeleton as skeleton from users`;
+    const rows = await sql<
+      { id: string; email: string; skeleton: string }[]
+    >`select id::text, email, email_skeleton as skeleton from users`;
     const byId = new Map(rows.map((row) => [row.id, row]));
     expect(byId.get(ids.upper!)!.email).toBe('bob@example.org');
     // Of two forms of one address, the one already in the normal form keeps it; the other stays as stored.
@@ -52,7 +54,11 @@ describe('migration 043 and its data step', () => {
 
     const warned = (text: string) => lines.filter((line) => line.level === 'warn' && line.msg.includes(text));
     expect(warned('one address')).toEqual([
-      expect.objectContaining({ address: 'jos\u00e9@example.org', kept: ids.composed, others: [{ id: ids.decomposed, email: 'jose\u0301@example.org' }] }),
+      expect.objectContaining({
+        address: 'jos\u00e9@example.org',
+        kept: ids.composed,
+        others: [{ id: ids.decomposed, email: 'jose\u0301@example.org' }],
+      }),
     ]);
     expect(warned('look alike')).toEqual([
       expect.objectContaining({ emails: ['admin@afterimage.localhost', '\u0430dmin@afterimage.localhost'] }),

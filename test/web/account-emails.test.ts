@@ -18,9 +18,12 @@ let addresses = 0;
 /** Each sign-up from an address of its own, so none runs into the sign-up limit. */
 const register = (email: string) => post('/register', { email, password: PASSWORD }, `198.51.100.${++addresses}`);
 const signIn = (email: string) => post('/login', { email, password: PASSWORD }, '192.0.2.1');
-const signedIn = (response: Response) => response.status === 303 && /afterimage_session=[^;]+/.test(response.headers.get('set-cookie') ?? '');
+const signedIn = (response: Response) =>
+  response.status === 303 && /afterimage_session=[^;]+/.test(response.headers.get('set-cookie') ?? '');
 const stored = async (like: string) =>
-  (await db.sql<{ email: string }[]>`select email from users where email_skeleton = ${emailSkeleton(like)} order by email`).map((row) => row.email);
+  (await db.sql<{ email: string }[]>`select email from users where email_skeleton = ${emailSkeleton(like)} order by email`).map(
+    (row) => row.email,
+  );
 
 beforeAll(async () => {
   db = await createTestDatabase();

@@ -21,11 +21,17 @@ const ADMIN = 'admin@afterimage.localhost';
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  api = await startTestApi(db.sql, { TRUST_PROXY: 'true', REGISTRATION: 'open' }, undefined, {}, {
-    pause: async (ms) => {
-      pauses.push(ms);
+  api = await startTestApi(
+    db.sql,
+    { TRUST_PROXY: 'true', REGISTRATION: 'open' },
+    undefined,
+    {},
+    {
+      pause: async (ms) => {
+        pauses.push(ms);
+      },
     },
-  });
+  );
   post = formPoster(api.url);
   await updateTier(db.sql, 'anonymous', { limits: { requestsPerMinute: 10_000, pageRequestsPerMinute: 10_000 } });
   for (const email of [ADMIN, 'carol@example.org', 'dave@example.org', 'erin@example.org'])
@@ -40,7 +46,8 @@ afterAll(async () => {
 });
 
 const signIn = (email: string, password: string, address: string) => post('/login', { email, password }, address);
-const signedIn = (response: Response) => response.status === 303 && /afterimage_session=[^;]+/.test(response.headers.get('set-cookie') ?? '');
+const signedIn = (response: Response) =>
+  response.status === 303 && /afterimage_session=[^;]+/.test(response.headers.get('set-cookie') ?? '');
 
 /** Wrong passwords from `address` until it is refused (at most `most` tries): the statuses seen. */
 async function failUntilRefused(email: string, address: string, most: number): Promise<{ statuses: number[]; refusal: Response }> {
@@ -103,7 +110,9 @@ describe('sign-in limits', () => {
     expect(await refused.text()).toContain('Too many sign-ups from this address');
     expect(await db.sql`select 1 from users where email = 'one-too-many@example.org'`).toHaveLength(0);
     // The address's sign-in budget is whole: nothing was counted in it.
-    expect(await db.sql`select 1 from usage_counters where subject = ${hashedSubject(`sign-in-address:${address}`)} and used > 0`).toHaveLength(0);
+    expect(
+      await db.sql`select 1 from usage_counters where subject = ${hashedSubject(`sign-in-address:${address}`)} and used > 0`,
+    ).toHaveLength(0);
     expect(signedIn(await signIn('erin@example.org', PASSWORD, address))).toBe(true);
   });
 
