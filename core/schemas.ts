@@ -8,13 +8,6 @@ export const INT4_MAX = 2_147_483_647;
 export const tierName = z.enum(['anonymous', 'registered', 'plus', 'pro']);
 export type TierName = z.infer<typeof tierName>;
 
-export const email = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(320)
-  .regex(/^[^@\s]+@[^@\s]+\.[^@\s]+$/, { message: 'expected an email address' });
-
 /** Key scopes L1–L4: L1 reads, L2 starts work (fetches, summaries), L3 private stenograms, L4 administration. */
 export const scopeLabel = z.enum(['L1', 'L2', 'L3', 'L4']);
 export type ScopeLabel = z.infer<typeof scopeLabel>;

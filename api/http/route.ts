@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import type { ApiKeyCache } from '../../core/accounts/cachedApiKeys.ts';
+import type { Pause } from '../../core/accounts/signIn.ts';
 import type { Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import type { ErrorCode } from '../../core/errors.ts';
@@ -39,6 +40,8 @@ export interface ApiDeps extends Pick<Services, 'sources' | 'search' | 'stenogra
   openStreams: Set<{ end(): void }>;
   /** Replaces the database clock for quota windows (tests of midnight UTC); unset in production. */
   clock?: () => Date;
+  /** Replaces the wait of a slowed-down sign-in (tests record it instead); unset in production. */
+  pause?: Pause;
 }
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -1,4 +1,5 @@
 import type { Sql } from '../db/database.ts';
+import { emailSkeleton } from '../email/lookAlikes.ts';
 import { issueApiKey, type CreatedApiKey } from './createApiKey.ts';
 import { createSignInLink } from './createSignInLink.ts';
 
@@ -19,7 +20,7 @@ export async function bootstrapAdmin(
     if (any) return undefined;
     const [user] = await tx<
       { id: string }[]
-    >`insert into users (email, tier, is_admin) values (${FIRST_ADMIN_EMAIL}, 'pro', true) returning id`;
+    >`insert into users (email, email_skeleton, tier, is_admin) values (${FIRST_ADMIN_EMAIL}, ${emailSkeleton(FIRST_ADMIN_EMAIL)}, 'pro', true) returning id`;
     const key = await issueApiKey(tx, { userId: user!.id, scope: 'L4' });
     const link = await createSignInLink(tx, user!.id);
     return { ...key, email: FIRST_ADMIN_EMAIL, signInToken: link.token, signInExpiresAt: link.expiresAt };

@@ -3,13 +3,17 @@ import { graphileLogger } from '../graphileLogger.ts';
 import type { Logger } from '../log.ts';
 import type { Queryable, Sql } from './database.ts';
 import { readMigrations } from './readMigrations.ts';
+import { normalizeStoredEmails } from './normalizeStoredEmails.ts';
 import { splitTrackNames } from './splitTrackNames.ts';
 
 /** An arbitrary advisory-lock key shared by every migrating process. */
 export const MIGRATION_LOCK = 7_246_153;
 
 /** Data fixes that need the application's code (a parser SQL does not have), run in their migration's transaction. */
-const DATA_STEPS = new Map<number, (tx: Queryable, log: Logger) => Promise<void>>([[31, splitTrackNames]]);
+const DATA_STEPS = new Map<number, (tx: Queryable, log: Logger) => Promise<void>>([
+  [31, splitTrackNames],
+  [43, normalizeStoredEmails],
+]);
 
 /**
  * Applies the numbered files of sql/ in order, each in its own transaction, then graphile-worker's own.

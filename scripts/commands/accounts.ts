@@ -5,7 +5,8 @@ import { setPassword } from '../../core/accounts/setPassword.ts';
 import { listApiKeys } from '../../core/accounts/listApiKeys.ts';
 import { revokeApiKey } from '../../core/accounts/revokeApiKey.ts';
 import { AppError } from '../../core/errors.ts';
-import { email, scopeLabel, tierName } from '../../core/schemas.ts';
+import { email } from '../../core/email/normalizeEmail.ts';
+import { scopeLabel, tierName } from '../../core/schemas.ts';
 import { output, parseOptions, table, UsageError, withDatabase } from '../cli.ts';
 
 function valid<T>(

@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '../../core/log.ts';
 import { buildServices, type Services } from '../../core/services/buildServices.ts';
 import type { ScopeLabel, TierName } from '../../core/schemas.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
+import type { ApiDeps } from '../../api/http/route.ts';
 import { allRoutes } from '../../api/routes/index.ts';
 import { startApi, type ReceiveLimits } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
@@ -33,7 +34,7 @@ export async function startTestApi(
   env: Record<string, string> = {},
   log: Logger = createLogger('silent'),
   overrides: Partial<Services> = {},
-  { clock, receiveLimits }: { clock?: () => Date; receiveLimits?: ReceiveLimits } = {},
+  { receiveLimits, ...replaced }: Pick<ApiDeps, 'clock' | 'pause'> & { receiveLimits?: ReceiveLimits } = {},
 ): Promise<TestApi> {
   const config = loadConfig({ DATA_DIR: '.afterimage-test', ...env });
   const services = await buildServices(config, { sql, log }, { sources: [], ...overrides });
@@ -42,7 +43,7 @@ export async function startTestApi(
   // Like the tiers, keys are read afresh on every request: tests change them behind the API's back.
   const apiKeys = await cachedApiKeys(sql, { tiers, keepMs: 0 });
   const deps = { config, sql, counterSql: sql, tiers, apiKeys, log, version: 'test', startedAt: new Date(), hub };
-  const api = await startApi({ ...deps, ...services, ...(clock ? { clock } : {}) }, 0, '127.0.0.1', { receiveLimits });
+  const api = await startApi({ ...deps, ...services, ...replaced }, 0, '127.0.0.1', { receiveLimits });
   watchConformance(api.server, allRoutes);
   const url = `http://127.0.0.1:${api.port}`;
   return {

@@ -249,3 +249,31 @@ export async function startRoutesServer(sql: Sql, routes: Route[]): Promise<{ ur
     },
   };
 }
+
+/**
+ * Posts a page's form as a browser would, from client `address` (the API must trust X-Forwarded-For):
+ * the page is read once per path for its CSRF cookie and field, which every later post reuses.
+ */
+export function formPoster(baseUrl: string): (path: string, fields: Record<string, string>, address: string) => Promise<Response> {
+  const forms = new Map<string, Promise<{ cookie: string; csrf: string }>>();
+  const formOf = (path: string, address: string) => {
+    if (!forms.has(path))
+      forms.set(
+        path,
+        fetch(`${baseUrl}${path}`, { headers: { Accept: 'text/html', 'X-Forwarded-For': address } }).then(async (page) => ({
+          csrf: /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!,
+          cookie: page.headers.get('set-cookie')!.split(';')[0]!,
+        })),
+      );
+    return forms.get(path)!;
+  };
+  return async (path, fields, address) => {
+    const { cookie, csrf } = await formOf(path, address);
+    return fetch(`${baseUrl}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      body: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+      headers: { Accept: 'text/html', Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
+    });
+  };
+}

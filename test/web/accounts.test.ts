@@ -237,7 +237,8 @@ describe('accounts in the browser', () => {
   it('answers too many sign-ins with the 429 page saying when to come back', async () => {
     const { page } = await openTab(browser, api.url);
     // Most of the allowance is used up beforehand: each real attempt costs a password hash.
-    for (let attempt = 0; attempt < signInLimits.perAddress.max - 3; attempt++) await countSignInAttempt(db.sql, { address: '127.0.0.1' });
+    for (let attempt = 0; attempt < signInLimits.perAddress.max - 3; attempt++)
+      await countSignInAttempt(db.sql, { address: '127.0.0.1', email: `guess${attempt}@example.org` });
     let status = 0;
     for (let attempt = 0; attempt < 4 && status !== 429; attempt++) {
       await page.goto(`${api.url}/login`);

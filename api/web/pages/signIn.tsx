@@ -4,8 +4,8 @@ import { password as passwordSchema, PASSWORD_MIN_LENGTH } from '../../../core/a
 import { redeemSignInLink } from '../../../core/accounts/redeemSignInLink.ts';
 import { register } from '../../../core/accounts/register.ts';
 import { signIn } from '../../../core/accounts/signIn.ts';
+import { email as emailSchema } from '../../../core/email/normalizeEmail.ts';
 import { AppError, notFound } from '../../../core/errors.ts';
-import { email as emailSchema } from '../../../core/schemas.ts';
 import { clientAddress } from '../../http/auth.ts';
 import { appendCookie } from '../../http/cookies.ts';
 import { sessionCookie, sessionToken } from '../../http/session.ts';
@@ -120,11 +120,11 @@ export const loginPost = definePage({
       });
     }
     try {
-      const session = await signIn(ctx.deps.sql, {
-        email: email.data,
-        password: ctx.form.password,
-        address: clientAddress(ctx.req, ctx.deps.config.TRUST_PROXY),
-      });
+      const session = await signIn(
+        ctx.deps.sql,
+        { email: email.data, password: ctx.form.password, address: clientAddress(ctx.req, ctx.deps.config.TRUST_PROXY) },
+        ctx.deps.pause,
+      );
       return signInAs(ctx, session.token, safeNext(ctx.form.next));
     } catch (error) {
       // A wrong pair is shown in the form; too many attempts is the 429 page, with when to come back.
