@@ -3,7 +3,7 @@ import { backgroundStatus } from '../../core/crawl/backgroundStatus.ts';
 import { findSession, type SearchSession } from '../../core/crawl/findSession.ts';
 import { continueSearch } from '../../core/crawl/continueSearch.ts';
 import { searchChannel } from '../../core/crawl/searchChannel.ts';
-import { snapshotHolds, snapshotPages } from '../../core/crawl/snapshotPages.ts';
+import { snapshotCountThrough, snapshotHolds, snapshotPages } from '../../core/crawl/snapshotPages.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { notFound } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
@@ -151,7 +151,8 @@ export async function streamSearchSession(
 
   if (!resume || resume.phase === 'snapshot') {
     if (!resume) stream.write(channelResolvedFrame(session.channel));
-    let total = 0;
+    // The progress counts every stored video of the session, those sent before a reconnect too.
+    let total = resume?.after ? await snapshotCountThrough(deps.sql, session, resume.after) : 0;
     for await (const page of snapshotPages(deps.sql, session, resume?.after ?? '')) {
       if (!stream.open) return handled;
       stream.write(snapshotFrames(page));
