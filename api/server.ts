@@ -8,6 +8,7 @@ import { cors } from './http/cors.ts';
 import { authenticate, callerUserId, type Caller } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
+import { refuseRepeatedParameters } from './http/queryParams.ts';
 import { guarded, type GuardedRequest } from './http/guard.ts';
 import { isJsonText } from '../core/text/jsonText.ts';
 import { remembered } from '../core/remembered.ts';
@@ -69,6 +70,7 @@ function dispatchUnguarded(route: Route, deps: ApiDeps) {
 /** Validation, the handler, and its answer: counted as it is sent (a 429 replaces it), unless it is a 304. */
 async function validateAndRun(route: Route, deps: ApiDeps, req: Request, res: ServerResponse, caller: Caller, request: GuardedRequest) {
   const params = route.params && parse(route.params, req.params, 'path');
+  if (route.query) refuseRepeatedParameters(route.query, req.query);
   const query = route.query && parse(route.query, { ...req.query }, 'query');
   const body = route.body ? parse(route.body, await requestBody(req, route, deps.config.BODY_LIMIT_BYTES), 'body') : undefined;
   // One object for the handler and the answer: the request's context is made once per request.
