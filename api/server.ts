@@ -18,7 +18,11 @@ import { streamTokenOf } from './http/streamToken.ts';
 import { handled, isReply, pathPattern, type ApiDeps, type Route } from './http/route.ts';
 import { mcpHandler } from './mcp/handler.ts';
 import { allRoutes } from './routes/index.ts';
-import { AUTHORIZATION_SERVER_METADATA_PATHS, noAuthorizationServerMetadata, refuseClientRegistration } from './routes/noAuthorizationServer.ts';
+import {
+  AUTHORIZATION_SERVER_METADATA_PATHS,
+  noAuthorizationServerMetadata,
+  refuseClientRegistration,
+} from './routes/noAuthorizationServer.ts';
 import { sendAsset } from './web/assets.ts';
 import { sendErrorPage, wantsHtml } from './web/errorPage.tsx';
 import { servePage, type Page } from './web/page.tsx';
@@ -168,7 +172,8 @@ export function createApi(deps: ApiDeps, routes: Route[] = allRoutes, pages: Pag
     app[method](route.path, dispatch(route, deps) as unknown as Middleware<Request>);
   }
   // Where OAuth clients look for an authorization server, and their registration before the sign-up form's (api/routes/noAuthorizationServer.ts).
-  for (const path of AUTHORIZATION_SERVER_METADATA_PATHS) app.get(path, noAuthorizationServerMetadata(deps) as unknown as Middleware<Request>);
+  for (const path of AUTHORIZATION_SERVER_METADATA_PATHS)
+    app.get(path, noAuthorizationServerMetadata(deps) as unknown as Middleware<Request>);
   app.post('/register', refuseClientRegistration(deps) as unknown as Middleware<Request>);
   // The web app: pages for people on the same server, and their hashed CSS and JavaScript.
   for (const page of pages) app[page.method === 'GET' ? 'get' : 'post'](page.path, servePage(page, deps) as unknown as Middleware<Request>);

@@ -4,7 +4,11 @@ import { AppError } from '../../core/errors.ts';
 
 /** The fields of an object schema, also inside a preprocess or transform; undefined for another kind. */
 const shapeOf = (schema: z.ZodType): Record<string, unknown> | undefined =>
-  schema instanceof z.ZodObject ? schema.shape : schema instanceof z.ZodPipe ? (shapeOf(schema.out as z.ZodType) ?? shapeOf(schema.in as z.ZodType)) : undefined;
+  schema instanceof z.ZodObject
+    ? schema.shape
+    : schema instanceof z.ZodPipe
+      ? (shapeOf(schema.out as z.ZodType) ?? shapeOf(schema.in as z.ZodType))
+      : undefined;
 
 /**
  * Every parameter a route or page reads is given once: a repeated one (`?q=a&q=b`, which the query

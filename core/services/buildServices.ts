@@ -70,7 +70,9 @@ export async function buildServices(config: Config, deps: { sql: Sql; log: Logge
       const offline = createOfflineStenogramGenerator();
       return llm ? createLlmStenogramGenerator(llm, offline) : offline;
     }),
-    stenogramStore: await given('stenogramStore', () => configuredStenogramStore(config, { storedBefore: () => anyStenogramStored(deps.sql) })),
+    stenogramStore: await given('stenogramStore', () =>
+      configuredStenogramStore(config, { storedBefore: () => anyStenogramStored(deps.sql) }),
+    ),
     search: await given('search', () => configuredSearchBackend(config, deps.sql, deps.log)),
     typesense: await given('typesense', async () => (await configuredIndexingTarget(config, deps.log)) ?? null),
   };

@@ -58,8 +58,12 @@ export function storeRoot(root: string, options: StoreRootOptions = {}) {
     if (found.length === 0) {
       if (await options.storedBefore?.()) throw refuse(`is empty, with no ${storeMarkerName} marker, but stenograms were stored before`);
     } else {
-      const userFolders = found.filter((entry) => entry.isDirectory() && documentIds.shape.userId.safeParse(entry.name).data === entry.name);
-      const ours = userFolders.length === found.length && (await Promise.all(userFolders.map((entry) => holdsDocuments(join(root, entry.name))))).some(Boolean);
+      const userFolders = found.filter(
+        (entry) => entry.isDirectory() && documentIds.shape.userId.safeParse(entry.name).data === entry.name,
+      );
+      const ours =
+        userFolders.length === found.length &&
+        (await Promise.all(userFolders.map((entry) => holdsDocuments(join(root, entry.name))))).some(Boolean);
       if (!ours) throw refuse(`holds files that are not stenograms and no ${storeMarkerName} marker`);
     }
     await mkdir(root, { recursive: true, mode: 0o700 });
@@ -70,7 +74,9 @@ export function storeRoot(root: string, options: StoreRootOptions = {}) {
     });
     if (!handle) return;
     try {
-      await handle.writeFile(`${JSON.stringify({ store: 'afterimage-stenograms', id: randomUUID(), createdAt: new Date().toISOString() })}\n`);
+      await handle.writeFile(
+        `${JSON.stringify({ store: 'afterimage-stenograms', id: randomUUID(), createdAt: new Date().toISOString() })}\n`,
+      );
       await handle.sync();
     } finally {
       await handle.close();

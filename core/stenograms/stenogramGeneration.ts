@@ -84,7 +84,8 @@ export function stenogramWork(
         return await store.put(row.owner_id, row.video_id, generated.markdown);
       } catch (error) {
         // A store that is not mounted stays so until an operator acts: fail now rather than retry for nothing.
-        if (error instanceof StoreRootRefused) throw new GenerationFailed('INTERNAL_ERROR', `the stenogram could not be stored: ${error.message}`);
+        if (error instanceof StoreRootRefused)
+          throw new GenerationFailed('INTERNAL_ERROR', `the stenogram could not be stored: ${error.message}`);
         throw error;
       }
     },

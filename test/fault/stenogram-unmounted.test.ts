@@ -42,10 +42,14 @@ afterAll(async () => {
 });
 
 const generate = async (videoId: string) =>
-  (await readStream(`${stack.api.url}/api/stenograms/${videoId}/generate`, { key: user.key, method: 'POST', timeoutMs: 25_000 })).events.at(-1)!;
+  (await readStream(`${stack.api.url}/api/stenograms/${videoId}/generate`, { key: user.key, method: 'POST', timeoutMs: 25_000 })).events.at(
+    -1,
+  )!;
 const charged = async () =>
-  (await db.sql<{ used: number }[]>`
-    select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${user.keyId}::uuid and limit_name = 'apiStenogramsPerDay'`)[0]!.used;
+  (
+    await db.sql<{ used: number }[]>`
+    select coalesce(sum(used), 0)::int as used from usage_counters where subject = ${user.keyId}::uuid and limit_name = 'apiStenogramsPerDay'`
+  )[0]!.used;
 const unmount = async () => {
   await rename(root(), volume());
   await mkdir(root());
