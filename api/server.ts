@@ -8,6 +8,7 @@ import { cors } from './http/cors.ts';
 import { authenticate, callerUserId, type Caller } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
 import { describeIssues, sendFailure } from './http/failure.ts';
+import { refuseRepeatedParameters } from './http/queryParams.ts';
 import { guarded, type GuardedRequest } from './http/guard.ts';
 import { isJsonText } from '../core/text/jsonText.ts';
 import { remembered } from '../core/remembered.ts';
@@ -17,6 +18,11 @@ import { streamTokenOf } from './http/streamToken.ts';
 import { handled, isReply, pathPattern, type ApiDeps, type Route } from './http/route.ts';
 import { mcpHandler } from './mcp/handler.ts';
 import { allRoutes } from './routes/index.ts';
+import {
+  AUTHORIZATION_SERVER_METADATA_PATHS,
+  noAuthorizationServerMetadata,
+  refuseClientRegistration,
+} from './routes/noAuthorizationServer.ts';
 import { sendAsset } from './web/assets.ts';
 import { sendErrorPage, wantsHtml } from './web/errorPage.tsx';
 import { servePage, type Page } from './web/page.tsx';
@@ -71,6 +77,7 @@ function dispatchUnguarded(route: Route, deps: ApiDeps) {
 /** Validation, the handler, and its answer: counted as it is sent (a 429 replaces it), unless it is a 304. */
 async function validateAndRun(route: Route, deps: ApiDeps, req: Request, res: ServerResponse, caller: Caller, request: GuardedRequest) {
   const params = route.params && parse(route.params, req.params, 'path');
+  if (route.query) refuseRepeatedParameters(route.query, req.query);
   const query = route.query && parse(route.query, { ...req.query }, 'query');
   const body = route.body ? parse(route.body, await requestBody(req, route, deps.config.BODY_LIMIT_BYTES), 'body') : undefined;
   // One object for the handler and the answer: the request's context is made once per request.
@@ -167,6 +174,10 @@ export function createApi(deps: ApiDeps, routes: Route[] = allRoutes, pages: Pag
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     app[method](route.path, dispatch(route, deps) as unknown as Middleware<Request>);
   }
+  // Where OAuth clients look for an authorization server, and their registration before the sign-up form's (api/routes/noAuthorizationServer.ts).
+  for (const path of AUTHORIZATION_SERVER_METADATA_PATHS)
+    app.get(path, noAuthorizationServerMetadata(deps) as unknown as Middleware<Request>);
+  app.post('/register', refuseClientRegistration(deps) as unknown as Middleware<Request>);
   // The web app: pages for people on the same server, and their hashed CSS and JavaScript.
   for (const page of pages) app[page.method === 'GET' ? 'get' : 'post'](page.path, servePage(page, deps) as unknown as Middleware<Request>);
   app.get('/assets/*', ((req: Request, res: ServerResponse, next: () => void) =>

@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { continueSearch as continueCrawl } from '../../core/crawl/continueSearch.ts';
 import { findSession, type SearchSession } from '../../core/crawl/findSession.ts';
 import { searchChannel } from '../../core/crawl/searchChannel.ts';
-import { snapshotHolds, snapshotPages } from '../../core/crawl/snapshotPages.ts';
+import { snapshotCountThrough, snapshotHolds, snapshotPages } from '../../core/crawl/snapshotPages.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { notFound } from '../../core/errors.ts';
 import { crawlStream, positionOf, streamHead, type Position } from '../../core/events/events.ts';
@@ -98,7 +98,8 @@ export const followSearch = defineAction({
 
     if (!resume || resume.phase === 'snapshot') {
       if (!resume) stream.write(channelResolvedFrame(session.channel));
-      let total = 0;
+      // The progress counts every stored video of the session, those sent before a reconnect too.
+      let total = resume?.after ? await snapshotCountThrough(deps.sql, session, resume.after) : 0;
       for await (const page of snapshotPages(deps.sql, session, resume?.after ?? '')) {
         if (!stream.open) return handled;
         stream.write(snapshotFrames(page));

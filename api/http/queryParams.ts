@@ -1,5 +1,26 @@
 /** Query-string and path values as the routes accept them, with the messages a caller sees when one is wrong. */
 import { z } from 'zod';
+import { AppError } from '../../core/errors.ts';
+
+/** The fields of an object schema, also inside a preprocess or transform; undefined for another kind. */
+const shapeOf = (schema: z.ZodType): Record<string, unknown> | undefined =>
+  schema instanceof z.ZodObject
+    ? schema.shape
+    : schema instanceof z.ZodPipe
+      ? (shapeOf(schema.out as z.ZodType) ?? shapeOf(schema.in as z.ZodType))
+      : undefined;
+
+/**
+ * Every parameter a route or page reads is given once: a repeated one (`?q=a&q=b`, which the query
+ * string parser reads as a list) is refused by name rather than met with its schema's message for a
+ * missing value. A parameter the schema does not declare is left to it (unknown, or ignored on a page
+ * shared as a link, whose tracking parameters may repeat).
+ */
+export function refuseRepeatedParameters(schema: z.ZodType, query: Record<string, unknown>): void {
+  const shape = shapeOf(schema);
+  const repeated = Object.keys(query).filter((name) => Array.isArray(query[name]) && (!shape || name in shape));
+  if (repeated.length) throw new AppError('INVALID_INPUT', repeated.map((name) => `${name}: give it once`).join('; '));
+}
 
 export const flag = z.enum(['true', 'false'], { message: 'expected true or false' }).transform((value) => value === 'true');
 

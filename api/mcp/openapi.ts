@@ -3,6 +3,7 @@
  * envelope). What the messages mean is the MCP specification's (tools/list, tools/call, …), which
  * an OpenAPI schema cannot express; api/REFERENCE.md lists the tools, resources and prompts.
  */
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 
 const jsonRpcId = { type: ['string', 'integer', 'null'] };
 
@@ -95,7 +96,7 @@ export const mcpPathItem = {
         name: 'MCP-Protocol-Version',
         in: 'header',
         required: false,
-        description: 'The protocol version agreed at initialisation (2025-06-18 and earlier versions the SDK supports)',
+        description: `The protocol version agreed at initialisation (${LATEST_PROTOCOL_VERSION} and earlier versions the SDK supports)`,
         schema: { type: 'string' },
       },
     ],

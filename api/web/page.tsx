@@ -7,6 +7,7 @@ import type { Caller } from '../http/auth.ts';
 import { readFormBody } from '../http/body.ts';
 import { checkFormToken, CSRF_FIELD } from '../http/csrf.ts';
 import { describeIssues } from '../http/failure.ts';
+import { refuseRepeatedParameters } from '../http/queryParams.ts';
 import { guarded, type Access, type ChargeUnits, type GuardedRequest, type RequestLimit } from '../http/guard.ts';
 import { sendAnswer } from '../http/representation.ts';
 import { handled, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
@@ -140,6 +141,7 @@ export function servePage(page: Page, deps: ApiDeps) {
 /** Validation, the handler, and its answer: the page in the layout, a redirect, or what the handler wrote. */
 async function render(page: Page, deps: ApiDeps, req: PageRequest, res: ServerResponse, visitor: Caller, request: GuardedRequest) {
   const params = parse(page.params, req.params, 'path');
+  if (page.query) refuseRepeatedParameters(page.query, req.query);
   const query = parse(page.query, { ...req.query }, 'query');
   const form = page.method === 'POST' ? parse(page.form, await checkedForm(req, deps), 'form') : undefined;
   const exchange = { req, res, countRequest: request.countRequest, waiveRequest: request.waiveRequest };

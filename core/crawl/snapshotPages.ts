@@ -35,3 +35,15 @@ export async function snapshotHolds(
     await sql`select 1 from videos where video_id = ${videoId} and channel_id = ${session.channelId} and first_seen_at <= ${session.createdAt}`;
   return Boolean(found);
 }
+
+/** How many of the session's snapshot videos come up to `through` (in the pages' order): what a stream resumed after it has already sent. */
+export async function snapshotCountThrough(
+  sql: Queryable,
+  session: Pick<SearchSession, 'channelId' | 'createdAt'>,
+  through: string,
+): Promise<number> {
+  const [row] = await sql<{ count: number }[]>`
+    select count(*)::int as count from videos
+    where channel_id = ${session.channelId} and first_seen_at <= ${session.createdAt} and video_id <= ${through} collate "C"`;
+  return row!.count;
+}

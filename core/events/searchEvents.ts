@@ -40,7 +40,7 @@ export const searchEvents = {
       stage: z.string().describe('the source a crawl step read, or "database" for the stored part'),
       percent: z.number().int().min(0).max(100),
       videosInBatch: count.optional().describe('videos the step read'),
-      videos: count.optional().describe('stored videos sent (database stage)'),
+      videos: count.optional().describe("the session's stored videos, those sent before a reconnect included (database stage)"),
       warning: z.string().optional().describe('the source failed; the crawl goes on with the next one'),
       retry: z
         .object({

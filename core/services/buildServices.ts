@@ -13,6 +13,7 @@ import { configuredStatusProbe, type StatusProbe } from '../status/probes.ts';
 import { createLlmStenogramGenerator } from '../stenograms/createLlmStenogramGenerator.ts';
 import { createOfflineStenogramGenerator } from '../stenograms/createOfflineStenogramGenerator.ts';
 import type { StenogramGenerator } from '../stenograms/stenogram.ts';
+import { anyStenogramStored } from '../stenograms/anyStenogramStored.ts';
 import { configuredStenogramStore, type StenogramStore } from '../stenograms/store.ts';
 import { configuredSubtitleSources, type SubtitleSource } from '../subtitles/sources.ts';
 import { createLlmSummaryGenerator } from '../summaries/llmSummariser.ts';
@@ -69,7 +70,9 @@ export async function buildServices(config: Config, deps: { sql: Sql; log: Logge
       const offline = createOfflineStenogramGenerator();
       return llm ? createLlmStenogramGenerator(llm, offline) : offline;
     }),
-    stenogramStore: await given('stenogramStore', () => configuredStenogramStore(config)),
+    stenogramStore: await given('stenogramStore', () =>
+      configuredStenogramStore(config, { storedBefore: () => anyStenogramStored(deps.sql) }),
+    ),
     search: await given('search', () => configuredSearchBackend(config, deps.sql, deps.log)),
     typesense: await given('typesense', async () => (await configuredIndexingTarget(config, deps.log)) ?? null),
   };

@@ -1,11 +1,13 @@
 /**
  * Stenograms' Markdown on the local disk: `<root>/<userId>/<videoId>.md`, owner-only (0700 folders,
- * 0600 files: the documents are private). Implements StenogramStore (store.ts, which imports this file).
+ * 0600 files: the documents are private), beside the marker that says the root is the store's
+ * (fileStoreRoot.ts). Implements StenogramStore (store.ts, which imports this file).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { documentIds } from './documentIds.ts';
+import { storeRoot, type StoreRootOptions } from './fileStoreRoot.ts';
 
 // Postgres prints uuids in lower case: one folder per user whatever case the caller used.
 const documentName = /^([A-Za-z0-9_-]{11})\.md$/;
@@ -32,8 +34,9 @@ async function syncFolder(path: string): Promise<void> {
   }
 }
 
-export function createFileStore(dir: string) {
+export function createFileStore(dir: string, options: StoreRootOptions = {}) {
   const root = resolve(dir);
+  const ownRoot = storeRoot(root, options);
 
   /** The only way from ids to a path: both validated, and the result checked to stay under the root. */
   function locate(userId: string, videoId: string) {
@@ -88,8 +91,10 @@ export function createFileStore(dir: string) {
   return {
     location: `file:${root}`,
 
+    /** Refused (StoreRootRefused) when the root is not the store's: an unmounted volume's empty mount point, say. */
     async put(userId: string, videoId: string, markdown: string) {
       const target = locate(userId, videoId);
+      await ownRoot.ensure();
       const data = Buffer.from(markdown, 'utf8');
       const temporary = await writeTemporary(target.folder, target.videoId, data);
       try {

@@ -3,9 +3,10 @@ import type { Queryable, Sql } from '../db/database.ts';
 import type { GenerationKind } from '../generations/generationKind.ts';
 import type { GenerationRequestInput } from '../generations/requestGeneration.ts';
 import type { GenerationWork } from '../generations/runGenerationJob.ts';
-import { languageOfTrack, type TranscriptTrack } from '../llm/generation.ts';
+import { GenerationFailed, languageOfTrack, type TranscriptTrack } from '../llm/generation.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import { readStenogram } from './findStenogram.ts';
+import { StoreRootRefused } from './fileStoreRoot.ts';
 import { stenogramUrl, toMetadata, type StenogramRow } from './metadata.ts';
 import type { GeneratedStenogram, StenogramGenerator } from './stenogram.ts';
 import { loggedCompletion, stenogramEvents } from './stenogramEvents.ts';
@@ -79,7 +80,14 @@ export function stenogramWork(
     async keep(row, generated, report) {
       report({ stage: 'storing', percent: 95 });
       await report.flushed();
-      return store.put(row.owner_id, row.video_id, generated.markdown);
+      try {
+        return await store.put(row.owner_id, row.video_id, generated.markdown);
+      } catch (error) {
+        // A store that is not mounted stays so until an operator acts: fail now rather than retry for nothing.
+        if (error instanceof StoreRootRefused)
+          throw new GenerationFailed('INTERNAL_ERROR', `the stenogram could not be stored: ${error.message}`);
+        throw error;
+      }
     },
     store: markGenerated,
     async completion(tx, id) {

@@ -4,6 +4,7 @@
  */
 import { ConfigError, type Config } from '../config.ts';
 import { createFileStore } from './fileStore.ts';
+import type { StoreRootOptions } from './fileStoreRoot.ts';
 import { createS3Store } from './s3Store.ts';
 
 /**
@@ -22,9 +23,12 @@ export interface StenogramStore {
   readonly location: string;
 }
 
-/** The store STENOGRAM_STORE names: `file` (DATA_DIR/stenograms) or `s3://bucket/optional/prefix`. */
-export function configuredStenogramStore(config: Config): StenogramStore {
-  if (config.STENOGRAM_STORE === 'file') return createFileStore(`${config.dataDir}/stenograms`);
+/**
+ * The store STENOGRAM_STORE names: `file` (DATA_DIR/stenograms) or `s3://bucket/optional/prefix`.
+ * `fileRoot` tells the file store whether stenograms were stored before (an empty root is then not a new store).
+ */
+export function configuredStenogramStore(config: Config, fileRoot: StoreRootOptions = {}): StenogramStore {
+  if (config.STENOGRAM_STORE === 'file') return createFileStore(`${config.dataDir}/stenograms`, fileRoot);
   const url = /^s3:\/\/([^/]+)\/?(.*)$/.exec(config.STENOGRAM_STORE);
   if (!url)
     throw new ConfigError([`STENOGRAM_STORE: expected file or s3://bucket/optional/prefix, got ${JSON.stringify(config.STENOGRAM_STORE)}`]);

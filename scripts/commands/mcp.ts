@@ -9,17 +9,15 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { parseOptions, UsageError } from '../cli.ts';
 
 export async function mcpCommand(args: string[]): Promise<void> {
-  const { values } = parseOptions(args, { url: { type: 'string' }, key: { type: 'string' } });
-  const base = values.url ?? process.env.AFTERIMAGE_URL;
-  const key = values.key ?? process.env.AFTERIMAGE_API_KEY;
-  if (!base) throw new UsageError('mcp: give the service address with --url http://host:8080 (or AFTERIMAGE_URL)');
-  if (!key) throw new UsageError('mcp: give an API key with --key tsk_… (or AFTERIMAGE_API_KEY)');
-  let endpoint: URL;
+  let settings: { endpoint: URL; key: string };
   try {
-    endpoint = new URL(base.replace(/\/+$/, '').replace(/\/mcp$/, '') + '/mcp');
-  } catch {
-    throw new UsageError(`mcp: --url ${base} is not a URL; expected e.g. http://127.0.0.1:8080`);
+    settings = bridgeSettings(args);
+  } catch (error) {
+    // The assistant shows only what comes back on stdout ("Connection closed" when the process just ends).
+    if (error instanceof UsageError) await refuseFirstRequest(`afterimage: ${error.message}`);
+    throw error;
   }
+  const { endpoint, key } = settings;
 
   const remote = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
   const local = new StdioServerTransport();
@@ -48,6 +46,47 @@ export async function mcpCommand(args: string[]): Promise<void> {
     };
     process.stdin.once('end', () => resolve());
   });
+}
+
+/** The service's /mcp and the key, from the options or the environment; a UsageError names what is missing and where to set it. */
+function bridgeSettings(args: string[]): { endpoint: URL; key: string } {
+  const { values } = parseOptions(args, { url: { type: 'string' }, key: { type: 'string' } });
+  const base = values.url ?? process.env.AFTERIMAGE_URL;
+  const key = values.key ?? process.env.AFTERIMAGE_API_KEY;
+  const where = "in the assistant's configuration of this MCP server";
+  if (!base) throw new UsageError(`mcp: give the service address with --url http://host:8080 (or AFTERIMAGE_URL) ${where}`);
+  if (!key) throw new UsageError(`mcp: give an API key with --key tsk_… (or AFTERIMAGE_API_KEY) ${where}`);
+  try {
+    return { endpoint: new URL(base.replace(/\/+$/, '').replace(/\/mcp$/, '') + '/mcp'), key };
+  } catch {
+    throw new UsageError(`mcp: --url ${base} is not a URL; expected e.g. http://127.0.0.1:8080`);
+  }
+}
+
+/** How long a bridge that cannot start waits for the client's first request to answer it. */
+const FIRST_REQUEST_WAIT_MS = 10_000;
+
+/**
+ * Answers the client's first request (initialize) with a JSON-RPC error carrying `message`, so the
+ * assistant shows why the bridge cannot start; then the command fails. Nothing to wait for on a terminal.
+ */
+async function refuseFirstRequest(message: string): Promise<void> {
+  if (process.stdin.isTTY) return;
+  const local = new StdioServerTransport();
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, FIRST_REQUEST_WAIT_MS);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    local.onmessage = (request) => {
+      if (!('id' in request && 'method' in request)) return;
+      void local.send({ jsonrpc: '2.0', id: request.id, error: { code: -32603, message } }).then(done);
+    };
+    process.stdin.once('end', done);
+    void local.start();
+  });
+  await local.close();
 }
 
 /** What to do next for each way of not reaching the service (fetch says only "fetch failed"; the cause names it). */

@@ -149,6 +149,21 @@ describe('malformed URLs', () => {
     const response = await api.call('/api/features?x=%E0%A4%A&y=%');
     expect(expectError(response, 400, 'INVALID_INPUT').message).toBe('x: unknown parameter; y: unknown parameter');
   });
+
+  it('a parameter given twice is refused by name on every route and page; one the schema ignores may repeat', async () => {
+    const browse = await api.call('/api/summary/browse?limit=5&limit=6&page=1&page=1', { key: adminKey });
+    expect(expectError(browse, 400, 'INVALID_INPUT').message).toBe('limit: give it once; page: give it once');
+    expect(expectError(await api.call('/api/features?x=1&x=2'), 400, 'INVALID_INPUT').message).toBe('x: unknown parameter');
+    const page = await fetch(`${api.url}/search?q=lathe&q=radio`, { headers: { Accept: 'text/html' } });
+    expect(page.status).toBe(400);
+    expect(await page.text()).toMatch(/q: give it once/i);
+    const summaries = await fetch(`${api.url}/summaries?page=1&page=2`, { headers: { Accept: 'text/html' } });
+    expect(summaries.status).toBe(400);
+    expect(await summaries.text()).toMatch(/page: give it once/i);
+    // A page that ignores what it does not read ignores it repeated too (tracking parameters of a shared link).
+    const shared = await fetch(`${api.url}/login?utm_source=a&utm_source=b`, { headers: { Accept: 'text/html' } });
+    expect(shared.status).toBe(200);
+  });
 });
 
 describe('request ids', () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { errorStatus } from '../../core/errors.ts';
 import { limitName } from '../../core/schemas.ts';
@@ -31,6 +32,10 @@ describe('api/REFERENCE.md', () => {
 
   it('gives every error code the status the server answers it with', () => {
     for (const [code, status] of Object.entries(errorStatus)) expect(reference).toContain(`| \`${code}\` | ${status} |`);
+  });
+
+  it("names the MCP protocol version the SDK's client and server negotiate", () => {
+    expect(reference).toContain(`(protocol ${LATEST_PROTOCOL_VERSION},`);
   });
 
   it('lists every limit in the tiers table', () => {

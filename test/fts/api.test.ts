@@ -173,6 +173,8 @@ describe('GET /api/fts', () => {
     ['status=gone', 'status', 'live or deleted'],
     ['in=comments', 'in', 'videos or subtitles'],
     ['colour=red', 'colour', 'unknown parameter'],
+    ['q=again', 'q', 'give it once'],
+    ['page=1&page=2', 'page', 'give it once'],
     ['page=101&pageSize=100', 'page', 'first 10000'],
   ])('refuses %s naming %s', async (extra, field, hint) => {
     const { status, body } = await fts(`q=lathe&${extra}`);

@@ -3,7 +3,13 @@
  * assistants run) without a key, with an OAuth provider, and reading tools/list.
  */
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import {
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+  registerClient,
+} from '@modelcontextprotocol/sdk/client/auth.js';
+import { AccessDeniedError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,6 +92,8 @@ describe('a client without a key learns that keys are issued out of band (no OAu
       redirectUrl: 'http://127.0.0.1:1/callback',
       clientMetadata: { redirect_uris: ['http://127.0.0.1:1/callback'], client_name: 'oauth-test' },
       clientInformation: () => undefined,
+      // A client that registers itself (dynamic client registration), as most assistants do.
+      saveClientInformation: () => {},
       tokens: () => undefined,
       saveTokens: () => {},
       redirectToAuthorization: (url) => void redirects.push(url),
@@ -93,11 +101,45 @@ describe('a client without a key learns that keys are issued out of band (no OAu
       codeVerifier: () => '',
     };
     const client = new Client({ name: 'oauth', version: '1.0.0' });
-    await expect(
-      client.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), { authProvider: provider })),
-    ).rejects.toThrow();
+    const failure = await client.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), { authProvider: provider })).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    // Its fallback to registering with the service itself (POST /register) is told, in OAuth's JSON, where keys come from.
+    expect(failure?.message).toMatch(new RegExp(`^API keys are issued out of band: sign in at ${api.url}/account`));
+    expect(failure?.message).not.toMatch(/Invalid OAuth error response|<html/i);
     expect(redirects).toEqual([]);
     await client.close();
+  });
+
+  it("the SDK's authorization server discovery finds none, and its client registration is refused with the explanation", async () => {
+    const origin = new URL(api.url);
+    expect(await discoverAuthorizationServerMetadata(origin)).toBeUndefined();
+    expect(await discoverAuthorizationServerMetadata(new URL('/mcp', origin))).toBeUndefined();
+    const refused = registerClient(origin, { clientMetadata: { redirect_uris: ['http://127.0.0.1:1/callback'] } });
+    await expect(refused).rejects.toBeInstanceOf(AccessDeniedError);
+    await expect(refused).rejects.toThrow(`API keys are issued out of band: sign in at ${api.url}/account`);
+    for (const path of [
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-authorization-server/mcp',
+      '/.well-known/openid-configuration',
+      '/.well-known/openid-configuration/mcp',
+      '/mcp/.well-known/openid-configuration',
+    ]) {
+      const answer = await api.call(path, { headers: { Accept: 'application/json' } });
+      expect(answer.status, path).toBe(404);
+      expect(answer.body, path).toEqual({ error: 'invalid_request', error_description: expect.stringContaining(`${api.url}/account`) });
+    }
+  });
+
+  it('a person posting the sign-up form still gets the page, not the JSON refusal', async () => {
+    const form = await fetch(`${api.url}/register`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/html' },
+      body: 'email=a%40b.example&password=x',
+    });
+    expect(form.headers.get('content-type')).toMatch(/^text\/html/);
+    await form.body?.cancel();
   });
 });
 

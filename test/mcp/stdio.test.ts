@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -69,6 +70,48 @@ describe('afterimage mcp (stdio bridge)', () => {
     );
     await client.close();
   }, 30_000);
+
+  it.each([
+    [
+      'no key',
+      ['--url', 'http://127.0.0.1:1'],
+      /give an API key with --key tsk_… \(or AFTERIMAGE_API_KEY\) in the assistant's configuration/,
+    ],
+    ['no address', ['--key', `tsk_${'y'.repeat(48)}`], /give the service address with --url http:\/\/host:8080 \(or AFTERIMAGE_URL\)/],
+  ])(
+    '%s: the client is answered with why, as a JSON-RPC error, and the bridge exits non-zero',
+    async (_name, args, why) => {
+      const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AFTERIMAGE_'))) as Record<
+        string,
+        string
+      >;
+      const client = new Client({ name: 'stdio-test', version: '1.0.0' });
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: ['scripts/bin.mjs', 'mcp', ...args],
+        env,
+        stderr: 'pipe',
+      });
+      const refused = await client.connect(transport).then(
+        () => undefined,
+        (error: Error) => error,
+      );
+      expect(refused?.message).toMatch(why);
+      expect(refused?.message).not.toMatch(/Connection closed/);
+      await client.close();
+
+      // The same by hand: one answer to initialize on stdout, then exit code 2 (a mistake in the call).
+      const child = spawn(process.execPath, ['scripts/bin.mjs', 'mcp', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'initialize', params: {} })}\n`);
+      const exitCode = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(exitCode).toBe(2);
+      const answer = JSON.parse(stdout.trim());
+      expect(answer).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32603, message: expect.stringMatching(why) } });
+    },
+    30_000,
+  );
 
   it('a bad key is an error the assistant sees', async () => {
     const client = new Client({ name: 'stdio-test', version: '1.0.0' });

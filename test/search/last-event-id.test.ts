@@ -155,6 +155,16 @@ describe('the ids the stream sent resume it', () => {
     expect(everyId(resumed.events)).toEqual(all.slice(all.indexOf(stored[0]!) + 1));
   });
 
+  it("the stored part's progress counts every stored video of the session, also after a reconnect", async () => {
+    const stored = idsOf(sessions.first, 's:');
+    const storedCount = (events: ReceivedEvent[]) => events.find((event) => event.id === 's:~')?.data;
+    expect(storedCount(sessions.first.events)).toEqual({ stage: 'database', percent: 100, videos: stored.length });
+    for (const after of [stored[0]!, stored.at(-1)!]) {
+      const resumed = await readStream(streamUrl(sessions.first.id), { key, lastEventId: after, timeoutMs: 30_000 });
+      expect(storedCount(resumed.events), after).toEqual({ stage: 'database', percent: 100, videos: stored.length });
+    }
+  });
+
   it('after an event of the crawl, and after the end of the stored part', async () => {
     for (const id of [idsOf(sessions.first, 'c:')[0]!, 's:~', 's:']) {
       const resumed = await readStream(streamUrl(sessions.first.id), { key, lastEventId: id, timeoutMs: 30_000 });

@@ -1,11 +1,12 @@
 import { ListObjectsV2Command, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, loadConfig } from '../../core/config.ts';
 import { createFileStore } from '../../core/stenograms/fileStore.ts';
+import { storeMarkerName } from '../../core/stenograms/fileStoreRoot.ts';
 import { createS3Store } from '../../core/stenograms/s3Store.ts';
 import { configuredStenogramStore, type StenogramStore } from '../../core/stenograms/store.ts';
 import { startS3Server, type S3StandIn } from '../kit/servers/s3-server.ts';
@@ -173,7 +174,8 @@ describe('file store', () => {
     expect((await stat(join(root, user))).mode & 0o777).toBe(0o700);
     expect((await stat(join(root, user, `${video(1)}.md`))).mode & 0o777).toBe(0o600);
     await store.delete(user, video(1));
-    expect(await walk(root)).toEqual([]);
+    expect(await walk(root)).toEqual([storeMarkerName]);
+    expect((await stat(join(root, storeMarkerName))).mode & 0o777).toBe(0o600);
   });
 
   it('never shows a write a crash cut short, and sweeps it once it is an hour old', async () => {
@@ -226,6 +228,63 @@ describe('file store', () => {
       await store.delete(user, video(2));
     }
     expect(await collect(store.list())).toEqual([]);
+  });
+});
+
+describe('file store root: writes only into a folder it knows as its own', () => {
+  const refused = { name: 'StoreRootRefused', message: expect.stringMatching(/nothing was written.*mounted/) };
+
+  it('marks the root it creates, and refuses once the marker is gone (an unmounted volume leaves an empty mount point)', async () => {
+    const { root, store, everything } = await openFileStore();
+    const user = randomUUID();
+    await store.put(user, video(1), 'kept');
+    const marker = JSON.parse(await readFile(join(root, storeMarkerName), 'utf8'));
+    expect(marker).toMatchObject({ store: 'afterimage-stenograms', id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    await rename(root, `${root}-volume`);
+    await mkdir(root);
+    const before = await everything();
+    await expect(store.put(user, video(2), 'lost')).rejects.toMatchObject(refused);
+    expect(await everything()).toEqual(before);
+    await rmdir(root);
+    await rename(`${root}-volume`, root);
+    await store.put(user, video(2), 'stored');
+    expect(await store.get(user, video(2))).toBe('stored');
+  });
+
+  it('a new process refuses an empty root when stenograms were stored before, and makes a new store when none were', async () => {
+    const { root, everything } = await openFileStore();
+    await mkdir(root, { recursive: true });
+    const before = await everything();
+    const restarted = createFileStore(root, { storedBefore: async () => true });
+    await expect(restarted.put(randomUUID(), video(1), 'lost')).rejects.toMatchObject({
+      message: expect.stringMatching(/is empty.*stored before/),
+    });
+    expect(await everything()).toEqual(before);
+    // A freshly formatted volume (lost+found) with nothing stored yet: a new store.
+    await mkdir(join(root, 'lost+found'));
+    await createFileStore(root, { storedBefore: async () => false }).put(randomUUID(), video(1), 'first');
+    expect(await readdir(root)).toContain(storeMarkerName);
+  });
+
+  it('refuses a folder that holds anything but stenograms, and adopts one an older version filled', async () => {
+    const { root, store, everything } = await openFileStore();
+    await mkdir(join(root, 'backups'), { recursive: true });
+    await writeFile(join(root, 'notes.txt'), 'not ours');
+    const before = await everything();
+    await expect(store.put(randomUUID(), video(1), 'lost')).rejects.toMatchObject(refused);
+    expect(await everything()).toEqual(before);
+
+    const older = await openFileStore();
+    const user = randomUUID();
+    await mkdir(join(older.root, user), { recursive: true });
+    await writeFile(join(older.root, user, `${video(1)}.md`), 'from before markers');
+    await older.store.put(user, video(2), 'after');
+    expect((await readdir(older.root)).sort()).toEqual([storeMarkerName, user].sort());
+    expect(await older.store.get(user, video(1))).toBe('from before markers');
+    // Adopting needs documents: empty user folders alone are refused too.
+    const hollow = await openFileStore();
+    await mkdir(join(hollow.root, randomUUID()), { recursive: true });
+    await expect(hollow.store.put(randomUUID(), video(1), 'lost')).rejects.toMatchObject(refused);
   });
 });
 
