@@ -133,7 +133,8 @@ export function createApi(deps: ApiDeps, routes: Route[] = allRoutes, pages: Pag
   rememberRouteLookups(app);
   const answerCors = cors(deps.config.CORS_ORIGINS);
   const everyAnswer = Object.entries(securityHeaders(deps.config));
-  // One middleware (each is a turn of polka's loop on every request): the request's id, the headers every answer carries and the log line, then CORS.
+  // One middleware (each is a turn of polka's loop on every request): the request's id, the headers of
+  // every answer (api/http/securityHeaders.ts) and the log line, then CORS.
   app.use((req: Request, res: ServerResponse, next) => {
     const given = req.headers['x-request-id'];
     req.id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
