@@ -549,7 +549,9 @@ function pageRequest(shape: PageShape, visitor: string, at = -1, spoil: (value: 
   const path = shape.page.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeHostile(value(name)));
   const query = shape.query.map((name) => `${name}=${encodeHostile(value(name))}`).join('&');
   const form =
-    shape.page.method === 'POST' ? Object.fromEntries(Object.entries(shape.form).map(([name, shown]) => [name, value(name, shown)])) : undefined;
+    shape.page.method === 'POST'
+      ? Object.fromEntries(Object.entries(shape.form).map(([name, shown]) => [name, value(name, shown)]))
+      : undefined;
   if (form && at >= slot) form[`unknown${at - slot}`] = spoil(''); // one unknown field, past the known ones
   return { method: shape.page.method, path, query, form, visitor };
 }
@@ -658,9 +660,9 @@ describe('fuzz of every web page and form', () => {
         try {
           await fc.assert(fc.asyncProperty(requests, exercisePage), { seed: SEED, numRuns: RUNS, endOnFailure: RUNS > 200 });
         } catch (error) {
-          failures.push(
-            `${shape.page.method} ${shape.page.path}: ${(error as Error).message.split('\n').slice(0, 12).join('\n  ').slice(0, 2_000)}`,
-          );
+          // fast-check's message: the counterexample, then the error it met (past its hint).
+          const lines = (error as Error).message.split('\n').filter((line) => line.trim() && !line.startsWith('Hint'));
+          failures.push(`${shape.page.method} ${shape.page.path}: ${lines.slice(0, 12).join('\n  ').slice(0, 2_000)}`);
         }
       }
       expect(failures, failureReport(failures)).toEqual([]);
