@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import polka, { type Middleware, type Polka, type Request as PolkaRequest } from 'polka';
-import type { z } from 'zod';
 import { AppError } from '../core/errors.ts';
 import { answerClientError } from './http/clientError.ts';
 import { cors } from './http/cors.ts';
 import { authenticate, callerUserId, type Caller } from './http/auth.ts';
 import { readJsonBody } from './http/body.ts';
-import { describeIssues, sendFailure } from './http/failure.ts';
-import { refuseRepeatedParameters } from './http/queryParams.ts';
+import { sendFailure } from './http/failure.ts';
 import { guarded, type GuardedRequest } from './http/guard.ts';
+import { securityHeaders } from './http/securityHeaders.ts';
+import { parseInput, parseQuery } from './http/input.ts';
 import { isJsonText } from '../core/text/jsonText.ts';
 import { remembered } from '../core/remembered.ts';
-import { refuseUnstorableText } from '../core/text/storableText.ts';
 import { JSON_TYPE, sendAnswer, sendError } from './http/representation.ts';
 import { streamTokenOf } from './http/streamToken.ts';
 import { handled, isReply, pathPattern, type ApiDeps, type Route } from './http/route.ts';
@@ -43,13 +42,6 @@ const RECEIVE_LIMITS = { requestTimeout: 30_000, headersTimeout: 10_000, connect
 /** Node's receive limits, in ms; a test shortens them (the 408 in a second instead of 30), the services keep RECEIVE_LIMITS. */
 export type ReceiveLimits = typeof RECEIVE_LIMITS;
 
-function parse(schema: z.ZodType, value: unknown, where: string): unknown {
-  refuseUnstorableText(value, where);
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new AppError('INVALID_INPUT', describeIssues(parsed.error, where));
-  return parsed.data;
-}
-
 /** The JSON body of a route that takes one; none at all (or zero bytes) is the caller's error unless the route's body is optional. */
 async function requestBody(req: Request, route: Route, limitBytes: number): Promise<unknown> {
   const body = await readJsonBody(req, limitBytes);
@@ -76,10 +68,9 @@ function dispatchUnguarded(route: Route, deps: ApiDeps) {
 
 /** Validation, the handler, and its answer: counted as it is sent (a 429 replaces it), unless it is a 304. */
 async function validateAndRun(route: Route, deps: ApiDeps, req: Request, res: ServerResponse, caller: Caller, request: GuardedRequest) {
-  const params = route.params && parse(route.params, req.params, 'path');
-  if (route.query) refuseRepeatedParameters(route.query, req.query);
-  const query = route.query && parse(route.query, { ...req.query }, 'query');
-  const body = route.body ? parse(route.body, await requestBody(req, route, deps.config.BODY_LIMIT_BYTES), 'body') : undefined;
+  const params = route.params && parseInput(route.params, req.params, 'path');
+  const query = route.query && parseQuery(route.query, req.query);
+  const body = route.body ? parseInput(route.body, await requestBody(req, route, deps.config.BODY_LIMIT_BYTES), 'body') : undefined;
   // One object for the handler and the answer: the request's context is made once per request.
   const ctx = {
     req,
@@ -149,11 +140,14 @@ export function createApi(deps: ApiDeps, routes: Route[] = allRoutes, pages: Pag
 
   rememberRouteLookups(app);
   const answerCors = cors(deps.config.CORS_ORIGINS);
-  // One middleware (each is a turn of polka's loop on every request): the request's id and log line, then CORS.
+  const everyAnswer = Object.entries(securityHeaders(deps.config));
+  // One middleware (each is a turn of polka's loop on every request): the request's id, the headers of
+  // every answer (api/http/securityHeaders.ts) and the log line, then CORS.
   app.use((req: Request, res: ServerResponse, next) => {
     const given = req.headers['x-request-id'];
     req.id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', req.id);
+    for (const [name, value] of everyAnswer) res.setHeader(name, value);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       deps.log.info('request', {
@@ -206,7 +200,7 @@ export async function startApi(
   });
   const server = app.server as Server;
   server.keepAliveTimeout = 5_000;
-  server.on('clientError', answerClientError(deps.log));
+  server.on('clientError', answerClientError(deps.log, securityHeaders(deps.config)));
   const address = server.address();
   return {
     server,

@@ -14,11 +14,11 @@ function describeClientError(code: string | undefined): [status: number, message
 /**
  * The server's `clientError` handler: a request Node cannot parse (malformed, headers too large)
  * never reaches a route, so the error envelope is written on the socket here, then the connection
- * is closed (the parser cannot find where the next request would start). A response still being
- * sent on the connection (an earlier pipelined request) goes first: the error must not cut into it.
- * Nothing is written on a socket that is gone.
+ * is closed (the parser cannot find where the next request would start), with the headers every
+ * answer carries (`everyAnswer`). A response still being sent on the connection (an earlier pipelined
+ * request) goes first: the error must not cut into it. Nothing is written on a socket that is gone.
  */
-export function answerClientError(log: Logger) {
+export function answerClientError(log: Logger, everyAnswer: Record<string, string>) {
   return (error: NodeJS.ErrnoException, socket: Duplex): void => {
     const inProgress = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
     if (inProgress && !inProgress.writableFinished) {
@@ -26,17 +26,17 @@ export function answerClientError(log: Logger) {
       // response waits for the body, so waiting for it would keep the connection for good.
       if (!inProgress.req.complete) {
         if (inProgress.headersSent) socket.destroy();
-        else answer(log, error, socket);
+        else answer(log, everyAnswer, error, socket);
         return;
       }
-      finished(inProgress, () => answer(log, error, socket));
+      finished(inProgress, () => answer(log, everyAnswer, error, socket));
       return;
     }
-    answer(log, error, socket);
+    answer(log, everyAnswer, error, socket);
   };
 }
 
-function answer(log: Logger, error: NodeJS.ErrnoException, socket: Duplex): void {
+function answer(log: Logger, everyAnswer: Record<string, string>, error: NodeJS.ErrnoException, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -51,6 +51,7 @@ function answer(log: Logger, error: NodeJS.ErrnoException, socket: Duplex): void
       'Content-Type: application/json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
       `X-Request-Id: ${requestId}`,
+      ...Object.entries(everyAnswer).map(([name, value]) => `${name}: ${value}`),
       'Connection: close',
       '',
       body,

@@ -101,7 +101,6 @@ export async function sendFile({ req, res, countRequest, waiveRequest }: Exchang
       'Content-Type': file.contentType,
       'Content-Length': end - start + 1,
       'Content-Disposition': `inline; filename="${file.fileName}"`,
-      'X-Content-Type-Options': 'nosniff',
       ...(range === 'whole' ? {} : { 'Content-Range': `bytes ${start}-${end}/${file.size}` }),
     });
     if (req.method === 'HEAD' || end < start) {

@@ -62,7 +62,6 @@ function send(res: ServerResponse, contentType: string, body: string | Buffer, h
   res.writeHead(200, {
     'Content-Type': contentType,
     'Content-Length': Buffer.byteLength(body),
-    'X-Content-Type-Options': 'nosniff',
     ...headers,
   });
   res.end(body);

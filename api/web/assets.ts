@@ -52,7 +52,6 @@ export function sendAsset(path: string, res: ServerResponse): boolean {
     'Content-Type': asset.type,
     'Content-Length': asset.body.length,
     'Cache-Control': 'public, max-age=31536000, immutable',
-    'X-Content-Type-Options': 'nosniff',
   });
   res.end(asset.body);
   return true;

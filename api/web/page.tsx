@@ -1,13 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ComponentChildren } from 'preact';
 import type { z } from 'zod';
-import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../http/auth.ts';
 import { readFormBody } from '../http/body.ts';
 import { checkFormToken, CSRF_FIELD } from '../http/csrf.ts';
-import { describeIssues } from '../http/failure.ts';
-import { refuseRepeatedParameters } from '../http/queryParams.ts';
+import { parseInput, parseQuery } from '../http/input.ts';
 import { guarded, type Access, type ChargeUnits, type GuardedRequest, type RequestLimit } from '../http/guard.ts';
 import { sendAnswer } from '../http/representation.ts';
 import { handled, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
@@ -98,13 +96,6 @@ export const definePage = <
   page: Page<P, Q, F>,
 ): Page => page as unknown as Page;
 
-function parse(schema: Schema | undefined, value: unknown, where: string): unknown {
-  if (!schema) return undefined;
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new AppError('INVALID_INPUT', describeIssues(parsed.error, where));
-  return parsed.data;
-}
-
 /**
  * A POST page's fields, refused (403) unless they carry the CSRF token FormToken put in a form of this
  * page (api/http/csrf.ts): checked here, for every form that changes something, so no page can forget it.
@@ -140,10 +131,11 @@ export function servePage(page: Page, deps: ApiDeps) {
 
 /** Validation, the handler, and its answer: the page in the layout, a redirect, or what the handler wrote. */
 async function render(page: Page, deps: ApiDeps, req: PageRequest, res: ServerResponse, visitor: Caller, request: GuardedRequest) {
-  const params = parse(page.params, req.params, 'path');
-  if (page.query) refuseRepeatedParameters(page.query, req.query);
-  const query = parse(page.query, { ...req.query }, 'query');
-  const form = page.method === 'POST' ? parse(page.form, await checkedForm(req, deps), 'form') : undefined;
+  const params = page.params && parseInput(page.params, req.params, 'path');
+  const query = page.query && parseQuery(page.query, req.query);
+  // Every POST's CSRF token is checked, whether or not the page reads fields.
+  const fields = page.method === 'POST' ? await checkedForm(req, deps) : undefined;
+  const form = fields && page.form && parseInput(page.form, fields, 'form');
   const exchange = { req, res, countRequest: request.countRequest, waiveRequest: request.waiveRequest };
   const log = deps.log.child({ reqId: req.id });
   const answer = await page.handler({

@@ -23,7 +23,6 @@ export const HTML_TYPE = 'text/html; charset=utf-8';
 /** The headers every HTML page carries, whatever its status (its Content-Type besides). */
 export const PAGE_HEADERS = {
   'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-  'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
 } as const;
 

@@ -35,8 +35,9 @@ export async function issueApiKey(tx: TransactionSql, input: { userId: string; s
       `scope ${scopeName(scope)} exceeds ${scopeName(owner.maxKeyScope)}, the most the ${owner.tier} tier allows`,
     );
   }
+  // A transaction that waited for the lock above may have begun (now()) before the key it revokes was made.
   const [revoked] = await tx<{ id: string }[]>`
-    update api_keys set revoked_at = now() where user_id = ${input.userId} and revoked_at is null returning id`;
+    update api_keys set revoked_at = greatest(now(), created_at) where user_id = ${input.userId} and revoked_at is null returning id`;
   const [created] = await tx<{ id: string }[]>`
     insert into api_keys (user_id, key_hash, key_prefix, scope)
     values (${input.userId}, ${hashApiKey(key)}, ${apiKeyPrefix(key)}, ${scope}) returning id`;

@@ -40,7 +40,8 @@ export async function createUser(sql: Sql, input: { email: string; tier: TierNam
       return user!;
     });
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') throw new AppError('INVALID_INPUT', `a user with email ${email} already exists`);
+    if ((error as { code?: string }).code === '23505')
+      throw new AppError('INVALID_INPUT', `a user with email ${email} already exists`, { details: { reason: 'email_taken' } });
     throw error;
   }
 }

@@ -176,6 +176,13 @@ describe('key regeneration', () => {
     )[0]!;
     expect(active).toBe(1);
   });
+
+  it('keys made at once for one user all succeed: each revokes the one before, however their transactions began', async () => {
+    const { user } = await createKeyedUser(db.sql, { tier: 'pro' });
+    // A transaction that waited for the user's lock began before the key it revokes was made.
+    for (let round = 0; round < 20; round++) await Promise.all(Array.from({ length: 4 }, () => createApiKey(db.sql, { userId: user.id })));
+    expect(await db.sql`select 1 from api_keys where user_id = ${user.id} and revoked_at is null`).toHaveLength(1);
+  });
 });
 
 describe('key scope', () => {

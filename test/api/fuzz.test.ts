@@ -1,6 +1,14 @@
+import type { IncomingMessage } from 'node:http';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { formToken } from '../../api/http/csrf.ts';
+import type { Page } from '../../api/web/page.tsx';
+import { allPages } from '../../api/web/pages/index.ts';
+import { createSession } from '../../core/accounts/createSession.ts';
+import { createUser } from '../../core/accounts/createUser.ts';
+import { generateToken } from '../../core/keys.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser } from '../support/api.ts';
 import { expectConformingResponses } from '../support/conformanceProblems.ts';
@@ -28,7 +36,9 @@ import { startSearchStack } from '../support/stack.ts';
 // scalars), under every kind of caller. Asserted for each response: no 5xx, the error envelope on
 // every 4xx (JSON-RPC's on /mcp), a body the document allows (test/support/conformance.ts), and streams that end or stay
 // open but never drop. FUZZ_RUNS sets the random requests per operation (default 20; a release runs 2000),
-// FUZZ_SEED the seed (default below, printed with every failure).
+// FUZZ_SEED the seed (default below, printed with every failure). The web pages get the same: every
+// place of every page and form (with its CSRF token, as anonymous or signed in) spoilt in turn, and
+// random hostile requests; each answers a page or an error page, never a 5xx.
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const PROBE_CONCURRENCY = 4;
@@ -43,6 +53,8 @@ let archive: ArchiveFixture;
 let stack: Awaited<ReturnType<typeof startSearchStack>>;
 let document: OpenApiDocument;
 const keys: Record<string, string | undefined> = {};
+/** The page fuzz's own people (its forms change accounts: the keys above stay out of reach). */
+const visitors: Record<string, string | undefined> = { anonymous: undefined };
 /** Values of the seeded archive, by path parameter name: valid-ish requests reach the handlers' depths. */
 const known: Record<string, string[]> = {};
 let eventIds: string[] = [];
@@ -50,7 +62,7 @@ let eventIds: string[] = [];
 beforeAll(async () => {
   db = await createTestDatabase();
   archive = await createArchiveFixture({ videos: 12, seed: 'fuzz' });
-  stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir });
+  stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir, REGISTRATION: 'open' });
   const admin = await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' });
   const user = await createKeyedUser(db.sql, { tier: 'pro', scope: 'L4' });
   const registered = await createKeyedUser(db.sql, { tier: 'registered', scope: 'L1' });
@@ -87,6 +99,13 @@ beforeAll(async () => {
   >`select title from videos where title ~ '^[A-Za-z]+ [A-Za-z]+' order by video_id limit 1`;
   const [first, second] = sample!.title.split(' ');
   known.q = [first!, `${first} ${second}`, `"${first} ${second}"`, `${first} -${second}`];
+
+  const [person, administrator] = await Promise.all([
+    createUser(db.sql, { email: 'page-person@example.org', tier: 'pro', isAdmin: false }),
+    createUser(db.sql, { email: 'page-admin@example.org', tier: 'pro', isAdmin: true }),
+  ]);
+  Object.assign(visitors, { person: person.id, administrator: administrator.id });
+  Object.assign(known, { token: ['x'.repeat(43)], file: ['subtitles.srt', 'subtitles.vtt'] });
 
   // Quotas would turn most requests into 429s after a few dozen: lift them, keep the zeros (refusals).
   await db.sql`update tier_limits set max_count = null where max_count > 0`;
@@ -453,4 +472,201 @@ describe('schema-driven fuzz of every operation', () => {
     }
     expect(failures, failureReport(failures)).toEqual([]);
   }, 300_000);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The web pages: not in the OpenAPI document, so their places come from the pages' own schemas
+// and the fields their forms show.
+// ---------------------------------------------------------------------------------------------
+
+/** Beside PROBES: text a browser's form or address bar can carry that a page must still answer. */
+const PAGE_PROBES: ReadonlyArray<(value: string) => string> = [
+  ...PROBES,
+  (value) => `${value}\r\nX-Injected: 1`,
+  (value) => `\u202e${value}\u200f`,
+  (value) => `${value}\u2028`,
+  (value) => `${value}\udfff${value}`,
+];
+
+/** Valid-looking values of the fields pages read, so a spoilt one meets the code behind the others. */
+const FIELD_VALUES: Record<string, string> = {
+  email: 'someone@example.org',
+  password: 'a long enough passphrase',
+  current: 'not the current password',
+  next: '/account',
+  scope: 'L1',
+  tier: 'plus',
+  private: 'true',
+  q: 'word',
+};
+
+/** A schema's field names, through z.preprocess. */
+function fieldNames(schema: z.ZodType | undefined): string[] {
+  let inner: unknown = schema;
+  while (inner instanceof z.ZodPipe) inner = inner.def.out;
+  return inner instanceof z.ZodObject ? Object.keys(inner.shape) : [];
+}
+
+interface PageShape {
+  page: Page;
+  params: string[];
+  query: string[];
+  /** A form's fields and their values as the site's own forms show them (hidden ones too). */
+  form: Record<string, string>;
+}
+
+/** Every form the pages show an administrator, by action: its fields and their values. */
+async function formsShown(shapes: Array<Omit<PageShape, 'form'>>): Promise<Map<string, Record<string, string>>> {
+  const forms = new Map<string, Record<string, string>>();
+  for (const { page, params } of shapes.filter((shape) => shape.page.method === 'GET')) {
+    const response = await sendPage(pageRequest({ page, params, query: [], form: {} }, 'administrator'));
+    const html = response.ok ? await response.text() : (await response.body?.cancel(), '');
+    for (const [, action, inner] of html.matchAll(/<form[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)) {
+      const fields = forms.get(action!) ?? {};
+      for (const [, name, value] of inner!.matchAll(/name="([^"]+)"(?:[^>]*?value="([^"]*)")?/g))
+        if (name !== '_csrf') fields[name!] ??= value ?? FIELD_VALUES[name!] ?? 'x';
+      forms.set(action!, fields);
+    }
+  }
+  return forms;
+}
+
+interface PageRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  query: string;
+  form: Record<string, string> | undefined;
+  visitor: string;
+}
+
+/** A page's request with valid values, one place (`at`, counting params, query, then form fields) spoilt by `spoil`. */
+function pageRequest(shape: PageShape, visitor: string, at = -1, spoil: (value: string) => string = (value) => value): PageRequest {
+  let slot = 0;
+  const value = (name: string, shown?: string) => {
+    const valid = shown || (known[name]?.[0] ?? FIELD_VALUES[name] ?? 'x');
+    return slot++ === at ? spoil(valid) : valid;
+  };
+  const path = shape.page.path.replace(/:([A-Za-z]+)/g, (_, name: string) => encodeHostile(value(name)));
+  const query = shape.query.map((name) => `${name}=${encodeHostile(value(name))}`).join('&');
+  const form =
+    shape.page.method === 'POST'
+      ? Object.fromEntries(Object.entries(shape.form).map(([name, shown]) => [name, value(name, shown)]))
+      : undefined;
+  if (form && at >= slot) form[`unknown${at - slot}`] = spoil(''); // one unknown field, past the known ones
+  return { method: shape.page.method, path, query, form, visitor };
+}
+
+/** Sends a page request as a browser would: a new session of its visitor (so /logout or a password change ends only that one), and a form's CSRF token. */
+async function sendPage(request: PageRequest, signal?: AbortSignal): Promise<Response> {
+  const userId = visitors[request.visitor];
+  const cookieName = userId ? 'afterimage_session' : 'afterimage_csrf';
+  const cookie = `${cookieName}=${userId ? (await createSession(db.sql, userId)).token : generateToken()}`;
+  const body = request.form && new URLSearchParams();
+  if (request.form && body) {
+    const req = { headers: { cookie } } as IncomingMessage;
+    const noCookie = { getHeader: () => undefined, setHeader: () => undefined } as never;
+    body.set('_csrf', formToken(req, noCookie, stack.api.config, request.path));
+    for (const [name, value] of Object.entries(request.form)) body.set(name, value);
+  }
+  return fetch(`${stack.api.url}${request.path}${request.query ? `?${request.query}` : ''}`, {
+    method: request.method,
+    headers: { Accept: 'text/html', Cookie: cookie, ...(body ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {}) },
+    // Written by hand: URLSearchParams would replace a lone surrogate, which a hostile client sends as its bytes.
+    body: body && [...body].map(([name, value]) => `${encodeHostile(name)}=${encodeHostile(value)}`).join('&'),
+    redirect: 'manual',
+    signal,
+  });
+}
+
+/** One page request: a page, a redirect or an error page, never a 5xx. */
+async function exercisePage(request: PageRequest): Promise<void> {
+  const leaving = new AbortController();
+  const hang = setTimeout(() => leaving.abort(new Error(`no complete answer within ${HANG_MS} ms`)), HANG_MS);
+  const what = `${request.method} ${request.path}${request.query ? `?${request.query}` : ''} as ${request.visitor}${request.form ? ` form ${JSON.stringify(request.form).slice(0, 300)}` : ''}`;
+  try {
+    const response = await sendPage(request, leaving.signal);
+    const type = response.headers.get('content-type') ?? '';
+    const text = type.startsWith('text/event-stream') && response.ok ? await readUntilQuiet(response, leaving) : await response.text();
+    expect(response.status, `answered ${response.status}: ${text.slice(0, 300)}`).toBeLessThan(500);
+    if (response.status >= 400) {
+      expect(type, `a ${response.status} that is not an error page`).toMatch(/^text\/html/);
+      expect(text).toContain('class="error-box"');
+    }
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new Error(`${what}: ${(error as Error).message.slice(0, 600)}${cause ? ` (${cause.code ?? cause.message})` : ''}`, {
+      cause: error,
+    });
+  } finally {
+    clearTimeout(hang);
+  }
+}
+
+/** Pages that change what the other pages show (tiers, users) go last. */
+const pageMutatesOthers = (page: Page) => page.path.startsWith('/admin/') && page.method === 'POST';
+
+describe('fuzz of every web page and form', () => {
+  let shapes: PageShape[];
+  beforeAll(async () => {
+    const bare = allPages.map((page) => ({
+      page,
+      params: [...page.path.matchAll(/:([A-Za-z]+)/g)].map((match) => match[1]!),
+      query: fieldNames(page.query as z.ZodType | undefined),
+    }));
+    const shown = await formsShown(bare);
+    shapes = bare
+      .map((shape) => {
+        const action = pageRequest({ ...shape, form: {} }, 'anonymous').path;
+        const form = {
+          ...Object.fromEntries(fieldNames(shape.page.form as z.ZodType | undefined).map((name) => [name, ''])),
+          ...shown.get(action),
+        };
+        return { ...shape, form };
+      })
+      .sort((a, b) => Number(pageMutatesOthers(a.page)) - Number(pageMutatesOthers(b.page)));
+  }, 120_000);
+
+  const slotsOf = (shape: PageShape) =>
+    shape.params.length + shape.query.length + Object.keys(shape.form).length + (shape.page.method === 'POST' ? 1 : 0);
+
+  it(`every place of every page and form, spoilt by each probe in turn (signed in as an administrator), answers a page or an error page, never a 5xx (seed ${SEED})`, async () => {
+    expect(shapes.filter((shape) => shape.page.method === 'POST' && Object.keys(shape.form).length > 0).length).toBeGreaterThan(8);
+    const failures: string[] = [];
+    for (const shape of shapes) {
+      const pending = [pageRequest(shape, 'administrator'), pageRequest(shape, 'anonymous')];
+      for (let at = 0; at < slotsOf(shape); at++)
+        for (const spoil of PAGE_PROBES) pending.push(pageRequest(shape, 'administrator', at, spoil));
+      const worker = async () => {
+        for (let request = pending.shift(); request; request = pending.shift())
+          await exercisePage(request).catch((error: unknown) => failures.push((error as Error).message.slice(0, 1_500)));
+      };
+      await Promise.all(Array.from({ length: PROBE_CONCURRENCY }, worker));
+    }
+    expect(failures, failureReport(failures)).toEqual([]);
+  }, 600_000);
+
+  it(
+    `random hostile requests to every page, from every kind of visitor, answer a page or an error page (seed ${SEED}, ${RUNS} per page)`,
+    async () => {
+      const failures: string[] = [];
+      for (const shape of shapes) {
+        const requests = fc
+          .record({
+            visitor: fc.constantFrom(...Object.keys(visitors)),
+            at: fc.integer({ min: 0, max: Math.max(0, slotsOf(shape) - 1) }),
+            spoil: spoiler(),
+          })
+          .map(({ visitor, at, spoil }) => pageRequest(shape, visitor, at, spoil));
+        try {
+          await fc.assert(fc.asyncProperty(requests, exercisePage), { seed: SEED, numRuns: RUNS, endOnFailure: RUNS > 200 });
+        } catch (error) {
+          // fast-check's message: the counterexample, then the error it met (past its hint).
+          const lines = (error as Error).message.split('\n').filter((line) => line.trim() && !line.startsWith('Hint'));
+          failures.push(`${shape.page.method} ${shape.page.path}: ${lines.slice(0, 12).join('\n  ').slice(0, 2_000)}`);
+        }
+      }
+      expect(failures, failureReport(failures)).toEqual([]);
+    },
+    Math.max(300_000, RUNS * 4_000),
+  );
 });

@@ -225,6 +225,12 @@ describe('accounts in the browser', () => {
       await page.type('#register-email', 'erin@example.org');
       await page.type('#register-password', 'a long enough passphrase');
       await Promise.all([page.waitForNavigation(), page.click('form[action="/register"] button')]);
+      // Not signed in at once: a taken address must get the same answer (see 'sign-up tells nobody …').
+      expect(await page.$eval('[role=status]', (element) => element.textContent)).toContain('sign in with the password you chose');
+      expect(await page.$eval('#login-email', (element) => (element as HTMLInputElement).value)).toBe('erin@example.org');
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.type('#login-password', 'a long enough passphrase');
+      await Promise.all([page.waitForNavigation(), page.keyboard.press('Enter')]);
       expect(new URL(page.url()).pathname).toBe('/account');
       expect(await text(page)).toContain('Registered tier');
       expect(problems).toEqual([]);
@@ -254,5 +260,78 @@ describe('accounts in the browser', () => {
     expect(await accessibilityViolations(page)).toEqual([]);
     await saveScreenshot(page, 'login-429-1280');
     await page.close();
+  });
+});
+
+describe('sign-in and sign-up over HTTP', () => {
+  let open: TestApi;
+  let address = 0;
+  beforeAll(async () => {
+    // Each case from its own address (X-Forwarded-For, trusted here): the cases above used up 127.0.0.1's sign-ins.
+    open = await startTestApi(db.sql, { REGISTRATION: 'open', TRUST_PROXY: 'true' });
+  });
+  afterAll(() => open?.close());
+
+  /** A form's CSRF token and the cookie it is bound to, as a first visit to `path` gives them. */
+  async function formOf(path: string, from: string): Promise<{ token: string; cookie: string; from: string }> {
+    const page = await fetch(`${open.url}${path}`, { headers: { Accept: 'text/html', 'X-Forwarded-For': from } });
+    const html = await page.text();
+    const token = /name="_csrf" value="([^"]+)"/.exec(html)![1]!;
+    return { token, cookie: page.headers.getSetCookie()[0]!.split(';')[0]!, from };
+  }
+
+  async function post(path: string, fields: Record<string, string>, form?: { token: string; cookie: string; from: string }) {
+    const { token, cookie, from } = form ?? (await formOf(path, `198.51.100.${++address}`));
+    return fetch(`${open.url}${path}`, {
+      method: 'POST',
+      headers: { Accept: 'text/html', 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie, 'X-Forwarded-For': from },
+      body: new URLSearchParams({ _csrf: token, ...fields }).toString(),
+      redirect: 'manual',
+    });
+  }
+
+  it.each([
+    ['a tab before another slash', '/\t/evil.example', '/account'],
+    ['a backslash', '/\\evil.example', '/account'],
+    ['a second slash', '//evil.example', '/account'],
+    ['dot segments that leave two slashes', '/.//evil.example', '/account'],
+    ['an absolute URL', 'https://evil.example/', '/account'],
+    ['a CR LF', '/account\r\nSet-Cookie: x=1', '/account'],
+    ['a C1 control', '/account\u0085', '/account'],
+    ['a line separator (U+2028)', '/summaries?tag=a\u2028b', '/summaries?tag=a%E2%80%A8b'],
+    ['characters beyond Latin-1', '/summaries?tag=日本#ü', '/summaries?tag=%E6%97%A5%E6%9C%AC#%C3%BC'],
+    ['a path of this site', '/summaries?tag=cooking#list', '/summaries?tag=cooking#list'],
+  ])('after sign-in, next with %s goes to a path of this site, with the session cookie', async (_what, next, expected) => {
+    const answer = await post('/login', { ...alice, next });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe(expected);
+    expect(answer.headers.getSetCookie().some((cookie) => cookie.startsWith('afterimage_session='))).toBe(true);
+  });
+
+  it('the sign-in form carries on only a safe next, and text Postgres cannot store is an error page, never a 500', async () => {
+    const page = await fetch(`${open.url}/login?next=/%09/evil.example`, { headers: { Accept: 'text/html' } });
+    expect(await page.text()).toContain('name="next" value="/account"');
+    const refused = await post('/login', { email: 'alice\u0000@example.org', password: alice.password });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain('Email: must not contain a NUL character');
+  });
+
+  it('sign-up tells nobody whether an address has an account, and leaves a taken one as it was', async () => {
+    const [hashBefore] = await db.sql`select password_hash from users where email = ${alice.email}`;
+    const answers = [];
+    for (const email of [alice.email, 'frank@example.org']) {
+      const answer = await post('/register', { email, password: 'a password chosen by someone' });
+      expect(answer.headers.getSetCookie().filter((cookie) => cookie.includes('session'))).toEqual([]);
+      answers.push({
+        status: answer.status,
+        text: (await answer.text()).replaceAll(email, 'EMAIL').replace(/value="[A-Za-z0-9_-]{43}"/, ''),
+      });
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]!.status).toBe(200);
+    expect(answers[0]!.text).toContain('Unless this address already had an account, it has one now');
+    expect(await db.sql`select password_hash from users where email = ${alice.email}`).toEqual([hashBefore]);
+    expect((await post('/login', { email: 'frank@example.org', password: 'a password chosen by someone' })).status).toBe(303);
+    expect((await post('/login', { email: alice.email, password: 'a password chosen by someone' })).status).toBe(401);
   });
 });

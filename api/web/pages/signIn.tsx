@@ -11,6 +11,7 @@ import { appendCookie } from '../../http/cookies.ts';
 import { sessionCookie, sessionToken } from '../../http/session.ts';
 import { FormToken } from '../formToken.tsx';
 import { definePage, redirect, type PageContext, type PageView } from '../page.tsx';
+import { safeNextPath } from '../safeNextPath.ts';
 
 type Ctx = PageContext<unknown, unknown, unknown>;
 
@@ -18,8 +19,8 @@ type Ctx = PageContext<unknown, unknown, unknown>;
 const fields = z.looseObject({ email: z.string().optional(), password: z.string().optional(), next: z.string().optional() });
 const nextQuery = z.looseObject({ next: z.string().optional() });
 
-/** Where to go after signing in: a path of this site only, never another host (`//evil.example`). */
-const safeNext = (next: string | undefined) => (next && /^\/(?![/\\])/.test(next) ? next : '/account');
+/** Where to go after signing in: the path `next` names on this site (api/web/safeNextPath.ts), else the account page. */
+const nextPath = (next: string | undefined) => safeNextPath(next, '/account');
 
 const signInAs = (ctx: Ctx, token: string, next: string) => {
   appendCookie(ctx.res, sessionCookie(ctx.deps.config, token));
@@ -67,7 +68,10 @@ function LoginForm({
   );
 }
 
-function loginView(ctx: Ctx, props: { email?: string; next?: string; error?: string; status?: number }): PageView {
+/** What sign-up answers, true of a new address and of one that has an account already. */
+const REGISTERED = 'Unless this address already had an account, it has one now: sign in with the password you chose.';
+
+function loginView(ctx: Ctx, props: { email?: string; next?: string; error?: string; notice?: string; status?: number }): PageView {
   const open = ctx.deps.config.REGISTRATION === 'open';
   return {
     title: 'Sign in',
@@ -78,6 +82,11 @@ function loginView(ctx: Ctx, props: { email?: string; next?: string; error?: str
         {ctx.visitor.kind === 'session' ? (
           <p class="notice">
             You are signed in as {ctx.visitor.email}. <a href="/account">Your account</a>
+          </p>
+        ) : null}
+        {props.notice ? (
+          <p class="notice" role="status">
+            {props.notice}
           </p>
         ) : null}
         <LoginForm ctx={ctx} email={props.email} next={props.next} error={props.error} />
@@ -101,7 +110,7 @@ export const loginPage = definePage({
   path: '/login',
   query: nextQuery,
   async handler(ctx) {
-    return loginView(ctx, { next: ctx.query.next });
+    return loginView(ctx, { next: ctx.query.next && nextPath(ctx.query.next) });
   },
 });
 
@@ -125,7 +134,7 @@ export const loginPost = definePage({
         { email: email.data, password: ctx.form.password, address: clientAddress(ctx.req, ctx.deps.config.TRUST_PROXY) },
         ctx.deps.pause,
       );
-      return signInAs(ctx, session.token, safeNext(ctx.form.next));
+      return signInAs(ctx, session.token, nextPath(ctx.form.next));
     } catch (error) {
       // A wrong pair is shown in the form; too many attempts is the 429 page, with when to come back.
       if (error instanceof AppError && error.code === 'UNAUTHORIZED')
@@ -250,16 +259,18 @@ export const registerPost = definePage({
     if (!password.success)
       return registerView(ctx, { email: email.data, error: `The password is ${password.error.issues[0]!.message}.`, status: 400 });
     try {
-      const session = await register(ctx.deps.sql, {
+      await register(ctx.deps.sql, {
         email: email.data,
         password: password.data,
         address: clientAddress(ctx.req, ctx.deps.config.TRUST_PROXY),
       });
-      return signInAs(ctx, session.token, '/account');
     } catch (error) {
+      // A mixed-script address, or a look-alike of an account: the person must choose another address.
       if (error instanceof AppError && error.code === 'INVALID_INPUT')
-        return registerView(ctx, { email: email.data, error: `${error.message}; sign in instead.`, status: 400 });
+        return registerView(ctx, { email: email.data, error: `${error.message}.`, status: 400 });
       throw error;
     }
+    // The same answer whether the address was new or already had an account (REFERENCE: Accounts on the website).
+    return loginView(ctx, { email: email.data, notice: REGISTERED });
   },
 });
