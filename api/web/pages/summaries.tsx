@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { summaryChannels, summaryLanguages, summaryTags } from '../../../core/summaries/summaryFacets.ts';
 import { browseQuery, browseSummaryList } from '../../routes/summaries.ts';
 import { queryHref, withoutBlanks } from '../formQuery.ts';
+import { FoldedFilters } from '../foldedFilters.tsx';
 import { definePage } from '../page.tsx';
 import { Pager } from '../pager.tsx';
 import { languageName, SummaryCards } from '../summaryCards.tsx';
@@ -93,7 +94,9 @@ export const summariesPage = definePage({
         <div class="browse">
           <div class="browse-main">
             <h1>{title}</h1>
-            <FilterForm query={query} facets={facets} />
+            <FoldedFilters label="Filters">
+              <FilterForm query={query} facets={facets} />
+            </FoldedFilters>
             <p class="muted" aria-live="polite">
               {list.total.toLocaleString('en')} summar{list.total === 1 ? 'y' : 'ies'}
               {filtered ? (
