@@ -10,6 +10,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { codingFor, encodeBody, isCompressible, type Coding } from '../http/compression.ts';
+import { addVary } from '../http/representation.ts';
 import { binaryBody, defineRoute, handled } from '../http/route.ts';
 
 const require = createRequire(import.meta.url);
@@ -86,14 +88,18 @@ const docsPageRoute = defineRoute({
   },
 });
 
-/** Files read once, when first asked for (a failed read is tried again next time). */
-const loaded = new Map<string, Promise<Buffer>>();
-const contentOf = (name: string) => {
-  let content = loaded.get(name);
+/**
+ * Files read and coded once per coding, when first asked for, and kept (a failed read is tried again
+ * next time): the 1.7 MB script costs brotli once per process instead of once per visit.
+ */
+const loaded = new Map<string, Promise<{ body: Buffer; coded: boolean }>>();
+const contentOf = (name: string, coding: Coding) => {
+  const key = `${coding} ${name}`;
+  let content = loaded.get(key);
   if (!content) {
-    content = readFile(assets.get(name)!);
-    loaded.set(name, content);
-    content.catch(() => loaded.delete(name));
+    content = readFile(assets.get(name)!).then((body) => encodeBody(body, coding));
+    loaded.set(key, content);
+    content.catch(() => loaded.delete(key));
   }
   return content;
 };
@@ -104,16 +110,22 @@ const docsAssetRoute = defineRoute({
   tag: 'System',
   summary: "A file of the /api/docs page (Swagger UI's script, styles and icons, and the script that starts it)",
   description:
-    'Each name carries the version of its content, so each is cached for a year (immutable); a page of another version names other files.',
+    'Each name carries the version of its content, so each is cached for a year (immutable); a page of another version names other files. Scripts and styles are sent br or gzip as Accept-Encoding allows, coded once per process.',
   auth: 'public',
   rateLimited: false,
   params: z.strictObject({
     file: z.enum(assetNames, { message: `no such file of the docs page (its files are ${assetNames.join(', ')}); reload /api/docs` }),
   }),
   media: { 'text/css': z.string(), 'text/javascript': z.string(), 'image/png': binaryBody },
-  async handler({ params, res }) {
-    const extension = params.file.slice(params.file.lastIndexOf('.') + 1) as keyof typeof CONTENT_TYPES;
-    send(res, CONTENT_TYPES[extension], await contentOf(params.file), { 'Cache-Control': 'public, max-age=31536000, immutable' });
+  async handler({ params, req, res }) {
+    const contentType = CONTENT_TYPES[params.file.slice(params.file.lastIndexOf('.') + 1) as keyof typeof CONTENT_TYPES];
+    const coding = codingFor(req, contentType);
+    const content = await contentOf(params.file, coding);
+    if (isCompressible(contentType)) addVary(res, ['Accept-Encoding']);
+    send(res, contentType, content.body, {
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      ...(content.coded ? { 'Content-Encoding': coding } : {}),
+    });
     return handled;
   },
 });

@@ -20,8 +20,8 @@ export interface LayoutProps {
   styles?: string[] | undefined;
   /** Files of api/web/assets/ this page needs beyond site.js, loaded as deferred modules. */
   scripts?: string[] | undefined;
-  /** The search box's current text. */
-  query?: string | undefined;
+  /** False on a page with a search form of its own (home, search): one box on a phone's first screen, not two. */
+  headerSearch?: boolean | undefined;
   /** The document's language (a summary page in its own language). */
   lang?: string | undefined;
 }
@@ -59,13 +59,15 @@ export function Layout(props: LayoutProps): VNode {
           <a class="brand" href="/">
             Afterimage
           </a>
-          <form class="search" role="search" method="get" action="/search">
-            <label for="site-q" class="visually-hidden">
-              Search channels, videos, titles and subtitles
-            </label>
-            <input id="site-q" name="q" type="search" value={props.query ?? ''} placeholder="Channel, video or words" autoComplete="off" />
-            <button type="submit">Search</button>
-          </form>
+          {props.headerSearch === false ? null : (
+            <form class="search" role="search" method="get" action="/search">
+              <label for="site-q" class="visually-hidden">
+                Search channels, videos, titles and subtitles
+              </label>
+              <input id="site-q" name="q" type="search" placeholder="Channel, video or words" autoComplete="off" />
+              <button type="submit">Search</button>
+            </form>
+          )}
           <nav aria-label="Site">
             <a href="/summaries">Summaries</a>
             <a href="/api/docs">API</a>

@@ -1,6 +1,5 @@
-import { IncomingMessage, request, ServerResponse } from 'node:http';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anonymousSubject } from '../../api/http/auth.ts';
 import { isCompressible, negotiateCoding } from '../../api/http/compression.ts';
@@ -10,7 +9,7 @@ import { updateTier } from '../../core/tiers/updateTier.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { expectConformingResponses } from '../support/conformanceProblems.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
-import { awaitFreshWindow } from '../support/http-helpers.ts';
+import { awaitFreshWindow, rawRequest, type RawRequestOptions } from '../support/http-helpers.ts';
 import { addTrack, addVideos, channelIdFor, videoIdFor, vttOf } from '../support/subtitles.ts';
 
 let db: TestDatabase;
@@ -21,46 +20,8 @@ const channelId = channelIdFor('caching');
 const v = { long: videoIdFor('cache-long'), summarised: videoIdFor('cache-summarised') };
 const LINES = Array.from({ length: 120 }, (_, i) => `Line ${i} of a long talk about lathes, bearings and the patience they need.`);
 
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  raw: Buffer;
-  text: string;
-}
-
-/** One request as a client that decodes nothing itself: the bytes on the wire, and the text they decode to. */
-function raw(
-  path: string,
-  options: { headers?: Record<string, string>; method?: string; body?: string; localAddress?: string } = {},
-): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${api.url}${path}`,
-      {
-        method: options.method ?? 'GET',
-        headers: options.headers,
-        agent: false,
-        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          const coding = res.headers['content-encoding'];
-          const decoded = coding === 'br' ? brotliDecompressSync(body) : coding === 'gzip' ? gunzipSync(body) : body;
-          const headers = Object.fromEntries(
-            Object.entries(res.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
-          );
-          resolve({ status: res.statusCode ?? 0, headers, raw: body, text: decoded.toString('utf8') });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
+/** One request as a client that decodes nothing itself, to this API. */
+const raw = (path: string, options: RawRequestOptions = {}) => rawRequest(`${api.url}${path}`, options);
 
 const used = async (subject: string, limit: string) =>
   (

@@ -51,12 +51,17 @@ export async function openTab(browser: Browser, origin: string, width = 1280): P
   return { page, problems };
 }
 
-/** axe-core's serious and critical violations on the current page (WCAG 2.1 AA rules and best practices). */
-export async function accessibilityViolations(page: Page): Promise<string[]> {
+/** axe-core's violations of any impact on the current page (WCAG 2.1 AA rules and best practices). */
+export async function axeViolations(page: Page): Promise<axe.Result[]> {
   // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
   await page.evaluate(axe.source);
   const results = await page.evaluate(() => (window as unknown as { axe: typeof axe }).axe.run(document, { resultTypes: ['violations'] }));
-  return results.violations
+  return results.violations;
+}
+
+/** axe-core's serious and critical violations on the current page, each as a line naming a few of its elements. */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  return (await axeViolations(page))
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
     .map(
       (violation) =>

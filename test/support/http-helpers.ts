@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import type { Server as HttpServer } from 'node:http';
 import { createServer, connect as netConnect, type AddressInfo, type Server, type Socket } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { expect } from 'vitest';
 import { allRoutes } from '../../api/routes/index.ts';
 import type { ApiDeps, Route } from '../../api/http/route.ts';
@@ -276,4 +277,49 @@ export function formPoster(baseUrl: string): (path: string, fields: Record<strin
       headers: { Accept: 'text/html', Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded', 'X-Forwarded-For': address },
     });
   };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  raw: Buffer;
+  text: string;
+}
+
+export interface RawRequestOptions {
+  headers?: Record<string, string>;
+  method?: string;
+  body?: string;
+  localAddress?: string;
+}
+
+/** One request as a client that decodes nothing itself: the bytes on the wire, and the text they decode to. */
+export function rawRequest(url: string, options: RawRequestOptions = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: options.method ?? 'GET',
+        headers: options.headers,
+        agent: false,
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const coding = res.headers['content-encoding'];
+          const decoded = coding === 'br' ? brotliDecompressSync(body) : coding === 'gzip' ? gunzipSync(body) : body;
+          const headers = Object.fromEntries(
+            Object.entries(res.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value)]),
+          );
+          resolve({ status: res.statusCode ?? 0, headers, raw: body, text: decoded.toString('utf8') });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }

@@ -16,3 +16,11 @@ for (const element of document.querySelectorAll('time[data-relative]')) {
   element.title = element.textContent;
   element.textContent = format.format(Math.round(seconds / size), unit);
 }
+
+// Folded filters (<details class="fold">) that site.css shows on wider screens are open there, as a screen reader should hear them.
+const wide = matchMedia('(min-width: 40rem)');
+const unfoldWhenWide = () => {
+  if (wide.matches) for (const fold of document.querySelectorAll('details.fold')) fold.open = true;
+};
+unfoldWhenWide();
+wide.addEventListener('change', unfoldWhenWide);

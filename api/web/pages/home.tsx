@@ -16,6 +16,7 @@ export const homePage = definePage({
       title: 'Search the archive',
       description: 'Search YouTube channels and videos, deleted ones included: titles, descriptions, subtitles and summaries.',
       styles: ['summaries.css'],
+      headerSearch: false,
       body: (
         <section class="home">
           <h1>Search the archive</h1>

@@ -9,6 +9,7 @@ import { ftsQuery, searchText } from '../../actions/fts.ts';
 import { perform } from '../../http/route.ts';
 import { startSearch } from '../../actions/search.ts';
 import { queryHref, withoutBlanks } from '../formQuery.ts';
+import { FoldedFilters } from '../foldedFilters.tsx';
 import { Highlighted } from '../highlighted.tsx';
 import { definePage, redirect, type PageContext } from '../page.tsx';
 import { Pager } from '../pager.tsx';
@@ -73,35 +74,37 @@ function SearchForm({ query }: { query: SearchQuery }): VNode {
           <button type="submit">Search</button>
         </div>
       </div>
-      <fieldset class="filters">
-        <legend>Filters and order</legend>
-        <Choice
-          name="in"
-          label="Search in"
-          value={query.in}
-          options={[
-            ['videos', 'Titles, tags, descriptions'],
-            ['subtitles', 'Subtitles (what is said)'],
-          ]}
-        />
-        <Choice
-          name="status"
-          label="Status"
-          value={query.status ?? ''}
-          options={[
-            ['', 'Any'],
-            ['live', 'Live'],
-            ['deleted', 'Deleted or re-uploaded'],
-          ]}
-        />
-        {FLAGS.map(([name, label]) => (
-          <Choice name={name} label={label} value={flagValue(query[name])} options={either} />
-        ))}
-        <Choice name="sort" label="Order" value={query.sort} options={FTS_SORTS.map((sort) => [sort, SORT_TEXT[sort]])} />
-        <button type="submit" class="secondary">
-          Apply
-        </button>
-      </fieldset>
+      <FoldedFilters label="Filters and order" open={!query.q}>
+        <fieldset class="filters">
+          <legend>Filters and order</legend>
+          <Choice
+            name="in"
+            label="Search in"
+            value={query.in}
+            options={[
+              ['videos', 'Titles, tags, descriptions'],
+              ['subtitles', 'Subtitles (what is said)'],
+            ]}
+          />
+          <Choice
+            name="status"
+            label="Status"
+            value={query.status ?? ''}
+            options={[
+              ['', 'Any'],
+              ['live', 'Live'],
+              ['deleted', 'Deleted or re-uploaded'],
+            ]}
+          />
+          {FLAGS.map(([name, label]) => (
+            <Choice name={name} label={label} value={flagValue(query[name])} options={either} />
+          ))}
+          <Choice name="sort" label="Order" value={query.sort} options={FTS_SORTS.map((sort) => [sort, SORT_TEXT[sort]])} />
+          <button type="submit" class="secondary">
+            Apply
+          </button>
+        </fieldset>
+      </FoldedFilters>
     </form>
   );
 }
@@ -211,6 +214,7 @@ export const searchPage = definePage({
       return {
         title,
         styles: ['search.css'],
+        headerSearch: false,
         body: (
           <>
             <h1>Search the archive</h1>
@@ -223,8 +227,8 @@ export const searchPage = definePage({
     const results = await perform(searchText, ctx, { ...query, q: query.q });
     return {
       title,
-      query: query.q,
       styles: ['search.css'],
+      headerSearch: false,
       description: `Videos matching ${query.q}, deleted ones included.`,
       body: (
         <>

@@ -4,6 +4,7 @@ import { summaryChannels, summaryLanguages, summaryTags } from '../../../core/su
 import { perform } from '../../http/route.ts';
 import { browseQuery, browseSummaries } from '../../actions/summaries.ts';
 import { queryHref, withoutBlanks } from '../formQuery.ts';
+import { FoldedFilters } from '../foldedFilters.tsx';
 import { definePage } from '../page.tsx';
 import { Pager } from '../pager.tsx';
 import { languageName, SummaryCards } from '../summaryCards.tsx';
@@ -95,7 +96,9 @@ export const summariesPage = definePage({
         <div class="browse">
           <div class="browse-main">
             <h1>{title}</h1>
-            <FilterForm query={query} facets={facets} />
+            <FoldedFilters label="Filters">
+              <FilterForm query={query} facets={facets} />
+            </FoldedFilters>
             <p class="muted" aria-live="polite">
               {list.total.toLocaleString('en')} summar{list.total === 1 ? 'y' : 'ies'}
               {filtered ? (
