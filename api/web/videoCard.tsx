@@ -34,7 +34,15 @@ export function StatusBadge({ status, reason }: { status: VideoObject['status'];
  * The thumbnail this server keeps of a video, from the same origin at the widths of its srcset (the
  * browser picks by `sizes`); a neutral block where none is kept. Its title is beside it: no alt text.
  */
-export function Thumbnail({ video, width, sizes }: { video: Pick<VideoObject, 'thumbnailFileUrl'>; width: ThumbnailWidth; sizes: string }): VNode {
+export function Thumbnail({
+  video,
+  width,
+  sizes,
+}: {
+  video: Pick<VideoObject, 'thumbnailFileUrl'>;
+  width: ThumbnailWidth;
+  sizes: string;
+}): VNode {
   if (!video.thumbnailFileUrl) return <span class="thumb thumb-none" aria-hidden="true" />;
   return (
     <img

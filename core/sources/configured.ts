@@ -25,7 +25,9 @@ export function configuredSources(config: Config, storedRoots: () => Promise<str
     sources.push(createYoutubeApiSource({ apiKey: config.YOUTUBE_API_KEY, baseUrl: config.YOUTUBE_API_URL, fetchOptions }));
   }
   if (config.WAYBACK_ENABLED) {
-    sources.push(createWaybackSource({ cdxUrl: `${waybackBase(config)}/cdx/search/cdx`, captureBaseUrl: `${waybackBase(config)}/web`, fetchOptions }));
+    sources.push(
+      createWaybackSource({ cdxUrl: `${waybackBase(config)}/cdx/search/cdx`, captureBaseUrl: `${waybackBase(config)}/web`, fetchOptions }),
+    );
   }
   return sources;
 }

@@ -95,7 +95,9 @@ async function fetchBody<B>(
       }
       observe?.({ answered: true });
       if (status >= 400) {
-        throw new AbortError(new DefiniteError(`${new URL(url).host} answered ${status}`, status, response.body.subarray(0, 4096).toString('utf8')));
+        throw new AbortError(
+          new DefiniteError(`${new URL(url).host} answered ${status}`, status, response.body.subarray(0, 4096).toString('utf8')),
+        );
       }
       return { status, body };
     },
@@ -126,7 +128,14 @@ export const fetchBytes = (
   upstream: Upstream,
   url: string,
   options: Omit<FetchOptions, 'isTransient'> = {},
-): Promise<{ status: number; body: Buffer }> => fetchBody(upstream, url, options, (bytes) => bytes, () => false);
+): Promise<{ status: number; body: Buffer }> =>
+  fetchBody(
+    upstream,
+    url,
+    options,
+    (bytes) => bytes,
+    () => false,
+  );
 
 function parsesAsJson(body: string): boolean {
   try {

@@ -55,7 +55,9 @@ export async function keptThumbnail(sql: Queryable, videoId: string): Promise<Ke
         tag: `w-${row.hash!.slice(0, 24)}`,
         modifiedAt: row.fetchedAt!,
         read: async () => {
-          const [kept] = await sql<{ bytes: Buffer }[]>`select bytes from video_thumbnails where video_id = ${videoId} and source = 'wayback'`;
+          const [kept] = await sql<
+            { bytes: Buffer }[]
+          >`select bytes from video_thumbnails where video_id = ${videoId} and source = 'wayback'`;
           if (!kept) throw missing('no_thumbnail', `the thumbnail of video ${videoId} is no longer kept`);
           return kept.bytes;
         },
@@ -67,5 +69,10 @@ export async function keptThumbnail(sql: Queryable, videoId: string): Promise<Ke
     if (typeof file !== 'string') return file;
     reason = file;
   }
-  throw missing(reason, reason === 'no_thumbnail' ? `this server keeps no thumbnail of video ${videoId}` : `the archived thumbnail of video ${videoId} can no longer be read (${reason.replace('_', ' ')})`);
+  throw missing(
+    reason,
+    reason === 'no_thumbnail'
+      ? `this server keeps no thumbnail of video ${videoId}`
+      : `the archived thumbnail of video ${videoId} can no longer be read (${reason.replace('_', ' ')})`,
+  );
 }

@@ -38,7 +38,10 @@ beforeAll(async () => {
   withThumbnail = first![0];
   withoutThumbnail = archive.videoIds.find((id) => !archive.mediaFiles.has(id))!;
   // yt-dlp --write-thumbnail: <base>.jpg (or .webp, .png) beside <base>.info.json.
-  for (const [[, mediaName], format] of [[first!, 'jpeg'], [second!, 'png']] as const) {
+  for (const [[, mediaName], format] of [
+    [first!, 'jpeg'],
+    [second!, 'png'],
+  ] as const) {
     const base = join(archive.dir, archive.channelTitle, mediaName.replace(/\.mp4$/, ''));
     await writeFile(`${base}.${format === 'jpeg' ? 'jpg' : 'png'}`, await testCard(format));
   }
@@ -145,8 +148,11 @@ describe('a thumbnail from a Wayback capture', () => {
     });
     const fetcher = waybackThumbnailFetcher({ captureBase: wayback.captureBaseUrl, fetchOptions: { retries: 0, timeoutMs: 5_000 } });
     expect(await keepWaybackThumbnail(db.sql, fetcher, videoId)).toBe('kept');
-    expect(wayback.requests().some((entry) => entry.path.includes(`20190301120000im_/https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`))).toBe(true);
-    const [kept] = await db.sql`select width, height, length(bytes) as size, content_hash, capture_url from video_thumbnails where video_id = ${videoId}`;
+    expect(
+      wayback.requests().some((entry) => entry.path.includes(`20190301120000im_/https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`)),
+    ).toBe(true);
+    const [kept] =
+      await db.sql`select width, height, length(bytes) as size, content_hash, capture_url from video_thumbnails where video_id = ${videoId}`;
     expect(kept).toMatchObject({
       width: 480,
       height: 360,

@@ -30,7 +30,11 @@ export function waybackThumbnailFetcher(options: {
   return async (videoId, timestamp, signal) => {
     const path = `${timestamp}im_/${thumbnailOf(videoId)}`;
     try {
-      const { body } = await fetchBytes(upstream, `${captureBase}/${path}`, signal ? { ...options.fetchOptions, signal } : options.fetchOptions);
+      const { body } = await fetchBytes(
+        upstream,
+        `${captureBase}/${path}`,
+        signal ? { ...options.fetchOptions, signal } : options.fetchOptions,
+      );
       return { bytes: body, captureUrl: `${publicBase}/${path}` };
     } catch (error) {
       if (error instanceof DefiniteError) return undefined; // never captured, or not replayable
