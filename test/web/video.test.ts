@@ -108,7 +108,7 @@ describe('thumbnails', () => {
     }
   });
 
-  it('poster the player, and stand as a neutral block in lists where none is kept', async () => {
+  it('poster the player, and stand as a neutral block in channel lists and search results where none is kept', async () => {
     for (const width of [1280, 390]) {
       const { page, problems } = await openTab(browser, api.url, width);
       await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
@@ -128,6 +128,15 @@ describe('thumbnails', () => {
       expect(await overflowsWidth(page)).toBe(false);
       await expectCleanPage(page, problems);
       await saveScreenshot(page, `channel-thumbnails-${width}`);
+      // Search results show them the same way.
+      await page.goto(`${api.url}/search?q=part`, { waitUntil: 'networkidle0' });
+      const results = await thumbnails(page);
+      expect(results).toHaveLength(2);
+      expect(results.every((image) => image.loaded && image.src.startsWith('/api/videos/'))).toBe(true);
+      expect(await page.$$('ol.results .thumb-none')).toHaveLength(archive.videoIds.length - 2);
+      expect(await overflowsWidth(page)).toBe(false);
+      await expectCleanPage(page, problems);
+      await saveScreenshot(page, `search-thumbnails-${width}`);
       await page.close();
     }
   });
