@@ -112,7 +112,9 @@ describe('thumbnails', () => {
     for (const width of [1280, 390]) {
       const { page, problems } = await openTab(browser, api.url, width);
       await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
-      expect(await page.$eval('video#player', (element) => element.getAttribute('poster'))).toBe(`/api/videos/${withMedia}/thumbnail?w=640`);
+      expect(await page.$eval('video#player', (element) => element.getAttribute('poster'))).toBe(
+        `/api/videos/${withMedia}/thumbnail?w=640`,
+      );
       await page.goto(`${api.url}/channels/${archive.channelId}`, { waitUntil: 'networkidle0' });
       const shown = await thumbnails(page);
       expect(shown.map((image) => image.src).sort()).toEqual(
