@@ -12,7 +12,7 @@ import { subtitleRoutes } from './subtitles.ts';
 import { summaryRoutes } from './summaries.ts';
 import { summaryPageRoutes } from './summaryPages.ts';
 import { listTiersRoute, updateTierRoute } from './tiers.ts';
-import { statusHistoryRoute, videoFileRoute } from './videos.ts';
+import { statusHistoryRoute, videoFileRoute, videoThumbnailRoute } from './videos.ts';
 
 /** Every route of the API, in the order they are matched. */
 export const allRoutes: Route[] = [
@@ -35,4 +35,5 @@ export const allRoutes: Route[] = [
   streamTokenRoute(() => allRoutes),
   statusHistoryRoute,
   videoFileRoute,
+  videoThumbnailRoute,
 ];

@@ -7,6 +7,7 @@ import { CRAWL_SUBTITLES_PRIORITY, enqueueSubtitleFetch } from '../subtitles/enq
 import { languageTag } from '../text/languageTag.ts';
 import { upsertChannel } from '../videos/upsertChannel.ts';
 import { upsertVideos } from '../videos/upsertVideos.ts';
+import { enqueueWaybackThumbnails } from '../videos/waybackThumbnails.ts';
 import { CHANNEL_JSON, type ChannelObject } from '../videos/videoObject.ts';
 import { readsOnePage, type Batch } from './fetchBatch.ts';
 import { finishCrawl } from './finishCrawl.ts';
@@ -58,7 +59,8 @@ async function newlyAnnouncedTracks(tx: Queryable, batch: Batch): Promise<string
 /**
  * Stores a step's batch in the caller's transaction, unless the step ran before: the refreshed channel, the videos and their
  * events (channel_update, progress, video, caption_info), subtitle fetches for captions announced
- * but not stored yet (new tracks of videos with subtitles included), the crawl's totals, then the
+ * but not stored yet (new tracks of videos with subtitles included), thumbnail fetches for the videos
+ * the Wayback found, the crawl's totals, then the
  * next step's job or the crawl's end.
  */
 export async function storeBatch(
@@ -109,6 +111,12 @@ export async function storeBatch(
     ...withNewTracks,
   ];
   if (toFetch.length) await enqueueSubtitleFetch(tx, toFetch, { priority: CRAWL_SUBTITLES_PRIORITY });
+  if (source.name === 'wayback') {
+    await enqueueWaybackThumbnails(
+      tx,
+      batch.videos.filter((video) => video.archiveUrl).map((video) => video.videoId),
+    );
+  }
   if (withCaptions.length) events.push(captionInfoOf(withCaptions));
   await appendEvents(tx, crawlStream(crawl.id), events);
 

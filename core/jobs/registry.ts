@@ -19,6 +19,7 @@ export const jobPayloads = {
   cleanup: noPayload,
   crawl_channel: z.object({ crawlId: z.string().regex(/^\d+$/), step: z.number().int().min(0), cursor: z.string().optional() }),
   fetch_subtitles: z.object({ videoId: z.string().regex(VIDEO_ID) }),
+  fetch_thumbnail: z.object({ videoId: z.string().regex(VIDEO_ID) }),
   generate_summary: z.object({ summaryId: z.string().regex(/^\d+$/) }),
   generate_stenogram: z.object({ stenogramId: z.string().regex(/^\d+$/) }),
   reconcile_stenograms: noPayload,

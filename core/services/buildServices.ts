@@ -7,8 +7,9 @@ import type { TypesenseTarget } from '../fts/typesense/client.ts';
 import { configuredLlmClient } from '../llm/configuredClient.ts';
 import type { LlmClient } from '../llm/types.ts';
 import type { Logger } from '../log.ts';
-import { configuredSources } from '../sources/configured.ts';
+import { configuredSources, configuredWaybackThumbnails } from '../sources/configured.ts';
 import type { VideoSource } from '../sources/types.ts';
+import type { WaybackThumbnailFetcher } from '../sources/wayback/thumbnail.ts';
 import { configuredStatusProbe, type StatusProbe } from '../status/probes.ts';
 import { createLlmStenogramGenerator } from '../stenograms/createLlmStenogramGenerator.ts';
 import { createOfflineStenogramGenerator } from '../stenograms/createOfflineStenogramGenerator.ts';
@@ -28,6 +29,8 @@ import type { SummaryGenerator } from '../summaries/summary.ts';
 export interface Services {
   /** Video sources in the order a crawl asks them (the archive, the Data API, the Wayback Machine). */
   sources: VideoSource[];
+  /** Where fetch_thumbnail reads the thumbnails of videos the Wayback found; null when the Wayback is not enabled. */
+  waybackThumbnails: WaybackThumbnailFetcher | null;
   /** Where fetch_subtitles looks, oldest evidence first. */
   subtitleSources: SubtitleSource[];
   /** How check_status probes; null: none configured, statuses stay as the sources describe them. */
@@ -62,6 +65,7 @@ export async function buildServices(config: Config, deps: { sql: Sql; log: Logge
   const llm = await given('llm', async () => (await configuredLlmClient(config, deps.log)) ?? null);
   return {
     sources: await given('sources', () => configuredSources(config, () => activeArchiveRoots(deps.sql))),
+    waybackThumbnails: await given('waybackThumbnails', () => configuredWaybackThumbnails(config) ?? null),
     subtitleSources: await given('subtitleSources', () => configuredSubtitleSources(config)),
     statusProbe: await given('statusProbe', () => configuredStatusProbe(config) ?? null),
     llm,

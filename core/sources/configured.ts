@@ -4,6 +4,7 @@ import { createArchiveRootsSource } from './archiveRoots.ts';
 import type { FetchOptions } from './http.ts';
 import type { VideoSource } from './types.ts';
 import { createWaybackSource } from './wayback/source.ts';
+import { waybackThumbnailFetcher, type WaybackThumbnailFetcher } from './wayback/thumbnail.ts';
 import { createYoutubeApiSource } from './youtubeApi.ts';
 
 /** How every outbound request of this deployment is made: its timeout, and its size cap when one is set. */
@@ -24,10 +25,19 @@ export function configuredSources(config: Config, storedRoots: () => Promise<str
     sources.push(createYoutubeApiSource({ apiKey: config.YOUTUBE_API_KEY, baseUrl: config.YOUTUBE_API_URL, fetchOptions }));
   }
   if (config.WAYBACK_ENABLED) {
-    const base = config.WAYBACK_URL.replace(/\/$/, '');
-    sources.push(createWaybackSource({ cdxUrl: `${base}/cdx/search/cdx`, captureBaseUrl: `${base}/web`, fetchOptions }));
+    sources.push(
+      createWaybackSource({ cdxUrl: `${waybackBase(config)}/cdx/search/cdx`, captureBaseUrl: `${waybackBase(config)}/web`, fetchOptions }),
+    );
   }
   return sources;
+}
+
+const waybackBase = (config: Config) => config.WAYBACK_URL.replace(/\/$/, '');
+
+/** How thumbnails of the videos the Wayback source found are read (the fetch_thumbnail task); undefined without the Wayback. */
+export function configuredWaybackThumbnails(config: Config): WaybackThumbnailFetcher | undefined {
+  if (!config.WAYBACK_ENABLED) return undefined;
+  return waybackThumbnailFetcher({ captureBase: `${waybackBase(config)}/web`, fetchOptions: sourceFetchOptions(config) });
 }
 
 /**

@@ -52,16 +52,22 @@ const backoffDelay = (attempt: number, minDelayMs: number, maxDelayMs: number) =
  * GET from an upstream (outboundRequest.ts: its origins only, redirects checked, addresses checked,
  * the size capped) with a timeout per attempt and exponential backoff between attempts (p-retry).
  * Transient failures are retried; definite ones, refusals included, are thrown at once. Returns
- * the response body as text.
+ * the response body as `read` makes it of the bytes.
  */
-export async function fetchText(upstream: Upstream, url: string, options: FetchOptions = {}): Promise<{ status: number; body: string }> {
+async function fetchBody<B>(
+  upstream: Upstream,
+  url: string,
+  options: FetchOptions,
+  read: (bytes: Buffer) => B,
+  isTransient: (status: number, body: B) => boolean,
+): Promise<{ status: number; body: B }> {
   const { timeoutMs = 15_000, retries = 3, minDelayMs = 500, maxDelayMs = 8_000 } = options;
   const limited = options.maxBytes === undefined ? upstream : { ...upstream, maxBytes: options.maxBytes };
   const observe = attemptObserver.getStore();
   return pRetry(
     async () => {
       const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-      let response: { status: number; body: string };
+      let response: { status: number; body: Buffer };
       try {
         // The body is read inside: one that stalls after the headers is a timeout like any other.
         response = await outboundGet(
@@ -76,18 +82,23 @@ export async function fetchText(upstream: Upstream, url: string, options: FetchO
         const reason = signal.aborted ? `no answer within ${timeoutMs} ms` : (error as Error).message;
         throw new TransientError(`${new URL(url).host}: ${reason}`);
       }
-      const { status, body } = response;
+      const { status } = response;
       if (status === 429 || status >= 500) {
         throw new TransientError(`${new URL(url).host} answered ${status}`, status);
       }
-      if (options.isTransient ? options.isTransient(status, body) : looksLikeBotCheck(body)) {
+      const body = read(response.body);
+      if (isTransient(status, body)) {
         throw new TransientError(
           `${new URL(url).host} answered ${status} with a transient refusal (bot check, quota or "try again later")`,
           status,
         );
       }
       observe?.({ answered: true });
-      if (status >= 400) throw new AbortError(new DefiniteError(`${new URL(url).host} answered ${status}`, status, body.slice(0, 4096)));
+      if (status >= 400) {
+        throw new AbortError(
+          new DefiniteError(`${new URL(url).host} answered ${status}`, status, response.body.subarray(0, 4096).toString('utf8')),
+        );
+      }
       return { status, body };
     },
     {
@@ -107,6 +118,24 @@ export async function fetchText(upstream: Upstream, url: string, options: FetchO
     },
   );
 }
+
+/** fetchBody as text; an answer isTransient says is a refusal in disguise (by default a bot check) is retried. */
+export const fetchText = (upstream: Upstream, url: string, options: FetchOptions = {}): Promise<{ status: number; body: string }> =>
+  fetchBody(upstream, url, options, (bytes) => bytes.toString('utf8'), options.isTransient ?? ((_status, body) => looksLikeBotCheck(body)));
+
+/** fetchBody as bytes (an image): only the status tells a transient answer. */
+export const fetchBytes = (
+  upstream: Upstream,
+  url: string,
+  options: Omit<FetchOptions, 'isTransient'> = {},
+): Promise<{ status: number; body: Buffer }> =>
+  fetchBody(
+    upstream,
+    url,
+    options,
+    (bytes) => bytes,
+    () => false,
+  );
 
 function parsesAsJson(body: string): boolean {
   try {

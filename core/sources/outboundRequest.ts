@@ -72,7 +72,7 @@ function send(upstream: Upstream, url: URL, headers: Record<string, string>, sig
 }
 
 /** The body, decompressed, up to `maxBytes`; a larger one is refused (and its connection dropped). */
-async function readBody(response: IncomingMessage, origin: string, maxBytes: number): Promise<string> {
+async function readBody(response: IncomingMessage, origin: string, maxBytes: number): Promise<Buffer> {
   const declared = Number(response.headers['content-length']);
   const tooLarge = () => new RefusedRequest(origin, `the answer is larger than ${maxBytes} bytes`);
   if (!response.headers['content-encoding'] && declared > maxBytes) {
@@ -100,7 +100,7 @@ async function readBody(response: IncomingMessage, origin: string, maxBytes: num
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
@@ -111,7 +111,7 @@ export async function outboundGet(
   url: string,
   headers: Record<string, string>,
   signal: AbortSignal,
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; body: Buffer }> {
   let target = new URL(url);
   for (let hop = 0; ; hop++) {
     const refusal = refusalOf(upstream, target);

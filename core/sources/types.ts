@@ -32,6 +32,8 @@ export interface VideoRecord {
   archiveUrl?: string;
   /** Where an archived media file of the video is (set by the local archive). */
   videoFileUrl?: string;
+  /** Where a thumbnail image of the video is kept beside it (a file:// URL, set by the local archive). */
+  thumbnailFileUrl?: string;
   tags?: string[];
   language?: string;
   /** What the source says of availability; archives-only videos are 'deleted'. */

@@ -1,6 +1,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import type { SourceName, VideoRecord } from '../sources/types.ts';
+import { keepArchiveThumbnails } from './keepArchiveThumbnails.ts';
 import { recordSightings } from './recordSightings.ts';
 import { storableRecords } from './storableRecords.ts';
 import { VIDEO_JSON, type VideoObject } from './videoObject.ts';
@@ -18,8 +19,8 @@ const MERGE = ['title', 'description', 'duration_seconds', 'view_count', 'upload
 
 /**
  * Stores a batch of one source's videos in one round of statements (call inside a transaction),
- * records the source's sighting of each (video_sources, and what it saw of availability, at the
- * time it saw it: recordSightings), and returns the videos that are new or changed, as
+ * keeps the thumbnail files an archive names (keepArchiveThumbnails), records the source's sighting
+ * of each (video_sources, and what it saw of availability, at the time it saw it: recordSightings), and returns the videos that are new or changed, as
  * VideoObjects, in the batch's order. Unchanged rows produce nothing (see skip_unchanged_update).
  * The records' text is sanitised first (storableRecords), logged on `log` when it needed it.
  */
@@ -77,6 +78,7 @@ export async function upsertVideos(
       -- A stored video's status changes by what recordSightings makes of the source's sighting, below.
       metadata_rank = greatest(v.metadata_rank, excluded.metadata_rank)
     returning v.video_id as "videoId", (xmax = 0) as inserted`;
+  if (source === 'archive') await keepArchiveThumbnails(sql, records);
   await sql`
     insert into video_sources as s (video_id, source, evidence_url)
     select video_id, ${source}, evidence_url from jsonb_to_recordset(${json}::text::jsonb) as x(video_id text, evidence_url text)

@@ -31,6 +31,12 @@ export const videoObject = z.object({
     .describe(
       'non-empty when an archived media file exists: /api/videos/<videoId>/file serves a file of the local archive (root-relative, like every URL of this API); a remote copy keeps its own URL',
     ),
+  thumbnailFileUrl: z
+    .string()
+    .nullable()
+    .describe(
+      'non-null when this server keeps a thumbnail of the video (from a local archive or a Wayback capture): /api/videos/<videoId>/thumbnail serves it, ?w=160, 320 or 640 pixels wide',
+    ),
   hasVideo: z.boolean(),
   hasSubtitles: z.boolean(),
   hasSummary: z.boolean(),
@@ -70,6 +76,7 @@ export const VIDEO_JSON = `json_build_object(
   'reuploadedAs', v.reuploaded_as, 'reuploadOf', v.reupload_of, 'thumbnailUrl', v.thumbnail_url,
   'archiveUrl', v.archive_url,
   'videoFileUrl', case when v.video_file_url like 'file:%' then '/api/videos/' || v.video_id || '/file' else nullif(v.video_file_url, '') end,
+  'thumbnailFileUrl', case when exists (select from video_thumbnails t where t.video_id = v.video_id) then '/api/videos/' || v.video_id || '/thumbnail' end,
   'hasVideo', v.has_video,
   'hasSubtitles', v.has_subtitles, 'hasSummary', v.has_summary, 'tags', to_json(v.tags), 'language', v.language,
   'captions', v.caption_languages,

@@ -9,6 +9,7 @@ import { checkStatusTask } from './check_status.ts';
 import { cleanupTask } from './cleanup.ts';
 import { crawlChannelTask } from './crawl_channel.ts';
 import { fetchSubtitlesTask } from './fetch_subtitles.ts';
+import { fetchThumbnailTask } from './fetch_thumbnail.ts';
 import { generateStenogramTask } from './generate_stenogram.ts';
 import { generateSummaryTask } from './generate_summary.ts';
 import { indexVideosTask } from './index_videos.ts';
@@ -28,6 +29,7 @@ export function taskList(deps: TaskDeps): TaskList {
     cleanup: cleanupTask(sql),
     crawl_channel: crawlChannelTask({ sql, log, sources: deps.sources, sourceWaitBudgetMs: config.SOURCE_WAIT_BUDGET_MS }),
     fetch_subtitles: fetchSubtitlesTask({ sql, log, subtitleSources: deps.subtitleSources, videoSources: deps.sources }),
+    fetch_thumbnail: fetchThumbnailTask(sql, log, deps.waybackThumbnails),
     generate_summary: generateSummaryTask({ sql, log, generator: deps.summaryGenerator }),
     generate_stenogram: generateStenogramTask({ sql, log, generator: deps.stenogramGenerator, store: deps.stenogramStore }),
     reconcile_stenograms: reconcileStenogramsTask(sql, deps.stenogramStore, log),

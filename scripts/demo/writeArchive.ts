@@ -1,7 +1,7 @@
 /**
  * Writes the demo's yt-dlp folder: three channels, each in its own folder as yt-dlp lays it out
  * (`<title> [<id>].info.json` in the shape of modern yt-dlp dumps, the subtitle files it writes
- * beside them, a few media files, and a `-J --flat-playlist` dump of the channel that also lists
+ * beside them, a thumbnail per downloaded video, a few media files, and a `-J --flat-playlist` dump of the channel that also lists
  * uploads never downloaded). Deterministic: the same size writes the same bytes.
  *
  * Every video also gets its fate on the platform (what the recorded platform answers about it,
@@ -13,6 +13,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ChannelTheme, THEMES } from './content.ts';
 import { chimeWav } from './media.ts';
+import { demoThumbnail } from './thumbnail.ts';
 
 /** What the platform says of a video, in the order of the recorded rounds. */
 export type Fate =
@@ -327,7 +328,7 @@ async function writeVideo(
     _type: 'video',
     _version: { version: '2025.09.26', current_git_head: null, release_git_head: 'demo', repository: 'yt-dlp/yt-dlp' },
   };
-  files.push([`${base}.info.json`, JSON.stringify(info)]);
+  files.push([`${base}.info.json`, JSON.stringify(info)], [`${base}.jpg`, await demoThumbnail(videoId)]);
   await Promise.all(files.map(([path, data]) => writeFile(path, data)));
   return { subtitles: Object.keys(requested).length, media: details.media ? 1 : 0 };
 }

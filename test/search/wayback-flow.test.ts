@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyedUser, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -29,6 +31,15 @@ beforeAll(async () => {
   db = await createTestDatabase();
   wayback = await startWayback();
   for (const [index, video] of videos.entries()) wayback.addVideo(video, [{ timestamp: ts(2016, 1 + (index % 12), 2) }]);
+  // The first video's thumbnail was archived the day after its watch page; the others' never were.
+  wayback.addCapture({
+    url: `https://i.ytimg.com/vi/${videos[0]!.videoId}/hqdefault.jpg`,
+    timestamp: ts(2016, 1, 3),
+    mimetype: 'image/jpeg',
+    body: await sharp({ create: { width: 480, height: 360, channels: 3, background: '#2e86de' } })
+      .jpeg()
+      .toBuffer(),
+  });
   wayback.addVideo(removed, [
     { timestamp: ts(2016, 2) },
     { timestamp: ts(2019, 4), kind: 'removed', reason: 'This video has been removed by the uploader' },
@@ -104,5 +115,15 @@ describe('archive look-ups paged with continue', () => {
     expect(sample.archiveUrl).toMatch(/\/web\/\d{14}\//);
     const provenance = await db.sql`select count(*)::int as n from video_sources where source = 'wayback' and evidence_url like '%/web/%'`;
     expect(provenance[0]!.n).toBe(videos.length + 1);
+  });
+
+  it("keeps, in the worker's background, the thumbnail the Wayback archived of a video it found", async () => {
+    const kept = async () =>
+      db.sql<{ videoId: string; width: number }[]>`select video_id as "videoId", width from video_thumbnails where source = 'wayback'`;
+    for (let waited = 0; waited < 30_000 && (await kept()).length === 0; waited += 250) await sleep(250);
+    expect(await kept()).toEqual([{ videoId: videos[0]!.videoId, width: 480 }]);
+    const image = await fetch(`${api.url}/api/videos/${videos[0]!.videoId}/thumbnail?w=320`);
+    expect(image.status).toBe(200);
+    expect((await sharp(Buffer.from(await image.arrayBuffer())).metadata()).width).toBe(320);
   });
 });

@@ -1,6 +1,7 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadArchiveSubtitles } from '../../core/import/loadArchiveSubtitles.ts';
 import { storeArchiveScan } from '../../core/import/storeArchiveScan.ts';
@@ -53,6 +54,14 @@ beforeAll(async () => {
   const mp4 = join(archive.dir, archive.channelTitle, archive.mediaFiles.get(withMedia)!);
   await rm(mp4);
   await writeFile(mp4.replace(/\.mp4$/, '.wav'), silentWav(30));
+  // yt-dlp --write-thumbnail: a thumbnail beside the info.json of the first two videos.
+  const folder = join(archive.dir, archive.channelTitle);
+  const names = await readdir(folder);
+  for (const videoId of archive.videoIds.slice(0, 2)) {
+    const info = names.find((name) => name.endsWith(`[${videoId}].info.json`))!;
+    const image = sharp({ create: { width: 480, height: 360, channels: 3, background: '#c0392b' } }).jpeg();
+    await writeFile(join(folder, info.replace(/\.info\.json$/, '.jpg')), await image.toBuffer());
+  }
   const scan = await scanArchive(archive.dir);
   const stored = await storeArchiveScan(db.sql, scan);
   await loadArchiveSubtitles(db.sql, stored.storedVideos, createLogger('silent'));
@@ -74,6 +83,66 @@ async function expectCleanPage(page: import('puppeteer-core').Page, problems: st
   expect(await accessibilityViolations(page)).toEqual([]);
   expect(problems).toEqual([]);
 }
+
+/** Every thumbnail of the page, as the browser loaded it. */
+const thumbnails = (page: Page) =>
+  page.$$eval('img.thumb', (images) =>
+    images.map((image) => ({ src: image.getAttribute('src')!, loaded: image.complete && image.naturalWidth > 0, alt: image.alt })),
+  );
+
+describe('thumbnails', () => {
+  it('are served from this origin on the video page, with links to YouTube and the Wayback Machine', async () => {
+    for (const width of [1280, 390]) {
+      const { page, problems } = await openTab(browser, api.url, width);
+      await page.goto(videoUrl(withoutMedia), { waitUntil: 'networkidle0' });
+      const shown = await thumbnails(page);
+      expect(shown).toEqual([{ src: `/api/videos/${withoutMedia}/thumbnail?w=640`, loaded: true, alt: '' }]);
+      expect(await page.$eval('.elsewhere', (element) => [...element.querySelectorAll('a')].map((link) => link.href))).toEqual([
+        `https://www.youtube.com/watch?v=${withoutMedia}`,
+        `https://web.archive.org/web/*/https://www.youtube.com/watch?v=${withoutMedia}`,
+      ]);
+      expect(await overflowsWidth(page)).toBe(false);
+      await expectCleanPage(page, problems);
+      await saveScreenshot(page, `video-thumbnail-${width}`);
+      await page.close();
+    }
+  });
+
+  it('poster the player, and stand as a neutral block in channel lists and search results where none is kept', async () => {
+    for (const width of [1280, 390]) {
+      const { page, problems } = await openTab(browser, api.url, width);
+      await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+      expect(await page.$eval('video#player', (element) => element.getAttribute('poster'))).toBe(
+        `/api/videos/${withMedia}/thumbnail?w=640`,
+      );
+      await page.goto(`${api.url}/channels/${archive.channelId}`, { waitUntil: 'networkidle0' });
+      const shown = await thumbnails(page);
+      expect(shown.map((image) => image.src).sort()).toEqual(
+        archive.videoIds
+          .slice(0, 2)
+          .map((id) => `/api/videos/${id}/thumbnail?w=160`)
+          .sort(),
+      );
+      expect(shown.every((image) => image.loaded)).toBe(true);
+      expect(await page.$$eval('.card .thumb-none', (blocks) => blocks.map((block) => block.getAttribute('aria-hidden')))).toEqual(
+        archive.videoIds.slice(2).map(() => 'true'),
+      );
+      expect(await overflowsWidth(page)).toBe(false);
+      await expectCleanPage(page, problems);
+      await saveScreenshot(page, `channel-thumbnails-${width}`);
+      // Search results show them the same way.
+      await page.goto(`${api.url}/search?q=part`, { waitUntil: 'networkidle0' });
+      const results = await thumbnails(page);
+      expect(results).toHaveLength(2);
+      expect(results.every((image) => image.loaded && image.src.startsWith('/api/videos/'))).toBe(true);
+      expect(await page.$$('ol.results .thumb-none')).toHaveLength(archive.videoIds.length - 2);
+      expect(await overflowsWidth(page)).toBe(false);
+      await expectCleanPage(page, problems);
+      await saveScreenshot(page, `search-thumbnails-${width}`);
+      await page.close();
+    }
+  });
+});
 
 describe('the video page', () => {
   it('shows the metadata, the status history, the player and the transcript, clean at desktop and phone widths', async () => {
@@ -165,7 +234,7 @@ describe('the video page', () => {
     expect(await wrong.text()).toContain('expected subtitles.srt, subtitles.vtt or subtitles.txt');
   });
 
-  it('shows no player but the archive link for a video without a media file', async () => {
+  it('shows no player for a video without a media file', async () => {
     const { page, problems } = await openTab(browser, api.url);
     await page.goto(videoUrl(withoutMedia), { waitUntil: 'networkidle0' });
     expect(await page.$('video')).toBeNull();

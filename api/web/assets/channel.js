@@ -15,11 +15,32 @@ function clock(total) {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
+/** VideoCard's Thumbnail: the kept image at the widths of its srcset, else a neutral block. */
+function thumbnail(video) {
+  if (!video.thumbnailFileUrl) {
+    const none = document.createElement('span');
+    none.className = 'thumb thumb-none';
+    none.setAttribute('aria-hidden', 'true');
+    return none;
+  }
+  const image = document.createElement('img');
+  image.className = 'thumb';
+  image.src = `${video.thumbnailFileUrl}?w=160`;
+  image.srcset = [160, 320, 640].map((width) => `${video.thumbnailFileUrl}?w=${width} ${width}w`).join(', ');
+  image.sizes = '160px';
+  image.width = 160;
+  image.height = 90;
+  image.loading = 'lazy';
+  image.alt = '';
+  return image;
+}
+
 /** The markup of api/web/videoCard.tsx, built with text nodes only. */
 function card(video) {
   const item = document.createElement('li');
   item.className = 'card arrived';
   item.dataset.videoId = video.videoId;
+  item.appendChild(thumbnail(video));
   const heading = item.appendChild(document.createElement('h3'));
   const link = heading.appendChild(document.createElement('a'));
   link.href = `/videos/${encodeURIComponent(video.videoId)}`;

@@ -14,6 +14,7 @@ import { Highlighted } from '../highlighted.tsx';
 import { definePage, redirect, type PageContext } from '../page.tsx';
 import { Pager } from '../pager.tsx';
 import { StatusBadge } from '../statusBadge.tsx';
+import { LIST_THUMBNAIL, Thumbnail } from '../videoCard.tsx';
 
 /** GET /api/fts's fields; q may be left out (the form alone), and a page shows 20 results. */
 const searchQuery = z.preprocess(
@@ -122,6 +123,7 @@ function ResultCard({ video }: { video: Result }): VNode {
   ].filter((fact): fact is string => fact !== null);
   return (
     <li class="card result">
+      <Thumbnail video={video} {...LIST_THUMBNAIL} />
       <h3>
         <a href={`/videos/${video.videoId}`}>
           {video.highlight.title !== null ? <Highlighted html={video.highlight.title} /> : `Untitled video ${video.videoId}`}

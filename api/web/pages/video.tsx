@@ -24,7 +24,7 @@ import { tiersWith } from '../errorPage.tsx';
 import { FormToken, type FormContext } from '../formToken.tsx';
 import { definePage, redirect } from '../page.tsx';
 import { StenogramView } from '../stenogramView.tsx';
-import { StatusBadge, describeStatus } from '../videoCard.tsx';
+import { StatusBadge, Thumbnail, describeStatus } from '../videoCard.tsx';
 
 const videoPath = (videoId: string) => `/videos/${videoId}`;
 /** A moment of the video: the page with the player started there (a media fragment, so it works without script). */
@@ -99,26 +99,46 @@ function Facts({ video }: { video: VideoObject }): VNode {
   );
 }
 
-/** The archived media in a player when this server keeps the file; else where a copy may be. */
+/** The video's thumbnail on its page: as wide as the page's column (640 at most), on phones the screen's width. */
+const PAGE_THUMBNAIL = { width: 640, sizes: '(max-width: 700px) 100vw, 640px' } as const;
+
+/** Where the video is on the platform, and its watch page on the Wayback Machine: the capture kept, else every capture. */
+function Elsewhere({ video }: { video: VideoObject }): VNode {
+  const watchUrl = `https://www.youtube.com/watch?v=${video.videoId}`;
+  return (
+    <p class="elsewhere">
+      <a href={watchUrl} rel="noopener noreferrer">
+        Watch on YouTube
+      </a>{' '}
+      ·{' '}
+      <a href={video.archiveUrl ?? `https://web.archive.org/web/*/${watchUrl}`} rel="noopener noreferrer">
+        {video.archiveUrl ? 'Its archived page on the Wayback Machine' : 'Its captures on the Wayback Machine'}
+      </a>
+    </p>
+  );
+}
+
+/** The archived media in a player when this server keeps the file; else its thumbnail and where a copy may be. */
 function Media({ video, start }: { video: VideoObject; start: number | undefined }): VNode {
   if (video.videoFileUrl?.startsWith('/api/videos/')) {
     return (
       // biome-ignore lint/a11y/useMediaCaption: the transcript beside the player is its text alternative; a <track> would spend a subtitle download on every view
-      <video id="player" class="player" controls preload="metadata" src={`${videoPath(video.videoId)}/media${start ? `#t=${start}` : ''}`}>
+      <video
+        id="player"
+        class="player"
+        controls
+        preload="metadata"
+        poster={video.thumbnailFileUrl ? `${video.thumbnailFileUrl}?w=640` : undefined}
+        src={`${videoPath(video.videoId)}/media${start ? `#t=${start}` : ''}`}
+      >
         <a href={`${videoPath(video.videoId)}/media`}>Download the archived media file</a>
       </video>
     );
   }
   return (
     <div id="player" class="no-media notice">
+      <Thumbnail video={video} {...PAGE_THUMBNAIL} />
       <p>This server keeps no media file of this video.</p>
-      {video.archiveUrl ? (
-        <p>
-          <a href={video.archiveUrl} rel="noopener noreferrer">
-            An archived copy of its page on the Wayback Machine
-          </a>
-        </p>
-      ) : null}
       {video.videoFileUrl ? (
         <p>
           <a href={video.videoFileUrl} rel="noopener noreferrer">
@@ -339,6 +359,7 @@ export const videoPage = definePage({
         <article class="video">
           <h1>{title}</h1>
           <Facts video={video} />
+          <Elsewhere video={video} />
           <Media video={video} start={query.t} />
           {video.description ? (
             <details class="description">

@@ -26,6 +26,8 @@ export interface ChannelNames {
 interface Siblings {
   /** file:// URL of the chosen media file */
   mediaUrl?: string;
+  /** file:// URL of the thumbnail yt-dlp wrote beside it (--write-thumbnail) */
+  thumbnailUrl?: string;
   /** Subtitle files: yt-dlp's names of their tracks (`<base>.<name>.<ext>`: en, en-uYU-mmqFLq8, live_chat), read by captionsOf. */
   subtitleLanguages: string[];
 }
@@ -339,6 +341,7 @@ function videoFrom(obj: Obj, id: string, channelId: string, ctx: ParseContext, p
     uploadDate,
     thumbnailUrl: bestVideoThumbnail(obj),
     videoFileUrl: partial ? undefined : ctx.siblings?.mediaUrl,
+    thumbnailFileUrl: partial ? undefined : ctx.siblings?.thumbnailUrl,
     tags: stringList(obj.tags),
     language: str(obj.language),
     // Live when downloaded, not necessarily now: the time goes with it, and newer observations win.

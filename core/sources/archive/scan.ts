@@ -5,6 +5,7 @@
  *   <name>.info.json                      one video (or a playlist/channel when `_type: playlist`)
  *   <name>.<lang>.vtt|srt|srv3|json3|…     subtitles of <name> (manual vs auto from the info.json)
  *   <name>.mp4|webm|mkv|m4a|…              media of <name> (the largest wins; *.part never counts)
+ *   <name>.jpg|webp|png                    thumbnail of <name> (--write-thumbnail; the largest wins)
  *   <anything>.json                        e.g. `yt-dlp -J --flat-playlist … > dump.json`; read only
  *                                          when it looks like yt-dlp output, silently ignored otherwise
  *
@@ -45,6 +46,7 @@ const MEDIA_EXTENSIONS = new Set([
   'avi',
   'wmv',
 ]);
+const THUMBNAIL_EXTENSIONS = new Set(['jpg', 'jpeg', 'webp', 'png']);
 export const SUBTITLE_EXTENSIONS = new Set(['vtt', 'srt', 'srv1', 'srv2', 'srv3', 'json3', 'ttml', 'ass', 'ssa', 'lrc', 'sbv']);
 
 export interface ArchiveProgress {
@@ -117,6 +119,7 @@ interface Job {
   /** 'info' = *.info.json (problems are warned about); 'json' = other *.json (ignored unless yt-dlp's). */
   kind: 'info' | 'json';
   media: string[];
+  thumbnails: string[];
   subtitleLanguages: string[];
 }
 
@@ -147,13 +150,14 @@ function classifyDirectory(dir: string, names: readonly string[]): { jobs: Job[]
   const bases = new Map<string, Job>();
   const jsonNames: string[] = [];
   const media = new Map<string, string[]>();
+  const thumbnails = new Map<string, string[]>();
   const subtitles = new Map<string, string[]>();
   let partialFiles = 0;
   for (const name of names) {
     const lower = name.toLowerCase();
     if (lower.endsWith('.info.json')) {
       const base = name.slice(0, -'.info.json'.length);
-      bases.set(base, { path: join(dir, name), kind: 'info', media: [], subtitleLanguages: [] });
+      bases.set(base, { path: join(dir, name), kind: 'info', media: [], thumbnails: [], subtitleLanguages: [] });
       continue;
     }
     if (isPartialDownload(lower)) {
@@ -166,10 +170,11 @@ function classifyDirectory(dir: string, names: readonly string[]): { jobs: Job[]
     const stem = name.slice(0, dot);
     if (ext === 'json') {
       if (!lower.endsWith('.live_chat.json')) jsonNames.push(name);
-    } else if (MEDIA_EXTENSIONS.has(ext)) {
-      const list = media.get(stem);
+    } else if (MEDIA_EXTENSIONS.has(ext) || THUMBNAIL_EXTENSIONS.has(ext)) {
+      const byStem = MEDIA_EXTENSIONS.has(ext) ? media : thumbnails;
+      const list = byStem.get(stem);
       if (list) list.push(name);
-      else media.set(stem, [name]);
+      else byStem.set(stem, [name]);
     } else if (SUBTITLE_EXTENSIONS.has(ext)) {
       const langDot = stem.lastIndexOf('.');
       if (langDot <= 0) continue;
@@ -182,11 +187,12 @@ function classifyDirectory(dir: string, names: readonly string[]): { jobs: Job[]
   }
   for (const name of jsonNames) {
     const base = name.slice(0, -'.json'.length);
-    if (!bases.has(base)) bases.set(base, { path: join(dir, name), kind: 'json', media: [], subtitleLanguages: [] });
+    if (!bases.has(base)) bases.set(base, { path: join(dir, name), kind: 'json', media: [], thumbnails: [], subtitleLanguages: [] });
   }
   const jobs: Job[] = [];
   for (const [base, job] of bases) {
     job.media = (media.get(base) ?? []).map((name) => join(dir, name));
+    job.thumbnails = (thumbnails.get(base) ?? []).map((name) => join(dir, name));
     job.subtitleLanguages = subtitles.get(base) ?? [];
     jobs.push(job);
   }
@@ -308,7 +314,8 @@ class BoundedQueue<T> {
   }
 }
 
-async function pickMedia(paths: string[]): Promise<string | undefined> {
+/** The largest of a video's files of one kind (media, thumbnails); ties go to the first path. */
+async function pickLargest(paths: string[]): Promise<string | undefined> {
   if (paths.length <= 1) return paths[0];
   const sized = await Promise.all(
     paths.map((path) =>
@@ -356,10 +363,14 @@ async function processJob(job: Job, state: ScanState, pool: ParsePool | undefine
     state.filesSkipped++;
     return [];
   }
-  const media = await pickMedia(job.media);
+  const [media, thumbnail] = await Promise.all([pickLargest(job.media), pickLargest(job.thumbnails)]);
   const outcome = parseYtDlpDocument(data, {
     evidenceUrl: pathToFileURL(job.path).href,
-    siblings: { mediaUrl: media ? pathToFileURL(media).href : undefined, subtitleLanguages: job.subtitleLanguages },
+    siblings: {
+      mediaUrl: media ? pathToFileURL(media).href : undefined,
+      thumbnailUrl: thumbnail ? pathToFileURL(thumbnail).href : undefined,
+      subtitleLanguages: job.subtitleLanguages,
+    },
   });
   if (!outcome.ok) {
     if (outcome.skipped || job.kind === 'json') {

@@ -58,7 +58,8 @@ interface CaptureSeed {
   timestamp: string;
   status?: number;
   mimetype?: string;
-  body?: string;
+  /** Text of a page, or the bytes of an image (replayed with `im_`). */
+  body?: string | Buffer;
   /** For 3xx captures: where the page redirected. */
   location?: string;
   /** A warc/revisit row ("-" status) replaying the previous capture of the URL. */
@@ -73,7 +74,7 @@ interface Stored {
   statuscode: string;
   digest: string;
   length: string;
-  body: string;
+  body: string | Buffer;
   status: number;
   location?: string;
 }
@@ -91,7 +92,7 @@ function surtKey(raw: string): string {
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 /** SHA-1 in base32, 32 characters, like the CDX digest column. */
-function digestOf(body: string): string {
+function digestOf(body: string | Buffer): string {
   const bytes = createHash('sha1').update(body).digest();
   let bits = 0;
   let value = 0;
@@ -433,7 +434,7 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
   function addCapture(seed: CaptureSeed): void {
     if (!/^\d{14}$/.test(seed.timestamp)) throw new Error(`timestamp must have 14 digits: ${seed.timestamp}`);
     const urlkey = surtKey(seed.url);
-    let body = seed.body ?? '';
+    let body: string | Buffer = seed.body ?? '';
     let status = seed.status ?? 200;
     if (seed.revisit) {
       const previous = (byKey.get(urlkey) ?? []).filter((row) => row.timestamp < seed.timestamp).pop();
@@ -612,7 +613,7 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
       return send(res, nearest.status >= 300 && nearest.status < 400 ? nearest.status : 302, 'text/html', '');
     }
     let body = nearest.body;
-    if (!flag) {
+    if (!flag && typeof body === 'string') {
       body = body.replace(/https:\/\/i\d?\.ytimg\.com\//g, (host) => `https://web.archive.org/web/${nearest.timestamp}im_/${host}`);
       body = body.replace(
         /<head>/i,
@@ -639,7 +640,7 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
     return send(res, nearest.status, nearest.mimetype === 'warc/revisit' ? 'text/html' : nearest.mimetype, body);
   }
 
-  function send(res: ServerResponse, status: number, type: string, body: string): number {
+  function send(res: ServerResponse, status: number, type: string, body: string | Buffer): number {
     res.statusCode = status;
     res.setHeader('Content-Type', type);
     res.end(body);
