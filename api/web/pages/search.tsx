@@ -192,7 +192,7 @@ async function reference({ deps, visitor, charge, log }: PageContext<unknown, un
     if (bareId && (await loadVideos(deps.sql, [parsed.videoId])).length === 0) return undefined;
     return redirect(`/videos/${parsed.videoId}`);
   }
-  checkAccess(visitor, { scope: 'L1', feature: 'channelSearch' }, 'channel search');
+  checkAccess(visitor, { feature: 'channelSearch' }, 'channel search');
   const started = await startChannelSearch(deps, visitor, text, charge, log);
   return redirect(`/channels/${started.channelId}?session=${started.sessionId}`);
 }
@@ -221,7 +221,7 @@ export const searchPage = definePage({
       };
     const goTo = await reference(ctx, query.q);
     if (goTo) return goTo;
-    checkAccess(visitor, { scope: 'L1', feature: 'fullTextSearch' }, 'full-text search');
+    checkAccess(visitor, { feature: 'fullTextSearch' }, 'full-text search');
     const results = await fullTextSearch(deps, { ...query, q: query.q }, async () => void (await charge('ftsQueriesPerMinute')));
     return {
       title,
