@@ -37,7 +37,7 @@ export const API_CALLER_HEADERS: readonly string[] = ['X-API-Key', 'Authorizatio
 export const PAGE_CALLER_HEADERS: readonly string[] = ['Cookie'];
 
 /** What an answer nobody may keep says: errors, writes, reads without validators. */
-export const NOT_STORED = 'private, no-store';
+const NOT_STORED = 'private, no-store';
 
 /**
  * Before any work, for a request whose answer may depend on its caller: Vary names the headers that say
