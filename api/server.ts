@@ -58,7 +58,7 @@ function dispatch(route: Route, deps: ApiDeps) {
 
 function dispatchUnguarded(route: Route, deps: ApiDeps) {
   const countsLate = route.cache !== undefined;
-  // Every answer but a read everybody may keep is the caller's, errors included; only keyed routes read a key.
+  // Every answer but a read everybody may keep is kept by no cache, errors included; it varies on the key where the route takes one.
   const callerHeaders = route.cache?.scope === 'public' ? undefined : route.auth === 'public' ? [] : API_CALLER_HEADERS;
   return async (req: Request, res: ServerResponse) => {
     if (callerHeaders) privateByDefault(res, callerHeaders);
