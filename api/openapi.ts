@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { errorStatus, type ErrorCode } from '../core/errors.ts';
+import { ADMIN_SCOPE } from './http/guard.ts';
 import { binaryBody, type Route } from './http/route.ts';
 import { fileRequestHeaders } from './http/sendFile.ts';
 import { mcpPathItem, mcpSchemas } from './mcp/openapi.ts';
@@ -275,7 +276,7 @@ export function buildOpenApi(routes: Route[], version: string) {
     const notes = [
       route.description,
       route.scope ? `Needs an API key with ${route.scope}+ scope.` : undefined,
-      route.admin ? 'Administrators only.' : undefined,
+      route.admin ? `Administrators only, with an API key of ${ADMIN_SCOPE} scope.` : undefined,
       route.feature ? `Needs the ${route.feature} feature of the caller's tier.` : undefined,
     ].filter(Boolean);
     paths[path] = {

@@ -12,7 +12,7 @@ import { securityHeaders } from './http/securityHeaders.ts';
 import { parseInput, parseQuery } from './http/input.ts';
 import { isJsonText } from '../core/text/jsonText.ts';
 import { remembered } from '../core/remembered.ts';
-import { JSON_TYPE, sendAnswer, sendError } from './http/representation.ts';
+import { privateByDefault, API_CALLER_HEADERS, JSON_TYPE, sendAnswer, sendError } from './http/representation.ts';
 import { streamTokenOf } from './http/streamToken.ts';
 import { handled, isReply, pathPattern, type ApiDeps, type Route } from './http/route.ts';
 import { mcpHandler } from './mcp/handler.ts';
@@ -59,7 +59,10 @@ function dispatch(route: Route, deps: ApiDeps) {
 
 function dispatchUnguarded(route: Route, deps: ApiDeps) {
   const countsLate = route.cache !== undefined;
+  // Every answer but a read everybody may keep is kept by no cache, errors included; it varies on the key where the route takes one.
+  const callerHeaders = route.cache?.scope === 'public' ? undefined : route.auth === 'public' ? [] : API_CALLER_HEADERS;
   return async (req: Request, res: ServerResponse) => {
+    if (callerHeaders) privateByDefault(res, callerHeaders);
     const caller = await authenticate(deps, req, route.auth, route.apiAccess !== false, streamTokenOf(route, req));
     (res as ServerResponse & { userId?: string }).userId = callerUserId(caller) ?? undefined;
     await guarded(deps, caller, route, (request) => validateAndRun(route, deps, req, res, caller, request), { res, countsLate });

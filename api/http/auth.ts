@@ -116,7 +116,8 @@ export async function authenticate(
   }
 }
 
-function anonymousCaller(deps: Pick<AuthDeps, 'config'>, req: IncomingMessage, tiers: Map<string, Tier>): Caller {
+/** A visitor without an account: the anonymous tier, counted per client address. */
+export function anonymousCaller(deps: Pick<AuthDeps, 'config'>, req: IncomingMessage, tiers: Map<string, Tier>): Caller {
   const address = clientAddress(req, deps.config.TRUST_PROXY);
   return { kind: 'anonymous', tier: tiers.get('anonymous')!, subject: anonymousSubject(address), address };
 }

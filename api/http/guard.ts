@@ -19,16 +19,21 @@ export interface Access {
   feature?: FeatureName | undefined;
 }
 
+/** The scope every administrator action needs of a key, whatever else the route asks. */
+export const ADMIN_SCOPE: ScopeLabel = 'L4';
+
 /**
  * Refuses (403 FORBIDDEN or FEATURE_DISABLED) a caller whose key, account or tier falls short of `access`.
- * Scopes are a key's alone: a signed-in person is limited by their account and tier only.
+ * Scopes are a key's alone: a signed-in person is limited by their account and tier only. Administration
+ * through a key needs an L4 one (ADMIN_SCOPE), one rule for every administrator route, tool and page.
  */
 export function checkAccess(caller: Caller, access: Access, what = 'this endpoint'): void {
   if (access.admin && (caller.kind === 'anonymous' || !caller.isAdmin))
     throw new AppError('FORBIDDEN', `${what} is for administrators only`);
   if (caller.kind === 'key') {
-    if (access.scope && caller.scope < scopeLevel(access.scope)) {
-      throw new AppError('FORBIDDEN', `${what} needs an API key with ${access.scope}+ scope; this key has L${caller.scope}`);
+    const scope = access.admin ? ADMIN_SCOPE : access.scope;
+    if (scope && caller.scope < scopeLevel(scope)) {
+      throw new AppError('FORBIDDEN', `${what} needs an API key with ${scope}+ scope; this key has L${caller.scope}`);
     }
   }
   if (access.feature && !caller.tier.features[access.feature]) {

@@ -18,7 +18,7 @@ import type { CachePolicy, Exchange } from './route.ts';
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Adds header names to Vary, keeping those another layer set (CORS's Origin, Accept-Encoding). */
-export function addVary(res: ServerResponse, names: string[]): void {
+export function addVary(res: ServerResponse, names: readonly string[]): void {
   const vary = res.getHeader('Vary');
   if (vary === undefined) {
     if (names.length) res.setHeader('Vary', names.join(', '));
@@ -32,16 +32,36 @@ export function addVary(res: ServerResponse, names: string[]): void {
   if (added.length) res.setHeader('Vary', [...present, ...added].join(', '));
 }
 
+/** The request headers that say who an API caller is (its key); the website's visitor is said by the session cookie. */
+export const API_CALLER_HEADERS: readonly string[] = ['X-API-Key', 'Authorization'];
+export const PAGE_CALLER_HEADERS: readonly string[] = ['Cookie'];
+
+/** What an answer nobody may keep says: errors, writes, reads without validators. */
+const NOT_STORED = 'private, no-store';
+
 /**
- * The caching headers of a policy. Private answers depend on the key (its owner's data, its tier's
- * access): no shared cache stores them, a browser revalidates before each reuse, and Vary names the
- * key's headers. Public ones are the same for everybody and may be kept for maxAgeSeconds. Vary is set
- * on the response at once (merged with what is there); Cache-Control is returned, to go with the 200
- * or 304 only, never with an error (a 429) that replaces it.
+ * Before any work, for a request whose answer may depend on its caller: Vary names the headers that say
+ * who the caller is, and `private, no-store` stands until the answer says otherwise (a read with an
+ * ETag: `private, no-cache`; a page everybody may keep: `public`). So an answer that says nothing of
+ * its own (an error, a redirect, a stream or file a handler writes itself) is kept by no cache.
+ */
+export function privateByDefault(res: ServerResponse, callerHeaders: readonly string[]): void {
+  res.setHeader('Cache-Control', NOT_STORED);
+  addVary(res, callerHeaders);
+}
+
+/**
+ * The caching headers of a policy. Private answers depend on the caller (its data, its tier's access):
+ * no shared cache stores them and a browser revalidates before each reuse (privateByDefault has named the
+ * caller's headers in Vary). Public ones are the same for everybody and may be kept for maxAgeSeconds.
+ * Without a policy, nobody keeps the answer. Vary is set on the response at once (merged with what is
+ * there); Cache-Control is returned, to go with the 200 or 304 only, never with an error (a 429) that
+ * replaces it.
  */
 export function cachingHeaders(res: ServerResponse, policy: CachePolicy | undefined, compressible: boolean): Record<string, string> {
-  addVary(res, [...(policy?.scope === 'private' ? ['X-API-Key', 'Authorization'] : []), ...(compressible ? ['Accept-Encoding'] : [])]);
-  return policy ? { 'Cache-Control': policy.scope === 'private' ? 'private, no-cache' : `public, max-age=${policy.maxAgeSeconds}` } : {};
+  if (compressible) addVary(res, ['Accept-Encoding']);
+  if (!policy) return { 'Cache-Control': NOT_STORED };
+  return { 'Cache-Control': policy.scope === 'private' ? 'private, no-cache' : `public, max-age=${policy.maxAgeSeconds}` };
 }
 
 /** The ETag of the content's `coding` representation. */
@@ -153,5 +173,14 @@ export function sendError(
     res.destroy();
     return;
   }
-  sendJson(res, status, { error: { code, message, ...(extra.details === undefined ? {} : { details: extra.details }) } }, extra.headers);
+  // An error is never kept, by any cache: it is one caller's (a 429, a 403), and the next request may succeed.
+  sendJson(
+    res,
+    status,
+    { error: { code, message, ...(extra.details === undefined ? {} : { details: extra.details }) } },
+    {
+      'Cache-Control': NOT_STORED,
+      ...extra.headers,
+    },
+  );
 }

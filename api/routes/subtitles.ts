@@ -15,7 +15,7 @@ import { perform } from '../http/route.ts';
 import { downloadSubtitles, SUBTITLE_TYPES } from '../actions/subtitles.ts';
 import { wholeNumber } from '../http/queryParams.ts';
 import { codingFor, streamSink } from '../http/compression.ts';
-import { JSON_TYPE } from '../http/representation.ts';
+import { addVary, JSON_TYPE } from '../http/representation.ts';
 import { binaryBody, defineRoute, handled, privateCache, reply } from '../http/route.ts';
 
 /** At most this many video ids per bulk download. */
@@ -291,16 +291,14 @@ const bulkDownloadRoute = defineRoute({
       res.writeHead(200, {
         'Content-Type': 'application/zip',
         'Content-Disposition': `attachment; filename="subtitles-${plan.planned.length}-videos.zip"`,
-        'Cache-Control': 'no-store',
       });
       await pipe(res, bulkZip(deps.sql, plan, { fileFormat: body.fileFormat ?? 'srt', query: body.query }));
     } else {
       // Streamed, so its length is unknown: coded whatever its size when the client accepts a coding.
       const coding = codingFor(req, JSON_TYPE);
+      addVary(res, ['Accept-Encoding']);
       res.writeHead(200, {
         'Content-Type': JSON_TYPE,
-        'Cache-Control': 'no-store',
-        Vary: 'Accept-Encoding',
         ...(coding === 'identity' ? {} : { 'Content-Encoding': coding }),
       });
       await pipe(streamSink(res, coding), inDataEnvelope(bulkJson(deps.sql, plan, { format: body.format, query: body.query })));

@@ -29,7 +29,6 @@ export const updateTierRoute = defineRoute({
   description: 'Takes effect in every API process within 5 seconds.',
   auth: 'key',
   admin: true,
-  scope: 'L4',
   params: z.strictObject({ name: tierName }),
   body: tierChanges,
   response: tier,

@@ -51,7 +51,7 @@ async function resumePosition(sql: Queryable, stream: string, given: string | un
 
 /** Nothing more to send: 204 stops a standard EventSource from reconnecting (HTML, "server-sent events", §9.2.3). */
 export function answerNothingMore(res: ServerResponse): void {
-  res.writeHead(204, { 'Cache-Control': 'no-store' });
+  res.writeHead(204, { 'Cache-Control': 'private, no-store' });
   res.end();
 }
 

@@ -21,7 +21,8 @@ export const eventFrame = (type: string, data: unknown, id?: string) =>
 export function openEventStream(res: ServerResponse, heartbeatSeconds: number, openStreams: Set<{ end(): void }>, onClose: () => void) {
   res.writeHead(200, {
     'Content-Type': 'text/event-stream; charset=utf-8',
-    'Cache-Control': 'no-cache, no-transform',
+    // The caller's own events: kept by no cache, and not transformed (compressed, buffered) on the way.
+    'Cache-Control': 'private, no-store, no-transform',
     Connection: 'keep-alive',
     // Tells nginx-style proxies not to buffer the stream.
     'X-Accel-Buffering': 'no',

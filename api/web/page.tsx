@@ -7,8 +7,8 @@ import { readFormBody } from '../http/body.ts';
 import { checkFormToken, CSRF_FIELD } from '../http/csrf.ts';
 import { parseInput, parseQuery } from '../http/input.ts';
 import { guarded, type Access, type ChargeUnits, type GuardedRequest, type RequestLimit } from '../http/guard.ts';
-import { sendAnswer } from '../http/representation.ts';
-import { handled, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
+import { PAGE_CALLER_HEADERS, privateByDefault, sendAnswer } from '../http/representation.ts';
+import { handled, privateCache, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
 import type { LimitName } from '../../core/schemas.ts';
 import { sendErrorPage } from './errorPage.tsx';
 import { Layout, type LayoutProps } from './layout.tsx';
@@ -77,8 +77,10 @@ export interface Page<
   /** The limits its handler may charge (ctx.charge), as a route's `charges`. */
   charges?: readonly LimitName[];
   /**
-   * Who may keep the page: `public` ones are the same for every visitor (the header names no account)
-   * and carry an ETag, so a revalidation is a 304 that counts nothing; without it, `private, no-cache`.
+   * Who may keep the page: `public` ones are the same for every anonymous visitor and carry an ETag, so a
+   * revalidation is a 304 that counts nothing; a signed-in visitor gets them with their own header,
+   * `private, no-cache`, and every page varies on Cookie, so no cache hands one copy to the other.
+   * Without it, `private, no-cache`.
    */
   cache?: CachePolicy;
   /**
@@ -110,6 +112,7 @@ async function checkedForm(req: PageRequest, deps: ApiDeps): Promise<Record<stri
 export function servePage(page: Page, deps: ApiDeps) {
   return async (req: PageRequest, res: ServerResponse) => {
     let visitor: Caller | undefined;
+    privateByDefault(res, PAGE_CALLER_HEADERS);
     try {
       visitor = await identifyVisitor(deps, req);
       const rules = {
@@ -159,8 +162,10 @@ async function render(page: Page, deps: ApiDeps, req: PageRequest, res: ServerRe
     return;
   }
   const { body, status, headers, modifiedAt, ...layout } = answer;
+  // The header names who is signed in: that copy of a page everybody may keep is theirs alone.
+  const cache = page.cache && visitor.kind !== 'anonymous' ? privateCache : page.cache;
   const html = renderDocument(
-    <Layout {...layout} account={page.cache?.scope === 'public' ? undefined : accountOf(visitor)}>
+    <Layout {...layout} account={accountOf(visitor)}>
       {body}
     </Layout>,
   );
@@ -168,8 +173,8 @@ async function render(page: Page, deps: ApiDeps, req: PageRequest, res: ServerRe
   await sendAnswer(exchange, html, {
     status,
     contentType: HTML_TYPE,
-    cache: page.cache,
+    cache,
     ...(modifiedAt ? { modifiedAt } : {}),
-    headers: { ...PAGE_HEADERS, ...(page.cache ? {} : PRIVATE_PAGE), ...headers },
+    headers: { ...PAGE_HEADERS, ...(cache ? {} : PRIVATE_PAGE), ...headers },
   });
 }

@@ -17,6 +17,6 @@ export async function register(sql: Sql, input: { email: string; password: strin
   try {
     await createUser(sql, { email: input.email, tier: 'registered', isAdmin: false, password: input.password });
   } catch (error) {
-    if (!(error instanceof AppError && error.options.details?.reason === 'email_taken')) throw error;
+    if (!(error instanceof AppError && (error.options.details as { reason?: string } | undefined)?.reason === 'email_taken')) throw error;
   }
 }

@@ -3,7 +3,7 @@ import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anonymousSubject } from '../../api/http/auth.ts';
 import { isCompressible, negotiateCoding } from '../../api/http/compression.ts';
-import { cachingHeaders } from '../../api/http/representation.ts';
+import { API_CALLER_HEADERS, cachingHeaders, privateByDefault } from '../../api/http/representation.ts';
 import { privateCache } from '../../api/http/route.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
@@ -124,9 +124,11 @@ describe('conditional requests', () => {
   it("Vary keeps what another layer set (CORS's Origin); Cache-Control goes only with the answer", () => {
     const res = new ServerResponse(new IncomingMessage(new Socket()));
     res.setHeader('Vary', 'Origin, accept-encoding');
+    privateByDefault(res, API_CALLER_HEADERS);
     expect(cachingHeaders(res, privateCache, true)).toEqual({ 'Cache-Control': 'private, no-cache' });
     expect(res.getHeader('Vary')).toBe('Origin, accept-encoding, X-API-Key, Authorization');
-    expect(res.getHeader('Cache-Control')).toBeUndefined();
+    // What stands for an answer that says nothing of its own (an error replacing this one).
+    expect(res.getHeader('Cache-Control')).toBe('private, no-store');
   });
 
   it('If-Match naming another version is 412 in the error envelope', async () => {
@@ -248,7 +250,7 @@ describe('crawlers', () => {
       expect((await raw('/sitemap.xml', { localAddress: address })).status).toBe(200);
       const refused = await raw('/sitemap.xml', { localAddress: address });
       expect(refused.status).toBe(429);
-      expect(refused.headers['cache-control']).toBeUndefined();
+      expect(refused.headers['cache-control']).toBe('private, no-store');
     } finally {
       await updateTier(db.sql, 'anonymous', { limits: { pageRequestsPerMinute: 600 } });
     }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cachedApiKeys, type ApiKeyCache } from '../../core/accounts/cachedApiKeys.ts';
+import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { createSession } from '../../core/accounts/createSession.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { endSession } from '../../core/accounts/endSession.ts';
@@ -67,6 +68,17 @@ describe('identifyVisitor', () => {
     const usage = await callerUsage(db.sql, caller);
     expect(usage.account).toEqual({ userId: user.id, email: 'reader@example.org', isAdmin: false, keyScope: null });
     expect(usage.tier.name).toBe('plus');
+  });
+
+  it('takes no API key as a credential: a key without a session is an anonymous visit, beside a session it changes nothing', async () => {
+    const user = await createUser(db.sql, { email: 'keyed-admin@example.org', tier: 'pro', isAdmin: true });
+    const { key } = await createApiKey(db.sql, { userId: user.id, scope: 'L1' });
+    const keyed: Array<Record<string, string>> = [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }, { 'x-api-key': 'tsk_stale' }];
+    for (const headers of keyed)
+      expect(await identifyVisitor(deps(), request(headers))).toMatchObject({ kind: 'anonymous', address: '127.0.0.9' });
+    const session = await createSession(db.sql, user.id);
+    const both = await identifyVisitor(deps(), request({ 'x-api-key': key, cookie: `afterimage_session=${session.token}` }));
+    expect(both).toMatchObject({ kind: 'session', userId: user.id, sessionId: session.sessionId });
   });
 
   it('reads the __Host- cookie when PUBLIC_URL is https, and only that one', async () => {

@@ -343,6 +343,12 @@ describe('public pages', () => {
 describe('DELETE /api/summary/:videoId', () => {
   it('is for administrators; it clears hasSummary and the counts in the same transaction', async () => {
     expectError(await call(`/api/summary/${v.lathe}`, { key: owner.key, method: 'DELETE' }), 403, 'FORBIDDEN');
+    // An administrator's key below L4 administers nothing, as on PATCH /api/tiers/:name.
+    for (const scope of ['L1', 'L3'] as const) {
+      const lowKey = (await createKeyedUser(db.sql, { isAdmin: true, scope })).key;
+      const refused = expectError(await call(`/api/summary/${v.lathe}`, { key: lowKey, method: 'DELETE' }), 403, 'FORBIDDEN');
+      expect(refused.message).toContain('needs an API key with L4+ scope');
+    }
     const deleted = await call(`/api/summary/${v.lathe}`, { key: admin.key, method: 'DELETE' });
     expect(deleted.status).toBe(200);
     expect(deleted.body.data).toEqual({ videoId: v.lathe, deleted: true });

@@ -1,5 +1,6 @@
 import { cachedApiKeys } from '../../core/accounts/cachedApiKeys.ts';
 import { createApiKey } from '../../core/accounts/createApiKey.ts';
+import { createSession } from '../../core/accounts/createSession.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { loadConfig, type Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
@@ -80,4 +81,15 @@ export async function createKeyedUser(sql: Sql, options: { tier?: TierName; isAd
   });
   const created = await createApiKey(sql, { userId: user.id, scope: options.scope });
   return { user, key: created.key, keyId: created.keyId };
+}
+
+/**
+ * A user of the given tier with a fresh key, signed in on the website as /login leaves them: `session`
+ * is the cookie (for a browser, signedInTab of test/support/browser.ts), `cookie` the header a browser sends.
+ */
+export async function createSignedInUser(sql: Sql, options: Parameters<typeof createKeyedUser>[1] = {}) {
+  const keyed = await createKeyedUser(sql, options);
+  const { token } = await createSession(sql, keyed.user.id);
+  const session = { name: 'afterimage_session', value: token };
+  return { ...keyed, session, cookie: `${session.name}=${session.value}` };
 }

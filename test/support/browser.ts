@@ -51,6 +51,23 @@ export async function openTab(browser: Browser, origin: string, width = 1280): P
   return { page, problems };
 }
 
+/**
+ * A tab of a signed-in person (the `session` cookie of createSignedInUser, test/support/api.ts). This
+ * Chromium runs as one process, with one browser context: every tab shares the cookie until this one
+ * closes, when it is removed again (keep other tabs of the file closed meanwhile).
+ */
+export async function signedInTab(
+  browser: Browser,
+  origin: string,
+  session: { name: string; value: string },
+  width = 1280,
+): Promise<WatchedPage> {
+  const tab = await openTab(browser, origin, width);
+  await browser.setCookie({ ...session, domain: new URL(origin).hostname, path: '/', httpOnly: true, sameSite: 'Lax' });
+  tab.page.once('close', () => void browser.deleteMatchingCookies({ name: session.name, domain: new URL(origin).hostname }));
+  return tab;
+}
+
 /** axe-core's violations of any impact on the current page (WCAG 2.1 AA rules and best practices). */
 export async function axeViolations(page: Page): Promise<axe.Result[]> {
   // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.

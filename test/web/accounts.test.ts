@@ -6,7 +6,7 @@ import { sessionUser } from '../../core/accounts/sessionUser.ts';
 import { countSignInAttempt, signInLimits } from '../../core/accounts/signInAttempts.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
-import { startTestApi, type TestApi } from '../support/api.ts';
+import { createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 // Accounts in a real browser: signing in and out, forms refused without their CSRF token, the 429
@@ -191,6 +191,23 @@ describe('accounts in the browser', () => {
     expect((await other.goto(`${api.url}/admin/users`))!.status()).toBe(403);
     await page.close();
     await other.close();
+  });
+
+  it("takes no API key as a credential: an administrator's L1 key gets the 403 page, without users or tiers", async () => {
+    const admin = await createSignedInUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L1' });
+    for (const path of ['/admin/users', '/admin/tiers']) {
+      const withKey = await fetch(`${api.url}${path}`, { headers: { Accept: 'text/html', 'X-API-Key': admin.key } });
+      expect(withKey.status).toBe(403);
+      const html = await withKey.text();
+      expect(html).toContain('is for administrators only');
+      expect(html).not.toContain(alice.email);
+      expect(html).not.toContain('summaryGenerationsPerDay');
+      // The same administrator, signed in, is shown the page.
+      const signedIn = await fetch(`${api.url}${path}`, { headers: { Accept: 'text/html', Cookie: admin.cookie } });
+      expect(signedIn.status).toBe(200);
+    }
+    const users = await (await fetch(`${api.url}/admin/users`, { headers: { Accept: 'text/html', Cookie: admin.cookie } })).text();
+    expect(users).toContain(alice.email);
   });
 
   it('changes a password: the current one is asked for, and other sessions end', async () => {

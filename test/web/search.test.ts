@@ -4,8 +4,8 @@ import { refreshSearchWords } from '../../core/fts/postgres.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { corpusChannel, idOf, storeCorpus } from '../fts/corpus.ts';
-import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
-import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
+import { createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
+import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot, signedInTab } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { fakeSource, generateChannel } from '../support/fake-source.ts';
 import { addTrack, vttOf } from '../support/subtitles.ts';
@@ -13,7 +13,7 @@ import { addTrack, vttOf } from '../support/subtitles.ts';
 let db: TestDatabase;
 let api: TestApi;
 let browser: Browser;
-let key: string;
+let user: Awaited<ReturnType<typeof createSignedInUser>>;
 const crawled = generateChannel(3);
 
 beforeAll(async () => {
@@ -37,7 +37,7 @@ beforeAll(async () => {
   await refreshSearchWords(db.sql);
   await updateTier(db.sql, 'pro', { limits: { ftsQueriesPerMinute: 1_000, requestsPerMinute: 100_000 } });
   api = await startTestApi(db.sql, {}, undefined, { sources: [fakeSource({ name: 'youtube_api', ...crawled })] });
-  ({ key } = await createKeyedUser(db.sql));
+  user = await createSignedInUser(db.sql);
   browser = await launchBrowser();
 });
 
@@ -47,12 +47,8 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** A tab of a Pro user (the key stands in for a signed-in visitor until accounts land). */
-async function userTab(width = 1280) {
-  const tab = await openTab(browser, api.url, width);
-  await tab.page.setExtraHTTPHeaders({ 'X-API-Key': key });
-  return tab;
-}
+/** A tab of a signed-in Pro user. */
+const userTab = (width = 1280) => signedInTab(browser, api.url, user.session, width);
 
 const resultTitles = (page: Page) => page.$$eval('ol.results > li h3', (titles) => titles.map((title) => title.textContent));
 const go = async (page: Page, path: string) => {
@@ -168,7 +164,7 @@ describe('the search page', () => {
 describe('the search box takes what POST /api/search takes', () => {
   it('a channel handle starts that channel search, charged as one, and goes to its page with the session', async () => {
     const answer = await fetch(`${api.url}/search?q=${encodeURIComponent(crawled.channel.handle)}`, {
-      headers: { Accept: 'text/html', 'X-API-Key': key },
+      headers: { Accept: 'text/html', Cookie: user.cookie },
       redirect: 'manual',
     });
     expect(answer.status).toBe(303);
@@ -184,7 +180,7 @@ describe('the search box takes what POST /api/search takes', () => {
   });
 
   it('a video URL, or the id of a stored video, goes to the video page; an 11-letter word is searched for', async () => {
-    const headers = { Accept: 'text/html', 'X-API-Key': key };
+    const headers = { Accept: 'text/html', Cookie: user.cookie };
     const fromUrl = await fetch(`${api.url}/search?q=${encodeURIComponent(`https://youtu.be/${idOf('lathe-title')}`)}`, {
       headers,
       redirect: 'manual',

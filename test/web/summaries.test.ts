@@ -6,7 +6,7 @@ import { runGenerationJob } from '../../core/generations/runGenerationJob.ts';
 import { summaryWork } from '../../core/summaries/summaryGeneration.ts';
 import { createExtractiveGenerator } from '../../core/summaries/offline/createExtractiveGenerator.ts';
 import { requestSummary } from '../../core/summaries/summaryGeneration.ts';
-import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { addTrack, addVideos, channelIdFor, videoIdFor, vttOf } from '../support/subtitles.ts';
@@ -14,7 +14,7 @@ import { addTrack, addVideos, channelIdFor, videoIdFor, vttOf } from '../support
 let db: TestDatabase;
 let api: TestApi;
 let browser: Browser;
-let owner: { key: string; userId: string };
+let owner: { cookie: string; userId: string; email: string };
 const workshop = channelIdFor('web-summaries-workshop');
 const kitchen = channelIdFor('web-summaries-kitchen');
 const v = {
@@ -59,8 +59,8 @@ async function summarise(videoId: string, lines: string[], language: string, isP
 beforeAll(async () => {
   db = await createTestDatabase();
   api = await startTestApi(db.sql);
-  const created = await createKeyedUser(db.sql);
-  owner = { key: created.key, userId: created.user.id };
+  const created = await createSignedInUser(db.sql);
+  owner = { cookie: created.cookie, userId: created.user.id, email: created.user.email };
   await addVideos(
     db.sql,
     workshop,
@@ -152,8 +152,7 @@ describe('the home page', () => {
 describe('/summaries/:videoId', () => {
   it('is the summary in the layout, with Open Graph tags and JSON-LD that names the video', async () => {
     const { page, problems } = await openTab(browser, api.url);
-    // Signed in or not, the page is the same for everybody (a shared cache keeps it 5 minutes).
-    await page.setExtraHTTPHeaders({ 'X-API-Key': owner.key });
+    // For an anonymous visitor, the page is the same for everybody (a shared cache keeps it 5 minutes).
     const response = await page.goto(`${api.url}/summaries/${v.lathe}?utm_source=feed`, { waitUntil: 'networkidle0' });
     expect(response!.status()).toBe(200);
     expect(response!.headers()['cache-control']).toBe('public, max-age=300');
@@ -203,8 +202,35 @@ describe('/summaries/:videoId', () => {
     await page.close();
   });
 
+  it('shows a signed-in visitor their own header, in a copy that is theirs alone; no cache hands one copy to the other', async () => {
+    const page = `${api.url}/summaries/${v.lathe}`;
+    const anonymous = await fetch(page, { headers: { Accept: 'text/html' } });
+    expect(anonymous.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(anonymous.headers.get('vary')).toContain('Cookie');
+    const anonymousHtml = await anonymous.text();
+    expect(anonymousHtml).toContain('>Sign in</a>');
+    expect(anonymousHtml).not.toContain(owner.email);
+
+    const signedIn = await fetch(page, { headers: { Accept: 'text/html', Cookie: owner.cookie } });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.headers.get('cache-control')).toBe('private, no-cache');
+    expect(signedIn.headers.get('vary')).toContain('Cookie');
+    const signedInHtml = await signedIn.text();
+    expect(signedInHtml).toContain(`<a href="/account">${owner.email}</a>`);
+    expect(signedInHtml).not.toContain('>Sign in</a>');
+    // Each copy revalidates with its own tag, for free; the anonymous one's tag does not stand for the signed-in copy.
+    const etag = signedIn.headers.get('etag')!;
+    expect(etag).not.toBe(anonymous.headers.get('etag'));
+    const revalidated = await fetch(page, { headers: { Accept: 'text/html', Cookie: owner.cookie, 'If-None-Match': etag } });
+    expect([revalidated.status, revalidated.headers.get('cache-control')]).toEqual([304, 'private, no-cache']);
+    const other = await fetch(page, {
+      headers: { Accept: 'text/html', Cookie: owner.cookie, 'If-None-Match': anonymous.headers.get('etag')! },
+    });
+    expect(other.status).toBe(200);
+  });
+
   it('a private summary has no page, even for its owner', async () => {
-    const answer = await fetch(`${api.url}/summaries/${v.secret}`, { headers: { Accept: 'text/html', 'X-API-Key': owner.key } });
+    const answer = await fetch(`${api.url}/summaries/${v.secret}`, { headers: { Accept: 'text/html', Cookie: owner.cookie } });
     expect(answer.status).toBe(404);
     expect(answer.headers.get('cache-control')).toBe('no-store');
     expect(await answer.text()).toContain(`Video ${v.secret} has no public summary.`);

@@ -1,17 +1,20 @@
 import { readdir, rm, writeFile } from 'node:fs/promises';
+import { type IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { loadArchiveSubtitles } from '../../core/import/loadArchiveSubtitles.ts';
 import { storeArchiveScan } from '../../core/import/storeArchiveScan.ts';
 import { createLogger } from '../../core/log.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
+import { formToken } from '../../api/http/csrf.ts';
 import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
-import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
-import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
+import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
+import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot, signedInTab } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 // A yt-dlp folder imported as `afterimage import` does (info.json, captions, a playable media file), shown
@@ -250,9 +253,8 @@ describe('the video page', () => {
   });
 
   it('generates a summary from the Generate button and shows it as it arrives', async () => {
-    const { key } = await createKeyedUser(db.sql, { tier: 'registered' });
-    const { page, problems } = await openTab(browser, api.url);
-    await page.setExtraHTTPHeaders({ 'X-API-Key': key });
+    const { session } = await createSignedInUser(db.sql, { tier: 'registered' });
+    const { page, problems } = await signedInTab(browser, api.url, session);
     await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
     await Promise.all([page.waitForNavigation(), page.click('form.generate button')]);
     expect(new URL(page.url()).pathname).toBe(`/videos/${withMedia}`);
@@ -274,8 +276,8 @@ describe('the video page', () => {
   });
 
   it('shows a stenogram to its owner only', async () => {
-    const owner = await createKeyedUser(db.sql, { tier: 'pro' });
-    const other = await createKeyedUser(db.sql, { tier: 'pro' });
+    const owner = await createSignedInUser(db.sql, { tier: 'pro' });
+    const other = await createSignedInUser(db.sql, { tier: 'pro' });
     const generated = await fetch(`${api.url}/api/stenograms/${withMedia}/generate`, {
       method: 'POST',
       headers: { 'X-API-Key': owner.key },
@@ -283,21 +285,63 @@ describe('the video page', () => {
     expect(generated.status).toBe(200);
     expect(await generated.text()).toContain('event: stenogram:complete');
 
-    const { page, problems } = await openTab(browser, api.url);
-    await page.setExtraHTTPHeaders({ 'X-API-Key': owner.key });
+    const { page, problems } = await signedInTab(browser, api.url, owner.session);
     await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
     expect(await page.$eval('#stenogram h2', (element) => element.textContent)).toBe('Your stenogram');
     expect(await page.$eval('#stenogram .stenogram', (element) => element.textContent)).toContain('Welcome back to the workshop.');
     await expectCleanPage(page, problems);
     await saveScreenshot(page, 'video-stenogram');
-
-    await page.setExtraHTTPHeaders({ 'X-API-Key': other.key });
-    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
-    expect(await page.$('#stenogram')).toBeNull();
-    await page.setExtraHTTPHeaders({});
-    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
-    expect(await page.$('#stenogram')).toBeNull();
     await page.close();
+
+    for (const headers of [{ Cookie: other.cookie }, {}] as Array<Record<string, string>>) {
+      const html = await (await fetch(videoUrl(withMedia), { headers: { Accept: 'text/html', ...headers } })).text();
+      expect(html).not.toContain('id="stenogram"');
+      expect(html).not.toContain('Your stenogram');
+    }
+  });
+
+  it('takes no API key as a credential: an L1 key refused a stenogram by the API reads none on the page', async () => {
+    // The owner of a stenogram, whose key is now L1: the API refuses it the stenogram (L3 needed).
+    const owner = await createSignedInUser(db.sql, { tier: 'pro' });
+    const generated = await fetch(`${api.url}/api/stenograms/${withMedia}/generate`, {
+      method: 'POST',
+      headers: { 'X-API-Key': owner.key },
+    });
+    expect(await generated.text()).toContain('event: stenogram:complete');
+    const { key } = await createApiKey(db.sql, { userId: owner.user.id, scope: 'L1' });
+    const read = await fetch(`${api.url}/api/stenograms/@${owner.user.id}/${withMedia}`, { headers: { 'X-API-Key': key } });
+    expect(read.status).toBe(403);
+    const page = await fetch(videoUrl(withMedia), { headers: { Accept: 'text/html', 'X-API-Key': key } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).not.toContain('id="stenogram"');
+    expect(html).not.toContain('Your stenogram');
+    expect(html).toContain('>Sign in</a>');
+  });
+
+  it("takes no API key as a credential: an L1 key refused by POST /api/summary/generate generates no summary through the page's form", async () => {
+    const readOnly = await createKeyedUser(db.sql, { tier: 'pro', scope: 'L1' });
+    const refused = await fetch(`${api.url}/api/summary/generate`, {
+      method: 'POST',
+      headers: { 'X-API-Key': readOnly.key, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ videoId: withoutMedia }),
+    });
+    expect([refused.status, ((await refused.json()) as { error: { message: string } }).error.message]).toEqual([
+      403,
+      expect.stringContaining('needs an API key with L2+ scope'),
+    ]);
+    // The form token the page prints for a visitor with this cookie (it prints no form for an anonymous one).
+    const cookie = `afterimage_csrf=${'c'.repeat(43)}`;
+    const action = `/videos/${withoutMedia}/summary`;
+    const token = formToken({ headers: { cookie } } as IncomingMessage, new ServerResponse({} as IncomingMessage), api.config, action);
+    const posted = await fetch(`${api.url}${action}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Accept: 'text/html', 'X-API-Key': readOnly.key, Cookie: cookie, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: token }).toString(),
+    });
+    expect(posted.status).toBe(403);
+    expect(await db.sql`select 1 from summaries where video_id = ${withoutMedia}`).toHaveLength(0);
   });
 
   it('names the tiers that show the status history to a visitor whose tier does not', async () => {

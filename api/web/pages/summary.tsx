@@ -118,9 +118,10 @@ function SummaryArticle({ summary, video }: { summary: SummaryObject; video: Vid
 }
 
 /**
- * `/summaries/:videoId`: a public ready summary, the same for every visitor (cached 5 minutes by any
- * cache, so it never shows who is signed in), with Open Graph tags and JSON-LD for link previews and
- * search engines. The query string is ignored: shared links carry tracking parameters.
+ * `/summaries/:videoId`: a public ready summary, the same for every anonymous visitor (cached 5 minutes
+ * by any cache; a signed-in visitor's copy names them in the header and is theirs alone), with Open Graph
+ * tags and JSON-LD for link previews and search engines. The query string is ignored: shared links carry
+ * tracking parameters.
  */
 export const summaryPage = definePage({
   method: 'GET',
