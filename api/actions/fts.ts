@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { ftsSort, MAX_RESULT_WINDOW } from '../../core/fts/backend.ts';
 import { MAX_QUERY_LENGTH } from '../../core/fts/query.ts';
 import { searchVideos, searchVideosJson, type FtsSearch } from '../../core/fts/searchVideos.ts';
-import { flag, wholeNumber } from '../http/queryParams.ts';
+import { flag, wholeNumber } from '../http/input.ts';
 import { defineAction, type ActionContext } from '../http/route.ts';
 
 /** The search as a query string gives it: GET /api/fts and the search page. */

@@ -16,7 +16,7 @@ import { summaryEvents } from '../../core/summaries/summaryEvents.ts';
 import { requestSummary, summaryGeneration } from '../../core/summaries/summaryGeneration.ts';
 import { summaryListItem, toSummaryListItem, toSummaryObject, type SummaryRow } from '../../core/summaries/summaryObject.ts';
 import { callerUserId } from '../http/auth.ts';
-import { wholeNumber } from '../http/queryParams.ts';
+import { wholeNumber } from '../http/input.ts';
 import { handled } from '../http/route.ts';
 import { answerGenerationStream, type GenerationStreamParts } from '../sse/followStream.ts';
 import { defineAction } from '../http/route.ts';

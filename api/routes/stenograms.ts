@@ -11,7 +11,7 @@ import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
 import { stenogramEvents, stenogramEventVocabulary, type CompletionLogged } from '../../core/stenograms/stenogramEvents.ts';
 import { stenogramGeneration } from '../../core/stenograms/stenogramGeneration.ts';
 import type { Caller } from '../http/auth.ts';
-import { wholeNumber } from '../http/queryParams.ts';
+import { wholeNumber } from '../http/input.ts';
 import { prepareAnswer } from '../http/representation.ts';
 import { defineRoute, handled, privateCache, type ApiDeps } from '../http/route.ts';
 import { streamStart } from '../../core/events/events.ts';

@@ -13,7 +13,7 @@ import { readVideoLookup, type VideoLookup } from '../../core/subtitles/videoLoo
 import { findVideos } from '../../core/subtitles/videos.ts';
 import { perform } from '../http/route.ts';
 import { downloadSubtitles, SUBTITLE_TYPES } from '../actions/subtitles.ts';
-import { wholeNumber } from '../http/queryParams.ts';
+import { wholeNumber } from '../http/input.ts';
 import { codingFor, streamSink } from '../http/compression.ts';
 import { addVary, JSON_TYPE } from '../http/representation.ts';
 import { binaryBody, defineRoute, handled, privateCache, reply } from '../http/route.ts';

@@ -19,7 +19,7 @@ import {
   summaryList,
   summaryStreamParts,
 } from '../actions/summaries.ts';
-import { wholeNumber } from '../http/queryParams.ts';
+import { wholeNumber } from '../http/input.ts';
 import { issueStreamToken, streamTokenObject } from '../http/streamToken.ts';
 import { defineRoute, privateCache, reply } from '../http/route.ts';
 import { generationStreamRoute } from './generationStream.ts';

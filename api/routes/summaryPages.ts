@@ -9,7 +9,7 @@ import { countPublicSummaries } from '../../core/summaries/summaryFacets.ts';
 import { summaryPageUrl } from '../../core/summaries/summaryObject.ts';
 import { escapeHtml } from '../../core/text/escapeHtml.ts';
 import { publicOrigin } from '../http/publicOrigin.ts';
-import { wholeNumber } from '../http/queryParams.ts';
+import { wholeNumber } from '../http/input.ts';
 import { sendAnswer } from '../http/representation.ts';
 import { defineRoute, handled, ignoredQuery, PUBLIC_PAGE_CACHE, type ApiDeps, type Exchange } from '../http/route.ts';
 

@@ -4,7 +4,7 @@
  */
 import { ConfigError, type Config } from '../config.ts';
 import { createFileStore } from './fileStore.ts';
-import type { StoreRootOptions } from './fileStoreRoot.ts';
+import type { StoreRootOptions } from './fileStore.ts';
 import { createS3Store } from './s3Store.ts';
 
 /**

@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ignoredQuery, type Route } from '../../api/http/route.ts';
 import { allRoutes } from '../../api/routes/index.ts';
@@ -35,6 +36,12 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'afterimage-caching-'));
   // Every answer here is counted; none is to be refused for running out.
   await db.sql`update tier_limits set max_count = null where max_count > 0`;
+  // yt-dlp --write-thumbnail beside every video with media, so the thumbnail route has one to serve.
+  const thumbnail = await sharp({ create: { width: 320, height: 180, channels: 3, background: '#3a7bd5' } })
+    .jpeg()
+    .toBuffer();
+  for (const mediaName of archive.mediaFiles.values())
+    await writeFile(join(archive.dir, archive.channelTitle, mediaName.replace(/\.mp4$/, '.jpg')), thumbnail);
   stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir, DATA_DIR: dataDir });
   const created = await createKeyedUser(db.sql, { tier: 'pro', scope: 'L4' });
   user = { key: created.key, id: created.user.id };

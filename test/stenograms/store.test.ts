@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, describeConfig, loadConfig } from '../../core/config.ts';
 import { createFileStore } from '../../core/stenograms/fileStore.ts';
-import { storeMarkerName } from '../../core/stenograms/fileStoreRoot.ts';
+import { storeMarkerName } from '../../core/stenograms/fileStore.ts';
 import { createS3Store } from '../../core/stenograms/s3Store.ts';
 import { configuredStenogramStore, type StenogramStore } from '../../core/stenograms/store.ts';
 import { startS3Server, type S3StandIn } from '../kit/servers/s3-server.ts';

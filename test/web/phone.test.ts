@@ -106,7 +106,9 @@ const PAGES: Array<{ path: string; status: number; signedIn: boolean }> = [
 
 async function visit(page: Page, { path, status }: (typeof PAGES)[number]): Promise<void> {
   const response = await page.goto(`${api.url}${path}`, { waitUntil: 'networkidle0' });
-  expect({ path, status: response!.status() }).toEqual({ path, status });
+  // A page seen before may be revalidated: its 304 is the same page from the browser's cache.
+  const seen = response!.status() === 304 && status === 200 ? 200 : response!.status();
+  expect({ path, status: seen }).toEqual({ path, status });
 }
 
 async function tabOf(width: number, signedIn: boolean) {

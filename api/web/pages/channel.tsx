@@ -8,7 +8,7 @@ import { channelStatusCounts, channelVideos } from '../../../core/videos/channel
 import { findChannel } from '../../../core/videos/findChannel.ts';
 import type { ChannelObject } from '../../../core/videos/videoObject.ts';
 import { callerUserId, type Caller } from '../../http/auth.ts';
-import { wholeNumber } from '../../http/queryParams.ts';
+import { wholeNumber } from '../../http/input.ts';
 import type { ApiDeps } from '../../http/route.ts';
 import { channelIdSchema } from '../../../core/schemas.ts';
 import { perform } from '../../http/route.ts';

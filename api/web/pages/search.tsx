@@ -4,7 +4,7 @@ import { FTS_SORTS, type FtsSort } from '../../../core/fts/backend.ts';
 import { clock } from '../../../core/text/clock.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import { parseChannelQuery } from '../../../core/youtube/channelQuery.ts';
-import { wholeNumber } from '../../http/queryParams.ts';
+import { wholeNumber } from '../../http/input.ts';
 import { ftsQuery, searchText } from '../../actions/fts.ts';
 import { perform } from '../../http/route.ts';
 import { startSearch } from '../../actions/search.ts';

@@ -13,7 +13,7 @@ import { toSummaryObject, type SummaryObject } from '../../../core/summaries/sum
 import { clock } from '../../../core/text/clock.ts';
 import type { VideoObject } from '../../../core/videos/videoObject.ts';
 import { callerUserId, type Caller } from '../../http/auth.ts';
-import { wholeNumber } from '../../http/queryParams.ts';
+import { wholeNumber } from '../../http/input.ts';
 import type { ApiDeps } from '../../http/route.ts';
 import { perform } from '../../http/route.ts';
 import { followSummary, generateSummary } from '../../actions/summaries.ts';
