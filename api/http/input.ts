@@ -37,7 +37,7 @@ const shapeOf = (schema: z.ZodType): Record<string, unknown> | undefined =>
  * missing value. A parameter the schema does not declare is left to it (unknown, or ignored on a page
  * shared as a link, whose tracking parameters may repeat).
  */
-export function refuseRepeatedParameters(schema: z.ZodType, query: Record<string, unknown>): void {
+function refuseRepeatedParameters(schema: z.ZodType, query: Record<string, unknown>): void {
   const shape = shapeOf(schema);
   const repeated = Object.keys(query).filter((name) => Array.isArray(query[name]) && (!shape || name in shape));
   if (repeated.length) throw new AppError('INVALID_INPUT', repeated.map((name) => `${name}: give it once`).join('; '));

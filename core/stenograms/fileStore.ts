@@ -164,7 +164,7 @@ async function holdsDocuments(folder: string): Promise<boolean> {
  * before), and a root holding nothing but user folders with documents is a store made before markers
  * existed; both get the marker. Anything else is refused, and nothing is written.
  */
-export function storeRoot(root: string, options: StoreRootOptions = {}) {
+function storeRoot(root: string, options: StoreRootOptions = {}) {
   const marker = join(root, storeMarkerName);
   let seen = false;
   let claiming: Promise<void> | undefined;
