@@ -1,5 +1,6 @@
 import { escapeHtml } from '../text/escapeHtml.ts';
-import { fold, isCjkToken, type FtsQuery } from './query.ts';
+import { fold } from '../text/fold.ts';
+import { isCjkToken, type FtsQuery } from './query.ts';
 
 /** Words as they stand in a text (accents and case kept), each CJK character alone, as tokenize() splits them. */
 const WORD = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\p{L}\p{N}\p{M}]+/gu;

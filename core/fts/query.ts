@@ -1,5 +1,6 @@
 import { AppError } from '../errors.ts';
 import { isStorable, UNSTORABLE_REFUSED } from '../text/storableText.ts';
+import { fold } from '../text/fold.ts';
 
 /**
  * The query language of GET /api/fts: every word must match; "an exact phrase"; -word or -"a phrase"
@@ -24,12 +25,6 @@ const MAX_QUERY_TERMS = 32;
 // Han, kana, Hangul syllables, CJK compatibility ideographs: written without spaces, so each character is a token.
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/u;
 const TOKEN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]|[\p{L}\p{N}]+/gu;
-
-/** Lower case, without accents, compatibility forms unified (ﬁ → fi, full-width → ASCII). */
-// ASCII text has nothing to decompose: lower case is all (most of what highlighting folds, word by word).
-const ASCII = /^[\x00-\x7f]*$/;
-const isAscii = (text: string) => ASCII.test(text);
-export const fold = (text: string) => (isAscii(text) ? text.toLowerCase() : text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase());
 
 /** The tokens a text is indexed and searched by: runs of letters and digits, and each CJK character alone. */
 export function tokenize(text: string): string[] {

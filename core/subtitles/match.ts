@@ -3,21 +3,15 @@
  * ("cafe" finds "Café", "uber" finds "über"), whitespace collapsed, and across cue boundaries (a
  * phrase split over two cues marks both). A match is a substring: "cat" also finds "concatenate".
  */
+import { fold } from '../text/fold.ts';
 import type { Cue } from './cue.ts';
 
-/** Lower case, compatibility-decomposed, combining marks removed, whitespace runs as one space. */
+/** Folded as search folds (core/text/fold.ts), whitespace runs as one space. */
 export function foldText(text: string): string {
-  // Most caption text is ASCII: nothing to decompose then (a third of the cost).
-  const folded = NON_ASCII.test(text)
-    ? text
-        .normalize('NFKD')
-        .replace(/\p{M}+/gu, '')
-        .toLowerCase()
-    : text.toLowerCase();
+  const folded = fold(text);
   return MESSY_SPACE.test(folded) ? folded.replace(/\s+/g, ' ') : folded;
 }
 
-const NON_ASCII = /[^\x00-\x7f]/;
 const MESSY_SPACE = /[^\S ]| {2}/;
 
 /** Indexes of the cues a phrase touches (sorted); none for an empty phrase. */

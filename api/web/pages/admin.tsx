@@ -12,6 +12,7 @@ import { updateTier } from '../../../core/tiers/updateTier.ts';
 import { FormToken } from '../formToken.tsx';
 import { definePage, redirect, type PageContext, type PageView } from '../page.tsx';
 import { person } from './account.tsx';
+import { publicOrigin } from '../../http/publicOrigin.ts';
 
 type Ctx = PageContext<unknown, unknown, unknown>;
 const admin = { admin: true } as const;
@@ -25,7 +26,6 @@ function adminForm(ctx: Ctx & { form: unknown }): Record<string, string | undefi
 }
 
 /** Where the public reaches this site, for a sign-in link shown to an administrator. */
-const origin = (ctx: Ctx) => ctx.deps.config.PUBLIC_URL?.replace(/\/$/, '') ?? `http://${ctx.req.headers.host ?? 'localhost'}`;
 
 async function usersView(ctx: Ctx, shown: { link?: { email: string; url: string } } = {}): Promise<PageView> {
   const users = await listUsers(ctx.deps.sql);
@@ -147,7 +147,7 @@ export const createUserPost = definePage({
     });
     if (password) return redirect('/admin/users');
     const link = await createSignInLink(ctx.deps.sql, user.id);
-    return usersView(ctx, { link: { email: user.email, url: `${origin(ctx)}/login/once/${link.token}` } });
+    return usersView(ctx, { link: { email: user.email, url: `${publicOrigin(ctx.deps.config, ctx.req)}/login/once/${link.token}` } });
   },
 });
 
