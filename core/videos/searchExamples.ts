@@ -26,7 +26,7 @@ function commonestWord(titles: readonly string[]): string | undefined {
 }
 
 /** Examples for the search box from what the archive holds; none from an empty archive. */
-export async function searchExamples(sql: Queryable): Promise<SearchExamples> {
+async function searchExamples(sql: Queryable): Promise<SearchExamples> {
   const rows = await sql<{ title: string; status: string; channelId: string; handle: string | null }[]>`
     select v.title, v.status, v.channel_id as "channelId", c.handle
     from (select title, status, channel_id from videos order by upload_date desc nulls last, view_count desc nulls last, video_id limit ${SAMPLE}) v
