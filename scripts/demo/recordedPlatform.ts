@@ -37,7 +37,7 @@ function answerOf(fate: Fate, round: number): 'playable' | 'bot-check' | { remov
 }
 
 /** When the recording's round `round` looked at the video (epoch seconds). */
-export function recordedAt(video: DemoVideo, round: number): number {
+function recordedAt(video: DemoVideo, round: number): number {
   return video.recordedFrom + round * ROUND_DAYS * 86_400;
 }
 
