@@ -60,14 +60,14 @@ async function fetchBody<B>(
   options: FetchOptions,
   read: (bytes: Buffer) => B,
   isTransient: (status: number, body: B) => boolean,
-): Promise<{ status: number; body: B }> {
+): Promise<{ status: number; body: B; answeredAt?: Date }> {
   const { timeoutMs = 15_000, retries = 3, minDelayMs = 500, maxDelayMs = 8_000 } = options;
   const limited = options.maxBytes === undefined ? upstream : { ...upstream, maxBytes: options.maxBytes };
   const observe = attemptObserver.getStore();
   return pRetry(
     async () => {
       const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-      let response: { status: number; body: Buffer };
+      let response: { status: number; body: Buffer; date?: string };
       try {
         // The body is read inside: one that stalls after the headers is a timeout like any other.
         response = await outboundGet(
@@ -99,7 +99,7 @@ async function fetchBody<B>(
           new DefiniteError(`${new URL(url).host} answered ${status}`, status, response.body.subarray(0, 4096).toString('utf8')),
         );
       }
-      return { status, body };
+      return { status, body, answeredAt: answeredAt(response.date) };
     },
     {
       retries,
@@ -119,8 +119,21 @@ async function fetchBody<B>(
   );
 }
 
+/**
+ * When the server says it answered (its Date header): a cache's copy keeps the time its origin
+ * made it. Never later than now; undefined when absent or unreadable.
+ */
+function answeredAt(date: string | undefined): Date | undefined {
+  const at = date ? Date.parse(date) : Number.NaN;
+  return Number.isNaN(at) ? undefined : new Date(Math.min(at, Date.now()));
+}
+
 /** fetchBody as text; an answer isTransient says is a refusal in disguise (by default a bot check) is retried. */
-export const fetchText = (upstream: Upstream, url: string, options: FetchOptions = {}): Promise<{ status: number; body: string }> =>
+export const fetchText = (
+  upstream: Upstream,
+  url: string,
+  options: FetchOptions = {},
+): Promise<{ status: number; body: string; answeredAt?: Date }> =>
   fetchBody(upstream, url, options, (bytes) => bytes.toString('utf8'), options.isTransient ?? ((_status, body) => looksLikeBotCheck(body)));
 
 /** fetchBody as bytes (an image): only the status tells a transient answer. */

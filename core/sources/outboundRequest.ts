@@ -105,13 +105,13 @@ async function readBody(response: IncomingMessage, origin: string, maxBytes: num
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
-/** GET `url` from `upstream`, redirects followed within its origins: the final status and body. */
+/** GET `url` from `upstream`, redirects followed within its origins: the final status, body and Date header. */
 export async function outboundGet(
   upstream: Upstream,
   url: string,
   headers: Record<string, string>,
   signal: AbortSignal,
-): Promise<{ status: number; body: Buffer }> {
+): Promise<{ status: number; body: Buffer; date?: string }> {
   let target = new URL(url);
   for (let hop = 0; ; hop++) {
     const refusal = refusalOf(upstream, target);
@@ -124,6 +124,10 @@ export async function outboundGet(
       target = new URL(location, target);
       continue;
     }
-    return { status: response.statusCode ?? 0, body: await readBody(response, target.origin, upstream.maxBytes) };
+    return {
+      status: response.statusCode ?? 0,
+      body: await readBody(response, target.origin, upstream.maxBytes),
+      date: response.headers.date,
+    };
   }
 }

@@ -10,10 +10,15 @@ import { playabilityMessages } from '../youtube/playerResponse.ts';
 
 type ProbeName = 'youtube_api' | 'watch_page' | 'yt_dlp';
 
-export type Observation =
-  | { videoId: string; outcome: 'available'; source: ProbeName; evidence: string }
-  | { videoId: string; outcome: 'gone'; reason: StatusReason; claimant?: string; source: ProbeName; evidence: string }
-  | { videoId: string; outcome: 'transient'; source: ProbeName; evidence: string };
+/** When the platform showed it (its answer's Date header); else the time it is recorded. */
+type Observed = { observedAt?: Date };
+
+export type Observation = Observed &
+  (
+    | { videoId: string; outcome: 'available'; source: ProbeName; evidence: string }
+    | { videoId: string; outcome: 'gone'; reason: StatusReason; claimant?: string; source: ProbeName; evidence: string }
+    | { videoId: string; outcome: 'transient'; source: ProbeName; evidence: string }
+  );
 
 /** The platform's wording of each reason (English pages: the probe asks for hl=en). */
 const REASON_PATTERNS: Array<[RegExp, StatusReason]> = [

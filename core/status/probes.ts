@@ -65,8 +65,9 @@ export function watchPageProbe(options: {
   async function probeOne(videoId: string, signal?: AbortSignal): Promise<Observation> {
     const url = `${webUrl}/watch?v=${encodeURIComponent(videoId)}&hl=en`;
     let html: string;
+    let answeredAt: Date | undefined;
     try {
-      ({ body: html } = await fetchText(upstream, url, signal ? { ...base, signal } : base));
+      ({ body: html, answeredAt } = await fetchText(upstream, url, signal ? { ...base, signal } : base));
     } catch (error) {
       if (!(error instanceof TransientError) && !(error instanceof DefiniteError)) throw error;
       // The platform answers gone videos with a 200 page: an error status is a proxy's or an outage's.
@@ -79,7 +80,7 @@ export function watchPageProbe(options: {
       const why = looksLikeBotCheck(html) ? 'a bot check' : 'no player response';
       return { videoId, outcome: 'transient', source: 'watch_page', evidence: `${why} on ${page}` };
     }
-    return classifyPlayerResponse(videoId, player, page);
+    return { ...classifyPlayerResponse(videoId, player, page), ...(answeredAt ? { observedAt: answeredAt } : {}) };
   }
   return inLanes(options.concurrency ?? 4, probeOne);
 }

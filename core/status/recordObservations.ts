@@ -6,7 +6,8 @@
  * - gone, for a gone video: a more specific reason replaces "unknown"; rechecks come further apart;
  * - transient: nothing changes but the time of the next look.
  * A definite answer agreeing with the status it leaves is the status's confirmation (confirmed_at/by).
- * The history rows are written by the videos_status_history_* triggers; running crawls of the
+ * A change is dated when the platform showed it (the observation's observedAt, else now): its
+ * status_since, and so its history row. The history rows are written by the videos_status_history_* triggers; running crawls of the
  * videos' channels get search:status_change and the updated search:video; confirmed deletions and
  * rechecked gone videos queue a re-upload search.
  */
@@ -46,19 +47,20 @@ export async function recordObservations(
       claimant: o.outcome === 'gone' ? (o.claimant ?? null) : null,
       source: o.source,
       evidence: o.evidence.slice(0, 2000),
+      observed_at: o.observedAt?.toISOString() ?? null,
     })),
   );
   const rowsOut = await tx<Array<StatusChange & { suspectedNow: boolean; lookForReupload: boolean }>>`
     with o as (
       select distinct on (video_id) * from jsonb_to_recordset(${rows}::text::jsonb)
-        as o(video_id text, outcome text, reason text, claimant text, source text, evidence text)
+        as o(video_id text, outcome text, reason text, claimant text, source text, evidence text, observed_at timestamptz)
     ), d as (
       select v.video_id, v.channel_id, v.status as previous_status, v.status_reason as previous_reason, v.status_claimant as previous_claimant,
         v.reuploaded_as, v.upload_date, k.suspected_reason, k.suspected_claimant, k.suspected_evidence, k.suspected_at, k.checks_while_gone,
-        o.outcome, o.reason, o.claimant, o.source, o.evidence,
+        o.outcome, o.reason, o.claimant, o.source, o.evidence, coalesce(o.observed_at, now()) as observed_at,
         o.outcome = 'gone' and v.status in ('live', 'checking') as gone_from_live,
         o.outcome = 'gone' and v.status in ('live', 'checking') and k.suspected_at is not null
-          and k.suspected_at <= now() - make_interval(mins => ${schedule.confirmMinutes}) as confirmed,
+          and k.suspected_at <= coalesce(o.observed_at, now()) - make_interval(mins => ${schedule.confirmMinutes}) as confirmed,
         o.outcome = 'gone' and v.status in ('deleted', 're-uploaded') as still_gone
       from o join videos v on v.video_id = o.video_id join video_checks k on k.video_id = o.video_id
       for update of v, k
@@ -79,7 +81,7 @@ export async function recordObservations(
     ), status_written as (
       -- Only a real change touches videos (and, by trigger, the history): a check that confirms what is known writes the schedule alone.
       update videos v set status = s.status, status_reason = s.status_reason, status_claimant = s.status_claimant,
-        status_source = s.source,
+        status_source = s.source, status_since = s.observed_at,
         status_evidence = case when s.confirmed then concat_ws(' | then: ', s.suspected_evidence, s.evidence) else s.evidence end,
         reuploaded_as = case when s.outcome = 'available' then null else v.reuploaded_as end
       from s where v.video_id = s.video_id
@@ -92,7 +94,7 @@ export async function recordObservations(
           when s.outcome = 'transient' then s.suspected_claimant end,
         suspected_evidence = case when s.gone_from_live and not s.confirmed then coalesce(s.suspected_evidence, s.evidence)
           when s.outcome = 'transient' then s.suspected_evidence end,
-        suspected_at = case when s.gone_from_live and not s.confirmed then coalesce(s.suspected_at, now())
+        suspected_at = case when s.gone_from_live and not s.confirmed then coalesce(s.suspected_at, s.observed_at)
           when s.outcome = 'transient' then s.suspected_at end,
         checks_while_gone = case when s.still_gone then s.checks_while_gone + 1 when s.outcome = 'transient' then s.checks_while_gone else 0 end,
         checked_at = case when s.outcome = 'transient' then k.checked_at else now() end,

@@ -93,3 +93,24 @@ export async function openMediaFile(sql: Queryable, videoId: string): Promise<Me
     throw error;
   }
 }
+
+/** How far into a WAV file its header's chunks are looked for. */
+const WAV_HEADER_BYTES = 4096;
+
+/**
+ * The playing time of an open media file, when its header says it without decoding: WAV (RIFF
+ * chunks: the fmt chunk's byte rate, the data chunk's size). Other formats: undefined.
+ */
+export async function mediaSeconds(file: MediaFile): Promise<number | undefined> {
+  if (file.contentType !== 'audio/wav') return undefined;
+  const header = Buffer.alloc(Math.min(WAV_HEADER_BYTES, file.size));
+  const { bytesRead } = await file.handle.read(header, 0, header.length, 0);
+  if (bytesRead < 12 || header.toString('latin1', 0, 4) !== 'RIFF' || header.toString('latin1', 8, 12) !== 'WAVE') return undefined;
+  let byteRate: number | undefined;
+  for (let at = 12; at + 8 <= bytesRead; at += 8 + header.readUInt32LE(at + 4) + (header.readUInt32LE(at + 4) % 2)) {
+    const id = header.toString('latin1', at, at + 4);
+    if (id === 'fmt ' && at + 16 <= bytesRead) byteRate = header.readUInt32LE(at + 16);
+    if (id === 'data') return byteRate ? Math.min(header.readUInt32LE(at + 4), file.size - at - 8) / byteRate : undefined;
+  }
+  return undefined;
+}

@@ -5,7 +5,8 @@
  * (./recordedPlatform.ts) is observed round by round by a real worker: check_status jobs probe its
  * watch pages (the watch-page probe, as STATUS_WATCH_PROBE configures it), record what they saw,
  * confirm deletions at the next round and queue link_reuploads, which links the re-uploads.
- * Only the confirmation delay is shortened (STATUS_CONFIRM_MINUTES=0): rounds are seconds apart.
+ * Only the confirmation delay is shortened (STATUS_CONFIRM_MINUTES=0): rounds are seconds apart,
+ * though their answers are dated the recording's days (recordedPlatform.ts).
  */
 import { rm } from 'node:fs/promises';
 import type { Config } from '../../core/config.ts';

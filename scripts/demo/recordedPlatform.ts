@@ -4,7 +4,9 @@
  * fates, scripts/demo/writeArchive.ts): the player response of a playable video, the player error
  * of a removed or private one, or a bot check. The status probe reads it as it reads the platform
  * (STATUS_WATCH_PROBE with YOUTUBE_WEB_URL pointing here), so every status the demo shows was
- * observed by the same code as a real one.
+ * observed by the same code as a real one. Each answer carries the recording's time in its Date
+ * header (recordedAt: months or years after the upload, a week between rounds), which the probe
+ * dates its observation by: the deletions spread over the years the videos span.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +15,8 @@ import type { DemoVideo, Fate } from './writeArchive.ts';
 
 /** Rounds of observation the recording holds; a fate's change happens at the last. */
 export const ROUNDS = 3;
+/** The recording's rounds are this far apart (from each video's first look, DemoVideo.recordedFrom). */
+const ROUND_DAYS = 7;
 const UNAVAILABLE = 'This video is unavailable';
 
 /** What the platform showed of a video in a round: its player, a removal message, or a bot check. */
@@ -30,6 +34,11 @@ function answerOf(fate: Fate, round: number): 'playable' | 'bot-check' | { remov
     case 'reinstated':
       return last ? 'playable' : { removed: fate.message };
   }
+}
+
+/** When the recording's round `round` looked at the video (epoch seconds). */
+function recordedAt(video: DemoVideo, round: number): number {
+  return video.recordedFrom + round * ROUND_DAYS * 86_400;
 }
 
 export interface RecordedPlatform {
@@ -70,7 +79,9 @@ export async function startRecordedPlatform(videos: readonly DemoVideo[]): Promi
               }),
             )
           : watchPageHtml(removalPlayer(answer.removed));
-    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
+    const headers: Record<string, string> = { 'Content-Type': 'text/html; charset=utf-8' };
+    if (video) headers.Date = new Date(recordedAt(video, round) * 1000).toUTCString();
+    response.writeHead(200, headers).end(html);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

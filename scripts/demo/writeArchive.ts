@@ -39,6 +39,8 @@ export interface DemoVideo {
   downloaded: boolean;
   /** The video this one is a re-upload of. */
   reuploadOf?: string;
+  /** When the recording's first round saw it (seconds): months or years after its upload, before the recording ended. */
+  recordedFrom: number;
 }
 
 export interface DemoArchive {
@@ -70,6 +72,9 @@ const MEDIA_EVERY = 33;
 const DAY = 86_400;
 const FIRST_UPLOAD = Date.UTC(2017, 0, 10) / 1000;
 const LAST_UPLOAD = Date.UTC(2025, 8, 30) / 1000;
+/** The recording's first look at a video comes at least this long after its upload, and before the recording's end. */
+const FIRST_LOOK_AFTER = 90 * DAY;
+const RECORDING_END = LAST_UPLOAD + 120 * DAY;
 const ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 function idFrom(seed: string, length: number): string {
@@ -88,6 +93,12 @@ function seeded(seed: string): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
+}
+
+/** Seeded per video, so deletions spread over the years the uploads span (and the timeline has more than one bar). */
+function recordedFrom(videoId: string, uploadDate: string): number {
+  const earliest = Date.parse(`${uploadDate}T00:00:00Z`) / 1000 + FIRST_LOOK_AFTER;
+  return Math.floor(earliest + seeded(`${videoId}:recorded`)() * Math.max(0, RECORDING_END - earliest));
 }
 
 const fill = (template: string, subject: string) => template.replaceAll('{s}', subject);
@@ -437,6 +448,7 @@ export async function writeDemoArchive(dir: string, videosPerChannel: number): P
         uploadDate: ymd(uploadSeconds),
         fate,
         downloaded: true,
+        recordedFrom: recordedFrom(videoId, ymd(uploadSeconds)),
       };
       const cues = transcript(theme, subject, durationSeconds, videoId);
       const written = await writeVideo(folder, theme, { channelId, followers }, video, {
@@ -467,6 +479,7 @@ export async function writeDemoArchive(dir: string, videosPerChannel: number): P
         fate: { kind: 'live' },
         downloaded: true,
         reuploadOf: of.videoId,
+        recordedFrom: recordedFrom(of.videoId, ymd(uploadSeconds)),
       };
       const written = await writeVideo(folder, theme, { channelId, followers }, video, {
         subject,
@@ -483,8 +496,9 @@ export async function writeDemoArchive(dir: string, videosPerChannel: number): P
 
     for (let n = 0; n < NOT_DOWNLOADED; n++) {
       const [pattern, subject] = [theme.titles[(n * 3 + 1) % theme.titles.length]!, theme.subjects[(n * 5 + 2) % theme.subjects.length]!];
+      const videoId = idFrom(`${theme.key}:not-downloaded:${n}`, 11);
       channelVideos.push({
-        videoId: idFrom(`${theme.key}:not-downloaded:${n}`, 11),
+        videoId,
         channelId,
         channelTitle: theme.title,
         title: `${capitalised(fill(pattern[0], subject[0]))} (live stream)`,
@@ -492,6 +506,7 @@ export async function writeDemoArchive(dir: string, videosPerChannel: number): P
         uploadDate: ymd(LAST_UPLOAD - n * 40 * DAY),
         fate: { kind: 'unreachable' },
         downloaded: false,
+        recordedFrom: recordedFrom(videoId, ymd(LAST_UPLOAD - n * 40 * DAY)),
       });
     }
     channelVideos.sort((a, b) => a.uploadDate.localeCompare(b.uploadDate));

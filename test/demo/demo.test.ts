@@ -11,14 +11,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
+import { deletionsByMonth } from '../../core/status/deletionsByMonth.ts';
 import { buildDemo, type DemoFacts } from '../../scripts/demo/buildDemo.ts';
-import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import { runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 let db: TestDatabase;
 let api: TestApi;
 let key: string;
+let cookie: string;
 let dir: string;
 let facts: DemoFacts;
 
@@ -48,7 +50,7 @@ beforeAll(async () => {
     videosPerChannel: 20,
   });
   api = await startTestApi(db.sql);
-  ({ key } = await createKeyedUser(db.sql, { tier: 'pro' }));
+  ({ key, cookie } = await createSignedInUser(db.sql, { tier: 'pro' }));
 }, 120_000);
 
 afterAll(async () => {
@@ -111,6 +113,43 @@ describe('the demo archive', () => {
     }
     const auto = videos.find((video) => video.captions.some((caption) => caption.kind === 'auto'));
     expect(auto).toBeDefined();
+  });
+
+  it('dates its deletions over the years the videos span, each after its upload', async () => {
+    for (const channel of facts.channels) {
+      const months = await deletionsByMonth(db.sql, channel.channelId);
+      expect(months.length).toBeGreaterThan(1);
+      const years = new Set(months.map((entry) => entry.month.slice(0, 4)));
+      expect(years.size).toBeGreaterThan(1);
+    }
+    const [late] = await db.sql<{ late: number }[]>`
+      select count(*)::int as late from video_status_history h join videos v using (video_id)
+      where h.source = 'watch_page' and (h.observed_at < v.upload_date + interval '90 days' or h.observed_at > now() - interval '1 day')`;
+    expect(late!.late).toBe(0);
+  });
+
+  it('offers examples on the home page taken from the archive, each of which finds something', async () => {
+    const home = await fetch(`${api.url}/`, { headers: { cookie } });
+    const html = await home.text();
+    const examples = html.match(/<p class="muted search-examples">(.*?)<\/p>/s)?.[1] ?? '';
+    const hrefs = [...examples.matchAll(/href="([^"]+)"/g)].map((match) => match[1]!.replaceAll('&amp;', '&'));
+    expect(hrefs).toHaveLength(3);
+    const [channelHref, wordHref, deletedHref] = hrefs as [string, string, string];
+    expect(facts.channels.map((channel) => `/channels/${channel.channelId}`)).toContain(channelHref);
+    expect(examples).toContain(facts.channels.find((channel) => channelHref.endsWith(channel.channelId))!.handle);
+    for (const href of hrefs) expect((await fetch(`${api.url}${href}`, { headers: { cookie } })).status).toBe(200);
+    const word = new URL(wordHref, api.url).searchParams.get('q')!;
+    expect((await api.call(`/api/fts?q=${encodeURIComponent(word)}`, { key })).body.data.videos.length).toBeGreaterThan(1);
+    const deleted = new URL(deletedHref, api.url).searchParams;
+    expect(deleted.get('status')).toBe('deleted');
+    const found = (await api.call(`/api/fts?q=${encodeURIComponent(deleted.get('q')!)}&status=deleted`, { key })).body.data.videos;
+    expect(found.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('says in the player that the archived file is a clip of the video', async () => {
+    const withFile = (await demoVideos()).find((video) => video.videoFileUrl)!;
+    const page = await (await fetch(`${api.url}/videos/${withFile.videoId}`, { headers: { cookie } })).text();
+    expect(page).toMatch(/The archived file is a clip of 4 s \(0:04 of the video's \d+:\d\d\)/);
   });
 
   it('serves a playable media file in byte ranges', async () => {

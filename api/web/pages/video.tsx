@@ -11,6 +11,7 @@ import { readSubtitles } from '../../../core/subtitles/readSubtitles.ts';
 import { findSummary } from '../../../core/summaries/findSummary.ts';
 import { toSummaryObject, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
 import { clock } from '../../../core/text/clock.ts';
+import { mediaSeconds, openMediaFile } from '../../../core/videos/mediaFile.ts';
 import type { VideoObject } from '../../../core/videos/videoObject.ts';
 import { callerUserId, type Caller } from '../../http/auth.ts';
 import { wholeNumber } from '../../http/input.ts';
@@ -118,21 +119,47 @@ function Elsewhere({ video }: { video: VideoObject }): VNode {
   );
 }
 
+/**
+ * How long the archived file plays when that is shorter than the video (a clip: seeking past its
+ * end would look broken without a word), read from the file's header; undefined when it is the
+ * whole video or its length is unknown.
+ */
+async function clipSeconds(deps: ApiDeps, video: VideoObject): Promise<number | undefined> {
+  if (!video.duration) return undefined;
+  const file = await openMediaFile(deps.sql, video.videoId).catch(() => undefined);
+  if (!file) return undefined;
+  try {
+    const seconds = await mediaSeconds(file);
+    // A second's slack: the platform rounds the length it states.
+    return seconds !== undefined && seconds < video.duration - 1 ? seconds : undefined;
+  } finally {
+    await file.handle.close();
+  }
+}
+
 /** The archived media in a player when this server keeps the file; else its thumbnail and where a copy may be. */
-function Media({ video, start }: { video: VideoObject; start: number | undefined }): VNode {
+function Media({ video, start, clip }: { video: VideoObject; start: number | undefined; clip: number | undefined }): VNode {
   if (video.videoFileUrl?.startsWith('/api/videos/')) {
     return (
-      // biome-ignore lint/a11y/useMediaCaption: the transcript beside the player is its text alternative; a <track> would spend a subtitle download on every view
-      <video
-        id="player"
-        class="player"
-        controls
-        preload="metadata"
-        poster={video.thumbnailFileUrl ? `${video.thumbnailFileUrl}?w=640` : undefined}
-        src={`${videoPath(video.videoId)}/media${start ? `#t=${start}` : ''}`}
-      >
-        <a href={`${videoPath(video.videoId)}/media`}>Download the archived media file</a>
-      </video>
+      <>
+        {/* biome-ignore lint/a11y/useMediaCaption: the transcript beside the player is its text alternative; a <track> would spend a subtitle download on every view */}
+        <video
+          id="player"
+          class="player"
+          controls
+          preload="metadata"
+          poster={video.thumbnailFileUrl ? `${video.thumbnailFileUrl}?w=640` : undefined}
+          src={`${videoPath(video.videoId)}/media${start ? `#t=${start}` : ''}`}
+        >
+          <a href={`${videoPath(video.videoId)}/media`}>Download the archived media file</a>
+        </video>
+        {clip !== undefined ? (
+          <p class="notice clip-note">
+            The archived file is a clip of {Math.round(clip)} s ({clock(Math.round(clip))} of the video's {clock(video.duration!)}): the
+            player stops there.
+          </p>
+        ) : null}
+      </>
     );
   }
   return (
@@ -343,11 +370,12 @@ export const videoPage = definePage({
     const video = await perform(readVideo, ctx, params.videoId);
     const tq = query.tq || undefined;
     const hasPlayer = Boolean(video.videoFileUrl?.startsWith('/api/videos/'));
-    const [transcript, history, summary, stenogram] = await Promise.all([
+    const [transcript, history, summary, stenogram, clip] = await Promise.all([
       transcriptOf(deps, video.videoId),
       statusHistorySection({ deps, visitor, videoId: video.videoId }),
       summarySection({ ctx, videoId: video.videoId, tq }),
       stenogramSection({ deps, visitor, videoId: video.videoId }),
+      hasPlayer ? clipSeconds(deps, video) : undefined,
     ]);
     const title = video.title ?? `Video ${video.videoId}`;
     return {
@@ -360,7 +388,7 @@ export const videoPage = definePage({
           <h1>{title}</h1>
           <Facts video={video} />
           <Elsewhere video={video} />
-          <Media video={video} start={query.t} />
+          <Media video={video} start={query.t} clip={clip} />
           {video.description ? (
             <details class="description">
               <summary>Description</summary>
