@@ -5,6 +5,8 @@ interface Month {
   deletions: number;
 }
 
+/** The width a year's label takes under the axis, in the chart's units. */
+const LABEL_WIDTH = 32;
 const BAR = 12;
 /** The chart is at least this wide (in its own units): a few months get wide bars, not a sliver of the width. */
 const MIN_WIDTH = 600;
@@ -83,7 +85,12 @@ export function DeletionTimeline({ channelTitle, months }: { channelTitle: strin
                   </rect>
                 ) : null}
                 {axisLabel(entry.month, index, all.length) ? (
-                  <text class="label" x={index * slot + slot * 0.15} y={HEIGHT + AXIS - 4}>
+                  // A label that would run past the chart's right edge (a year is about 30 units wide) ends at it.
+                  <text
+                    class="label"
+                    {...(index * slot + LABEL_WIDTH > width ? { x: width, 'text-anchor': 'end' } : { x: index * slot + slot * 0.15 })}
+                    y={HEIGHT + AXIS - 4}
+                  >
                     {axisLabel(entry.month, index, all.length)}
                   </text>
                 ) : null}
