@@ -216,6 +216,7 @@ describe('the channel page', () => {
     expect(seen.at(-1)!.status).toMatch(/^Search complete: 300 videos kept\./);
     expect(await page.$eval('#kept-counts', (element) => element.textContent)).toBe('300 live · 0 deleted · 0 re-uploaded');
     expect(await page.$$eval('#videos-list li', (items) => items.length)).toBe(200);
+    expect(await page.$eval('#videos-count', (element) => element.textContent)).toBe('300 videos');
     expect(await page.$eval('#videos-cap', (element) => element.textContent)).toBe(
       'Showing the first 200 of 300 videos found by this search — see all, page by page.',
     );

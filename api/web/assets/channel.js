@@ -68,6 +68,7 @@ if (box && list && status && 'EventSource' in window) {
   const goneOnly = box.dataset.filter === 'deleted';
   const keptAtLoad = Number(box.dataset.kept);
   const keptCounts = document.getElementById('kept-counts');
+  const videosCount = document.getElementById('videos-count');
   const shown = new Set([...list.querySelectorAll('[data-video-id]')].map((element) => element.dataset.videoId));
   /** Every video the stream has named (its stored part, then the crawl's finds), by id: its latest status. */
   const kept = new Map();
@@ -83,6 +84,8 @@ if (box && list && status && 'EventSource' in window) {
       const counts = { live: 0, deleted: 0, 're-uploaded': 0, checking: 0 };
       for (const videoStatus of kept.values()) counts[videoStatus] = (counts[videoStatus] ?? 0) + 1;
       keptCounts.textContent = keptLine(counts);
+      const listed = goneOnly ? counts.deleted + counts['re-uploaded'] : kept.size;
+      if (videosCount) videosCount.textContent = `${listed} ${goneOnly ? 'deleted ' : ''}video${listed === 1 ? '' : 's'}`;
     }
     if (arrived > MAX_ADDED) {
       if (!capNote) {
