@@ -1,26 +1,28 @@
 import { z } from 'zod';
-import { AppError, notFound } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
 import { videoParams, videoIdSchema } from '../../core/schemas.ts';
 import { deleteStenogram } from '../../core/stenograms/deleteStenogram.ts';
-import { findStenogram } from '../../core/stenograms/findStenogram.ts';
 import { listStenograms, STENOGRAMS_PER_PAGE, STENOGRAM_VIDEO_IDS_CAP, stenogramVideoIds } from '../../core/stenograms/listStenograms.ts';
-import { stenogramMetadata, stenogramUrl, toMetadata, type StenogramRow } from '../../core/stenograms/metadata.ts';
-import { readStenogramMarkdown } from '../../core/stenograms/readMarkdown.ts';
-import { requestStenogram } from '../../core/stenograms/stenogramGeneration.ts';
-import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
-import { stenogramEvents, stenogramEventVocabulary, type CompletionLogged } from '../../core/stenograms/stenogramEvents.ts';
-import { stenogramGeneration } from '../../core/stenograms/stenogramGeneration.ts';
-import type { Caller } from '../http/auth.ts';
+import { stenogramMetadata, stenogramUrl, toMetadata } from '../../core/stenograms/metadata.ts';
+import { stenogramEventVocabulary } from '../../core/stenograms/stenogramEvents.ts';
+import { streamStart } from '../../core/events/events.ts';
+import {
+  generateStenogram,
+  readStenogram,
+  stenogramAccess,
+  stenogramMarkdown,
+  stenogramOwner,
+  stenogramStreamParts,
+} from '../actions/stenograms.ts';
 import { wholeNumber } from '../http/input.ts';
 import { prepareAnswer } from '../http/representation.ts';
-import { defineRoute, handled, privateCache, type ApiDeps } from '../http/route.ts';
-import { streamStart } from '../../core/events/events.ts';
-import { followGeneration, type GenerationStreamParts } from '../sse/followStream.ts';
+import { defineRoute, handled, perform, privateCache } from '../http/route.ts';
+import { followGeneration } from '../sse/followStream.ts';
 import { generationStreamRoute } from './generationStream.ts';
 
 const TAG = 'AI stenograms';
 /** Every stenogram route: an L3+ key of a tier with the stenograms feature (api-spec §4.5). */
-const access = { auth: 'key', scope: 'L3', feature: 'stenograms' } as const;
+const access = { auth: 'key', ...stenogramAccess } as const;
 
 /** The spec's `@:userId` segment: `@` and the owner's user id. */
 const ownerParams = z.strictObject({
@@ -30,19 +32,6 @@ const ownerParams = z.strictObject({
     .transform((value) => value.slice(1).toLowerCase()),
   videoId: videoIdSchema,
 });
-
-const userIdOf = (caller: Caller) => {
-  if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'stenograms need an API key');
-  return caller.userId;
-};
-
-/** The caller's own stenogram; anybody else's (administrators' too) is as unknown as a missing one. */
-async function ownStenogram(deps: ApiDeps, caller: Caller, owner: string, videoId: string): Promise<StenogramRow> {
-  const userId = userIdOf(caller);
-  const row = owner === userId ? await findStenogram(deps.sql, userId, videoId) : undefined;
-  if (!row) throw notFound(`no stenogram ${stenogramUrl(owner, videoId)}`);
-  return row;
-}
 
 const languageHint = z
   .string()
@@ -57,23 +46,16 @@ const generateRoute = defineRoute({
   summary: 'Generate your private stenogram of a video: a stream of progress events ending with stenogram:complete',
   description:
     'Optional body {language}: an ISO 639-1/639-2 hint (else detected). Errors come as the JSON envelope before any stream: 400, 404, 409 TRANSCRIPT_REQUIRED (a subtitle fetch is queued), 409 STENOGRAM_CONFLICT (you have one, or one is being generated), 429 RATE_LIMITED (apiStenogramsPerDay, per key, reset at midnight UTC; charged when accepted, given back if the generation fails). Then text/event-stream: stenogram:started, stenogram:progress…, stenogram:complete {stenogram, metadata} or stenogram:error. The generation runs as a job: a client that disconnects loses nothing; GET …/stream resumes with Last-Event-ID.',
-  ...access,
+  auth: 'key',
+  ...generateStenogram.access,
   params: videoParams,
   body: z.strictObject({ language: languageHint.optional() }),
   optionalBody: true,
   events: stenogramEventVocabulary,
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED', 'STENOGRAM_CONFLICT'],
-  charges: ['apiStenogramsPerDay'],
-  async handler({ params, body, caller, deps, res, charge }) {
-    if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'stenograms need an API key');
-    const request = await requestStenogram(deps.sql, {
-      videoId: params.videoId,
-      ownerId: caller.userId,
-      language: body.language ?? null,
-      charge: () => charge('apiStenogramsPerDay', 1, deps.clock?.()),
-    });
-    if (request.outcome === 'transcript_required') throw transcriptRequired(params.videoId, request.transcript, 'stenogram');
-    await followGeneration(deps, res, streamParts(deps), request.stenogram, streamStart);
+  async handler(ctx) {
+    const stenogram = await perform(generateStenogram, ctx, { videoId: ctx.params.videoId, language: ctx.body.language ?? null });
+    await followGeneration(ctx.deps, ctx.res, stenogramStreamParts(ctx.deps), stenogram, streamStart);
     return handled;
   },
 });
@@ -87,33 +69,9 @@ const streamRoute = generationStreamRoute({
   params: ownerParams,
   events: stenogramEventVocabulary,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
-  find: ({ deps, caller, params }) => ownStenogram(deps, caller, params.owner, params.videoId),
-  parts: (deps) => streamParts(deps),
+  find: (ctx) => perform(readStenogram, ctx, ctx.params),
+  parts: stenogramStreamParts,
 });
-
-/** stenogram:complete as its owner receives it: the logged event names the stenogram, the Markdown is read from the store as it is sent. */
-const streamParts = (deps: ApiDeps): GenerationStreamParts<StenogramRow> => ({
-  kind: stenogramGeneration,
-  async outcome(row) {
-    return row.status === 'generated'
-      ? stenogramEvents.complete({
-          stenogram: { markdown: await markdownOf(deps, row), url: stenogramUrl(row.owner_id, row.video_id) },
-          metadata: toMetadata(row),
-        })
-      : stenogramEvents.error({
-          code: 'INTERNAL_ERROR',
-          message: row.error ?? 'the generation failed',
-          refunded: row.charged_window_start === null,
-        });
-  },
-  presentFinal: (row) => async (event) => {
-    if (event.type !== stenogramEvents.complete.type) return event.payload;
-    const logged = event.payload as CompletionLogged;
-    return { ...logged, stenogram: { ...logged.stenogram, markdown: await markdownOf(deps, row) } };
-  },
-});
-
-const markdownOf = (deps: ApiDeps, row: StenogramRow) => readStenogramMarkdown(deps.stenogramStore, deps.log, row.owner_id, row.video_id);
 
 const readRoute = defineRoute({
   method: 'GET',
@@ -126,8 +84,8 @@ const readRoute = defineRoute({
   cache: privateCache,
   errors: ['NOT_FOUND', 'SERVICE_UNAVAILABLE'],
   async handler(ctx) {
-    const { params, caller, deps } = ctx;
-    const row = await ownStenogram(deps, caller, params.owner, params.videoId);
+    const { params, deps } = ctx;
+    const row = await perform(readStenogram, ctx, params);
     if (row.status !== 'generated')
       throw notFound(
         `your stenogram of ${row.video_id} is ${row.status === 'generating' ? `still being generated: follow ${stenogramUrl(row.owner_id, row.video_id)}/stream` : `not there: the generation failed (${row.error})`}`,
@@ -138,7 +96,7 @@ const readRoute = defineRoute({
       cache: privateCache,
       etag: `"${row.content_sha256}"`,
     });
-    if (answer) await answer.send(await markdownOf(deps, row));
+    if (answer) await answer.send(await stenogramMarkdown(deps, row));
     return handled;
   },
 });
@@ -153,8 +111,8 @@ const metaRoute = defineRoute({
   params: ownerParams,
   response: stenogramMetadata,
   errors: ['NOT_FOUND'],
-  async handler({ params, caller, deps }) {
-    return toMetadata(await ownStenogram(deps, caller, params.owner, params.videoId));
+  async handler(ctx) {
+    return toMetadata(await perform(readStenogram, ctx, ctx.params));
   },
 });
 
@@ -167,8 +125,9 @@ const deleteRoute = defineRoute({
   params: ownerParams,
   response: z.object({ videoId: z.string(), deleted: z.literal(true) }),
   errors: ['NOT_FOUND'],
-  async handler({ params, caller, deps }) {
-    const row = await ownStenogram(deps, caller, params.owner, params.videoId);
+  async handler(ctx) {
+    const { params, deps } = ctx;
+    const row = await perform(readStenogram, ctx, params);
     if (!(await deleteStenogram(deps.sql, deps.stenogramStore, row.owner_id, row.video_id)))
       throw notFound(`no stenogram ${stenogramUrl(params.owner, params.videoId)}`);
     return { videoId: row.video_id, deleted: true as const };
@@ -191,7 +150,7 @@ const listRoute = defineRoute({
     totalPages: z.number().int(),
   }),
   async handler({ query, caller, deps }) {
-    const { rows, total } = await listStenograms(deps.sql, userIdOf(caller), query.page);
+    const { rows, total } = await listStenograms(deps.sql, stenogramOwner(caller), query.page);
     return {
       items: rows.map(toMetadata),
       page: query.page,
@@ -217,7 +176,7 @@ const videoIdsRoute = defineRoute({
     cap: z.number().int(),
   }),
   async handler({ caller, deps }) {
-    return { ...(await stenogramVideoIds(deps.sql, userIdOf(caller))), cap: STENOGRAM_VIDEO_IDS_CAP };
+    return { ...(await stenogramVideoIds(deps.sql, stenogramOwner(caller))), cap: STENOGRAM_VIDEO_IDS_CAP };
   },
 });
 

@@ -15,20 +15,33 @@ let db: TestDatabase;
 let stack: Awaited<ReturnType<typeof startSearchStack>>;
 let browser: Browser;
 let release: () => void;
+let releaseLarge: () => void;
 const { channel, videos } = generateChannel(30);
+/** A channel of more videos than the page adds live (200), crawled in a few seconds. */
+const large = generateChannel(300, 'L');
 const DELETED = [videos[3]!.videoId, videos[4]!.videoId, videos[17]!.videoId];
 
-/** The fake source, held until `release`, then a page of 5 videos every 800 ms. */
+/** The fake source, held until `release`, then a page of 5 videos every 800 ms; the large channel's held until `releaseLarge`, then 25 every 500 ms (more than one crawl step). */
 function slowSource(): VideoSource {
   const gate = new Promise<void>((resolve) => (release = resolve));
+  const largeGate = new Promise<void>((resolve) => (releaseLarge = resolve));
   const source = fakeSource({ name: 'youtube_api', channel, videos, pageSize: 5, gate });
+  const largeSource = fakeSource({ name: 'youtube_api', channel: large.channel, videos: large.videos, pageSize: 25, gate: largeGate });
   return {
     ...source,
-    async listVideos(...args) {
+    async resolveChannel(query) {
+      return (await source.resolveChannel(query)) ?? largeSource.resolveChannel(query);
+    },
+    async listVideos(listed, cursor) {
+      if (listed.channelId === large.channel.channelId) {
+        await largeGate;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return largeSource.listVideos(listed, cursor);
+      }
       await gate;
       // 800 ms a page: six pages outlast a crawl step's 3 s budget, so the videos are stored (and streamed) in more than one step.
       await new Promise((resolve) => setTimeout(resolve, 800));
-      return source.listVideos(...args);
+      return source.listVideos(listed, cursor);
     },
   };
 }
@@ -45,6 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   release?.();
+  releaseLarge?.();
   await browser?.close();
   await stack?.close();
   await db?.drop();
@@ -76,12 +90,11 @@ describe('the channel page', () => {
       { timeout: 20_000 },
     );
     expect(await page.$eval('#crawl-status', (element) => element.textContent)).toMatch(
-      /^\d+ videos found, crawling…$|^A search of this channel is running/,
+      /^\d+ videos kept so far, crawling…$|^A search of this channel is running/,
     );
-    await page.waitForFunction(
-      () => document.getElementById('crawl-status')!.textContent!.startsWith('Search complete: 30 videos found.'),
-      { timeout: 20_000 },
-    );
+    await page.waitForFunction(() => document.getElementById('crawl-status')!.textContent!.startsWith('Search complete: 30 videos kept.'), {
+      timeout: 20_000,
+    });
     expect(await page.$$eval('#videos-list li', (items) => items.length)).toBe(30);
     expect(await page.$eval(`#videos-list li[data-video-id="${videos[0]!.videoId}"] a`, (element) => element.getAttribute('href'))).toBe(
       `/videos/${videos[0]!.videoId}`,
@@ -169,6 +182,52 @@ describe('the channel page', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it('counts a long crawl at least once a second while it runs, and says where the videos past the first 200 are', async () => {
+    const started = await searchChannel(
+      { sql: db.sql, sources, log: createLogger('silent'), sourceWaitBudgetMs: stack.api.config.SOURCE_WAIT_BUDGET_MS },
+      { query: large.channel.channelId, userId: null },
+      async () => {},
+    );
+    const { page, problems } = await openTab(browser, stack.api.url);
+    await page.goto(`${stack.api.url}/channels/${large.channel.channelId}?session=${started.sessionId}`, { waitUntil: 'load' });
+    expect(await page.$eval('#kept-counts', (element) => element.textContent)).toBe('0 live · 0 deleted · 0 re-uploaded');
+    // Every text the status line and the "Videos kept" line show, with whether the crawl was still running then.
+    await page.evaluate(() => {
+      const seen: Array<{ status: string; kept: string }> = [];
+      (window as unknown as { seen: typeof seen }).seen = seen;
+      const status = document.getElementById('crawl-status')!;
+      const kept = document.getElementById('kept-counts')!;
+      const note = () => seen.push({ status: status.textContent!, kept: kept.textContent! });
+      new MutationObserver(note).observe(status, { childList: true, characterData: true, subtree: true });
+    });
+    releaseLarge();
+    await page.waitForFunction(() => document.getElementById('crawl-status')!.textContent!.startsWith('Search complete'), {
+      timeout: 80_000,
+    });
+    const seen = await page.evaluate(() => (window as unknown as { seen: Array<{ status: string; kept: string }> }).seen);
+    const whileCrawling = seen.filter((entry) => entry.status.endsWith('crawling…'));
+    // Several distinct counts before the end, each with the facts' line counting the same videos.
+    expect(new Set(whileCrawling.map((entry) => entry.status)).size).toBeGreaterThanOrEqual(2);
+    for (const entry of whileCrawling) {
+      const kept = Number(/^(\d+) videos kept so far/.exec(entry.status)![1]);
+      expect(entry.kept).toBe(`${kept} live · 0 deleted · 0 re-uploaded`);
+    }
+    expect(seen.at(-1)!.status).toMatch(/^Search complete: 300 videos kept\./);
+    expect(await page.$eval('#kept-counts', (element) => element.textContent)).toBe('300 live · 0 deleted · 0 re-uploaded');
+    expect(await page.$$eval('#videos-list li', (items) => items.length)).toBe(200);
+    expect(await page.$eval('#videos-count', (element) => element.textContent)).toBe('300 videos');
+    expect(await page.$eval('#videos-cap', (element) => element.textContent)).toBe(
+      'Showing the first 200 of 300 videos found by this search — see all, page by page.',
+    );
+    expect(await page.$eval('#videos-cap a', (element) => element.getAttribute('href'))).toBe(
+      `/channels/${large.channel.channelId}#videos`,
+    );
+    expect(await accessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await saveScreenshot(page, 'channel-live-capped');
+    await page.close();
+  }, 90_000);
 
   it('refuses the live stream of a session that is not the visitor’s', async () => {
     const response = await fetch(`${channelUrl()}/live?session=${randomUUID()}`, { headers: { Accept: 'text/event-stream' } });

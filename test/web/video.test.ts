@@ -293,11 +293,44 @@ describe('the video page', () => {
     await saveScreenshot(page, 'video-stenogram');
     await page.close();
 
-    for (const headers of [{ Cookie: other.cookie }, {}] as Array<Record<string, string>>) {
-      const html = await (await fetch(videoUrl(withMedia), { headers: { Accept: 'text/html', ...headers } })).text();
-      expect(html).not.toContain('id="stenogram"');
-      expect(html).not.toContain('Your stenogram');
-    }
+    // Another person of the tier is offered their own (a Generate button), never the owner's text.
+    const othersPage = await (await fetch(videoUrl(withMedia), { headers: { Accept: 'text/html', Cookie: other.cookie } })).text();
+    expect(othersPage).toContain('class="generate-stenogram"');
+    expect(othersPage).not.toContain('class="stenogram"');
+    const anonymousPage = await (await fetch(videoUrl(withMedia), { headers: { Accept: 'text/html' } })).text();
+    expect(anonymousPage).not.toContain('id="stenogram"');
+    expect(anonymousPage).not.toContain('Your stenogram');
+  });
+
+  it('generates a stenogram from the Generate button, shows its progress, then its text, charged to the person', async () => {
+    const { user, session } = await createSignedInUser(db.sql, { tier: 'pro' });
+    // No worker while the page loads: the generation waits, so its progress is there to see.
+    await worker?.stop();
+    worker = undefined;
+    const { page, problems } = await signedInTab(browser, api.url, session);
+    await page.goto(videoUrl(withoutMedia), { waitUntil: 'networkidle0' });
+    expect(await page.$('#stenogram .stenogram')).toBeNull();
+    await Promise.all([page.waitForNavigation(), page.click('form.generate-stenogram button')]);
+    expect(new URL(page.url()).pathname).toBe(`/videos/${withoutMedia}`);
+    await page.waitForSelector('.stenogram-live progress');
+    expect(await page.$eval('#stenogram-status', (element) => element.textContent)).toContain('being written');
+    await saveScreenshot(page, 'video-stenogram-generating');
+    worker = await startWorker(
+      api.config,
+      { sql: db.sql, url: db.url, embedded: false, close: async () => {} },
+      createLogger('silent'),
+      api.services,
+    );
+    await page.waitForSelector('#stenogram .stenogram', { timeout: 30_000 });
+    expect(await page.$('.stenogram-live')).toBeNull();
+    expect(await page.$eval('#stenogram .stenogram', (element) => element.textContent)).toContain('Welcome back to the workshop.');
+    await expectCleanPage(page, problems);
+    await saveScreenshot(page, 'video-stenogram-generated');
+    await page.close();
+    // A session's generation counts one apiStenogramsPerDay of the person (the session has no key).
+    const [used] = await db.sql<{ count: number }[]>`
+      select coalesce(sum(used), 0)::int as count from usage_counters where subject = ${user.id} and limit_name = 'apiStenogramsPerDay'`;
+    expect(used!.count).toBe(1);
   });
 
   it('takes no API key as a credential: an L1 key refused a stenogram by the API reads none on the page', async () => {

@@ -2,11 +2,10 @@ import { z } from 'zod';
 import { AppError } from '../../../core/errors.ts';
 import { videoIdSchema } from '../../../core/schemas.ts';
 import { stenogramMetadata, toMetadata } from '../../../core/stenograms/metadata.ts';
-import { readStenogramMarkdown } from '../../../core/stenograms/readMarkdown.ts';
-import { requestStenogram } from '../../../core/stenograms/stenogramGeneration.ts';
 import { stenogramEvents, type CompletionLogged } from '../../../core/stenograms/stenogramEvents.ts';
 import { stenogramGeneration } from '../../../core/stenograms/stenogramGeneration.ts';
-import { transcriptRequired } from '../../../core/subtitles/transcriptRequired.ts';
+import { generateStenogram, stenogramMarkdown } from '../../actions/stenograms.ts';
+import { perform } from '../../http/route.ts';
 import { followGeneration, MAX_WAIT_SECONDS } from '../followGeneration.ts';
 import { defineTool } from '../tool.ts';
 
@@ -35,20 +34,13 @@ export const generateStenogramTool = defineTool({
     metadata: stenogramMetadata,
     markdown: z.string().nullable().describe('the stenogram, when it was ready within the wait'),
   }),
-  access: { scope: 'L3', feature: 'stenograms', charges: ['apiStenogramsPerDay'] },
+  access: generateStenogram.access,
   readOnly: false,
   async run(args, ctx, extra) {
-    const { caller } = ctx;
-    const request = await requestStenogram(ctx.deps.sql, {
-      videoId: args.videoId,
-      ownerId: caller.userId,
-      language: args.language ?? null,
-      charge: () => ctx.charge('apiStenogramsPerDay', 1, ctx.deps.clock?.()),
-    });
-    if (request.outcome === 'transcript_required') throw transcriptRequired(args.videoId, request.transcript, 'stenogram');
-    let data = { metadata: toMetadata(request.stenogram), markdown: null as string | null };
+    const stenogram = await perform(generateStenogram, ctx, { videoId: args.videoId, language: args.language ?? null });
+    let data = { metadata: toMetadata(stenogram), markdown: null as string | null };
     if (extra._meta?.progressToken !== undefined && args.waitSeconds > 0) {
-      const final = await followGeneration(ctx.deps.hub, stenogramGeneration, request.stenogram.id, extra, args.waitSeconds);
+      const final = await followGeneration(ctx.deps.hub, stenogramGeneration, stenogram.id, extra, args.waitSeconds);
       if (final?.type === stenogramEvents.error.type) {
         const failure = final.payload as { message: string; refunded: boolean };
         throw new AppError(
@@ -59,10 +51,7 @@ export const generateStenogramTool = defineTool({
       if (final) {
         // The logged event names the stenogram; its text is read from the store, as the REST stream does.
         const done = final.payload as CompletionLogged;
-        data = {
-          metadata: done.metadata,
-          markdown: await readStenogramMarkdown(ctx.deps.stenogramStore, ctx.deps.log, caller.userId, args.videoId),
-        };
+        data = { metadata: done.metadata, markdown: await stenogramMarkdown(ctx.deps, stenogram) };
       }
     }
     return {

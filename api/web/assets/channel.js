@@ -1,10 +1,10 @@
 // The channel page while a search of it runs: the search's stream (the page's /live endpoint) adds each
-// video it finds to the list, and a status line counts them. Without this script the page's Refresh link
+// video it finds to the list, and a status line and the "Videos kept" facts count them. Without this script the page's Refresh link
 // shows the newest state.
 const box = document.querySelector('[data-live]');
 const list = document.getElementById('videos-list');
 const status = document.getElementById('crawl-status');
-/** Videos shown live at most: past that the Refresh link shows the rest, paged. */
+/** Videos shown live at most: past that a note says how many arrived and links to the paged list. */
 const MAX_ADDED = 200;
 const STATUS_WORDS = { live: 'Live', deleted: 'Deleted', 're-uploaded': 'Re-uploaded', checking: 'Checking' };
 
@@ -59,46 +59,98 @@ function card(video) {
   return item;
 }
 
+/** ChannelFacts' "Videos kept" line. */
+function keptLine(counts) {
+  return `${counts.live} live · ${counts.deleted} deleted · ${counts['re-uploaded']} re-uploaded${counts.checking ? ` · ${counts.checking} being checked` : ''}`;
+}
+
 if (box && list && status && 'EventSource' in window) {
   const goneOnly = box.dataset.filter === 'deleted';
+  const keptAtLoad = Number(box.dataset.kept);
+  const keptCounts = document.getElementById('kept-counts');
+  const videosCount = document.getElementById('videos-count');
   const shown = new Set([...list.querySelectorAll('[data-video-id]')].map((element) => element.dataset.videoId));
-  let found = 0;
+  /** Every video the stream has named (its stored part, then the crawl's finds), by id: its latest status. */
+  const kept = new Map();
+  /** The crawl's finds this list would show, shown or not (past MAX_ADDED). */
+  let arrived = 0;
   let added = 0;
-  let pending;
-  // One announcement a second at most: a screen reader should not read every video.
-  const say = (text, now = false) => {
-    clearTimeout(pending);
-    if (now) status.textContent = text;
-    else pending = setTimeout(() => (status.textContent = text), 1000);
+  let capNote;
+
+  /** The counts, the cap's note and the status line as the events so far have them. */
+  const show = (text) => {
+    // The stream replays the stored part first: until it has named as many videos as the page counted, the page's counts stand.
+    if (keptCounts && kept.size >= keptAtLoad) {
+      const counts = { live: 0, deleted: 0, 're-uploaded': 0, checking: 0 };
+      for (const videoStatus of kept.values()) counts[videoStatus] = (counts[videoStatus] ?? 0) + 1;
+      keptCounts.textContent = keptLine(counts);
+      const listed = goneOnly ? counts.deleted + counts['re-uploaded'] : kept.size;
+      if (videosCount) videosCount.textContent = `${listed} ${goneOnly ? 'deleted ' : ''}video${listed === 1 ? '' : 's'}`;
+    }
+    if (arrived > MAX_ADDED) {
+      if (!capNote) {
+        capNote = document.createElement('p');
+        capNote.className = 'notice';
+        capNote.id = 'videos-cap';
+        list.before(capNote);
+      }
+      const all = document.createElement('a');
+      all.href = box.dataset.all;
+      all.textContent = 'see all';
+      capNote.replaceChildren(`Showing the first ${MAX_ADDED} of ${arrived} videos found by this search — `, all, ', page by page.');
+    }
+    status.textContent = text;
   };
+  const crawling = () => `${kept.size} videos kept so far, crawling…`;
+  // One announcement a second at most (a screen reader should not read every video), with the counts as they are then.
+  let shownAt = 0;
+  let pending;
+  const soon = () => {
+    pending ??= setTimeout(
+      () => {
+        pending = undefined;
+        shownAt = Date.now();
+        show(crawling());
+      },
+      Math.max(0, 1000 - (Date.now() - shownAt)),
+    );
+  };
+  const sayNow = (text) => {
+    clearTimeout(pending);
+    pending = undefined;
+    show(text);
+  };
+
   const source = new EventSource(box.dataset.live);
   source.addEventListener('search:video', (event) => {
     const video = JSON.parse(event.data);
-    found += 1;
+    kept.set(video.videoId, video.status);
     // The stored part (ids s:…) is on the page's list already, paged; the crawl's finds (c:…) are added.
     if (
       event.lastEventId.startsWith('c:') &&
       !shown.has(video.videoId) &&
-      added < MAX_ADDED &&
       (!goneOnly || video.status === 'deleted' || video.status === 're-uploaded')
     ) {
       shown.add(video.videoId);
-      added += 1;
-      list.prepend(card(video));
-      document.getElementById('videos-empty')?.remove();
+      arrived += 1;
+      if (added < MAX_ADDED) {
+        added += 1;
+        list.prepend(card(video));
+        document.getElementById('videos-empty')?.remove();
+      }
     }
-    say(`${found} videos found, crawling…`);
+    soon();
   });
   source.addEventListener('search:complete', (event) => {
     const complete = JSON.parse(event.data);
     source.close();
-    say(`Search complete: ${found} videos found.${complete.reason ? ` ${complete.reason}.` : ''} Refresh to see them all, in order.`, true);
+    sayNow(`Search complete: ${kept.size} videos kept.${complete.reason ? ` ${complete.reason}.` : ''} Refresh to see them all, in order.`);
   });
   source.addEventListener('search:error', (event) => {
     source.close();
-    say(`The search stopped: ${JSON.parse(event.data).message}. Refresh to see what it found.`, true);
+    sayNow(`The search stopped: ${JSON.parse(event.data).message}. Refresh to see what it found.`);
   });
   source.onerror = () => {
-    if (source.readyState === EventSource.CLOSED) say('Live updates stopped. Refresh to see the newest state.', true);
+    if (source.readyState === EventSource.CLOSED) sayNow('Live updates stopped. Refresh to see the newest state.');
   };
 }

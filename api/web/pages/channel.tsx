@@ -75,7 +75,7 @@ function ChannelFacts({ channel, counts }: { channel: ChannelObject; counts: Awa
         </>
       ) : null}
       <dt>Videos kept</dt>
-      <dd>
+      <dd id="kept-counts">
         {counts.live} live · {counts.deleted} deleted · {counts.reuploaded} re-uploaded
         {counts.checking ? ` · ${counts.checking} being checked` : ''}
       </dd>
@@ -185,7 +185,13 @@ export const channelPage = definePage({
             <p class="notice">That search is not one of yours (or has ended long ago): the page shows what the archive holds.</p>
           ) : null}
           {following ? (
-            <div class="crawl notice" data-live={`/channels/${channelId}/live?session=${session.id}`} data-filter={query.show}>
+            <div
+              class="crawl notice"
+              data-live={`/channels/${channelId}/live?session=${session.id}`}
+              data-filter={query.show}
+              data-kept={counts.live + counts.deleted + counts.reuploaded + counts.checking}
+              data-all={`${channelUrl(channelId, { show: goneOnly ? 'deleted' : undefined })}#videos`}
+            >
               <p id="crawl-status" role="status" aria-live="polite">
                 A search of this channel is running: {listed.total} videos kept so far. New videos appear below as they are found.
               </p>

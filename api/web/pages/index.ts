@@ -8,6 +8,7 @@ import { loginPage, loginPost, logoutPost, registerPage, registerPost, signInLin
 import { searchPage } from './search.tsx';
 import { summariesPage } from './summaries.tsx';
 import { summaryPage } from './summary.tsx';
+import { videoStenogramLivePage, videoStenogramPage } from './stenogram.tsx';
 
 /** Every page of the web app, in the order they are matched (fixed words before `:params`). */
 export const allPages: Page[] = [
@@ -19,6 +20,8 @@ export const allPages: Page[] = [
   channelContinuePage,
   channelPage,
   videoSummaryLivePage,
+  videoStenogramLivePage,
+  videoStenogramPage,
   videoMediaPage,
   videoSummaryPage,
   videoSubtitlesPage,

@@ -4,7 +4,6 @@ import { AppError } from '../../../core/errors.ts';
 import { videoIdSchema, videoParams } from '../../../core/schemas.ts';
 import { statusHistory } from '../../../core/status/statusHistory.ts';
 import { findStenogram } from '../../../core/stenograms/findStenogram.ts';
-import { readStenogramMarkdown } from '../../../core/stenograms/readMarkdown.ts';
 import type { Cue } from '../../../core/subtitles/cue.ts';
 import { matchCues } from '../../../core/subtitles/match.ts';
 import { readSubtitles } from '../../../core/subtitles/readSubtitles.ts';
@@ -24,7 +23,10 @@ import { lastEventId } from '../../sse/followStream.ts';
 import { tiersWith } from '../errorPage.tsx';
 import { FormToken, type FormContext } from '../formToken.tsx';
 import { definePage, redirect } from '../page.tsx';
+import { StenogramForm } from './stenogram.tsx';
 import { StenogramView } from '../stenogramView.tsx';
+import { assetUrl } from '../assets.ts';
+import { stenogramMarkdown } from '../../actions/stenograms.ts';
 import { StatusBadge, Thumbnail, describeStatus } from '../videoCard.tsx';
 
 const videoPath = (videoId: string) => `/videos/${videoId}`;
@@ -334,18 +336,33 @@ async function summarySection({
   );
 }
 
-async function stenogramSection({ deps, visitor, videoId }: { deps: ApiDeps; visitor: Caller; videoId: string }): Promise<VNode | null> {
+/** The visitor's private stenogram, for a tier with stenograms: its text, its live progress, or a Generate button. */
+async function stenogramSection({ ctx, videoId }: { ctx: FormContext & { visitor: Caller }; videoId: string }): Promise<VNode | null> {
+  const { deps, visitor } = ctx;
   const userId = callerUserId(visitor);
   if (!userId || !visitor.tier.features.stenograms) return null;
   const row = await findStenogram(deps.sql, userId, videoId);
-  if (!row) return null;
+  const live = `${videoPath(videoId)}/stenogram/live`;
   const body =
-    row.status === 'generated' ? (
-      <StenogramView markdown={await readStenogramMarkdown(deps.stenogramStore, deps.log, row.owner_id, row.video_id)} />
-    ) : row.status === 'generating' ? (
-      <p>Your stenogram is being written; refresh in a moment.</p>
+    row?.status === 'generated' ? (
+      <StenogramView markdown={await stenogramMarkdown(deps, row)} />
+    ) : row?.status === 'generating' ? (
+      <div class="stenogram-live" data-live={live}>
+        <p id="stenogram-status" role="status" aria-live="polite">
+          Your stenogram is being written… (<a href={`${videoPath(videoId)}#stenogram`}>refresh</a> to see it when it is ready)
+        </p>
+        <progress id="stenogram-progress" max="100" value="0" aria-labelledby="stenogram-status" />
+        <script type="module" src={assetUrl('stenogram.js')} />
+      </div>
     ) : (
-      <p class="error-box">Your stenogram failed: {row.error ?? 'no reason given'}.</p>
+      <>
+        {row ? (
+          <p class="error-box">Your stenogram failed: {row.error ?? 'no reason given'}.</p>
+        ) : (
+          <p>A word-for-word transcript of the dialogue with its speakers, written for you alone.</p>
+        )}
+        <StenogramForm ctx={ctx} videoId={videoId} again={Boolean(row)} />
+      </>
     );
   return (
     <section aria-labelledby="stenogram-heading" id="stenogram">
@@ -374,7 +391,7 @@ export const videoPage = definePage({
       transcriptOf(deps, video.videoId),
       statusHistorySection({ deps, visitor, videoId: video.videoId }),
       summarySection({ ctx, videoId: video.videoId, tq }),
-      stenogramSection({ deps, visitor, videoId: video.videoId }),
+      stenogramSection({ ctx, videoId: video.videoId }),
       hasPlayer ? clipSeconds(deps, video) : undefined,
     ]);
     const title = video.title ?? `Video ${video.videoId}`;
