@@ -205,8 +205,8 @@ describe('the search box takes what POST /api/search takes', () => {
       expect(await page.$eval('h1', (heading) => heading.textContent)).toBe('Too many requests');
       expect(await page.$eval('.error-box', (box) => box.textContent)).toMatch(/Try again in \d+ (s|min)\b/);
       // The words stay in the search box, to send again; nobody is told to sign in where nobody can sign up.
-      expect(await page.$eval('form[role=search] input[name=q]', (input) => (input as HTMLInputElement).value)).toBe('dogs');
-      expect(await page.$eval('form[role=search] input[name=in]', (input) => (input as HTMLInputElement).value)).toBe('subtitles');
+      expect(await page.$eval('#search-again', (input) => (input as HTMLInputElement).value)).toBe('dogs');
+      expect(await page.$eval('form:has(#search-again) input[name=in]', (input) => (input as HTMLInputElement).value)).toBe('subtitles');
       expect(await page.$eval('main', (main) => main.textContent)).not.toMatch(/sign in/i);
       expect(await accessibilityViolations(page)).toEqual([]);
       expect(await overflowsWidth(page)).toBe(false);
