@@ -141,6 +141,10 @@ describe('accounts in the browser', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
     expect(await accessibilityViolations(page)).toEqual([]);
     await saveScreenshot(page, 'account-new-key-1280');
+    await page.setViewport({ width: 390, height: 900 });
+    expect(await overflowsWidth(page)).toBe(false);
+    await saveScreenshot(page, 'account-new-key-390');
+    await page.setViewport({ width: 1280, height: 900 });
     const features = await api.call('/api/features', { key });
     expect(features.body.data.account).toMatchObject({ email: alice.email, keyScope: 'L4' });
 
@@ -160,6 +164,11 @@ describe('accounts in the browser', () => {
     expect(await page.$eval(`${replace} form button`, (element) => element.checkVisibility())).toBe(false);
     await page.click(`${replace} summary`);
     expect(await page.$eval(replace, (element) => element.textContent)).toContain('the old one stops working at once');
+    await saveScreenshot(page, 'account-replace-key-1280');
+    await page.setViewport({ width: 390, height: 900 });
+    expect(await overflowsWidth(page)).toBe(false);
+    await saveScreenshot(page, 'account-replace-key-390');
+    await page.setViewport({ width: 1280, height: 900 });
     await Promise.all([page.waitForNavigation(), page.click(`${replace} form button`)]);
     const replacement = await page.$eval('#new-key', (element) => element.textContent ?? '');
     expect(replacement).not.toBe(key);
