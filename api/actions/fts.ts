@@ -31,7 +31,7 @@ export const ftsQuery = z.strictObject({
 const access = { scope: 'L1', feature: 'fullTextSearch', charges: ['ftsQueriesPerMinute'] } as const;
 
 /** How long a caller's last query stays theirs: paging through it or changing its filters within it is free. */
-export const REPEAT_QUERY_MINUTES = 10;
+const REPEAT_QUERY_MINUTES = 10;
 /** Callers remembered per process (the oldest forgotten first): a forgotten one's next page is simply counted. */
 const REMEMBERED_CALLERS = 10_000;
 
@@ -44,7 +44,9 @@ const REMEMBERED_CALLERS = 10_000;
 const lastQueries = new WeakMap<ApiDeps, Map<string, { fingerprint: string; until: number }>>();
 
 const fingerprintOf = (query: Pick<FtsSearch, 'q' | 'in'>) =>
-  createHash('sha256').update(`${query.in ?? 'videos'}\0${query.q.trim().replace(/\s+/g, ' ')}`).digest('base64url');
+  createHash('sha256')
+    .update(`${query.in ?? 'videos'}\0${query.q.trim().replace(/\s+/g, ' ')}`)
+    .digest('base64url');
 
 function lastQueryOf({ deps, caller }: ActionContext) {
   let callers = lastQueries.get(deps);

@@ -10,7 +10,8 @@ export function durationInWords(seconds: number): string {
 }
 
 /** The UTC clock time `seconds` from now: "00:00 UTC". */
-export const clockTimeAfter = (seconds: number, now = Date.now()) => `${new Date(now + Math.max(0, seconds) * 1000).toISOString().slice(11, 16)} UTC`;
+const clockTimeAfter = (seconds: number, now = Date.now()) =>
+  `${new Date(now + Math.max(0, seconds) * 1000).toISOString().slice(11, 16)} UTC`;
 
 /** When a limit resets or a retry is allowed: "in 4 h 23 min, at 03:10 UTC"; under a minute, "in 42 s". */
 export const whenInWords = (seconds: number) =>

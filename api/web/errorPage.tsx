@@ -97,7 +97,9 @@ export async function sendErrorPage(
       <div class="error-box" role="alert">
         <p>{sentence(failure.message)}</p>
         <Advice failure={failure} allowedIn={allowedIn} />
-        {failure.status === 429 ? <HigherLimits signedIn={account !== undefined} registrationOpen={deps.config.REGISTRATION === 'open'} /> : null}
+        {failure.status === 429 ? (
+          <HigherLimits signedIn={account !== undefined} registrationOpen={deps.config.REGISTRATION === 'open'} />
+        ) : null}
       </div>
       {words === undefined ? null : <SearchAgain q={words} where={req.query?.in} />}
       <p>

@@ -236,7 +236,9 @@ describe('the search box takes what POST /api/search takes', () => {
     const { page, problems } = await openTab(browser, api.url);
     for (let number = 1; number <= 10; number++) expect(await go(page, `/search?q=the&pageSize=1&page=${number}`)).toBe(200);
     expect(await go(page, '/search?q=the&pageSize=1&sort=date-asc&status=live')).toBe(200);
-    const [counted] = await db.sql<{ used: number }[]>`select sum(used)::int as used from usage_counters where limit_name = 'ftsQueriesPerMinute'`;
+    const [counted] = await db.sql<
+      { used: number }[]
+    >`select sum(used)::int as used from usage_counters where limit_name = 'ftsQueriesPerMinute'`;
     expect(counted!.used).toBe(1);
     expect(problems).toEqual([]);
     await page.close();

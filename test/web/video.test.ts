@@ -240,7 +240,9 @@ describe('the video page', () => {
     expect(await page.$$eval('.downloads a[download]', (links) => links.length)).toBe(3);
     for (let download = 0; download < left; download++) await fetch(`${api.url}/videos/${withMedia}/subtitles.txt`);
     await page.reload();
-    expect(await page.$eval('.downloads', (element) => element.textContent)).toMatch(/used all 5 subtitle downloads of today; more in \d+ (h|min|s)\b/);
+    expect(await page.$eval('.downloads', (element) => element.textContent)).toMatch(
+      /used all 5 subtitle downloads of today; more in \d+ (h|min|s)\b/,
+    );
     expect(await page.$$eval('.downloads a[download]', (links) => links.length)).toBe(0);
     const [answer] = await Promise.all([page.waitForNavigation(), page.click('.downloads a')]);
     expect(answer!.status()).toBe(429);

@@ -136,8 +136,7 @@ async function accountView(
           <div class="notice" role="status">
             <p>Your new API key (scope {shown.newKey.scope}). It is shown only this once: copy it now.</p>
             <p class="new-key">
-              <code id="new-key">{shown.newKey.key}</code>{' '}
-              {/* Shown by site.js where the clipboard can be written. */}
+              <code id="new-key">{shown.newKey.key}</code> {/* Shown by site.js where the clipboard can be written. */}
               <button type="button" class="secondary" data-copy="new-key" hidden>
                 Copy
               </button>
