@@ -533,7 +533,7 @@ describe('a route charging a limit of its own counts the request with it (GET /a
   it('ftsQueriesPerMinute used up: 429 of ftsQueriesPerMinute; the request itself is counted', async () => {
     const { key, user } = await keyWith(10, 1);
     expect((await fts(key)).status).toBe(200);
-    const refused = await fts(key);
+    const refused = await fts(key, 'q=bread');
     const error = expectError(refused, 429, 'RATE_LIMITED');
     expect(error.details).toMatchObject({ limit: 'ftsQueriesPerMinute', max: 1 });
     expect(error.message).toContain('1 full-text queries per minute (ftsQueriesPerMinute)');

@@ -207,9 +207,12 @@ describe('GET /api/fts', () => {
 
   it("counts against the tier's full-text queries per minute", async () => {
     expect((await fts('q=lathe', plusKey)).status).toBe(200);
-    const second = await fts('q=lathe', plusKey);
+    const second = await fts('q=bread', plusKey);
     expect(second.status).toBe(200);
     expect(second.headers.get('ratelimit-remaining')).toBe('0');
+    // The same words again (another page, order or filter) are not a new query; other words are.
+    expect((await fts('q=bread&page=2&sort=date-desc&status=live', plusKey)).status).toBe(200);
+    expect((await fts('q=bread&in=subtitles', plusKey)).status).toBe(429);
     const third = await fts('q=lathe', plusKey);
     expect(third.status).toBe(429);
     expect(third.body.error.code).toBe('RATE_LIMITED');

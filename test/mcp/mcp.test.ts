@@ -255,7 +255,7 @@ describe('MCP server at /mcp', () => {
     try {
       const mcp = await connectMcp(stack.api.url, user.key);
       expect((await mcp.callTool({ name: 'search_videos', arguments: { q: 'lathe' } })).isError).toBeFalsy();
-      const refused = await mcp.callTool({ name: 'search_videos', arguments: { q: 'lathe' } });
+      const refused = await mcp.callTool({ name: 'search_videos', arguments: { q: 'bearings' } });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toMatch(/RATE_LIMITED: Limit reached: 1 .* per minute \(ftsQueriesPerMinute\); resets at .* \(in \d+ s\)/);
       await mcp.close();

@@ -124,23 +124,63 @@ describe('accounts in the browser', () => {
     await page.close();
   });
 
-  it('creates an API key and shows it once; the key works against the API', async () => {
+  it('creates an API key and shows it once, after a redirect: a reload posts nothing; the key works against the API', async () => {
     const { page, problems } = await openTab(browser, api.url);
     await signIn(page, alice);
+    const posts: string[] = [];
+    page.on('request', (request) => void (request.method() === 'POST' && posts.push(request.url())));
     await Promise.all([page.waitForNavigation(), page.click('form[action="/account/keys"] button')]);
+    expect(new URL(page.url()).pathname).toBe('/account/keys/new');
     const key = await page.$eval('#new-key', (element) => element.textContent ?? '');
     expect(key).toMatch(/^tsk_[A-Za-z0-9]{48}$/);
+    expect(page.url()).not.toContain(key.slice(4));
+    // The copy button (site.js) puts the key on the clipboard.
+    await browser.defaultBrowserContext().overridePermissions(api.url, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write']);
+    await page.click('button[data-copy="new-key"]');
+    await page.waitForFunction(() => document.querySelector('button[data-copy]')?.textContent === 'Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
     expect(await accessibilityViolations(page)).toEqual([]);
+    await saveScreenshot(page, 'account-new-key-1280');
+    await page.setViewport({ width: 390, height: 900 });
+    expect(await overflowsWidth(page)).toBe(false);
+    await saveScreenshot(page, 'account-new-key-390');
+    await page.setViewport({ width: 1280, height: 900 });
     const features = await api.call('/api/features', { key });
     expect(features.body.data.account).toMatchObject({ email: alice.email, keyScope: 'L4' });
 
+    // Reloading the page that showed the key posts nothing, creates no key and shows the key no more.
+    const keysBefore = await db.sql`select id from api_keys`;
+    expect(posts).toHaveLength(1);
+    await page.reload();
+    expect(posts).toHaveLength(1);
+    expect(await db.sql`select id from api_keys`).toEqual(keysBefore);
+    expect(await page.content()).not.toContain(key);
+    expect(await text(page)).toContain('already shown');
+    expect((await api.call('/api/features', { key })).status).toBe(200);
+
+    // Replacing asks first, saying the old key stops working at once.
+    const replace = 'details.replace-key';
+    expect(await page.$eval(replace, (element) => (element as HTMLDetailsElement).open)).toBe(false);
+    expect(await page.$eval(`${replace} form button`, (element) => element.checkVisibility())).toBe(false);
+    await page.click(`${replace} summary`);
+    expect(await page.$eval(replace, (element) => element.textContent)).toContain('the old one stops working at once');
+    await saveScreenshot(page, 'account-replace-key-1280');
+    await page.setViewport({ width: 390, height: 900 });
+    expect(await overflowsWidth(page)).toBe(false);
+    await saveScreenshot(page, 'account-replace-key-390');
+    await page.setViewport({ width: 1280, height: 900 });
+    await Promise.all([page.waitForNavigation(), page.click(`${replace} form button`)]);
+    const replacement = await page.$eval('#new-key', (element) => element.textContent ?? '');
+    expect(replacement).not.toBe(key);
+    expect((await api.call('/api/features', { key })).status).toBe(401);
+
     await page.goto(`${api.url}/account`);
     const again = await page.content();
-    expect(again).not.toContain(key);
-    expect(again).toContain(key.slice(0, 10));
+    expect(again).not.toContain(replacement);
+    expect(again).toContain(replacement.slice(0, 10));
     await Promise.all([page.waitForNavigation(), page.click('form[action="/account/keys/revoke"] button')]);
     expect(await text(page)).toContain('Your API key was revoked');
-    const revoked = await api.call('/api/features', { key });
+    const revoked = await api.call('/api/features', { key: replacement });
     expect(revoked.status).toBe(401);
     expect(revoked.body.error.message).toMatch(/revoked/);
     expect(problems).toEqual([]);
@@ -223,12 +263,38 @@ describe('accounts in the browser', () => {
     await page.type('#current-password', dave.password);
     await page.type('#new-password', 'a brand new passphrase');
     await Promise.all([page.waitForNavigation(), page.click('form[action="/account/password"] button')]);
-    expect(await text(page)).toContain('Your password was changed');
+    expect(await text(page)).toContain('Password changed');
     expect(await sessionUser(db.sql, elsewhere.token)).toBeUndefined();
     await page.reload();
     expect(new URL(page.url()).pathname).toBe('/account'); // this session goes on
     expect(problems.filter((problem) => !problem.includes('400'))).toEqual([]);
     await page.close();
+  });
+
+  it('says "Password set" for a first password and "Password changed" after; reset times are in words', async () => {
+    const person = await createSignedInUser(db.sql, { tier: 'registered' }); // signed in with a link: no password yet
+    const headers = { Accept: 'text/html', Cookie: person.cookie };
+    const account = async (path = '/account') => (await fetch(`${api.url}${path}`, { headers })).text();
+    const setPassword = async (fields: Record<string, string>) => {
+      const html = await account();
+      const token = /action="\/account\/password"[^>]*><input type="hidden" name="_csrf" value="([^"]+)"/.exec(html)![1]!;
+      const answer = await fetch(`${api.url}/account/password`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: token, ...fields }).toString(),
+        redirect: 'manual',
+      });
+      expect(answer.status).toBe(303);
+      return account(answer.headers.get('location')!);
+    };
+    const first = await setPassword({ password: 'my very first passphrase' });
+    expect(first).toContain('Password set');
+    expect(first).not.toMatch(/changed/i);
+    const second = await setPassword({ current: 'my very first passphrase', password: 'my second passphrase' });
+    expect(second).toContain('Password changed');
+    // "Resets in 15809 s" no more: minutes and hours, and the clock time when it is far off.
+    expect(second).not.toMatch(/<td>\d+ s<\/td>/);
+    expect(second).toMatch(/<td>in (\d+ s|\d+ min|\d+ h( \d+ min)?, at \d\d:\d\d UTC)<\/td>/);
   });
 
   it('signs people up when REGISTRATION=open, with the registered tier, and not otherwise', async () => {
@@ -273,7 +339,7 @@ describe('accounts in the browser', () => {
     expect(status).toBe(429);
     expect(await page.$eval('h1', (element) => element.textContent)).toBe('Too many requests');
     expect(await text(page)).toMatch(/Too many sign-in attempts from this address: try again after .* \(in \d+ minutes?\)/);
-    expect(await text(page)).toMatch(/Try again in \d+ seconds/);
+    expect(await text(page)).toMatch(/Try again in \d+ (s|min)\b/);
     expect(await accessibilityViolations(page)).toEqual([]);
     await saveScreenshot(page, 'login-429-1280');
     await page.close();

@@ -199,9 +199,16 @@ describe('the search box takes what POST /api/search takes', () => {
       const { page, problems } = await openTab(browser, api.url, 390);
       expect(await go(page, '/search?q=lathe')).toBe(200);
       expect(await go(page, '/search?q=cats')).toBe(200);
-      expect(await go(page, '/search?q=dogs')).toBe(429);
+      // Another page and order of the same words is not a new query.
+      expect(await go(page, '/search?q=cats&page=2&sort=date-desc')).toBe(200);
+      expect(await go(page, '/search?q=dogs&in=subtitles')).toBe(429);
       expect(await page.$eval('h1', (heading) => heading.textContent)).toBe('Too many requests');
-      expect(await page.$eval('.error-box', (box) => box.textContent)).toMatch(/Try again in \d+ seconds/);
+      expect(await page.$eval('.error-box', (box) => box.textContent)).toMatch(/Try again in \d+ (s|min)\b/);
+      // The words stay in the search box, to send again; nobody is told to sign in where nobody can sign up.
+      expect(await page.$eval('#search-again', (input) => (input as HTMLInputElement).value)).toBe('dogs');
+      expect(await page.$eval('form:has(#search-again) input[name=in]', (input) => (input as HTMLInputElement).value)).toBe('subtitles');
+      expect(await page.$eval('main', (main) => main.textContent)).not.toMatch(/sign in/i);
+      expect(await accessibilityViolations(page)).toEqual([]);
       expect(await overflowsWidth(page)).toBe(false);
       await saveScreenshot(page, 'search-429-390');
       expect(problems.filter((problem) => !problem.includes('429'))).toEqual([]);
@@ -209,5 +216,31 @@ describe('the search box takes what POST /api/search takes', () => {
     } finally {
       await updateTier(db.sql, 'anonymous', { limits: { ftsQueriesPerMinute: 5 } });
     }
+    // Where anyone may sign up, the 429 page says accounts have higher limits.
+    const open = await startTestApi(db.sql, { REGISTRATION: 'open' });
+    try {
+      await updateTier(db.sql, 'anonymous', { limits: { ftsQueriesPerMinute: 0 } });
+      const refused = await fetch(`${open.url}/search?q=otters`, { headers: { Accept: 'text/html' } });
+      expect(refused.status).toBe(429);
+      const html = await refused.text();
+      expect(html).toContain('<a href="/register">create one</a>');
+      expect(html).toContain('value="otters"');
+    } finally {
+      await updateTier(db.sql, 'anonymous', { limits: { ftsQueriesPerMinute: 5 } });
+      await open.close();
+    }
+  });
+
+  it('an anonymous visitor pages through ten pages of one query and changes its order within a minute: one query counted', async () => {
+    await db.sql`delete from usage_counters where limit_name = 'ftsQueriesPerMinute'`;
+    const { page, problems } = await openTab(browser, api.url);
+    for (let number = 1; number <= 10; number++) expect(await go(page, `/search?q=the&pageSize=1&page=${number}`)).toBe(200);
+    expect(await go(page, '/search?q=the&pageSize=1&sort=date-asc&status=live')).toBe(200);
+    const [counted] = await db.sql<
+      { used: number }[]
+    >`select sum(used)::int as used from usage_counters where limit_name = 'ftsQueriesPerMinute'`;
+    expect(counted!.used).toBe(1);
+    expect(problems).toEqual([]);
+    await page.close();
   });
 });

@@ -232,6 +232,22 @@ describe('the video page', () => {
       expect(await response.text()).toContain('Welcome back to the workshop.');
     }
     expect(await used()).toBe(before + 3);
+    // What is left is shown beside the links; with none left they lead to the 429 page instead of a silently cancelled download.
+    const { page } = await openTab(browser, api.url);
+    await page.goto(`${api.url}/videos/${withMedia}`);
+    const left = Number(await page.$eval('.downloads', (element) => element.getAttribute('data-downloads-left')));
+    expect(await page.$eval('.downloads', (element) => element.textContent)).toContain(`${left} of 5 left today`);
+    expect(await page.$$eval('.downloads a[download]', (links) => links.length)).toBe(3);
+    for (let download = 0; download < left; download++) await fetch(`${api.url}/videos/${withMedia}/subtitles.txt`);
+    await page.reload();
+    expect(await page.$eval('.downloads', (element) => element.textContent)).toMatch(
+      /used all 5 subtitle downloads of today; more in \d+ (h|min|s)\b/,
+    );
+    expect(await page.$$eval('.downloads a[download]', (links) => links.length)).toBe(0);
+    const [answer] = await Promise.all([page.waitForNavigation(), page.click('.downloads a')]);
+    expect(answer!.status()).toBe(429);
+    await page.close();
+    await db.sql`delete from usage_counters where limit_name = 'subtitleDownloadsPerDay'`; // for the tests after this one
     const wrong = await fetch(`${api.url}/videos/${withMedia}/subtitles.ass`, { headers: { Accept: 'text/html' } });
     expect(wrong.status).toBe(400);
     expect(await wrong.text()).toContain('expected subtitles.srt, subtitles.vtt or subtitles.txt');

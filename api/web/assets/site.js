@@ -24,3 +24,20 @@ const unfoldWhenWide = () => {
 };
 unfoldWhenWide();
 wide.addEventListener('change', unfoldWhenWide);
+
+// Copy buttons (<button data-copy="id" hidden>): shown only where the clipboard can be written; they copy the element's text.
+if (navigator.clipboard) {
+  for (const button of document.querySelectorAll('button[data-copy]')) {
+    const source = document.getElementById(button.dataset.copy);
+    if (!source) continue;
+    button.hidden = false;
+    button.addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText(source.textContent.trim());
+        button.textContent = 'Copied';
+      } catch {
+        button.textContent = 'Copy failed: select the key instead';
+      }
+    });
+  }
+}

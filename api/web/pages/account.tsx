@@ -12,7 +12,9 @@ import { listOwnSummaries } from '../../../core/summaries/listOwnSummaries.ts';
 import { clientAddress, type Caller } from '../../http/auth.ts';
 import { perform } from '../../http/route.ts';
 import { readUsage } from '../../actions/usage.ts';
+import { whenInWords } from '../duration.ts';
 import { FormToken } from '../formToken.tsx';
+import { keepNewKey, takeNewKey } from '../oneTimeKey.ts';
 import { definePage, redirect, type PageContext, type PageView } from '../page.tsx';
 
 type Ctx = PageContext<unknown, unknown, unknown>;
@@ -21,9 +23,11 @@ type Person = Extract<Caller, { kind: 'session' }>;
 const fields = z.looseObject({ scope: z.string().optional(), current: z.string().optional(), password: z.string().optional() });
 const notices = {
   revoked: 'Your API key was revoked; it stops working now.',
-  password: 'Your password was changed; every other session of yours was signed out.',
+  password: 'Password changed; every other session of yours was signed out.',
+  'password-set': 'Password set: sign in with your email and it next time.',
+  'key-shown': 'That new API key was already shown, only once: it is not kept anywhere to show again. If you did not copy it, replace it.',
 } as const;
-const accountQuery = z.looseObject({ done: z.enum(['revoked', 'password']).optional() });
+const accountQuery = z.looseObject({ done: z.enum(['revoked', 'password', 'password-set']).optional() });
 
 /** The signed-in person a form of the account page acts for; 401 (a page saying to sign in) otherwise. */
 export function person(ctx: Pick<Ctx, 'visitor'>): Person {
@@ -34,6 +38,26 @@ export function person(ctx: Pick<Ctx, 'visitor'>): Person {
 const limitWindow = (seconds: number) =>
   (({ 60: 'per minute', 900: 'per 15 minutes', 3600: 'per hour', 86400: 'per day' }) as Record<number, string>)[seconds] ??
   `per ${seconds} s`;
+
+/** The form that creates a key (revoking the active one, if any): its scope, at most the tier's. */
+function KeyForm({ ctx, maxScope, submit }: { ctx: Ctx; maxScope: number; submit: string }) {
+  return (
+    <form method="post" action="/account/keys" class="inline-form">
+      <FormToken ctx={ctx} action="/account/keys" />
+      <label for="key-scope">Scope</label>
+      <select id="key-scope" name="scope">
+        {scopeLabel.options
+          .filter((scope) => scopeLevel(scope) <= maxScope)
+          .map((scope) => (
+            <option key={scope} value={scope} selected={scopeLevel(scope) === maxScope}>
+              {scope}
+            </option>
+          ))}
+      </select>
+      <button type="submit">{submit}</button>
+    </form>
+  );
+}
 
 async function accountView(
   ctx: Ctx,
@@ -91,7 +115,7 @@ async function accountView(
                 <th scope="col">Limit</th>
                 <th scope="col">Used</th>
                 <th scope="col">Allowed</th>
-                <th scope="col">Resets in</th>
+                <th scope="col">Resets</th>
               </tr>
             </thead>
             <tbody>
@@ -100,7 +124,7 @@ async function accountView(
                   <td>{limit.description}</td>
                   <td>{limit.used}</td>
                   <td>{limit.max === null ? 'unlimited' : `${limit.max} ${limitWindow(limit.windowSeconds)}`}</td>
-                  <td>{limit.resetSeconds} s</td>
+                  <td>{whenInWords(limit.resetSeconds)}</td>
                 </tr>
               ))}
             </tbody>
@@ -111,8 +135,11 @@ async function accountView(
         {shown.newKey ? (
           <div class="notice" role="status">
             <p>Your new API key (scope {shown.newKey.scope}). It is shown only this once: copy it now.</p>
-            <p>
-              <code id="new-key">{shown.newKey.key}</code>
+            <p class="new-key">
+              <code id="new-key">{shown.newKey.key}</code> {/* Shown by site.js where the clipboard can be written. */}
+              <button type="button" class="secondary" data-copy="new-key" hidden>
+                Copy
+              </button>
             </p>
           </div>
         ) : null}
@@ -137,20 +164,17 @@ async function accountView(
         ) : (
           <p>You have no API key.</p>
         )}
-        <form method="post" action="/account/keys" class="inline-form">
-          <FormToken ctx={ctx} action="/account/keys" />
-          <label for="key-scope">Scope</label>
-          <select id="key-scope" name="scope">
-            {scopeLabel.options
-              .filter((scope) => scopeLevel(scope) <= maxScope)
-              .map((scope) => (
-                <option key={scope} value={scope} selected={scopeLevel(scope) === maxScope}>
-                  {scope}
-                </option>
-              ))}
-          </select>
-          <button type="submit">{active ? 'Replace my key' : 'Create a key'}</button>
-        </form>
+        {active ? (
+          <details class="replace-key">
+            <summary>Replace my key</summary>
+            <p>
+              A new key replaces <code>{active.prefix}…</code>: the old one stops working at once, in every program that uses it.
+            </p>
+            <KeyForm ctx={ctx} maxScope={maxScope} submit="Revoke the old key and create a new one" />
+          </details>
+        ) : (
+          <KeyForm ctx={ctx} maxScope={maxScope} submit="Create a key" />
+        )}
         {active ? (
           <form method="post" action="/account/keys/revoke">
             <FormToken ctx={ctx} action="/account/keys/revoke" />
@@ -234,8 +258,19 @@ export const createKeyPost = definePage({
       userId: visitor.userId,
       ...(scope.success ? { scope: scope.data as ScopeLabel } : {}),
     });
-    // Shown in this answer, not after a redirect: the key is never kept anywhere to show again.
-    return accountView(ctx, visitor, { newKey: { key: created.key, scope: created.scope } });
+    // Shown once after a redirect, so reloading that page posts nothing and creates no other key.
+    keepNewKey(ctx.req, ctx.res, ctx.deps.config, { key: created.key, scope: created.scope });
+    return redirect('/account/keys/new');
+  },
+});
+
+export const newKeyPage = definePage({
+  method: 'GET',
+  path: '/account/keys/new',
+  async handler(ctx) {
+    if (ctx.visitor.kind !== 'session') return redirect('/login?next=%2Faccount', 303);
+    const newKey = takeNewKey(ctx.req, ctx.res, ctx.deps.config);
+    return accountView(ctx, ctx.visitor, newKey ? { newKey } : { notice: notices['key-shown'] });
   },
 });
 
@@ -271,6 +306,6 @@ export const passwordPost = definePage({
     if (!next.success)
       return accountView(ctx, visitor, { passwordError: `The new password is ${next.error.issues[0]!.message}.`, status: 400 });
     await setPassword(ctx.deps.sql, visitor.userId, next.data, { keepSessionId: visitor.sessionId });
-    return redirect('/account?done=password');
+    return redirect(row?.hash ? '/account?done=password' : '/account?done=password-set');
   },
 });

@@ -1,7 +1,7 @@
 import type { Page } from '../page.tsx';
 import { channelContinuePage, channelLivePage, channelPage } from './channel.tsx';
 import { videoMediaPage, videoPage, videoSubtitlesPage, videoSummaryLivePage, videoSummaryPage } from './video.tsx';
-import { accountPage, createKeyPost, passwordPost, revokeKeyPost } from './account.tsx';
+import { accountPage, createKeyPost, newKeyPage, passwordPost, revokeKeyPost } from './account.tsx';
 import { createUserPost, editTierPost, setTierPost, tiersPage, usersPage } from './admin.tsx';
 import { homePage } from './home.tsx';
 import { loginPage, loginPost, logoutPost, registerPage, registerPost, signInLinkPage, signInLinkPost } from './signIn.tsx';
@@ -35,6 +35,7 @@ export const allPages: Page[] = [
   registerPost,
   accountPage,
   createKeyPost,
+  newKeyPage,
   revokeKeyPost,
   passwordPost,
   usersPage,

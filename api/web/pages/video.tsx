@@ -18,6 +18,8 @@ import type { ApiDeps } from '../../http/route.ts';
 import { perform } from '../../http/route.ts';
 import { followSummary, generateSummary } from '../../actions/summaries.ts';
 import { downloadSubtitles } from '../../actions/subtitles.ts';
+import { readUsage } from '../../actions/usage.ts';
+import { whenInWords } from '../duration.ts';
 import { downloadVideoFile, readVideo } from '../../actions/videos.ts';
 import { lastEventId } from '../../sse/followStream.ts';
 import { tiersWith } from '../errorPage.tsx';
@@ -373,6 +375,38 @@ async function stenogramSection({ ctx, videoId }: { ctx: FormContext & { visitor
   );
 }
 
+type DownloadsLeft = Awaited<ReturnType<typeof readUsage.run>>['limits']['subtitleDownloadsPerDay'];
+
+/**
+ * The transcript's download links, with the visitor's subtitle downloads left today beside them. With
+ * none left a link is an ordinary one (no `download`), so the click shows the 429 page saying when,
+ * rather than a download the browser cancels without a word.
+ */
+function SubtitleDownloads({ videoId, left }: { videoId: string; left: DownloadsLeft | undefined }) {
+  const usedUp = left?.remaining === 0;
+  return (
+    <p class="downloads" data-downloads-left={left?.remaining ?? undefined}>
+      Download:{' '}
+      {(['srt', 'vtt', 'txt'] as const).map((format, index) => (
+        <Fragment key={format}>
+          {index ? ' · ' : ''}
+          <a href={`${videoPath(videoId)}/subtitles.${format}`} download={usedUp ? undefined : true}>
+            {format.toUpperCase()}
+          </a>
+        </Fragment>
+      ))}
+      <span class="muted">
+        {' '}
+        {left === undefined || left.remaining === null
+          ? '(each counts as a subtitle download)'
+          : usedUp
+            ? `(you have used all ${left.max} subtitle downloads of today; more ${whenInWords(left.resetSeconds)})`
+            : `(each counts as a subtitle download: ${left.remaining} of ${left.max} left today)`}
+      </span>
+    </p>
+  );
+}
+
 /** `/videos/:videoId`: what the archive knows of a video, its media, transcript, summary and (for its owner) stenogram. */
 export const videoPage = definePage({
   method: 'GET',
@@ -387,13 +421,15 @@ export const videoPage = definePage({
     const video = await perform(readVideo, ctx, params.videoId);
     const tq = query.tq || undefined;
     const hasPlayer = Boolean(video.videoFileUrl?.startsWith('/api/videos/'));
-    const [transcript, history, summary, stenogram, clip] = await Promise.all([
+    const [transcript, history, summary, stenogram, clip, usage] = await Promise.all([
       transcriptOf(deps, video.videoId),
       statusHistorySection({ deps, visitor, videoId: video.videoId }),
       summarySection({ ctx, videoId: video.videoId, tq }),
       stenogramSection({ ctx, videoId: video.videoId }),
       hasPlayer ? clipSeconds(deps, video) : undefined,
+      perform(readUsage, ctx, undefined),
     ]);
+    const downloadsLeft = usage.limitsEnforced ? usage.limits.subtitleDownloadsPerDay : undefined;
     const title = video.title ?? `Video ${video.videoId}`;
     return {
       title,
@@ -427,18 +463,7 @@ export const videoPage = definePage({
             <h2 id="transcript-heading">Transcript</h2>
             {transcript ? (
               <>
-                <p class="downloads">
-                  Download:{' '}
-                  {(['srt', 'vtt', 'txt'] as const).map((format, index) => (
-                    <Fragment key={format}>
-                      {index ? ' · ' : ''}
-                      <a href={`${videoPath(video.videoId)}/subtitles.${format}`} download>
-                        {format.toUpperCase()}
-                      </a>
-                    </Fragment>
-                  ))}
-                  <span class="muted"> (each counts as a subtitle download)</span>
-                </p>
+                <SubtitleDownloads videoId={video.videoId} left={downloadsLeft} />
                 <Transcript transcript={transcript} tq={tq} videoId={video.videoId} hasPlayer={hasPlayer} />
               </>
             ) : (
