@@ -17,6 +17,7 @@ import { lastEventId } from '../../sse/followStream.ts';
 import { FormToken, type FormContext } from '../formToken.tsx';
 import { definePage, redirect } from '../page.tsx';
 import { VideoCard } from '../videoCard.tsx';
+import { STATUS_WORDS } from '../../../core/status/statusWording.ts';
 import { DeletionTimeline } from '../deletionTimeline.tsx';
 
 const VIDEOS_PER_PAGE = 24;
@@ -185,7 +186,12 @@ export const channelPage = definePage({
             <p class="notice">That search is not one of yours (or has ended long ago): the page shows what the archive holds.</p>
           ) : null}
           {following ? (
-            <div class="crawl notice" data-live={`/channels/${channelId}/live?session=${session.id}`} data-filter={query.show}>
+            <div
+              class="crawl notice"
+              data-live={`/channels/${channelId}/live?session=${session.id}`}
+              data-filter={query.show}
+              data-status-words={JSON.stringify(STATUS_WORDS)}
+            >
               <p id="crawl-status" role="status" aria-live="polite">
                 A search of this channel is running: {listed.total} videos kept so far. New videos appear below as they are found.
               </p>

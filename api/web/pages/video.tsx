@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { AppError } from '../../../core/errors.ts';
 import { videoIdSchema, videoParams } from '../../../core/schemas.ts';
 import { statusHistory } from '../../../core/status/statusHistory.ts';
+import { describeStatus } from '../../../core/status/statusWording.ts';
+import { loadVideos } from '../../../core/videos/loadVideos.ts';
+import type { Queryable } from '../../../core/db/database.ts';
 import { findStenogram } from '../../../core/stenograms/findStenogram.ts';
 import { readStenogramMarkdown } from '../../../core/stenograms/readMarkdown.ts';
 import type { Cue } from '../../../core/subtitles/cue.ts';
@@ -24,12 +27,28 @@ import { tiersWith } from '../errorPage.tsx';
 import { FormToken, type FormContext } from '../formToken.tsx';
 import { definePage, redirect } from '../page.tsx';
 import { StenogramView } from '../stenogramView.tsx';
-import { StatusBadge, Thumbnail, describeStatus } from '../videoCard.tsx';
+import { StatusBadge } from '../statusBadge.tsx';
+import { Thumbnail } from '../videoCard.tsx';
+import { LinkedDescription, readableEvidence } from '../videoText.tsx';
 
 const videoPath = (videoId: string) => `/videos/${videoId}`;
 /** A moment of the video: the page with the player started there (a media fragment, so it works without script). */
 const momentUrl = (seconds: number, tq: string | undefined) =>
   `?${new URLSearchParams({ t: String(Math.floor(seconds)), ...(tq ? { tq } : {}) })}#player`;
+
+/** The id of the transcript line a `?t=` link opens at: marked, and scrolled to by its fragment. */
+export const CURRENT_CUE_ID = 'current-cue';
+
+/** Other videos' titles, to name links to them (a video not stored, or untitled, keeps its id). */
+async function titlesOf(sql: Queryable, videoIds: Array<string | null>): Promise<Map<string, string>> {
+  const ids = [...new Set(videoIds.filter((id): id is string => id !== null))];
+  const videos = ids.length ? await loadVideos(sql, ids) : [];
+  return new Map(videos.flatMap((video) => (video.title ? [[video.videoId, video.title] as const] : [])));
+}
+
+const VideoLink = ({ videoId, titles }: { videoId: string; titles: Map<string, string> }) => (
+  <a href={videoPath(videoId)}>{titles.get(videoId) ?? `Video ${videoId}`}</a>
+);
 
 /** Which tiers have a feature, as a sentence's end: "the Plus and Pro tiers". */
 async function tiersSentence(deps: ApiDeps, feature: string): Promise<string> {
@@ -47,7 +66,7 @@ async function transcriptOf(deps: ApiDeps, videoId: string): Promise<{ cues: Cue
   return read && { cues: read.cues, language: read.track.language, kind: read.track.kind };
 }
 
-function Facts({ video }: { video: VideoObject }): VNode {
+function Facts({ video, titles }: { video: VideoObject; titles: Map<string, string> }): VNode {
   return (
     <dl class="facts">
       <dt>Channel</dt>
@@ -83,7 +102,7 @@ function Facts({ video }: { video: VideoObject }): VNode {
         <>
           <dt>Re-uploaded as</dt>
           <dd>
-            <a href={videoPath(video.reuploadedAs)}>{video.reuploadedAs}</a>
+            <VideoLink videoId={video.reuploadedAs} titles={titles} />
           </dd>
         </>
       ) : null}
@@ -91,7 +110,7 @@ function Facts({ video }: { video: VideoObject }): VNode {
         <>
           <dt>Re-upload of</dt>
           <dd>
-            <a href={videoPath(video.reuploadOf)}>{video.reuploadOf}</a>
+            <VideoLink videoId={video.reuploadOf} titles={titles} />
           </dd>
         </>
       ) : null}
@@ -154,6 +173,10 @@ async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps;
   if (!visitor.tier.features.statusHistory)
     return <p class="notice">The status history is shown in {await tiersSentence(deps, 'statusHistory')}.</p>;
   const { current, history } = await statusHistory(deps.sql, videoId);
+  const titles = await titlesOf(
+    deps.sql,
+    history.map((entry) => entry.linkedVideoId),
+  );
   return (
     <>
       <ol class="timeline status-history">
@@ -165,10 +188,16 @@ async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps;
               {entry.source ? <span class="muted"> seen by {entry.source.replace('_', ' ')}</span> : null}
             </p>
             {entry.claimant ? <p>Claimed by {entry.claimant}</p> : null}
-            {entry.evidence ? <p class="evidence">{entry.evidence}</p> : null}
+            {entry.evidence
+              ? readableEvidence(entry.evidence).map((text) => (
+                  <p key={text} class="evidence">
+                    {text}
+                  </p>
+                ))
+              : null}
             {entry.linkedVideoId ? (
               <p>
-                Re-uploaded as <a href={videoPath(entry.linkedVideoId)}>{entry.linkedVideoId}</a>
+                Re-uploaded as <VideoLink videoId={entry.linkedVideoId} titles={titles} />
               </p>
             ) : null}
           </li>
@@ -187,14 +216,18 @@ function Transcript({
   tq,
   videoId,
   hasPlayer,
+  at,
 }: {
   transcript: NonNullable<Awaited<ReturnType<typeof transcriptOf>>>;
   tq: string | undefined;
   videoId: string;
   hasPlayer: boolean;
+  /** `?t=`: the line said at that second is marked. */
+  at: number | undefined;
 }): VNode {
   const matching = tq ? new Set(matchCues(transcript.cues, tq)) : undefined;
   const shown = transcript.cues.map((cue, index) => ({ cue, index })).filter(({ index }) => !matching || matching.has(index));
+  const current = at === undefined ? undefined : shown.filter(({ cue }) => cue.startMs <= at * 1000).at(-1)?.index;
   return (
     <>
       <form class="filters transcript-search" role="search" method="get" action={`${videoPath(videoId)}#transcript`}>
@@ -211,7 +244,12 @@ function Transcript({
       </p>
       <ol class="transcript" id="transcript-list" data-seek={hasPlayer ? 'player' : undefined}>
         {shown.map(({ cue, index }) => (
-          <li key={index}>
+          <li
+            key={index}
+            class={index === current ? 'current' : undefined}
+            id={index === current ? CURRENT_CUE_ID : undefined}
+            aria-current={index === current ? 'true' : undefined}
+          >
             <a href={momentUrl(cue.startMs / 1000, tq)} data-seconds={cue.startMs / 1000}>
               {clock(cue.startMs / 1000)}
             </a>{' '}
@@ -349,6 +387,7 @@ export const videoPage = definePage({
       summarySection({ ctx, videoId: video.videoId, tq }),
       stenogramSection({ deps, visitor, videoId: video.videoId }),
     ]);
+    const titles = await titlesOf(deps.sql, [video.reuploadedAs, video.reuploadOf]);
     const title = video.title ?? `Video ${video.videoId}`;
     return {
       title,
@@ -358,13 +397,13 @@ export const videoPage = definePage({
       body: (
         <article class="video">
           <h1>{title}</h1>
-          <Facts video={video} />
+          <Facts video={video} titles={titles} />
           <Elsewhere video={video} />
           <Media video={video} start={query.t} />
           {video.description ? (
             <details class="description">
               <summary>Description</summary>
-              <p>{video.description}</p>
+              <LinkedDescription text={video.description} />
             </details>
           ) : null}
 
@@ -394,7 +433,7 @@ export const videoPage = definePage({
                   ))}
                   <span class="muted"> (each counts as a subtitle download)</span>
                 </p>
-                <Transcript transcript={transcript} tq={tq} videoId={video.videoId} hasPlayer={hasPlayer} />
+                <Transcript transcript={transcript} tq={tq} videoId={video.videoId} hasPlayer={hasPlayer} at={query.t} />
               </>
             ) : (
               <p>No subtitles of this video are kept.</p>
