@@ -203,6 +203,12 @@ describe('the video page', () => {
     expect(new URL(page.url()).searchParams.get('t')).toBe('60');
     // At 60 s the transcript's last line started before: it is the one marked.
     expect(await page.$$eval('#transcript-list li.current', (items) => items.length)).toBe(1);
+    for (const width of [1280, 390]) {
+      await page.setViewport({ width, height: 900 });
+      await page.goto(videoUrl(withMedia, '?t=3#current-cue'), { waitUntil: 'networkidle0' });
+      await page.click('details.description > summary');
+      await page.screenshot({ path: `/tmp/shots-web-video/video-marked-line-${width}.png`, fullPage: true });
+    }
     await expectCleanPage(page, problems);
     await page.close();
   });
