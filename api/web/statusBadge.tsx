@@ -1,9 +1,9 @@
 import type { VNode } from 'preact';
-import { describeStatus, type StatusWord } from '../../core/status/statusWording.ts';
+import { describeStatus, type StatusWord } from '../../core/videos/statusWording.ts';
 import type { VideoObject } from '../../core/videos/videoObject.ts';
 import type { StatusReason } from '../../core/videos/videoStatus.ts';
 
-/** A status as a badge, worded by core/status/statusWording.ts (class names of site.css: live, deleted, reuploaded, checking). */
+/** A status as a badge, worded by core/videos/statusWording.ts (class names of site.css: live, deleted, reuploaded, checking). */
 export function StatusBadge({ status, reason }: { status: StatusWord; reason: StatusReason | null }): VNode {
   return <span class={`badge ${status.replace('-', '')}`}>{describeStatus(status, reason)}</span>;
 }

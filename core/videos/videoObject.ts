@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoTimestamp } from '../db/isoTimestamp.ts';
-import { reasonTextSql } from '../status/statusWording.ts';
+import { reasonTextSql } from './statusWording.ts';
 import { statusObserver, statusReason, videoStatus } from './videoStatus.ts';
 
 /** A video as events and search results show it (camelCase, as the hosted service's clients expect). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeStatus, REASON_TEXT, reasonText } from '../../core/status/statusWording.ts';
+import { describeStatus, REASON_TEXT, reasonText } from '../../core/videos/statusWording.ts';
 import { statusReason } from '../../core/videos/videoStatus.ts';
 import { readableEvidence } from '../../api/web/videoText.tsx';
 
@@ -19,7 +19,9 @@ describe('the status wording', () => {
     expect(readableEvidence('Video unavailable | then: Video unavailable')).toEqual(['Video unavailable']);
     expect(readableEvidence('This video is private | then: Video unavailable')).toEqual(['This video is private', 'Video unavailable']);
     expect(
-      readableEvidence('re-uploaded as abcdefghijk (score 0.9: {"titleSimilarity":0.846,"durationDeltaSeconds":2,"transcriptSimilarity":null})'),
+      readableEvidence(
+        're-uploaded as abcdefghijk (score 0.9: {"titleSimilarity":0.846,"durationDeltaSeconds":2,"transcriptSimilarity":null})',
+      ),
     ).toEqual(['A re-upload match (90 % sure): title 85 % alike, durations 2 s apart']);
   });
 });

@@ -6,7 +6,7 @@ const list = document.getElementById('videos-list');
 const status = document.getElementById('crawl-status');
 /** Videos shown live at most: past that the Refresh link shows the rest, paged. */
 const MAX_ADDED = 200;
-/** core/status/statusWording.ts's words, from the page; each video's reasonText comes with it. */
+/** core/videos/statusWording.ts's words, from the page; each video's reasonText comes with it. */
 const STATUS_WORDS = JSON.parse(box?.dataset.statusWords ?? '{}');
 const gone = (video) => video.status === 'deleted' || video.status === 're-uploaded';
 

@@ -17,7 +17,7 @@ import { lastEventId } from '../../sse/followStream.ts';
 import { FormToken, type FormContext } from '../formToken.tsx';
 import { definePage, redirect } from '../page.tsx';
 import { VideoCard } from '../videoCard.tsx';
-import { STATUS_WORDS } from '../../../core/status/statusWording.ts';
+import { STATUS_WORDS } from '../../../core/videos/statusWording.ts';
 import { DeletionTimeline } from '../deletionTimeline.tsx';
 
 const VIDEOS_PER_PAGE = 24;

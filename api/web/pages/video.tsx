@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../../core/errors.ts';
 import { videoIdSchema, videoParams } from '../../../core/schemas.ts';
 import { statusHistory } from '../../../core/status/statusHistory.ts';
-import { describeStatus } from '../../../core/status/statusWording.ts';
+import { describeStatus } from '../../../core/videos/statusWording.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import type { Queryable } from '../../../core/db/database.ts';
 import { findStenogram } from '../../../core/stenograms/findStenogram.ts';

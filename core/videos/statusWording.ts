@@ -1,4 +1,4 @@
-import type { StatusReason } from '../videos/videoStatus.ts';
+import type { StatusReason } from './videoStatus.ts';
 
 /** A status as one word or two: every page and the API's `reasonText` word it from this module. */
 export const STATUS_WORDS = {
