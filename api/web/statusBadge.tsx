@@ -1,39 +1,19 @@
 import type { VNode } from 'preact';
+import { describeStatus, type StatusWord } from '../../core/videos/statusWording.ts';
 import type { VideoObject } from '../../core/videos/videoObject.ts';
 import type { StatusReason } from '../../core/videos/videoStatus.ts';
 
-/** Why a video is gone, as a person reads it. */
-const REASON_TEXT: Record<StatusReason, string> = {
-  private: 'made private',
-  removed_by_uploader: 'removed by the uploader',
-  terms_of_service: 'removed for breaking the terms of service',
-  copyright: 'removed after a copyright claim',
-  account_terminated: 'the account was terminated',
-  blocked_in_region: 'blocked in some regions',
-  unknown: 'reason unknown',
-};
+/** A status as a badge, worded by core/videos/statusWording.ts (class names of site.css: live, deleted, reuploaded, checking). */
+export function StatusBadge({ status, reason }: { status: StatusWord; reason: StatusReason | null }): VNode {
+  return <span class={`badge ${status.replace('-', '')}`}>{describeStatus(status, reason)}</span>;
+}
 
-/** A video's status as a badge: live, deleted (with why), re-uploaded (with where to), checking. */
-export function StatusBadge({ video }: { video: Pick<VideoObject, 'status' | 'statusReason' | 'reuploadedAs'> }): VNode {
-  const reason = video.statusReason ? REASON_TEXT[video.statusReason] : undefined;
-  switch (video.status) {
-    case 'live':
-      return <span class="badge live">Live</span>;
-    case 'deleted':
-      return <span class="badge deleted">Deleted{reason ? `: ${reason}` : ''}</span>;
-    case 're-uploaded':
-      return (
-        <span class="badge reuploaded">
-          Re-uploaded
-          {video.reuploadedAs ? (
-            <>
-              {' '}
-              as <a href={`/videos/${video.reuploadedAs}`}>{video.reuploadedAs}</a>
-            </>
-          ) : null}
-        </span>
-      );
-    default:
-      return <span class="badge checking">Checking</span>;
-  }
+/** A gone video's list fact: when it was deleted (its status's since); nothing for a live or checking one. */
+export function deletedOn(video: Pick<VideoObject, 'status' | 'statusSince'>): VNode | null {
+  if (video.status !== 'deleted' && video.status !== 're-uploaded') return null;
+  return (
+    <span class="fact deleted-on">
+      deleted <time dateTime={video.statusSince}>{video.statusSince.slice(0, 10)}</time>
+    </span>
+  );
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isoTimestamp } from '../db/isoTimestamp.ts';
+import { reasonTextSql } from './statusWording.ts';
 import { statusObserver, statusReason, videoStatus } from './videoStatus.ts';
 
 /** A video as events and search results show it (camelCase, as the hosted service's clients expect). */
@@ -14,6 +15,7 @@ export const videoObject = z.object({
   uploadDate: z.string().nullable().describe('YYYY-MM-DD'),
   status: videoStatus.describe('checking: not verified yet'),
   statusReason: statusReason.nullable().describe('why a deleted or re-uploaded video is gone'),
+  reasonText: z.string().nullable().describe('statusReason as the pages word it, e.g. "removed after a copyright claim"'),
   statusSince: z.string().describe('when the status last changed (ISO 8601): the time of the observation that changed it'),
   statusConfirmedAt: z
     .string()
@@ -69,6 +71,7 @@ export const VIDEO_JSON = `json_build_object(
   'videoId', v.video_id, 'title', v.title, 'description', v.description, 'channelId', v.channel_id,
   'channelTitle', nullif(c.title, ''), 'duration', v.duration_seconds, 'viewCount', v.view_count,
   'uploadDate', to_char(v.upload_date, 'YYYY-MM-DD'), 'status', v.status, 'statusReason', v.status_reason,
+  'reasonText', ${reasonTextSql('v.status_reason')},
   'statusSince', ${isoTimestamp('v.status_since')},
   'statusConfirmedAt', (select ${isoTimestamp('k.confirmed_at')} from video_checks k where k.video_id = v.video_id),
   'statusConfirmedBy', (select k.confirmed_by from video_checks k where k.video_id = v.video_id),

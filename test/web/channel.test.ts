@@ -141,7 +141,12 @@ describe('the channel page', () => {
       );
       expect(
         await page.$$eval('#videos-list .badge', (badges) => badges.map((badge) => `${badge.className}: ${badge.textContent}`)),
-      ).toEqual(Array(3).fill('badge deleted: Deleted · copyright claim'));
+      ).toEqual(Array(3).fill('badge deleted: Deleted: removed after a copyright claim'));
+      expect(await page.$$eval('#videos-list .deleted-on time', (times) => times.map((time) => time.textContent).sort())).toEqual([
+        '2021-03-10',
+        '2021-03-20',
+        '2021-06-02',
+      ]);
       expect(await overflowsWidth(page)).toBe(false);
       expect(await accessibilityViolations(page)).toEqual([]);
       expect(problems).toEqual([]);

@@ -4,7 +4,7 @@ import { refreshSearchWords } from '../../core/fts/postgres.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { corpusChannel, idOf, storeCorpus } from '../fts/corpus.ts';
-import { createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
+import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot, signedInTab } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { fakeSource, generateChannel } from '../support/fake-source.ts';
@@ -57,6 +57,24 @@ const go = async (page: Page, path: string) => {
 };
 
 describe('the search page', () => {
+  it("words a status as the channel page, the video page and the JSON's reasonText do", async () => {
+    const videoId = idOf('bridge-phrase');
+    const { page, problems } = await userTab();
+    const { key } = await createKeyedUser(db.sql);
+    const answer = await (await fetch(`${api.url}/api/fts?q=bridge&status=deleted`, { headers: { 'X-API-Key': key } })).json();
+    const { reasonText } = answer.data.videos.find((video: { videoId: string }) => video.videoId === videoId);
+    expect(reasonText).toBe('removed by the uploader');
+    await go(page, '/search?q=bridge&status=deleted');
+    const inSearch = await page.$eval(`ol.results > li:has(a[href="/videos/${videoId}"]) .badge`, (badge) => badge.textContent);
+    await go(page, `/videos/${videoId}`);
+    const onVideo = await page.$eval('.facts .badge', (badge) => badge.textContent);
+    await go(page, `/channels/${corpusChannel}?show=deleted`);
+    const onChannel = await page.$eval(`#videos-list li[data-video-id="${videoId}"] .badge`, (badge) => badge.textContent);
+    expect(new Set([inSearch, onVideo, onChannel])).toEqual(new Set([`Deleted: ${reasonText}`]));
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('shows results with <mark> highlights, escaped markup and a status badge on each', async () => {
     const { page, problems } = await userTab();
     await page.goto(`${api.url}/`);
@@ -92,7 +110,14 @@ describe('the search page', () => {
     expect((await resultTitles(page)).sort()).toEqual(['Cats sleeping', 'The bridge collapsed into the river']);
     const badges = await page.$$eval('ol.results .badge', (elements) => elements.map((badge) => badge.textContent));
     expect(badges).toContain('Deleted: removed by the uploader');
-    expect(badges).toContain(`Re-uploaded as ${idOf('or-dogs')}`);
+    expect(badges).toContain('Re-uploaded: removed by the uploader');
+    expect(await page.$$eval('ol.results a.fact', (links) => links.map((link) => link.getAttribute('href')))).toContain(
+      `/videos/${idOf('or-dogs')}`,
+    );
+    // Each gone video says when it went.
+    expect(
+      await page.$$eval('ol.results > li', (cards) => cards.every((card) => /deleted \d{4}-\d{2}-\d{2}/.test(card.textContent ?? ''))),
+    ).toBe(true);
     expect(await page.$eval('#search-status', (select) => (select as HTMLSelectElement).value)).toBe('deleted');
     expect(problems).toEqual([]);
     await page.close();
@@ -122,9 +147,9 @@ describe('the search page', () => {
     await go(page, '/search?q=interpreter&in=subtitles');
     const cues = await page.$$eval('ul.cues a', (links) => links.map((link) => [link.getAttribute('href'), link.textContent]));
     expect(cues).toEqual([
-      [`/videos/${idOf('python-tutorial')}?t=3`, '0:03'],
-      [`/videos/${idOf('python-tutorial')}?t=6`, '0:06'],
-      [`/videos/${idOf('python-tutorial')}?t=9`, '0:09'],
+      [`/videos/${idOf('python-tutorial')}?t=3#current-cue`, '0:03'],
+      [`/videos/${idOf('python-tutorial')}?t=6#current-cue`, '0:06'],
+      [`/videos/${idOf('python-tutorial')}?t=9#current-cue`, '0:09'],
     ]);
     expect(await page.$$eval('ul.cues mark', (marks) => marks.map((mark) => mark.textContent))).toEqual([
       'interpreter',
@@ -135,6 +160,19 @@ describe('the search page', () => {
     expect(await overflowsWidth(page)).toBe(false);
     expect(await accessibilityViolations(page)).toEqual([]);
     await saveScreenshot(page, 'search-subtitles-390');
+    // A hit opens the video page at its line: marked, and scrolled into view (by its fragment, without script).
+    await page.setJavaScriptEnabled(false);
+    await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('ul.cues li:nth-child(3) a')]);
+    expect(await page.$$eval('#transcript-list li.current', (items) => items.map((item) => item.textContent))).toEqual([
+      '0:09 The interpreter again.',
+    ]);
+    expect(await page.$eval('li.current', (item) => item.id)).toBe('current-cue');
+    const inView = await page.$eval('li.current', (item) => {
+      const box = item.getBoundingClientRect();
+      const list = item.closest('ol')!.getBoundingClientRect();
+      return box.top >= Math.max(0, list.top) && box.bottom <= Math.min(window.innerHeight, list.bottom);
+    });
+    expect(inView).toBe(true);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -160,6 +160,7 @@ describe('the video page', () => {
       expect(await overflowsWidth(page)).toBe(false);
       await expectCleanPage(page, problems);
       await saveScreenshot(page, `video-${width}`);
+      await page.screenshot({ path: `/tmp/shots-web-video/video-${width}.png`, fullPage: true });
       await page.close();
     }
   });
@@ -182,6 +183,33 @@ describe('the video page', () => {
     );
     await page.waitForFunction(() => (document.querySelector('video#player') as HTMLVideoElement).currentTime === 3);
     expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('links the description: chapter times to their moment, URLs as external links', async () => {
+    const { page, problems } = await openTab(browser, api.url);
+    await page.goto(videoUrl(withoutMedia), { waitUntil: 'networkidle0' });
+    await page.click('details.description > summary');
+    const links = await page.$$eval('details.description a', (anchors) =>
+      anchors.map((anchor) => [anchor.textContent, anchor.getAttribute('href'), anchor.getAttribute('rel')]),
+    );
+    expect(links).toEqual([
+      ['0:00', '?t=0#player', null],
+      ['1:00', '?t=60#player', null],
+      ['https://example.org/support', 'https://example.org/support', 'nofollow noopener ugc'],
+    ]);
+    expect(await page.$eval('details.description p', (text) => text.textContent)).toContain('1:00 The work\n');
+    await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('details.description a[href="?t=60#player"]')]);
+    expect(new URL(page.url()).searchParams.get('t')).toBe('60');
+    // At 60 s the transcript's last line started before: it is the one marked.
+    expect(await page.$$eval('#transcript-list li.current', (items) => items.length)).toBe(1);
+    for (const width of [1280, 390]) {
+      await page.setViewport({ width, height: 900 });
+      await page.goto(videoUrl(withMedia, '?t=3#current-cue'), { waitUntil: 'networkidle0' });
+      await page.click('details.description > summary');
+      await page.screenshot({ path: `/tmp/shots-web-video/video-marked-line-${width}.png`, fullPage: true });
+    }
+    await expectCleanPage(page, problems);
     await page.close();
   });
 

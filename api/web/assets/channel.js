@@ -6,7 +6,9 @@ const list = document.getElementById('videos-list');
 const status = document.getElementById('crawl-status');
 /** Videos shown live at most: past that a note says how many arrived and links to the paged list. */
 const MAX_ADDED = 200;
-const STATUS_WORDS = { live: 'Live', deleted: 'Deleted', 're-uploaded': 'Re-uploaded', checking: 'Checking' };
+/** core/videos/statusWording.ts's words, from the page; each video's reasonText comes with it. */
+const STATUS_WORDS = JSON.parse(box?.dataset.statusWords ?? '{}');
+const gone = (video) => video.status === 'deleted' || video.status === 're-uploaded';
 
 function clock(total) {
   const h = Math.floor(total / 3600);
@@ -48,8 +50,20 @@ function card(video) {
   const line = item.appendChild(document.createElement('p'));
   const badge = line.appendChild(document.createElement('span'));
   badge.className = `badge ${video.status.replace('-', '')}`;
-  badge.textContent = STATUS_WORDS[video.status] ?? video.status;
-  const facts = [video.uploadDate, video.duration == null ? null : clock(video.duration)].filter(Boolean).join(' · ');
+  const word = STATUS_WORDS[video.status] ?? video.status;
+  badge.textContent = gone(video) && video.reasonText ? `${word}: ${video.reasonText}` : word;
+  if (gone(video)) {
+    line.append(' ');
+    const deleted = line.appendChild(document.createElement('span'));
+    deleted.className = 'fact deleted-on';
+    deleted.append('deleted ');
+    const time = deleted.appendChild(document.createElement('time'));
+    time.dateTime = video.statusSince;
+    time.textContent = video.statusSince.slice(0, 10);
+  }
+  const facts = [video.uploadDate && `uploaded ${video.uploadDate}`, video.duration == null ? null : `duration ${clock(video.duration)}`]
+    .filter(Boolean)
+    .join(' · ');
   if (facts) {
     line.append(' ');
     const muted = line.appendChild(document.createElement('span'));
@@ -126,11 +140,7 @@ if (box && list && status && 'EventSource' in window) {
     const video = JSON.parse(event.data);
     kept.set(video.videoId, video.status);
     // The stored part (ids s:…) is on the page's list already, paged; the crawl's finds (c:…) are added.
-    if (
-      event.lastEventId.startsWith('c:') &&
-      !shown.has(video.videoId) &&
-      (!goneOnly || video.status === 'deleted' || video.status === 're-uploaded')
-    ) {
+    if (event.lastEventId.startsWith('c:') && !shown.has(video.videoId) && (!goneOnly || gone(video))) {
       shown.add(video.videoId);
       arrived += 1;
       if (added < MAX_ADDED) {

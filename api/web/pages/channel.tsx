@@ -17,6 +17,7 @@ import { lastEventId } from '../../sse/followStream.ts';
 import { FormToken, type FormContext } from '../formToken.tsx';
 import { definePage, redirect } from '../page.tsx';
 import { VideoCard } from '../videoCard.tsx';
+import { STATUS_WORDS } from '../../../core/videos/statusWording.ts';
 import { DeletionTimeline } from '../deletionTimeline.tsx';
 
 const VIDEOS_PER_PAGE = 24;
@@ -191,6 +192,7 @@ export const channelPage = definePage({
               data-filter={query.show}
               data-kept={counts.live + counts.deleted + counts.reuploaded + counts.checking}
               data-all={`${channelUrl(channelId, { show: goneOnly ? 'deleted' : undefined })}#videos`}
+              data-status-words={JSON.stringify(STATUS_WORDS)}
             >
               <p id="crawl-status" role="status" aria-live="polite">
                 A search of this channel is running: {listed.total} videos kept so far. New videos appear below as they are found.

@@ -13,7 +13,8 @@ import { FoldedFilters } from '../foldedFilters.tsx';
 import { Highlighted } from '../highlighted.tsx';
 import { definePage, redirect, type PageContext } from '../page.tsx';
 import { Pager } from '../pager.tsx';
-import { StatusBadge } from '../statusBadge.tsx';
+import { deletedOn, StatusBadge } from '../statusBadge.tsx';
+import { CURRENT_CUE_ID } from './video.tsx';
 import { LIST_THUMBNAIL, Thumbnail } from '../videoCard.tsx';
 
 /** GET /api/fts's fields; q may be left out (the form alone), and a page shows 20 results. */
@@ -110,12 +111,12 @@ function SearchForm({ query }: { query: SearchQuery }): VNode {
   );
 }
 
-const momentHref = (videoId: string, startMs: number) => `/videos/${videoId}?t=${Math.floor(startMs / 1000)}`;
+const momentHref = (videoId: string, startMs: number) => `/videos/${videoId}?t=${Math.floor(startMs / 1000)}#${CURRENT_CUE_ID}`;
 
 function ResultCard({ video }: { video: Result }): VNode {
   const facts = [
-    video.uploadDate,
-    video.duration !== null ? clock(video.duration) : null,
+    video.uploadDate ? `uploaded ${video.uploadDate}` : null,
+    video.duration !== null ? `duration ${clock(video.duration)}` : null,
     video.viewCount !== null ? `${video.viewCount.toLocaleString('en')} views` : null,
     video.hasVideo ? 'archived video' : null,
     video.hasSubtitles ? 'subtitles' : null,
@@ -130,7 +131,13 @@ function ResultCard({ video }: { video: Result }): VNode {
         </a>
       </h3>
       <p class="meta">
-        <StatusBadge video={video} /> <a href={`/channels/${video.channelId}`}>{video.channelTitle ?? video.channelId}</a>
+        <StatusBadge status={video.status} reason={video.statusReason} /> {deletedOn(video)}{' '}
+        {video.reuploadedAs ? (
+          <a class="fact" href={`/videos/${video.reuploadedAs}`}>
+            its re-upload
+          </a>
+        ) : null}{' '}
+        <a href={`/channels/${video.channelId}`}>{video.channelTitle ?? video.channelId}</a>
         {facts.map((fact) => (
           <span class="fact">{fact}</span>
         ))}

@@ -74,7 +74,7 @@ function SummaryArticle({ summary, video }: { summary: SummaryObject; video: Vid
       </p>
       <h1>{summary.title}</h1>
       <p class="meta" lang="en">
-        {video ? <StatusBadge video={video} /> : null}
+        {video ? <StatusBadge status={video.status} reason={video.statusReason} /> : null}
         <a href={`/videos/${summary.videoId}`}>
           {summary.videoTitle && summary.videoTitle !== summary.title ? summary.videoTitle : 'The video in the archive'}
         </a>

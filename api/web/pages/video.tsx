@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { AppError } from '../../../core/errors.ts';
 import { videoIdSchema, videoParams } from '../../../core/schemas.ts';
 import { statusHistory } from '../../../core/status/statusHistory.ts';
+import { describeStatus } from '../../../core/videos/statusWording.ts';
+import { loadVideos } from '../../../core/videos/loadVideos.ts';
+import type { Queryable } from '../../../core/db/database.ts';
 import { findStenogram } from '../../../core/stenograms/findStenogram.ts';
 import type { Cue } from '../../../core/subtitles/cue.ts';
 import { matchCues } from '../../../core/subtitles/match.ts';
@@ -29,12 +32,28 @@ import { StenogramForm } from './stenogram.tsx';
 import { StenogramView } from '../stenogramView.tsx';
 import { assetUrl } from '../assets.ts';
 import { stenogramMarkdown } from '../../actions/stenograms.ts';
-import { StatusBadge, Thumbnail, describeStatus } from '../videoCard.tsx';
+import { StatusBadge } from '../statusBadge.tsx';
+import { Thumbnail } from '../videoCard.tsx';
+import { LinkedDescription, readableEvidence } from '../videoText.tsx';
 
 const videoPath = (videoId: string) => `/videos/${videoId}`;
 /** A moment of the video: the page with the player started there (a media fragment, so it works without script). */
 const momentUrl = (seconds: number, tq: string | undefined) =>
   `?${new URLSearchParams({ t: String(Math.floor(seconds)), ...(tq ? { tq } : {}) })}#player`;
+
+/** The id of the transcript line a `?t=` link opens at: marked, and scrolled to by its fragment. */
+export const CURRENT_CUE_ID = 'current-cue';
+
+/** Other videos' titles, to name links to them (a video not stored, or untitled, keeps its id). */
+async function titlesOf(sql: Queryable, videoIds: Array<string | null>): Promise<Map<string, string>> {
+  const ids = [...new Set(videoIds.filter((id): id is string => id !== null))];
+  const videos = ids.length ? await loadVideos(sql, ids) : [];
+  return new Map(videos.flatMap((video) => (video.title ? [[video.videoId, video.title] as const] : [])));
+}
+
+const VideoLink = ({ videoId, titles }: { videoId: string; titles: Map<string, string> }) => (
+  <a href={videoPath(videoId)}>{titles.get(videoId) ?? `Video ${videoId}`}</a>
+);
 
 /** Which tiers have a feature, as a sentence's end: "the Plus and Pro tiers". */
 async function tiersSentence(deps: ApiDeps, feature: string): Promise<string> {
@@ -52,7 +71,7 @@ async function transcriptOf(deps: ApiDeps, videoId: string): Promise<{ cues: Cue
   return read && { cues: read.cues, language: read.track.language, kind: read.track.kind };
 }
 
-function Facts({ video }: { video: VideoObject }): VNode {
+function Facts({ video, titles }: { video: VideoObject; titles: Map<string, string> }): VNode {
   return (
     <dl class="facts">
       <dt>Channel</dt>
@@ -88,7 +107,7 @@ function Facts({ video }: { video: VideoObject }): VNode {
         <>
           <dt>Re-uploaded as</dt>
           <dd>
-            <a href={videoPath(video.reuploadedAs)}>{video.reuploadedAs}</a>
+            <VideoLink videoId={video.reuploadedAs} titles={titles} />
           </dd>
         </>
       ) : null}
@@ -96,7 +115,7 @@ function Facts({ video }: { video: VideoObject }): VNode {
         <>
           <dt>Re-upload of</dt>
           <dd>
-            <a href={videoPath(video.reuploadOf)}>{video.reuploadOf}</a>
+            <VideoLink videoId={video.reuploadOf} titles={titles} />
           </dd>
         </>
       ) : null}
@@ -185,6 +204,10 @@ async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps;
   if (!visitor.tier.features.statusHistory)
     return <p class="notice">The status history is shown in {await tiersSentence(deps, 'statusHistory')}.</p>;
   const { current, history } = await statusHistory(deps.sql, videoId);
+  const titles = await titlesOf(
+    deps.sql,
+    history.map((entry) => entry.linkedVideoId),
+  );
   return (
     <>
       <ol class="timeline status-history">
@@ -196,10 +219,16 @@ async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps;
               {entry.source ? <span class="muted"> seen by {entry.source.replace('_', ' ')}</span> : null}
             </p>
             {entry.claimant ? <p>Claimed by {entry.claimant}</p> : null}
-            {entry.evidence ? <p class="evidence">{entry.evidence}</p> : null}
+            {entry.evidence
+              ? readableEvidence(entry.evidence).map((text) => (
+                  <p key={text} class="evidence">
+                    {text}
+                  </p>
+                ))
+              : null}
             {entry.linkedVideoId ? (
               <p>
-                Re-uploaded as <a href={videoPath(entry.linkedVideoId)}>{entry.linkedVideoId}</a>
+                Re-uploaded as <VideoLink videoId={entry.linkedVideoId} titles={titles} />
               </p>
             ) : null}
           </li>
@@ -218,14 +247,18 @@ function Transcript({
   tq,
   videoId,
   hasPlayer,
+  at,
 }: {
   transcript: NonNullable<Awaited<ReturnType<typeof transcriptOf>>>;
   tq: string | undefined;
   videoId: string;
   hasPlayer: boolean;
+  /** `?t=`: the line said at that second is marked. */
+  at: number | undefined;
 }): VNode {
   const matching = tq ? new Set(matchCues(transcript.cues, tq)) : undefined;
   const shown = transcript.cues.map((cue, index) => ({ cue, index })).filter(({ index }) => !matching || matching.has(index));
+  const current = at === undefined ? undefined : shown.filter(({ cue }) => cue.startMs <= at * 1000).at(-1)?.index;
   return (
     <>
       <form class="filters transcript-search" role="search" method="get" action={`${videoPath(videoId)}#transcript`}>
@@ -242,7 +275,12 @@ function Transcript({
       </p>
       <ol class="transcript" id="transcript-list" data-seek={hasPlayer ? 'player' : undefined}>
         {shown.map(({ cue, index }) => (
-          <li key={index}>
+          <li
+            key={index}
+            class={index === current ? 'current' : undefined}
+            id={index === current ? CURRENT_CUE_ID : undefined}
+            aria-current={index === current ? 'true' : undefined}
+          >
             <a href={momentUrl(cue.startMs / 1000, tq)} data-seconds={cue.startMs / 1000}>
               {clock(cue.startMs / 1000)}
             </a>{' '}
@@ -430,6 +468,7 @@ export const videoPage = definePage({
       perform(readUsage, ctx, undefined),
     ]);
     const downloadsLeft = usage.limitsEnforced ? usage.limits.subtitleDownloadsPerDay : undefined;
+    const titles = await titlesOf(deps.sql, [video.reuploadedAs, video.reuploadOf]);
     const title = video.title ?? `Video ${video.videoId}`;
     return {
       title,
@@ -439,13 +478,13 @@ export const videoPage = definePage({
       body: (
         <article class="video">
           <h1>{title}</h1>
-          <Facts video={video} />
+          <Facts video={video} titles={titles} />
           <Elsewhere video={video} />
           <Media video={video} start={query.t} clip={clip} />
           {video.description ? (
             <details class="description">
               <summary>Description</summary>
-              <p>{video.description}</p>
+              <LinkedDescription text={video.description} />
             </details>
           ) : null}
 
@@ -464,7 +503,7 @@ export const videoPage = definePage({
             {transcript ? (
               <>
                 <SubtitleDownloads videoId={video.videoId} left={downloadsLeft} />
-                <Transcript transcript={transcript} tq={tq} videoId={video.videoId} hasPlayer={hasPlayer} />
+                <Transcript transcript={transcript} tq={tq} videoId={video.videoId} hasPlayer={hasPlayer} at={query.t} />
               </>
             ) : (
               <p>No subtitles of this video are kept.</p>
