@@ -17,11 +17,11 @@ let browser: Browser;
 let release: () => void;
 let releaseLarge: () => void;
 const { channel, videos } = generateChannel(30);
-/** A channel of more videos than the page adds live (200), crawled in a few seconds. */
+/** A channel of more videos than the page adds live (200), crawled in about 12 seconds. */
 const large = generateChannel(300, 'L');
 const DELETED = [videos[3]!.videoId, videos[4]!.videoId, videos[17]!.videoId];
 
-/** The fake source, held until `release`, then a page of 5 videos every 800 ms; the large channel's held until `releaseLarge`, then 25 every 500 ms (more than one crawl step). */
+/** The fake source, held until `release`, then a page of 5 videos every 800 ms; the large channel's held until `releaseLarge`, then 25 every second (four crawl steps of 3 s each: counts shown between them). */
 function slowSource(): VideoSource {
   const gate = new Promise<void>((resolve) => (release = resolve));
   const largeGate = new Promise<void>((resolve) => (releaseLarge = resolve));
@@ -35,7 +35,7 @@ function slowSource(): VideoSource {
     async listVideos(listed, cursor) {
       if (listed.channelId === large.channel.channelId) {
         await largeGate;
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await new Promise((resolve) => setTimeout(resolve, 1000));
         return largeSource.listVideos(listed, cursor);
       }
       await gate;
