@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ComponentChildren } from 'preact';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../http/auth.ts';
 import { readFormBody } from '../http/body.ts';
@@ -8,8 +8,9 @@ import { checkFormToken, CSRF_FIELD } from '../http/csrf.ts';
 import { parseInput, parseQuery } from '../http/input.ts';
 import { guarded, type Access, type ChargeUnits, type GuardedRequest, type RequestLimit } from '../http/guard.ts';
 import { PAGE_CALLER_HEADERS, privateByDefault, sendAnswer } from '../http/representation.ts';
-import { handled, privateCache, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
-import type { LimitName } from '../../core/schemas.ts';
+import { handled, perform, privateCache, type Action, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
+import { videoParams, type LimitName } from '../../core/schemas.ts';
+import { lastEventId } from '../sse/followStream.ts';
 import { sendErrorPage } from './errorPage.tsx';
 import { Layout, type LayoutProps } from './layout.tsx';
 import { HTML_TYPE, PAGE_HEADERS, PRIVATE_PAGE, renderDocument } from './render.ts';
@@ -178,3 +179,23 @@ async function render(page: Page, deps: ApiDeps, req: PageRequest, res: ServerRe
     headers: { ...PAGE_HEADERS, ...(cache ? {} : PRIVATE_PAGE), ...headers },
   });
 }
+
+/** What following a video's generation takes, whatever its kind: the video, the response to stream on, where to resume. */
+type FollowInput = { videoId: string; res: ServerResponse; resumeFrom: string | undefined };
+
+/**
+ * `/videos/:videoId/<kind>/live`: a generation's progress as its API stream sends it, to this visitor
+ * (the video page's script follows it while a summary or a stenogram is being written).
+ */
+export const generationLivePage = (path: string, follow: Action<FollowInput, typeof handled>) =>
+  definePage({
+    method: 'GET',
+    path,
+    params: videoParams,
+    query: z.object({ lastEventId: z.string().max(64).optional() }),
+    access: follow.access,
+    async handler(ctx) {
+      const { req, res, params, query } = ctx;
+      return perform(follow, ctx, { videoId: params.videoId, res, resumeFrom: lastEventId(req, query.lastEventId) });
+    },
+  });

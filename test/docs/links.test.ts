@@ -1,21 +1,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { headingAnchors } from '../support/markdown.ts';
 
 // Every link of the docs a newcomer reads to a file of this repository, or to a part of one, leads
 // somewhere: the file exists, and its anchor names a heading of that file.
 
 const root = join(import.meta.dirname, '..', '..');
 const DOCS = ['README.md', 'OPERATING.md', 'CONTRIBUTING.md', 'api/REFERENCE.md', 'scripts/bench/results/SUMMARY.md'];
-
-/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
-const anchor = (heading: string) =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\- ]/gu, '')
-    .replaceAll(' ', '-');
-const headings = (markdown: string) => new Set([...markdown.matchAll(/^#+ (.*)$/gm)].map((match) => anchor(match[1]!)));
 
 /** Links in Markdown outside code: [text](target), images included; absolute URLs are not ours to check. */
 function localLinks(markdown: string): string[] {
@@ -31,7 +23,7 @@ describe('the docs', () => {
         const [path, fragment] = target.split('#') as [string, string | undefined];
         const file = path ? normalize(join(dirname(join(root, doc)), path)) : join(root, doc);
         if (!existsSync(file)) return true;
-        return fragment !== undefined && file.endsWith('.md') && !headings(readFileSync(file, 'utf8')).has(fragment);
+        return fragment !== undefined && file.endsWith('.md') && !headingAnchors(readFileSync(file, 'utf8')).has(fragment);
       });
       expect(broken).toEqual([]);
     });

@@ -4,19 +4,13 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { errorStatus } from '../../core/errors.ts';
 import { limitName } from '../../core/schemas.ts';
+import { headingAnchors } from '../support/markdown.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 const reference = read('api/REFERENCE.md');
 
-/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
-const anchor = (heading: string) =>
-  heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\- ]/gu, '')
-    .replaceAll(' ', '-');
-const anchors = new Set([...reference.matchAll(/^#+ (.*)$/gm)].map((match) => anchor(match[1]!)));
+const anchors = headingAnchors(reference);
 
 describe('api/REFERENCE.md', () => {
   it('every link to a part of it, from it and from the other docs, names a heading it has', () => {

@@ -1,11 +1,9 @@
 import type { VNode } from 'preact';
-import { z } from 'zod';
 import { videoParams } from '../../../core/schemas.ts';
 import { followStenogram, generateStenogram } from '../../actions/stenograms.ts';
 import { perform } from '../../http/route.ts';
-import { lastEventId } from '../../sse/followStream.ts';
 import { FormToken, type FormContext } from '../formToken.tsx';
-import { definePage, redirect } from '../page.tsx';
+import { definePage, generationLivePage, redirect } from '../page.tsx';
 
 const stenogramPath = (videoId: string) => `/videos/${videoId}/stenogram`;
 
@@ -34,14 +32,4 @@ export const videoStenogramPage = definePage({
 });
 
 /** The stenogram's progress as GET /api/stenograms/@:userId/:videoId/stream sends it, to its owner. */
-export const videoStenogramLivePage = definePage({
-  method: 'GET',
-  path: '/videos/:videoId/stenogram/live',
-  params: videoParams,
-  query: z.object({ lastEventId: z.string().max(64).optional() }),
-  access: followStenogram.access,
-  async handler(ctx) {
-    const { req, res, params, query } = ctx;
-    return perform(followStenogram, ctx, { videoId: params.videoId, res, resumeFrom: lastEventId(req, query.lastEventId) });
-  },
-});
+export const videoStenogramLivePage = generationLivePage('/videos/:videoId/stenogram/live', followStenogram);

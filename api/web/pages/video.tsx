@@ -24,10 +24,9 @@ import { downloadSubtitles } from '../../actions/subtitles.ts';
 import { readUsage } from '../../actions/usage.ts';
 import { whenInWords } from '../duration.ts';
 import { downloadVideoFile, readVideo } from '../../actions/videos.ts';
-import { lastEventId } from '../../sse/followStream.ts';
 import { tiersWith } from '../errorPage.tsx';
 import { FormToken, type FormContext } from '../formToken.tsx';
-import { definePage, redirect } from '../page.tsx';
+import { definePage, generationLivePage, redirect } from '../page.tsx';
 import { StenogramForm } from './stenogram.tsx';
 import { StenogramView } from '../stenogramView.tsx';
 import { assetUrl } from '../assets.ts';
@@ -564,14 +563,4 @@ export const videoSummaryPage = definePage({
 });
 
 /** The summary's progress as GET /api/summary/:videoId/stream sends it, to this visitor. */
-export const videoSummaryLivePage = definePage({
-  method: 'GET',
-  path: '/videos/:videoId/summary/live',
-  params: videoParams,
-  query: z.object({ lastEventId: z.string().max(64).optional() }),
-  access: followSummary.access,
-  async handler(ctx) {
-    const { req, res, params, query } = ctx;
-    return perform(followSummary, ctx, { videoId: params.videoId, res, resumeFrom: lastEventId(req, query.lastEventId) });
-  },
-});
+export const videoSummaryLivePage = generationLivePage('/videos/:videoId/summary/live', followSummary);
