@@ -1,5 +1,5 @@
 /** GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces as hyphens. */
-export const anchor = (heading: string) =>
+const anchor = (heading: string) =>
   heading
     .trim()
     .toLowerCase()
