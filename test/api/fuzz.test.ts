@@ -319,11 +319,19 @@ async function exercise(request: FuzzRequest): Promise<void> {
   const hang = setTimeout(() => leaving.abort(new Error(`no complete answer within ${HANG_MS} ms`)), HANG_MS);
   const what = describeRequest(request);
   try {
-    const response = await fetch(`${stack.api.url}${request.path}${request.query ? `?${request.query}` : ''}`, {
-      method: request.method,
-      headers: request.headers,
-      body: request.body,
-      signal: leaving.signal,
+    const send = () =>
+      fetch(`${stack.api.url}${request.path}${request.query ? `?${request.query}` : ''}`, {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        signal: leaving.signal,
+      });
+    // A kept-alive connection the server closed as idle just as the client reused it is reset before any
+    // answer; an idempotent request is then sent again, as HTTP clients do (RFC 9110 §9.2.2).
+    const idempotent = request.method === 'GET' || request.method === 'HEAD';
+    const response = await send().catch((error: unknown) => {
+      if (idempotent && (error as { cause?: { code?: string } }).cause?.code === 'ECONNRESET') return send();
+      throw error;
     });
     const type = response.headers.get('content-type') ?? '';
     let text = '';
