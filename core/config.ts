@@ -142,6 +142,19 @@ export const configSchema = z.object({
     .describe(
       '`open`: anyone may create an account (registered tier) at `/register`; `closed`: the operator creates them (`afterimage users create`)',
     ),
+  SECRET_KEY: z
+    .string()
+    .min(32, { message: 'expected at least 32 characters, e.g. the output of `openssl rand -base64 32`' })
+    .optional()
+    .describe(
+      'seals webhook secrets and derives private feed URLs; every process of a deployment needs the same one. Unset: a key kept in `DATA_DIR/secret.key`',
+    ),
+  WATCH_RECRAWL_HOURS: integerFromEnv(1, 24 * 365)
+    .default(6)
+    .describe('watched channels are crawled again at least this often (other channels every `RECRAWL_HOURS`)'),
+  WEBHOOK_ALLOW_PRIVATE: booleanFromEnv
+    .default(false)
+    .describe('let webhooks reach private and loopback addresses (home networks, tests); off: only public addresses'),
   PUBLIC_URL: z
     .url({ message: 'expected an http(s) URL, e.g. https://archive.example.org' })
     .optional()
@@ -188,6 +201,7 @@ const secretSettings = new Set<keyof RawConfig>([
   'TYPESENSE_API_KEY',
   'LLM_API_KEY',
   'S3_SECRET_ACCESS_KEY',
+  'SECRET_KEY',
 ]);
 
 export class ConfigError extends Error {

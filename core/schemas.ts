@@ -34,6 +34,7 @@ export const featureName = z.enum([
   'summaryGeneration',
   'stenograms',
   'statusHistory',
+  'watchlists',
 ]);
 export type FeatureName = z.infer<typeof featureName>;
 
@@ -44,6 +45,10 @@ export type FeatureName = z.infer<typeof featureName>;
  */
 export const keyedObject = <K extends string, V extends z.ZodType>(keys: z.ZodEnum<{ [key in K]: key }>, value: V) =>
   z.strictObject(Object.fromEntries(keys.options.map((key) => [key, value])) as { [key in K]: V });
+
+/** What a user may hold at once (sql/045_watchlists.sql), unlike limits, which count per window. */
+export const allowanceName = z.enum(['watchlists', 'watchlistItems', 'webhooks']);
+export type AllowanceName = z.infer<typeof allowanceName>;
 
 const limitRule = z.object({
   name: limitName,

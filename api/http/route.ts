@@ -19,7 +19,7 @@ import { checkAccess, type ChargeUnits, type Guarded, type GuardedRequest, type 
  * What every route may use; built once per API process. The services (video sources, full-text
  * search, the stenogram store) come from the composition root, core/services/buildServices.ts.
  */
-export interface ApiDeps extends Pick<Services, 'sources' | 'search' | 'stenogramStore'> {
+export interface ApiDeps extends Pick<Services, 'sources' | 'search' | 'stenogramStore' | 'serverKey'> {
   config: Config;
   sql: Sql;
   /**

@@ -7,6 +7,7 @@ import type { TypesenseTarget } from '../fts/typesense/client.ts';
 import { configuredLlmClient } from '../llm/configuredClient.ts';
 import type { LlmClient } from '../llm/types.ts';
 import type { Logger } from '../log.ts';
+import { configuredServerKey, type ServerKey } from '../secrets/serverKey.ts';
 import { configuredSources, configuredWaybackThumbnails } from '../sources/configured.ts';
 import type { VideoSource } from '../sources/types.ts';
 import type { WaybackThumbnailFetcher } from '../sources/wayback/thumbnail.ts';
@@ -47,6 +48,8 @@ export interface Services {
   search: SearchBackend;
   /** Where index_videos writes (Typesense, patient retries); null without TYPESENSE_URL. */
   typesense: TypesenseTarget | null;
+  /** Seals webhook secrets and derives private feed URLs (SECRET_KEY, else DATA_DIR/secret.key). */
+  serverKey: ServerKey;
 }
 
 /**
@@ -79,5 +82,6 @@ export async function buildServices(config: Config, deps: { sql: Sql; log: Logge
     ),
     search: await given('search', () => configuredSearchBackend(config, deps.sql, deps.log)),
     typesense: await given('typesense', async () => (await configuredIndexingTarget(config, deps.log)) ?? null),
+    serverKey: await given('serverKey', () => configuredServerKey(config, deps.sql)),
   };
 }
