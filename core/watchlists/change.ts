@@ -27,7 +27,7 @@ const metadataValues = z.object({
 });
 
 export const changeSchema = z.object({
-  id: z.string().describe('the change\'s id in the log: stable, increasing, the same in every feed, stream and webhook'),
+  id: z.string().describe("the change's id in the log: stable, increasing, the same in every feed, stream and webhook"),
   type: changeType,
   videoId: z.string(),
   channelId: z.string(),

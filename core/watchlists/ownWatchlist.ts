@@ -36,7 +36,8 @@ export async function findOwnWatchlist(
 }
 
 /** The token of a watchlist's private feed: derived, never stored, changed when the owner rotates it (a new version). */
-export const feedToken = (key: ServerKey, watchlistId: string, feedVersion: number) => key.derive(`feed:${watchlistId}:${feedVersion}`).slice(0, 32);
+export const feedToken = (key: ServerKey, watchlistId: string, feedVersion: number) =>
+  key.derive(`feed:${watchlistId}:${feedVersion}`).slice(0, 32);
 
 /** The path of a watchlist's private Atom feed; its owner alone knows it. */
 export const watchlistFeedPath = (key: ServerKey, row: Pick<WatchlistRow, 'id' | 'feedVersion'>) =>
