@@ -9,6 +9,16 @@ const HELD: Record<AllowanceName, string> = {
   webhooks: 'select count(*) from webhook_endpoints e join watchlists w on w.id = e.watchlist_id where w.owner_id = u.id',
 };
 
+/** How many of each allowance the user holds now (GET /api/features, the account page). */
+export async function heldAllowances(sql: Queryable, userId: string): Promise<Record<AllowanceName, number>> {
+  const names = Object.keys(HELD) as AllowanceName[];
+  const [row] = await sql.unsafe<Record<AllowanceName, number>[]>(
+    `select ${names.map((name) => `(${HELD[name]})::int as "${name}"`).join(', ')} from users u where u.id = $1`,
+    [userId],
+  );
+  return row ?? (Object.fromEntries(names.map((name) => [name, 0])) as Record<AllowanceName, number>);
+}
+
 /**
  * Refuses (403) one more of `allowance` when the owner's tier allows no more; call it in the
  * transaction that adds it. The owner's row stays locked until that transaction ends, so two
