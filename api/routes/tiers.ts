@@ -26,7 +26,8 @@ export const updateTierRoute = defineRoute({
   path: '/api/tiers/:name',
   tag: 'System',
   summary: "Change a tier's API access, key scope, feature flags, limits or allowances (administrators)",
-  description: 'Takes effect in every API process within 5 seconds. A lowered allowance keeps what users hold already and refuses them more.',
+  description:
+    'Takes effect in every API process within 5 seconds. A lowered allowance keeps what users hold already and refuses them more.',
   auth: 'key',
   admin: true,
   params: z.strictObject({ name: tierName }),

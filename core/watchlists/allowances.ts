@@ -26,14 +26,16 @@ export async function heldAllowances(sql: Queryable, userId: string): Promise<Re
  * as their limits are not.
  */
 export async function holdOneMore(tx: Queryable, ownerId: string, allowance: AllowanceName, adding = 1): Promise<void> {
+  // Locked first, counted in the next statement: a statement that waited for the lock still sees what
+  // it saw when it began, so counting in it would miss what the transaction holding the lock added.
+  await tx`select 1 from users where id = ${ownerId} for update`;
   const [row] = await tx.unsafe<{ max: number | null; held: number; isAdmin: boolean; unit: string; tier: string }[]>(
     `select ta.max_count as max, (${HELD[allowance]})::int as held, u.is_admin as "isAdmin", d.unit, t.display_name as tier
      from users u
      join tiers t on t.name = u.tier
      join allowance_definitions d on d.name = $2
      left join tier_allowances ta on ta.tier = u.tier and ta.allowance_name = $2
-     where u.id = $1
-     for update of u`,
+     where u.id = $1`,
     [ownerId, allowance],
   );
   if (!row || row.isAdmin || row.max === null || row.held + adding <= row.max) return;
