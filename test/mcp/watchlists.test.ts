@@ -77,6 +77,9 @@ describe('watchlist tools', () => {
 
   it("another user's watchlist is NOT_FOUND to every tool; refusals are isError results", async () => {
     const mine = await tool(owner.client, 'create_watchlist', { name: 'Mine' });
+    const usage = await owner.client.callTool({ name: 'get_usage', arguments: {} });
+    expect(usage.structuredContent).toMatchObject({ allowances: { watchlists: { max: 100, held: 1, remaining: 99 } } });
+    expect(textOf(usage)).toContain('- watchlists: 1 held of 100, 99 more allowed');
     for (const [name, args] of [
       ['get_watchlist', { watchlistId: mine.id }],
       ['add_to_watchlist', { watchlistId: mine.id, item: { kind: 'video', videoId } }],
