@@ -75,6 +75,12 @@ beforeAll(async () => {
     name: 'pro',
     docsFile: /\/api\/docs\/assets\/([^"]+)"/.exec((await stack.api.call('/api/docs')).body)![1]!,
   });
+  // A watchlist watching a video (read, renamed, its item removed), and one to delete.
+  const watchlist = await post('/api/watchlists', user.key, { name: 'Cached' });
+  const item = await post(`/api/watchlists/${watchlist.body.data.id}/items`, user.key, { kind: 'video', videoId: summarised! });
+  values.id = watchlist.body.data.id;
+  values.itemId = item.body.data.id;
+  values.doomedWatchlist = (await post('/api/watchlists', user.key, { name: 'Doomed' })).body.data.id;
   const [title] = await db.sql<{ title: string }[]>`select title from videos where video_id = ${summarised!}`;
   ftsWord = title!.title.split(' ')[0]!;
 }, 120_000);
@@ -105,6 +111,10 @@ const asks: Record<string, () => Ask> = {
   'GET /sitemaps/summaries/:file': () => ({ params: { file: '1' } }),
   'POST /api/stenograms/:videoId/generate': () => ({ params: { videoId: values.stenogram! } }),
   'POST /api/stream-tokens': () => ({ body: { stream: `/api/summary/${values.videoId}/stream` } }),
+  'POST /api/watchlists': () => ({ body: { name: 'Another' } }),
+  'PATCH /api/watchlists/:id': () => ({ body: { name: 'Renamed' } }),
+  'DELETE /api/watchlists/:id': () => ({ params: { id: values.doomedWatchlist! } }),
+  'POST /api/watchlists/:id/items': () => ({ body: { kind: 'query', q: 'cached' } }),
 };
 
 /** The route's request, with `change` made to it; a stream is left once its headers are in. */
