@@ -40,6 +40,21 @@ async function tool(client: Client, name: string, args: Record<string, unknown>)
 }
 
 describe('watchlist tools', () => {
+  it('are listed with their hints: reads read-only, deletions destructive', async () => {
+    const { tools } = await owner.client.listTools();
+    const hints = Object.fromEntries(
+      tools.filter((t) => t.name.includes('watchlist')).map((t) => [t.name, [t.annotations?.readOnlyHint, t.annotations?.destructiveHint]]),
+    );
+    expect(hints).toEqual({
+      list_watchlists: [true, false],
+      get_watchlist: [true, false],
+      create_watchlist: [false, false],
+      add_to_watchlist: [false, false],
+      remove_from_watchlist: [false, true],
+      delete_watchlist: [false, true],
+    });
+  });
+
   it('create, add (again: the same item), get, list, remove and delete: the same watchlist REST shows', async () => {
     const created = await tool(owner.client, 'create_watchlist', { name: ' Over MCP ' });
     expect(created).toMatchObject({ name: 'Over MCP', items: [] });

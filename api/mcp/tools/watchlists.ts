@@ -103,6 +103,7 @@ export const removeFromWatchlistTool = defineTool({
   output: deleted,
   access: removeWatchlistItem.access,
   readOnly: false,
+  destructive: true,
   async run(args, ctx) {
     const data = await perform(removeWatchlistItem, ctx, { id: args.watchlistId, itemId: args.itemId });
     return { data, text: `Item ${data.id} removed.` };
@@ -117,6 +118,7 @@ export const deleteWatchlistTool = defineTool({
   output: deleted,
   access: deleteWatchlist.access,
   readOnly: false,
+  destructive: true,
   async run(args, ctx) {
     const data = await perform(deleteWatchlist, ctx, { id: args.watchlistId });
     return { data, text: `Watchlist ${data.id} deleted.` };
