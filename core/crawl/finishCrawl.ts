@@ -2,6 +2,7 @@ import type { Queryable, Sql } from '../db/database.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
 import { searchEvents, type CrawlTotals } from '../events/searchEvents.ts';
 import { enqueue } from '../jobs/enqueue.ts';
+import { queueSavedQueryRun } from '../watchlists/savedQueries.ts';
 
 type Failure = { code: string; message: string };
 
@@ -36,8 +37,12 @@ export async function finishCrawl(tx: Queryable, crawl: { id: string; channelId:
       : searchEvents.complete({ channelId: crawl.channelId, totals, failedSources, morePages: current?.morePages ?? false }),
   ]);
   // The words of what the crawl stored join the did-you-mean vocabulary now, not at the crontab's next
-  // run. One job key: crawls finishing together join the job still queued (a running one is not joined).
-  if (sources.some(([, counts]) => counts.changed > 0)) await enqueue(tx, 'refresh_search_words', {}, { jobKey: 'refresh_search_words' });
+  // run, and the saved queries look for it. One job key each: crawls finishing together join the job
+  // still queued (a running one is not joined).
+  if (sources.some(([, counts]) => counts.changed > 0)) {
+    await enqueue(tx, 'refresh_search_words', {}, { jobKey: 'refresh_search_words' });
+    await queueSavedQueryRun(tx);
+  }
 }
 
 /** A step out of attempts: the crawl ends with search:error instead of staying "running" for ever. */
