@@ -1,24 +1,10 @@
-import { z } from 'zod';
 import type { Queryable, Sql } from '../db/database.ts';
 import type { FtsRequest, SearchBackend } from '../fts/backend.ts';
 import { parseQuery } from '../fts/query.ts';
 import { searchSubtitles } from '../fts/subtitles.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import type { Logger } from '../log.ts';
-
-/**
- * A saved query as saved_queries.query keeps it: the normalised input of GET /api/fts (its words, where
- * they are looked for and the filters). Paging and order are not part of it: a re-run looks newest first.
- */
-export const savedQuery = z.object({
-  q: z.string(),
-  in: z.enum(['videos', 'subtitles']).default('videos'),
-  status: z.enum(['live', 'deleted']).optional(),
-  hasVideo: z.boolean().optional(),
-  hasSubtitles: z.boolean().optional(),
-  hasSummary: z.boolean().optional(),
-});
-export type SavedQuery = z.infer<typeof savedQuery>;
+import { savedQuerySchema, type SavedQuery } from './watchlists.ts';
 
 /** Results one run looks at per query at most: matches further down (older uploads) wait for a narrower query. */
 export const RESULTS_PER_RUN = 1_000;
@@ -50,7 +36,7 @@ export async function runSavedQueries(deps: SavedQueryDeps): Promise<{ queries: 
   let newMatches = 0;
   let failed = 0;
   for (const row of queries) {
-    const parsed = savedQuery.safeParse(row.query);
+    const parsed = savedQuerySchema.safeParse(row.query);
     if (!parsed.success) {
       deps.log.warn('saved query unreadable, skipped', { savedQueryId: row.id, error: parsed.error.message });
       continue;
