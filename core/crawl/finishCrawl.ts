@@ -2,7 +2,6 @@ import type { Queryable, Sql } from '../db/database.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
 import { searchEvents, type CrawlTotals } from '../events/searchEvents.ts';
 import { enqueue } from '../jobs/enqueue.ts';
-import { queueSavedQueryRun } from '../watchlists/savedQueries.ts';
 
 type Failure = { code: string; message: string };
 
@@ -41,7 +40,7 @@ export async function finishCrawl(tx: Queryable, crawl: { id: string; channelId:
   // still queued (a running one is not joined).
   if (sources.some(([, counts]) => counts.changed > 0)) {
     await enqueue(tx, 'refresh_search_words', {}, { jobKey: 'refresh_search_words' });
-    await queueSavedQueryRun(tx);
+    await enqueue(tx, 'run_saved_queries', {}, { jobKey: 'run_saved_queries' });
   }
 }
 

@@ -1,8 +1,7 @@
-import type { Queryable, Sql } from '../db/database.ts';
+import type { Sql } from '../db/database.ts';
 import type { FtsRequest, SearchBackend } from '../fts/backend.ts';
 import { parseQuery } from '../fts/query.ts';
 import { searchSubtitles } from '../fts/subtitles.ts';
-import { enqueue } from '../jobs/enqueue.ts';
 import type { Logger } from '../log.ts';
 import { savedQuerySchema, type SavedQuery } from './watchlists.ts';
 
@@ -17,12 +16,6 @@ export interface SavedQueryDeps {
   timeoutMs: number;
   log: Logger;
 }
-
-/**
- * Queues a re-run of every saved query, in the caller's transaction: after a crawl or an import that
- * stored videos. One job key: a burst of crawls finishing joins the job still queued.
- */
-export const queueSavedQueryRun = (tx: Queryable) => enqueue(tx, 'run_saved_queries', {}, { jobKey: 'run_saved_queries' });
 
 /**
  * Re-runs every saved query and records its new matches. A query's first run (last_run_at null) records

@@ -40,7 +40,8 @@ const changesOf = (videoId: string) => db.sql<ChangeRow[]>`
   select kind, video_id as "videoId", status_history_id::text as "statusHistoryId", version_id::text as "versionId", details
   from changes where video_id = ${videoId} order by id`;
 
-const observe = (observation: Observation) => db.sql.begin((tx) => recordObservations(tx, [observation], { confirmMinutes: 0, recheckDays: 30 }));
+const observe = (observation: Observation) =>
+  db.sql.begin((tx) => recordObservations(tx, [observation], { confirmMinutes: 0, recheckDays: 30 }));
 const gone = (videoId: string): Observation => ({
   videoId,
   outcome: 'gone',
@@ -133,7 +134,9 @@ describe('change log triggers', () => {
       record(id(9), { channelId: WATCHED, uploadDate: '2019-05-05' }),
       record(id(10), { uploadDate: today }),
     ]);
-    expect(await changesOf(id(8))).toMatchObject([{ kind: 'channel.video_added', details: { title: `Video ${id(8)}`, uploadDate: today } }]);
+    expect(await changesOf(id(8))).toMatchObject([
+      { kind: 'channel.video_added', details: { title: `Video ${id(8)}`, uploadDate: today } },
+    ]);
     expect(await changesOf(id(9))).toEqual([]);
     expect(await changesOf(id(10))).toEqual([]);
   });

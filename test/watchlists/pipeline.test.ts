@@ -38,7 +38,8 @@ beforeAll(async () => {
 afterAll(async () => db?.drop());
 
 const channelId = (name: string) => `UC${name.padEnd(22, '0')}`;
-const newWatchlist = async () => (await db.sql<{ id: string }[]>`insert into watchlists (owner_id, name) values (${ownerId}, 'list') returning id`)[0]!.id;
+const newWatchlist = async () =>
+  (await db.sql<{ id: string }[]>`insert into watchlists (owner_id, name) values (${ownerId}, 'list') returning id`)[0]!.id;
 const watchChannel = async (channel: string, watchlistId?: string) =>
   db.sql`insert into watchlist_items (watchlist_id, kind, channel_id) values (${watchlistId ?? (await newWatchlist())}, 'channel', ${channel})`;
 const watchVideo = async (videoId: string) =>
@@ -73,9 +74,11 @@ describe('watched channels are re-crawled every WATCH_RECRAWL_HOURS', () => {
       values (${channel}, 'full', 'complete', now() - make_interval(hours => ${hours + 1}), now() - make_interval(hours => ${hours}))`;
   };
   const running = async () =>
-    (await db.sql<{ channelId: string }[]>`select channel_id as "channelId" from crawls where status = 'running' and kind = 'full' order by channel_id`).map(
-      (row) => row.channelId,
-    );
+    (
+      await db.sql<
+        { channelId: string }[]
+      >`select channel_id as "channelId" from crawls where status = 'running' and kind = 'full' order by channel_id`
+    ).map((row) => row.channelId);
 
   it('crawls a watched channel after 6 h, once however many watch it, and one watched before its first crawl; others wait RECRAWL_HOURS', async () => {
     await crawledHoursAgo(channels.watched, 7);
@@ -93,7 +96,9 @@ describe('watched channels are re-crawled every WATCH_RECRAWL_HOURS', () => {
     expect(await running()).toEqual(
       [channels.watched, channels.watchedTwice, channels.watchedNeverCrawled, channels.unwatchedStale].sort(),
     );
-    const [{ crawls }] = await db.sql<[{ crawls: number }]>`select count(*)::int as crawls from crawls where channel_id = ${channels.watchedTwice}`;
+    const [{ crawls }] = await db.sql<
+      [{ crawls: number }]
+    >`select count(*)::int as crawls from crawls where channel_id = ${channels.watchedTwice}`;
     expect(crawls).toBe(2); // the old one and one new: two watchlists, one crawl
     // Running crawls are not started again.
     expect(await recrawlDueChannels(db.sql, { everyHours: 24, watchedEveryHours: 6 })).toBe(0);
@@ -138,7 +143,12 @@ describe('watched videos are checked at least daily', () => {
 
   it('sets the next check of a watched video a day ahead after each check, and leaves the confirmation schedule alone', async () => {
     const schedule = { confirmMinutes: 2 * 24 * 60, recheckDays: 30 };
-    const available = (videoId: string) => ({ videoId, outcome: 'available' as const, source: 'watch_page' as const, evidence: 'playable' });
+    const available = (videoId: string) => ({
+      videoId,
+      outcome: 'available' as const,
+      source: 'watch_page' as const,
+      evidence: 'playable',
+    });
     await db.sql.begin((tx) =>
       recordObservations(
         tx,
@@ -164,9 +174,16 @@ describe('saved queries are re-run after crawls and imports', () => {
     select video_id as "videoId", details from changes where kind = 'query.new_match' and saved_query_id = ${savedQueryId} order by id`;
   const matchesOf = async (savedQueryId: string) =>
     (
-      await db.sql<{ videoId: string }[]>`select video_id as "videoId" from saved_query_matches where saved_query_id = ${savedQueryId} order by video_id`
+      await db.sql<
+        { videoId: string }[]
+      >`select video_id as "videoId" from saved_query_matches where saved_query_id = ${savedQueryId} order by video_id`
     ).map((row) => row.videoId);
-  const runDeps = () => ({ sql: db.sql, search: createPostgresBackend({ sql: db.sql, timeoutMs: 5_000 }), timeoutMs: 5_000, log: createLogger('silent') });
+  const runDeps = () => ({
+    sql: db.sql,
+    search: createPostgresBackend({ sql: db.sql, timeoutMs: 5_000 }),
+    timeoutMs: 5_000,
+    log: createLogger('silent'),
+  });
 
   it('records the first run as a silent baseline, then logs each video a crawl adds that matches', async () => {
     const { channel, videos } = generateChannel(3, 'l');
@@ -192,7 +209,9 @@ describe('saved queries are re-run after crawls and imports', () => {
     } finally {
       await stack.close();
     }
-    expect(await changesOf(queryId)).toEqual([{ videoId: videos[1]!.videoId, details: { title: 'Lighthouse at night', query: 'lighthouse' } }]);
+    expect(await changesOf(queryId)).toEqual([
+      { videoId: videos[1]!.videoId, details: { title: 'Lighthouse at night', query: 'lighthouse' } },
+    ]);
     expect(await matchesOf(queryId)).toEqual([videos[0]!.videoId, videos[1]!.videoId].sort());
 
     // Nothing new, nothing logged: a run again appends no change.
@@ -214,7 +233,12 @@ describe('saved queries are re-run after crawls and imports', () => {
     const deps = runDeps();
     const pages: string[] = [];
     const search = (request: FtsRequest) => {
-      pages.push(`${request.query.groups.flat().map((term) => term.text).join(' ')} from ${request.offset}`);
+      pages.push(
+        `${request.query.groups
+          .flat()
+          .map((term) => term.text)
+          .join(' ')} from ${request.offset}`,
+      );
       return deps.search.search(request);
     };
     expect((await runSavedQueries({ ...deps, search: { ...deps.search, search } })).newMatches).toBe(1);
@@ -226,7 +250,14 @@ describe('saved queries are re-run after crawls and imports', () => {
     let fixture: ArchiveFixture;
     let runtimeDir: string;
     beforeAll(async () => {
-      fixture = await createArchiveFixture({ videos: 4, mediaEvery: 0, subtitlesEvery: 0, flatOnly: 0, legacyChannel: false, seed: 'saved-query-import' });
+      fixture = await createArchiveFixture({
+        videos: 4,
+        mediaEvery: 0,
+        subtitlesEvery: 0,
+        flatOnly: 0,
+        legacyChannel: false,
+        seed: 'saved-query-import',
+      });
       runtimeDir = await mkdtemp(join(tmpdir(), 'afterimage-runtime-'));
     });
     afterAll(async () => {
@@ -242,7 +273,8 @@ describe('saved queries are re-run after crawls and imports', () => {
       const imported = await runCommand(['import', fixture.dir], { DATABASE_URL: db.url, XDG_RUNTIME_DIR: runtimeDir });
       // 3: imported, the fixture's deliberately malformed file skipped.
       expect(imported.code, imported.stderr).toBe(3);
-      const queued = await db.sql`select 1 from graphile_worker.jobs where task_identifier = 'run_saved_queries' and key = 'run_saved_queries'`;
+      const queued =
+        await db.sql`select 1 from graphile_worker.jobs where task_identifier = 'run_saved_queries' and key = 'run_saved_queries'`;
       expect(queued).toHaveLength(1);
       await runJobsOnce(db.url, db.sql);
       expect((await changesOf(queryId)).map((change) => change.videoId).sort()).toEqual([...fixture.videoIds].sort());
