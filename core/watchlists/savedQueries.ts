@@ -19,8 +19,8 @@ export interface SavedQueryDeps {
 
 /**
  * Re-runs every saved query and records its new matches. A query's first run (last_run_at null) records
- * what matches then as its baseline, silently; every later run appends a `query.new_match` change per
- * video not matched before. Each run reads at most RESULTS_PER_RUN results per query, newest first, and
+ * what matched when it was saved as its baseline, silently; every match stored since, and at later runs
+ * every video not matched before, appends a `query.new_match` change. Each run reads at most RESULTS_PER_RUN results per query, newest first, and
  * stops at the first page holding only known matches. A query whose search fails is tried again by the
  * job's retry (the task throws after the others ran); the others' matches are kept.
  */
@@ -51,8 +51,7 @@ async function runSavedQuery(deps: SavedQueryDeps, id: string, query: SavedQuery
   const found = await unknownResults(deps, id, query, state.baseline);
   return deps.sql.begin(async (tx) => {
     // Locked: a run beside this one waits, then finds these matches known (and the baseline taken).
-    const [locked] = await tx<{ baseline: boolean }[]>`
-      select last_run_at is null as baseline from saved_queries where id = ${id} for update`;
+    const [locked] = await tx`select 1 from saved_queries where id = ${id} for update`;
     if (!locked) return 0; // no longer watched: forgotten meanwhile
     const [{ changes }] = await tx<[{ changes: number }]>`
       with added as (
@@ -63,8 +62,9 @@ async function runSavedQuery(deps: SavedQueryDeps, id: string, query: SavedQuery
       ), logged as (
         insert into changes (kind, video_id, channel_id, saved_query_id, happened_at, details)
         select 'query.new_match', v.video_id, v.channel_id, ${id}, now(), jsonb_strip_nulls(jsonb_build_object('title', v.title, 'query', ${query.q}::text))
-        from added join videos v using (video_id)
-        where not ${locked.baseline}
+        from added join videos v using (video_id) join saved_queries q on q.id = ${id}
+        -- The baseline is what matched when the query was saved: a video stored since is news even at the first run.
+        where q.last_run_at is not null or v.first_seen_at > q.created_at
         -- Oldest first, so the newest upload has the newest change.
         order by v.upload_date nulls first, v.video_id
         returning 1
