@@ -99,7 +99,7 @@ function changeContent(change: Change, origin: string): string {
 function entry(change: Change, origin: string, queryText: string | undefined): string {
   return `<entry>
 <id>${xmlText(atomId(origin, `change:${change.id}`))}</id>
-<title type="text">${xmlText(changeTitle(change, queryText))}</title>
+<title>${xmlText(changeTitle(change, queryText))}</title>
 <updated>${new Date(change.recordedAt).toISOString()}</updated>
 <published>${new Date(change.happenedAt).toISOString()}</published>
 <link rel="alternate" type="text/html" href="${xmlText(`${origin}/videos/${change.videoId}`)}"/>
@@ -127,7 +127,7 @@ export function renderAtomFeed(
   return `<?xml version="1.0" encoding="utf-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom">
 <id>${xmlText(head.id)}</id>
-<title type="text">${xmlText(head.title)}</title>
+<title>${xmlText(head.title)}</title>
 <updated>${feedUpdated(head, changes).toISOString()}</updated>
 <author><name>Afterimage</name></author>
 <generator>Afterimage</generator>

@@ -134,7 +134,7 @@ describe('GET /api/watchlists/:id/changes', () => {
     await retitleVideo(db.sql, videos[3]!, 'Four, renamed');
     await deleteVideos(db.sql, [videos[4]!], 'private');
     await fanOut(db.sql);
-    const rows = await db.sql<{ id: string }[]>`select id::text from changes where channel_id = ${channel} order by id desc`;
+    const rows = await db.sql<{ id: string }[]>`select id::text from changes where channel_id = ${channel} order by changes.id desc`;
     expected = rows.map((row) => row.id);
   });
 
