@@ -4,6 +4,7 @@ import { watchlistStream } from '../../core/watchlists/watchlistEvents.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { expectError } from '../support/http-helpers.ts';
+import { connectMcp, textOf } from '../mcp/support.ts';
 import { runJobsOnce } from '../support/jobs.ts';
 import { readStream, type ReceivedEvent } from '../support/sse.ts';
 import {
@@ -172,6 +173,21 @@ describe('GET /api/watchlists/:id/changes', () => {
     expectError(await api.call(`/api/watchlists/${crypto.randomUUID()}/changes`, { key: owner.key }), 404, 'NOT_FOUND');
     expectError(await api.call(`/api/watchlists/not-a-uuid/changes`, { key: owner.key }), 404, 'NOT_FOUND');
     expectError(await api.call(`/api/watchlists/${watchlist}/changes`), 401, 'API_KEY_REQUIRED');
+  });
+
+  it('the watchlist_changes tool pages the same list, and another owner is not found', async () => {
+    const mcp = await connectMcp(api.url, owner.key);
+    const first = await mcp.callTool({ name: 'watchlist_changes', arguments: { watchlistId: watchlist, limit: 5 } });
+    const data = first.structuredContent as { items: Change[]; nextCursor: string };
+    expect(data.items.map((change) => change.id)).toEqual(expected.slice(0, 5));
+    const rest = await mcp.callTool({ name: 'watchlist_changes', arguments: { watchlistId: watchlist, cursor: data.nextCursor } });
+    expect((rest.structuredContent as { items: Change[] }).items.map((change) => change.id)).toEqual(expected.slice(5));
+    await mcp.close();
+    const theirs = await connectMcp(api.url, stranger.key);
+    const refused = await theirs.callTool({ name: 'watchlist_changes', arguments: { watchlistId: watchlist } });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain('NOT_FOUND');
+    await theirs.close();
   });
 });
 
