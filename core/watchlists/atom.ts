@@ -17,7 +17,7 @@ const NOT_XML =
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Text as XML character data or a quoted attribute: what XML cannot hold becomes U+FFFD, the rest is escaped. */
-export const xmlText = (text: string) => escapeHtml(text.replace(NOT_XML, '\uFFFD'));
+const xmlText = (text: string) => escapeHtml(text.replace(NOT_XML, '\uFFFD'));
 
 /** What a feed says about itself; URLs absolute. */
 export interface FeedHead {
@@ -44,7 +44,7 @@ const quoted = (text: string) => `“${text}”`;
 const capitalised = (text: string) => text[0]!.toUpperCase() + text.slice(1);
 
 /** What the entry's title says happened; `queryText` is the saved query's q of a new match. */
-export function changeTitle(change: Change, queryText?: string): string {
+function changeTitle(change: Change, queryText?: string): string {
   const title = change.title ?? `video ${change.videoId}`;
   const reason = change.status?.reasonText ? ` — ${change.status.reasonText}` : '';
   switch (change.type) {

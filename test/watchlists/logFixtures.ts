@@ -9,8 +9,8 @@ let next = 0;
 /** A fresh, valid id: `prefix` and `length` digits. */
 const freshId = (prefix: string, length: number) => `${prefix}${String(++next).padStart(length, '0')}`;
 
-export const newChannelId = () => freshId('UC', 22);
-export const newVideoId = () => freshId('v', 10);
+const newChannelId = () => freshId('UC', 22);
+const newVideoId = () => freshId('v', 10);
 
 export async function insertChannel(sql: Sql, title = 'A channel'): Promise<string> {
   const channelId = newChannelId();
