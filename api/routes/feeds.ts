@@ -15,8 +15,8 @@ import { defineRoute, handled, privateCache, PUBLIC_PAGE_CACHE, type ApiDeps, ty
 
 const TAG = 'Feeds';
 
-/** `before`: RFC 5005 paging, the change id the page ends before (what the `next` link carries). Other parameters (a reader's tracking) are ignored. */
-const feedQuery = z.looseObject({
+/** `before`: RFC 5005 paging, the change id the page ends before (what the `next` link carries). */
+const feedQuery = z.strictObject({
   before: z
     .string()
     .regex(/^\d{1,18}$/, { message: 'expected a change id, as the next link gives it' })
