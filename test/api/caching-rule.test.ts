@@ -76,7 +76,9 @@ beforeAll(async () => {
     name: 'pro',
     docsFile: /\/api\/docs\/assets\/([^"]+)"/.exec((await stack.api.call('/api/docs')).body)![1]!,
   });
-  const [watchlist] = await db.sql<{ id: string }[]>`insert into watchlists (owner_id, name) values (${user.id}, 'Cached') returning id::text`;
+  const [watchlist] = await db.sql<
+    { id: string }[]
+  >`insert into watchlists (owner_id, name) values (${user.id}, 'Cached') returning id::text`;
   Object.assign(values, { id: watchlist!.id, token: feedToken(stack.api.services.serverKey, watchlist!.id, 1) });
   const [title] = await db.sql<{ title: string }[]>`select title from videos where video_id = ${summarised!}`;
   ftsWord = title!.title.split(' ')[0]!;

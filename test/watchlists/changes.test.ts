@@ -5,7 +5,7 @@ import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { expectError } from '../support/http-helpers.ts';
 import { connectMcp, textOf } from '../mcp/support.ts';
-import { runJobsOnce } from '../support/jobs.ts';
+import { addJob, runJobsOnce } from '../support/jobs.ts';
 import { readStream, type ReceivedEvent } from '../support/sse.ts';
 import {
   deleteVideos,
@@ -175,6 +175,14 @@ describe('GET /api/watchlists/:id/changes', () => {
     expectError(await api.call(`/api/watchlists/${watchlist}/changes`), 401, 'API_KEY_REQUIRED');
   });
 
+  it("keeps the watchlist's stream past the events' 7-day retention: it is the list", async () => {
+    await db.sql`update events set created_at = now() - interval '8 days' where stream = ${watchlistStream(watchlist)}`;
+    await addJob(db.sql, 'cleanup');
+    await runJobsOnce(db.url, db.sql);
+    const response = await api.call(`/api/watchlists/${watchlist}/changes`, { key: owner.key });
+    expect(response.body.data.items.map((change: Change) => change.id)).toEqual(expected);
+  });
+
   it('the watchlist_changes tool pages the same list, and another owner is not found', async () => {
     const mcp = await connectMcp(api.url, owner.key);
     const first = await mcp.callTool({ name: 'watchlist_changes', arguments: { watchlistId: watchlist, limit: 5 } });
@@ -238,5 +246,21 @@ describe('GET /api/watchlists/:id/stream', () => {
     expect((await readStream(url, { key: stranger.key, timeoutMs: 5_000 })).status).toBe(404);
     const [latest] = await db.sql<{ id: string }[]>`select max(id)::text as id from events`;
     expect((await readStream(url, { key: owner.key, lastEventId: latest!.id, timeoutMs: 5_000 })).status).toBe(400);
+  });
+
+  it("opens with a stream token, as a browser's EventSource does", async () => {
+    const watchlist = await insertWatchlist(db.sql, owner.user.id);
+    const minted = await api.call('/api/stream-tokens', {
+      key: owner.key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ stream: `/api/watchlists/${watchlist}/stream` }),
+    });
+    expect(minted.status).toBe(201);
+    const controller = new AbortController();
+    const response = await fetch(`${api.url}${minted.body.data.url}`, { signal: controller.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    controller.abort();
   });
 });
