@@ -89,7 +89,7 @@ function changeContent(change: Change, origin: string): string {
     }
   }
   rows.push(
-    ['Observed', change.happenedAt],
+    ['Observed', new Date(change.happenedAt).toISOString()],
     ['Video', `${origin}/videos/${change.videoId}`],
     ['Channel', `${origin}/channels/${change.channelId}`],
   );
