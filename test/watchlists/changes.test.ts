@@ -92,6 +92,23 @@ describe('the fan-out of the change log', () => {
     expect(await streamEvents(byChannel)).toHaveLength(2);
   });
 
+  it("tells a saved query's new match to that query's watchers, not to every watcher of the channel", async () => {
+    const channel = await insertChannel(db.sql);
+    const [video] = await insertVideos(db.sql, channel, ['About cats']);
+    const [query] = await db.sql<{ id: string }[]>`insert into saved_queries (query) values ('{"q": "cats"}') returning id::text`;
+    const byQuery = await insertWatchlist(db.sql, owner.user.id);
+    const byChannel = await insertWatchlist(db.sql, owner.user.id);
+    await db.sql`insert into watchlist_items (watchlist_id, kind, saved_query_id) values (${byQuery}, 'query', ${query!.id})`;
+    await watchChannel(db.sql, byChannel, channel);
+    await db.sql`insert into changes (kind, video_id, channel_id, saved_query_id, happened_at, details)
+      values ('query.new_match', ${video!}, ${channel}, ${query!.id}, now(), '{"title": "About cats"}')`;
+    await fanOut(db.sql);
+    expect((await streamEvents(byQuery)).map((event) => [event.type, event.payload.savedQueryId])).toEqual([
+      ['query.new_match', query!.id],
+    ]);
+    expect(await streamEvents(byChannel)).toEqual([]);
+  });
+
   it('queues a webhook delivery and its job per enabled endpoint, in the same transaction', async () => {
     const channel = await insertChannel(db.sql);
     const [video] = await insertVideos(db.sql, channel, ['Hooked']);
