@@ -8,6 +8,7 @@ import type { NamedTask } from '../defineTask.ts';
 import { checkStatusTask } from './check_status.ts';
 import { cleanupTask } from './cleanup.ts';
 import { crawlChannelTask } from './crawl_channel.ts';
+import { fanOutChangesTask } from './fan_out_changes.ts';
 import { fetchSubtitlesTask } from './fetch_subtitles.ts';
 import { fetchThumbnailTask } from './fetch_thumbnail.ts';
 import { generateStenogramTask } from './generate_stenogram.ts';
@@ -46,6 +47,7 @@ export function taskList(deps: TaskDeps): TaskList {
     refresh_search_words: refreshSearchWordsTask(sql),
     run_saved_queries: runSavedQueriesTask({ sql, log, search: deps.search, timeoutMs: config.FTS_TIMEOUT_MS }),
     index_videos: indexVideosTask({ sql, log, typesense: deps.typesense }),
+    fan_out_changes: fanOutChangesTask(sql, log),
   };
   return tasks;
 }

@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ignoredQuery, type Route } from '../../api/http/route.ts';
 import { allRoutes } from '../../api/routes/index.ts';
+import { feedToken } from '../../core/watchlists/ownWatchlist.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser } from '../support/api.ts';
 import { eventually } from '../support/cli.ts';
@@ -81,6 +82,7 @@ beforeAll(async () => {
   values.id = watchlist.body.data.id;
   values.itemId = item.body.data.id;
   values.doomedWatchlist = (await post('/api/watchlists', user.key, { name: 'Doomed' })).body.data.id;
+  values.token = feedToken(stack.api.services.serverKey, values.id, 1);
   const [title] = await db.sql<{ title: string }[]>`select title from videos where video_id = ${summarised!}`;
   ftsWord = title!.title.split(' ')[0]!;
 }, 120_000);
