@@ -82,7 +82,7 @@ beforeAll(async () => {
   values.id = watchlist.body.data.id;
   values.itemId = item.body.data.id;
   values.doomedWatchlist = (await post('/api/watchlists', user.key, { name: 'Doomed' })).body.data.id;
-  values.token = feedToken(stack.api.services.serverKey, values.id, 1);
+  values.token = feedToken(stack.api.services.serverKey, watchlist.body.data.id, 1);
   const [title] = await db.sql<{ title: string }[]>`select title from videos where video_id = ${summarised!}`;
   ftsWord = title!.title.split(' ')[0]!;
 }, 120_000);
