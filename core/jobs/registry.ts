@@ -30,6 +30,8 @@ export const jobPayloads = {
   refresh_search_words: noPayload,
   // Queued by the videos triggers (sql/010_search_sync.sql) with an empty payload; one job key joins them all.
   index_videos: z.strictObject({}),
+  // One endpoint's due webhook deliveries; one job key per endpoint ('deliver_webhooks:<id>').
+  deliver_webhooks: z.object({ endpointId: z.uuid() }),
 } satisfies Record<string, z.ZodType>;
 
 export type TaskName = keyof typeof jobPayloads;

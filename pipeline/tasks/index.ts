@@ -7,6 +7,7 @@ import type { Services } from '../../core/services/buildServices.ts';
 import type { NamedTask } from '../defineTask.ts';
 import { checkStatusTask } from './check_status.ts';
 import { cleanupTask } from './cleanup.ts';
+import { deliverWebhooksTask } from './deliver_webhooks.ts';
 import { crawlChannelTask } from './crawl_channel.ts';
 import { fetchSubtitlesTask } from './fetch_subtitles.ts';
 import { fetchThumbnailTask } from './fetch_thumbnail.ts';
@@ -44,6 +45,7 @@ export function taskList(deps: TaskDeps): TaskList {
     recrawl_channels: recrawlChannelsTask(sql, config.RECRAWL_HOURS),
     refresh_search_words: refreshSearchWordsTask(sql),
     index_videos: indexVideosTask({ sql, log, typesense: deps.typesense }),
+    deliver_webhooks: deliverWebhooksTask({ sql, serverKey: deps.serverKey, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
   };
   return tasks;
 }
