@@ -14,5 +14,6 @@ export const apiTags = {
   'Public pages': 'HTML pages of public summaries and their sitemaps, for people and crawlers (outside /api)',
   'Video status': "A video's status (public, private, deleted, …) and every change of it",
   'Video files': 'Media files of the local archive, with byte ranges and validators',
+  Webhooks: "A watchlist's changes POSTed to your receivers, signed per Standard Webhooks: endpoints, test events, the delivery log",
   'AI assistants (MCP)': 'The Model Context Protocol server: the same data, quotas and access rules for AI assistants',
 } as const;

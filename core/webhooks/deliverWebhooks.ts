@@ -117,29 +117,39 @@ async function recordWindow(sql: Sql, endpointId: string, rows: Claimed[], outco
     // Locked first: a deletion waits for this window, or this window finds its deliveries gone with it.
     const [endpoint] = await tx<{ id: string }[]>`select id from webhook_endpoints where id = ${endpointId} for update`;
     if (!endpoint) return { ended: true };
-    const attempts = rows.map((row) => row.attempts + 1);
-    await tx`
-      insert into webhook_attempts (delivery_id, attempt, attempted_at, duration_ms, http_status, error)
-      select v.id, v.attempt, v.at, v.duration, v.status, v.error
-      from unnest(${rows.map((row) => row.deliveryId)}::bigint[], ${attempts}::int[], ${attemptedAt}::timestamptz[],
-                  ${outcomes.map((o) => o.durationMs)}::int[], ${outcomes.map((o) => o.status)}::int[], ${outcomes.map((o) => o.error)}::text[])
-        as v(id, attempt, at, duration, status, error)
-      join webhook_deliveries d on d.id = v.id`;
-    const [retry] = await tx<{ at: Date | null }[]>`
-      with outcome as (
-        select v.id, v.attempt, now() + make_interval(secs => v.delay) as next,
-          case when not v.failed then 'delivered'
-               when v.status = 410 or d.created_at + make_interval(hours => ${DELIVERY_LIFETIME_HOURS}) < now() + make_interval(secs => v.delay) then 'failed'
-               else 'pending' end as state
-        from unnest(${rows.map((row) => row.deliveryId)}::bigint[], ${attempts}::int[], ${failed}::boolean[],
-                    ${outcomes.map((o) => o.status)}::int[], ${attempts.map(retryDelaySeconds)}::int[]) as v(id, attempt, failed, status, delay)
-        join webhook_deliveries d on d.id = v.id),
-      updated as (
-        update webhook_deliveries d set attempts = o.attempt, state = o.state, next_attempt_at = o.next,
-          finished_at = case when o.state <> 'pending' then now() end
-        from outcome o where d.id = o.id
-        returning d.state, d.next_attempt_at)
-      select min(next_attempt_at) filter (where state = 'pending') as at from updated`;
+    const results = JSON.stringify(
+      rows.map((row, index) => ({
+        id: row.deliveryId,
+        attempt: row.attempts + 1,
+        at: attemptedAt[index]!.toISOString(),
+        duration: outcomes[index]!.durationMs,
+        status: outcomes[index]!.status,
+        error: outcomes[index]!.error,
+        failed: failed[index],
+        delay: retryDelaySeconds(row.attempts + 1),
+      })),
+    );
+    const outcome = 'jsonb_to_recordset($1::text::jsonb) as v(id bigint, attempt int, at timestamptz, duration int, status int, error text, failed boolean, delay int)';
+    await tx.unsafe(
+      `insert into webhook_attempts (delivery_id, attempt, attempted_at, duration_ms, http_status, error)
+       select v.id, v.attempt, v.at, v.duration, v.status, v.error from ${outcome} join webhook_deliveries d on d.id = v.id`,
+      [results],
+    );
+    const [retry] = await tx.unsafe<{ at: Date | null }[]>(
+      `with outcome as (
+         select v.id, v.attempt, now() + make_interval(secs => v.delay) as next,
+           case when not v.failed then 'delivered'
+                when v.status = 410 or d.created_at + make_interval(hours => $2) < now() + make_interval(secs => v.delay) then 'failed'
+                else 'pending' end as state
+         from ${outcome} join webhook_deliveries d on d.id = v.id),
+       updated as (
+         update webhook_deliveries d set attempts = o.attempt, state = o.state, next_attempt_at = o.next,
+           finished_at = case when o.state <> 'pending' then now() end
+         from outcome o where d.id = o.id
+         returning d.state, d.next_attempt_at)
+       select min(next_attempt_at) filter (where state = 'pending') as at from updated`,
+      [results, DELIVERY_LIFETIME_HOURS],
+    );
     // A success ends a run of failures; a failure begins one (or continues it).
     const [health] = await tx<{ failingTooLong: boolean; failingSince: string | null }[]>`
       update webhook_endpoints set failing_since =

@@ -11,10 +11,10 @@ export const endpointUrl = z
   .trim()
   .max(2000, { message: 'expected at most 2000 characters' })
   .pipe(z.url({ protocol: /^https?$/, message: 'expected an http or https URL' }))
-  .refine((url) => !new URL(url).username && !new URL(url).password, {
+  .refine((url) => !URL.parse(url)?.username && !URL.parse(url)?.password, {
     message: 'expected no user name or password in the URL: the signature proves the sender, the receiver needs no credentials',
   })
-  .transform((url) => new URL(url).href);
+  .transform((url) => URL.parse(url)?.href ?? url);
 
 /** The host's addresses, all of them, or the resolver's error. */
 const addressesOf = (lookup: Lookup, host: string) =>

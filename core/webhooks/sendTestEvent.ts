@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Sql } from '../db/database.ts';
 import { invalidInput } from '../errors.ts';
 import { scheduleDeliveries } from './deliveryJob.ts';
-import { lockOwnEndpoint } from './ownEndpoint.ts';
+import { findOwnEndpoint } from './ownEndpoint.ts';
 
 /** The event type of a test delivery: it carries no change. */
 export const TEST_EVENT_TYPE = 'webhook.test';
@@ -13,7 +13,7 @@ export const TEST_EVENT_TYPE = 'webhook.test';
  */
 export function sendTestEvent(sql: Sql, watchlistId: string, endpointId: string) {
   return sql.begin(async (tx) => {
-    const endpoint = await lockOwnEndpoint(tx, watchlistId, endpointId);
+    const endpoint = await findOwnEndpoint(tx, watchlistId, endpointId, { lock: true });
     if (!endpoint) return undefined;
     if (endpoint.disabled) throw invalidInput('this webhook is disabled: enable it first (POST …/enable)');
     const [delivery] = await tx<{ id: string; messageId: string; createdAt: string }[]>`
