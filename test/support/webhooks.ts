@@ -3,7 +3,7 @@
  * webhook_deliveries row per enabled endpoint and the endpoint's deliver_webhooks job, preserve_run_at),
  * so the webhook tests need neither the watchlist CRUD nor the fan-out.
  */
-import type { Sql } from '../../core/db/database.ts';
+import type { Queryable, Sql } from '../../core/db/database.ts';
 import { channelIdFor, videoIdFor, addVideos } from './subtitles.ts';
 
 export async function createWatchlist(sql: Sql, ownerId: string, name = 'Watched'): Promise<string> {
@@ -35,7 +35,7 @@ export async function logDeletion(sql: Sql): Promise<string> {
 }
 
 /** What the fan-out does for a change and a watchlist: a delivery per enabled endpoint, and each endpoint's job. */
-export async function queueDeliveries(sql: Sql, changeId: string, watchlistId: string): Promise<void> {
+export async function queueDeliveries(sql: Queryable, changeId: string, watchlistId: string): Promise<void> {
   await sql`
     with added as (
       insert into webhook_deliveries (endpoint_id, change_id, message_id, event_type)
