@@ -21,7 +21,8 @@ const writeAccess = { scope: 'L2', feature: 'watchlists' } as const;
 
 /** The owner of the caller's watchlists: a key's user or a signed-in person. */
 const watchlistOwner = (caller: Caller): string => {
-  if (caller.kind === 'anonymous') throw new AppError('API_KEY_REQUIRED', 'watchlists need an API key, or a signed-in account on the website');
+  if (caller.kind === 'anonymous')
+    throw new AppError('API_KEY_REQUIRED', 'watchlists need an API key, or a signed-in account on the website');
   return caller.userId;
 };
 
@@ -61,7 +62,8 @@ export const deleteWebhook = defineAction({
   what: 'deleting a webhook',
   access: writeAccess,
   async run(ctx, input: WebhookInput) {
-    if (!(await deleteEndpoint(ctx.deps.sql, await ownWatchlistId(ctx, input.watchlistId), input.webhookId))) throw noWebhook(input.webhookId);
+    if (!(await deleteEndpoint(ctx.deps.sql, await ownWatchlistId(ctx, input.watchlistId), input.webhookId)))
+      throw noWebhook(input.webhookId);
     return { id: input.webhookId, deleted: true as const };
   },
 });

@@ -89,7 +89,7 @@ const deliveriesRoute = defineRoute({
   path: `${BASE}/:webhookId/deliveries`,
   tag: TAG,
   summary: "A webhook's delivery log, newest first: each delivery with every attempt (time, status, duration, error)",
-  description: 'Pass the answer\'s `next` as `before` for the following page; `next` is null on the last.',
+  description: "Pass the answer's `next` as `before` for the following page; `next` is null on the last.",
   auth: 'key',
   ...webhookDeliveries.access,
   cache: privateCache,
@@ -103,8 +103,7 @@ const deliveriesRoute = defineRoute({
   }),
   response: z.object({ deliveries: z.array(webhookDelivery), next: z.string().nullable() }),
   errors: ['NOT_FOUND'],
-  handler: (ctx) =>
-    perform(webhookDeliveries, ctx, { watchlistId: ctx.params.id, webhookId: ctx.params.webhookId, ...ctx.query }),
+  handler: (ctx) => perform(webhookDeliveries, ctx, { watchlistId: ctx.params.id, webhookId: ctx.params.webhookId, ...ctx.query }),
 });
 
 /** In matching order: the deliveries and actions of one webhook before the webhook itself. */

@@ -107,7 +107,13 @@ type WindowResult = { ended: true } | { ended: false; retryAt: Date | null };
  * endpoint and cancel what it has pending. `ended`: the endpoint is gone or disabled; `retryAt`: when
  * the earliest failed delivery of the window is due again (null when none failed).
  */
-async function recordWindow(sql: Sql, endpointId: string, rows: Claimed[], outcomes: AttemptOutcome[], attemptedAt: Date[]): Promise<WindowResult> {
+async function recordWindow(
+  sql: Sql,
+  endpointId: string,
+  rows: Claimed[],
+  outcomes: AttemptOutcome[],
+  attemptedAt: Date[],
+): Promise<WindowResult> {
   const failed = outcomes.map((outcome) => outcome.error !== null);
   const anyFailed = failed.some(Boolean);
   const anySucceeded = failed.some((failure) => !failure);
@@ -129,7 +135,8 @@ async function recordWindow(sql: Sql, endpointId: string, rows: Claimed[], outco
         delay: retryDelaySeconds(row.attempts + 1),
       })),
     );
-    const outcome = 'jsonb_to_recordset($1::text::jsonb) as v(id bigint, attempt int, at timestamptz, duration int, status int, error text, failed boolean, delay int)';
+    const outcome =
+      'jsonb_to_recordset($1::text::jsonb) as v(id bigint, attempt int, at timestamptz, duration int, status int, error text, failed boolean, delay int)';
     await tx.unsafe(
       `insert into webhook_attempts (delivery_id, attempt, attempted_at, duration_ms, http_status, error)
        select v.id, v.attempt, v.at, v.duration, v.status, v.error from ${outcome} join webhook_deliveries d on d.id = v.id`,

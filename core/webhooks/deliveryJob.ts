@@ -9,4 +9,9 @@ export const deliveryJobKey = (endpointId: string) => `deliver_webhooks:${endpoi
  * not earlier, whatever the fan-out queues meanwhile (it keeps the waiting job's time).
  */
 export const scheduleDeliveries = (tx: Queryable, endpointId: string, runAt?: Date) =>
-  enqueue(tx, 'deliver_webhooks', { endpointId }, { jobKey: deliveryJobKey(endpointId), jobKeyMode: 'replace', ...(runAt ? { runAt } : {}) });
+  enqueue(
+    tx,
+    'deliver_webhooks',
+    { endpointId },
+    { jobKey: deliveryJobKey(endpointId), jobKeyMode: 'replace', ...(runAt ? { runAt } : {}) },
+  );

@@ -70,7 +70,12 @@ function failureOf(error: unknown, signal: AbortSignal): string {
 }
 
 /** POSTs `body` to `url`; never throws: every way it can go is an outcome for the delivery log. */
-export async function postWebhook(receivers: Receivers, url: string, headers: Record<string, string>, body: string): Promise<AttemptOutcome> {
+export async function postWebhook(
+  receivers: Receivers,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const target = new URL(url);
@@ -84,8 +89,14 @@ export async function postWebhook(receivers: Receivers, url: string, headers: Re
     // An answer larger than the cap is dropped with its connection; its status still counts.
     const answer = await readBody(response, target.origin, ANSWER_CAP_BYTES).catch(() => Buffer.alloc(0));
     if (status >= 200 && status < 300) return { status, durationMs: elapsed(), error: null };
-    const excerpt = answer.toString('utf8', 0, ERROR_EXCERPT_CHARS * 4).slice(0, ERROR_EXCERPT_CHARS).trim();
-    const redirect = status >= 300 && status < 400 ? ` (redirects are not followed${response.headers.location ? `: to ${response.headers.location}` : ''})` : '';
+    const excerpt = answer
+      .toString('utf8', 0, ERROR_EXCERPT_CHARS * 4)
+      .slice(0, ERROR_EXCERPT_CHARS)
+      .trim();
+    const redirect =
+      status >= 300 && status < 400
+        ? ` (redirects are not followed${response.headers.location ? `: to ${response.headers.location}` : ''})`
+        : '';
     return { status, durationMs: elapsed(), error: `answered ${status}${redirect}${excerpt ? `: ${excerpt}` : ''}` };
   } catch (error) {
     return { status: null, durationMs: elapsed(), error: failureOf(error, signal) };

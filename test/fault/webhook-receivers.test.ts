@@ -64,7 +64,11 @@ const endpointRow = async (id: string) =>
 
 /** Waits until the endpoint's only (or first) delivery has made `attempts` attempts, and answers it. */
 const afterAttempts = (endpointId: string, attempts: number, timeoutMs?: number) =>
-  eventually(async () => (await deliveriesOf(db.sql, endpointId)).find((row) => row.attempts >= attempts), `attempt ${attempts}`, timeoutMs);
+  eventually(
+    async () => (await deliveriesOf(db.sql, endpointId)).find((row) => row.attempts >= attempts),
+    `attempt ${attempts}`,
+    timeoutMs,
+  );
 
 const seconds = (from: Date, to: Date) => (to.getTime() - from.getTime()) / 1000;
 
@@ -139,7 +143,9 @@ describe('receivers that fail', () => {
     expect(target.requests).toBe(0);
   });
 
-  it('hangs: given up after 10 s without holding the other endpoints back, then retried with the same webhook-id', { timeout: 60_000 }, async () => {
+  it('hangs: given up after 10 s without holding the other endpoints back, then retried with the same webhook-id', {
+    timeout: 60_000,
+  }, async () => {
     const hanging = await receiverWithEndpoint({ answer: 'hang' });
     const healthy = await receiverWithEndpoint({ answer: 'ok' });
     await queueDeliveries(db.sql, await logDeletion(db.sql), hanging.watchlistId);
@@ -167,7 +173,10 @@ describe('receivers that fail', () => {
   it('answers slowly (within the timeout): delivered, its duration logged', async () => {
     const { endpointId, watchlistId } = await receiverWithEndpoint({ answer: 'slow', ms: 2000 });
     await queueDeliveries(db.sql, await logDeletion(db.sql), watchlistId);
-    const delivered = await eventually(async () => (await deliveriesOf(db.sql, endpointId)).find((row) => row.state === 'delivered'), 'delivered');
+    const delivered = await eventually(
+      async () => (await deliveriesOf(db.sql, endpointId)).find((row) => row.state === 'delivered'),
+      'delivered',
+    );
     const [attempt] = await attemptsOf(delivered.id);
     expect(attempt!.status).toBe(204);
     expect(attempt!.durationMs).toBeGreaterThanOrEqual(1900);
@@ -241,7 +250,6 @@ describe('the outbound guard', () => {
     expect(receiver.requests).toBe(0);
     expect(await postWebhook(webhookReceivers(true), receiver.url, {}, '{}')).toMatchObject({ status: 204, error: null });
   });
-
 });
 
 describe('throughput', () => {

@@ -63,7 +63,9 @@ describe('webhook endpoints', () => {
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(Buffer.from(created.secret.slice('whsec_'.length), 'base64')).toHaveLength(24);
     expect(created.status).toBe('active');
-    const [row] = await db.sql<{ secretSealed: Buffer }[]>`select secret_sealed as "secretSealed" from webhook_endpoints where id = ${created.id}`;
+    const [row] = await db.sql<
+      { secretSealed: Buffer }[]
+    >`select secret_sealed as "secretSealed" from webhook_endpoints where id = ${created.id}`;
     expect(row!.secretSealed.toString('latin1')).not.toContain(created.secret.slice(6));
     expect(stack.api.services.serverKey.open(row!.secretSealed)).toBe(created.secret);
     const listed = await call(stack.api, hooks(), owner.key);
@@ -74,7 +76,12 @@ describe('webhook endpoints', () => {
   });
 
   it('refuses URLs that are not http(s), carry credentials or exceed 2000 characters', async () => {
-    for (const url of ['ftp://example.org/hook', 'https://user:pass@example.org/hook', `https://example.org/${'a'.repeat(2000)}`, 'not a url']) {
+    for (const url of [
+      'ftp://example.org/hook',
+      'https://user:pass@example.org/hook',
+      `https://example.org/${'a'.repeat(2000)}`,
+      'not a url',
+    ]) {
       const refused = await call(stack.api, hooks(), owner.key, { method: 'POST', body: { url } });
       expectError(refused, 400, 'INVALID_INPUT');
     }
@@ -130,7 +137,10 @@ describe('deliveries', () => {
     receiver.received.length = 0;
     const changeId = await logDeletion(db.sql);
     await queueDeliveries(db.sql, changeId, list);
-    const delivery = await eventually(async () => (await deliveriesOf(db.sql, hook.id)).find((row) => row.state === 'delivered'), 'the delivery');
+    const delivery = await eventually(
+      async () => (await deliveriesOf(db.sql, hook.id)).find((row) => row.state === 'delivered'),
+      'the delivery',
+    );
     const [received] = receiver.received;
     expect(received).toMatchObject({ id: delivery.messageId, verified: true });
     const [change] = await changesById(db.sql, [changeId]);
@@ -158,7 +168,10 @@ describe('deliveries', () => {
     receiver.secret = hook.secret;
     const sent = await call(stack.api, `${hooks(list)}/${hook.id}/test`, owner.key, { method: 'POST' });
     expect(sent.status).toBe(202);
-    const received = await eventually(() => receiver.received.find((delivery) => delivery.id === sent.body.data.messageId), 'the test event');
+    const received = await eventually(
+      () => receiver.received.find((delivery) => delivery.id === sent.body.data.messageId),
+      'the test event',
+    );
     expect(received.verified).toBe(true);
     expect(received.payload).toMatchObject({ type: 'webhook.test', data: { test: true, watchlistId: list, webhookId: hook.id } });
     const [row] = await deliveriesOf(db.sql, hook.id);
