@@ -42,9 +42,14 @@ export const createWebhook = defineAction({
   access: writeAccess,
   async run(ctx, input: { watchlistId: string; url: string }) {
     const { deps, caller } = ctx;
-    const ownerId = watchlistOwner(caller);
+    // The watchlist first: nobody but its owner learns anything of how a URL resolves.
+    await ownWatchlistId(ctx, input.watchlistId);
     if (!deps.config.WEBHOOK_ALLOW_PRIVATE) await refuseNonPublicReceiver(input.url);
-    const created = await createEndpoint(deps.sql, deps.serverKey, { ownerId, watchlistId: input.watchlistId, url: input.url });
+    const created = await createEndpoint(deps.sql, deps.serverKey, {
+      ownerId: watchlistOwner(caller),
+      watchlistId: input.watchlistId,
+      url: input.url,
+    });
     if (!created) throw notFound(`no watchlist ${input.watchlistId}`);
     return created;
   },
