@@ -13,6 +13,7 @@ import { summaryRoutes } from './summaries.ts';
 import { summaryPageRoutes } from './summaryPages.ts';
 import { listTiersRoute, updateTierRoute } from './tiers.ts';
 import { statusHistoryRoute, videoFileRoute, videoThumbnailRoute } from './videos.ts';
+import { watchlistRoutes } from './watchlists.ts';
 import { webhookRoutes } from './webhooks.ts';
 
 /** Every route of the API, in the order they are matched. */
@@ -33,6 +34,7 @@ export const allRoutes: Route[] = [
   ...summaryRoutes,
   ...summaryPageRoutes,
   ...stenogramRoutes,
+  ...watchlistRoutes,
   ...webhookRoutes,
   streamTokenRoute(() => allRoutes),
   statusHistoryRoute,

@@ -28,6 +28,7 @@ export const jobPayloads = {
   link_reuploads: videoIds(REUPLOAD_BATCH),
   recrawl_channels: noPayload,
   refresh_search_words: noPayload,
+  run_saved_queries: noPayload,
   // Queued by the videos triggers (sql/010_search_sync.sql) with an empty payload; one job key joins them all.
   index_videos: z.strictObject({}),
   // One endpoint's due webhook deliveries; one job key per endpoint ('deliver_webhooks:<id>').
