@@ -17,6 +17,7 @@ import {
   listWatchlistsTool,
   removeFromWatchlistTool,
 } from './tools/watchlists.ts';
+import { watchlistChangesTool } from './tools/watchlistChanges.ts';
 
 /** Every tool, in the order tools/list shows them. */
 const mcpTools = [
@@ -36,6 +37,7 @@ const mcpTools = [
   addToWatchlistTool,
   removeFromWatchlistTool,
   deleteWatchlistTool,
+  watchlistChangesTool,
 ];
 
 const INSTRUCTIONS =

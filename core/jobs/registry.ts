@@ -31,6 +31,8 @@ export const jobPayloads = {
   run_saved_queries: noPayload,
   // Queued by the videos triggers (sql/010_search_sync.sql) with an empty payload; one job key joins them all.
   index_videos: z.strictObject({}),
+  // Queued by the changes trigger (sql/045_watchlists.sql) the same way.
+  fan_out_changes: z.strictObject({}),
   // One endpoint's due webhook deliveries; one job key per endpoint ('deliver_webhooks:<id>').
   deliver_webhooks: z.object({ endpointId: z.uuid() }),
 } satisfies Record<string, z.ZodType>;

@@ -9,6 +9,7 @@ import { checkStatusTask } from './check_status.ts';
 import { cleanupTask } from './cleanup.ts';
 import { deliverWebhooksTask } from './deliver_webhooks.ts';
 import { crawlChannelTask } from './crawl_channel.ts';
+import { fanOutChangesTask } from './fan_out_changes.ts';
 import { fetchSubtitlesTask } from './fetch_subtitles.ts';
 import { fetchThumbnailTask } from './fetch_thumbnail.ts';
 import { generateStenogramTask } from './generate_stenogram.ts';
@@ -47,6 +48,7 @@ export function taskList(deps: TaskDeps): TaskList {
     refresh_search_words: refreshSearchWordsTask(sql),
     run_saved_queries: runSavedQueriesTask({ sql, log, search: deps.search, timeoutMs: config.FTS_TIMEOUT_MS }),
     index_videos: indexVideosTask({ sql, log, typesense: deps.typesense }),
+    fan_out_changes: fanOutChangesTask(sql, log),
     deliver_webhooks: deliverWebhooksTask({ sql, serverKey: deps.serverKey, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
   };
   return tasks;

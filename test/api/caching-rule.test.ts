@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ignoredQuery, type Route } from '../../api/http/route.ts';
 import { allRoutes } from '../../api/routes/index.ts';
+import { feedToken } from '../../core/watchlists/ownWatchlist.ts';
 import { createEndpoint } from '../../core/webhooks/createEndpoint.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser } from '../support/api.ts';
@@ -83,6 +84,7 @@ beforeAll(async () => {
   values.id = watchlist.body.data.id;
   values.itemId = item.body.data.id;
   values.doomedWatchlist = (await post('/api/watchlists', user.key, { name: 'Doomed' })).body.data.id;
+  values.token = feedToken(stack.api.services.serverKey, watchlist.body.data.id, 1);
   const webhook = await createEndpoint(db.sql, stack.api.services.serverKey, {
     ownerId: user.id,
     watchlistId: values.id!,

@@ -76,6 +76,7 @@ describe('MCP server at /mcp', () => {
       'add_to_watchlist',
       'remove_from_watchlist',
       'delete_watchlist',
+      'watchlist_changes',
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
