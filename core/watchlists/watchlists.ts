@@ -36,7 +36,7 @@ export const watchlistName = z
   });
 
 /** A saved full-text query as it is stored and shown: the input of GET /api/fts that says what matches (q, in, filters). */
-const savedQuerySchema = z.object({
+export const savedQuerySchema = z.object({
   q: z.string(),
   in: z.enum(['videos', 'subtitles']),
   status: z.enum(['live', 'deleted']).optional(),
@@ -44,7 +44,7 @@ const savedQuerySchema = z.object({
   hasSubtitles: z.boolean().optional(),
   hasSummary: z.boolean().optional(),
 });
-type SavedQuery = z.infer<typeof savedQuerySchema>;
+export type SavedQuery = z.infer<typeof savedQuerySchema>;
 
 /**
  * The one form of a saved query, so the same question is saved once however it was written: q
