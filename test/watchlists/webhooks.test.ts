@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changesById } from '../../core/watchlists/change.ts';
+import { connectMcp, textOf } from '../mcp/support.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../kit/servers/webhook-receiver.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { eventually } from '../support/cli.ts';
@@ -228,6 +229,34 @@ describe('deliveries', () => {
       await db.sql`delete from watchlists where id = ${list}`;
     } finally {
       await own.close();
+    }
+  });
+
+  it('MCP: lists webhooks without their secrets, sends a test event and reads the log; another owner is refused', async () => {
+    const list = await createWatchlist(db.sql, owner.userId, 'Over MCP');
+    const hook = await addWebhook(`${receiver.url}?mcp`, owner, list);
+    receiver.secret = hook.secret;
+    const client = await connectMcp(stack.api.url, owner.key);
+    const stranger = await connectMcp(stack.api.url, other.key);
+    try {
+      const listed = await client.callTool({ name: 'list_webhooks', arguments: { watchlistId: list } });
+      expect(listed.structuredContent).toMatchObject({ webhooks: [{ id: hook.id, status: 'active' }] });
+      expect(JSON.stringify(listed)).not.toContain(hook.secret.slice(6));
+      const sent = await client.callTool({ name: 'test_webhook', arguments: { watchlistId: list, webhookId: hook.id } });
+      const messageId = (sent.structuredContent as { messageId: string }).messageId;
+      await eventually(() => receiver.received.find((delivery) => delivery.id === messageId && delivery.verified), 'the test event');
+      const log = await eventually(async () => {
+        const read = await client.callTool({ name: 'webhook_deliveries', arguments: { watchlistId: list, webhookId: hook.id } });
+        const deliveries = (read.structuredContent as { deliveries: { messageId: string; state: string }[] }).deliveries;
+        return deliveries[0]?.state === 'delivered' ? deliveries : undefined;
+      }, 'the log over MCP');
+      expect(log.map((delivery) => delivery.messageId)).toEqual([messageId]);
+      const refused = await stranger.callTool({ name: 'list_webhooks', arguments: { watchlistId: list } });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toContain('NOT_FOUND');
+    } finally {
+      await client.close();
+      await stranger.close();
     }
   });
 });
