@@ -18,6 +18,7 @@ import {
   removeFromWatchlistTool,
 } from './tools/watchlists.ts';
 import { watchlistChangesTool } from './tools/watchlistChanges.ts';
+import { listWebhooksTool, testWebhookTool, webhookDeliveriesTool } from './tools/webhooks.ts';
 
 /** Every tool, in the order tools/list shows them. */
 const mcpTools = [
@@ -38,6 +39,9 @@ const mcpTools = [
   removeFromWatchlistTool,
   deleteWatchlistTool,
   watchlistChangesTool,
+  listWebhooksTool,
+  webhookDeliveriesTool,
+  testWebhookTool,
 ];
 
 const INSTRUCTIONS =

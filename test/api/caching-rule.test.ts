@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ignoredQuery, type Route } from '../../api/http/route.ts';
 import { allRoutes } from '../../api/routes/index.ts';
 import { feedToken } from '../../core/watchlists/ownWatchlist.ts';
+import { createEndpoint } from '../../core/webhooks/createEndpoint.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser } from '../support/api.ts';
 import { eventually } from '../support/cli.ts';
@@ -43,7 +44,8 @@ beforeAll(async () => {
     .toBuffer();
   for (const mediaName of archive.mediaFiles.values())
     await writeFile(join(archive.dir, archive.channelTitle, mediaName.replace(/\.mp4$/, '.jpg')), thumbnail);
-  stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir, DATA_DIR: dataDir });
+  // Webhooks to a closed port of this host: added and listed, their deliveries simply fail.
+  stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir, DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: 'true' });
   const created = await createKeyedUser(db.sql, { tier: 'pro', scope: 'L4' });
   user = { key: created.key, id: created.user.id };
   admin = (await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' })).key;
@@ -83,6 +85,12 @@ beforeAll(async () => {
   values.itemId = item.body.data.id;
   values.doomedWatchlist = (await post('/api/watchlists', user.key, { name: 'Doomed' })).body.data.id;
   values.token = feedToken(stack.api.services.serverKey, watchlist.body.data.id, 1);
+  const webhook = await createEndpoint(db.sql, stack.api.services.serverKey, {
+    ownerId: user.id,
+    watchlistId: values.id!,
+    url: 'http://127.0.0.1:9/cached',
+  });
+  values.webhookId = webhook!.id;
   const [title] = await db.sql<{ title: string }[]>`select title from videos where video_id = ${summarised!}`;
   ftsWord = title!.title.split(' ')[0]!;
 }, 120_000);
@@ -117,6 +125,7 @@ const asks: Record<string, () => Ask> = {
   'PATCH /api/watchlists/:id': () => ({ body: { name: 'Renamed' } }),
   'DELETE /api/watchlists/:id': () => ({ params: { id: values.doomedWatchlist! } }),
   'POST /api/watchlists/:id/items': () => ({ body: { kind: 'query', q: 'cached' } }),
+  'POST /api/watchlists/:id/webhooks': () => ({ body: { url: `http://127.0.0.1:9/hook-${Math.random()}` } }),
 };
 
 /** The route's request, with `change` made to it; a stream is left once its headers are in. */
