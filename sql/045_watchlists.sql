@@ -245,6 +245,8 @@ create table webhook_endpoints (
   -- Set when deliveries have failed for three days (or by the owner); the reason is shown to them.
   disabled_at timestamptz,
   disabled_reason text,
+  -- When its current run of failures began (null while its last attempt succeeded): three days of them disable it.
+  failing_since timestamptz,
   unique (watchlist_id, url)
 );
 
@@ -264,6 +266,8 @@ create table webhook_deliveries (
   unique (endpoint_id, change_id)
 );
 create index webhook_deliveries_due on webhook_deliveries (endpoint_id, next_attempt_at, id) where state = 'pending';
+-- The delivery log and the endpoint list read an endpoint's deliveries newest first.
+create index webhook_deliveries_endpoint on webhook_deliveries (endpoint_id, id);
 
 create table webhook_attempts (
   id bigint generated always as identity primary key,

@@ -52,6 +52,7 @@ describe('watchlist tools', () => {
       add_to_watchlist: [false, false],
       remove_from_watchlist: [false, true],
       delete_watchlist: [false, true],
+      watchlist_changes: [true, false],
     });
   });
 
