@@ -77,6 +77,9 @@ describe('MCP server at /mcp', () => {
       'remove_from_watchlist',
       'delete_watchlist',
       'watchlist_changes',
+      'list_webhooks',
+      'webhook_deliveries',
+      'test_webhook',
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
