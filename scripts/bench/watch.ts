@@ -131,7 +131,8 @@ export const benchmark: Benchmark = {
       const poller = (async () => {
         while (polling) {
           for (const feed of feeds) {
-            const xml = await (await fetch(api.url + watchlistFeedPath(serverKey, feed))).text();
+            // A kept-alive connection the API closed meanwhile is reset: the next poll asks again.
+            const xml = await fetch(api.url + watchlistFeedPath(serverKey, feed)).then((answer) => answer.text(), () => '');
             const at = Date.now();
             for (const [, id] of xml.matchAll(/:change:(\d+)</g))
               if (!feedSeen.has(`${feed.id}:${id}`)) feedSeen.set(`${feed.id}:${id}`, at);
@@ -142,6 +143,7 @@ export const benchmark: Benchmark = {
       const queuedAt = Date.now();
       await scheduleAllStatusChecks(sql, { videoIds: gone, priority: 0 });
       await until(async () => (await count(sql, `select count(*) from changes where kind = 'video.deleted'`)) >= CONFIRMED, 120_000);
+      await fannedOut(sql);
       const expected = await count(sql, `select count(*) from webhook_deliveries`);
       await until(async () => received.size >= expected, 120_000);
       await sleep(1_000);
@@ -163,6 +165,7 @@ export const benchmark: Benchmark = {
         update videos set status = 'deleted', status_reason = 'terms_of_service', status_source = 'youtube_api',
           status_evidence = 'This video has been removed for violating YouTube''s Terms of Service.'
         where video_id = any(${burst})`;
+      await fannedOut(sql);
       const burstDeliveries = (await count(sql, `select count(*) from webhook_deliveries`)) - expected;
       await until(async () => received.size - before >= burstDeliveries, 300_000);
       const burstTimes = [...received.values()].slice(before);
@@ -235,6 +238,17 @@ export const benchmark: Benchmark = {
 };
 
 const count = async (sql: Sql, query: string) => Number((await sql.unsafe<{ count: string }[]>(query))[0]!.count);
+
+/** Every change logged so far is on its watchlists' streams, and its deliveries are queued. */
+const fannedOut = (sql: Sql) =>
+  until(
+    async () =>
+      (await count(
+        sql,
+        `select (select count(*) from change_fanout_queue) + (select count(*) from graphile_worker.jobs where task_identifier = 'fan_out_changes')`,
+      )) === 0,
+    120_000,
+  );
 
 async function until(done: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
