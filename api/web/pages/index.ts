@@ -9,6 +9,16 @@ import { searchPage } from './search.tsx';
 import { summariesPage } from './summaries.tsx';
 import { summaryPage } from './summary.tsx';
 import { videoStenogramLivePage, videoStenogramPage } from './stenogram.tsx';
+import {
+  createWatchlistPost,
+  deleteWatchlistPage,
+  deleteWatchlistPost,
+  removeItemPost,
+  renameWatchlistPost,
+  rotateFeedPost,
+  watchlistsPage,
+  watchPost,
+} from './watchlists.tsx';
 
 /** Every page of the web app, in the order they are matched (fixed words before `:params`). */
 export const allPages: Page[] = [
@@ -38,6 +48,14 @@ export const allPages: Page[] = [
   newKeyPage,
   revokeKeyPost,
   passwordPost,
+  watchlistsPage,
+  createWatchlistPost,
+  renameWatchlistPost,
+  rotateFeedPost,
+  deleteWatchlistPage,
+  deleteWatchlistPost,
+  removeItemPost,
+  watchPost,
   usersPage,
   createUserPost,
   setTierPost,

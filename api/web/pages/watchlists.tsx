@@ -1,0 +1,322 @@
+import type { VNode } from 'preact';
+import { z } from 'zod';
+import {
+  addWatchlistItem,
+  createWatchlist,
+  deleteWatchlist,
+  listWatchlists,
+  readWatchlist,
+  removeWatchlistItem,
+  updateWatchlist,
+} from '../../actions/watchlists.ts';
+import { perform } from '../../http/route.ts';
+import { FeedLink } from '../feedLink.tsx';
+import { FormToken, type FormContext } from '../formToken.tsx';
+import { keepNotice, takeNotice } from '../notice.ts';
+import { definePage, redirect, type PageContext } from '../page.tsx';
+import { safeNextPath } from '../safeNextPath.ts';
+import { WATCH_NOTICES } from '../watchState.ts';
+
+type Ctx = PageContext<unknown, unknown, unknown>;
+type Watchlist = Awaited<ReturnType<typeof readWatchlist.run>>;
+type Item = Watchlist['items'][number];
+
+/** What the forms of this page did, said once on the page they return to (api/web/notice.ts). */
+const NOTICES = {
+  ...WATCH_NOTICES,
+  created: 'Watchlist created.',
+  renamed: 'Watchlist renamed.',
+  deleted: 'Watchlist deleted, with what it watched, its feed and its webhooks.',
+  rotated: 'Your watchlist has a new feed URL: the old one no longer works. Give the new one to your feed reader.',
+} as const;
+type Notice = keyof typeof NOTICES;
+
+/** The name of the watchlist a first Watch button creates. */
+const FIRST_WATCHLIST = 'My watchlist';
+
+const watchlistParams = z.strictObject({ watchlistId: z.string().max(64) });
+const itemParams = watchlistParams.extend({ itemId: z.string().max(64) });
+const nameForm = z.looseObject({ name: z.string() });
+const nextForm = z.looseObject({ next: z.string().optional() });
+
+/** A signed-in person's page; an anonymous visitor signs in first and comes back. */
+const signInFirst = (path: string) => redirect(`/login?next=${encodeURIComponent(path)}`);
+
+const sectionId = (watchlistId: string) => `watchlist-${watchlistId}`;
+const back = (ctx: Ctx, notice: Notice, to = '/watchlists') => {
+  keepNotice(ctx.res, ctx.deps.config, notice);
+  return redirect(to);
+};
+
+/** A search's link, from a watched query's fields. */
+const queryHref = (query: Record<string, unknown>) =>
+  `/search?${new URLSearchParams(Object.entries(query).flatMap(([name, value]) => (value === undefined || value === null ? [] : [[name, String(value)]])))}`;
+
+/** An item as a link to what it watches. */
+function ItemLink({ item }: { item: Item }): VNode {
+  if (item.kind === 'channel')
+    return (
+      <>
+        <span class="kind">Channel</span> <a href={`/channels/${item.channelId}`}>{item.label}</a>
+      </>
+    );
+  if (item.kind === 'video')
+    return (
+      <>
+        <span class="kind">Video</span> <a href={`/videos/${item.videoId}`}>{item.label}</a>
+      </>
+    );
+  return (
+    <>
+      <span class="kind">Search</span> <a href={item.query ? queryHref(item.query) : '/search'}>“{item.label}”</a>
+      {item.query?.in === 'subtitles' ? ' in subtitles' : ''}
+    </>
+  );
+}
+
+function Items({ ctx, watchlist }: { ctx: FormContext; watchlist: Watchlist }): VNode {
+  if (watchlist.items.length === 0)
+    return <p class="muted">Nothing watched yet: use the Watch button on a channel's page, a video's page or a search.</p>;
+  return (
+    <ul class="watched">
+      {watchlist.items.map((item) => {
+        const action = `/watchlists/${watchlist.id}/items/${item.id}/remove`;
+        return (
+          <li key={item.id}>
+            <span class="what">
+              <ItemLink item={item} />
+            </span>
+            <form method="post" action={action}>
+              <FormToken ctx={ctx} action={action} />
+              <button type="submit" class="secondary small">
+                Remove
+              </button>
+            </form>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function FeedUrl({ ctx, watchlist }: { ctx: FormContext; watchlist: Watchlist }): VNode {
+  const id = `feed-${watchlist.id}`;
+  const rotate = `/watchlists/${watchlist.id}/feed`;
+  return (
+    <div class="feed-url">
+      <label for={id}>Private feed (Atom, for a feed reader)</label>
+      <div class="inline-form">
+        <input id={id} type="text" readOnly value={watchlist.feedUrl} />
+        {/* Shown by site.js where the clipboard can be written. */}
+        <button type="button" class="secondary" data-copy={id} hidden>
+          Copy
+        </button>
+      </div>
+      <form method="post" action={rotate} class="inline-form">
+        <FormToken ctx={ctx} action={rotate} />
+        <button type="submit" class="secondary">
+          Get a new feed URL
+        </button>
+        <span class="muted">The old URL then stops working at once, for anyone who has it.</span>
+      </form>
+    </div>
+  );
+}
+
+function WatchlistSection({ ctx, watchlist }: { ctx: FormContext; watchlist: Watchlist }): VNode {
+  const headingId = `${sectionId(watchlist.id)}-name`;
+  const rename = `/watchlists/${watchlist.id}/rename`;
+  return (
+    <section class="watchlist" id={sectionId(watchlist.id)} aria-labelledby={headingId}>
+      <h2 id={headingId}>{watchlist.name}</h2>
+      <Items ctx={ctx} watchlist={watchlist} />
+      <FeedUrl ctx={ctx} watchlist={watchlist} />
+      <details class="manage">
+        <summary>Rename or delete</summary>
+        <form method="post" action={rename} class="inline-form">
+          <FormToken ctx={ctx} action={rename} />
+          <label for={`${sectionId(watchlist.id)}-rename`}>New name</label>
+          <input id={`${sectionId(watchlist.id)}-rename`} name="name" type="text" value={watchlist.name} required maxLength={100} />
+          <button type="submit" class="secondary">
+            Rename
+          </button>
+        </form>
+        <p>
+          <a href={`/watchlists/${watchlist.id}/delete`}>Delete this watchlist…</a>
+        </p>
+      </details>
+    </section>
+  );
+}
+
+/** `/watchlists`: the signed-in person's watchlists, each with what it watches, its private feed and how to change it. */
+export const watchlistsPage = definePage({
+  method: 'GET',
+  path: '/watchlists',
+  async handler(ctx) {
+    if (ctx.visitor.kind === 'anonymous') return signInFirst('/watchlists');
+    // The action refuses a tier without watchlists (403, an error page naming the tiers that have them).
+    const list = await perform(listWatchlists, ctx, undefined);
+    const watchlists = await Promise.all(list.map((watchlist) => perform(readWatchlist, ctx, watchlist.id)));
+    const notice = takeNotice(ctx.req, ctx.res, ctx.deps.config, NOTICES);
+    return {
+      title: 'Your watchlists',
+      styles: ['watchlists.css'],
+      head: watchlists.map((watchlist) => <FeedLink key={watchlist.id} href={watchlist.feedUrl} title={`${watchlist.name} (Afterimage)`} />),
+      body: (
+        <section class="watchlists">
+          <h1>Your watchlists</h1>
+          {notice ? (
+            <p class="notice" role="status">
+              {notice}
+            </p>
+          ) : null}
+          <p class="muted">
+            Channels, videos and searches you watch: their deletions, re-uploads, restorations, new uploads, changed titles and
+            new matches reach you by a private feed.
+          </p>
+          {watchlists.map((watchlist) => (
+            <WatchlistSection key={watchlist.id} ctx={ctx} watchlist={watchlist} />
+          ))}
+          {watchlists.length === 0 ? <p>You have no watchlist yet.</p> : null}
+          <form method="post" action="/watchlists" class="inline-form create">
+            <FormToken ctx={ctx} action="/watchlists" />
+            <label for="new-watchlist">Name of a new watchlist</label>
+            <input id="new-watchlist" name="name" type="text" required maxLength={100} />
+            <button type="submit">Create</button>
+          </form>
+        </section>
+      ),
+    };
+  },
+});
+
+export const createWatchlistPost = definePage({
+  method: 'POST',
+  path: '/watchlists',
+  form: nameForm,
+  access: createWatchlist.access,
+  async handler(ctx) {
+    const created = await perform(createWatchlist, ctx, { name: ctx.form.name });
+    return back(ctx, 'created', `/watchlists#${sectionId(created.id)}`);
+  },
+});
+
+export const renameWatchlistPost = definePage({
+  method: 'POST',
+  path: '/watchlists/:watchlistId/rename',
+  params: watchlistParams,
+  form: nameForm,
+  access: updateWatchlist.access,
+  async handler(ctx) {
+    await perform(updateWatchlist, ctx, { id: ctx.params.watchlistId, changes: { name: ctx.form.name } });
+    return back(ctx, 'renamed', `/watchlists#${sectionId(ctx.params.watchlistId)}`);
+  },
+});
+
+export const rotateFeedPost = definePage({
+  method: 'POST',
+  path: '/watchlists/:watchlistId/feed',
+  params: watchlistParams,
+  access: updateWatchlist.access,
+  async handler(ctx) {
+    await perform(updateWatchlist, ctx, { id: ctx.params.watchlistId, changes: { rotateFeed: true } });
+    return back(ctx, 'rotated', `/watchlists#${sectionId(ctx.params.watchlistId)}`);
+  },
+});
+
+/** `/watchlists/:id/delete`: what deleting the watchlist takes with it, and the button that does it. */
+export const deleteWatchlistPage = definePage({
+  method: 'GET',
+  path: '/watchlists/:watchlistId/delete',
+  params: watchlistParams,
+  async handler(ctx) {
+    if (ctx.visitor.kind === 'anonymous') return signInFirst(`/watchlists/${ctx.params.watchlistId}/delete`);
+    const watchlist = await perform(readWatchlist, ctx, ctx.params.watchlistId);
+    const action = `/watchlists/${watchlist.id}/delete`;
+    return {
+      title: `Delete ${watchlist.name}`,
+      body: (
+        <section class="narrow">
+          <h1>Delete “{watchlist.name}”?</h1>
+          <p>
+            Its {watchlist.items.length} watched item{watchlist.items.length === 1 ? '' : 's'}, its private feed and its webhooks go with it;
+            changes already sent stay where they were sent. This cannot be undone.
+          </p>
+          <form method="post" action={action} class="inline-form">
+            <FormToken ctx={ctx} action={action} />
+            <button type="submit">Delete the watchlist</button>
+            <a href={`/watchlists#${sectionId(watchlist.id)}`}>Keep it</a>
+          </form>
+        </section>
+      ),
+    };
+  },
+});
+
+export const deleteWatchlistPost = definePage({
+  method: 'POST',
+  path: '/watchlists/:watchlistId/delete',
+  params: watchlistParams,
+  access: deleteWatchlist.access,
+  async handler(ctx) {
+    await perform(deleteWatchlist, ctx, ctx.params.watchlistId);
+    return back(ctx, 'deleted');
+  },
+});
+
+/** Removes an item, from this page or from a Watch button ("Stop watching"), and goes back there. */
+export const removeItemPost = definePage({
+  method: 'POST',
+  path: '/watchlists/:watchlistId/items/:itemId/remove',
+  params: itemParams,
+  form: nextForm,
+  access: removeWatchlistItem.access,
+  async handler(ctx) {
+    await perform(removeWatchlistItem, ctx, { watchlistId: ctx.params.watchlistId, itemId: ctx.params.itemId });
+    return back(ctx, 'removed', safeNextPath(ctx.form.next, `/watchlists#${sectionId(ctx.params.watchlistId)}`));
+  },
+});
+
+/** The Watch button's fields: what to watch (a channel, a video or a search's fields), where, and the page to go back to. */
+const watchForm = z.looseObject({
+  kind: z.enum(['channel', 'video', 'query'], { message: 'expected channel, video or query' }),
+  watchlistId: z.string().max(64).optional(),
+  next: z.string().optional(),
+});
+
+/** A search's yes/no filter as a form sends it; anything else is left for the action's schema to refuse. */
+const flag = (value: string | undefined) => (value === 'true' ? true : value === 'false' ? false : value);
+
+/** The item a Watch form names, as the action takes it (the action's schema validates the values). */
+function itemOf(form: z.output<typeof watchForm>) {
+  const { kind, watchlistId: _list, next: _next, ...fields } = form as Record<string, string | undefined>;
+  if (kind === 'channel') return { kind, channelId: fields.channelId };
+  if (kind === 'video') return { kind, videoId: fields.videoId };
+  const { hasVideo, hasSubtitles, hasSummary, ...words } = fields;
+  return { kind, query: { ...words, hasVideo: flag(hasVideo), hasSubtitles: flag(hasSubtitles), hasSummary: flag(hasSummary) } };
+}
+
+/**
+ * The Watch button: adds the channel, video or search to the chosen watchlist (the visitor's only one;
+ * with none, "My watchlist" is created first), then back to the page it was pressed on.
+ */
+export const watchPost = definePage({
+  method: 'POST',
+  path: '/watch',
+  form: watchForm,
+  access: addWatchlistItem.access,
+  async handler(ctx) {
+    const { form } = ctx;
+    const here = safeNextPath(form.next, '/watchlists');
+    let watchlistId = form.watchlistId;
+    let notice: Notice = 'watched';
+    if (!watchlistId) {
+      const [first] = await perform(listWatchlists, ctx, undefined);
+      watchlistId = first?.id ?? (await perform(createWatchlist, ctx, { name: FIRST_WATCHLIST })).id;
+      if (!first) notice = 'watched-new';
+    }
+    await perform(addWatchlistItem, ctx, { watchlistId, item: itemOf(form) as never });
+    return back(ctx, notice, here);
+  },
+});
