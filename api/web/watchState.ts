@@ -7,7 +7,7 @@ import type { WatchState, WatchTarget } from './watchButton.tsx';
 
 /** What the Watch button's forms did, said once on the page they return to. */
 export const WATCH_NOTICES = {
-  watched: 'Now watching: its changes appear on your watchlists page and in the watchlist's feed.',
+  watched: 'Now watching: its changes appear on your watchlists page and in the watchlist’s feed.',
   'watched-new': 'Now watching, in your new watchlist “My watchlist”: its changes appear on your watchlists page and in its feed.',
   removed: 'No longer watched.',
 } as const;

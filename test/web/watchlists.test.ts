@@ -53,7 +53,7 @@ afterAll(async () => {
 });
 
 const text = (page: Page) => page.$eval('main', (element) => element.textContent ?? '');
-const submit = (page: Page, selector: string) => Promise.all([page.waitForNavigation(), page.click(selector)]);
+const submit = (page: Page, selector: string) => Promise.all([page.waitForNavigation({ timeout: 10_000 }), page.click(selector)]);
 
 async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {
   await page.type('#login-email', who.email);
@@ -124,6 +124,7 @@ describe('watching in the browser', () => {
     expect(await page.$eval('[role=status]', (element) => element.textContent)).toContain('No longer watched');
 
     // Delete, after a page that asks.
+    await page.click('details.manage > summary');
     await submit(page, `a[href="/watchlists/${watchlist!.id}/delete"]`);
     expect(await page.$eval('h1', (element) => element.textContent)).toBe('Delete “Lathes & metalwork”?');
     expect(await accessibilityViolations(page)).toEqual([]);
@@ -193,7 +194,10 @@ describe('watching in the browser', () => {
 
   it('links the feeds of deletions: the site-wide one from home and search, the channel\u2019s from its page', async () => {
     const { page } = await openTab(browser, api.url);
-    const alternate = () => page.$$eval('link[rel=alternate][type="application/atom+xml"]', (elements) => elements.map((element) => element.getAttribute('href')));
+    const alternate = () =>
+      page.$$eval('link[rel=alternate][type="application/atom+xml"]', (elements) =>
+        elements.map((element) => element.getAttribute('href')),
+      );
     await page.goto(`${api.url}/`);
     expect(await alternate()).toEqual(['/feeds/deletions.atom']);
     await page.goto(`${api.url}/search?q=lathe`);
@@ -217,10 +221,12 @@ describe('watching in the browser', () => {
       const refused = await fetch(`${api.url}/watchlists`, { headers: { Accept: 'text/html', Cookie: cookie } });
       expect(refused.status).toBe(403);
       const page = await refused.text();
-      expect(page).toContain('watchlists is not part of the Registered tier');
+      expect(page).toContain('Watchlists is not part of the Registered tier.');
       expect(page).toContain('Available in the');
       // No Watch button for them on a channel page.
-      const channelPage = await (await fetch(`${api.url}/channels/${channel}`, { headers: { Accept: 'text/html', Cookie: cookie } })).text();
+      const channelPage = await (
+        await fetch(`${api.url}/channels/${channel}`, { headers: { Accept: 'text/html', Cookie: cookie } })
+      ).text();
       expect(channelPage).not.toContain('class="watch"');
     } finally {
       await updateTier(db.sql, 'registered', { features: { watchlists: true } });

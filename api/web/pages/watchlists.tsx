@@ -5,10 +5,16 @@ import {
   createWatchlist,
   deleteWatchlist,
   listWatchlists,
+  newWatchlistInput,
   readWatchlist,
   removeWatchlistItem,
+  toNewItem,
   updateWatchlist,
+  watchlistItemInput,
+  type WatchlistItemInput,
 } from '../../actions/watchlists.ts';
+import { parseInput } from '../../http/input.ts';
+import { publicOrigin } from '../../http/publicOrigin.ts';
 import { perform } from '../../http/route.ts';
 import { FeedLink } from '../feedLink.tsx';
 import { FormToken, type FormContext } from '../formToken.tsx';
@@ -18,6 +24,8 @@ import { safeNextPath } from '../safeNextPath.ts';
 import { WATCH_NOTICES } from '../watchState.ts';
 
 type Ctx = PageContext<unknown, unknown, unknown>;
+/** Where the visitor reaches this site: the actions answer absolute feed URLs. */
+const origin = (ctx: Ctx) => ({ origin: publicOrigin(ctx.deps.config, ctx.req) });
 type Watchlist = Awaited<ReturnType<typeof readWatchlist.run>>;
 type Item = Watchlist['items'][number];
 
@@ -36,7 +44,6 @@ const FIRST_WATCHLIST = 'My watchlist';
 
 const watchlistParams = z.strictObject({ watchlistId: z.string().max(64) });
 const itemParams = watchlistParams.extend({ itemId: z.string().max(64) });
-const nameForm = z.looseObject({ name: z.string() });
 const nextForm = z.looseObject({ next: z.string().optional() });
 
 /** A signed-in person's page; an anonymous visitor signs in first and comes back. */
@@ -156,13 +163,15 @@ export const watchlistsPage = definePage({
   async handler(ctx) {
     if (ctx.visitor.kind === 'anonymous') return signInFirst('/watchlists');
     // The action refuses a tier without watchlists (403, an error page naming the tiers that have them).
-    const list = await perform(listWatchlists, ctx, undefined);
-    const watchlists = await Promise.all(list.map((watchlist) => perform(readWatchlist, ctx, watchlist.id)));
+    const list = await perform(listWatchlists, ctx, origin(ctx));
+    const watchlists = await Promise.all(list.map(({ id }) => perform(readWatchlist, ctx, { ...origin(ctx), id })));
     const notice = takeNotice(ctx.req, ctx.res, ctx.deps.config, NOTICES);
     return {
       title: 'Your watchlists',
       styles: ['watchlists.css'],
-      head: watchlists.map((watchlist) => <FeedLink key={watchlist.id} href={watchlist.feedUrl} title={`${watchlist.name} (Afterimage)`} />),
+      head: watchlists.map((watchlist) => (
+        <FeedLink key={watchlist.id} href={watchlist.feedUrl} title={`${watchlist.name} (Afterimage)`} />
+      )),
       body: (
         <section class="watchlists">
           <h1>Your watchlists</h1>
@@ -172,8 +181,8 @@ export const watchlistsPage = definePage({
             </p>
           ) : null}
           <p class="muted">
-            Channels, videos and searches you watch: their deletions, re-uploads, restorations, new uploads, changed titles and
-            new matches reach you by a private feed.
+            Channels, videos and searches you watch: their deletions, re-uploads, restorations, new uploads, changed titles and new matches
+            reach you by a private feed.
           </p>
           {watchlists.map((watchlist) => (
             <WatchlistSection key={watchlist.id} ctx={ctx} watchlist={watchlist} />
@@ -194,10 +203,10 @@ export const watchlistsPage = definePage({
 export const createWatchlistPost = definePage({
   method: 'POST',
   path: '/watchlists',
-  form: nameForm,
+  form: newWatchlistInput,
   access: createWatchlist.access,
   async handler(ctx) {
-    const created = await perform(createWatchlist, ctx, { name: ctx.form.name });
+    const created = await perform(createWatchlist, ctx, { ...origin(ctx), name: ctx.form.name });
     return back(ctx, 'created', `/watchlists#${sectionId(created.id)}`);
   },
 });
@@ -206,10 +215,10 @@ export const renameWatchlistPost = definePage({
   method: 'POST',
   path: '/watchlists/:watchlistId/rename',
   params: watchlistParams,
-  form: nameForm,
+  form: newWatchlistInput,
   access: updateWatchlist.access,
   async handler(ctx) {
-    await perform(updateWatchlist, ctx, { id: ctx.params.watchlistId, changes: { name: ctx.form.name } });
+    await perform(updateWatchlist, ctx, { ...origin(ctx), id: ctx.params.watchlistId, name: ctx.form.name });
     return back(ctx, 'renamed', `/watchlists#${sectionId(ctx.params.watchlistId)}`);
   },
 });
@@ -220,7 +229,7 @@ export const rotateFeedPost = definePage({
   params: watchlistParams,
   access: updateWatchlist.access,
   async handler(ctx) {
-    await perform(updateWatchlist, ctx, { id: ctx.params.watchlistId, changes: { rotateFeed: true } });
+    await perform(updateWatchlist, ctx, { ...origin(ctx), id: ctx.params.watchlistId, rotateFeed: true });
     return back(ctx, 'rotated', `/watchlists#${sectionId(ctx.params.watchlistId)}`);
   },
 });
@@ -232,7 +241,7 @@ export const deleteWatchlistPage = definePage({
   params: watchlistParams,
   async handler(ctx) {
     if (ctx.visitor.kind === 'anonymous') return signInFirst(`/watchlists/${ctx.params.watchlistId}/delete`);
-    const watchlist = await perform(readWatchlist, ctx, ctx.params.watchlistId);
+    const watchlist = await perform(readWatchlist, ctx, { ...origin(ctx), id: ctx.params.watchlistId });
     const action = `/watchlists/${watchlist.id}/delete`;
     return {
       title: `Delete ${watchlist.name}`,
@@ -240,8 +249,8 @@ export const deleteWatchlistPage = definePage({
         <section class="narrow">
           <h1>Delete “{watchlist.name}”?</h1>
           <p>
-            Its {watchlist.items.length} watched item{watchlist.items.length === 1 ? '' : 's'}, its private feed and its webhooks go with it;
-            changes already sent stay where they were sent. This cannot be undone.
+            Its {watchlist.items.length} watched item{watchlist.items.length === 1 ? '' : 's'}, its private feed and its webhooks go with
+            it; changes already sent stay where they were sent. This cannot be undone.
           </p>
           <form method="post" action={action} class="inline-form">
             <FormToken ctx={ctx} action={action} />
@@ -260,7 +269,7 @@ export const deleteWatchlistPost = definePage({
   params: watchlistParams,
   access: deleteWatchlist.access,
   async handler(ctx) {
-    await perform(deleteWatchlist, ctx, ctx.params.watchlistId);
+    await perform(deleteWatchlist, ctx, { id: ctx.params.watchlistId });
     return back(ctx, 'deleted');
   },
 });
@@ -273,7 +282,7 @@ export const removeItemPost = definePage({
   form: nextForm,
   access: removeWatchlistItem.access,
   async handler(ctx) {
-    await perform(removeWatchlistItem, ctx, { watchlistId: ctx.params.watchlistId, itemId: ctx.params.itemId });
+    await perform(removeWatchlistItem, ctx, { id: ctx.params.watchlistId, itemId: ctx.params.itemId });
     return back(ctx, 'removed', safeNextPath(ctx.form.next, `/watchlists#${sectionId(ctx.params.watchlistId)}`));
   },
 });
@@ -285,16 +294,14 @@ const watchForm = z.looseObject({
   next: z.string().optional(),
 });
 
-/** A search's yes/no filter as a form sends it; anything else is left for the action's schema to refuse. */
+/** A search's yes/no filter as a form sends it; anything else is left for the item's schema to refuse. */
 const flag = (value: string | undefined) => (value === 'true' ? true : value === 'false' ? false : value);
 
-/** The item a Watch form names, as the action takes it (the action's schema validates the values). */
-function itemOf(form: z.output<typeof watchForm>) {
-  const { kind, watchlistId: _list, next: _next, ...fields } = form as Record<string, string | undefined>;
-  if (kind === 'channel') return { kind, channelId: fields.channelId };
-  if (kind === 'video') return { kind, videoId: fields.videoId };
-  const { hasVideo, hasSubtitles, hasSummary, ...words } = fields;
-  return { kind, query: { ...words, hasVideo: flag(hasVideo), hasSubtitles: flag(hasSubtitles), hasSummary: flag(hasSummary) } };
+/** The item a Watch form names, in the shape of the API's body (watchlistItemInput checks it). */
+function itemOf(form: z.output<typeof watchForm>): Record<string, unknown> {
+  const { watchlistId: _list, next: _next, hasVideo, hasSubtitles, hasSummary, ...fields } = form as Record<string, string | undefined>;
+  if (form.kind !== 'query') return fields;
+  return { ...fields, hasVideo: flag(hasVideo), hasSubtitles: flag(hasSubtitles), hasSummary: flag(hasSummary) };
 }
 
 /**
@@ -308,15 +315,17 @@ export const watchPost = definePage({
   access: addWatchlistItem.access,
   async handler(ctx) {
     const { form } = ctx;
+    // Checked before anything is created: a refused item makes no "My watchlist".
+    const item = toNewItem(parseInput(watchlistItemInput, itemOf(form), 'form') as WatchlistItemInput);
     const here = safeNextPath(form.next, '/watchlists');
     let watchlistId = form.watchlistId;
     let notice: Notice = 'watched';
     if (!watchlistId) {
-      const [first] = await perform(listWatchlists, ctx, undefined);
-      watchlistId = first?.id ?? (await perform(createWatchlist, ctx, { name: FIRST_WATCHLIST })).id;
+      const [first] = await perform(listWatchlists, ctx, origin(ctx));
+      watchlistId = first?.id ?? (await perform(createWatchlist, ctx, { ...origin(ctx), name: FIRST_WATCHLIST })).id;
       if (!first) notice = 'watched-new';
     }
-    await perform(addWatchlistItem, ctx, { watchlistId, item: itemOf(form) as never });
+    await perform(addWatchlistItem, ctx, { id: watchlistId, item });
     return back(ctx, notice, here);
   },
 });
