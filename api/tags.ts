@@ -10,6 +10,7 @@ export const apiTags = {
   Subtitles: 'Subtitle tracks as SRT, WebVTT or text; fetching them on demand; bulk downloads as JSON or a zip',
   'AI summaries': 'Public summaries of videos written by an LLM from their subtitles: read, list, generate, follow',
   'AI stenograms': 'Private, complete transcripts rewritten as Markdown, readable only by the key owner who asked for them',
+  Watchlists: 'Named lists of channels, videos and saved full-text queries you watch, each with a private Atom feed of their changes',
   'Event streams': "Short-lived tokens that open one event stream without the API key, for a browser's EventSource",
   'Public pages': 'HTML pages of public summaries and their sitemaps, for people and crawlers (outside /api)',
   'Video status': "A video's status (public, private, deleted, …) and every change of it",

@@ -61,6 +61,14 @@ const limitRule = z.object({
 });
 export type LimitRule = z.infer<typeof limitRule>;
 
+const allowanceRule = z.object({
+  name: allowanceName,
+  description: z.string(),
+  unit: z.string(),
+  max: z.number().int().nonnegative().nullable().describe('how many a user may hold at once; null means unlimited'),
+});
+export type AllowanceRule = z.infer<typeof allowanceRule>;
+
 export const tier = z.object({
   name: tierName,
   displayName: z.string(),
@@ -69,6 +77,7 @@ export const tier = z.object({
   maxKeyScope: scopeLabel,
   features: keyedObject(featureName, z.boolean()),
   limits: keyedObject(limitName, limitRule),
+  allowances: keyedObject(allowanceName, allowanceRule).describe('what a user may hold at once, unlike limits, which count per window'),
   updatedAt: z.string().describe('ISO 8601 timestamp'),
 });
 export type Tier = z.infer<typeof tier>;

@@ -13,6 +13,7 @@ import { summaryRoutes } from './summaries.ts';
 import { summaryPageRoutes } from './summaryPages.ts';
 import { listTiersRoute, updateTierRoute } from './tiers.ts';
 import { statusHistoryRoute, videoFileRoute, videoThumbnailRoute } from './videos.ts';
+import { watchlistRoutes } from './watchlists.ts';
 
 /** Every route of the API, in the order they are matched. */
 export const allRoutes: Route[] = [
@@ -32,6 +33,7 @@ export const allRoutes: Route[] = [
   ...summaryRoutes,
   ...summaryPageRoutes,
   ...stenogramRoutes,
+  ...watchlistRoutes,
   streamTokenRoute(() => allRoutes),
   statusHistoryRoute,
   videoFileRoute,

@@ -9,9 +9,9 @@ export const listTiersRoute = defineRoute({
   method: 'GET',
   path: '/api/tiers',
   tag: 'System',
-  summary: 'All tiers side by side: API access, key scope, feature flags and limits',
+  summary: 'All tiers side by side: API access, key scope, feature flags, limits and allowances',
   description:
-    "Public. Every tier names every feature and every limit (max null: unlimited, 0: none); GET /api/features says which tier is the caller's and what it has used.",
+    "Public. Every tier names every feature, every limit and every allowance (what a user may hold at once: watchlists, watched items, webhook endpoints; max null: unlimited, 0: none); GET /api/features says which tier is the caller's and what it has used and holds.",
   auth: 'public',
   // The same for everybody; an operator's change shows within a minute.
   cache: { scope: 'public', maxAgeSeconds: 60 },
@@ -25,8 +25,9 @@ export const updateTierRoute = defineRoute({
   method: 'PATCH',
   path: '/api/tiers/:name',
   tag: 'System',
-  summary: "Change a tier's API access, key scope, feature flags or limits (administrators)",
-  description: 'Takes effect in every API process within 5 seconds.',
+  summary: "Change a tier's API access, key scope, feature flags, limits or allowances (administrators)",
+  description:
+    'Takes effect in every API process within 5 seconds. A lowered allowance keeps what users hold already and refuses them more.',
   auth: 'key',
   admin: true,
   params: z.strictObject({ name: tierName }),

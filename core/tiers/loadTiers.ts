@@ -1,7 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import { scopeName, tier as tierSchema, type Tier, type TierName } from '../schemas.ts';
 
-/** All tiers with their feature flags and limits, lowest rank first. */
+/** All tiers with their feature flags, limits and allowances, lowest rank first. */
 export async function loadTiers(sql: Sql): Promise<Tier[]> {
   const rows = await sql`
     select t.name, t.display_name as "displayName", t.rank, t.api_access as "apiAccess", t.max_key_scope as "maxKeyScope",
@@ -10,7 +10,10 @@ export async function loadTiers(sql: Sql): Promise<Tier[]> {
       (select coalesce(jsonb_object_agg(l.name, jsonb_build_object(
           'name', l.name, 'description', l.description, 'unit', l.unit, 'window', l.window_kind,
           'windowSeconds', l.window_seconds, 'countedPer', l.counted_per, 'max', tl.max_count)), '{}')
-        from tier_limits tl join limit_definitions l on l.name = tl.limit_name where tl.tier = t.name) as limits
+        from tier_limits tl join limit_definitions l on l.name = tl.limit_name where tl.tier = t.name) as limits,
+      (select coalesce(jsonb_object_agg(a.name, jsonb_build_object(
+          'name', a.name, 'description', a.description, 'unit', a.unit, 'max', ta.max_count)), '{}')
+        from tier_allowances ta join allowance_definitions a on a.name = ta.allowance_name where ta.tier = t.name) as allowances
     from tiers t order by t.rank`;
   return rows.map((row) => tierSchema.parse({ ...row, maxKeyScope: scopeName(row.maxKeyScope) }));
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Sql } from '../db/database.ts';
-import { featureName, keyedObject, limitName, scopeLabel, scopeLevel, type TierName } from '../schemas.ts';
+import { allowanceName, featureName, INT4_MAX, keyedObject, limitName, scopeLabel, scopeLevel, type TierName } from '../schemas.ts';
 
 export const tierChanges = z.strictObject({
   apiAccess: z.boolean().optional(),
@@ -10,6 +10,10 @@ export const tierChanges = z.strictObject({
     .partial()
     .optional()
     .describe('new maximum per limit; null makes it unlimited, 0 forbids'),
+  allowances: keyedObject(allowanceName, z.number().int().nonnegative().max(INT4_MAX).nullable())
+    .partial()
+    .optional()
+    .describe('new maximum a user may hold per allowance; null makes it unlimited, 0 none. What is held already is kept.'),
 });
 export type TierChanges = z.infer<typeof tierChanges>;
 
@@ -29,6 +33,9 @@ export async function updateTier(sql: Sql, name: TierName, changes: TierChanges)
     }
     for (const [limit, max] of Object.entries(changes.limits ?? {})) {
       await tx`update tier_limits set max_count = ${max ?? null} where tier = ${name} and limit_name = ${limit}`;
+    }
+    for (const [allowance, max] of Object.entries(changes.allowances ?? {})) {
+      await tx`update tier_allowances set max_count = ${max ?? null} where tier = ${name} and allowance_name = ${allowance}`;
     }
   });
 }

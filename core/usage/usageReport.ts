@@ -1,6 +1,17 @@
 import { z } from 'zod';
 import type { Sql } from '../db/database.ts';
-import { featureName, keyedObject, limitName, tierName, type LimitName, type LimitRule, type Tier } from '../schemas.ts';
+import {
+  allowanceName,
+  featureName,
+  keyedObject,
+  limitName,
+  tierName,
+  type AllowanceName,
+  type LimitName,
+  type LimitRule,
+  type Tier,
+} from '../schemas.ts';
+import { heldAllowances } from '../watchlists/allowances.ts';
 import { readQuotas } from './consumeQuota.ts';
 
 const usageSchema = z.object({
@@ -13,6 +24,14 @@ const usageSchema = z.object({
   used: z.number().int(),
   remaining: z.number().int().nullable(),
   resetSeconds: z.number().int().describe('seconds until the current window bucket ends'),
+});
+
+const allowanceSchema = z.object({
+  description: z.string(),
+  unit: z.string(),
+  max: z.number().int().nullable().describe('how many may be held at once; null means unlimited'),
+  held: z.number().int().describe('how many are held now'),
+  remaining: z.number().int().nullable().describe('how many more may be added; null means unlimited (and for an administrator)'),
 });
 
 const accountSchema = z.object({
@@ -28,6 +47,9 @@ export const usageReportSchema = z.object({
   account: accountSchema.nullable(),
   features: keyedObject(featureName, z.boolean()),
   limits: keyedObject(limitName, usageSchema),
+  allowances: keyedObject(allowanceName, allowanceSchema).describe(
+    'an addition to the spec: what the caller may hold at once (watchlists, watched items, webhook endpoints), unlike limits, which count per window',
+  ),
   limitsEnforced: z
     .boolean()
     .describe(
@@ -44,10 +66,13 @@ export async function usageReport(
   limitsEnforced: boolean,
 ): Promise<z.infer<typeof usageReportSchema>> {
   const rules = Object.values(tier.limits);
-  const states = await readQuotas(
-    sql,
-    rules.map((rule) => ({ subject: subjectOf(rule), rule })),
-  );
+  const [states, held] = await Promise.all([
+    readQuotas(
+      sql,
+      rules.map((rule) => ({ subject: subjectOf(rule), rule })),
+    ),
+    account ? heldAllowances(sql, account.userId) : undefined,
+  ]);
   return {
     tier: { name: tier.name, displayName: tier.displayName },
     account,
@@ -71,6 +96,21 @@ export async function usageReport(
         ];
       }),
     ) as Record<LimitName, z.infer<typeof usageSchema>>,
+    allowances: Object.fromEntries(
+      Object.values(tier.allowances).map((rule) => {
+        const holding = held?.[rule.name] ?? 0;
+        return [
+          rule.name,
+          {
+            description: rule.description,
+            unit: rule.unit,
+            max: rule.max,
+            held: holding,
+            remaining: rule.max === null || !limitsEnforced ? null : Math.max(0, rule.max - holding),
+          },
+        ];
+      }),
+    ) as Record<AllowanceName, z.infer<typeof allowanceSchema>>,
     limitsEnforced,
   };
 }

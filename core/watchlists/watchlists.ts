@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { startSearch } from '../crawl/startSearch.ts';
+import { upsertChannel } from '../videos/upsertChannel.ts';
 import { resolveChannel } from '../crawl/resolveChannel.ts';
 import type { Queryable, Sql } from '../db/database.ts';
 import { notFound } from '../errors.ts';
@@ -254,6 +255,8 @@ export async function watchItem(
 
   const outcome = await sql.begin(async (tx) => {
     const watchlist = await ownOrNotFound(tx, ownerId, watchlistId, true);
+    // A channel only a source knew is stored now: its item shows its name before its crawl begins.
+    if (channel) await upsertChannel(tx, channel, deps.log);
     if (item.kind === 'video') {
       const [stored] = await tx`select 1 from videos where video_id = ${item.videoId}`;
       if (!stored) throw notFound(`video ${item.videoId} is not stored here: search its channel first (POST /api/search), then watch it`);

@@ -1,4 +1,4 @@
-import { featureName, limitName, scopeLabel, tierName, type Tier } from '../../core/schemas.ts';
+import { allowanceName, featureName, limitName, scopeLabel, tierName, type Tier } from '../../core/schemas.ts';
 import { loadTiers } from '../../core/tiers/loadTiers.ts';
 import { tierChanges, updateTier } from '../../core/tiers/updateTier.ts';
 import { output, parseOptions, table, UsageError, withDatabase } from '../cli.ts';
@@ -6,7 +6,8 @@ import { output, parseOptions, table, UsageError, withDatabase } from '../cli.ts
 const USAGE = `usage:
   afterimage tiers list [--json]
   afterimage tiers set <tier> [--api-access true|false] [--max-scope L1..L4]
-                              [--feature NAME=on|off]... [--limit NAME=N|unlimited]... [--json]`;
+                              [--feature NAME=on|off]... [--limit NAME=N|unlimited]...
+                              [--allowance NAME=N|unlimited]... [--json]`;
 
 function describe(tiers: Tier[]): string {
   const rows = [
@@ -20,6 +21,10 @@ function describe(tiers: Tier[]): string {
       setting: `limit ${limit}`,
       ...Object.fromEntries(tiers.map((tier) => [tier.name, tier.limits[limit].max ?? 'unlimited'])),
     })),
+    ...allowanceName.options.map((allowance) => ({
+      setting: `allowance ${allowance}`,
+      ...Object.fromEntries(tiers.map((tier) => [tier.name, tier.allowances[allowance].max ?? 'unlimited'])),
+    })),
   ];
   return table(rows);
 }
@@ -31,6 +36,10 @@ function pairs(values: string[] | undefined, flag: string): Array<[string, strin
     return [name, setting];
   });
 }
+
+/** NAME=N|unlimited pairs as the tier changes take them (a malformed number is left for the schema to name). */
+const maxima = (values: string[] | undefined, flag: string) =>
+  Object.fromEntries(pairs(values, flag).map(([name, max]) => [name, max === 'unlimited' ? null : /^\d+$/.test(max) ? Number(max) : max]));
 
 export async function tiersCommand([action, ...args]: string[]): Promise<void> {
   if (action === 'list') {
@@ -47,6 +56,7 @@ export async function tiersCommand([action, ...args]: string[]): Promise<void> {
         'max-scope': { type: 'string' },
         feature: { type: 'string', multiple: true },
         limit: { type: 'string', multiple: true },
+        allowance: { type: 'string', multiple: true },
       },
       true,
     );
@@ -68,9 +78,8 @@ export async function tiersCommand([action, ...args]: string[]): Promise<void> {
       features: Object.fromEntries(
         pairs(values.feature, '--feature').map(([feature, on]) => [feature, on === 'on' ? true : on === 'off' ? false : on]),
       ),
-      limits: Object.fromEntries(
-        pairs(values.limit, '--limit').map(([limit, max]) => [limit, max === 'unlimited' ? null : /^\d+$/.test(max) ? Number(max) : max]),
-      ),
+      limits: maxima(values.limit, '--limit'),
+      allowances: maxima(values.allowance, '--allowance'),
     });
     if (!parsed.success) throw new UsageError(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('\n'));
     const tiers = await withDatabase(async (db) => {

@@ -66,6 +66,7 @@ export async function restoreTiers(sql: Sql, snapshot: Tier[]): Promise<void> {
       maxKeyScope: tier.maxKeyScope,
       features: tier.features,
       limits: Object.fromEntries(Object.values(tier.limits).map((rule) => [rule.name, rule.max])),
+      allowances: Object.fromEntries(Object.values(tier.allowances).map((rule) => [rule.name, rule.max])),
     });
   }
 }

@@ -130,6 +130,26 @@ async function accountView(
             </tbody>
           </table>
         </div>
+        <div class="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Allowance</th>
+                <th scope="col">Held</th>
+                <th scope="col">Allowed at once</th>
+              </tr>
+            </thead>
+            <tbody>
+              {Object.entries(usage.allowances).map(([name, allowance]) => (
+                <tr key={name} data-allowance={name}>
+                  <td>{allowance.description}</td>
+                  <td>{allowance.held}</td>
+                  <td>{allowance.max === null ? 'unlimited' : `${allowance.max} ${allowance.unit}`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
 
         <h2>API key</h2>
         {shown.newKey ? (
