@@ -97,11 +97,6 @@ describe('watching in the browser', () => {
     expect(feedUrl).toMatch(new RegExp(`^${api.url}/feeds/watchlists/${watchlist!.id}/[A-Za-z0-9_-]+\\.atom$`));
     expect(await page.$eval('link[rel=alternate][type="application/atom+xml"]', (element) => element.getAttribute('href'))).toBe(feedUrl);
     expect(await accessibilityViolations(page)).toEqual([]);
-    await saveScreenshot(page, 'watchlists-1280');
-    await page.setViewport({ width: 390, height: 900 });
-    expect(await overflowsWidth(page)).toBe(false);
-    await saveScreenshot(page, 'watchlists-390');
-    await page.setViewport({ width: 1280, height: 900 });
 
     // Rotate: a new URL, and the page says the old one stops working.
     expect(await text(page)).toContain('The old URL then stops working at once');
@@ -188,6 +183,30 @@ describe('watching in the browser', () => {
     expect(await page.$$eval('ul.watched a', (elements) => elements.map((element) => element.getAttribute('href')))).toContainEqual(
       '/search?q=lathe&in=videos&status=live',
     );
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('shows watchlists with content that fit a phone: screenshots at 1280 and 390 px', async () => {
+    const { page, problems } = await openTab(browser, api.url);
+    await page.goto(`${api.url}/login?next=${encodeURIComponent(`/channels/${channel}`)}`);
+    await signIn(page, carol);
+    const workshop = (await watchlistsOf(carol.email)).find((watchlist) => watchlist.name === 'Workshop videos')!;
+    for (const path of [`/channels/${channel}`, `/videos/${video}`, `/videos/${otherVideo}`]) {
+      await page.goto(`${api.url}${path}`);
+      await page.select('.watch select', workshop.id);
+      await submit(page, 'form[action="/watch"] button');
+    }
+    await saveScreenshot(page, 'video-watching-1280');
+    await page.goto(`${api.url}/watchlists`);
+    expect(await page.$$eval(`#watchlist-${workshop.id} ul.watched li`, (items) => items.length)).toBe(4);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await saveScreenshot(page, 'watchlists-1280');
+    for (const width of [320, 390]) {
+      await page.setViewport({ width, height: 844 });
+      expect({ width, overflows: await overflowsWidth(page) }).toEqual({ width, overflows: false });
+    }
+    await saveScreenshot(page, 'watchlists-390');
     expect(problems).toEqual([]);
     await page.close();
   });
