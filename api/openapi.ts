@@ -138,10 +138,10 @@ const errorResponse = (codes: ErrorCode[]) => ({
   },
 });
 
-/** 'search:caption_info' → 'SearchCaptionInfoEvent' */
+/** 'search:caption_info' → 'SearchCaptionInfoEvent', 'video.deleted' → 'VideoDeletedEvent' */
 const eventComponent = (type: string) =>
   `${type
-    .split(/[:_]/)
+    .split(/[:_.]/)
     .map((part) => part[0]!.toUpperCase() + part.slice(1))
     .join('')}Event`;
 

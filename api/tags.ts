@@ -10,10 +10,11 @@ export const apiTags = {
   Subtitles: 'Subtitle tracks as SRT, WebVTT or text; fetching them on demand; bulk downloads as JSON or a zip',
   'AI summaries': 'Public summaries of videos written by an LLM from their subtitles: read, list, generate, follow',
   'AI stenograms': 'Private, complete transcripts rewritten as Markdown, readable only by the key owner who asked for them',
-  Watchlists: 'Named lists of channels, videos and saved full-text queries you watch, each with a private Atom feed of their changes',
   'Event streams': "Short-lived tokens that open one event stream without the API key, for a browser's EventSource",
   'Public pages': 'HTML pages of public summaries and their sitemaps, for people and crawlers (outside /api)',
   'Video status': "A video's status (public, private, deleted, …) and every change of it",
+  Watchlists: 'Channels, videos and saved queries you watch, and the log of their changes: a page at a time or live',
+  Feeds: 'Atom feeds of confirmed deletions, site-wide and per channel, and of a watchlist at its private URL',
   'Video files': 'Media files of the local archive, with byte ranges and validators',
   'AI assistants (MCP)': 'The Model Context Protocol server: the same data, quotas and access rules for AI assistants',
 } as const;

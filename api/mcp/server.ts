@@ -9,6 +9,7 @@ import { generateStenogramTool } from './tools/stenograms.ts';
 import { browseSummariesTool, generateSummaryTool, getSummaryTool } from './tools/summaries.ts';
 import { getUsageTool } from './tools/usage.ts';
 import { getSubtitlesTool, getVideoTool, statusHistoryTool } from './tools/videos.ts';
+import { watchlistChangesTool } from './tools/watchlistChanges.ts';
 
 /** Every tool, in the order tools/list shows them. */
 const mcpTools = [
@@ -22,6 +23,7 @@ const mcpTools = [
   statusHistoryTool,
   getUsageTool,
   generateStenogramTool,
+  watchlistChangesTool,
 ];
 
 const INSTRUCTIONS =

@@ -1,6 +1,7 @@
 import type { Route } from '../http/route.ts';
 import { docsRoutes } from './docs.ts';
 import { featuresRoute } from './features.ts';
+import { feedRoutes } from './feeds.ts';
 import { ftsRoute } from './fts.ts';
 import { healthRoute } from './health.ts';
 import { openApiRoute } from './openapi.ts';
@@ -13,6 +14,7 @@ import { summaryRoutes } from './summaries.ts';
 import { summaryPageRoutes } from './summaryPages.ts';
 import { listTiersRoute, updateTierRoute } from './tiers.ts';
 import { statusHistoryRoute, videoFileRoute, videoThumbnailRoute } from './videos.ts';
+import { watchlistChangeRoutes } from './watchlistChanges.ts';
 import { watchlistRoutes } from './watchlists.ts';
 
 /** Every route of the API, in the order they are matched. */
@@ -38,4 +40,6 @@ export const allRoutes: Route[] = [
   statusHistoryRoute,
   videoFileRoute,
   videoThumbnailRoute,
+  ...watchlistChangeRoutes,
+  ...feedRoutes,
 ];

@@ -41,7 +41,7 @@ export const notOfThisStream = (given: string) =>
  * Where to resume `stream`: after the event the client names, from the start when it names none. An
  * id that is no event of `stream` (another stream's, or a generation since replaced) is refused.
  */
-async function resumePosition(sql: Queryable, stream: string, given: string | undefined): Promise<Position> {
+export async function resumePosition(sql: Queryable, stream: string, given: string | undefined): Promise<Position> {
   if (!given) return streamStart;
   const eventId = parseEventId(given);
   const position = eventId === undefined ? undefined : await positionOf(sql, stream, eventId);

@@ -30,6 +30,8 @@ export const jobPayloads = {
   refresh_search_words: noPayload,
   // Queued by the videos triggers (sql/010_search_sync.sql) with an empty payload; one job key joins them all.
   index_videos: z.strictObject({}),
+  // Queued by the changes trigger (sql/045_watchlists.sql) the same way.
+  fan_out_changes: z.strictObject({}),
 } satisfies Record<string, z.ZodType>;
 
 export type TaskName = keyof typeof jobPayloads;

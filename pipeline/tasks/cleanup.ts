@@ -3,7 +3,8 @@ import { defineTask } from '../defineTask.ts';
 
 /**
  * Hourly housekeeping: usage buckets no window can reach any more, heartbeats of long-gone
- * processes, search sessions and their events after a week (streams can no longer be resumed), and
+ * processes, search sessions and their events after a week (streams can no longer be resumed; a watchlist's
+ * stream stays, its history), and
  * failed look-ups of unknown videos after a week (a new fetch of the id asks the sources again).
  */
 export function cleanupTask(sql: Sql) {
@@ -11,7 +12,8 @@ export function cleanupTask(sql: Sql) {
     const counters = await sql`delete from usage_counters where window_start < now() - interval '2 days'`;
     const heartbeats = await sql`delete from worker_heartbeats where last_seen_at < now() - interval '1 day'`;
     const sessions = await sql`delete from search_sessions where created_at < now() - interval '7 days'`;
-    const events = await sql`delete from events where created_at < now() - interval '7 days'`;
+    // A watchlist's stream is its change history (listed, fed), kept as long as the watchlist.
+    const events = await sql`delete from events where created_at < now() - interval '7 days' and stream not like 'watchlist:%'`;
     const lookups = await sql`delete from video_lookups where state = 'failed' and checked_at < now() - interval '7 days'`;
     helpers.logger.info('cleanup done', {
       usageCounters: counters.count,

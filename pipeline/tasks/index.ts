@@ -8,6 +8,7 @@ import type { NamedTask } from '../defineTask.ts';
 import { checkStatusTask } from './check_status.ts';
 import { cleanupTask } from './cleanup.ts';
 import { crawlChannelTask } from './crawl_channel.ts';
+import { fanOutChangesTask } from './fan_out_changes.ts';
 import { fetchSubtitlesTask } from './fetch_subtitles.ts';
 import { fetchThumbnailTask } from './fetch_thumbnail.ts';
 import { generateStenogramTask } from './generate_stenogram.ts';
@@ -44,6 +45,7 @@ export function taskList(deps: TaskDeps): TaskList {
     recrawl_channels: recrawlChannelsTask(sql, config.RECRAWL_HOURS),
     refresh_search_words: refreshSearchWordsTask(sql),
     index_videos: indexVideosTask({ sql, log, typesense: deps.typesense }),
+    fan_out_changes: fanOutChangesTask(sql, log),
   };
   return tasks;
 }

@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ignoredQuery, type Route } from '../../api/http/route.ts';
 import { allRoutes } from '../../api/routes/index.ts';
+import { feedToken } from '../../core/watchlists/ownWatchlist.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser } from '../support/api.ts';
 import { eventually } from '../support/cli.ts';
@@ -75,6 +76,8 @@ beforeAll(async () => {
     name: 'pro',
     docsFile: /\/api\/docs\/assets\/([^"]+)"/.exec((await stack.api.call('/api/docs')).body)![1]!,
   });
+  const [watchlist] = await db.sql<{ id: string }[]>`insert into watchlists (owner_id, name) values (${user.id}, 'Cached') returning id::text`;
+  Object.assign(values, { id: watchlist!.id, token: feedToken(stack.api.services.serverKey, watchlist!.id, 1) });
   const [title] = await db.sql<{ title: string }[]>`select title from videos where video_id = ${summarised!}`;
   ftsWord = title!.title.split(' ')[0]!;
 }, 120_000);

@@ -70,6 +70,7 @@ describe('MCP server at /mcp', () => {
       'get_video_status_history',
       'get_usage',
       'generate_stenogram',
+      'watchlist_changes',
     ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');

@@ -18,6 +18,8 @@ export async function readStream(
     lastEventId?: string;
     until?: (event: ReceivedEvent, all: ReceivedEvent[]) => boolean;
     onEvent?: (event: ReceivedEvent) => void;
+    /** Sees each comment as it arrives (`connected`: the stream has opened). */
+    onComment?: (comment: string) => void;
     timeoutMs?: number;
     method?: 'GET' | 'POST';
   },
@@ -38,6 +40,7 @@ export async function readStream(
     },
     onComment(comment) {
       comments.push(comment);
+      options.onComment?.(comment);
     },
   });
   const headers: Record<string, string> = { Accept: 'text/event-stream', 'X-API-Key': options.key };
