@@ -16,5 +16,6 @@ export const apiTags = {
   Watchlists: 'Channels, videos and saved queries you watch, and the log of their changes: a page at a time or live',
   Feeds: 'Atom feeds of confirmed deletions, site-wide and per channel, and of a watchlist at its private URL',
   'Video files': 'Media files of the local archive, with byte ranges and validators',
+  Webhooks: "A watchlist's changes POSTed to your receivers, signed per Standard Webhooks: endpoints, test events, the delivery log",
   'AI assistants (MCP)': 'The Model Context Protocol server: the same data, quotas and access rules for AI assistants',
 } as const;

@@ -16,6 +16,7 @@ import { listTiersRoute, updateTierRoute } from './tiers.ts';
 import { statusHistoryRoute, videoFileRoute, videoThumbnailRoute } from './videos.ts';
 import { watchlistChangeRoutes } from './watchlistChanges.ts';
 import { watchlistRoutes } from './watchlists.ts';
+import { webhookRoutes } from './webhooks.ts';
 
 /** Every route of the API, in the order they are matched. */
 export const allRoutes: Route[] = [
@@ -36,6 +37,7 @@ export const allRoutes: Route[] = [
   ...summaryPageRoutes,
   ...stenogramRoutes,
   ...watchlistRoutes,
+  ...webhookRoutes,
   streamTokenRoute(() => allRoutes),
   statusHistoryRoute,
   videoFileRoute,

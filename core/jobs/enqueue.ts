@@ -10,6 +10,8 @@ export interface JobOptions {
   queueName?: string;
   /** How a job with the same key is joined (graphile-worker's job_key_mode; default replace). */
   jobKeyMode?: 'replace' | 'preserve_run_at' | 'unsafe_dedupe';
+  /** When the job may run (default now). */
+  runAt?: Date;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function enqueueMany<T extends TaskName>(
       max_attempts => ${options.maxAttempts ?? null}::int,
       job_key => spec->>'jobKey',
       priority => ${options.priority ?? null}::int,
+      run_at => ${options.runAt ?? null}::timestamptz,
       job_key_mode => ${options.jobKeyMode ?? 'replace'})).id::text as id
     from jsonb_array_elements(${JSON.stringify(specs)}::text::jsonb) with ordinality as specs(spec, position)
     order by position`;

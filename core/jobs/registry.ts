@@ -32,6 +32,8 @@ export const jobPayloads = {
   index_videos: z.strictObject({}),
   // Queued by the changes trigger (sql/045_watchlists.sql) the same way.
   fan_out_changes: z.strictObject({}),
+  // One endpoint's due webhook deliveries; one job key per endpoint ('deliver_webhooks:<id>').
+  deliver_webhooks: z.object({ endpointId: z.uuid() }),
 } satisfies Record<string, z.ZodType>;
 
 export type TaskName = keyof typeof jobPayloads;

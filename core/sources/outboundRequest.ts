@@ -12,7 +12,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { DefiniteError } from './httpErrors.ts';
 import { isPrivateAddress } from './privateAddress.ts';
-import type { Upstream } from './upstream.ts';
+import type { Lookup, Upstream } from './upstream.ts';
 
 /** Redirects followed at most per request (the platform needs one or two). */
 const MAX_REDIRECTS = 5;
@@ -38,12 +38,12 @@ function refusalOf(upstream: Upstream, url: URL): string | undefined {
   return undefined;
 }
 
-class PrivateAddressError extends Error {}
+export class PrivateAddressError extends Error {}
 
-/** dns.lookup that fails on a private address, for origins that must be public. */
-function publicOnlyLookup(upstream: Upstream): LookupFunction {
+/** dns.lookup that fails on a private address, for origins that must be public (webhook receivers too). */
+export function publicOnlyLookup(lookup: Lookup): LookupFunction {
   return (hostname, options, callback) =>
-    upstream.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
       const refused = addresses.find((entry) => isPrivateAddress(entry.address));
       if (refused) return callback(new PrivateAddressError(`${hostname} resolves to ${refused.address}, not a public address`), '', 0);
@@ -62,7 +62,7 @@ function send(upstream: Upstream, url: URL, headers: Record<string, string>, sig
       {
         headers: { 'Accept-Encoding': 'gzip, deflate, br', ...headers },
         signal,
-        ...(anyAddress ? {} : { lookup: publicOnlyLookup(upstream) }),
+        ...(anyAddress ? {} : { lookup: publicOnlyLookup(upstream.lookup) }),
       },
       resolve,
     );
@@ -72,7 +72,7 @@ function send(upstream: Upstream, url: URL, headers: Record<string, string>, sig
 }
 
 /** The body, decompressed, up to `maxBytes`; a larger one is refused (and its connection dropped). */
-async function readBody(response: IncomingMessage, origin: string, maxBytes: number): Promise<Buffer> {
+export async function readBody(response: IncomingMessage, origin: string, maxBytes: number): Promise<Buffer> {
   const declared = Number(response.headers['content-length']);
   const tooLarge = () => new RefusedRequest(origin, `the answer is larger than ${maxBytes} bytes`);
   if (!response.headers['content-encoding'] && declared > maxBytes) {

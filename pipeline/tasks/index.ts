@@ -7,6 +7,7 @@ import type { Services } from '../../core/services/buildServices.ts';
 import type { NamedTask } from '../defineTask.ts';
 import { checkStatusTask } from './check_status.ts';
 import { cleanupTask } from './cleanup.ts';
+import { deliverWebhooksTask } from './deliver_webhooks.ts';
 import { crawlChannelTask } from './crawl_channel.ts';
 import { fanOutChangesTask } from './fan_out_changes.ts';
 import { fetchSubtitlesTask } from './fetch_subtitles.ts';
@@ -46,6 +47,7 @@ export function taskList(deps: TaskDeps): TaskList {
     refresh_search_words: refreshSearchWordsTask(sql),
     index_videos: indexVideosTask({ sql, log, typesense: deps.typesense }),
     fan_out_changes: fanOutChangesTask(sql, log),
+    deliver_webhooks: deliverWebhooksTask({ sql, serverKey: deps.serverKey, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
   };
   return tasks;
 }

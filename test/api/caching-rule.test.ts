@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ignoredQuery, type Route } from '../../api/http/route.ts';
 import { allRoutes } from '../../api/routes/index.ts';
 import { feedToken } from '../../core/watchlists/ownWatchlist.ts';
+import { createEndpoint } from '../../core/webhooks/createEndpoint.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser } from '../support/api.ts';
 import { eventually } from '../support/cli.ts';
@@ -43,7 +44,8 @@ beforeAll(async () => {
     .toBuffer();
   for (const mediaName of archive.mediaFiles.values())
     await writeFile(join(archive.dir, archive.channelTitle, mediaName.replace(/\.mp4$/, '.jpg')), thumbnail);
-  stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir, DATA_DIR: dataDir });
+  // Webhooks to a closed port of this host: added and listed, their deliveries simply fail.
+  stack = await startSearchStack(db, { ARCHIVE_DIR: archive.dir, DATA_DIR: dataDir, WEBHOOK_ALLOW_PRIVATE: 'true' });
   const created = await createKeyedUser(db.sql, { tier: 'pro', scope: 'L4' });
   user = { key: created.key, id: created.user.id };
   admin = (await createKeyedUser(db.sql, { tier: 'pro', isAdmin: true, scope: 'L4' })).key;
@@ -77,7 +79,12 @@ beforeAll(async () => {
     docsFile: /\/api\/docs\/assets\/([^"]+)"/.exec((await stack.api.call('/api/docs')).body)![1]!,
   });
   const [watchlist] = await db.sql<{ id: string }[]>`insert into watchlists (owner_id, name) values (${user.id}, 'Cached') returning id::text`;
-  Object.assign(values, { id: watchlist!.id, token: feedToken(stack.api.services.serverKey, watchlist!.id, 1) });
+  const webhook = await createEndpoint(db.sql, stack.api.services.serverKey, {
+    ownerId: user.id,
+    watchlistId: watchlist!.id,
+    url: 'http://127.0.0.1:9/cached',
+  });
+  Object.assign(values, { id: watchlist!.id, token: feedToken(stack.api.services.serverKey, watchlist!.id, 1), webhookId: webhook!.id });
   const [title] = await db.sql<{ title: string }[]>`select title from videos where video_id = ${summarised!}`;
   ftsWord = title!.title.split(' ')[0]!;
 }, 120_000);
@@ -108,6 +115,7 @@ const asks: Record<string, () => Ask> = {
   'GET /sitemaps/summaries/:file': () => ({ params: { file: '1' } }),
   'POST /api/stenograms/:videoId/generate': () => ({ params: { videoId: values.stenogram! } }),
   'POST /api/stream-tokens': () => ({ body: { stream: `/api/summary/${values.videoId}/stream` } }),
+  'POST /api/watchlists/:id/webhooks': () => ({ body: { url: `http://127.0.0.1:9/hook-${Math.random()}` } }),
 };
 
 /** The route's request, with `change` made to it; a stream is left once its headers are in. */

@@ -1,0 +1,207 @@
+/**
+ * One round of an endpoint's deliveries (the deliver_webhooks job): its due pending deliveries, oldest
+ * first, a window at a time, each POSTed signed per Standard Webhooks; the outcomes of a window are
+ * written in one transaction. A failure ends the round and the endpoint's job waits until the failed
+ * delivery's retry (head of line: a dead receiver is tried once per step of the schedule, not once
+ * per change), then probes with one delivery before sending windows again.
+ */
+import { Webhook } from 'standardwebhooks';
+import type { Sql } from '../db/database.ts';
+import type { ServerKey } from '../secrets/serverKey.ts';
+import { CHANGE_COLUMNS, presentChange, type ChangeType } from '../watchlists/change.ts';
+import { scheduleDeliveries } from './deliveryJob.ts';
+import { postWebhook, type AttemptOutcome, type Receivers } from './postWebhook.ts';
+import { DELIVERY_LIFETIME_HOURS, DISABLE_AFTER_FAILING_DAYS, retryDelaySeconds } from './retrySchedule.ts';
+
+export interface DeliveryDeps {
+  sql: Sql;
+  serverKey: ServerKey;
+  receivers: Receivers;
+}
+
+/** Deliveries sent at once to a healthy endpoint. */
+const WINDOW = 16;
+/** Deliveries one job sends before a new job takes over, so a busy endpoint does not keep a worker to itself. */
+const PER_RUN = 2000;
+/** How long a claimed delivery is hidden from a concurrent run of the same endpoint: longer than any attempt. */
+const CLAIM_SECONDS = 60;
+
+interface Endpoint {
+  id: string;
+  watchlistId: string;
+  url: string;
+  secretSealed: Uint8Array;
+  failing: boolean;
+}
+
+/** A claimed delivery with its change (the change columns null for a test event). */
+interface Claimed {
+  deliveryId: string;
+  messageId: string;
+  eventType: string;
+  attempts: number;
+  deliveryCreatedAt: string;
+  id: string | null;
+  kind: ChangeType;
+  videoId: string;
+  channelId: string;
+  savedQueryId: string | null;
+  happenedAt: string;
+  recordedAt: string;
+  details: Record<string, unknown>;
+}
+
+/** Takes up to `limit` due deliveries, oldest first, out of other runs' sight for CLAIM_SECONDS. */
+function claimDue(sql: Sql, endpointId: string, limit: number): Promise<Claimed[]> {
+  return sql.unsafe<Claimed[]>(
+    `with claimed as (
+       update webhook_deliveries d set next_attempt_at = now() + make_interval(secs => $3)
+       where d.id in (select id from webhook_deliveries where endpoint_id = $1 and state = 'pending' and next_attempt_at <= now()
+                      order by id limit $2 for update skip locked)
+       returning d.id, d.message_id, d.event_type, d.attempts, d.created_at, d.change_id)
+     select d.id::text as "deliveryId", d.message_id as "messageId", d.event_type as "eventType", d.attempts,
+       to_json(d.created_at)#>>'{}' as "deliveryCreatedAt", ${CHANGE_COLUMNS}
+     from claimed d left join changes c on c.id = d.change_id
+     order by d.id`,
+    [endpointId, limit, CLAIM_SECONDS],
+  );
+}
+
+/** The body of a delivery: `{type, timestamp, data}`, the same on every attempt. */
+function bodyOf(endpoint: Endpoint, row: Claimed): string {
+  if (row.id === null)
+    return JSON.stringify({
+      type: row.eventType,
+      timestamp: row.deliveryCreatedAt,
+      data: {
+        test: true,
+        message: 'A test event, sent at the owner’s request: this endpoint receives and can verify deliveries.',
+        watchlistId: endpoint.watchlistId,
+        webhookId: endpoint.id,
+      },
+    });
+  return JSON.stringify({ type: row.eventType, timestamp: row.recordedAt, data: presentChange(row as Claimed & { id: string }) });
+}
+
+function attempt(receivers: Receivers, endpoint: Endpoint, webhook: Webhook, row: Claimed): Promise<AttemptOutcome> {
+  const body = bodyOf(endpoint, row);
+  const now = new Date();
+  return postWebhook(
+    receivers,
+    endpoint.url,
+    {
+      'User-Agent': 'Afterimage-Webhooks/1',
+      'webhook-id': row.messageId,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': webhook.sign(row.messageId, now, body),
+    },
+    body,
+  );
+}
+
+type WindowResult = { ended: true } | { ended: false; retryAt: Date | null };
+
+/**
+ * Writes a window's attempts and outcomes: delivered (2xx); else retried on the schedule while the
+ * delivery is younger than a day, then failed. A 410, or failures unbroken for three days, disable the
+ * endpoint and cancel what it has pending. `ended`: the endpoint is gone or disabled; `retryAt`: when
+ * the earliest failed delivery of the window is due again (null when none failed).
+ */
+async function recordWindow(
+  sql: Sql,
+  endpointId: string,
+  rows: Claimed[],
+  outcomes: AttemptOutcome[],
+  attemptedAt: Date[],
+): Promise<WindowResult> {
+  const failed = outcomes.map((outcome) => outcome.error !== null);
+  const anyFailed = failed.some(Boolean);
+  const anySucceeded = failed.some((failure) => !failure);
+  const gone = outcomes.find((outcome) => outcome.status === 410);
+  const lastError = outcomes.filter((outcome) => outcome.error !== null).at(-1)?.error ?? null;
+  return sql.begin(async (tx) => {
+    // Locked first: a deletion waits for this window, or this window finds its deliveries gone with it.
+    const [endpoint] = await tx<{ id: string }[]>`select id from webhook_endpoints where id = ${endpointId} for update`;
+    if (!endpoint) return { ended: true };
+    const results = JSON.stringify(
+      rows.map((row, index) => ({
+        id: row.deliveryId,
+        attempt: row.attempts + 1,
+        at: attemptedAt[index]!.toISOString(),
+        duration: outcomes[index]!.durationMs,
+        status: outcomes[index]!.status,
+        error: outcomes[index]!.error,
+        failed: failed[index],
+        delay: retryDelaySeconds(row.attempts + 1),
+      })),
+    );
+    const outcome =
+      'jsonb_to_recordset($1::text::jsonb) as v(id bigint, attempt int, at timestamptz, duration int, status int, error text, failed boolean, delay int)';
+    await tx.unsafe(
+      `insert into webhook_attempts (delivery_id, attempt, attempted_at, duration_ms, http_status, error)
+       select v.id, v.attempt, v.at, v.duration, v.status, v.error from ${outcome} join webhook_deliveries d on d.id = v.id`,
+      [results],
+    );
+    const [retry] = await tx.unsafe<{ at: Date | null }[]>(
+      `with outcome as (
+         select v.id, v.attempt, now() + make_interval(secs => v.delay) as next,
+           case when not v.failed then 'delivered'
+                when v.status = 410 or d.created_at + make_interval(hours => $2) < now() + make_interval(secs => v.delay) then 'failed'
+                else 'pending' end as state
+         from ${outcome} join webhook_deliveries d on d.id = v.id),
+       updated as (
+         update webhook_deliveries d set attempts = o.attempt, state = o.state, next_attempt_at = o.next,
+           finished_at = case when o.state <> 'pending' then now() end
+         from outcome o where d.id = o.id
+         returning d.state, d.next_attempt_at)
+       select min(next_attempt_at) filter (where state = 'pending') as at from updated`,
+      [results, DELIVERY_LIFETIME_HOURS],
+    );
+    // A success ends a run of failures; a failure begins one (or continues it).
+    const [health] = await tx<{ failingTooLong: boolean; failingSince: string | null }[]>`
+      update webhook_endpoints set failing_since =
+        case when ${anyFailed} then case when ${anySucceeded} then now() else coalesce(failing_since, now()) end end
+      where id = ${endpointId}
+      returning failing_since <= now() - make_interval(days => ${DISABLE_AFTER_FAILING_DAYS}) as "failingTooLong",
+        to_json(failing_since)#>>'{}' as "failingSince"`;
+    const disabledReason = gone
+      ? 'the receiver answered 410 Gone: deliveries stopped at its request; enable the webhook to resume'
+      : health!.failingTooLong
+        ? `every delivery failed for ${DISABLE_AFTER_FAILING_DAYS} days (since ${health!.failingSince}), the last with: ${lastError}; enable the webhook once the receiver answers 2xx`
+        : null;
+    if (disabledReason) {
+      await tx`update webhook_endpoints set disabled_at = now(), disabled_reason = ${disabledReason} where id = ${endpointId}`;
+      await tx`update webhook_deliveries set state = 'cancelled', finished_at = now() where endpoint_id = ${endpointId} and state = 'pending'`;
+      return { ended: true };
+    }
+    return { ended: false, retryAt: retry?.at ?? null };
+  });
+}
+
+/** Sends the endpoint's due deliveries (nothing when it is gone or disabled) and schedules its next job. */
+export async function deliverWebhooks(deps: DeliveryDeps, endpointId: string): Promise<void> {
+  const { sql } = deps;
+  const [endpoint] = await sql<Endpoint[]>`
+    select id::text, watchlist_id::text as "watchlistId", url, secret_sealed as "secretSealed", failing_since is not null as failing
+    from webhook_endpoints where id = ${endpointId} and disabled_at is null`;
+  if (!endpoint) return;
+  const webhook = new Webhook(deps.serverKey.open(endpoint.secretSealed));
+  let failing = endpoint.failing;
+  let retryAt: Date | null = null;
+  for (let sent = 0; sent < PER_RUN && retryAt === null; ) {
+    const rows = await claimDue(sql, endpointId, failing ? 1 : WINDOW);
+    if (rows.length === 0) break;
+    const attemptedAt = rows.map(() => new Date());
+    const outcomes = await Promise.all(rows.map((row) => attempt(deps.receivers, endpoint, webhook, row)));
+    const result = await recordWindow(sql, endpointId, rows, outcomes, attemptedAt);
+    if (result.ended) return;
+    failing = outcomes.some((outcome) => outcome.error !== null);
+    // A failure ends the round: the job comes back when the failed delivery is due (or at once when it was given up).
+    if (failing) retryAt = result.retryAt ?? new Date();
+    sent += rows.length;
+  }
+  const [next] = await sql<{ at: Date | null }[]>`
+    select min(next_attempt_at) as at from webhook_deliveries where endpoint_id = ${endpointId} and state = 'pending'`;
+  const runAt = retryAt ?? next?.at;
+  if (runAt) await scheduleDeliveries(sql, endpointId, runAt);
+}
