@@ -26,7 +26,8 @@ const otherVideo = videoIdFor('watch-lathe-2');
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  api = await startTestApi(db.sql);
+  // Webhooks to this machine are allowed, as on a home network (none is delivered here: no worker runs).
+  api = await startTestApi(db.sql, { WEBHOOK_ALLOW_PRIVATE: 'true' });
   browser = await launchBrowser();
   await updateTier(db.sql, 'anonymous', { limits: { requestsPerMinute: 10_000 } });
   await updateTier(db.sql, 'plus', { limits: { requestsPerMinute: 10_000 } });
@@ -207,6 +208,48 @@ describe('watching in the browser', () => {
       expect({ width, overflows: await overflowsWidth(page) }).toEqual({ width, overflows: false });
     }
     await saveScreenshot(page, 'watchlists-390');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('adds a webhook (its secret shown once), sends a test event to its delivery log, shows why it was disabled, enables and deletes it', async () => {
+    const { page, problems } = await openTab(browser, api.url);
+    await page.goto(`${api.url}/login?next=%2Fwatchlists`);
+    await signIn(page, carol);
+    const workshop = (await watchlistsOf(carol.email)).find((watchlist) => watchlist.name === 'Workshop videos')!;
+    const section = `#watchlist-${workshop.id}`;
+    await page.type(`${section} input[name=url]`, 'http://127.0.0.1:9/afterimage-hook');
+    await submit(page, `${section} form.add-webhook button`);
+    const [endpoint] = await db.sql<{ id: string }[]>`select id::text as id from webhook_endpoints where watchlist_id = ${workshop.id}`;
+    const secret = await page.$eval(`#secret-${endpoint!.id}`, (element) => element.textContent);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32}$/);
+    expect(await page.$eval(`#webhook-${endpoint!.id} .webhook-url`, (element) => element.textContent)).toContain(
+      'http://127.0.0.1:9/afterimage-hook',
+    );
+    await page.reload();
+    expect(await page.$(`#secret-${endpoint!.id}`)).toBeNull();
+    expect(await page.content()).not.toContain(secret!);
+
+    await submit(page, `form[action="/watchlists/${workshop.id}/webhooks/${endpoint!.id}/test"] button`);
+    expect(await page.$eval('[role=status]', (element) => element.textContent)).toContain('Test event queued');
+    await page.click(`#webhook-${endpoint!.id} details.delivery-log > summary`);
+    expect(await page.$eval(`#webhook-${endpoint!.id} table.deliveries tbody`, (element) => element.textContent)).toContain('webhook.test');
+
+    // Disabled by the deliveries (as three days of failures leave it): the page says why, and enables it again.
+    await db.sql`update webhook_endpoints set disabled_at = now(), disabled_reason = 'it failed for 3 days (last: 503 Service Unavailable)'
+      where id = ${endpoint!.id}`;
+    await page.reload();
+    expect(await page.$eval(`#webhook-${endpoint!.id} .error-box`, (element) => element.textContent)).toContain(
+      'it failed for 3 days (last: 503 Service Unavailable)',
+    );
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await saveScreenshot(page, 'watchlists-webhook-1280');
+    await submit(page, `form[action="/watchlists/${workshop.id}/webhooks/${endpoint!.id}/enable"] button`);
+    expect(await page.$eval(`#webhook-${endpoint!.id}`, (element) => element.getAttribute('data-status'))).toBe('active');
+
+    await submit(page, `form[action="/watchlists/${workshop.id}/webhooks/${endpoint!.id}/delete"] button`);
+    expect(await page.$(`#webhook-${endpoint!.id}`)).toBeNull();
+    expect(await db.sql`select 1 from webhook_endpoints where id = ${endpoint!.id}`).toHaveLength(0);
     expect(problems).toEqual([]);
     await page.close();
   });

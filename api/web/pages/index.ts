@@ -19,6 +19,7 @@ import {
   watchlistsPage,
   watchPost,
 } from './watchlists.tsx';
+import { createWebhookPost, deleteWebhookPost, enableWebhookPost, testWebhookPost } from './webhooks.tsx';
 
 /** Every page of the web app, in the order they are matched (fixed words before `:params`). */
 export const allPages: Page[] = [
@@ -56,6 +57,10 @@ export const allPages: Page[] = [
   deleteWatchlistPost,
   removeItemPost,
   watchPost,
+  createWebhookPost,
+  testWebhookPost,
+  enableWebhookPost,
+  deleteWebhookPost,
   usersPage,
   createUserPost,
   setTierPost,

@@ -13,12 +13,18 @@ import {
   watchlistItemInput,
   type WatchlistItemInput,
 } from '../../actions/watchlists.ts';
+import { listWatchlistChanges } from '../../actions/watchlistChanges.ts';
+import { listWebhooks } from '../../actions/webhooks.ts';
+import { changeTitle } from '../../../core/watchlists/atom.ts';
+import type { Change } from '../../../core/watchlists/change.ts';
 import { parseInput } from '../../http/input.ts';
 import { publicOrigin } from '../../http/publicOrigin.ts';
 import { perform } from '../../http/route.ts';
 import { FeedLink } from '../feedLink.tsx';
 import { FormToken, type FormContext } from '../formToken.tsx';
 import { keepNotice, takeNotice } from '../notice.ts';
+import { takeWebhookSecret } from '../oneTimeKey.ts';
+import { WEBHOOK_NOTICES, Webhooks, webhooksOf, type ShownWebhook } from './webhooks.tsx';
 import { definePage, redirect, type PageContext } from '../page.tsx';
 import { safeNextPath } from '../safeNextPath.ts';
 import { WATCH_NOTICES } from '../watchState.ts';
@@ -32,6 +38,7 @@ type Item = Watchlist['items'][number];
 /** What the forms of this page did, said once on the page they return to (api/web/notice.ts). */
 const NOTICES = {
   ...WATCH_NOTICES,
+  ...WEBHOOK_NOTICES,
   created: 'Watchlist created.',
   renamed: 'Watchlist renamed.',
   deleted: 'Watchlist deleted, with what it watched, its feed and its webhooks.',
@@ -130,14 +137,46 @@ function FeedUrl({ ctx, watchlist }: { ctx: FormContext; watchlist: Watchlist })
   );
 }
 
-function WatchlistSection({ ctx, watchlist }: { ctx: FormContext; watchlist: Watchlist }): VNode {
+/** How many of a watchlist's latest changes its section shows (the feed and GET /api/watchlists/:id/changes have them all). */
+const RECENT_CHANGES = 10;
+
+function RecentChanges({ changes }: { changes: Change[] }): VNode {
+  if (changes.length === 0)
+    return <p class="muted">No change yet. Deletions, re-uploads, new uploads and changed titles of what it watches appear here.</p>;
+  return (
+    <ol class="changes">
+      {changes.map((change) => (
+        <li key={change.id} data-type={change.type}>
+          <time dateTime={change.recordedAt}>{change.recordedAt.slice(0, 16).replace('T', ' ')}</time>{' '}
+          <a href={`/videos/${change.videoId}`}>{changeTitle(change)}</a>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+type Shown = Watchlist & { changes: Change[]; webhooks: ShownWebhook[] };
+
+function WatchlistSection({
+  ctx,
+  watchlist,
+  newSecret,
+}: {
+  ctx: FormContext;
+  watchlist: Shown;
+  newSecret: { webhookId: string; secret: string } | undefined;
+}): VNode {
   const headingId = `${sectionId(watchlist.id)}-name`;
   const rename = `/watchlists/${watchlist.id}/rename`;
   return (
     <section class="watchlist" id={sectionId(watchlist.id)} aria-labelledby={headingId}>
       <h2 id={headingId}>{watchlist.name}</h2>
       <Items ctx={ctx} watchlist={watchlist} />
+      <h3>Recent changes</h3>
+      <RecentChanges changes={watchlist.changes} />
       <FeedUrl ctx={ctx} watchlist={watchlist} />
+      <h3>Webhooks</h3>
+      <Webhooks ctx={ctx} watchlistId={watchlist.id} webhooks={watchlist.webhooks} newSecret={newSecret} />
       <details class="manage">
         <summary>Rename or delete</summary>
         <form method="post" action={rename} class="inline-form">
@@ -164,10 +203,19 @@ export const watchlistsPage = definePage({
     if (ctx.visitor.kind === 'anonymous') return signInFirst('/watchlists');
     // The action refuses a tier without watchlists (403, an error page naming the tiers that have them).
     const list = await perform(listWatchlists, ctx, origin(ctx));
-    const watchlists = await Promise.all(list.map(({ id }) => perform(readWatchlist, ctx, { ...origin(ctx), id })));
+    const watchlists: Shown[] = await Promise.all(
+      list.map(async ({ id }) => ({
+        ...(await perform(readWatchlist, ctx, { ...origin(ctx), id })),
+        changes: (await perform(listWatchlistChanges, ctx, { watchlistId: id, limit: RECENT_CHANGES })).items,
+        webhooks: await webhooksOf(ctx, await perform(listWebhooks, ctx, id)),
+      })),
+    );
     const notice = takeNotice(ctx.req, ctx.res, ctx.deps.config, NOTICES);
+    const newSecret = takeWebhookSecret(ctx.req, ctx.res, ctx.deps.config);
     return {
       title: 'Your watchlists',
+      // A page showing a webhook's secret is never stored, not even by the browser's history cache.
+      ...(newSecret ? { headers: { 'Cache-Control': 'no-store' } } : {}),
       styles: ['watchlists.css'],
       head: watchlists.map((watchlist) => (
         <FeedLink key={watchlist.id} href={watchlist.feedUrl} title={`${watchlist.name} (Afterimage)`} />
@@ -185,7 +233,7 @@ export const watchlistsPage = definePage({
             reach you by a private feed.
           </p>
           {watchlists.map((watchlist) => (
-            <WatchlistSection key={watchlist.id} ctx={ctx} watchlist={watchlist} />
+            <WatchlistSection key={watchlist.id} ctx={ctx} watchlist={watchlist} newSecret={newSecret} />
           ))}
           {watchlists.length === 0 ? <p>You have no watchlist yet.</p> : null}
           <form method="post" action="/watchlists" class="inline-form create">
