@@ -4,6 +4,7 @@ import { createSession } from '../../core/accounts/createSession.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { refreshSearchWords } from '../../core/fts/postgres.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
+import { fanOutChanges } from '../../core/watchlists/fanOut.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -199,8 +200,22 @@ describe('watching in the browser', () => {
       await submit(page, 'form[action="/watch"] button');
     }
     await saveScreenshot(page, 'video-watching-1280');
+    // A confirmed deletion as check_status writes it, fanned out as fan_out_changes does: it is the watchlist's news.
+    await db.sql`update videos set status = 'deleted', status_reason = 'terms_of_service', status_source = 'data_api',
+      status_evidence = 'videos.list: no item | then: player: This video has been removed for violating the Terms of Service'
+      where video_id = ${otherVideo}`;
+    await fanOutChanges(db.sql);
     await page.goto(`${api.url}/watchlists`);
     expect(await page.$$eval(`#watchlist-${workshop.id} ul.watched li`, (items) => items.length)).toBe(4);
+    expect(
+      await page.$eval(`#watchlist-${workshop.id} ol.changes li`, (item) => [
+        item.textContent,
+        item.querySelector('a')!.getAttribute('href'),
+      ]),
+    ).toEqual([
+      expect.stringContaining('Deleted: The lathe runs again — removed for breaking the terms of service'),
+      `/videos/${otherVideo}`,
+    ]);
     expect(await accessibilityViolations(page)).toEqual([]);
     await saveScreenshot(page, 'watchlists-1280');
     for (const width of [320, 390]) {
