@@ -11,7 +11,6 @@ export const WATCH_NOTICES = {
   'watched-new': 'Now watching, in your new watchlist “My watchlist”: its changes appear on your watchlists page and in its feed.',
   removed: 'No longer watched.',
 } as const;
-export type WatchNotice = keyof typeof WATCH_NOTICES;
 
 /** The saved query a search page's Watch button would save, as it is stored (undefined for words the search refuses). */
 function savedQueryOf(query: Record<string, string | boolean | undefined>): SavedQuery | undefined {
@@ -27,7 +26,7 @@ function savedQueryOf(query: Record<string, string | boolean | undefined>): Save
  * channel, video or search already (with the item, to remove it). Anonymous: a link to sign in; a tier
  * without watchlists: no button.
  */
-export async function watchStateOf(deps: Pick<ApiDeps, 'sql'>, visitor: Caller, target: WatchTarget): Promise<WatchState> {
+async function watchStateOf(deps: Pick<ApiDeps, 'sql'>, visitor: Caller, target: WatchTarget): Promise<WatchState> {
   if (visitor.kind === 'anonymous') return { kind: 'anonymous' };
   if (!visitor.tier.features.watchlists) return { kind: 'unavailable' };
   const query = target.kind === 'query' ? savedQueryOf(target.query) : undefined;

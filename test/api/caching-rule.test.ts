@@ -78,7 +78,9 @@ beforeAll(async () => {
     name: 'pro',
     docsFile: /\/api\/docs\/assets\/([^"]+)"/.exec((await stack.api.call('/api/docs')).body)![1]!,
   });
-  const [watchlist] = await db.sql<{ id: string }[]>`insert into watchlists (owner_id, name) values (${user.id}, 'Cached') returning id::text`;
+  const [watchlist] = await db.sql<
+    { id: string }[]
+  >`insert into watchlists (owner_id, name) values (${user.id}, 'Cached') returning id::text`;
   const webhook = await createEndpoint(db.sql, stack.api.services.serverKey, {
     ownerId: user.id,
     watchlistId: watchlist!.id,
