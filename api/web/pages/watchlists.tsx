@@ -21,6 +21,7 @@ import { parseInput } from '../../http/input.ts';
 import { publicOrigin } from '../../http/publicOrigin.ts';
 import { perform } from '../../http/route.ts';
 import { FeedLink } from '../feedLink.tsx';
+import { queryHref } from '../formQuery.ts';
 import { FormToken, type FormContext } from '../formToken.tsx';
 import { keepNotice, takeNotice } from '../notice.ts';
 import { takeWebhookSecret } from '../oneTimeKey.ts';
@@ -62,10 +63,6 @@ const back = (ctx: Ctx, notice: Notice, to = '/watchlists') => {
   return redirect(to);
 };
 
-/** A search's link, from a watched query's fields. */
-const queryHref = (query: Record<string, unknown>) =>
-  `/search?${new URLSearchParams(Object.entries(query).flatMap(([name, value]) => (value === undefined || value === null ? [] : [[name, String(value)]])))}`;
-
 /** An item as a link to what it watches. */
 function ItemLink({ item }: { item: Item }): VNode {
   if (item.kind === 'channel')
@@ -82,7 +79,7 @@ function ItemLink({ item }: { item: Item }): VNode {
     );
   return (
     <>
-      <span class="kind">Search</span> <a href={item.query ? queryHref(item.query) : '/search'}>“{item.label}”</a>
+      <span class="kind">Search</span> <a href={queryHref('/search', item.query ?? {}, {})}>“{item.label}”</a>
       {item.query?.in === 'subtitles' ? ' in subtitles' : ''}
     </>
   );
