@@ -321,6 +321,7 @@ describe('watching in the browser', () => {
       [`/watchlists/${watchlist!.id}/rename`, 'name=Forged'],
       [`/watchlists/${watchlist!.id}/feed`, ''],
       [`/watchlists/${watchlist!.id}/delete`, ''],
+      [`/watchlists/${watchlist!.id}/webhooks`, 'url=http%3A%2F%2F127.0.0.1%3A9%2Fforged'],
     ];
     for (const [action, body] of forms) {
       const forged = await fetch(`${api.url}${action}`, {
@@ -333,5 +334,6 @@ describe('watching in the browser', () => {
       expect(await forged.text()).toContain('security token is missing');
     }
     expect(await watchlistsOf(carol.email)).toEqual(before);
+    expect(await db.sql`select 1 from webhook_endpoints where url like '%forged'`).toHaveLength(0);
   });
 });
