@@ -13,7 +13,8 @@ export const apiTags = {
   'Event streams': "Short-lived tokens that open one event stream without the API key, for a browser's EventSource",
   'Public pages': 'HTML pages of public summaries and their sitemaps, for people and crawlers (outside /api)',
   'Video status': "A video's status (public, private, deleted, …) and every change of it",
-  Watchlists: 'Channels, videos and saved queries you watch, and the log of their changes: a page at a time or live',
+  Watchlists:
+    'Named lists of channels, videos and saved full-text queries you watch, and the log of their changes: a page at a time, live, or as a private Atom feed',
   Feeds: 'Atom feeds of confirmed deletions, site-wide and per channel, and of a watchlist at its private URL',
   'Video files': 'Media files of the local archive, with byte ranges and validators',
   Webhooks: "A watchlist's changes POSTed to your receivers, signed per Standard Webhooks: endpoints, test events, the delivery log",

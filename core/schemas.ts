@@ -67,7 +67,6 @@ const allowanceRule = z.object({
   unit: z.string(),
   max: z.number().int().nonnegative().nullable().describe('how many a user may hold at once; null means unlimited'),
 });
-export type AllowanceRule = z.infer<typeof allowanceRule>;
 
 export const tier = z.object({
   name: tierName,

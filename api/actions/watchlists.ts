@@ -80,8 +80,11 @@ export const watchlistItemInput = z.discriminatedUnion(
 export type WatchlistItemInput = z.output<typeof watchlistItemInput>;
 
 /** The item as the core adds it: a query's fields become its saved query. */
-export const toNewItem = (input: WatchlistItemInput): NewWatchlistItem =>
-  input.kind === 'query' ? { kind: 'query', query: (({ kind: _kind, ...query }) => query)(input) } : input;
+export function toNewItem(input: WatchlistItemInput): NewWatchlistItem {
+  if (input.kind !== 'query') return input;
+  const { kind: _kind, ...query } = input;
+  return { kind: 'query', query };
+}
 
 /** Where the caller reaches this service (api/http/publicOrigin.ts): feedUrl is absolute. */
 interface Origin {

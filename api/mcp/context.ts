@@ -12,6 +12,8 @@ export interface McpContext {
   caller: KeyCaller;
   log: Logger;
   requestId: string;
+  /** Where the caller reaches this service (api/http/publicOrigin.ts), for absolute URLs such as a watchlist's feedUrl. */
+  origin: string;
 }
 
 /** One tool call or resource read: the request's context and its charge (api/http/guard.ts). */

@@ -93,7 +93,13 @@ export function mcpHandler(deps: ApiDeps) {
       if (error instanceof AppError) return rpcError(res, error.status, -32700, `Parse error: ${error.message}`);
       throw error;
     }
-    const server = createMcpServer({ deps, caller, log: deps.log.child({ reqId: req.id }), requestId: req.id });
+    const server = createMcpServer({
+      deps,
+      caller,
+      log: deps.log.child({ reqId: req.id }),
+      requestId: req.id,
+      origin: publicOrigin(deps.config, req),
+    });
     // JSON answers unless progress was asked for: those stream their notifications before the result.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress(body) });
     const stream = { end: () => void transport.close() };

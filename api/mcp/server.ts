@@ -9,6 +9,14 @@ import { generateStenogramTool } from './tools/stenograms.ts';
 import { browseSummariesTool, generateSummaryTool, getSummaryTool } from './tools/summaries.ts';
 import { getUsageTool } from './tools/usage.ts';
 import { getSubtitlesTool, getVideoTool, statusHistoryTool } from './tools/videos.ts';
+import {
+  addToWatchlistTool,
+  createWatchlistTool,
+  deleteWatchlistTool,
+  getWatchlistTool,
+  listWatchlistsTool,
+  removeFromWatchlistTool,
+} from './tools/watchlists.ts';
 import { watchlistChangesTool } from './tools/watchlistChanges.ts';
 
 /** Every tool, in the order tools/list shows them. */
@@ -23,12 +31,18 @@ const mcpTools = [
   statusHistoryTool,
   getUsageTool,
   generateStenogramTool,
+  listWatchlistsTool,
+  getWatchlistTool,
+  createWatchlistTool,
+  addToWatchlistTool,
+  removeFromWatchlistTool,
+  deleteWatchlistTool,
   watchlistChangesTool,
 ];
 
 const INSTRUCTIONS =
   'Afterimage archives YouTube channels: video metadata (deleted videos included), status history, subtitles, AI summaries and private stenograms. ' +
-  'Start with search_channel (a channel) or search_videos (a topic; in="subtitles" searches what was said). Quota refusals come back as tool errors naming the limit and its reset time: report them, do not retry at once.';
+  'Start with search_channel (a channel) or search_videos (a topic; in="subtitles" searches what was said). To be told of deletions and changes, keep watchlists (create_watchlist, add_to_watchlist): each has a private Atom feed. Quota refusals come back as tool errors naming the limit and its reset time: report them, do not retry at once.';
 
 /** The MCP server of one request, for one caller (stateless: built per request, see api/mcp/handler.ts). */
 export function createMcpServer(ctx: McpContext): McpServer {

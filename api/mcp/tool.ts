@@ -26,6 +26,8 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodObject> {
   access: Guarded;
   /** Reads only: no job queued, nothing stored (quota counters aside). */
   readOnly: boolean;
+  /** Deletes what the caller keeps (a client may ask before calling it). */
+  destructive?: true;
   run(args: z.output<I>, ctx: McpCall, extra: ToolExtra): Promise<ToolAnswer<z.output<O>>>;
 }
 
@@ -55,7 +57,7 @@ function toolError(error: unknown, ctx: McpContext): CallToolResult {
 export const toolAnnotations = (spec: ToolSpec<z.ZodObject, z.ZodObject>) => ({
   title: spec.title,
   readOnlyHint: spec.readOnly,
-  destructiveHint: false,
+  destructiveHint: spec.destructive ?? false,
   idempotentHint: spec.readOnly,
   openWorldHint: false,
 });

@@ -36,8 +36,12 @@ export async function finishCrawl(tx: Queryable, crawl: { id: string; channelId:
       : searchEvents.complete({ channelId: crawl.channelId, totals, failedSources, morePages: current?.morePages ?? false }),
   ]);
   // The words of what the crawl stored join the did-you-mean vocabulary now, not at the crontab's next
-  // run. One job key: crawls finishing together join the job still queued (a running one is not joined).
-  if (sources.some(([, counts]) => counts.changed > 0)) await enqueue(tx, 'refresh_search_words', {}, { jobKey: 'refresh_search_words' });
+  // run, and the saved queries look for it. One job key each: crawls finishing together join the job
+  // still queued (a running one is not joined).
+  if (sources.some(([, counts]) => counts.changed > 0)) {
+    await enqueue(tx, 'refresh_search_words', {}, { jobKey: 'refresh_search_words' });
+    await enqueue(tx, 'run_saved_queries', {}, { jobKey: 'run_saved_queries' });
+  }
 }
 
 /** A step out of attempts: the crawl ends with search:error instead of staying "running" for ever. */

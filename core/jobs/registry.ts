@@ -28,6 +28,7 @@ export const jobPayloads = {
   link_reuploads: videoIds(REUPLOAD_BATCH),
   recrawl_channels: noPayload,
   refresh_search_words: noPayload,
+  run_saved_queries: noPayload,
   // Queued by the videos triggers (sql/010_search_sync.sql) with an empty payload; one job key joins them all.
   index_videos: z.strictObject({}),
   // Queued by the changes trigger (sql/045_watchlists.sql) the same way.

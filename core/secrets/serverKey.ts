@@ -57,18 +57,36 @@ async function keyFile(dataDir: string): Promise<Buffer> {
   return readFile(path);
 }
 
-/** The configured server key, checked against the fingerprint the database keeps (written by the first process). */
+/**
+ * The configured server key, checked against the fingerprint the database keeps (written by the first
+ * process): another key refuses to start. A database that cannot be reached yet (an API that starts
+ * while it is down, answering 503) is asked again every few seconds until it answers; a mismatch found
+ * then makes every use of the key fail with the same explanation.
+ */
 export async function configuredServerKey(config: Config, sql: Queryable): Promise<ServerKey> {
   const secret = config.SECRET_KEY ? Buffer.from(config.SECRET_KEY) : await keyFile(config.dataDir);
   const serverKey = serverKeyFrom(secret);
   const fingerprint = serverKey.derive('fingerprint');
-  await sql`insert into server_key (fingerprint) values (${fingerprint}) on conflict do nothing`;
-  const [kept] = await sql<{ fingerprint: string }[]>`select fingerprint from server_key`;
-  if (kept && kept.fingerprint !== fingerprint)
-    throw new Error(
-      config.SECRET_KEY
-        ? 'SECRET_KEY is not the key this database was set up with: give every process the same SECRET_KEY (webhook secrets and feed URLs depend on it)'
-        : `${join(config.dataDir, 'secret.key')} is not the key this database was set up with: set SECRET_KEY to the key the other processes use, or copy their secret.key here`,
-    );
-  return serverKey;
+  let mismatch: Error | undefined;
+  const check = async () => {
+    await sql`insert into server_key (fingerprint) values (${fingerprint}) on conflict do nothing`;
+    const [kept] = await sql<{ fingerprint: string }[]>`select fingerprint from server_key`;
+    if (kept && kept.fingerprint !== fingerprint)
+      mismatch = new Error(
+        config.SECRET_KEY
+          ? 'SECRET_KEY is not the key this database was set up with: give every process the same SECRET_KEY (webhook secrets and feed URLs depend on it)'
+          : `${join(config.dataDir, 'secret.key')} is not the key this database was set up with: set SECRET_KEY to the key the other processes use, or copy their secret.key here`,
+      );
+  };
+  await check().catch(function later() {
+    setTimeout(() => void check().catch(later), 5_000).unref();
+  });
+  if (mismatch) throw mismatch;
+  const checked =
+    <A extends unknown[], R>(use: (...args: A) => R) =>
+    (...args: A): R => {
+      if (mismatch) throw mismatch;
+      return use(...args);
+    };
+  return { seal: checked(serverKey.seal), open: checked(serverKey.open), derive: checked(serverKey.derive) };
 }

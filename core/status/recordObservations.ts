@@ -5,6 +5,8 @@
  *   least STATUS_CONFIRM_MINUTES after the first, agrees (the reason is the more specific of the two);
  * - gone, for a gone video: a more specific reason replaces "unknown"; rechecks come further apart;
  * - transient: nothing changes but the time of the next look.
+ * A watched video (a watchlist item, or its channel's) is looked at again within a day whatever its
+ * status, except a suspected deletion, whose confirmation probe keeps its time.
  * A definite answer agreeing with the status it leaves is the status's confirmation (confirmed_at/by).
  * A change is dated when the platform showed it (the observation's observedAt, else now): its
  * status_since, and so its history row. The history rows are written by the videos_status_history_* triggers; running crawls of the
@@ -61,7 +63,9 @@ export async function recordObservations(
         o.outcome = 'gone' and v.status in ('live', 'checking') as gone_from_live,
         o.outcome = 'gone' and v.status in ('live', 'checking') and k.suspected_at is not null
           and k.suspected_at <= coalesce(o.observed_at, now()) - make_interval(mins => ${schedule.confirmMinutes}) as confirmed,
-        o.outcome = 'gone' and v.status in ('deleted', 're-uploaded') as still_gone
+        o.outcome = 'gone' and v.status in ('deleted', 're-uploaded') as still_gone,
+        exists (select 1 from watchlist_items i where i.video_id = v.video_id)
+          or exists (select 1 from watchlist_items i where i.channel_id = v.channel_id) as watched
       from o join videos v on v.video_id = o.video_id join video_checks k on k.video_id = o.video_id
       for update of v, k
     ), s as (
@@ -105,6 +109,8 @@ export async function recordObservations(
           when s.outcome = 'transient' then now() + interval '1 hour'
           when s.gone_from_live and not s.confirmed then coalesce(s.suspected_at, now()) + make_interval(mins => ${schedule.confirmMinutes})
           when s.confirmed then now() + interval '1 day'
+          -- Watched videos (their own item or their channel's) daily; every later case is a day or more.
+          when s.watched then now() + interval '1 day'
           -- Gone videos: 2, 4, 8 … days apart, at most the recheck window, so reinstatements are caught.
           when s.still_gone then now() + least(make_interval(days => ${schedule.recheckDays}), interval '1 day' * power(2, least(s.checks_while_gone + 1, 20)))
           when s.upload_date >= current_date - 30 then now() + interval '1 day'

@@ -5,7 +5,6 @@
  * (`next` links).
  */
 import { escapeHtml } from '../text/escapeHtml.ts';
-import { STATUS_WORDS } from '../videos/statusWording.ts';
 import type { Change } from './change.ts';
 
 export const ATOM_TYPE = 'application/atom+xml; charset=utf-8';
@@ -53,7 +52,7 @@ export function changeTitle(change: Change, queryText?: string): string {
     case 'video.reuploaded':
       return `Re-uploaded: ${title}${reason}`;
     case 'video.restored':
-      return `Restored: ${title} — live again, ${(STATUS_WORDS[change.status?.previousStatus as keyof typeof STATUS_WORDS] ?? change.status?.previousStatus ?? '').toLowerCase()} before`;
+      return `Restored: ${title} — live again (was ${change.status?.previousStatus ?? 'deleted'})`;
     case 'video.metadata_changed': {
       const metadata = change.metadata!;
       if (metadata.changed.includes('title'))
@@ -89,7 +88,7 @@ function changeContent(change: Change, origin: string): string {
     }
   }
   rows.push(
-    ['Observed', change.happenedAt],
+    ['Observed', new Date(change.happenedAt).toISOString()],
     ['Video', `${origin}/videos/${change.videoId}`],
     ['Channel', `${origin}/channels/${change.channelId}`],
   );

@@ -23,7 +23,7 @@ const pageOf = (changes: Change[], limit: number): ChangePage => ({
 /**
  * A watchlist's changes before the change `before`, from its event stream: the changes as they were
  * fanned out to it, so the list, the live stream and the private feed show the same ones. The
- * `stream like` clause lets the planner use sql/047's index of watchlist streams by change id.
+ * `stream like` clause lets the planner use sql/045's index of watchlist streams by change id.
  */
 export async function watchlistChangePage(
   sql: Queryable,

@@ -18,14 +18,17 @@ const FANOUT_BATCH = 200;
  * saved query's new match is news to that query's watchers only, not to every watcher of the channel.
  */
 async function watchersOf(tx: Queryable, changeIds: readonly string[]): Promise<{ watchlistId: string; changeId: string }[]> {
+  // One indexed join per kind of item (watchlist_items_channel, _video, _query); union drops a change watched twice.
+  const watching = (column: string, kinds: string) =>
+    `select i.watchlist_id::text as "watchlistId", c.id::text as "changeId"
+     from changes c join watchlist_items i on i.${column} = c.${column} and i.created_at <= c.recorded_at
+     where c.id = any($1::bigint[]) and ${kinds}`;
   return tx.unsafe(
-    `select distinct i.watchlist_id::text as "watchlistId", c.id::text as "changeId"
-     from changes c
-     join watchlist_items i on i.created_at <= c.recorded_at and (
-       (c.kind <> 'query.new_match' and i.channel_id = c.channel_id)
-       or (c.kind <> 'query.new_match' and i.video_id = c.video_id)
-       or (c.kind = 'query.new_match' and i.saved_query_id = c.saved_query_id))
-     where c.id = any($1::bigint[])`,
+    [
+      watching('channel_id', "c.kind <> 'query.new_match'"),
+      watching('video_id', "c.kind <> 'query.new_match'"),
+      watching('saved_query_id', "c.kind = 'query.new_match'"),
+    ].join('\nunion\n'),
     [changeIds as string[]],
   );
 }

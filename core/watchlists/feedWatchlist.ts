@@ -1,9 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/database.ts';
 import type { ServerKey } from '../secrets/serverKey.ts';
-import { feedToken } from './ownWatchlist.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { feedToken, UUID } from './ownWatchlist.ts';
 
 /**
  * The watchlist whose private feed URL carries this token: derived from the server key and the feed

@@ -14,7 +14,7 @@ export interface WatchlistRow {
 export const WATCHLIST_COLUMNS = `w.id::text as id, w.owner_id::text as "ownerId", w.name, w.feed_version as "feedVersion",
   to_json(w.created_at)#>>'{}' as "createdAt", to_json(w.updated_at)#>>'{}' as "updatedAt"`;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The owner's watchlist with this id; undefined for anyone else's, as for one that does not exist

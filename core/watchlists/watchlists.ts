@@ -16,7 +16,7 @@ import type { VideoSource } from '../sources/types.ts';
 import { holdOneMore } from './allowances.ts';
 import { findOwnWatchlist, WATCHLIST_COLUMNS, watchlistFeedPath, type WatchlistRow } from './ownWatchlist.ts';
 
-export const WATCHLIST_NAME_MAX = 100;
+const WATCHLIST_NAME_MAX = 100;
 
 /**
  * Characters a name must not hold: controls (line breaks, escapes), line and paragraph separators,
@@ -50,14 +50,14 @@ export type SavedQuery = z.infer<typeof savedQuerySchema>;
  * The one form of a saved query, so the same question is saved once however it was written: q
  * checked as GET /api/fts checks it (400 naming q) with its spaces collapsed, filters not given left out.
  */
-export function normaliseSavedQuery(query: SavedQuery): SavedQuery {
+function normaliseSavedQuery(query: SavedQuery): SavedQuery {
   parseQuery(query.q);
   const { q, in: where, ...filters } = query;
   const given = Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined));
   return { q: q.trim().replace(/\s+/g, ' '), in: where, ...given };
 }
 
-export const watchlistItemKind = z.enum(['channel', 'video', 'query']);
+const watchlistItemKind = z.enum(['channel', 'video', 'query']);
 
 export const watchlistItemSchema = z.object({
   id: z.string(),

@@ -19,6 +19,7 @@ import { linkReuploadsTask } from './link_reuploads.ts';
 import { reconcileStenogramsTask } from './reconcile_stenograms.ts';
 import { recrawlChannelsTask } from './recrawl_channels.ts';
 import { refreshSearchWordsTask } from './refresh_search_words.ts';
+import { runSavedQueriesTask } from './run_saved_queries.ts';
 import { scheduleStatusChecksTask } from './schedule_status_checks.ts';
 
 /** What the tasks are built from: the process's services (buildServices) and the settings they read. */
@@ -43,8 +44,9 @@ export function taskList(deps: TaskDeps): TaskList {
     }),
     schedule_status_checks: scheduleStatusChecksTask(sql, config.STATUS_CHECKS_PER_MINUTE),
     link_reuploads: linkReuploadsTask(sql, log),
-    recrawl_channels: recrawlChannelsTask(sql, config.RECRAWL_HOURS),
+    recrawl_channels: recrawlChannelsTask(sql, { everyHours: config.RECRAWL_HOURS, watchedEveryHours: config.WATCH_RECRAWL_HOURS }),
     refresh_search_words: refreshSearchWordsTask(sql),
+    run_saved_queries: runSavedQueriesTask({ sql, log, search: deps.search, timeoutMs: config.FTS_TIMEOUT_MS }),
     index_videos: indexVideosTask({ sql, log, typesense: deps.typesense }),
     fan_out_changes: fanOutChangesTask(sql, log),
     deliver_webhooks: deliverWebhooksTask({ sql, serverKey: deps.serverKey, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE }),
@@ -61,7 +63,7 @@ const cron = (pattern: string, task: TaskName, options: string) => `${pattern} $
 export const crontab = [
   cron('0 * * * *', 'cleanup', '?fill=1d&max=1'),
   cron('* * * * *', 'schedule_status_checks', '?fill=1h&max=1'),
-  cron('30 * * * *', 'recrawl_channels', '?fill=1d&max=1'),
+  cron('*/10 * * * *', 'recrawl_channels', '?fill=1h&max=1'),
   cron('*/10 * * * *', 'refresh_search_words', '?fill=1h&max=1'),
   cron('15 * * * *', 'reconcile_stenograms', '?fill=1d&max=1'),
 ].join('\n');

@@ -2,6 +2,7 @@ import type { Sql } from '../../core/db/database.ts';
 import type { TypesenseTarget } from '../../core/fts/typesense/client.ts';
 import { deleteDocuments, toDocuments, upsertDocuments } from '../../core/fts/typesense/documents.ts';
 import { searchSyncPaused } from '../../core/fts/typesense/sync.ts';
+import { enqueue } from '../../core/jobs/enqueue.ts';
 import type { Logger } from '../../core/log.ts';
 import { defineTask } from '../defineTask.ts';
 
@@ -47,6 +48,8 @@ export function indexVideosTask(deps: IndexVideosDeps) {
         await deleteDocuments(typesense, gone);
         if (failures.length)
           await tx`insert into search_sync_queue (video_id) select unnest(${failures.map((failure) => failure.id)}::text[]) on conflict do nothing`;
+        // The saved queries see what Typesense has just been given: the run a crawl queued may have come before it.
+        if (documents.length > failures.length) await enqueue(tx, 'run_saved_queries', {}, { jobKey: 'run_saved_queries' });
         return { upserted: documents.length - failures.length, deleted: gone.length, failures };
       });
       if (!batch) return;

@@ -6,6 +6,7 @@ import { runningServices } from '../../core/db/runningServices.ts';
 import { refreshSearchWords } from '../../core/fts/postgres.ts';
 import { loadArchiveSubtitles } from '../../core/import/loadArchiveSubtitles.ts';
 import { storeArchiveScan, type SkippedFile } from '../../core/import/storeArchiveScan.ts';
+import { enqueue } from '../../core/jobs/enqueue.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
 import { output, parseOptions, UsageError, withDatabase } from '../cli.ts';
 import { progressBar } from '../progress.ts';
@@ -60,6 +61,8 @@ export async function importCommand(args: string[]): Promise<void> {
       loading.done(`${subtitles.tracks} tracks of ${subtitles.videos} videos, ${subtitles.newVersions} new versions`);
       // Now, not at the crontab's next refresh: a typo of a title just imported gets its suggestion at once.
       const vocabulary = await refreshSearchWords(db.sql);
+      // The worker re-runs the saved queries over what was stored (the service's worker, once it runs).
+      if (stored.new + stored.updated > 0) await enqueue(db.sql, 'run_saved_queries', {}, { jobKey: 'run_saved_queries' });
       return { stored, subtitles, vocabulary, archiveRootAdded: await addArchiveRoot(db.sql, dir) };
     },
     { config: chosen.config },

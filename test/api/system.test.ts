@@ -314,7 +314,7 @@ describe('GET /api/openapi.json', () => {
 
   it('generates the PATCH /api/tiers/{name} request body from the zod schema', () => {
     const schema = document.paths['/api/tiers/{name}'].patch.requestBody.content['application/json'].schema;
-    expect(Object.keys(schema.properties).sort()).toEqual(['apiAccess', 'features', 'limits', 'maxKeyScope']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['allowances', 'apiAccess', 'features', 'limits', 'maxKeyScope']);
     expect(schema.additionalProperties).toBe(false);
     const { $schema: _ignored, ...fromZod } = z.toJSONSchema(tierChanges, { io: 'input', unrepresentable: 'any' }) as Record<
       string,

@@ -62,6 +62,20 @@ describe('tiers', () => {
     expect(plus.features.stenograms).toBe(true);
   });
 
+  it('set changes allowances (NAME=N, NAME=unlimited), and list shows them', async () => {
+    const set = await cli('tiers', 'set', 'plus', '--allowance', 'watchlists=5', '--allowance', 'webhooks=unlimited', '--json');
+    expect(set.code, set.stderr).toBe(0);
+    const printed = parseJson(set);
+    expect(printed.allowances.watchlists).toMatchObject({ max: 5, unit: 'watchlists' });
+    expect(printed.allowances.webhooks.max).toBeNull();
+    expect(printed.allowances.watchlistItems.max).toBe(1000);
+    const listed = await cli('tiers', 'list');
+    expect(listed.stdout).toMatch(/allowance watchlists .*5/);
+    const refused = await cli('tiers', 'set', 'plus', '--allowance', 'watchlists=-1');
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('allowances.watchlists');
+  });
+
   it('rejects an unknown limit with exit 2 and changes nothing', async () => {
     const before = await db.sql`select tier, limit_name, max_count from tier_limits order by 1, 2`;
     const result = await cli('tiers', 'set', 'pro', '--limit', 'nope=5', '--limit', 'requestsPerMinute=7');

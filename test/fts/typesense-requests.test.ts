@@ -547,6 +547,10 @@ describe('the index_videos task', () => {
     await runTask(task);
     expect(typesense.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /collections/videos/documents/import']);
     expect(await queued()).toEqual([]);
+    // The saved queries are re-run over what Typesense now holds (one job, however many batches queue it).
+    expect(
+      await db.sql`select 1 from graphile_worker.jobs where task_identifier = 'run_saved_queries' and key = 'run_saved_queries'`,
+    ).toHaveLength(1);
   });
 
   it('runs in the worker, which turns sync on with TYPESENSE_URL and off without', async () => {

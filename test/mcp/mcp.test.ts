@@ -70,6 +70,12 @@ describe('MCP server at /mcp', () => {
       'get_video_status_history',
       'get_usage',
       'generate_stenogram',
+      'list_watchlists',
+      'get_watchlist',
+      'create_watchlist',
+      'add_to_watchlist',
+      'remove_from_watchlist',
+      'delete_watchlist',
       'watchlist_changes',
     ]);
     for (const tool of tools) {

@@ -5,7 +5,7 @@ import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { expectError } from '../support/http-helpers.ts';
 import { connectMcp, textOf } from '../mcp/support.ts';
-import { runJobsOnce } from '../support/jobs.ts';
+import { addJob, runJobsOnce } from '../support/jobs.ts';
 import { readStream, type ReceivedEvent } from '../support/sse.ts';
 import {
   deleteVideos,
@@ -92,6 +92,23 @@ describe('the fan-out of the change log', () => {
     expect(await streamEvents(byChannel)).toHaveLength(2);
   });
 
+  it("tells a saved query's new match to that query's watchers, not to every watcher of the channel", async () => {
+    const channel = await insertChannel(db.sql);
+    const [video] = await insertVideos(db.sql, channel, ['About cats']);
+    const [query] = await db.sql<{ id: string }[]>`insert into saved_queries (query) values ('{"q": "cats"}') returning id::text`;
+    const byQuery = await insertWatchlist(db.sql, owner.user.id);
+    const byChannel = await insertWatchlist(db.sql, owner.user.id);
+    await db.sql`insert into watchlist_items (watchlist_id, kind, saved_query_id) values (${byQuery}, 'query', ${query!.id})`;
+    await watchChannel(db.sql, byChannel, channel);
+    await db.sql`insert into changes (kind, video_id, channel_id, saved_query_id, happened_at, details)
+      values ('query.new_match', ${video!}, ${channel}, ${query!.id}, now(), '{"title": "About cats"}')`;
+    await fanOut(db.sql);
+    expect((await streamEvents(byQuery)).map((event) => [event.type, event.payload.savedQueryId])).toEqual([
+      ['query.new_match', query!.id],
+    ]);
+    expect(await streamEvents(byChannel)).toEqual([]);
+  });
+
   it('queues a webhook delivery and its job per enabled endpoint, in the same transaction', async () => {
     const channel = await insertChannel(db.sql);
     const [video] = await insertVideos(db.sql, channel, ['Hooked']);
@@ -175,6 +192,14 @@ describe('GET /api/watchlists/:id/changes', () => {
     expectError(await api.call(`/api/watchlists/${watchlist}/changes`), 401, 'API_KEY_REQUIRED');
   });
 
+  it("keeps the watchlist's stream past the events' 7-day retention: it is the list", async () => {
+    await db.sql`update events set created_at = now() - interval '8 days' where stream = ${watchlistStream(watchlist)}`;
+    await addJob(db.sql, 'cleanup');
+    await runJobsOnce(db.url, db.sql);
+    const response = await api.call(`/api/watchlists/${watchlist}/changes`, { key: owner.key });
+    expect(response.body.data.items.map((change: Change) => change.id)).toEqual(expected);
+  });
+
   it('the watchlist_changes tool pages the same list, and another owner is not found', async () => {
     const mcp = await connectMcp(api.url, owner.key);
     const first = await mcp.callTool({ name: 'watchlist_changes', arguments: { watchlistId: watchlist, limit: 5 } });
@@ -238,5 +263,21 @@ describe('GET /api/watchlists/:id/stream', () => {
     expect((await readStream(url, { key: stranger.key, timeoutMs: 5_000 })).status).toBe(404);
     const [latest] = await db.sql<{ id: string }[]>`select max(id)::text as id from events`;
     expect((await readStream(url, { key: owner.key, lastEventId: latest!.id, timeoutMs: 5_000 })).status).toBe(400);
+  });
+
+  it("opens with a stream token, as a browser's EventSource does", async () => {
+    const watchlist = await insertWatchlist(db.sql, owner.user.id);
+    const minted = await api.call('/api/stream-tokens', {
+      key: owner.key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ stream: `/api/watchlists/${watchlist}/stream` }),
+    });
+    expect(minted.status).toBe(201);
+    const controller = new AbortController();
+    const response = await fetch(`${api.url}${minted.body.data.url}`, { signal: controller.signal });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    controller.abort();
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateTier } from '../../core/tiers/updateTier.ts';
-import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { fakeSource, generateChannel } from '../support/fake-source.ts';
 import { expectError, restoreTiers, snapshotTiers } from '../support/http-helpers.ts';
@@ -288,6 +288,12 @@ describe('the tiers decide', () => {
     });
     expect(features.body.data.allowances.watchlistItems).toMatchObject({ max: 1, held: 1, remaining: 0 });
     expect((await call('/api/features', undefined)).body.data.allowances.watchlists).toMatchObject({ max: 0, held: 0, remaining: 0 });
+
+    // The account page shows them too, with what is held.
+    const person = await createSignedInUser(db.sql, { tier: 'plus' });
+    await create({ key: person.key, userId: person.user.id }, 'Shown');
+    const page = await (await fetch(`${api.url}/account`, { headers: { Accept: 'text/html', Cookie: person.cookie } })).text();
+    expect(page).toMatch(/<tr data-allowance="watchlists"><td>Watchlists a user keeps<\/td><td>1<\/td><td>2 watchlists<\/td><\/tr>/);
 
     // A lowered allowance keeps what is held and refuses more.
     await updateTier(db.sql, 'plus', { allowances: { watchlists: 1 } });

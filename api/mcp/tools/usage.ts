@@ -8,7 +8,7 @@ export const getUsageTool = defineTool({
   name: 'get_usage',
   title: 'Usage and limits',
   description:
-    'Your tier, feature flags, and for every limit (requestsPerMinute, channelSearchesPerHour, ftsQueriesPerMinute, subtitleDownloadsPerDay, summaryGenerationsPerDay, apiStenogramsPerDay, pageRequestsPerMinute) its maximum, use, what remains and when it resets. limitsEnforced is false for an administrator, whose use is counted but never refused.',
+    'Your tier, feature flags, and for every limit (requestsPerMinute, channelSearchesPerHour, ftsQueriesPerMinute, subtitleDownloadsPerDay, summaryGenerationsPerDay, apiStenogramsPerDay, pageRequestsPerMinute) its maximum, use, what remains and when it resets; for every allowance (watchlists, watchlistItems, webhooks: what you may hold at once) its maximum, what you hold and what remains. limitsEnforced is false for an administrator, whose use is counted but never refused.',
   input: z.object({}),
   output: usageReportSchema,
   access: readUsage.access,
@@ -19,7 +19,14 @@ export const getUsageTool = defineTool({
       ([name, limit]) =>
         `- ${name}: ${limit.used} of ${limit.max ?? 'unlimited'} used, ${limit.remaining ?? 'unlimited'} left, resets in ${limit.resetSeconds} s`,
     );
+    const held = Object.entries(data.allowances).map(
+      ([name, allowance]) =>
+        `- ${name}: ${allowance.held} held of ${allowance.max ?? 'unlimited'}, ${allowance.remaining ?? 'unlimited'} more allowed`,
+    );
     const exempt = data.limitsEnforced ? '' : ' (administrator: counted, never refused)';
-    return { data, text: `Tier ${data.tier.displayName}${exempt}, key scope ${data.account?.keyScope ?? '?'}\n${lines.join('\n')}` };
+    return {
+      data,
+      text: `Tier ${data.tier.displayName}${exempt}, key scope ${data.account?.keyScope ?? '?'}\n${[...lines, ...held].join('\n')}`,
+    };
   },
 });
