@@ -3,7 +3,7 @@
  * one, enable a disabled one, send a test event, read the delivery log. The REST routes of
  * api/routes/webhooks.ts perform these; another owner's watchlist is as unknown as a missing one (404).
  */
-import { AppError, notFound } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
 import { createEndpoint } from '../../core/webhooks/createEndpoint.ts';
 import { deleteEndpoint } from '../../core/webhooks/deleteEndpoint.ts';
 import { deliveryLog } from '../../core/webhooks/deliveryLog.ts';
@@ -13,18 +13,8 @@ import { refuseNonPublicReceiver } from '../../core/webhooks/endpointUrl.ts';
 import { findOwnEndpoint } from '../../core/webhooks/ownEndpoint.ts';
 import { sendTestEvent } from '../../core/webhooks/sendTestEvent.ts';
 import { findOwnWatchlist } from '../../core/watchlists/ownWatchlist.ts';
-import type { Caller } from '../http/auth.ts';
 import { defineAction, type ActionContext } from '../http/route.ts';
-
-const readAccess = { scope: 'L1', feature: 'watchlists' } as const;
-const writeAccess = { scope: 'L2', feature: 'watchlists' } as const;
-
-/** The owner of the caller's watchlists: a key's user or a signed-in person. */
-const watchlistOwner = (caller: Caller): string => {
-  if (caller.kind === 'anonymous')
-    throw new AppError('API_KEY_REQUIRED', 'watchlists need an API key, or a signed-in account on the website');
-  return caller.userId;
-};
+import { watchlistOwner, watchlistReadAccess as readAccess, watchlistWriteAccess as writeAccess } from './watchlists.ts';
 
 /** The caller's watchlist `watchlistId`, or 404. */
 async function ownWatchlistId({ deps, caller }: ActionContext, watchlistId: string): Promise<string> {
@@ -42,9 +32,14 @@ export const createWebhook = defineAction({
   access: writeAccess,
   async run(ctx, input: { watchlistId: string; url: string }) {
     const { deps, caller } = ctx;
-    const ownerId = watchlistOwner(caller);
+    // The watchlist first: nobody but its owner learns anything of how a URL resolves.
+    await ownWatchlistId(ctx, input.watchlistId);
     if (!deps.config.WEBHOOK_ALLOW_PRIVATE) await refuseNonPublicReceiver(input.url);
-    const created = await createEndpoint(deps.sql, deps.serverKey, { ownerId, watchlistId: input.watchlistId, url: input.url });
+    const created = await createEndpoint(deps.sql, deps.serverKey, {
+      ownerId: watchlistOwner(caller),
+      watchlistId: input.watchlistId,
+      url: input.url,
+    });
     if (!created) throw notFound(`no watchlist ${input.watchlistId}`);
     return created;
   },

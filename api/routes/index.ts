@@ -14,14 +14,9 @@ import { summaryRoutes } from './summaries.ts';
 import { summaryPageRoutes } from './summaryPages.ts';
 import { listTiersRoute, updateTierRoute } from './tiers.ts';
 import { statusHistoryRoute, videoFileRoute, videoThumbnailRoute } from './videos.ts';
-<<<<<<< ours
-import { watchlistChangeRoutes } from './watchlistChanges.ts';
 import { watchlistRoutes } from './watchlists.ts';
+import { watchlistChangeRoutes } from './watchlistChanges.ts';
 import { webhookRoutes } from './webhooks.ts';
-=======
-import { watchlistRoutes } from './watchlists.ts';
-import { watchlistChangeRoutes } from './watchlistChanges.ts';
->>>>>>> theirs
 
 /** Every route of the API, in the order they are matched. */
 export const allRoutes: Route[] = [

@@ -120,7 +120,8 @@ async function recordWindow(
   const gone = outcomes.find((outcome) => outcome.status === 410);
   const lastError = outcomes.filter((outcome) => outcome.error !== null).at(-1)?.error ?? null;
   return sql.begin(async (tx) => {
-    // Locked first: a deletion waits for this window, or this window finds its deliveries gone with it.
+    // Locked first: a deletion waits for this window, or this window finds its deliveries gone with it;
+    // a delivery cancelled meanwhile (the endpoint disabled by another run) keeps its state, its attempt is logged.
     const [endpoint] = await tx<{ id: string }[]>`select id from webhook_endpoints where id = ${endpointId} for update`;
     if (!endpoint) return { ended: true };
     const results = JSON.stringify(
@@ -148,7 +149,7 @@ async function recordWindow(
            case when not v.failed then 'delivered'
                 when v.status = 410 or d.created_at + make_interval(hours => $2) < now() + make_interval(secs => v.delay) then 'failed'
                 else 'pending' end as state
-         from ${outcome} join webhook_deliveries d on d.id = v.id),
+         from ${outcome} join webhook_deliveries d on d.id = v.id and d.state = 'pending'),
        updated as (
          update webhook_deliveries d set attempts = o.attempt, state = o.state, next_attempt_at = o.next,
            finished_at = case when o.state <> 'pending' then now() end

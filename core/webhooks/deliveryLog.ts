@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Queryable } from '../db/database.ts';
 
-export const webhookAttempt = z.object({
+const webhookAttempt = z.object({
   attempt: z.number().int(),
   attemptedAt: z.string(),
   status: z.number().int().nullable().describe("the receiver's HTTP status; null when no answer came"),

@@ -13,7 +13,7 @@ import { isPrivateAddress } from '../sources/privateAddress.ts';
 import type { Lookup } from '../sources/upstream.ts';
 
 /** A receiver has this long to answer, body included; a hanging one holds a worker no longer. */
-export const WEBHOOK_TIMEOUT_MS = 10_000;
+const WEBHOOK_TIMEOUT_MS = 10_000;
 /** The most of an answer read: only its status matters, the start of a failure's body is kept as its error. */
 const ANSWER_CAP_BYTES = 64 * 1024;
 /** How much of a failed answer's body the delivery log keeps. */

@@ -5,7 +5,7 @@ import { scheduleDeliveries } from './deliveryJob.ts';
 import { findOwnEndpoint } from './ownEndpoint.ts';
 
 /** The event type of a test delivery: it carries no change. */
-export const TEST_EVENT_TYPE = 'webhook.test';
+const TEST_EVENT_TYPE = 'webhook.test';
 
 /**
  * Queues a test delivery to the endpoint, sent at once (ahead of a retry's wait: only what is due is

@@ -78,17 +78,6 @@ beforeAll(async () => {
     name: 'pro',
     docsFile: /\/api\/docs\/assets\/([^"]+)"/.exec((await stack.api.call('/api/docs')).body)![1]!,
   });
-<<<<<<< ours
-  const [watchlist] = await db.sql<
-    { id: string }[]
-  >`insert into watchlists (owner_id, name) values (${user.id}, 'Cached') returning id::text`;
-  const webhook = await createEndpoint(db.sql, stack.api.services.serverKey, {
-    ownerId: user.id,
-    watchlistId: watchlist!.id,
-    url: 'http://127.0.0.1:9/cached',
-  });
-  Object.assign(values, { id: watchlist!.id, token: feedToken(stack.api.services.serverKey, watchlist!.id, 1), webhookId: webhook!.id });
-=======
   // A watchlist watching a video (read, renamed, its item removed), and one to delete.
   const watchlist = await post('/api/watchlists', user.key, { name: 'Cached' });
   const item = await post(`/api/watchlists/${watchlist.body.data.id}/items`, user.key, { kind: 'video', videoId: summarised! });
@@ -96,7 +85,12 @@ beforeAll(async () => {
   values.itemId = item.body.data.id;
   values.doomedWatchlist = (await post('/api/watchlists', user.key, { name: 'Doomed' })).body.data.id;
   values.token = feedToken(stack.api.services.serverKey, watchlist.body.data.id, 1);
->>>>>>> theirs
+  const webhook = await createEndpoint(db.sql, stack.api.services.serverKey, {
+    ownerId: user.id,
+    watchlistId: values.id!,
+    url: 'http://127.0.0.1:9/cached',
+  });
+  values.webhookId = webhook!.id;
   const [title] = await db.sql<{ title: string }[]>`select title from videos where video_id = ${summarised!}`;
   ftsWord = title!.title.split(' ')[0]!;
 }, 120_000);
@@ -127,14 +121,11 @@ const asks: Record<string, () => Ask> = {
   'GET /sitemaps/summaries/:file': () => ({ params: { file: '1' } }),
   'POST /api/stenograms/:videoId/generate': () => ({ params: { videoId: values.stenogram! } }),
   'POST /api/stream-tokens': () => ({ body: { stream: `/api/summary/${values.videoId}/stream` } }),
-<<<<<<< ours
-  'POST /api/watchlists/:id/webhooks': () => ({ body: { url: `http://127.0.0.1:9/hook-${Math.random()}` } }),
-=======
   'POST /api/watchlists': () => ({ body: { name: 'Another' } }),
   'PATCH /api/watchlists/:id': () => ({ body: { name: 'Renamed' } }),
   'DELETE /api/watchlists/:id': () => ({ params: { id: values.doomedWatchlist! } }),
   'POST /api/watchlists/:id/items': () => ({ body: { kind: 'query', q: 'cached' } }),
->>>>>>> theirs
+  'POST /api/watchlists/:id/webhooks': () => ({ body: { url: `http://127.0.0.1:9/hook-${Math.random()}` } }),
 };
 
 /** The route's request, with `change` made to it; a stream is left once its headers are in. */

@@ -6,6 +6,7 @@ import { eventually } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { expectError } from '../support/http-helpers.ts';
 import { startSearchStack } from '../support/stack.ts';
+import { channelIdFor } from '../support/subtitles.ts';
 import { createWatchlist, deliveriesOf, logDeletion, queueDeliveries } from '../support/webhooks.ts';
 
 let db: TestDatabase;
@@ -207,5 +208,26 @@ describe('deliveries', () => {
     expect(deleted.body.data).toEqual({ id: hook.id, deleted: true });
     expect(await deliveriesOf(db.sql, hook.id)).toEqual([]);
     expectError(await call(stack.api, `${hooks(list)}/${hook.id}`, owner.key, { method: 'DELETE' }), 404, 'NOT_FOUND');
+  });
+
+  it('delivers a change of a watched channel through the fan-out, once per endpoint', async () => {
+    const own = await startWebhookReceiver();
+    try {
+      const list = await createWatchlist(db.sql, owner.userId, 'Fanned out');
+      const hook = await addWebhook(own.url, owner, list);
+      own.secret = hook.secret;
+      await db.sql`insert into watchlist_items (watchlist_id, kind, channel_id) values (${list}, 'channel', ${channelIdFor('webhooks')})`;
+      const changeId = await logDeletion(db.sql);
+      const received = await eventually(
+        () => own.received.find((delivery) => delivery.payload.data.id === changeId),
+        'the fanned-out change',
+      );
+      expect(received).toMatchObject({ verified: true, payload: { type: 'video.deleted' } });
+      await eventually(async () => (await deliveriesOf(db.sql, hook.id)).every((row) => row.state === 'delivered'), 'logged as delivered');
+      expect((await deliveriesOf(db.sql, hook.id)).map((row) => row.changeId)).toEqual([changeId]);
+      await db.sql`delete from watchlists where id = ${list}`;
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -14,7 +14,7 @@ export type ReceiverBehaviour =
   | { answer: 'hang' }
   | { answer: 'slow'; ms: number };
 
-export interface ReceivedDelivery {
+interface ReceivedDelivery {
   id: string;
   timestamp: string;
   signature: string;
