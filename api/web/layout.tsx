@@ -28,7 +28,12 @@ export interface LayoutProps {
 
 function SignedIn({ account }: { account: Account | undefined }): VNode {
   if (!account) return <a href="/login">Sign in</a>;
-  return <a href="/account">{account.email}</a>;
+  return (
+    <>
+      <a href="/watchlists">Watchlists</a>
+      <a href="/account">{account.email}</a>
+    </>
+  );
 }
 
 /** Every page's frame: a skip link, the header with the search box and navigation, the page, the footer. */

@@ -43,7 +43,7 @@ const quoted = (text: string) => `“${text}”`;
 const capitalised = (text: string) => text[0]!.toUpperCase() + text.slice(1);
 
 /** What the entry's title says happened; `queryText` is the saved query's q of a new match. */
-function changeTitle(change: Change, queryText?: string): string {
+export function changeTitle(change: Change, queryText?: string): string {
   const title = change.title ?? `video ${change.videoId}`;
   const reason = change.status?.reasonText ? ` — ${change.status.reasonText}` : '';
   switch (change.type) {

@@ -50,7 +50,7 @@ export type SavedQuery = z.infer<typeof savedQuerySchema>;
  * The one form of a saved query, so the same question is saved once however it was written: q
  * checked as GET /api/fts checks it (400 naming q) with its spaces collapsed, filters not given left out.
  */
-function normaliseSavedQuery(query: SavedQuery): SavedQuery {
+export function normaliseSavedQuery(query: SavedQuery): SavedQuery {
   parseQuery(query.q);
   const { q, in: where, ...filters } = query;
   const given = Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined));

@@ -72,6 +72,23 @@ beforeAll(async () => {
   await runGenerationJob({ sql: db.sql, log: createLogger('silent') }, summaryWork(createExtractiveGenerator()), request.summary.id, {
     finalAttempt: true,
   });
+  // A watchlist as long as they come: a long name, a channel, a video and a query with long words.
+  const [watchlist] = await db.sql<{ id: string }[]>`
+    insert into watchlists (owner_id, name) values (${admin.id}, ${`Lathes: ${LONG_WORD}`}) returning id::text as id`;
+  const [query] = await db.sql<{ id: string }[]>`
+    insert into saved_queries (query) values (${db.sql.json({ q: `${LONG_WORD} lathe`, in: 'subtitles' })}) returning id::text as id`;
+  await db.sql`insert into watchlist_items (watchlist_id, kind, channel_id, video_id, saved_query_id) values
+    (${watchlist!.id}, 'channel', ${channel}, null, null), (${watchlist!.id}, 'video', null, ${v.banned}, null),
+    (${watchlist!.id}, 'query', null, null, ${query!.id})`;
+  // A webhook with a long URL, disabled with a long reason, and a delivery with a long error in its log.
+  const [endpoint] = await db.sql<{ id: string }[]>`
+    insert into webhook_endpoints (watchlist_id, url, secret_sealed, disabled_at, disabled_reason)
+    values (${watchlist!.id}, ${LONG_URL}, decode('00', 'hex'), now(), ${`it failed for 3 days (last: 503 from ${LONG_URL})`}) returning id::text as id`;
+  const [delivery] = await db.sql<{ id: string }[]>`
+    insert into webhook_deliveries (endpoint_id, message_id, event_type, state)
+    values (${endpoint!.id}, 'msg_phone', 'webhook.test', 'failed') returning id::text as id`;
+  await db.sql`insert into webhook_attempts (delivery_id, attempt, http_status, duration_ms, error)
+    values (${delivery!.id}, 1, 503, 1234, ${`503 Service Unavailable: ${LONG_WORD}`})`;
   await refreshSearchWords(db.sql);
   browser = await launchBrowser();
 }, 120_000);
@@ -94,6 +111,7 @@ const PAGES: Array<{ path: string; status: number; signedIn: boolean }> = [
   { path: '/summaries', status: 200, signedIn: true },
   { path: `/summaries/${v.banned}`, status: 200, signedIn: true },
   { path: '/account', status: 200, signedIn: true },
+  { path: '/watchlists', status: 200, signedIn: true },
   { path: '/admin/users', status: 200, signedIn: true },
   { path: '/admin/tiers', status: 200, signedIn: true },
   { path: '/no-such-page', status: 404, signedIn: true },

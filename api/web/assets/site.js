@@ -25,7 +25,7 @@ const unfoldWhenWide = () => {
 unfoldWhenWide();
 wide.addEventListener('change', unfoldWhenWide);
 
-// Copy buttons (<button data-copy="id" hidden>): shown only where the clipboard can be written; they copy the element's text.
+// Copy buttons (<button data-copy="id" hidden>): shown only where the clipboard can be written; they copy the element's value or text.
 if (navigator.clipboard) {
   for (const button of document.querySelectorAll('button[data-copy]')) {
     const source = document.getElementById(button.dataset.copy);
@@ -33,10 +33,10 @@ if (navigator.clipboard) {
     button.hidden = false;
     button.addEventListener('click', async () => {
       try {
-        await navigator.clipboard.writeText(source.textContent.trim());
+        await navigator.clipboard.writeText((source instanceof HTMLInputElement ? source.value : source.textContent).trim());
         button.textContent = 'Copied';
       } catch {
-        button.textContent = 'Copy failed: select the key instead';
+        button.textContent = 'Copy failed: select the text instead';
       }
     });
   }

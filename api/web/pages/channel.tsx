@@ -19,6 +19,9 @@ import { definePage, redirect } from '../page.tsx';
 import { VideoCard } from '../videoCard.tsx';
 import { STATUS_WORDS } from '../../../core/videos/statusWording.ts';
 import { DeletionTimeline } from '../deletionTimeline.tsx';
+import { channelDeletionsFeed, FeedLink } from '../feedLink.tsx';
+import { WatchButton } from '../watchButton.tsx';
+import { watchButtonOf } from '../watchState.ts';
 
 const VIDEOS_PER_PAGE = 24;
 /** Past this page the channel's list is better narrowed (the deleted filter) than paged through. */
@@ -159,11 +162,12 @@ export const channelPage = definePage({
     const channel = await findChannel(deps.sql, channelId);
     if (!channel) throw notFound(`channel ${channelId} is not in the archive yet; search for it to find its videos`);
     const goneOnly = query.show === 'deleted';
-    const [counts, months, listed, followed] = await Promise.all([
+    const [counts, months, listed, followed, watch] = await Promise.all([
       channelStatusCounts(deps.sql, channelId),
       deletionsByMonth(deps.sql, channelId),
       channelVideos(deps.sql, { channelId, goneOnly, offset: (query.page - 1) * VIDEOS_PER_PAGE, limit: VIDEOS_PER_PAGE }),
       followedSession(deps, visitor, channelId, query.session),
+      watchButtonOf(ctx, { kind: 'channel', channelId }),
     ]);
     const session = followed.session;
     const following = session && !session.crawlFinished && query.page === 1;
@@ -177,10 +181,12 @@ export const channelPage = definePage({
       title: channel.channelTitle || channelId,
       description: `${channel.channelTitle}: ${channel.storedVideos} videos kept, ${channel.deletedVideos} of them deleted.`,
       styles: ['facts.css', 'channel.css'],
+      head: <FeedLink href={channelDeletionsFeed(channelId)} title={`Confirmed deletions of ${channel.channelTitle || channelId}`} />,
       scripts: following ? ['channel.js'] : [],
       body: (
         <article class="channel">
           <h1>{channel.channelTitle || channelId}</h1>
+          <WatchButton {...watch} />
           <ChannelFacts channel={channel} counts={counts} />
           {followed.unknown ? (
             <p class="notice">That search is not one of yours (or has ended long ago): the page shows what the archive holds.</p>
@@ -213,6 +219,9 @@ export const channelPage = definePage({
 
           <h2 id="deletions">Deletions by month</h2>
           <DeletionTimeline channelTitle={channel.channelTitle} months={months} />
+          <p class="muted">
+            <a href={channelDeletionsFeed(channelId)}>Feed of this channel's deletions</a> (Atom, for a feed reader).
+          </p>
 
           <h2 id="videos">Videos</h2>
           <form class="filters" method="get" action={`/channels/${channelId}#videos`}>

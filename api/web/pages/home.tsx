@@ -3,6 +3,7 @@ import { browseSummaries } from '../../actions/summaries.ts';
 import { definePage } from '../page.tsx';
 import { recentSearchExamples, type SearchExamples } from '../../../core/videos/searchExamples.ts';
 import { SummaryCards } from '../summaryCards.tsx';
+import { DELETIONS_FEED, FeedLink } from '../feedLink.tsx';
 
 /** Summaries shown under the search box: the newest public ones. */
 const LATEST = 5;
@@ -42,6 +43,7 @@ export const homePage = definePage({
       title: 'Search the archive',
       description: 'Search YouTube channels and videos, deleted ones included: titles, descriptions, subtitles and summaries.',
       styles: ['summaries.css'],
+      head: <FeedLink href={DELETIONS_FEED} title="Confirmed deletions" />,
       headerSearch: false,
       body: (
         <section class="home">

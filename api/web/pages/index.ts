@@ -9,6 +9,17 @@ import { searchPage } from './search.tsx';
 import { summariesPage } from './summaries.tsx';
 import { summaryPage } from './summary.tsx';
 import { videoStenogramLivePage, videoStenogramPage } from './stenogram.tsx';
+import {
+  createWatchlistPost,
+  deleteWatchlistPage,
+  deleteWatchlistPost,
+  removeItemPost,
+  renameWatchlistPost,
+  rotateFeedPost,
+  watchlistsPage,
+  watchPost,
+} from './watchlists.tsx';
+import { createWebhookPost, deleteWebhookPost, enableWebhookPost, testWebhookPost } from './webhooks.tsx';
 
 /** Every page of the web app, in the order they are matched (fixed words before `:params`). */
 export const allPages: Page[] = [
@@ -38,6 +49,18 @@ export const allPages: Page[] = [
   newKeyPage,
   revokeKeyPost,
   passwordPost,
+  watchlistsPage,
+  createWatchlistPost,
+  renameWatchlistPost,
+  rotateFeedPost,
+  deleteWatchlistPage,
+  deleteWatchlistPost,
+  removeItemPost,
+  watchPost,
+  createWebhookPost,
+  testWebhookPost,
+  enableWebhookPost,
+  deleteWebhookPost,
   usersPage,
   createUserPost,
   setTierPost,

@@ -16,6 +16,9 @@ import { Pager } from '../pager.tsx';
 import { deletedOn, StatusBadge } from '../statusBadge.tsx';
 import { CURRENT_CUE_ID } from './video.tsx';
 import { LIST_THUMBNAIL, Thumbnail } from '../videoCard.tsx';
+import { DELETIONS_FEED, FeedLink } from '../feedLink.tsx';
+import { WatchButton } from '../watchButton.tsx';
+import { watchButtonOf } from '../watchState.ts';
 
 /** GET /api/fts's fields; q may be left out (the form alone), and a page shows 20 results. */
 const searchQuery = z.preprocess(
@@ -208,6 +211,8 @@ async function reference(ctx: PageContext<unknown, unknown, unknown>, text: stri
   return redirect(`/channels/${started.channelId}?session=${started.sessionId}`);
 }
 
+const deletionsFeed = <FeedLink href={DELETIONS_FEED} title="Confirmed deletions" />;
+
 /** `/search?q=…`: full-text results with GET /api/fts's filters, sorts and paging, or a channel or video to go to. */
 export const searchPage = definePage({
   method: 'GET',
@@ -223,6 +228,7 @@ export const searchPage = definePage({
       return {
         title,
         styles: ['search.css'],
+        head: deletionsFeed,
         headerSearch: false,
         body: (
           <>
@@ -234,9 +240,12 @@ export const searchPage = definePage({
     const goTo = await reference(ctx, query.q);
     if (goTo) return goTo;
     const results = await perform(searchText, ctx, { ...query, q: query.q });
+    const { q, in: where, status, hasVideo, hasSubtitles, hasSummary } = query;
+    const watch = await watchButtonOf(ctx, { kind: 'query', query: { q, in: where, status, hasVideo, hasSubtitles, hasSummary } });
     return {
       title,
       styles: ['search.css'],
+      head: deletionsFeed,
       headerSearch: false,
       description: `Videos matching ${query.q}, deleted ones included.`,
       body: (
@@ -245,6 +254,7 @@ export const searchPage = definePage({
             Search: <span class="query-text">{query.q}</span>
           </h1>
           {form}
+          <WatchButton {...watch} />
           <ResultList query={query} results={results} />
         </>
       ),

@@ -27,6 +27,8 @@ import { downloadVideoFile, readVideo } from '../../actions/videos.ts';
 import { tiersWith } from '../errorPage.tsx';
 import { FormToken, type FormContext } from '../formToken.tsx';
 import { definePage, generationLivePage, redirect } from '../page.tsx';
+import { WatchButton } from '../watchButton.tsx';
+import { watchButtonOf } from '../watchState.ts';
 import { StenogramForm } from './stenogram.tsx';
 import { StenogramView } from '../stenogramView.tsx';
 import { assetUrl } from '../assets.ts';
@@ -458,13 +460,14 @@ export const videoPage = definePage({
     const video = await perform(readVideo, ctx, params.videoId);
     const tq = query.tq || undefined;
     const hasPlayer = Boolean(video.videoFileUrl?.startsWith('/api/videos/'));
-    const [transcript, history, summary, stenogram, clip, usage] = await Promise.all([
+    const [transcript, history, summary, stenogram, clip, usage, watch] = await Promise.all([
       transcriptOf(deps, video.videoId),
       statusHistorySection({ deps, visitor, videoId: video.videoId }),
       summarySection({ ctx, videoId: video.videoId, tq }),
       stenogramSection({ ctx, videoId: video.videoId }),
       hasPlayer ? clipSeconds(deps, video) : undefined,
       perform(readUsage, ctx, undefined),
+      watchButtonOf(ctx, { kind: 'video', videoId: video.videoId }),
     ]);
     const downloadsLeft = usage.limitsEnforced ? usage.limits.subtitleDownloadsPerDay : undefined;
     const titles = await titlesOf(deps.sql, [video.reuploadedAs, video.reuploadOf]);
@@ -477,6 +480,7 @@ export const videoPage = definePage({
       body: (
         <article class="video">
           <h1>{title}</h1>
+          <WatchButton {...watch} />
           <Facts video={video} titles={titles} />
           <Elsewhere video={video} />
           <Media video={video} start={query.t} clip={clip} />
