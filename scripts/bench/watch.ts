@@ -92,7 +92,7 @@ export const benchmark: Benchmark = {
       await sql`
         insert into webhook_endpoints (watchlist_id, url, secret_sealed)
         select id, ${receiverUrl} || '/' || r, ${serverKey.seal(secret)}
-        from (select id, row_number() over (order by id) as r from watchlists) w where r % ${WEBHOOK_EVERY} = 0`;
+        from (select id, row_number() over (order by id) as r from watchlists) w where abs(hashtext(id::text)) % ${WEBHOOK_EVERY} = 0`;
       await sql`vacuum analyze`;
       ctx.progress(
         `stored ${videos.length.toLocaleString('en')} videos and ${WATCHLISTS.toLocaleString('en')} watchlists in ${Math.round(performance.now() - setup)} ms`,
@@ -245,10 +245,13 @@ const fannedOut = (sql: Sql) =>
     async () =>
       (await count(
         sql,
-        `select (select count(*) from change_fanout_queue) + (select count(*) from graphile_worker.jobs where task_identifier = 'fan_out_changes')`,
+        `select (select count(*) from change_fanout_queue) + (select count(*) from graphile_worker.jobs where task_identifier = 'fan_out_changes') as count`,
       )) === 0,
     120_000,
-  );
+  ).catch(async (error) => {
+    const failed = await sql`select task_identifier, attempts, last_error from graphile_worker.jobs where last_error is not null limit 3`;
+    throw new Error(`${(error as Error).message}: the fan-out did not finish ${JSON.stringify(failed)}`);
+  });
 
 async function until(done: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
