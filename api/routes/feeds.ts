@@ -5,8 +5,9 @@
 import { z } from 'zod';
 import { notFound } from '../../core/errors.ts';
 import { channelIdSchema } from '../../core/schemas.ts';
-import { ATOM_PAGE_SIZE, ATOM_TYPE, atomId, feedUpdated, renderAtomFeed, type FeedHead } from '../../core/watchlists/atom.ts';
-import { deletionPage, savedQueryTexts, watchlistChangePage, type ChangePage } from '../../core/watchlists/changePages.ts';
+import { ATOM_PAGE_SIZE, ATOM_TYPE, atomId, renderAtomFeed, type FeedHead } from '../../core/watchlists/atom.ts';
+import { changesById } from '../../core/watchlists/change.ts';
+import { deletionPageKey, savedQueryTexts, watchlistPageKey, type FeedPageKey } from '../../core/watchlists/changePages.ts';
 import { watchlistByFeedToken } from '../../core/watchlists/feedWatchlist.ts';
 import { entityTag } from '../http/conditional.ts';
 import { publicOrigin } from '../http/publicOrigin.ts';
@@ -38,7 +39,7 @@ interface FeedAnswer {
   head: Omit<FeedHead, 'self' | 'next'>;
   /** The feed's path, for self and next links. */
   path: string;
-  page: ChangePage;
+  page: FeedPageKey;
   cache: CachePolicy;
 }
 
@@ -57,14 +58,15 @@ async function sendFeed(
     self: `${origin}${answer.path}${before ? `?before=${before}` : ''}`,
     ...(answer.page.nextBefore ? { next: `${origin}${answer.path}?before=${answer.page.nextBefore}` } : {}),
   };
-  const { changes } = answer.page;
+  const { ids, newestAt } = answer.page;
   const prepared = prepareAnswer(ctx, {
     contentType: ATOM_TYPE,
     cache: answer.cache,
-    etag: entityTag(JSON.stringify([ctx.deps.version, origin, head, changes.map((change) => change.id)])),
-    modifiedAt: feedUpdated(head, changes),
+    etag: entityTag(JSON.stringify([ctx.deps.version, origin, head, ids])),
+    modifiedAt: new Date(Math.max(newestAt?.getTime() ?? 0, head.since.getTime())),
   });
   if (!prepared) return handled;
+  const changes = await changesById(ctx.deps.sql, ids);
   const queries = await savedQueryTexts(ctx.deps.sql, [...new Set(changes.flatMap((change) => change.savedQueryId ?? []))]);
   await prepared.send(renderAtomFeed(head, origin, changes, queries));
   return handled;
@@ -86,7 +88,7 @@ const deletionsFeedRoute = defineRoute({
     return sendFeed(ctx, {
       head: { id: atomId(origin, 'deletions'), title: 'Afterimage: confirmed deletions', alternate: `${origin}/`, since: LOG_BEGAN },
       path: '/feeds/deletions.atom',
-      page: await deletionPage(ctx.deps.sql, { before: ctx.query.before, limit: ATOM_PAGE_SIZE }),
+      page: await deletionPageKey(ctx.deps.sql, { before: ctx.query.before, limit: ATOM_PAGE_SIZE }),
       cache: PUBLIC_PAGE_CACHE,
     });
   },
@@ -117,7 +119,7 @@ const channelDeletionsFeedRoute = defineRoute({
         since: channel.firstSeenAt,
       },
       path,
-      page: await deletionPage(ctx.deps.sql, { channelId, before: ctx.query.before, limit: ATOM_PAGE_SIZE }),
+      page: await deletionPageKey(ctx.deps.sql, { channelId, before: ctx.query.before, limit: ATOM_PAGE_SIZE }),
       cache: PUBLIC_PAGE_CACHE,
     });
   },
@@ -144,7 +146,7 @@ const watchlistFeedRoute = defineRoute({
         since: watchlist.createdAt,
       },
       path: `/feeds/watchlists/${watchlist.id}/${ctx.params.token}.atom`,
-      page: await watchlistChangePage(ctx.deps.sql, watchlist.id, ctx.query.before, ATOM_PAGE_SIZE),
+      page: await watchlistPageKey(ctx.deps.sql, watchlist.id, ctx.query.before, ATOM_PAGE_SIZE),
       cache: privateCache,
     });
   },

@@ -108,7 +108,7 @@ function entry(change: Change, origin: string, queryText: string | undefined): s
 }
 
 /** When a page of the feed last changed: its newest entry's logging, else when the feed began. */
-export const feedUpdated = (head: Pick<FeedHead, 'since'>, changes: readonly Change[]) =>
+const feedUpdated = (head: Pick<FeedHead, 'since'>, changes: readonly Change[]) =>
   new Date(changes.reduce((latest, change) => Math.max(latest, Date.parse(change.recordedAt)), head.since.getTime()));
 
 /** A page of a feed, newest entry first. `queries` gives the q of each saved query a new match names. */
