@@ -93,6 +93,8 @@ export const benchmark: Benchmark = {
         insert into webhook_endpoints (watchlist_id, url, secret_sealed)
         select id, ${receiverUrl} || '/' || r, ${serverKey.seal(secret)}
         from (select id, row_number() over (order by id) as r from watchlists) w where abs(hashtext(id::text)) % ${WEBHOOK_EVERY} = 0`;
+      // The feeds' readers all come from this one address here: its page requests are not limited.
+      await sql`update tier_limits set max_count = null where tier = 'anonymous' and limit_name = 'pageRequestsPerMinute'`;
       await sql`vacuum analyze`;
       ctx.progress(
         `stored ${videos.length.toLocaleString('en')} videos and ${WATCHLISTS.toLocaleString('en')} watchlists in ${Math.round(performance.now() - setup)} ms`,
@@ -132,7 +134,10 @@ export const benchmark: Benchmark = {
         while (polling) {
           for (const feed of feeds) {
             // A kept-alive connection the API closed meanwhile is reset: the next poll asks again.
-            const xml = await fetch(api.url + watchlistFeedPath(serverKey, feed)).then((answer) => answer.text(), () => '');
+            const xml = await fetch(api.url + watchlistFeedPath(serverKey, feed)).then(
+              (answer) => answer.text(),
+              () => '',
+            );
             const at = Date.now();
             for (const [, id] of xml.matchAll(/:change:(\d+)</g))
               if (!feedSeen.has(`${feed.id}:${id}`)) feedSeen.set(`${feed.id}:${id}`, at);
@@ -177,15 +182,17 @@ export const benchmark: Benchmark = {
       const site = `${api.url}/feeds/deletions.atom`;
       const etag = (await fetch(site)).headers.get('etag')!;
       const feedCpu = async (url: string, headers: Record<string, string> = {}) => {
-        const cpuBefore = cpuOf(api.pid) ?? 0;
-        const load = await runLoad({ url, connections: 8, warmupSeconds: 2, durationSeconds: 8, headers });
-        const cpuUs = (cpuOf(api.pid) ?? 0) - cpuBefore;
-        const requests = load.report.requests + Math.round(load.report.requestsPerSecond * 2);
+        const load = await runLoad(
+          { url, connections: 8, warmupSeconds: 2, durationSeconds: 8, headers },
+          { mark: async () => cpuOf(api.pid) ?? 0 },
+        );
+        const cpuUs = (load.marks.end as number) - (load.marks.start as number);
         if (load.report.errors) problems.push(`${url}: ${load.report.errors} errors`);
         return {
           requestsPerSecond: round(load.report.requestsPerSecond, 0),
-          cpuMsPerRequest: round(cpuUs / 1000 / requests, 3),
-          p50Ms: load.report.latency.p50,
+          statusCodes: load.report.statusCodes,
+          cpuMsPerRequest: round(cpuUs / 1000 / load.report.requests, 3),
+          p50Ms: round(load.report.latency.p50, 1),
         };
       };
       const feedsLoad = {
