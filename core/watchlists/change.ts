@@ -57,8 +57,8 @@ export const changeSchema = z.object({
 });
 export type Change = z.infer<typeof changeSchema>;
 
-/** A changes row as the queries below select it. */
-interface ChangeRow {
+/** A changes row as CHANGE_COLUMNS selects it. */
+export interface ChangeRow {
   id: string;
   kind: ChangeType;
   videoId: string;

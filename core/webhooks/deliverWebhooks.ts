@@ -8,7 +8,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { Sql } from '../db/database.ts';
 import type { ServerKey } from '../secrets/serverKey.ts';
-import { CHANGE_COLUMNS, presentChange, type ChangeType } from '../watchlists/change.ts';
+import { CHANGE_COLUMNS, presentChange, type ChangeRow } from '../watchlists/change.ts';
 import { scheduleDeliveries } from './deliveryJob.ts';
 import { postWebhook, type AttemptOutcome, type Receivers } from './postWebhook.ts';
 import { DELIVERY_LIFETIME_HOURS, DISABLE_AFTER_FAILING_DAYS, retryDelaySeconds } from './retrySchedule.ts';
@@ -35,21 +35,10 @@ interface Endpoint {
 }
 
 /** A claimed delivery with its change (the change columns null for a test event). */
-interface Claimed {
-  deliveryId: string;
-  messageId: string;
-  eventType: string;
-  attempts: number;
-  deliveryCreatedAt: string;
-  id: string | null;
-  kind: ChangeType;
-  videoId: string;
-  channelId: string;
-  savedQueryId: string | null;
-  happenedAt: string;
-  recordedAt: string;
-  details: Record<string, unknown>;
-}
+type Claimed = { deliveryId: string; messageId: string; eventType: string; attempts: number; deliveryCreatedAt: string } & Omit<
+  ChangeRow,
+  'id'
+> & { id: string | null };
 
 /** Takes up to `limit` due deliveries, oldest first, out of other runs' sight for CLAIM_SECONDS. */
 function claimDue(sql: Sql, endpointId: string, limit: number): Promise<Claimed[]> {

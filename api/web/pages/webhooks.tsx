@@ -187,35 +187,23 @@ export const createWebhookPost = definePage({
   },
 });
 
-export const testWebhookPost = definePage({
-  method: 'POST',
-  path: '/watchlists/:watchlistId/webhooks/:webhookId/test',
-  params: webhookParams,
-  access: testWebhook.access,
-  async handler(ctx) {
-    await perform(testWebhook, ctx, ctx.params);
-    return back(ctx, ctx.params.watchlistId, 'webhook-tested');
-  },
-});
+/** A button of a webhook's: performs its action, then back to the watchlist with a notice. */
+const webhookButtonPost = (
+  step: 'test' | 'enable' | 'delete',
+  action: typeof testWebhook | typeof enableWebhook | typeof deleteWebhook,
+  notice: 'webhook-tested' | 'webhook-enabled' | 'webhook-deleted',
+) =>
+  definePage({
+    method: 'POST',
+    path: `/watchlists/:watchlistId/webhooks/:webhookId/${step}`,
+    params: webhookParams,
+    access: action.access,
+    async handler(ctx) {
+      await perform<z.infer<typeof webhookParams>, unknown>(action, ctx, ctx.params);
+      return back(ctx, ctx.params.watchlistId, notice);
+    },
+  });
 
-export const enableWebhookPost = definePage({
-  method: 'POST',
-  path: '/watchlists/:watchlistId/webhooks/:webhookId/enable',
-  params: webhookParams,
-  access: enableWebhook.access,
-  async handler(ctx) {
-    await perform(enableWebhook, ctx, ctx.params);
-    return back(ctx, ctx.params.watchlistId, 'webhook-enabled');
-  },
-});
-
-export const deleteWebhookPost = definePage({
-  method: 'POST',
-  path: '/watchlists/:watchlistId/webhooks/:webhookId/delete',
-  params: webhookParams,
-  access: deleteWebhook.access,
-  async handler(ctx) {
-    await perform(deleteWebhook, ctx, ctx.params);
-    return back(ctx, ctx.params.watchlistId, 'webhook-deleted');
-  },
-});
+export const testWebhookPost = webhookButtonPost('test', testWebhook, 'webhook-tested');
+export const enableWebhookPost = webhookButtonPost('enable', enableWebhook, 'webhook-enabled');
+export const deleteWebhookPost = webhookButtonPost('delete', deleteWebhook, 'webhook-deleted');
