@@ -17,7 +17,7 @@ import { sendTestEvent } from '../../core/webhooks/sendTestEvent.ts';
 /** The receiver's path: what tells the demo's endpoints from any the administrator added to the watchlist. */
 const RECEIVER_PATH = '/demo-webhook';
 
-export interface ReceivedDelivery {
+interface ReceivedDelivery {
   type: string;
   title: string | null;
   verified: boolean;
