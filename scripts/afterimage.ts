@@ -38,7 +38,8 @@ assistants
 
 Configuration comes from the environment: see README.md or \`afterimage config\`.`;
 
-type Command = (args: string[]) => Promise<void> | void;
+// A command may answer something (serve: what the demo uses); the CLI ignores it.
+type Command = (args: string[]) => Promise<unknown> | void;
 
 // Each command's module is loaded when it runs: a quick command (subtitles convert, keys list) does
 // not pay for loading the API server, the MCP SDK and the sources.

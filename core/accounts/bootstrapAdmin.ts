@@ -11,9 +11,9 @@ const BOOTSTRAP_LOCK = 7_246_154;
  * call the API at once, and a one-time sign-in link for the website (the administrator has no password
  * until they set one). Returns both (to be shown once), or undefined when there were users already.
  */
-export async function bootstrapAdmin(
-  sql: Sql,
-): Promise<(CreatedApiKey & { email: string; signInToken: string; signInExpiresAt: Date }) | undefined> {
+export type FirstAdmin = CreatedApiKey & { email: string; signInToken: string; signInExpiresAt: Date };
+
+export async function bootstrapAdmin(sql: Sql): Promise<FirstAdmin | undefined> {
   return sql.begin(async (tx) => {
     await tx`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`;
     const [any] = await tx`select 1 from users limit 1`;

@@ -2,15 +2,19 @@
  * `afterimage demo` (`npm run demo`): a service to try everything on, offline. The first run builds
  * a demo archive in its own data directory (scripts/demo/buildDemo.ts): its own embedded database,
  * a yt-dlp folder of three channels, and the statuses a recorded platform was observed to give.
- * Later runs start the service on what was built; --fresh builds it again.
+ * Later runs start the service on what was built; --fresh builds it again. At every start, a local
+ * webhook receiver (scripts/demo/demoWebhook.ts) receives the demo watchlist's deliveries.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { databaseLocation, sameDatabase } from '../../core/db/databaseLocation.ts';
 import { runningServices } from '../../core/db/runningServices.ts';
 import { createLogger } from '../../core/log.ts';
+import type { FirstAdmin } from '../../core/accounts/bootstrapAdmin.ts';
+import { findOwnWatchlist, watchlistFeedPath } from '../../core/watchlists/ownWatchlist.ts';
 import { parseOptions, setup, UsageError, withDatabase } from '../cli.ts';
 import { buildDemo, type DemoFacts } from '../demo/buildDemo.ts';
+import { startDemoReceiver } from '../demo/demoWebhook.ts';
 import { serve } from './service.ts';
 
 const USAGE = `usage: afterimage demo [--fresh] [--dir DIR] [--videos N]
@@ -48,6 +52,8 @@ export async function demoCommand(args: string[]): Promise<void> {
   const ignored = IGNORED_SETTINGS.filter((name) => process.env[name]);
   for (const name of IGNORED_SETTINGS) delete process.env[name];
   process.env.DATA_DIR = dir;
+  // The demo's webhook receiver listens on 127.0.0.1, which webhooks may reach only when allowed.
+  process.env.WEBHOOK_ALLOW_PRIVATE = 'true';
   const say = (line: string) => process.stdout.write(`${line}\n`);
   if (ignored.length) say(`demo: ignoring ${ignored.join(', ')}: the demo uses only ${dir} and nothing outside this machine`);
 
@@ -57,6 +63,7 @@ export async function demoCommand(args: string[]): Promise<void> {
     () => undefined,
   );
   let facts = built;
+  let firstAdmin: FirstAdmin | undefined;
   if (built && !values.fresh) {
     say(`demo: using the demo archive built ${built.builtAt} in ${dir} (--fresh builds it again)`);
     say(
@@ -73,7 +80,8 @@ export async function demoCommand(args: string[]): Promise<void> {
     const { config } = setup();
     // The build's own worker reports on the lines below; its JSON log only says what went wrong.
     const log = createLogger(config.LOG_LEVEL === 'debug' ? 'debug' : 'warn');
-    facts = await withDatabase((db) => buildDemo(db, config, log, { videosPerChannel, onStep: (step) => say(`demo: ${step}`) }));
+    const build = await withDatabase((db) => buildDemo(db, config, log, { videosPerChannel, onStep: (step) => say(`demo: ${step}`) }));
+    ({ facts, firstAdmin } = build);
     await writeFile(marker, `${JSON.stringify(facts, null, 2)}\n`);
     const statuses = Object.entries(facts.statuses)
       .map(([status, videos]) => `${videos} ${status}`)
@@ -84,17 +92,30 @@ export async function demoCommand(args: string[]): Promise<void> {
     );
   }
   say('demo: starting the service (Ctrl-C stops it; `afterimage demo` again starts it on the same archive)');
-  await serve({ api: true, worker: true });
+  const serving = await serve({ api: true, worker: true }, { firstAdmin });
+  if (!serving) return; // stopped while starting
   const { config } = setup();
   const site =
     config.PUBLIC_URL?.replace(/\/$/, '') ?? `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${config.PORT}`;
+  // A demo built before it had a watchlist, or whose watchlist was deleted, has none to show.
+  const watchlist = facts!.watchlist && (await findOwnWatchlist(serving.sql, facts!.watchlist.ownerId, facts!.watchlist.id));
+  const watching = watchlist
+    ? [
+        `  ${site}/watchlists   the watchlist "${watchlist.name}" (sign in as ${ADMIN}) and its webhook's delivery log`,
+        `  ${site}${watchlistFeedPath(serving.serverKey, watchlist)}   its private Atom feed of changes`,
+        `  ${site}/feeds/deletions.atom   every confirmed deletion, as an Atom feed`,
+        "  Webhook deliveries to the demo's local receiver are printed here, each verified with `standardwebhooks`.",
+      ]
+    : ['  (no demo watchlist: `afterimage demo --fresh` builds the demo again with one)'];
   say(
     [
       '',
       'Try the demo:',
       ...facts!.channels.map((channel) => `  ${site}/channels/${channel.channelId}   ${channel.title}: its videos and deletion timeline`),
       `  ${site}/search?q=${encodeURIComponent('Harbour OR Cocina OR Nordlicht')}&status=deleted   the deleted and re-uploaded videos`,
+      ...watching,
       '',
     ].join('\n'),
   );
+  if (watchlist) await startDemoReceiver(serving, watchlist, say);
 }

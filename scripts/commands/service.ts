@@ -1,11 +1,12 @@
-import { bootstrapAdmin } from '../../core/accounts/bootstrapAdmin.ts';
+import { bootstrapAdmin, type FirstAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import { cachedApiKeys } from '../../core/accounts/cachedApiKeys.ts';
-import { connect } from '../../core/db/database.ts';
+import { connect, type Sql } from '../../core/db/database.ts';
 import { openDatabase } from '../../core/db/openDatabase.ts';
 import { databaseLocation } from '../../core/db/databaseLocation.ts';
 import { keepEmbeddedRunning } from '../../core/db/keepEmbeddedRunning.ts';
 import { registerService } from '../../core/db/runningServices.ts';
 import { migrate } from '../../core/db/migrate.ts';
+import type { ServerKey } from '../../core/secrets/serverKey.ts';
 import { buildServices } from '../../core/services/buildServices.ts';
 import { warmUpSources } from '../../core/sources/configured.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
@@ -20,7 +21,40 @@ import { setup, version } from '../cli.ts';
  * it again should its postmaster die. Every process shuts down the same way: stop taking work, finish
  * what is in flight, then close the database (and the embedded cluster, if no other process uses it).
  */
-export async function serve(sides: { api: boolean; worker: boolean }): Promise<void> {
+/** Shows the administrator created on a database without users: its key and sign-in link are shown this once. */
+function printFirstAdmin(admin: FirstAdmin, baseUrl: string, site: string): void {
+  process.stdout.write(
+    [
+      '',
+      `First run: created the administrator ${admin.email} (Pro, L4).`,
+      'Its API key is shown only this once; store it now:',
+      '',
+      `  ${admin.key}`,
+      '',
+      `Try it:  curl -H "X-API-Key: ${admin.key}" ${baseUrl}/api/features`,
+      '',
+      `Sign in on the website with this link; it works once, until ${admin.signInExpiresAt.toISOString().slice(11, 16)} UTC:`,
+      '',
+      `  ${site}/login/once/${admin.signInToken}`,
+      '',
+      'Then set a password on /account, or now with:',
+      `  afterimage users password --email ${admin.email} --password-stdin`,
+      '',
+    ].join('\n'),
+  );
+}
+
+/** What a started service shares with the command that started it (the demo points its webhook with them). */
+export interface Serving {
+  sql: Sql;
+  serverKey: ServerKey;
+}
+
+export async function serve(
+  sides: { api: boolean; worker: boolean },
+  /** firstAdmin: an administrator created before the start (the demo's), shown as the bootstrap shows its own. */
+  options: { firstAdmin?: FirstAdmin | undefined } = {},
+): Promise<Serving | undefined> {
   const started = Date.now();
   const { config, log } = setup();
   const role = sides.api && sides.worker ? 'start' : sides.api ? 'api' : 'worker';
@@ -60,28 +94,8 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
       );
       closers.push(() => api.close());
       const baseUrl = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${api.port}`;
-      const admin = await bootstrapAdmin(db.sql);
-      if (admin) {
-        process.stdout.write(
-          [
-            '',
-            `First run: created the administrator ${admin.email} (Pro, L4).`,
-            'Its API key is shown only this once; store it now:',
-            '',
-            `  ${admin.key}`,
-            '',
-            `Try it:  curl -H "X-API-Key: ${admin.key}" ${baseUrl}/api/features`,
-            '',
-            `Sign in on the website with this link; it works once, until ${admin.signInExpiresAt.toISOString().slice(11, 16)} UTC:`,
-            '',
-            `  ${config.PUBLIC_URL?.replace(/\/$/, '') ?? baseUrl}/login/once/${admin.signInToken}`,
-            '',
-            'Then set a password on /account, or now with:',
-            `  afterimage users password --email ${admin.email} --password-stdin`,
-            '',
-          ].join('\n'),
-        );
-      }
+      const admin = options.firstAdmin ?? (await bootstrapAdmin(db.sql));
+      if (admin) printFirstAdmin(admin, baseUrl, config.PUBLIC_URL?.replace(/\/$/, '') ?? baseUrl);
       await record.listening(baseUrl);
       log.info('API listening', { url: baseUrl });
     }
@@ -90,6 +104,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
       closers.push(() => worker.stop());
     }
     log.info('afterimage ready', { role, version, ms: Date.now() - started, database: db.embedded ? 'embedded' : 'DATABASE_URL' });
+    return { sql: db.sql, serverKey: services.serverKey };
   })();
 
   const shutdown = async (signal: string) => {
@@ -112,7 +127,7 @@ export async function serve(sides: { api: boolean; worker: boolean }): Promise<v
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
   try {
-    await startup;
+    return await startup;
   } catch (error) {
     // A failed start-up still releases what it opened (the embedded cluster above all).
     for (const close of closers.reverse()) await close().catch(() => undefined);

@@ -7,8 +7,11 @@
  * confirm deletions at the next round and queue link_reuploads, which links the re-uploads.
  * Only the confirmation delay is shortened (STATUS_CONFIRM_MINUTES=0): rounds are seconds apart,
  * though their answers are dated the recording's days (recordedPlatform.ts).
+ * Before the rounds, the administrator is created (as a first start would) and watches the three
+ * channels in a watchlist, so what the rounds confirm becomes its changes, as the worker fans them out.
  */
 import { rm } from 'node:fs/promises';
+import { bootstrapAdmin, type FirstAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import type { Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import type { Database } from '../../core/db/openDatabase.ts';
@@ -18,6 +21,8 @@ import { storeArchiveScan } from '../../core/import/storeArchiveScan.ts';
 import type { Logger } from '../../core/log.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
 import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';
+import { watchlistStream } from '../../core/watchlists/watchlistEvents.ts';
+import { insertWatchlist, watchItem } from '../../core/watchlists/watchlists.ts';
 import { startWorker } from '../../pipeline/worker.ts';
 import { buildServices } from '../../core/services/buildServices.ts';
 import { ROUNDS, startRecordedPlatform } from './recordedPlatform.ts';
@@ -36,16 +41,29 @@ export interface DemoFacts {
   reuploadLinks: number;
   subtitleTracks: number;
   watchPagesServed: number;
+  /** The administrator's watchlist of the three channels, and the changes the rounds logged for it. */
+  watchlist: { id: string; ownerId: string; name: string; changes: Record<string, number> };
   ms: { archive: number; import: number; observation: number };
 }
 
-/** Waits until no status check or re-upload search is left to run. */
+/** What the build made: its facts (kept in demo.json), and the administrator's key and sign-in link, shown once and kept nowhere. */
+export interface DemoBuild {
+  facts: DemoFacts;
+  firstAdmin: FirstAdmin;
+}
+
+export const DEMO_WATCHLIST = 'Demo: three channels';
+
+/** The jobs a round waits for: status checks, re-upload searches, the watched channels' crawls and the fan-out of changes. */
+const ROUND_TASKS = ['check_status', 'link_reuploads', 'crawl_channel', 'fan_out_changes'];
+
+/** Waits until none of a round's jobs is left to run. */
 async function drained(sql: Sql): Promise<void> {
   const started = Date.now();
   for (;;) {
     const [row] = await sql<{ open: number }[]>`
       select count(*)::int as open from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-      where t.identifier in ('check_status', 'link_reuploads') and j.attempts < j.max_attempts`;
+      where t.identifier = any(${ROUND_TASKS}) and j.attempts < j.max_attempts`;
     if (row!.open === 0) return;
     if (Date.now() - started > ROUND_TIMEOUT_MS) {
       throw new Error(
@@ -61,7 +79,7 @@ export async function buildDemo(
   config: Config,
   log: Logger,
   options: { videosPerChannel: number; onStep?: (step: string) => void },
-): Promise<DemoFacts> {
+): Promise<DemoBuild> {
   const step = options.onStep ?? (() => {});
   const timer = () => {
     const started = Date.now();
@@ -95,9 +113,21 @@ export async function buildDemo(
     STATUS_CONFIRM_MINUTES: 0,
     WORKER_CONCURRENCY: 8,
   };
-  const worker = await startWorker(observing, db, log, await buildServices(observing, { sql: db.sql, log }));
+  const services = await buildServices(observing, { sql: db.sql, log });
+  const channelIds = archive.channels.map((channel) => channel.channelId);
+  step(`creating the administrator, and its watchlist "${DEMO_WATCHLIST}" of the 3 channels`);
+  const firstAdmin = await bootstrapAdmin(db.sql);
+  if (!firstAdmin) throw new Error('the demo is built into a database without users, but this one has users');
+  // Presenting needs an origin for the feed URL, which `afterimage demo` prints with the site's at each start.
+  const watchlist = await insertWatchlist(db.sql, { serverKey: services.serverKey, origin: '' }, firstAdmin.userId, DEMO_WATCHLIST);
+  // Each channel, never crawled in full, is crawled now, as watching one does: from the demo's archive,
+  // its only source (the demo configures no YouTube API key and no Wayback Machine), so offline.
+  const watching = { sql: db.sql, sources: services.sources, log, sourceWaitBudgetMs: config.SOURCE_WAIT_BUDGET_MS };
+  for (const channelId of channelIds) await watchItem(watching, firstAdmin.userId, watchlist.id, { kind: 'channel', channelId });
+  const worker = await startWorker(observing, db, log, services);
   try {
-    const channelIds = archive.channels.map((channel) => channel.channelId);
+    // The crawls end before the first round: the rounds then observe a settled archive.
+    await drained(db.sql);
     for (let round = 0; round < ROUNDS; round++) {
       step(`observing the recorded platform: round ${round + 1} of ${ROUNDS}`);
       platform.play(round);
@@ -114,7 +144,9 @@ export async function buildDemo(
     { status: string; videos: number }[]
   >`select status, count(*)::int as videos from videos group by status order by status`;
   const [links] = await db.sql<{ links: number }[]>`select count(*)::int as links from videos where reuploaded_as is not null`;
-  return {
+  const changes = await db.sql<{ type: string; changes: number }[]>`
+    select type, count(*)::int as changes from events where stream = ${watchlistStream(watchlist.id)} group by type order by type`;
+  const facts: DemoFacts = {
     builtAt: new Date().toISOString(),
     videosPerChannel: options.videosPerChannel,
     channels: archive.channels,
@@ -123,6 +155,13 @@ export async function buildDemo(
     reuploadLinks: links!.links,
     subtitleTracks: subtitles.tracks,
     watchPagesServed: platform.served,
+    watchlist: {
+      id: watchlist.id,
+      ownerId: firstAdmin.userId,
+      name: watchlist.name,
+      changes: Object.fromEntries(changes.map((row) => [row.type, row.changes])),
+    },
     ms: { archive: archiveMs, import: importMs, observation: observationMs },
   };
+  return { facts, firstAdmin };
 }

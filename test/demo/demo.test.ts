@@ -2,17 +2,22 @@
  * The demo build (scripts/demo/buildDemo.ts) at a small size, checked through the API: deleted
  * videos for several reasons, a re-upload link, subtitles in several languages, a playable media
  * file, and statuses that came through the status probe (history entries with the recorded
- * platform's evidence), not rows written by hand.
+ * platform's evidence), not rows written by hand; and the administrator's watchlist of the three
+ * channels, with the rounds' changes in its stream and feed, and a webhook to the demo's receiver.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseAtomFeed } from 'feedsmith';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FirstAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
 import { deletionsByMonth } from '../../core/status/deletionsByMonth.ts';
-import { buildDemo, type DemoFacts } from '../../scripts/demo/buildDemo.ts';
+import { startWorker } from '../../pipeline/worker.ts';
+import { buildDemo, DEMO_WATCHLIST, type DemoFacts } from '../../scripts/demo/buildDemo.ts';
+import { startDemoReceiver } from '../../scripts/demo/demoWebhook.ts';
 import { createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import { runCli } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -23,6 +28,9 @@ let key: string;
 let cookie: string;
 let dir: string;
 let facts: DemoFacts;
+let firstAdmin: FirstAdmin;
+/** The build's key and the API's: the watchlist's feed URL is derived from it. */
+const SECRET_KEY = 'demo-test-secret-key-0123456789abcdef';
 
 interface Video {
   videoId: string;
@@ -45,11 +53,16 @@ async function demoVideos(filter = ''): Promise<Video[]> {
 beforeAll(async () => {
   db = await createTestDatabase();
   dir = await mkdtemp(join(tmpdir(), 'afterimage-demo-'));
-  const config = loadConfig({ DATA_DIR: dir, WORKER_CONCURRENCY: '2' });
-  facts = await buildDemo({ sql: db.sql, url: db.url, embedded: false, close: async () => {} }, config, createLogger('silent'), {
-    videosPerChannel: 20,
-  });
-  api = await startTestApi(db.sql);
+  const config = loadConfig({ DATA_DIR: dir, WORKER_CONCURRENCY: '2', SECRET_KEY });
+  ({ facts, firstAdmin } = await buildDemo(
+    { sql: db.sql, url: db.url, embedded: false, close: async () => {} },
+    config,
+    createLogger('silent'),
+    {
+      videosPerChannel: 20,
+    },
+  ));
+  api = await startTestApi(db.sql, { SECRET_KEY, WEBHOOK_ALLOW_PRIVATE: 'true' });
   ({ key, cookie } = await createSignedInUser(db.sql, { tier: 'pro' }));
 }, 120_000);
 
@@ -159,6 +172,64 @@ describe('the demo archive', () => {
     expect(response.status).toBe(206);
     expect(response.headers.get('content-type')).toBe('audio/wav');
     expect(Buffer.from(await response.arrayBuffer()).toString('latin1')).toMatch(/^RIFF....WAVE$/s);
+  });
+});
+
+describe('the demo watchlist', () => {
+  it('is the administrator’s, watching the three channels', async () => {
+    expect(firstAdmin.email).toBe('admin@afterimage.localhost');
+    const { status, body } = await api.call(`/api/watchlists/${facts.watchlist.id}`, { key: firstAdmin.key });
+    expect(status).toBe(200);
+    expect(body.data.name).toBe(DEMO_WATCHLIST);
+    expect(body.data.items.map((item: { channelId: string }) => item.channelId).sort()).toEqual(
+      facts.channels.map((channel) => channel.channelId).sort(),
+    );
+  });
+
+  it('holds the rounds’ confirmed deletions, re-uploads and restorations as changes', async () => {
+    expect(facts.watchlist.changes['video.deleted']).toBeGreaterThanOrEqual(1);
+    expect(facts.watchlist.changes['video.reuploaded']).toBeGreaterThanOrEqual(1);
+    expect(facts.watchlist.changes['video.restored']).toBeGreaterThanOrEqual(1);
+    const { status, body } = await api.call(`/api/watchlists/${facts.watchlist.id}/changes?limit=100`, { key: firstAdmin.key });
+    expect(status).toBe(200);
+    const types = new Set(body.data.items.map((change: { type: string }) => change.type));
+    expect(types).toContain('video.deleted');
+  });
+
+  it('has a private Atom feed of its changes', async () => {
+    const { body } = await api.call(`/api/watchlists/${facts.watchlist.id}`, { key: firstAdmin.key });
+    const response = await fetch(body.data.feedUrl);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('application/atom+xml');
+    const feed = parseAtomFeed(await response.text());
+    expect(feed.entries?.length).toBeGreaterThanOrEqual(1);
+    expect(feed.entries!.some((entry) => entry.title?.value?.startsWith('Deleted: '))).toBe(true);
+  });
+
+  it('sends its webhook to the demo’s receiver, signed, a started receiver replacing the previous one', async () => {
+    const lines: string[] = [];
+    const worker = await startWorker(
+      api.config,
+      { sql: db.sql, url: db.url, embedded: false, close: async () => {} },
+      createLogger('silent'),
+      api.services,
+    );
+    const deps = { sql: db.sql, serverKey: api.services.serverKey };
+    const receivers = [await startDemoReceiver(deps, facts.watchlist, (line) => lines.push(line))];
+    try {
+      receivers.push(await startDemoReceiver(deps, facts.watchlist, (line) => lines.push(line)));
+      const [latest] = receivers.slice(-1);
+      for (const deadline = Date.now() + 15_000; latest!.received.length === 0 && Date.now() < deadline; ) {
+        await new Promise((done) => setTimeout(done, 50));
+      }
+      expect(latest!.received).toEqual([{ type: 'webhook.test', title: null, verified: true }]);
+      expect(lines).toContain('demo: webhook received webhook.test (signature verified)');
+      const { body } = await api.call(`/api/watchlists/${facts.watchlist.id}/webhooks`, { key: firstAdmin.key });
+      expect(body.data.webhooks.map((endpoint: { url: string }) => endpoint.url)).toEqual([latest!.url]);
+    } finally {
+      await worker.stop();
+      for (const receiver of receivers) await receiver.close();
+    }
   });
 });
 
