@@ -179,7 +179,8 @@ export async function deliverWebhooks(deps: DeliveryDeps, endpointId: string): P
   let failing = endpoint.failing;
   let retryAt: Date | null = null;
   for (let sent = 0; sent < PER_RUN && retryAt === null; ) {
-    const rows = await claimDue(sql, endpointId, failing ? 1 : WINDOW);
+    const window = failing ? 1 : WINDOW;
+    const rows = await claimDue(sql, endpointId, window);
     if (rows.length === 0) break;
     const attemptedAt = rows.map(() => new Date());
     const outcomes = await Promise.all(rows.map((row) => attempt(deps.receivers, endpoint, webhook, row)));
@@ -189,6 +190,8 @@ export async function deliverWebhooks(deps: DeliveryDeps, endpointId: string): P
     // A failure ends the round: the job comes back when the failed delivery is due (or at once when it was given up).
     if (failing) retryAt = result.retryAt ?? new Date();
     sent += rows.length;
+    // A window not filled took every due delivery: asking again would find none.
+    if (rows.length < window && !failing) break;
   }
   const [next] = await sql<{ at: Date | null }[]>`
     select min(next_attempt_at) as at from webhook_deliveries where endpoint_id = ${endpointId} and state = 'pending'`;

@@ -7,6 +7,7 @@
  * deletions written at once measures deliveries per second, and a load of feed requests the API's CPU.
  */
 import { createServer, type IncomingMessage } from 'node:http';
+import { cpus } from 'node:os';
 import { Webhook } from 'standardwebhooks';
 import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
@@ -17,9 +18,9 @@ import { generatedVideoId, start as startYoutubeApiServer } from '../../test/kit
 import { type Benchmark, sleep, target } from './lib/harness.ts';
 import { numberKnob } from './lib/knobs.ts';
 import { runLoad } from './lib/load.ts';
-import { startService } from './lib/processes.ts';
+import { postmasterPid, startService } from './lib/processes.ts';
 import { distribution, round } from './lib/stats.ts';
-import { cpuOf } from './lib/usage.ts';
+import { cpuDelta, cpuOf, cpuSnapshot } from './lib/usage.ts';
 
 /** WATCH_CHANNELS runs it smaller (100 videos, 30 watchers a channel). */
 const CHANNELS = numberKnob('WATCH_CHANNELS', 1_000);
@@ -165,6 +166,8 @@ export const benchmark: Benchmark = {
       // A burst: BURST deletions written at once, as a run of confirming checks would.
       const burst = videos.filter((_, i) => i % VIDEOS_PER_CHANNEL === 2).slice(0, BURST);
       const before = received.size;
+      const postmaster = await postmasterPid(sql);
+      const cpuAtBurst = { worker: cpuOf(worker.pid) ?? 0, all: cpuSnapshot(postmaster) };
       const burstAt = Date.now();
       await sql`
         update videos set status = 'deleted', status_reason = 'terms_of_service', status_source = 'youtube_api',
@@ -176,6 +179,14 @@ export const benchmark: Benchmark = {
       const burstTimes = [...received.values()].slice(before);
       const deliverySeconds = (Math.max(...burstTimes) - burstAt) / 1000;
       const perSecond = burstDeliveries / deliverySeconds;
+      const burstCpu = cpuDelta(cpuAtBurst.all, cpuSnapshot(postmaster));
+      // Per delivery: the worker's CPU, PostgreSQL's, and the receiver's (this process), in ms.
+      const cpuPerDelivery = {
+        workerMs: round(((cpuOf(worker.pid) ?? 0) - cpuAtBurst.worker) / 1000 / burstDeliveries, 3),
+        postgresMs: round((burstCpu.postgresUs ?? 0) / 1000 / burstDeliveries, 3),
+        receiverMs: round(burstCpu.selfUs / 1000 / burstDeliveries, 3),
+        machineBusyShare: round((burstCpu.machineBusyUs ?? 0) / 1e6 / burstCpu.seconds / cpus().length, 2),
+      };
       ctx.progress(`${burstDeliveries} deliveries of ${BURST} deletions in ${deliverySeconds.toFixed(1)} s`);
 
       // The API's CPU per feed request: the site-wide feed, a watchlist's, and a revalidation (304).
@@ -223,6 +234,7 @@ export const benchmark: Benchmark = {
           verified,
           burstDeliveries,
           deliveriesPerSecond: round(perSecond, 0),
+          cpuPerDelivery,
           feedsLoad,
         },
         targets: [
