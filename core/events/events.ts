@@ -45,6 +45,28 @@ export async function appendEvents(sql: Queryable, stream: string, events: reado
     from head, rows from (jsonb_to_recordset(${JSON.stringify(events)}::text::jsonb) as (type text, payload jsonb)) with ordinality as e(type, payload, n)`;
 }
 
+/**
+ * Appends events to many streams in one statement (a fan-out's batch), each stream's in the order
+ * given, numbered after its last; the streams' rows are taken in name order, the order every such
+ * writer takes them in, so two writers never wait on each other in a circle.
+ */
+export async function appendToStreams(sql: Queryable, entries: readonly { stream: string; event: TypedEvent }[]): Promise<void> {
+  if (entries.length === 0) return;
+  const rows = entries.map(({ stream, event }) => ({ stream, type: event.type, payload: event.payload }));
+  await sql`
+    with batch as (
+      select e.stream, e.type, e.payload, row_number() over (partition by e.stream order by e.n) as k, count(*) over (partition by e.stream) as size
+      from rows from (jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) as (stream text, type text, payload jsonb)) with ordinality as e(stream, type, payload, n)),
+    heads as (
+      insert into event_streams as s (stream, last_seq)
+      select stream, max(size) from batch group by stream order by stream
+      on conflict (stream) do update set last_seq = s.last_seq + excluded.last_seq
+      returning stream, last_seq)
+    insert into events (stream, seq, type, payload)
+    select b.stream, h.last_seq - b.size + b.k, b.type, b.payload from batch b join heads h using (stream)
+    order by b.stream, b.k`;
+}
+
 /** Events of a stream after `after`, oldest first; `more` says the page was full, so there may be more to read now. */
 export async function readEvents(
   sql: Queryable,

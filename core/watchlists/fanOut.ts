@@ -5,7 +5,7 @@
  * queue, so a change is fanned out exactly once or, after a failure, again from the start.
  */
 import type { Queryable, Sql } from '../db/database.ts';
-import { appendEvents } from '../events/events.ts';
+import { appendToStreams } from '../events/events.ts';
 import { changesById, type Change } from './change.ts';
 import { changeEvent, watchlistStream } from './watchlistEvents.ts';
 
@@ -61,18 +61,14 @@ async function queueDeliveries(tx: Queryable, watchers: readonly { watchlistId: 
   return queued?.deliveries ?? 0;
 }
 
-/** The events of one batch, by stream: each watchlist's changes oldest first. */
-function eventsByStream(watchers: readonly { watchlistId: string; changeId: string }[], changes: ReadonlyMap<string, Change>) {
-  const byStream = new Map<string, Change[]>();
-  for (const { watchlistId, changeId } of [...watchers].sort((a, b) => Number(a.changeId) - Number(b.changeId))) {
-    const change = changes.get(changeId);
-    if (!change) continue;
-    const stream = watchlistStream(watchlistId);
-    const events = byStream.get(stream);
-    if (events) events.push(change);
-    else byStream.set(stream, [change]);
-  }
-  return byStream;
+/** The events of one batch: each watchlist's changes oldest first. */
+function eventsOf(watchers: readonly { watchlistId: string; changeId: string }[], changes: ReadonlyMap<string, Change>) {
+  return [...watchers]
+    .sort((a, b) => Number(a.changeId) - Number(b.changeId))
+    .flatMap(({ watchlistId, changeId }) => {
+      const change = changes.get(changeId);
+      return change ? [{ stream: watchlistStream(watchlistId), event: changeEvent(change) }] : [];
+    });
 }
 
 /** Fans out one batch of the queue, oldest change first; undefined when the queue is empty (or held by another job). */
@@ -86,9 +82,8 @@ async function fanOutBatch(sql: Sql): Promise<{ changes: number; events: number;
     const ids = taken.map((row) => row.changeId);
     const watchers = await watchersOf(tx, ids);
     const changes = new Map((await changesById(tx, [...new Set(watchers.map((w) => w.changeId))])).map((c) => [c.id, c]));
-    const byStream = eventsByStream(watchers, changes);
-    // Streams in name order, the order every fan-out locks their rows in; sent together, one round trip.
-    await Promise.all([...byStream.keys()].sort().map((stream) => appendEvents(tx, stream, byStream.get(stream)!.map(changeEvent))));
+    // Every watchlist's events of the batch in one statement: thousands of streams cost one round trip.
+    await appendToStreams(tx, eventsOf(watchers, changes));
     const deliveries = watchers.length ? await queueDeliveries(tx, watchers) : 0;
     return { changes: ids.length, events: watchers.length, deliveries };
   });
