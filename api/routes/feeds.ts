@@ -59,18 +59,33 @@ async function sendFeed(
     ...(answer.page.nextBefore ? { next: `${origin}${answer.path}?before=${answer.page.nextBefore}` } : {}),
   };
   const { ids, newestAt } = answer.page;
+  const tag = entityTag(JSON.stringify([ctx.deps.version, origin, head, ids]));
   const prepared = prepareAnswer(ctx, {
     contentType: ATOM_TYPE,
     cache: answer.cache,
-    etag: entityTag(JSON.stringify([ctx.deps.version, origin, head, ids])),
+    etag: tag,
     modifiedAt: new Date(Math.max(newestAt?.getTime() ?? 0, head.since.getTime())),
   });
   if (!prepared) return handled;
-  const changes = await changesById(ctx.deps.sql, ids);
-  const queries = await savedQueryTexts(ctx.deps.sql, [...new Set(changes.flatMap((change) => change.savedQueryId ?? []))]);
-  await prepared.send(renderAtomFeed(head, origin, changes, queries));
+  let body = rendered.get(tag);
+  if (body === undefined) {
+    const changes = await changesById(ctx.deps.sql, ids);
+    const queries = await savedQueryTexts(ctx.deps.sql, [...new Set(changes.flatMap((change) => change.savedQueryId ?? []))]);
+    body = renderAtomFeed(head, origin, changes, queries);
+    // The oldest page made goes first: a full cache holds the pages readers asked for last.
+    if (rendered.size >= RENDERED_PAGES) rendered.delete(rendered.keys().next().value!);
+    rendered.set(tag, body);
+  }
+  await prepared.send(body);
   return handled;
 }
+
+/**
+ * Pages made, by their tag: a tag names the page's bytes (its head and its append-only changes), so a
+ * page many readers fetch whole (the first page of a popular feed) is read and written once.
+ */
+const rendered = new Map<string, string>();
+const RENDERED_PAGES = 256;
 
 /** The feeds of deletions began with the change log; an empty one says so. */
 const LOG_BEGAN = new Date('2026-01-01T00:00:00Z');

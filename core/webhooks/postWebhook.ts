@@ -56,10 +56,22 @@ function send(receivers: Receivers, url: URL, headers: Record<string, string>, b
       },
       resolve,
     );
-    outgoing.on('error', reject);
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      reject(Object.assign(error, { staleConnection: outgoing.reusedSocket && error.code === 'ECONNRESET' })),
+    );
     outgoing.end(body);
   });
 }
+
+/**
+ * `send`, once more on a fresh connection when a kept-alive one turns out closed by the receiver (idle
+ * past its keep-alive time) before any answer: nothing was delivered, so it is no attempt of its own.
+ */
+const sendFresh = (receivers: Receivers, url: URL, headers: Record<string, string>, body: string, signal: AbortSignal) =>
+  send(receivers, url, headers, body, signal).catch((error: { staleConnection?: boolean }) => {
+    if (error.staleConnection) return send(receivers, url, headers, body, signal);
+    throw error;
+  });
 
 /** Why no answer came, as the owner reads it in the delivery log. */
 function failureOf(error: unknown, signal: AbortSignal): string {
@@ -84,7 +96,7 @@ export async function postWebhook(
     return { status: null, durationMs: 0, error: `refused: ${host} is not a public address (WEBHOOK_ALLOW_PRIVATE is off)` };
   const signal = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS);
   try {
-    const response = await send(receivers, target, headers, body, signal);
+    const response = await sendFresh(receivers, target, headers, body, signal);
     const status = response.statusCode ?? 0;
     // An answer larger than the cap is dropped with its connection; its status still counts.
     const answer = await readBody(response, target.origin, ANSWER_CAP_BYTES).catch(() => Buffer.alloc(0));
