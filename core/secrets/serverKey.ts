@@ -41,7 +41,7 @@ export function serverKeyFrom(secret: Buffer): ServerKey {
 }
 
 /** The key of `DATA_DIR/secret.key`, written at first use; a process racing another reads the winner's. */
-async function keyFile(dataDir: string): Promise<Buffer> {
+export async function keyFile(dataDir: string): Promise<Buffer> {
   const path = join(dataDir, 'secret.key');
   try {
     return await readFile(path);

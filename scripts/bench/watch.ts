@@ -188,7 +188,9 @@ export const benchmark: Benchmark = {
         receiverMs: round(burstCpu.selfUs / 1000 / burstDeliveries, 3),
         machineBusyShare: round((burstCpu.machineBusyUs ?? 0) / 1e6 / burstCpu.seconds / cpus().length, 2),
       };
-      ctx.progress(`${burstDeliveries} deliveries of ${BURST} deletions in ${deliverySeconds.toFixed(1)} s (fanned out in ${fanOutSeconds.toFixed(1)} s)`);
+      ctx.progress(
+        `${burstDeliveries} deliveries of ${BURST} deletions in ${deliverySeconds.toFixed(1)} s (fanned out in ${fanOutSeconds.toFixed(1)} s)`,
+      );
 
       // The API's CPU per feed request: the site-wide feed, a watchlist's, and a revalidation (304).
       const site = `${api.url}/feeds/deletions.atom`;

@@ -5,7 +5,7 @@ import { activeArchiveRoots } from '../../core/archives/listArchiveRoots.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
-import { eventually, killService, startService, temporaryDataDir, type Service } from '../support/cli.ts';
+import { eventually, killService, startService, temporaryDataDir, testServerKey, type Service } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { countOf, latestCrawl, postJson, searchStreamToEnd, streamedVideoIds } from '../support/faults.ts';
 
@@ -18,6 +18,7 @@ describe('kill -9 of a worker in the middle of a crawl', () => {
   let archive: ArchiveFixture;
   let api: TestApi;
   let dataDir: Awaited<ReturnType<typeof temporaryDataDir>>;
+  let secretKey: string;
   const workers: Service[] = [];
 
   beforeAll(async () => {
@@ -27,6 +28,7 @@ describe('kill -9 of a worker in the middle of a crawl', () => {
       temporaryDataDir(),
     ]);
     const env = { ARCHIVE_DIR: archive.dir };
+    secretKey = await testServerKey();
     api = await startTestApi(db.sql, env, createLogger('silent'), {
       sources: configuredSources(loadConfig({ DATABASE_URL: db.url, ...env }), () => activeArchiveRoots(db.sql)),
     });
@@ -40,7 +42,13 @@ describe('kill -9 of a worker in the middle of a crawl', () => {
   });
 
   const startWorker = () => {
-    const worker = startService(['worker'], { DATABASE_URL: db.url, ARCHIVE_DIR: archive.dir, DATA_DIR: dataDir.dir, LOG_LEVEL: 'info' });
+    const worker = startService(['worker'], {
+      DATABASE_URL: db.url,
+      ARCHIVE_DIR: archive.dir,
+      DATA_DIR: dataDir.dir,
+      LOG_LEVEL: 'info',
+      SECRET_KEY: secretKey,
+    });
     workers.push(worker);
     return worker;
   };

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser } from '../support/api.ts';
-import { killService, startService, temporaryDataDir, type Service } from '../support/cli.ts';
+import { killService, startService, temporaryDataDir, testServerKey, type Service } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { listeningUrl, postJson, streamedVideoIds } from '../support/faults.ts';
 import { awaitFreshWindow } from '../support/http-helpers.ts';
@@ -26,7 +26,14 @@ describe('two API processes over one database', () => {
     ]);
     // Set before the processes start, so that neither holds an older copy of the tier in its cache.
     await db.sql`update tier_limits set max_count = 12 where tier = 'registered' and limit_name = 'requestsPerMinute'`;
-    const env = { DATABASE_URL: db.url, ARCHIVE_DIR: archive.dir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+    const env = {
+      DATABASE_URL: db.url,
+      ARCHIVE_DIR: archive.dir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SECRET_KEY: await testServerKey(),
+    };
     for (const [index, role] of (['api', 'api', 'worker'] as const).entries())
       services.push(startService([role], { ...env, DATA_DIR: join(dataDir.dir, `${role}-${index}`) }));
     urls = await Promise.all(services.slice(0, 2).map(listeningUrl));

@@ -77,7 +77,7 @@ beforeAll(async () => {
   };
   api = await startTestApi(db.sql, { SSE_HEARTBEAT_SECONDS: '1' }, log, { sources: [bySource] });
   otherApi = await startTestApi(db.sql, {}, log, { sources: [bySource] });
-  const config = loadConfig({ DATABASE_URL: db.url, WORKER_CONCURRENCY: '2' });
+  const config = loadConfig({ DATABASE_URL: db.url, WORKER_CONCURRENCY: '2', DATA_DIR: '.afterimage-test' });
   const services = await buildServices(config, { sql: db.sql, log }, { sources: [bySource] });
   worker = await startWorker(config, { sql: db.sql, url: db.url, embedded: false, close: async () => {} }, log, services);
   ({ key } = await createKeyedUser(db.sql));

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { keyFile } from '../../core/secrets/serverKey.ts';
 import { configSchema } from '../../core/config.ts';
 import { stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { createLogger } from '../../core/log.ts';
@@ -30,6 +31,12 @@ function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   for (const key of Object.keys(configSchema.shape)) delete base[key];
   return { ...base, LOG_LEVEL: 'warn', ...env };
 }
+
+/**
+ * The server key of the tests' own API (.afterimage-test/secret.key), as SECRET_KEY for children with
+ * a DATA_DIR of their own that share its database: the processes of a deployment share one key.
+ */
+export const testServerKey = async () => (await keyFile('.afterimage-test')).toString('utf8');
 
 /** Runs `node scripts/bin.mjs <args>` to completion, `input` on its stdin; a non-zero exit is a result, not an exception. */
 export async function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
