@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir, totalmem, userInfo } from 'node:os';
 import { dirname, join, parse as parsePath } from 'node:path';
 import { promisify } from 'node:util';
@@ -12,6 +12,8 @@ import { connect } from './database.ts';
 const run = promisify(execFile);
 const SOCKET_PORT = 5432;
 const DATABASE = 'afterimage';
+/** How long a start (crash recovery included) may take before whoever waits for it gives up. */
+const START_WAIT_MS = 60_000;
 
 interface Binaries {
   postgres: string;
@@ -128,43 +130,81 @@ export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Prom
   }
   if (!existsSync(join(pgDir, 'PG_VERSION'))) await initialise(bin, pgDir, user, log);
 
-  if ((await runningPid(pgDir)) === undefined) {
-    const settings = [
-      "listen_addresses = ''",
-      `unix_socket_directories = '${socketDir.replaceAll("'", "''")}'`,
-      'unix_socket_permissions = 0700',
-      `port = ${SOCKET_PORT}`,
-      'max_connections = 200',
-      'fsync = on',
-      // Postgres's own defaults (128 MB) suit a shared server; the embedded one has the machine to itself.
-      `shared_buffers = ${sharedBuffersMb()}MB`,
-      `effective_cache_size = ${Math.round(totalmem() / 2 ** 21)}MB`,
-      'random_page_cost = 1.1',
-      // Imports and crawls write every index of a video at once, about 8 KB of WAL a video. After each
-      // checkpoint the first change to every page logs the whole page, and a million videos' indexes are
-      // pages spread everywhere: 1 GB → 4 GB took ingest from 4,547 to 5,464 videos/s at 300,000 videos;
-      // 4 GB → 16 GB from 3,900–4,800 to 5,300 at 1,000,000 (no checkpoint during the import). The WAL
-      // only grows that large during such an import, and is given back over the checkpoints after it; a
-      // crash in the middle replays at most that much at the next start.
-      'max_wal_size = 16GB',
-      'checkpoint_timeout = 15min',
-    ];
-    const confFile = join(pgDir, 'afterimage.conf');
-    await writeFile(confFile, `${settings.join('\n')}\n`);
-    if (user) await chown(confFile, user.uid, user.gid);
-    const started = Date.now();
-    try {
-      await run(bin.pg_ctl, ['-D', pgDir, '-l', logFile, '-w', '-t', '60', 'start'], { ...user });
-      log.info('embedded PostgreSQL started', { ms: Date.now() - started, pgDir });
-    } catch (error) {
-      // Another process may have started it between our check and pg_ctl; wait for that one.
-      if (!(await waitForReady(pgDir, 30_000))) {
-        throw new Error(`Could not start the embedded PostgreSQL (see ${logFile}): ${(error as Error).message.trim()}`);
-      }
-    }
-  }
+  if ((await runningPid(pgDir)) === undefined) await startOnce(dataDir, () => startPostmaster(bin, pgDir, socketDir, logFile, user, log));
   await ensureDatabase(dataDir);
   return embeddedUrl(dataDir);
+}
+
+/**
+ * Takes `<DATA_DIR>/start.lock` (this process's pid inside) and runs `start` under it, so of the
+ * services, workers and commands that find the cluster down at once one starts it and the rest wait
+ * for it: two postmasters started together over a killed one's stale postmaster.pid can each remove
+ * the other's lock and socket files, leaving a "ready" cluster that refuses connections. A lock whose
+ * process is gone is taken over.
+ */
+async function startOnce(dataDir: string, start: () => Promise<void>): Promise<void> {
+  const lockFile = join(dataDir, 'start.lock');
+  const { pgDir } = embeddedLayout(dataDir);
+  for (const deadline = Date.now() + START_WAIT_MS; ; ) {
+    try {
+      const handle = await open(lockFile, 'wx');
+      try {
+        await handle.writeFile(String(process.pid));
+        await handle.close();
+        // Checked again under the lock: whoever held it before may have started the cluster.
+        const postmaster = await livePostmaster(pgDir);
+        if (!postmaster) await start();
+        else if (!postmaster.ready && !(await waitForReady(pgDir, START_WAIT_MS)))
+          throw new Error(`The embedded PostgreSQL (pid ${postmaster.pid}) did not become ready within ${START_WAIT_MS / 1000} s`);
+        return;
+      } finally {
+        await rm(lockFile, { force: true });
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number(await readFile(lockFile, 'utf8').catch(() => ''));
+    if (!(holder > 0 && processAlive(holder))) await rm(lockFile, { force: true });
+    else if (await waitForReady(pgDir, 200)) return;
+    if (Date.now() > deadline)
+      throw new Error(`The embedded PostgreSQL is being started by process ${holder} and was not ready within ${START_WAIT_MS / 1000} s`);
+  }
+}
+
+async function startPostmaster(bin: Binaries, pgDir: string, socketDir: string, logFile: string, user: OsUser | undefined, log: Logger) {
+  const settings = [
+    "listen_addresses = ''",
+    `unix_socket_directories = '${socketDir.replaceAll("'", "''")}'`,
+    'unix_socket_permissions = 0700',
+    `port = ${SOCKET_PORT}`,
+    'max_connections = 200',
+    'fsync = on',
+    // Postgres's own defaults (128 MB) suit a shared server; the embedded one has the machine to itself.
+    `shared_buffers = ${sharedBuffersMb()}MB`,
+    `effective_cache_size = ${Math.round(totalmem() / 2 ** 21)}MB`,
+    'random_page_cost = 1.1',
+    // Imports and crawls write every index of a video at once, about 8 KB of WAL a video. After each
+    // checkpoint the first change to every page logs the whole page, and a million videos' indexes are
+    // pages spread everywhere: 1 GB → 4 GB took ingest from 4,547 to 5,464 videos/s at 300,000 videos;
+    // 4 GB → 16 GB from 3,900–4,800 to 5,300 at 1,000,000 (no checkpoint during the import). The WAL
+    // only grows that large during such an import, and is given back over the checkpoints after it; a
+    // crash in the middle replays at most that much at the next start.
+    'max_wal_size = 16GB',
+    'checkpoint_timeout = 15min',
+  ];
+  const confFile = join(pgDir, 'afterimage.conf');
+  await writeFile(confFile, `${settings.join('\n')}\n`);
+  if (user) await chown(confFile, user.uid, user.gid);
+  const started = Date.now();
+  try {
+    await run(bin.pg_ctl, ['-D', pgDir, '-l', logFile, '-w', '-t', '60', 'start'], { ...user });
+    log.info('embedded PostgreSQL started', { ms: Date.now() - started, pgDir });
+  } catch (error) {
+    // A postmaster started outside the start lock (by hand, say) makes pg_ctl fail; wait for that one.
+    if (!(await waitForReady(pgDir, 30_000))) {
+      throw new Error(`Could not start the embedded PostgreSQL (see ${logFile}): ${(error as Error).message.trim()}`);
+    }
+  }
 }
 
 /** A quarter of the machine's memory, at most 4 GiB: a million videos and their indexes stay in memory. */

@@ -35,8 +35,9 @@ async function watchersOf(tx: Queryable, changeIds: readonly string[]): Promise<
 
 /**
  * A webhook delivery per enabled endpoint of each watchlist and change, and one deliver_webhooks job
- * per endpoint (its job key joins those already waiting). The message id is the webhook-id header
- * receivers drop repeats by: 128 random bits, base64url.
+ * per endpoint (its job key joins those already waiting): due now for a healthy endpoint, whatever a
+ * waiting job said; a failing endpoint's keeps its retry's time (new deliveries queue behind it). The
+ * message id is the webhook-id header receivers drop repeats by: 128 random bits, base64url.
  */
 async function queueDeliveries(tx: Queryable, watchers: readonly { watchlistId: string; changeId: string }[]): Promise<number> {
   const [queued] = await tx.unsafe<{ deliveries: number }[]>(
@@ -52,9 +53,10 @@ async function queueDeliveries(tx: Queryable, watchers: readonly { watchlistId: 
        on conflict do nothing
        returning endpoint_id),
      jobs as (
-       select graphile_worker.add_job('deliver_webhooks', json_build_object('endpointId', endpoint_id),
-         job_key := 'deliver_webhooks:' || endpoint_id, job_key_mode := 'preserve_run_at')
-       from (select distinct endpoint_id from delivered) endpoints)
+       select graphile_worker.add_job('deliver_webhooks', json_build_object('endpointId', e.id),
+         job_key := 'deliver_webhooks:' || e.id,
+         job_key_mode := case when e.failing_since is null then 'replace' else 'preserve_run_at' end)
+       from webhook_endpoints e where e.id in (select endpoint_id from delivered))
      select (select count(*) from delivered)::int as deliveries, (select count(*) from jobs)::int as jobs`,
     [watchers.map((w) => w.watchlistId), watchers.map((w) => w.changeId)],
   );

@@ -9,7 +9,7 @@ import { Webhook } from 'standardwebhooks';
 import type { Sql } from '../db/database.ts';
 import type { ServerKey } from '../secrets/serverKey.ts';
 import { CHANGE_COLUMNS, presentChange, type ChangeRow } from '../watchlists/change.ts';
-import { scheduleDeliveries } from './deliveryJob.ts';
+import { postponeDeliveries, scheduleDeliveries } from './deliveryJob.ts';
 import { postWebhook, type AttemptOutcome, type Receivers } from './postWebhook.ts';
 import { DELIVERY_LIFETIME_HOURS, DISABLE_AFTER_FAILING_DAYS, retryDelaySeconds } from './retrySchedule.ts';
 
@@ -195,6 +195,6 @@ export async function deliverWebhooks(deps: DeliveryDeps, endpointId: string): P
   }
   const [next] = await sql<{ at: Date | null }[]>`
     select min(next_attempt_at) as at from webhook_deliveries where endpoint_id = ${endpointId} and state = 'pending'`;
-  const runAt = retryAt ?? next?.at;
-  if (runAt) await scheduleDeliveries(sql, endpointId, runAt);
+  if (retryAt) await postponeDeliveries(sql, endpointId, retryAt);
+  else if (next?.at) await scheduleDeliveries(sql, endpointId, next.at);
 }

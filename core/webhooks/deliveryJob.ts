@@ -5,13 +5,15 @@ import { enqueue } from '../jobs/enqueue.ts';
 export const deliveryJobKey = (endpointId: string) => `deliver_webhooks:${endpointId}`;
 
 /**
- * Moves the endpoint's waiting job to `runAt` (or queues one): its pending deliveries are tried then,
- * not earlier, whatever the fan-out queues meanwhile (it keeps the waiting job's time).
+ * Queues the endpoint's job for `runAt` (default now), unless its waiting job runs earlier: a delivery
+ * due now never waits behind a later time set meanwhile (a run that saw another run's claim, say).
  */
-export const scheduleDeliveries = (tx: Queryable, endpointId: string, runAt?: Date) =>
-  enqueue(
-    tx,
-    'deliver_webhooks',
-    { endpointId },
-    { jobKey: deliveryJobKey(endpointId), jobKeyMode: 'replace', ...(runAt ? { runAt } : {}) },
-  );
+export async function scheduleDeliveries(tx: Queryable, endpointId: string, runAt = new Date()) {
+  const [waiting] = await tx<{ runAt: Date }[]>`
+    select run_at as "runAt" from graphile_worker.jobs where key = ${deliveryJobKey(endpointId)} and locked_at is null`;
+  return postponeDeliveries(tx, endpointId, waiting && waiting.runAt < runAt ? waiting.runAt : runAt);
+}
+
+/** Moves the endpoint's waiting job to `runAt`, later than it would have run: a failing receiver's wait. */
+export const postponeDeliveries = (tx: Queryable, endpointId: string, runAt: Date) =>
+  enqueue(tx, 'deliver_webhooks', { endpointId }, { jobKey: deliveryJobKey(endpointId), jobKeyMode: 'replace', runAt });

@@ -1,6 +1,6 @@
 /**
  * Watchlists, changes and deliveries made the way the fan-out makes them (WATCH.md's contract: a
- * webhook_deliveries row per enabled endpoint and the endpoint's deliver_webhooks job, preserve_run_at),
+ * webhook_deliveries row per enabled endpoint and the endpoint's deliver_webhooks job, due now unless the endpoint is failing),
  * so the webhook tests need neither the watchlist CRUD nor the fan-out.
  */
 import type { Queryable, Sql } from '../../core/db/database.ts';
@@ -44,9 +44,10 @@ export async function queueDeliveries(sql: Queryable, changeId: string, watchlis
       where e.watchlist_id = ${watchlistId} and e.disabled_at is null and c.id = ${changeId}
       on conflict do nothing
       returning endpoint_id)
-    select graphile_worker.add_job('deliver_webhooks', json_build_object('endpointId', endpoint_id),
-      job_key => 'deliver_webhooks:' || endpoint_id, job_key_mode => 'preserve_run_at')
-    from (select distinct endpoint_id from added) a`;
+    select graphile_worker.add_job('deliver_webhooks', json_build_object('endpointId', e.id),
+      job_key => 'deliver_webhooks:' || e.id,
+      job_key_mode => case when e.failing_since is null then 'replace' else 'preserve_run_at' end)
+    from webhook_endpoints e where e.id in (select endpoint_id from added)`;
 }
 
 /** Makes the endpoint's pending deliveries due now and its job run now, as the passing of their wait would. */

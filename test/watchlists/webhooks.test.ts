@@ -8,7 +8,8 @@ import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { expectError } from '../support/http-helpers.ts';
 import { startSearchStack } from '../support/stack.ts';
 import { channelIdFor } from '../support/subtitles.ts';
-import { createWatchlist, deliveriesOf, logDeletion, queueDeliveries } from '../support/webhooks.ts';
+import { postponeDeliveries, scheduleDeliveries } from '../../core/webhooks/deliveryJob.ts';
+import { createWatchlist, deliveriesOf, logDeletion, queueDeliveries, waitingJobAt } from '../support/webhooks.ts';
 
 let db: TestDatabase;
 let stack: Awaited<ReturnType<typeof startSearchStack>>;
@@ -193,6 +194,19 @@ describe('deliveries', () => {
     const second = await call(stack.api, `${hooks(list)}/${hook.id}/deliveries?limit=3&before=${first.body.data.next}`, owner.key);
     expect(second.body.data.deliveries.map((row: { id: string }) => row.id)).toEqual(ids.slice(3));
     expect(second.body.data.next).toBeNull();
+  });
+
+  it('a healthy endpoint is sent a new delivery at once, even when its job waited for a later time', async () => {
+    const list = await createWatchlist(db.sql, owner.userId, 'Prompt');
+    const hook = await addWebhook(`${receiver.url}?prompt`, owner, list);
+    receiver.secret = hook.secret;
+    // As a run that saw another run's claim (hidden for a minute) leaves it; scheduling never moves it later.
+    const later = new Date(Date.now() + 600_000);
+    await postponeDeliveries(db.sql, hook.id, later);
+    await scheduleDeliveries(db.sql, hook.id, new Date(Date.now() + 900_000));
+    expect((await waitingJobAt(db.sql, hook.id))!.getTime()).toBe(later.getTime());
+    await queueDeliveries(db.sql, await logDeletion(db.sql), list);
+    await eventually(async () => (await deliveriesOf(db.sql, hook.id))[0]?.state === 'delivered', 'the delivery sent at once');
   });
 
   it('re-enables a disabled webhook; deleting one takes its deliveries with it', async () => {
