@@ -56,7 +56,9 @@ async function queueDeliveries(tx: Queryable, watchers: readonly { watchlistId: 
        select graphile_worker.add_job('deliver_webhooks', json_build_object('endpointId', e.id),
          job_key := 'deliver_webhooks:' || e.id,
          job_key_mode := case when e.failing_since is null then 'replace' else 'preserve_run_at' end)
-       from webhook_endpoints e where e.id in (select endpoint_id from delivered))
+       from webhook_endpoints e where e.id in (select endpoint_id from delivered)
+       -- Job rows taken in one order (volatile calls run after the sort), as few ways to deadlock as can be.
+       order by e.id)
      select (select count(*) from delivered)::int as deliveries, (select count(*) from jobs)::int as jobs`,
     [watchers.map((w) => w.watchlistId), watchers.map((w) => w.changeId)],
   );

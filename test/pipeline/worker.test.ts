@@ -125,6 +125,34 @@ describe('startWorker', () => {
     expect(idsAtStart).toContain(lockedByRunningJob);
   });
 
+  it('a job end that fails with a deadlock is retried: the same pool goes on taking jobs, and stops when asked', async () => {
+    // The first delete of a finished job fails as a deadlock with a transaction queueing jobs would make it fail.
+    // A sequence: its nextval outlives the failed statement's rollback.
+    await db.sql`create sequence deadlock_once`;
+    await db.sql.unsafe(`
+      create function graphile_worker.deadlock_once() returns trigger language plpgsql as $$
+      begin
+        if nextval('public.deadlock_once') = 1 then raise exception 'deadlock detected (made by the test)' using errcode = '40P01'; end if;
+        return old;
+      end $$;
+      create trigger deadlock_once before delete on graphile_worker._private_jobs
+        for each row execute function graphile_worker.deadlock_once()`);
+    const runner = handle!.runner;
+    try {
+      const first = await addJob(db.sql, 'cleanup');
+      await eventually(async () => (await jobRow(db.sql, first)) === undefined, 'the first job ended');
+      expect((await db.sql`select last_value::int as n from deadlock_once`)[0]!.n).toBeGreaterThan(1);
+      const second = await addJob(db.sql, 'cleanup');
+      await eventually(async () => (await jobRow(db.sql, second)) === undefined, 'a job after it ended too');
+      // The same pool ran both: the failed end did not stop it (nor did keepRunning have to start another).
+      expect(handle!.runner).toBe(runner);
+    } finally {
+      await db.sql.unsafe(
+        `drop trigger deadlock_once on graphile_worker._private_jobs; drop function graphile_worker.deadlock_once(); drop sequence deadlock_once`,
+      );
+    }
+  });
+
   it('stop() stops the runner and the beat, and removes the heartbeat', async () => {
     const stopping = handle!;
     handle = undefined;
