@@ -6,7 +6,7 @@ import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { createKeyedUser } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
-// sql/045: the change log is written by triggers, from the status history, from metadata updates and
+// sql/045 and 047: the change log is written by triggers, from the status history, from metadata updates and
 // from new videos of watched channels; these pin what is news and what is not.
 let db: TestDatabase;
 const CHANNEL = 'UCchangelog000000000000a';
@@ -139,6 +139,15 @@ describe('change log triggers', () => {
     ]);
     expect(await changesOf(id(9))).toEqual([]);
     expect(await changesOf(id(10))).toEqual([]);
+  });
+
+  it('queues the fan-out in a queue of its own: a change logged while one runs waits for it, never runs beside it', async () => {
+    await store('archive', [record(id(900))]);
+    await observe(gone(id(900)));
+    const jobs = await db.sql<{ queueName: string | null }[]>`
+      select queue_name as "queueName" from graphile_worker.jobs where task_identifier = 'fan_out_changes'`;
+    expect(jobs.length).toBeGreaterThan(0);
+    for (const job of jobs) expect(job.queueName).toBe('fan_out_changes');
   });
 
   it('refuses to update or delete a change or a version', async () => {
