@@ -33,8 +33,8 @@ export const jobPayloads = {
   index_videos: z.strictObject({}),
   // Queued by the changes trigger (sql/045_watchlists.sql) the same way.
   fan_out_changes: z.strictObject({}),
-  // One endpoint's due webhook deliveries; one job key per endpoint ('deliver_webhooks:<id>').
-  deliver_webhooks: z.object({ endpointId: z.uuid() }),
+  // The due webhook deliveries of one shard of endpoints (core/webhooks/deliveryJob.ts); one job key per shard.
+  deliver_webhooks: z.object({ shard: z.int().min(0).max(15) }),
 } satisfies Record<string, z.ZodType>;
 
 export type TaskName = keyof typeof jobPayloads;

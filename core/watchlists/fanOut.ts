@@ -34,10 +34,10 @@ async function watchersOf(tx: Queryable, changeIds: readonly string[]): Promise<
 }
 
 /**
- * A webhook delivery per enabled endpoint of each watchlist and change, and one deliver_webhooks job
- * per endpoint (its job key joins those already waiting): due now for a healthy endpoint, whatever a
- * waiting job said; a failing endpoint's keeps its retry's time (new deliveries queue behind it). The
- * message id is the webhook-id header receivers drop repeats by: 128 random bits, base64url.
+ * A webhook delivery per enabled endpoint of each watchlist and change, and the deliver_webhooks job
+ * of each shard of those endpoints, to run now (an endpoint whose failed delivery waits for its retry
+ * keeps its new ones waiting behind it: core/webhooks/deliverWebhooks.ts). The message id is the
+ * webhook-id header receivers drop repeats by: 128 random bits, base64url.
  */
 async function queueDeliveries(tx: Queryable, watchers: readonly { watchlistId: string; changeId: string }[]): Promise<number> {
   const [queued] = await tx.unsafe<{ deliveries: number }[]>(
@@ -53,12 +53,10 @@ async function queueDeliveries(tx: Queryable, watchers: readonly { watchlistId: 
        on conflict do nothing
        returning endpoint_id),
      jobs as (
-       select graphile_worker.add_job('deliver_webhooks', json_build_object('endpointId', e.id),
-         job_key := 'deliver_webhooks:' || e.id,
-         job_key_mode := case when e.failing_since is null then 'replace' else 'preserve_run_at' end)
-       from webhook_endpoints e where e.id in (select endpoint_id from delivered)
-       -- Job rows taken in one order (volatile calls run after the sort), as few ways to deadlock as can be.
-       order by e.id)
+       select graphile_worker.add_job('deliver_webhooks', json_build_object('shard', shard), job_key := 'deliver_webhooks:' || shard)
+       from (select distinct delivery_shard as shard from webhook_endpoints where id in (select endpoint_id from delivered)) shards
+       -- Job rows taken in one order (volatile calls run after the sort): as few ways to deadlock as can be.
+       order by shard)
      select (select count(*) from delivered)::int as deliveries, (select count(*) from jobs)::int as jobs`,
     [watchers.map((w) => w.watchlistId), watchers.map((w) => w.changeId)],
   );

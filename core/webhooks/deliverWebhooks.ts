@@ -1,15 +1,15 @@
 /**
- * One round of an endpoint's deliveries (the deliver_webhooks job): its due pending deliveries, oldest
- * first, a window at a time, each POSTed signed per Standard Webhooks; the outcomes of a window are
- * written in one transaction. A failure ends the round and the endpoint's job waits until the failed
- * delivery's retry (head of line: a dead receiver is tried once per step of the schedule, not once
- * per change), then probes with one delivery before sending windows again.
+ * The deliver_webhooks job of one shard of endpoints: the shard's endpoints that are ready, several at
+ * once, each sent its due deliveries oldest first, a window at a time, signed per Standard Webhooks; the
+ * outcomes of a window are written in one transaction. A failure ends the endpoint's round, and the
+ * endpoint waits until the failed delivery's retry (head of line: a dead receiver is tried once per step
+ * of the schedule, not once per change), then probes with one delivery before sending windows again.
  */
 import { Webhook } from 'standardwebhooks';
 import type { Sql } from '../db/database.ts';
 import type { ServerKey } from '../secrets/serverKey.ts';
 import { CHANGE_COLUMNS, presentChange, type ChangeRow } from '../watchlists/change.ts';
-import { postponeDeliveries, scheduleDeliveries } from './deliveryJob.ts';
+import { scheduleShard } from './deliveryJob.ts';
 import { postWebhook, type AttemptOutcome, type Receivers } from './postWebhook.ts';
 import { DELIVERY_LIFETIME_HOURS, DISABLE_AFTER_FAILING_DAYS, retryDelaySeconds } from './retrySchedule.ts';
 
@@ -21,8 +21,10 @@ export interface DeliveryDeps {
 
 /** Deliveries sent at once to a healthy endpoint. */
 const WINDOW = 16;
-/** Deliveries one job sends before a new job takes over, so a busy endpoint does not keep a worker to itself. */
-const PER_RUN = 2000;
+/** Endpoints of a shard sent to at once. */
+const ENDPOINTS_AT_ONCE = 8;
+/** How long a shard's job sends before a fresh job takes over, so one busy shard does not keep a worker to itself. */
+const RUN_BUDGET_MS = 30_000;
 /** How long a claimed delivery is hidden from a concurrent run of the same endpoint: longer than any attempt. */
 const CLAIM_SECONDS = 60;
 
@@ -40,12 +42,17 @@ type Claimed = { deliveryId: string; messageId: string; eventType: string; attem
   'id'
 > & { id: string | null };
 
+/** A failed delivery of the endpoint waits for its retry: the endpoint's later deliveries wait behind it, but a test event. */
+const HELD = `exists (select 1 from webhook_deliveries h
+                 where h.endpoint_id = $1 and h.state = 'pending' and h.attempts > 0 and h.next_attempt_at > now())`;
+
 /** Takes up to `limit` due deliveries, oldest first, out of other runs' sight for CLAIM_SECONDS. */
 function claimDue(sql: Sql, endpointId: string, limit: number): Promise<Claimed[]> {
   return sql.unsafe<Claimed[]>(
     `with claimed as (
        update webhook_deliveries d set next_attempt_at = now() + make_interval(secs => $3)
        where d.id in (select id from webhook_deliveries where endpoint_id = $1 and state = 'pending' and next_attempt_at <= now()
+                        and (change_id is null or not ${HELD})
                       order by id limit $2 for update skip locked)
        returning d.id, d.message_id, d.event_type, d.attempts, d.created_at, d.change_id)
      select d.id::text as "deliveryId", d.message_id as "messageId", d.event_type as "eventType", d.attempts,
@@ -168,33 +175,64 @@ async function recordWindow(
   });
 }
 
-/** Sends the endpoint's due deliveries (nothing when it is gone or disabled) and schedules its next job. */
-export async function deliverWebhooks(deps: DeliveryDeps, endpointId: string): Promise<void> {
+/** Sends the endpoint's due deliveries, window after window, until none is due or one fails (nothing when it is gone or disabled). */
+async function deliverToEndpoint(deps: DeliveryDeps, endpointId: string): Promise<void> {
   const { sql } = deps;
   const [endpoint] = await sql<Endpoint[]>`
     select id::text, watchlist_id::text as "watchlistId", url, secret_sealed as "secretSealed", failing_since is not null as failing
     from webhook_endpoints where id = ${endpointId} and disabled_at is null`;
   if (!endpoint) return;
   const webhook = new Webhook(deps.serverKey.open(endpoint.secretSealed));
-  let failing = endpoint.failing;
-  let retryAt: Date | null = null;
-  for (let sent = 0; sent < PER_RUN && retryAt === null; ) {
+  for (let failing = endpoint.failing; ; ) {
     const window = failing ? 1 : WINDOW;
     const rows = await claimDue(sql, endpointId, window);
-    if (rows.length === 0) break;
+    if (rows.length === 0) return;
     const attemptedAt = rows.map(() => new Date());
     const outcomes = await Promise.all(rows.map((row) => attempt(deps.receivers, endpoint, webhook, row)));
     const result = await recordWindow(sql, endpointId, rows, outcomes, attemptedAt);
-    if (result.ended) return;
     failing = outcomes.some((outcome) => outcome.error !== null);
-    // A failure ends the round: the job comes back when the failed delivery is due (or at once when it was given up).
-    if (failing) retryAt = result.retryAt ?? new Date();
-    sent += rows.length;
+    // A failure ends the round: the endpoint is ready again when the failed delivery's retry is due.
     // A window not filled took every due delivery: asking again would find none.
-    if (rows.length < window && !failing) break;
+    if (result.ended || failing || rows.length < window) return;
   }
-  const [next] = await sql<{ at: Date | null }[]>`
-    select min(next_attempt_at) as at from webhook_deliveries where endpoint_id = ${endpointId} and state = 'pending'`;
-  if (retryAt) await postponeDeliveries(sql, endpointId, retryAt);
-  else if (next?.at) await scheduleDeliveries(sql, endpointId, next.at);
+}
+
+/**
+ * The shard's endpoints in the order they are ready: an endpoint's earliest due delivery, or while a
+ * failed one waits for its retry, that retry (but a test event, which is not held back). Answers the
+ * ready ones (at most `limit`) and, when none is, when the first will be (undefined: nothing pending).
+ */
+async function readiness(sql: Sql, shard: number, limit: number): Promise<{ ready: string[]; nextAt: Date | undefined }> {
+  const endpoints = await sql<{ endpointId: string; readyAt: Date; ready: boolean }[]>`
+    with pending as (
+      select d.endpoint_id,
+        least(coalesce(min(d.next_attempt_at) filter (where d.attempts > 0 and d.next_attempt_at > now()), min(d.next_attempt_at)),
+              min(d.next_attempt_at) filter (where d.change_id is null)) as ready_at
+      from webhook_endpoints e join webhook_deliveries d on d.endpoint_id = e.id and d.state = 'pending'
+      where e.delivery_shard = ${shard} and e.disabled_at is null
+      group by d.endpoint_id)
+    select endpoint_id::text as "endpointId", ready_at as "readyAt", ready_at <= now() as ready
+    from pending order by ready_at limit ${limit}`;
+  const ready = endpoints.filter((endpoint) => endpoint.ready).map((endpoint) => endpoint.endpointId);
+  return { ready, nextAt: ready.length ? undefined : endpoints[0]?.readyAt };
+}
+
+/** Sends to the shard's ready endpoints, ENDPOINTS_AT_ONCE at a time, until none is ready; then queues the shard's job for when one will be. */
+export async function deliverWebhooks(deps: DeliveryDeps, shard: number): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const { ready, nextAt } = await readiness(deps.sql, shard, 4 * ENDPOINTS_AT_ONCE);
+    if (ready.length === 0) {
+      if (nextAt) await scheduleShard(deps.sql, shard, nextAt);
+      return;
+    }
+    for (let next = 0; next < ready.length; ) {
+      await Promise.all(
+        Array.from({ length: Math.min(ENDPOINTS_AT_ONCE, ready.length) }, async () => {
+          while (next < ready.length) await deliverToEndpoint(deps, ready[next++]!);
+        }),
+      );
+    }
+    if (Date.now() - started > RUN_BUDGET_MS) return scheduleShard(deps.sql, shard);
+  }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../db/database.ts';
 import { invalidInput } from '../errors.ts';
-import { scheduleDeliveries } from './deliveryJob.ts';
+import { scheduleEndpoint } from './deliveryJob.ts';
 import { findOwnEndpoint } from './ownEndpoint.ts';
 
 /** The event type of a test delivery: it carries no change. */
@@ -20,7 +20,7 @@ export function sendTestEvent(sql: Sql, watchlistId: string, endpointId: string)
       insert into webhook_deliveries (endpoint_id, change_id, message_id, event_type)
       values (${endpoint.id}, null, ${`msg_${randomBytes(18).toString('base64url')}`}, ${TEST_EVENT_TYPE})
       returning id::text, message_id as "messageId", to_json(created_at)#>>'{}' as "createdAt"`;
-    await scheduleDeliveries(tx, endpoint.id);
+    await scheduleEndpoint(tx, endpoint.id);
     return delivery!;
   });
 }

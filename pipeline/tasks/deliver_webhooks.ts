@@ -12,14 +12,12 @@ export interface DeliverWebhooksDeps {
 }
 
 /**
- * Delivers one endpoint's due webhooks (core/webhooks/deliverWebhooks.ts). Its job is queued per
- * endpoint under one key by the fan-out, a test event and itself (the next retry); a failed round is
- * not a failed job: the delivery's own schedule decides when it is tried again.
+ * Delivers the due webhooks of one shard of endpoints (core/webhooks/deliverWebhooks.ts). Its job is
+ * queued under the shard's key by the fan-out, a test event and itself (the next retry); a failed
+ * delivery is not a failed job: the delivery's own schedule decides when it is tried again.
  */
 export function deliverWebhooksTask(deps: DeliverWebhooksDeps) {
   // One pool of kept-alive connections per worker process, shared by every run.
   const receivers = webhookReceivers(deps.allowPrivate);
-  return defineTask('deliver_webhooks', ({ endpointId }) =>
-    deliverWebhooks({ sql: deps.sql, serverKey: deps.serverKey, receivers }, endpointId),
-  );
+  return defineTask('deliver_webhooks', ({ shard }) => deliverWebhooks({ sql: deps.sql, serverKey: deps.serverKey, receivers }, shard));
 }

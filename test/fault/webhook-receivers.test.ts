@@ -4,7 +4,6 @@
  * user deleted while deliveries wait. Retries are made due by moving their time (makeDue), as the
  * passing of the schedule's wait would.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndpoint } from '../../core/webhooks/createEndpoint.ts';
 import { postWebhook, webhookReceivers } from '../../core/webhooks/postWebhook.ts';
@@ -14,7 +13,7 @@ import { createKeyedUser } from '../support/api.ts';
 import { eventually } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { startSearchStack } from '../support/stack.ts';
-import { createWatchlist, deliveriesOf, logDeletion, makeDue, queueDeliveries, waitingJobAt } from '../support/webhooks.ts';
+import { createWatchlist, deliveriesOf, logDeletion, makeDue, queueDeliveries, runAllShards, waitingJobAt } from '../support/webhooks.ts';
 
 let db: TestDatabase;
 let stack: Awaited<ReturnType<typeof startSearchStack>>;
@@ -87,15 +86,16 @@ describe('receivers that fail', () => {
     const [attempt1] = await attemptsOf(first.id);
     expect(attempt1).toMatchObject({ attempt: 1, status: 500, error: 'answered 500: boom' });
     expect(seconds(attempt1!.attemptedAt, first.nextAttemptAt)).toBeCloseTo(retryDelaySeconds(1), 0);
+    // Its shard's job waits no longer than the retry (another endpoint of the shard may want it sooner).
     const jobAt = await eventually(() => waitingJobAt(db.sql, endpointId), 'the job waiting for the retry');
-    expect(jobAt.getTime()).toBe(first.nextAttemptAt.getTime());
+    expect(jobAt.getTime()).toBeLessThanOrEqual(first.nextAttemptAt.getTime());
     expect((await endpointRow(endpointId))!.failingSince).not.toBeNull();
 
-    // A change queued meanwhile waits behind the failed delivery: the job keeps its time.
+    // A change queued meanwhile waits behind the failed delivery, though its shard's job runs at once.
     await queueDeliveries(db.sql, await logDeletion(db.sql), watchlistId);
-    await sleep(1000);
+    await runAllShards(db.sql);
     expect((await deliveriesOf(db.sql, endpointId)).map((row) => row.attempts)).toEqual([1, 0]);
-    expect((await waitingJobAt(db.sql, endpointId))!.getTime()).toBe(first.nextAttemptAt.getTime());
+    expect((await waitingJobAt(db.sql, endpointId))!.getTime()).toBeLessThanOrEqual(first.nextAttemptAt.getTime());
 
     await makeDue(db.sql, endpointId);
     const second = await afterAttempts(endpointId, 2);
@@ -112,7 +112,6 @@ describe('receivers that fail', () => {
     expect(receiver.received.every((delivery) => delivery.verified)).toBe(true);
     expect(receiver.received.map((delivery) => delivery.id)).toContain(later!.messageId);
     expect((await endpointRow(endpointId))!.failingSince).toBeNull();
-    expect(await waitingJobAt(db.sql, endpointId)).toBeUndefined();
   });
 
   it('answers 410 Gone: the endpoint is disabled at once, its other pending deliveries cancelled', async () => {
@@ -225,12 +224,9 @@ describe('giving up', () => {
     for (const { endpointId } of [byList, byUser]) await afterAttempts(endpointId, 1);
     await db.sql`delete from watchlists where id = ${byList.watchlistId}`;
     await db.sql`delete from users where id = ${other}`;
-    for (const { endpointId } of [byList, byUser]) {
-      expect(await deliveriesOf(db.sql, endpointId)).toEqual([]);
-      // Its waiting job runs, finds nothing and ends.
-      await makeDue(db.sql, endpointId);
-      await eventually(async () => !(await waitingJobAt(db.sql, endpointId)), 'the job ended');
-    }
+    for (const { endpointId } of [byList, byUser]) expect(await deliveriesOf(db.sql, endpointId)).toEqual([]);
+    // The shards' jobs run and find nothing of theirs.
+    await runAllShards(db.sql);
     const [failedJobs] = await db.sql<{ count: number }[]>`
       select count(*)::int from graphile_worker._private_jobs where key like 'deliver_webhooks:%' and last_error is not null`;
     expect(failedJobs!.count).toBe(0);

@@ -1,9 +1,10 @@
 /**
  * Watchlists, changes and deliveries made the way the fan-out makes them (WATCH.md's contract: a
- * webhook_deliveries row per enabled endpoint and the endpoint's deliver_webhooks job, due now unless the endpoint is failing),
+ * webhook_deliveries row per enabled endpoint and its shard's deliver_webhooks job),
  * so the webhook tests need neither the watchlist CRUD nor the fan-out.
  */
 import type { Queryable, Sql } from '../../core/db/database.ts';
+import { DELIVERY_SHARDS, scheduleEndpoint, scheduleShard } from '../../core/webhooks/deliveryJob.ts';
 import { channelIdFor, videoIdFor, addVideos } from './subtitles.ts';
 
 export async function createWatchlist(sql: Sql, ownerId: string, name = 'Watched'): Promise<string> {
@@ -34,7 +35,7 @@ export async function logDeletion(sql: Sql): Promise<string> {
   return row!.id;
 }
 
-/** What the fan-out does for a change and a watchlist: a delivery per enabled endpoint, and each endpoint's job. */
+/** What the fan-out does for a change and a watchlist: a delivery per enabled endpoint, and the job of each endpoint's shard. */
 export async function queueDeliveries(sql: Queryable, changeId: string, watchlistId: string): Promise<void> {
   await sql`
     with added as (
@@ -44,17 +45,14 @@ export async function queueDeliveries(sql: Queryable, changeId: string, watchlis
       where e.watchlist_id = ${watchlistId} and e.disabled_at is null and c.id = ${changeId}
       on conflict do nothing
       returning endpoint_id)
-    select graphile_worker.add_job('deliver_webhooks', json_build_object('endpointId', e.id),
-      job_key => 'deliver_webhooks:' || e.id,
-      job_key_mode => case when e.failing_since is null then 'replace' else 'preserve_run_at' end)
-    from webhook_endpoints e where e.id in (select endpoint_id from added)`;
+    select graphile_worker.add_job('deliver_webhooks', json_build_object('shard', shard), job_key => 'deliver_webhooks:' || shard)
+    from (select distinct delivery_shard as shard from webhook_endpoints where id in (select endpoint_id from added)) shards`;
 }
 
-/** Makes the endpoint's pending deliveries due now and its job run now, as the passing of their wait would. */
+/** Makes the endpoint's pending deliveries due now and its shard's job run now, as the passing of their wait would. */
 export async function makeDue(sql: Sql, endpointId: string): Promise<void> {
   await sql`update webhook_deliveries set next_attempt_at = now() where endpoint_id = ${endpointId} and state = 'pending'`;
-  await sql`select graphile_worker.add_job('deliver_webhooks', json_build_object('endpointId', ${endpointId}::text),
-    job_key => 'deliver_webhooks:' || ${endpointId}, job_key_mode => 'replace')`;
+  await scheduleEndpoint(sql, endpointId);
 }
 
 export interface DeliveryRow {
@@ -73,9 +71,23 @@ export const deliveriesOf = (sql: Sql, endpointId: string) =>
       next_attempt_at as "nextAttemptAt", created_at as "createdAt"
     from webhook_deliveries where endpoint_id = ${endpointId} order by id`;
 
-/** The run_at of the endpoint's waiting job, if one waits. */
+/** The run_at of the waiting job of the endpoint's shard, if one waits. */
 export async function waitingJobAt(sql: Sql, endpointId: string): Promise<Date | undefined> {
   const [job] = await sql<{ runAt: Date }[]>`
-    select run_at as "runAt" from graphile_worker._private_jobs where key = ${`deliver_webhooks:${endpointId}`} and locked_at is null`;
+    select run_at as "runAt" from graphile_worker.jobs
+    where key = (select 'deliver_webhooks:' || delivery_shard from webhook_endpoints where id = ${endpointId}) and locked_at is null`;
   return job?.runAt;
+}
+
+/** Runs every shard's job now and waits until each has run (none due or running): whatever was ready has been sent. */
+export async function runAllShards(sql: Sql): Promise<void> {
+  const queued = new Date();
+  for (let shard = 0; shard < DELIVERY_SHARDS; shard++) await scheduleShard(sql, shard);
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((done) => setTimeout(done, 100))) {
+    const [busy] = await sql`
+      select 1 from graphile_worker.jobs
+      where task_identifier = 'deliver_webhooks' and (locked_at is not null or run_at <= ${queued})`;
+    if (!busy) return;
+  }
+  throw new Error('the delivery jobs did not all run within 20 s');
 }

@@ -131,10 +131,11 @@ describe('the fan-out of the change log', () => {
     expect(deliveries[0]!.messageId).toMatch(/^msg_[A-Za-z0-9_-]{22}$/);
     const [event] = await streamEvents(watchlist);
     expect(event!.payload.id).toBe(deliveries[0]!.changeId);
+    const [{ shard }] = await db.sql<[{ shard: number }]>`select delivery_shard as shard from webhook_endpoints where id = ${enabled!.id}`;
     const jobs = await db.sql<{ payload: unknown }[]>`
       select payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-      where t.identifier = 'deliver_webhooks' and j.key = ${`deliver_webhooks:${enabled!.id}`}`;
-    expect(jobs.map((job) => job.payload)).toEqual([{ endpointId: enabled!.id }]);
+      where t.identifier = 'deliver_webhooks' and j.key = ${`deliver_webhooks:${shard}`}`;
+    expect(jobs.map((job) => job.payload)).toEqual([{ shard }]);
   });
 });
 

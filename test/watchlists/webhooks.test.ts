@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { expectError } from '../support/http-helpers.ts';
 import { startSearchStack } from '../support/stack.ts';
 import { channelIdFor } from '../support/subtitles.ts';
-import { postponeDeliveries, scheduleDeliveries } from '../../core/webhooks/deliveryJob.ts';
+import { scheduleShard } from '../../core/webhooks/deliveryJob.ts';
 import { createWatchlist, deliveriesOf, logDeletion, queueDeliveries, waitingJobAt } from '../support/webhooks.ts';
 
 let db: TestDatabase;
@@ -196,14 +196,16 @@ describe('deliveries', () => {
     expect(second.body.data.next).toBeNull();
   });
 
-  it('a healthy endpoint is sent a new delivery at once, even when its job waited for a later time', async () => {
+  it('a delivery is sent at once, even when its shard job waited for a later time; scheduling never moves that job later', async () => {
     const list = await createWatchlist(db.sql, owner.userId, 'Prompt');
     const hook = await addWebhook(`${receiver.url}?prompt`, owner, list);
     receiver.secret = hook.secret;
-    // As a run that saw another run's claim (hidden for a minute) leaves it; scheduling never moves it later.
+    const [{ shard }] = await db.sql<[{ shard: number }]>`select delivery_shard as shard from webhook_endpoints where id = ${hook.id}`;
+    // As a run that saw another run's claim (hidden for a minute) would leave it.
     const later = new Date(Date.now() + 600_000);
-    await postponeDeliveries(db.sql, hook.id, later);
-    await scheduleDeliveries(db.sql, hook.id, new Date(Date.now() + 900_000));
+    await db.sql`select graphile_worker.add_job('deliver_webhooks', json_build_object('shard', ${shard}::int),
+      job_key => ${`deliver_webhooks:${shard}`}, run_at => ${later})`;
+    await scheduleShard(db.sql, shard, new Date(Date.now() + 900_000));
     expect((await waitingJobAt(db.sql, hook.id))!.getTime()).toBe(later.getTime());
     await queueDeliveries(db.sql, await logDeletion(db.sql), list);
     await eventually(async () => (await deliveriesOf(db.sql, hook.id))[0]?.state === 'delivered', 'the delivery sent at once');
