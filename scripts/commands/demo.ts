@@ -17,7 +17,8 @@ import { buildDemo, type DemoFacts } from '../demo/buildDemo.ts';
 import { startDemoReceiver } from '../demo/demoWebhook.ts';
 import { serve } from './service.ts';
 
-const USAGE = `usage: afterimage demo [--fresh] [--dir DIR] [--videos N]
+const USAGE = `usage: npx afterimage demo [--fresh] [--dir DIR] [--videos N]   (npm run demo)
+builds a demo archive (3 channels, deleted and re-uploaded videos, subtitles, media) offline, then starts the service on it
   --dir DIR     where the demo lives (default ./.afterimage-demo): its database, archive and stenograms
   --fresh       build it again (the demo's database and folder are deleted first)
   --videos N    downloaded videos per channel, 10 to 1000 (default 100; takes effect when it is built)`;
@@ -43,7 +44,7 @@ const MARKER = 'demo.json';
 const ADMIN = 'admin@afterimage.localhost';
 
 export async function demoCommand(args: string[]): Promise<void> {
-  const { values } = parseOptions(args, { fresh: { type: 'boolean' }, dir: { type: 'string' }, videos: { type: 'string' } });
+  const { values } = parseOptions(args, { fresh: { type: 'boolean' }, dir: { type: 'string' }, videos: { type: 'string' } }, { usage: USAGE });
   const videosPerChannel = values.videos === undefined ? 100 : Number(values.videos);
   if (!Number.isInteger(videosPerChannel) || videosPerChannel < 10 || videosPerChannel > 1000) {
     throw new UsageError(`--videos ${values.videos}: expected a whole number from 10 to 1000\n${USAGE}`);
@@ -67,7 +68,7 @@ export async function demoCommand(args: string[]): Promise<void> {
   if (built && !values.fresh) {
     say(`demo: using the demo archive built ${built.builtAt} in ${dir} (--fresh builds it again)`);
     say(
-      `demo: its administrator (${ADMIN}) got its key at the demo's first start; another: DATA_DIR=${dir} afterimage keys create --user ${ADMIN} --scope L4`,
+      `demo: its administrator (${ADMIN}) got its key at the demo's first start; a new one, which replaces (revokes) that key: npx afterimage keys create --data-dir ${dir} --user ${ADMIN} --scope L4`,
     );
   } else {
     const database = databaseLocation(setup().config);
@@ -91,7 +92,7 @@ export async function demoCommand(args: string[]): Promise<void> {
         `${facts.reuploadLinks} re-uploads linked, ${facts.subtitleTracks} subtitle tracks, ${facts.files.media} media files`,
     );
   }
-  say('demo: starting the service (Ctrl-C stops it; `afterimage demo` again starts it on the same archive)');
+  say('demo: starting the service (Ctrl-C stops it; `npx afterimage demo` again starts it on the same archive)');
   const serving = await serve({ api: true, worker: true }, { firstAdmin });
   if (!serving) return; // stopped while starting
   const { config } = setup();
@@ -106,7 +107,7 @@ export async function demoCommand(args: string[]): Promise<void> {
         `  ${site}/feeds/deletions.atom   every confirmed deletion, as an Atom feed`,
         "  Webhook deliveries to the demo's local receiver are printed here, each verified with `standardwebhooks`.",
       ]
-    : ['  (no demo watchlist: `afterimage demo --fresh` builds the demo again with one)'];
+    : ['  (no demo watchlist: `npx afterimage demo --fresh` builds the demo again with one)'];
   say(
     [
       '',
