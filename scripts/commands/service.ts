@@ -45,7 +45,7 @@ function printFirstAdmin(admin: FirstAdmin, baseUrl: string, site: string): void
     'Then set a password on /account, or now with:',
     `    npx afterimage users password --email ${admin.email} --password-stdin`,
   ];
-  const rule = '═'.repeat(Math.max(...lines.map((line) => line.length)) + 4);
+  const rule = '═'.repeat(Math.min(78, Math.max(...lines.map((line) => line.length)) + 4));
   process.stdout.write(['', rule, ...lines.map((line) => (line ? `  ${line}` : '')), rule, '', ''].join('\n'));
 }
 
