@@ -67,7 +67,9 @@ export const configSchema = z.object({
   LOG_FORMAT: z
     .enum(['auto', 'pretty', 'json'], { message: 'expected auto, pretty or json' })
     .default('auto')
-    .describe('`json`: one JSON object a line; `pretty`: time, level, message and `key=value` fields, for people; `auto`: pretty when stderr is a terminal, else JSON'),
+    .describe(
+      '`json`: one JSON object a line; `pretty`: time, level, message and `key=value` fields, for people; `auto`: pretty when stderr is a terminal, else JSON',
+    ),
   WORKER_CONCURRENCY: integerFromEnv(1, 64).default(4).describe('jobs one worker process runs at once'),
   BODY_LIMIT_BYTES: integerFromEnv(1024, 64 * 1024 * 1024)
     .default(1024 * 1024)

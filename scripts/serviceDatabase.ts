@@ -14,7 +14,7 @@ import { UsageError, withDatabase } from './cli.ts';
 /** The option of every command that uses the database, and the line its usage says about it. */
 export const dataDirOption = { 'data-dir': { type: 'string' } } as const;
 export const DATABASE_CHOICE =
-  'The database: the one --data-dir DIR (the embedded PostgreSQL in DIR), DATA_DIR or DATABASE_URL names, else the running service\'s.';
+  "The database: the one --data-dir DIR (the embedded PostgreSQL in DIR), DATA_DIR or DATABASE_URL names, else the running service's.";
 
 export interface ChosenDatabase {
   config: Config;

@@ -55,7 +55,13 @@ export async function usersCommand(command: string[]): Promise<void> {
   if (action === 'create') {
     const { values } = parseOptions(
       args,
-      { email: { type: 'string' }, tier: { type: 'string' }, admin: { type: 'boolean' }, 'password-stdin': { type: 'boolean' }, ...dataDirOption },
+      {
+        email: { type: 'string' },
+        tier: { type: 'string' },
+        admin: { type: 'boolean' },
+        'password-stdin': { type: 'boolean' },
+        ...dataDirOption,
+      },
       { usage: USERS_USAGE },
     );
     if (!values.email || !values.tier) throw new UsageError(USERS_USAGE);
@@ -85,7 +91,11 @@ export async function usersCommand(command: string[]): Promise<void> {
     );
     return;
   }
-  const { values } = parseOptions(args, { email: { type: 'string' }, 'password-stdin': { type: 'boolean' }, ...dataDirOption }, { usage: USERS_USAGE });
+  const { values } = parseOptions(
+    args,
+    { email: { type: 'string' }, 'password-stdin': { type: 'boolean' }, ...dataDirOption },
+    { usage: USERS_USAGE },
+  );
   if (!values.email || !values['password-stdin']) throw new UsageError(USERS_USAGE);
   const address = valid(email, values.email, '--email');
   const secret = await passwordFromStdin();
@@ -95,7 +105,8 @@ export async function usersCommand(command: string[]): Promise<void> {
   output(
     values.json,
     { email: address, endedSessions },
-    () => `set the password of ${address}${endedSessions ? `; signed out ${endedSessions} session${endedSessions === 1 ? '' : 's'} of theirs` : ''}`,
+    () =>
+      `set the password of ${address}${endedSessions ? `; signed out ${endedSessions} session${endedSessions === 1 ? '' : 's'} of theirs` : ''}`,
   );
 }
 
@@ -124,7 +135,9 @@ export async function keysCommand(command: string[]): Promise<void> {
   if (action === 'revoke') {
     const { values } = parseOptions(args, { user: { type: 'string' }, ...dataDirOption }, { usage: KEYS_USAGE });
     if (!values.user) throw new UsageError(KEYS_USAGE);
-    const prefix = await withChosenDatabase(values['data-dir'], async (db) => revokeApiKey(db.sql, (await requireUserByEmail(db.sql, values.user!)).id));
+    const prefix = await withChosenDatabase(values['data-dir'], async (db) =>
+      revokeApiKey(db.sql, (await requireUserByEmail(db.sql, values.user!)).id),
+    );
     if (!prefix) throw new AppError('NOT_FOUND', `${values.user} has no active key`);
     output(values.json, { revoked: true, prefix }, () => `revoked ${prefix}… of ${values.user}`);
     return;

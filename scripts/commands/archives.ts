@@ -44,7 +44,9 @@ export async function archivesCommand(command: string[]): Promise<void> {
       config: chosen.config,
     });
     if (action === 'remove' && !changed)
-      throw new UsageError(`${path} is not an archive root in use; npx afterimage archives list shows them (removing one never deletes files)`);
+      throw new UsageError(
+        `${path} is not an archive root in use; npx afterimage archives list shows them (removing one never deletes files)`,
+      );
     output(values.json, { path, action, changed }, () =>
       action === 'remove'
         ? `removed ${path}: crawls no longer read it and its files are no longer served; the files and the videos stored from it stay`

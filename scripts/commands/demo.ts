@@ -44,7 +44,11 @@ const MARKER = 'demo.json';
 const ADMIN = 'admin@afterimage.localhost';
 
 export async function demoCommand(args: string[]): Promise<void> {
-  const { values } = parseOptions(args, { fresh: { type: 'boolean' }, dir: { type: 'string' }, videos: { type: 'string' } }, { usage: USAGE });
+  const { values } = parseOptions(
+    args,
+    { fresh: { type: 'boolean' }, dir: { type: 'string' }, videos: { type: 'string' } },
+    { usage: USAGE },
+  );
   const videosPerChannel = values.videos === undefined ? 100 : Number(values.videos);
   if (!Number.isInteger(videosPerChannel) || videosPerChannel < 10 || videosPerChannel > 1000) {
     throw new UsageError(`--videos ${values.videos}: expected a whole number from 10 to 1000\n${USAGE}`);

@@ -58,7 +58,12 @@ const NO_WORKER = 'no worker is running: the work stays queued and runs when `np
 export async function refreshCommand(args: string[]): Promise<void> {
   const { values } = parseOptions(
     args,
-    { channel: { type: 'string', multiple: true }, video: { type: 'string', multiple: true }, 'no-wait': { type: 'boolean' }, ...dataDirOption },
+    {
+      channel: { type: 'string', multiple: true },
+      video: { type: 'string', multiple: true },
+      'no-wait': { type: 'boolean' },
+      ...dataDirOption,
+    },
     { usage: REFRESH_USAGE },
   );
   const channels = values.channel ?? [];
@@ -72,42 +77,45 @@ export async function refreshCommand(args: string[]): Promise<void> {
     throw new UsageError(
       'no status probe is configured, so nothing can check a video: set YOUTUBE_API_KEY (the Data API), STATUS_WATCH_PROBE=true (watch pages) or YTDLP_PATH (yt-dlp), for this command and the workers, then run it again',
     );
-  const result = await withDatabase(async (db) => {
-    const selections = [
-      ...(videos.length ? [{ videoIds: videos }] : []),
-      ...(channels.length ? [{ channelIds: channels }] : []),
-      ...(videos.length || channels.length ? [] : [{}]),
-    ];
-    const jobIds: string[] = [];
-    let queuedVideos = 0;
-    const queueing = progressBar('queueing');
-    for (const selection of selections) {
-      const queued = await scheduleAllStatusChecks(db.sql, { ...selection, priority: 0 }, (sofar) =>
-        queueing.update(queuedVideos + sofar.videos, undefined, 'videos'),
-      );
-      jobIds.push(...queued.jobIds);
-      queuedVideos += queued.videos;
-    }
-    queueing.done(`${queuedVideos} videos in ${jobIds.length} jobs`);
-    if (videos.length) {
-      const known = await db.sql<{ videoId: string }[]>`select video_id as "videoId" from videos where video_id = any(${videos})`;
-      const missing = videos.filter((id) => !known.some((row) => row.videoId === id));
-      if (missing.length)
-        process.stderr.write(`not stored, skipped: ${missing.join(', ')} (a channel search or backfill stores a channel's videos)\n`);
-    }
-    const followed = values['no-wait'] || jobIds.length === 0 ? undefined : await followJobs(db.sql, jobIds, 'checking');
-    const [summary] = await db.sql<{ live: number; deleted: number; reuploaded: number; checking: number }[]>`
+  const result = await withDatabase(
+    async (db) => {
+      const selections = [
+        ...(videos.length ? [{ videoIds: videos }] : []),
+        ...(channels.length ? [{ channelIds: channels }] : []),
+        ...(videos.length || channels.length ? [] : [{}]),
+      ];
+      const jobIds: string[] = [];
+      let queuedVideos = 0;
+      const queueing = progressBar('queueing');
+      for (const selection of selections) {
+        const queued = await scheduleAllStatusChecks(db.sql, { ...selection, priority: 0 }, (sofar) =>
+          queueing.update(queuedVideos + sofar.videos, undefined, 'videos'),
+        );
+        jobIds.push(...queued.jobIds);
+        queuedVideos += queued.videos;
+      }
+      queueing.done(`${queuedVideos} videos in ${jobIds.length} jobs`);
+      if (videos.length) {
+        const known = await db.sql<{ videoId: string }[]>`select video_id as "videoId" from videos where video_id = any(${videos})`;
+        const missing = videos.filter((id) => !known.some((row) => row.videoId === id));
+        if (missing.length)
+          process.stderr.write(`not stored, skipped: ${missing.join(', ')} (a channel search or backfill stores a channel's videos)\n`);
+      }
+      const followed = values['no-wait'] || jobIds.length === 0 ? undefined : await followJobs(db.sql, jobIds, 'checking');
+      const [summary] = await db.sql<{ live: number; deleted: number; reuploaded: number; checking: number }[]>`
       select count(*) filter (where status = 'live')::int as live, count(*) filter (where status = 'deleted')::int as deleted,
         count(*) filter (where status = 're-uploaded')::int as reuploaded, count(*) filter (where status = 'checking')::int as checking
       from videos where ${videos.length || channels.length ? db.sql`video_id = any(${videos}) or channel_id = any(${channels})` : db.sql`true`}`;
-    return {
-      videos: queuedVideos,
-      jobs: jobIds.length,
-      finished: followed?.finished ?? false,
-      failedJobs: followed?.failed ?? 0,
-      statuses: summary!,
-    };
-  }, { config });
+      return {
+        videos: queuedVideos,
+        jobs: jobIds.length,
+        finished: followed?.finished ?? false,
+        failedJobs: followed?.failed ?? 0,
+        statuses: summary!,
+      };
+    },
+    { config },
+  );
   output(values.json, result, () =>
     [
       `queued status checks of ${result.videos} videos in ${result.jobs} jobs`,
@@ -124,7 +132,11 @@ export async function refreshCommand(args: string[]): Promise<void> {
  * every configured source (a full crawl each, joined when one runs), then checks their status.
  */
 export async function backfillCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseOptions(args, { 'no-wait': { type: 'boolean' }, ...dataDirOption }, { usage: BACKFILL_USAGE, positionals: true });
+  const { values, positionals } = parseOptions(
+    args,
+    { 'no-wait': { type: 'boolean' }, ...dataDirOption },
+    { usage: BACKFILL_USAGE, positionals: true },
+  );
   if (positionals.length === 0) throw new UsageError(BACKFILL_USAGE);
   const queries = positionals.map((text) => {
     const query = parseChannelQuery(text);
@@ -132,32 +144,36 @@ export async function backfillCommand(args: string[]): Promise<void> {
     return { text, query };
   });
   const { config } = await chooseDatabase(values['data-dir']);
-  const results = await withDatabase(async (db, log) => {
-    const { sources } = await buildServices(config, { sql: db.sql, log });
-    const done: Array<{ query: string; channelId: string | null; title?: string; videos: number; crawl: string; statusJobs: number }> = [];
-    for (const { text, query } of queries) {
-      const channel = await resolveChannel(db.sql, sources, query, log, config.SOURCE_WAIT_BUDGET_MS);
-      if (!channel) {
-        process.stderr.write(`${text}: no source knows this channel; skipped\n`);
-        done.push({ query: text, channelId: null, videos: 0, crawl: 'not found', statusJobs: 0 });
-        continue;
+  const results = await withDatabase(
+    async (db, log) => {
+      const { sources } = await buildServices(config, { sql: db.sql, log });
+      const done: Array<{ query: string; channelId: string | null; title?: string; videos: number; crawl: string; statusJobs: number }> =
+        [];
+      for (const { text, query } of queries) {
+        const channel = await resolveChannel(db.sql, sources, query, log, config.SOURCE_WAIT_BUDGET_MS);
+        if (!channel) {
+          process.stderr.write(`${text}: no source knows this channel; skipped\n`);
+          done.push({ query: text, channelId: null, videos: 0, crawl: 'not found', statusJobs: 0 });
+          continue;
+        }
+        const started = await startSearch(db.sql, { userId: null, channel, query: text, kind: 'full' });
+        let crawl = 'queued';
+        if (!values['no-wait']) crawl = await followCrawl(db.sql, started.crawlId, `${text}: crawling`);
+        const queued = await scheduleAllStatusChecks(db.sql, { channelIds: [channel.channelId], priority: 5 });
+        const [count] = await db.sql<{ n: number }[]>`select count(*)::int as n from videos where channel_id = ${channel.channelId}`;
+        done.push({
+          query: text,
+          channelId: channel.channelId,
+          ...(channel.title ? { title: channel.title } : {}),
+          videos: count!.n,
+          crawl,
+          statusJobs: queued.jobs,
+        });
       }
-      const started = await startSearch(db.sql, { userId: null, channel, query: text, kind: 'full' });
-      let crawl = 'queued';
-      if (!values['no-wait']) crawl = await followCrawl(db.sql, started.crawlId, `${text}: crawling`);
-      const queued = await scheduleAllStatusChecks(db.sql, { channelIds: [channel.channelId], priority: 5 });
-      const [count] = await db.sql<{ n: number }[]>`select count(*)::int as n from videos where channel_id = ${channel.channelId}`;
-      done.push({
-        query: text,
-        channelId: channel.channelId,
-        ...(channel.title ? { title: channel.title } : {}),
-        videos: count!.n,
-        crawl,
-        statusJobs: queued.jobs,
-      });
-    }
-    return done;
-  }, { config });
+      return done;
+    },
+    { config },
+  );
   output(values.json, { channels: results }, () =>
     results
       .map((result) =>

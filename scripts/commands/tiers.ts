@@ -75,9 +75,7 @@ export async function tiersCommand(command: string[]): Promise<void> {
             ? false
             : values['api-access'],
     maxKeyScope:
-      values['max-scope'] === undefined
-        ? undefined
-        : (scopeLabel.safeParse(values['max-scope'].toUpperCase()).data ?? values['max-scope']),
+      values['max-scope'] === undefined ? undefined : (scopeLabel.safeParse(values['max-scope'].toUpperCase()).data ?? values['max-scope']),
     features: Object.fromEntries(
       pairs(values.feature, '--feature').map(([feature, on]) => [feature, on === 'on' ? true : on === 'off' ? false : on]),
     ),

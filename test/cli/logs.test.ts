@@ -19,7 +19,10 @@ describe('logs', () => {
   it('LOG_FORMAT=pretty writes one readable line per entry, and the first run prints its key and link between rules of their own', async () => {
     service = startService(['start'], { DATA_DIR: dataDir.dir, PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'pretty' });
     const [, key] = (await service.waitForStdout(/\n\s+(tsk_[A-Za-z0-9]{48})\n/, 60_000)) as RegExpMatchArray;
-    await service.waitForStderr(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}afterimage ready role=start version=\S+ ms=\d+ database=embedded$/m, 60_000);
+    await service.waitForStderr(
+      /^\d\d:\d\d:\d\d\.\d{3} INFO {2}afterimage ready role=start version=\S+ ms=\d+ database=embedded$/m,
+      60_000,
+    );
     const lines = service
       .stderr()
       .split('\n')
