@@ -1,5 +1,9 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killService, runCommand, startService, temporaryDataDir, type Service } from '../support/cli.ts';
+import { cliEnv, killService, runCommand, startService, temporaryDataDir, type Service } from '../support/cli.ts';
 
 // Logs a person can read (LOG_FORMAT=pretty, what a terminal gets), and the first start's key and
 // sign-in link set apart from them on stdout.
@@ -39,6 +43,18 @@ describe('logs', () => {
     expect(box![2]).toMatch(/\n {6}http:\/\/127\.0\.0\.1:\d+\/login\/once\/\S+\n/);
     expect(box![2]).toContain('npx afterimage users password --email admin@afterimage.localhost --password-stdin');
   }, 120_000);
+
+  it('LOG_FORMAT=auto (the default) writes readable lines when stderr is a terminal', async () => {
+    const dir = join(dataDir.dir, 'in-a-terminal');
+    // util-linux `script` runs the command on a pseudo-terminal, as a person's shell does; it echoes what the command wrote.
+    const { stdout } = await promisify(execFile)(
+      'script',
+      ['--quiet', '--return', '--command', `${process.execPath} scripts/bin.mjs migrate --data-dir ${dir}`, '/dev/null'],
+      { cwd: fileURLToPath(new URL('../../', import.meta.url)), env: cliEnv({ LOG_LEVEL: 'info' }), timeout: 60_000 },
+    );
+    expect(stdout).toMatch(/^\d\d:\d\d:\d\d\.\d{3} INFO {2}migration applied migration=001_tiers\.sql\r?$/m);
+    expect(stdout).not.toContain('{"time"');
+  }, 90_000);
 
   it('LOG_FORMAT takes auto, pretty or json, and a bad value is refused naming it', async () => {
     const refused = await runCommand(['config'], { LOG_FORMAT: 'colour' });
