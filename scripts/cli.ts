@@ -53,10 +53,8 @@ export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(
  */
 export function subcommand<Action extends string>(args: string[], actions: readonly Action[], usage: string): [Action, string[]] {
   const [action, ...rest] = args;
-  if (action === undefined || action === '--help' || action === '-h') {
-    if (action === undefined) throw new UsageError(usage);
-    throw new HelpRequested(usage);
-  }
+  if (action === '--help' || action === '-h') throw new HelpRequested(usage);
+  if (action === undefined) throw new UsageError(usage);
   if (!actions.includes(action as Action)) throw new UsageError(`unknown subcommand "${action}"\n${usage}`);
   return [action as Action, rest];
 }

@@ -9,10 +9,9 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { databaseLocation, sameDatabase } from '../../core/db/databaseLocation.ts';
 import { runningServices } from '../../core/db/runningServices.ts';
-import { createLogger } from '../../core/log.ts';
 import type { FirstAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import { findOwnWatchlist, watchlistFeedPath } from '../../core/watchlists/ownWatchlist.ts';
-import { parseOptions, setup, UsageError, withDatabase } from '../cli.ts';
+import { commandLogger, parseOptions, setup, UsageError, withDatabase } from '../cli.ts';
 import { buildDemo, type DemoFacts } from '../demo/buildDemo.ts';
 import { startDemoReceiver } from '../demo/demoWebhook.ts';
 import { serve } from './service.ts';
@@ -84,7 +83,7 @@ export async function demoCommand(args: string[]): Promise<void> {
     const started = Date.now();
     const { config } = setup();
     // The build's own worker reports on the lines below; its JSON log only says what went wrong.
-    const log = createLogger(config.LOG_LEVEL === 'debug' ? 'debug' : 'warn');
+    const log = commandLogger(config, config.LOG_LEVEL === 'debug' ? 'debug' : 'warn');
     const build = await withDatabase((db) => buildDemo(db, config, log, { videosPerChannel, onStep: (step) => say(`demo: ${step}`) }));
     ({ facts, firstAdmin } = build);
     await writeFile(marker, `${JSON.stringify(facts, null, 2)}\n`);
