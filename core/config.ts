@@ -63,7 +63,13 @@ export const configSchema = z.object({
   LOG_LEVEL: z
     .enum(['debug', 'info', 'warn', 'error', 'silent'], { message: 'expected debug, info, warn, error or silent' })
     .default('info')
-    .describe('`debug`, `info`, `warn`, `error` or `silent`; logs are JSON lines on stderr'),
+    .describe('`debug`, `info`, `warn`, `error` or `silent`; logs go to stderr'),
+  LOG_FORMAT: z
+    .enum(['auto', 'pretty', 'json'], { message: 'expected auto, pretty or json' })
+    .default('auto')
+    .describe(
+      '`json`: one JSON object a line; `pretty`: time, level, message and `key=value` fields, for people; `auto`: pretty when stderr is a terminal, else JSON',
+    ),
   WORKER_CONCURRENCY: integerFromEnv(1, 64).default(4).describe('jobs one worker process runs at once'),
   BODY_LIMIT_BYTES: integerFromEnv(1024, 64 * 1024 * 1024)
     .default(1024 * 1024)
@@ -127,7 +133,7 @@ export const configSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'expected letters, digits, _ or - (at most 64)' })
     .default('videos')
-    .describe('the alias searched; `afterimage reindex` builds a new collection behind it'),
+    .describe('the alias searched; `npx afterimage reindex` builds a new collection behind it'),
   FTS_TIMEOUT_MS: integerFromEnv(50, 600_000)
     .default(3_000)
     .describe('a full-text query running longer is stopped (503 `SERVICE_UNAVAILABLE`, saying how to narrow it)'),
@@ -140,7 +146,7 @@ export const configSchema = z.object({
     .enum(['open', 'closed'], { message: 'expected open or closed' })
     .default('closed')
     .describe(
-      '`open`: anyone may create an account (registered tier) at `/register`; `closed`: the operator creates them (`afterimage users create`)',
+      '`open`: anyone may create an account (registered tier) at `/register`; `closed`: the operator creates them (`npx afterimage users create`)',
     ),
   SECRET_KEY: z
     .string()

@@ -116,7 +116,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, ser
   if (await setSearchSync(db.sql, Boolean(typesense))) {
     log.info(
       typesense
-        ? 'search sync on: changed videos are indexed in Typesense; run `afterimage reindex` once to index the videos stored before'
+        ? 'search sync on: changed videos are indexed in Typesense; run `npx afterimage reindex` once to index the videos stored before'
         : 'search sync off: no TYPESENSE_URL, changed videos are no longer queued for Typesense',
     );
   }

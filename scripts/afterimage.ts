@@ -1,10 +1,11 @@
 import { ConfigError } from '../core/config.ts';
 import { AppError } from '../core/errors.ts';
-import { UsageError, version } from './cli.ts';
+import { HelpRequested, UsageError, version } from './cli.ts';
 
 const HELP = `afterimage ${version}: finds, keeps and searches the metadata of YouTube channels' videos
 
-usage: afterimage <command> [options]
+usage: npx afterimage <command> [options]       (from the project folder; elsewhere npx fetches an unrelated npm package)
+       npx afterimage <command> --help          (or help <command>) how to call one
 
 service
   start                 API and worker in one process (what \`npm start\` runs)
@@ -22,10 +23,10 @@ operator (each takes --json for scripts)
   refresh [--channel UC…]... [--video ID]... [--no-wait]   check video statuses now (default: every video due)
   reindex               rebuild the Typesense search index from every video, then switch searches to it
   migrate               apply database migrations (start does this too)
-  config                print the effective configuration, secrets masked
+  config                print this shell's configuration (not a running service's), secrets masked
   users create --email E --tier anonymous|registered|plus|pro [--admin] [--password-stdin]
   users password --email E --password-stdin   set a password (read from stdin) for the website; signs them out elsewhere
-  keys create --user E [--scope L1|L2|L3|L4]   issue a key (replaces the user's current one)
+  keys create --user E [--scope L1|L2|L3|L4]   issue a key (revokes the user's current one)
   keys revoke --user E
   keys list [--all]     key prefixes, owners and scopes; never the keys
   tiers list
@@ -36,27 +37,22 @@ operator (each takes --json for scripts)
 assistants
   mcp --url http://host:8080 --key tsk_…   stdio MCP bridge to the service's /mcp (or AFTERIMAGE_URL, AFTERIMAGE_API_KEY)
 
-Configuration comes from the environment: see README.md or \`afterimage config\`.`;
+Every command that uses the database takes --data-dir DIR; without it, the one DATA_DIR or DATABASE_URL names, else the
+running service's. Configuration comes from the environment: see README.md or \`npx afterimage config\`.`;
 
 // A command may answer something (serve: what the demo uses); the CLI ignores it.
 type Command = (args: string[]) => Promise<unknown> | void;
 
 // Each command's module is loaded when it runs: a quick command (subtitles convert, keys list) does
 // not pay for loading the API server, the MCP SDK and the sources.
-const service = () => import('./commands/service.ts');
+const service = (role: 'start' | 'api' | 'worker') => async (): Promise<Command> => {
+  const { serviceCommand } = await import('./commands/service.ts');
+  return (args) => serviceCommand(role, args);
+};
 const commands: Record<string, () => Promise<Command>> = {
-  start: async () => {
-    const { serve } = await service();
-    return () => serve({ api: true, worker: true });
-  },
-  api: async () => {
-    const { serve } = await service();
-    return () => serve({ api: true, worker: false });
-  },
-  worker: async () => {
-    const { serve } = await service();
-    return () => serve({ api: false, worker: true });
-  },
+  start: service('start'),
+  api: service('api'),
+  worker: service('worker'),
   demo: async () => (await import('./commands/demo.ts')).demoCommand,
   migrate: async () => (await import('./commands/migrate.ts')).migrateCommand,
   config: async () => (await import('./commands/config.ts')).configCommand,
@@ -74,6 +70,8 @@ const commands: Record<string, () => Promise<Command>> = {
 };
 
 async function main([name, ...args]: string[]): Promise<void> {
+  // `help users create` is `users create --help`: each command answers for itself.
+  if (name === 'help' && args.length > 0) return main([...args, '--help']);
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     process.stdout.write(`${HELP}\n`);
     return;
@@ -83,7 +81,7 @@ async function main([name, ...args]: string[]): Promise<void> {
     return;
   }
   const load = commands[name];
-  if (!load) throw new UsageError(`unknown command "${name}"; run afterimage help`);
+  if (!load) throw new UsageError(`unknown command "${name}"; run npx afterimage help`);
   await (await load())(args);
 }
 
@@ -95,6 +93,10 @@ export async function runAfterimage(argv: string[]): Promise<void> {
   try {
     await main(argv);
   } catch (error) {
+    if (error instanceof HelpRequested) {
+      process.stdout.write(`${error.usage}\n`);
+      return;
+    }
     const code =
       error instanceof AppError
         ? error.code

@@ -1,13 +1,20 @@
 /**
- * Which database an operator command that loads data (import, archives) writes into: the one named
+ * Which database an operator command uses (every one that touches it, the same rule): the one named
  * (--data-dir, or DATA_DIR / DATABASE_URL in the environment), else the one the Afterimage service
  * running on this machine uses, so nothing is written where no service reads. Several services on
  * different databases, or none, and nothing named: a usage error (exit 2) that lists them and says how to pick.
  */
 import { loadConfig, type Config } from '../core/config.ts';
+import type { Database } from '../core/db/openDatabase.ts';
 import { describeDatabaseLocation, sameDatabase, type DatabaseLocation } from '../core/db/databaseLocation.ts';
 import { runningServices, type RunningService } from '../core/db/runningServices.ts';
-import { UsageError } from './cli.ts';
+import type { Logger } from '../core/log.ts';
+import { UsageError, withDatabase } from './cli.ts';
+
+/** The option of every command that uses the database, and the line its usage says about it. */
+export const dataDirOption = { 'data-dir': { type: 'string' } } as const;
+export const DATABASE_CHOICE =
+  "The database: the one --data-dir DIR (the embedded PostgreSQL in DIR), DATA_DIR or DATABASE_URL names, else the running service's.";
 
 export interface ChosenDatabase {
   config: Config;
@@ -43,7 +50,7 @@ export async function chooseDatabase(dataDir: string | undefined, env: NodeJS.Pr
   for (const service of services) if (!databases.some((seen) => sameDatabase(seen.database, service.database))) databases.push(service);
   if (databases.length === 0) {
     throw new UsageError(
-      `no Afterimage service is running on this machine, so nothing says which database to write into. Start the service (afterimage start) and run this again, or name the database. ${HOW_TO_PICK}`,
+      `no Afterimage service is running on this machine, so nothing says which database to write into. Start the service (npx afterimage start) and run this again, or name the database. ${HOW_TO_PICK}`,
     );
   }
   if (databases.length > 1) {
@@ -65,4 +72,14 @@ export async function chooseDatabase(dataDir: string | undefined, env: NodeJS.Pr
     );
   }
   return { config: loadConfig({ ...serviceEnv, DATABASE_URL: service.database.location }), service };
+}
+
+/** Runs an operator command's work (withDatabase) on the database chooseDatabase picks. */
+export async function withChosenDatabase<T>(
+  dataDir: string | undefined,
+  work: (db: Database, log: Logger, config: Config) => Promise<T>,
+  options: { migrate?: boolean } = {},
+): Promise<T> {
+  const { config } = await chooseDatabase(dataDir);
+  return withDatabase((db, log) => work(db, log, config), { ...options, config });
 }

@@ -55,6 +55,9 @@ async function findUserByEmail(sql: Sql, email: string): Promise<User | undefine
 export async function requireUserByEmail(sql: Sql, email: string): Promise<User> {
   const user = await findUserByEmail(sql, email);
   if (!user)
-    throw new AppError('NOT_FOUND', `no user with email ${email}; create one with: afterimage users create --email ${email} --tier pro`);
+    throw new AppError(
+      'NOT_FOUND',
+      `no user with email ${email}; create one with: npx afterimage users create --email ${email} --tier pro`,
+    );
   return user;
 }

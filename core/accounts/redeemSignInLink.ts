@@ -10,7 +10,7 @@ import { createSession, type NewSession } from './createSession.ts';
 export async function redeemSignInLink(sql: Sql, token: string): Promise<NewSession> {
   const refused = new AppError(
     'UNAUTHORIZED',
-    'This sign-in link is unknown, already used or expired; ask the operator for a password: afterimage users password --email E --password-stdin',
+    'This sign-in link is unknown, already used or expired; ask the operator for a password: npx afterimage users password --email E --password-stdin',
   );
   if (!isWellFormedToken(token)) throw refused;
   const session = await sql.begin(async (tx) => {

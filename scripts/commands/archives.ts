@@ -1,26 +1,27 @@
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { addArchiveRoot } from '../../core/archives/addArchiveRoot.ts';
 import { listArchiveRoots } from '../../core/archives/listArchiveRoots.ts';
 import { removeArchiveRoot } from '../../core/archives/removeArchiveRoot.ts';
 import { describeDatabaseLocation, databaseLocation } from '../../core/db/databaseLocation.ts';
-import { output, parseOptions, table, UsageError, withDatabase } from '../cli.ts';
-import { chooseDatabase } from '../serviceDatabase.ts';
+import { output, parseOptions, requireDirectory, subcommand, table, UsageError, withDatabase } from '../cli.ts';
+import { chooseDatabase, DATABASE_CHOICE, dataDirOption } from '../serviceDatabase.ts';
 
 const USAGE = `usage:
-  afterimage archives list [--all] [--data-dir DIR] [--json]     the archive roots crawls read (--all: removed ones too)
-  afterimage archives add <dir> [--data-dir DIR] [--json]        crawls read this yt-dlp folder too (import loads it at once)
-  afterimage archives remove <dir> [--data-dir DIR] [--json]     crawls stop reading it; no file and no stored video is deleted
-The database is the running service's, or the one --data-dir, DATA_DIR or DATABASE_URL names.`;
+  npx afterimage archives list [--all] [--data-dir DIR] [--json]     the archive roots crawls read (--all: removed ones too)
+  npx afterimage archives add <dir> [--data-dir DIR] [--json]        crawls read this yt-dlp folder too (import loads it at once)
+  npx afterimage archives remove <dir> [--data-dir DIR] [--json]     crawls stop reading it; no file and no stored video is deleted
+${DATABASE_CHOICE}`;
 
-const options = { 'data-dir': { type: 'string' }, all: { type: 'boolean' } } as const;
+const options = { ...dataDirOption, all: { type: 'boolean' } } as const;
 
 /**
  * `afterimage archives list|add|remove`: the yt-dlp folders (archive roots, core/archives/) crawls,
  * subtitle fetches and the media route read beside ARCHIVE_DIR.
  */
-export async function archivesCommand([action, ...args]: string[]): Promise<void> {
-  const { values, positionals } = parseOptions(args, options, true);
+export async function archivesCommand(command: string[]): Promise<void> {
+  const [action, args] = subcommand(command, ['list', 'add', 'remove'], USAGE);
+  const { values, positionals } = parseOptions(args, options, { usage: USAGE, positionals: true });
   if (action === 'list' && positionals.length === 0) {
     const chosen = await chooseDatabase(values['data-dir']);
     const roots = await withDatabase((db) => listArchiveRoots(db.sql, { removed: values.all ?? false }), { config: chosen.config });
@@ -28,15 +29,14 @@ export async function archivesCommand([action, ...args]: string[]): Promise<void
       [
         `archive roots of ${describeDatabaseLocation(databaseLocation(chosen.config))}`,
         table(roots.map((root) => ({ path: root.path, added: root.addedAt.toISOString(), removed: root.removedAt?.toISOString() }))),
-        `crawls also read ARCHIVE_DIR (here ${chosen.config.archiveDir}); add a folder with afterimage archives add <dir> or afterimage import <dir>`,
+        `crawls also read ARCHIVE_DIR (here ${chosen.config.archiveDir}); add a folder with npx afterimage archives add <dir> or npx afterimage import <dir>`,
       ].join('\n'),
     );
     return;
   }
   if ((action === 'add' || action === 'remove') && positionals.length === 1) {
     const given = resolve(positionals[0]!);
-    if (action === 'add' && !(await stat(given).catch(() => undefined))?.isDirectory())
-      throw new UsageError(`${given} is not a directory; give the folder yt-dlp wrote its .info.json files into`);
+    if (action === 'add') await requireDirectory(given);
     // A folder gone from disk can still be removed by the path it was stored under.
     const path = await realpath(given).catch(() => given);
     const chosen = await chooseDatabase(values['data-dir']);
@@ -44,12 +44,14 @@ export async function archivesCommand([action, ...args]: string[]): Promise<void
       config: chosen.config,
     });
     if (action === 'remove' && !changed)
-      throw new UsageError(`${path} is not an archive root in use; afterimage archives list shows them (removing one never deletes files)`);
+      throw new UsageError(
+        `${path} is not an archive root in use; npx afterimage archives list shows them (removing one never deletes files)`,
+      );
     output(values.json, { path, action, changed }, () =>
       action === 'remove'
         ? `removed ${path}: crawls no longer read it and its files are no longer served; the files and the videos stored from it stay`
         : changed
-          ? `added ${path}: the next channel search reads it (afterimage import ${path} loads all of it now, with its subtitles)`
+          ? `added ${path}: the next channel search reads it (npx afterimage import ${path} loads all of it now, with its subtitles)`
           : `${path} is an archive root already`,
     );
     return;

@@ -1,10 +1,12 @@
 import { frequencyCounter, wordsBetween } from '../../test/kit/corpus-queries.ts';
 import { writeCorpus } from '../../test/kit/corpus-write.ts';
 import { createCorpus } from '../../test/kit/corpus.ts';
-import { output, parseOptions, UsageError, withDatabase } from '../cli.ts';
+import { output, parseOptions, subcommand, UsageError } from '../cli.ts';
+import { DATABASE_CHOICE, dataDirOption, withChosenDatabase } from '../serviceDatabase.ts';
 import { progressBar } from '../progress.ts';
 
-const USAGE = 'usage: afterimage bench generate --videos N [--seed S] [--channels M] [--json]';
+const USAGE = `usage: npx afterimage bench generate --videos N [--seed S] [--channels M] [--data-dir DIR] [--json]
+writes a synthetic seeded corpus (for benchmarks) into the database. ${DATABASE_CHOICE}`;
 
 const whole = (value: string | undefined, flag: string, min: number, fallback?: number): number => {
   if (value === undefined && fallback !== undefined) return fallback;
@@ -20,16 +22,20 @@ const whole = (value: string | undefined, flag: string, min: number, fallback?: 
  * `afterimage bench generate`: writes a synthetic, seeded corpus of channels and videos (test/kit/corpus.ts)
  * into the service's database, through every index, and reports how fast. A seed's videos are written once.
  */
-export async function benchCommand([action, ...args]: string[]): Promise<void> {
-  if (action !== 'generate') throw new UsageError(USAGE);
-  const { values } = parseOptions(args, { videos: { type: 'string' }, seed: { type: 'string' }, channels: { type: 'string' } });
+export async function benchCommand(command: string[]): Promise<void> {
+  const [, args] = subcommand(command, ['generate'], USAGE);
+  const { values } = parseOptions(
+    args,
+    { videos: { type: 'string' }, seed: { type: 'string' }, channels: { type: 'string' }, ...dataDirOption },
+    { usage: USAGE },
+  );
   const videos = whole(values.videos, '--videos', 1);
   const seed = whole(values.seed, '--seed', 0, 1);
   const channels = values.channels === undefined ? undefined : whole(values.channels, '--channels', 1);
 
   const corpus = createCorpus({ seed, videos, ...(channels ? { channels } : {}) });
   const counter = frequencyCounter(corpus);
-  const summary = await withDatabase(async (db) => {
+  const summary = await withChosenDatabase(values['data-dir'], async (db) => {
     const bar = progressBar('generating');
     const started = performance.now();
     const result = await writeCorpus(db.sql, corpus, {

@@ -9,15 +9,15 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { databaseLocation, sameDatabase } from '../../core/db/databaseLocation.ts';
 import { runningServices } from '../../core/db/runningServices.ts';
-import { createLogger } from '../../core/log.ts';
 import type { FirstAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import { findOwnWatchlist, watchlistFeedPath } from '../../core/watchlists/ownWatchlist.ts';
-import { parseOptions, setup, UsageError, withDatabase } from '../cli.ts';
+import { commandLogger, parseOptions, setup, UsageError, withDatabase } from '../cli.ts';
 import { buildDemo, type DemoFacts } from '../demo/buildDemo.ts';
 import { startDemoReceiver } from '../demo/demoWebhook.ts';
 import { serve } from './service.ts';
 
-const USAGE = `usage: afterimage demo [--fresh] [--dir DIR] [--videos N]
+const USAGE = `usage: npx afterimage demo [--fresh] [--dir DIR] [--videos N]   (npm run demo)
+builds a demo archive (3 channels, deleted and re-uploaded videos, subtitles, media) offline, then starts the service on it
   --dir DIR     where the demo lives (default ./.afterimage-demo): its database, archive and stenograms
   --fresh       build it again (the demo's database and folder are deleted first)
   --videos N    downloaded videos per channel, 10 to 1000 (default 100; takes effect when it is built)`;
@@ -43,7 +43,11 @@ const MARKER = 'demo.json';
 const ADMIN = 'admin@afterimage.localhost';
 
 export async function demoCommand(args: string[]): Promise<void> {
-  const { values } = parseOptions(args, { fresh: { type: 'boolean' }, dir: { type: 'string' }, videos: { type: 'string' } });
+  const { values } = parseOptions(
+    args,
+    { fresh: { type: 'boolean' }, dir: { type: 'string' }, videos: { type: 'string' } },
+    { usage: USAGE },
+  );
   const videosPerChannel = values.videos === undefined ? 100 : Number(values.videos);
   if (!Number.isInteger(videosPerChannel) || videosPerChannel < 10 || videosPerChannel > 1000) {
     throw new UsageError(`--videos ${values.videos}: expected a whole number from 10 to 1000\n${USAGE}`);
@@ -67,7 +71,7 @@ export async function demoCommand(args: string[]): Promise<void> {
   if (built && !values.fresh) {
     say(`demo: using the demo archive built ${built.builtAt} in ${dir} (--fresh builds it again)`);
     say(
-      `demo: its administrator (${ADMIN}) got its key at the demo's first start; another: DATA_DIR=${dir} afterimage keys create --user ${ADMIN} --scope L4`,
+      `demo: its administrator (${ADMIN}) got its key at the demo's first start; a new one, which replaces (revokes) that key: npx afterimage keys create --data-dir ${dir} --user ${ADMIN} --scope L4`,
     );
   } else {
     const database = databaseLocation(setup().config);
@@ -79,7 +83,7 @@ export async function demoCommand(args: string[]): Promise<void> {
     const started = Date.now();
     const { config } = setup();
     // The build's own worker reports on the lines below; its JSON log only says what went wrong.
-    const log = createLogger(config.LOG_LEVEL === 'debug' ? 'debug' : 'warn');
+    const log = commandLogger(config, config.LOG_LEVEL === 'debug' ? 'debug' : 'warn');
     const build = await withDatabase((db) => buildDemo(db, config, log, { videosPerChannel, onStep: (step) => say(`demo: ${step}`) }));
     ({ facts, firstAdmin } = build);
     await writeFile(marker, `${JSON.stringify(facts, null, 2)}\n`);
@@ -91,7 +95,7 @@ export async function demoCommand(args: string[]): Promise<void> {
         `${facts.reuploadLinks} re-uploads linked, ${facts.subtitleTracks} subtitle tracks, ${facts.files.media} media files`,
     );
   }
-  say('demo: starting the service (Ctrl-C stops it; `afterimage demo` again starts it on the same archive)');
+  say('demo: starting the service (Ctrl-C stops it; `npx afterimage demo` again starts it on the same archive)');
   const serving = await serve({ api: true, worker: true }, { firstAdmin });
   if (!serving) return; // stopped while starting
   const { config } = setup();
@@ -106,7 +110,7 @@ export async function demoCommand(args: string[]): Promise<void> {
         `  ${site}/feeds/deletions.atom   every confirmed deletion, as an Atom feed`,
         "  Webhook deliveries to the demo's local receiver are printed here, each verified with `standardwebhooks`.",
       ]
-    : ['  (no demo watchlist: `afterimage demo --fresh` builds the demo again with one)'];
+    : ['  (no demo watchlist: `npx afterimage demo --fresh` builds the demo again with one)'];
   say(
     [
       '',

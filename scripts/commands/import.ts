@@ -1,4 +1,4 @@
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { addArchiveRoot } from '../../core/archives/addArchiveRoot.ts';
 import { databaseLocation, describeDatabaseLocation, sameDatabase } from '../../core/db/databaseLocation.ts';
@@ -8,20 +8,19 @@ import { loadArchiveSubtitles } from '../../core/import/loadArchiveSubtitles.ts'
 import { storeArchiveScan, type SkippedFile } from '../../core/import/storeArchiveScan.ts';
 import { enqueue } from '../../core/jobs/enqueue.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
-import { output, parseOptions, UsageError, withDatabase } from '../cli.ts';
+import { output, parseOptions, requireDirectory, UsageError, withDatabase } from '../cli.ts';
 import { progressBar } from '../progress.ts';
-import { chooseDatabase, describeService } from '../serviceDatabase.ts';
+import { chooseDatabase, DATABASE_CHOICE, dataDirOption, describeService } from '../serviceDatabase.ts';
 
 /** The exit code of an import that skipped something (files, videos or subtitle files it could not load). */
 const PARTIAL_EXIT_CODE = 3;
 const SKIPPED_SHOWN = 10;
 
-const USAGE = `usage: afterimage import <yt-dlp archive directory> [--data-dir DIR] [--json]
-writes into the database of the Afterimage service running on this machine, or the one named by
---data-dir DIR (the embedded PostgreSQL in DIR), DATA_DIR or DATABASE_URL; the folder becomes an
-archive root that later crawls read (afterimage archives list)
+const USAGE = `usage: npx afterimage import <yt-dlp archive directory> [--data-dir DIR] [--json]
+loads the folder's videos, channels and subtitle files; the folder becomes an archive root that later
+crawls read (npx afterimage archives list). ${DATABASE_CHOICE}
 exit codes: 0 everything imported, 3 imported but some files skipped (listed), 2 usage error (also:
-no service, or several, and no database named), 1 failure`;
+no service, or several, and no database named; a folder with no yt-dlp video in it), 1 failure`;
 
 /**
  * `afterimage import <dir>`: loads a yt-dlp archive directory into the database: channels, videos,
@@ -32,11 +31,10 @@ no service, or several, and no database named), 1 failure`;
  * one is named (scripts/serviceDatabase.ts).
  */
 export async function importCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseOptions(args, { 'data-dir': { type: 'string' } }, true);
+  const { values, positionals } = parseOptions(args, dataDirOption, { usage: USAGE, positionals: true });
   if (positionals.length !== 1) throw new UsageError(USAGE);
   const given = resolve(positionals[0]!);
-  const info = await stat(given).catch(() => undefined);
-  if (!info?.isDirectory()) throw new UsageError(`${given} is not a directory; give the folder yt-dlp wrote its .info.json files into`);
+  await requireDirectory(given);
   // The real path: the archive root and every file recorded under it name the folder one way.
   const dir = await realpath(given);
   const chosen = await chooseDatabase(values['data-dir']);
@@ -50,6 +48,11 @@ export async function importCommand(args: string[]): Promise<void> {
       scanning.update(progress.filesParsed, progress.walkDone ? progress.metadataFiles : undefined, `${progress.filesFailed} unreadable`),
   });
   scanning.done(`${scan.stats.filesParsed} metadata files, ${scan.channels.length} channels, ${scan.videos.length} videos`);
+  // Nothing to load: kept as an archive root, a wrong folder would be read by every crawl for good.
+  if (scan.videos.length === 0)
+    throw new UsageError(
+      `${dir} holds no yt-dlp video (${scan.stats.metadataFiles} metadata files, ${scan.stats.filesFailed} unreadable): nothing was imported and it was not kept as an archive root; give the folder yt-dlp wrote its .info.json files into`,
+    );
 
   const { stored, subtitles, vocabulary, archiveRootAdded } = await withDatabase(
     async (db, log) => {
@@ -91,7 +94,7 @@ export async function importCommand(args: string[]): Promise<void> {
     [
       `imported ${dir}`,
       `  into:      ${describeDatabaseLocation(database)}${chosen.service ? `, the running service's (pid ${chosen.service.pid})` : ''}`,
-      `  archive:   ${dir} ${archiveRootAdded ? 'is now an archive root: crawls read it' : 'was an archive root already'} (afterimage archives list)`,
+      `  archive:   ${dir} ${archiveRootAdded ? 'is now an archive root: crawls read it' : 'was an archive root already'} (npx afterimage archives list)`,
       `  channels:  ${summary.channels}`,
       `  videos:    ${summary.videos} (${summary.new} new, ${summary.updated} updated, ${summary.unchanged} unchanged; ${summary.withMediaFile} with a media file)`,
       `  subtitles: ${subtitles.tracks} tracks of ${subtitles.videos} videos (${subtitles.newVersions} new versions)`,

@@ -8,6 +8,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { parseOptions, UsageError } from '../cli.ts';
 
+const USAGE = `usage: npx afterimage mcp --url http://host:8080 --key tsk_…
+a stdio MCP bridge to the service's /mcp, for desktop assistants that start MCP servers as processes
+(or AFTERIMAGE_URL and AFTERIMAGE_API_KEY in the environment)`;
+
 export async function mcpCommand(args: string[]): Promise<void> {
   let settings: { endpoint: URL; key: string };
   try {
@@ -50,7 +54,7 @@ export async function mcpCommand(args: string[]): Promise<void> {
 
 /** The service's /mcp and the key, from the options or the environment; a UsageError names what is missing and where to set it. */
 function bridgeSettings(args: string[]): { endpoint: URL; key: string } {
-  const { values } = parseOptions(args, { url: { type: 'string' }, key: { type: 'string' } });
+  const { values } = parseOptions(args, { url: { type: 'string' }, key: { type: 'string' } }, { usage: USAGE });
   const base = values.url ?? process.env.AFTERIMAGE_URL;
   const key = values.key ?? process.env.AFTERIMAGE_API_KEY;
   const where = "in the assistant's configuration of this MCP server";

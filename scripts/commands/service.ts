@@ -1,4 +1,6 @@
+import { lookup } from 'node:dns/promises';
 import { bootstrapAdmin, type FirstAdmin } from '../../core/accounts/bootstrapAdmin.ts';
+import { ConfigError, type Config } from '../../core/config.ts';
 import { cachedApiKeys } from '../../core/accounts/cachedApiKeys.ts';
 import { connect, type Sql } from '../../core/db/database.ts';
 import { openDatabase } from '../../core/db/openDatabase.ts';
@@ -13,7 +15,8 @@ import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { startApi } from '../../api/server.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
 import { startWorker } from '../../pipeline/worker.ts';
-import { setup, version } from '../cli.ts';
+import { commandLogger, parseOptions, setup, version } from '../cli.ts';
+import { chooseDatabase, dataDirOption } from '../serviceDatabase.ts';
 
 /**
  * `start` runs the API and the worker in one process; `api` and `worker` run one side each, to
@@ -21,27 +24,59 @@ import { setup, version } from '../cli.ts';
  * it again should its postmaster die. Every process shuts down the same way: stop taking work, finish
  * what is in flight, then close the database (and the embedded cluster, if no other process uses it).
  */
-/** Shows the administrator created on a database without users: its key and sign-in link are shown this once. */
+/**
+ * Shows the administrator created on a database without users: its key and sign-in link are shown
+ * this once, between rules of their own so they stand out among log lines. The key keeps a line to
+ * itself (indented), where scripts find it.
+ */
 function printFirstAdmin(admin: FirstAdmin, baseUrl: string, site: string): void {
-  process.stdout.write(
-    [
-      '',
-      `First run: created the administrator ${admin.email} (Pro, L4).`,
-      'Its API key is shown only this once; store it now:',
-      '',
-      `  ${admin.key}`,
-      '',
-      `Try it:  curl -H "X-API-Key: ${admin.key}" ${baseUrl}/api/features`,
-      '',
-      `Sign in on the website with this link; it works once, until ${admin.signInExpiresAt.toISOString().slice(11, 16)} UTC:`,
-      '',
-      `  ${site}/login/once/${admin.signInToken}`,
-      '',
-      'Then set a password on /account, or now with:',
-      `  afterimage users password --email ${admin.email} --password-stdin`,
-      '',
-    ].join('\n'),
-  );
+  const lines = [
+    `First run: created the administrator ${admin.email} (Pro, L4).`,
+    'Its API key is shown only this once; store it now:',
+    '',
+    `    ${admin.key}`,
+    '',
+    `Try it:  curl -H "X-API-Key: ${admin.key}" ${baseUrl}/api/features`,
+    '',
+    `Sign in on the website with this link; it works once, until ${admin.signInExpiresAt.toISOString().slice(11, 16)} UTC:`,
+    '',
+    `    ${site}/login/once/${admin.signInToken}`,
+    '',
+    'Then set a password on /account, or now with:',
+    `    npx afterimage users password --email ${admin.email} --password-stdin`,
+  ];
+  const rule = '═'.repeat(Math.min(78, Math.max(...lines.map((line) => line.length)) + 4));
+  process.stdout.write(['', rule, ...lines.map((line) => (line ? `  ${line}` : '')), rule, '', ''].join('\n'));
+}
+
+const USAGE = {
+  start: `usage: npx afterimage start [--data-dir DIR]   (what npm start runs)
+runs the API and the worker in one process`,
+  api: `usage: npx afterimage api [--data-dir DIR]
+runs the HTTP API only (run several behind a load balancer; npx afterimage migrate once per release first)`,
+  worker: `usage: npx afterimage worker [--data-dir DIR]
+runs the job worker only (run as many as the queue needs)`,
+};
+const SERVICE_USAGE = `The database: the embedded PostgreSQL in --data-dir DIR or DATA_DIR (default ./.afterimage), or DATABASE_URL.
+Every other setting comes from the environment (README.md; npx afterimage config shows this shell's). On a database
+without users the first start creates an administrator and prints its API key and a sign-in link once.`;
+
+/** `afterimage start`, `api` or `worker`: the options are read (and --help answered) before anything starts. */
+export async function serviceCommand(role: keyof typeof USAGE, args: string[]): Promise<void> {
+  const { values } = parseOptions(args, dataDirOption, { usage: `${USAGE[role]}\n${SERVICE_USAGE}` });
+  const config = values['data-dir'] === undefined ? undefined : (await chooseDatabase(values['data-dir'])).config;
+  await serve({ api: role !== 'worker', worker: role !== 'api' }, { config });
+}
+
+/** Fails fast, naming HOST, when it is neither an address nor a name that resolves (listen would only say getaddrinfo ENOTFOUND). */
+async function checkHost(config: Config): Promise<void> {
+  try {
+    await lookup(config.HOST);
+  } catch (error) {
+    throw new ConfigError([
+      `HOST: ${JSON.stringify(config.HOST)} is not an address of this machine nor a name that resolves (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); expected e.g. 127.0.0.1, or 0.0.0.0 to accept remote clients`,
+    ]);
+  }
 }
 
 /** What a started service shares with the command that started it (the demo points its webhook with them). */
@@ -52,11 +87,15 @@ export interface Serving {
 
 export async function serve(
   sides: { api: boolean; worker: boolean },
-  /** firstAdmin: an administrator created before the start (the demo's), shown as the bootstrap shows its own. */
-  options: { firstAdmin?: FirstAdmin | undefined } = {},
+  /**
+   * firstAdmin: an administrator created before the start (the demo's), shown as the bootstrap shows its own;
+   * config: the one --data-dir gave, else the environment's.
+   */
+  options: { firstAdmin?: FirstAdmin | undefined; config?: Config | undefined } = {},
 ): Promise<Serving | undefined> {
   const started = Date.now();
-  const { config, log } = setup();
+  const { config, log } = options.config ? { config: options.config, log: commandLogger(options.config) } : setup();
+  if (sides.api) await checkHost(config);
   const role = sides.api && sides.worker ? 'start' : sides.api ? 'api' : 'worker';
   // Whatever has started is closed in reverse order, also when a signal comes during start-up.
   const closers: Array<() => Promise<void>> = [];

@@ -6,9 +6,10 @@ import { detectFormat } from '../../core/subtitles/detectFormat.ts';
 import { normaliseCues } from '../../core/subtitles/normaliseCues.ts';
 import { parseRaw } from '../../core/subtitles/parse.ts';
 import { render } from '../../core/subtitles/render.ts';
-import { output, parseOptions, UsageError } from '../cli.ts';
+import { output, parseOptions, subcommand, UsageError } from '../cli.ts';
 
-const USAGE = 'usage: afterimage subtitles convert <file> --to srt|vtt|txt [--json]';
+const USAGE = `usage: npx afterimage subtitles convert <file> --to srt|vtt|txt [--json]
+any WebVTT, SRT, timedtext or json3 file, normalised, to stdout`;
 const READS = 'WebVTT, SRT, YouTube timedtext XML (srv1, srv2, srv3) or json3';
 
 async function readText(file: string): Promise<string> {
@@ -33,9 +34,9 @@ function readCues(file: string, text: string, format: InputFormat): Cue[] {
 }
 
 /** `subtitles convert`: any subtitle file the codecs read to normalised SRT, WebVTT or text on stdout. */
-export async function subtitlesCommand([action, ...args]: string[]): Promise<void> {
-  if (action !== 'convert') throw new UsageError(USAGE);
-  const { values, positionals } = parseOptions(args, { to: { type: 'string' } }, true);
+export async function subtitlesCommand(command: string[]): Promise<void> {
+  const [, args] = subcommand(command, ['convert'], USAGE);
+  const { values, positionals } = parseOptions(args, { to: { type: 'string' } }, { usage: USAGE, positionals: true });
   const [file, ...extra] = positionals;
   if (!file || extra.length > 0 || !values.to) throw new UsageError(USAGE);
   const to = outputFormats.find((format) => format === values.to?.toLowerCase());

@@ -96,7 +96,7 @@ describe('archive roots', () => {
     ]);
     const again = await cli(['archives', 'remove', fixture.dir]);
     expect(again.code).toBe(2);
-    expect(parseJson(again).error.message).toContain('is not an archive root in use; afterimage archives list shows them');
+    expect(parseJson(again).error.message).toContain('is not an archive root in use; npx afterimage archives list shows them');
 
     const [archive] = configuredSources(loadConfig({ DATABASE_URL: db.url, ARCHIVE_DIR: elsewhere }), () => activeArchiveRoots(db.sql));
     expect(await archive!.resolveChannel({ kind: 'handle', handle: fixture.handle })).toBeUndefined();

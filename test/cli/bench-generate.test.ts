@@ -113,6 +113,6 @@ describe('afterimage bench generate', () => {
     expect(parseJson(missing).error.message).toMatch(/--videos takes a whole number/);
     const unknown = await runCommand(['bench', 'nope'], { DATABASE_URL: first.url });
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/usage: afterimage bench generate/);
+    expect(unknown.stderr).toMatch(/usage: npx afterimage bench generate/);
   });
 });

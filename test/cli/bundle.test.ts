@@ -31,7 +31,10 @@ function change(mark: string) {
   const source = join(copy, 'scripts/afterimage.ts');
   writeFileSync(
     source,
-    readFileSync(source, 'utf8').replace(/usage: afterimage <command> \[options\].*$/m, `usage: afterimage <command> [options] ${mark}`),
+    readFileSync(source, 'utf8').replace(
+      /usage: npx afterimage <command> \[options\].*$/m,
+      `usage: npx afterimage <command> [options] ${mark}`,
+    ),
   );
   return afterimage('help');
 }

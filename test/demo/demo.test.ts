@@ -238,7 +238,7 @@ describe('afterimage demo', () => {
     const result = await runCli(['demo', '--videos', '5', '--dir', join(dir, 'never-built')]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--videos 5: expected a whole number from 10 to 1000');
-    expect(result.stderr).toContain('usage: afterimage demo');
+    expect(result.stderr).toContain('usage: npx afterimage demo');
     expect(existsSync(join(dir, 'never-built'))).toBe(false);
   });
 });

@@ -340,7 +340,7 @@ describe('searching', () => {
     const missing = createTypesenseBackend({ config: configFor({ TYPESENSE_COLLECTION: 'nothing' }), sql: db.sql, log: silent, ...quick });
     await expect(missing.search(request({ q: 'lathe' }))).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
-      message: expect.stringMatching(/no usable collection "nothing".*run `afterimage reindex`/),
+      message: expect.stringMatching(/no usable collection "nothing".*run `npx afterimage reindex`/),
     });
   });
 
@@ -351,7 +351,7 @@ describe('searching', () => {
     await backend.search(request({ q: 'cats OR dogs' }));
     await expect(backend.search(request({ q: 'cats OR "hot dog"' }))).rejects.toMatchObject({
       code: 'SERVICE_UNAVAILABLE',
-      message: `Typesense at ${typesense.url}: the collection behind "videos" has no field "pairs", which this version searches (it was built by an older one), to search: run \`afterimage reindex\` to rebuild it`,
+      message: `Typesense at ${typesense.url}: the collection behind "videos" has no field "pairs", which this version searches (it was built by an older one), to search: run \`npx afterimage reindex\` to rebuild it`,
     });
     expect(searches()).toHaveLength(2); // a 404 is not retried
   });
@@ -645,7 +645,7 @@ describe('afterimage reindex', () => {
     const result = await runCommand(['reindex'], env());
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /afterimage: Typesense refused 1 of 5000 documents \(first: bulk0000001: Field `view_count` must be an int64\.\); "videos" still points at videos_20200101000000: fix the cause and run afterimage reindex again/,
+      /afterimage: Typesense refused 1 of 5000 documents \(first: bulk0000001: Field `view_count` must be an int64\.\); "videos" still points at videos_20200101000000: fix the cause and run npx afterimage reindex again/,
     );
     expect(typesense.requests.map((r) => r.method + ' ' + r.path.replace(/videos_\d{14}(?<!20200101000000)/, 'NEW'))).toEqual([
       'GET /aliases/videos',
@@ -662,7 +662,7 @@ describe('afterimage reindex', () => {
     const unset = await runCommand(['reindex'], { DATABASE_URL: db.url });
     expect(unset.code).toBe(2);
     expect(unset.stderr).toBe(
-      'afterimage: TYPESENSE_URL is not set: set TYPESENSE_URL (e.g. http://localhost:8108) and TYPESENSE_API_KEY to the Typesense server to index into, then run afterimage reindex again\n',
+      'afterimage: TYPESENSE_URL is not set: set TYPESENSE_URL (e.g. http://localhost:8108) and TYPESENSE_API_KEY to the Typesense server to index into, then run npx afterimage reindex again\n',
     );
     const noKey = await runCommand(['reindex', '--json'], { DATABASE_URL: db.url, TYPESENSE_URL: typesense.url });
     expect(noKey.code).toBe(2);

@@ -47,8 +47,8 @@ describe('afterimage subtitles convert', () => {
       [['subtitles', 'convert', file('notes.txt'), '--to', 'srt'], /notes\.txt is not a subtitle file afterimage can read/],
       [['subtitles', 'convert', file('broken.json3'), '--to', 'srt'], /broken\.json3: json3 captions are not valid JSON/],
       [['subtitles', 'convert', file('auto.en.vtt'), '--to', 'ass'], /--to takes srt, vtt or txt/],
-      [['subtitles', 'convert', file('auto.en.vtt')], /usage: afterimage subtitles convert/],
-      [['subtitles', 'split'], /usage: afterimage subtitles convert/],
+      [['subtitles', 'convert', file('auto.en.vtt')], /usage: npx afterimage subtitles convert/],
+      [['subtitles', 'split'], /usage: npx afterimage subtitles convert/],
     ];
     const results = await Promise.all(cases.map(([args]) => runCommand(args)));
     cases.forEach(([args, message], i) => {

@@ -92,12 +92,12 @@ function describeFailure(error: unknown, target: TypesenseTarget, what: string):
     if (field) {
       return new AppError(
         'SERVICE_UNAVAILABLE',
-        `${at}: the collection behind "${target.alias}" has no field "${field}", which this version searches (it was built by an older one), to ${what}: run \`afterimage reindex\` to rebuild it`,
+        `${at}: the collection behind "${target.alias}" has no field "${field}", which this version searches (it was built by an older one), to ${what}: run \`npx afterimage reindex\` to rebuild it`,
       );
     }
     return new AppError(
       'SERVICE_UNAVAILABLE',
-      `${at} has no usable collection "${target.alias}" (${said}) to ${what}: run \`afterimage reindex\` to build the search index`,
+      `${at} has no usable collection "${target.alias}" (${said}) to ${what}: run \`npx afterimage reindex\` to build the search index`,
     );
   }
   if (status === 429 || status >= 500) {

@@ -99,7 +99,7 @@ async function fillCollection(
       const first = failures[0]!;
       throw new AppError(
         'INTERNAL_ERROR',
-        `Typesense refused ${failures.length} of ${page.length} documents (first: ${first.id}: ${first.error}); "${target.alias}" still points at ${aliasTarget}: fix the cause and run afterimage reindex again`,
+        `Typesense refused ${failures.length} of ${page.length} documents (first: ${first.id}: ${first.error}); "${target.alias}" still points at ${aliasTarget}: fix the cause and run npx afterimage reindex again`,
       );
     }
     documents += page.length;
