@@ -88,7 +88,8 @@ describe('honest commands', () => {
     }
     const spawned = await runCli(['keys', 'list', '--data-dir', join(scratch.dir, 'named')], env);
     expect(spawned.stderr).toContain('both --data-dir and DATABASE_URL name a database');
-  });
+    // Each command's modules are loaded on its first call: 15 s alone, more beside the other files.
+  }, 90_000);
 
   it('with no database named and no service running, a command says how to name one instead of using ./.afterimage', async () => {
     const result = await runCli(['keys', 'list'], { XDG_RUNTIME_DIR: runtimeDir });
