@@ -48,5 +48,6 @@ describe.skipIf(!readable)('embedded PostgreSQL as a normal user', () => {
     expect(JSON.parse(again)).toEqual([]);
     // The last (only) user of the cluster stopped it on exit.
     expect(existsSync(join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
-  });
+    // Two commands, each started from the TypeScript sources (nobody cannot write the bundle), one running initdb: 20 s alone.
+  }, 120_000);
 });
