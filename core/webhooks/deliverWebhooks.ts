@@ -226,13 +226,15 @@ export async function deliverWebhooks(deps: DeliveryDeps, shard: number): Promis
       if (nextAt) await scheduleShard(deps.sql, shard, nextAt);
       return;
     }
-    for (let next = 0; next < ready.length; ) {
-      await Promise.all(
-        Array.from({ length: Math.min(ENDPOINTS_AT_ONCE, ready.length) }, async () => {
-          while (next < ready.length) await deliverToEndpoint(deps, ready[next++]!);
-        }),
-      );
-    }
+    let next = 0;
+    const rounds = await Promise.allSettled(
+      Array.from({ length: Math.min(ENDPOINTS_AT_ONCE, ready.length) }, async () => {
+        while (next < ready.length) await deliverToEndpoint(deps, ready[next++]!);
+      }),
+    );
+    // One endpoint's failure (the database's, not a receiver's) fails the job once the others' rounds have ended.
+    const failed = rounds.find((round) => round.status === 'rejected');
+    if (failed) throw failed.reason;
     if (Date.now() - started > RUN_BUDGET_MS) return scheduleShard(deps.sql, shard);
   }
 }
