@@ -7,6 +7,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import type { Sql } from '../db/database.ts';
+import { webhookAttempts } from '../metrics.ts';
 import type { ServerKey } from '../secrets/serverKey.ts';
 import { CHANGE_COLUMNS, presentChange, type ChangeRow } from '../watchlists/change.ts';
 import { postponeDeliveries, scheduleDeliveries } from './deliveryJob.ts';
@@ -185,6 +186,7 @@ export async function deliverWebhooks(deps: DeliveryDeps, endpointId: string): P
     const attemptedAt = rows.map(() => new Date());
     const outcomes = await Promise.all(rows.map((row) => attempt(deps.receivers, endpoint, webhook, row)));
     const result = await recordWindow(sql, endpointId, rows, outcomes, attemptedAt);
+    for (const outcome of outcomes) webhookAttempts.inc({ outcome: outcome.error === null ? 'delivered' : 'failed' });
     if (result.ended) return;
     failing = outcomes.some((outcome) => outcome.error !== null);
     // A failure ends the round: the job comes back when the failed delivery is due (or at once when it was given up).
