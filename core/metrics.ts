@@ -7,6 +7,8 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Sql } from './db/database.ts';
+import { queueDepth } from './jobs/queueDepth.ts';
+import { checksDue } from './status/checksDue.ts';
 
 /** What this process counts itself. */
 const processRegistry = new Registry();
@@ -118,7 +120,7 @@ const oldestWaiting = new Gauge({
   registers: [queueRegistry],
 });
 
-const checksDue = new Gauge({
+const checksDueNow = new Gauge({
   name: 'afterimage_status_checks_due',
   help: 'Videos whose next status check is due now (not yet queued)',
   registers: [queueRegistry],
@@ -133,26 +135,16 @@ function collectProcessMetrics(): void {
   collectDefaultMetrics({ register: processRegistry });
 }
 
-/** The queue and the checks due, from the database: three short statements (the jobs table is the queue; the checks are an index range). */
+/** The queue and the checks due, from the database: two short statements (the jobs table is the queue; the checks an index range). */
 async function readQueue(sql: Sql): Promise<void> {
-  const [jobs, [due]] = await Promise.all([
-    sql<{ task: string; waiting: number; scheduled: number; running: number; failed: number; oldestSeconds: number | null }[]>`
-      select task_identifier as task,
-        count(*) filter (where locked_at is null and attempts < max_attempts and run_at <= now())::int as waiting,
-        count(*) filter (where locked_at is null and attempts < max_attempts and run_at > now())::int as scheduled,
-        count(*) filter (where locked_at is not null)::int as running,
-        count(*) filter (where locked_at is null and attempts >= max_attempts)::int as failed,
-        extract(epoch from now() - min(run_at) filter (where locked_at is null and attempts < max_attempts and run_at <= now()))::float8 as "oldestSeconds"
-      from graphile_worker.jobs group by task_identifier`,
-    sql<{ due: number }[]>`select count(*)::int as due from video_checks where next_check_at <= now()`,
-  ]);
+  const [tasks, due] = await Promise.all([queueDepth(sql), checksDue(sql)]);
   jobsQueued.reset();
   oldestWaiting.reset();
-  for (const row of jobs) {
+  for (const row of tasks) {
     for (const state of ['waiting', 'scheduled', 'running', 'failed'] as const) jobsQueued.set({ task: row.task, state }, row[state]);
-    oldestWaiting.set({ task: row.task }, row.oldestSeconds ?? 0);
+    oldestWaiting.set({ task: row.task }, row.oldestWaitingSeconds ?? 0);
   }
-  checksDue.set(due!.due);
+  checksDueNow.set(due);
 }
 
 /** This process's connections as PostgreSQL sees them (every pool names its process: core/db/database.ts). */
@@ -184,7 +176,7 @@ export async function scrapeMetrics(source: MetricsSource): Promise<string> {
   try {
     await Promise.all([source.queue ? readQueue(source.sql) : undefined, readConnections(source.sql, source.poolSize)]);
   } catch {
-    for (const gauge of [jobsQueued, oldestWaiting, checksDue, databaseConnections]) gauge.reset();
+    for (const gauge of [jobsQueued, oldestWaiting, checksDueNow, databaseConnections]) gauge.reset();
     databaseReadFailures.inc();
   }
   const own = await processRegistry.metrics();
