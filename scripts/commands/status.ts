@@ -52,7 +52,7 @@ interface Migrations {
   pending: string[];
 }
 
-export interface StatusReport {
+interface StatusReport {
   ok: boolean;
   problems: Problem[];
   database: { location: string; migrations: Migrations };

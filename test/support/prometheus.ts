@@ -5,9 +5,9 @@
  * rise with it, end at `+Inf` and agree with `_count`. Anything else throws, naming the line.
  */
 
-export type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped';
+type MetricType = 'counter' | 'gauge' | 'histogram' | 'summary' | 'untyped';
 
-export interface Sample {
+interface Sample {
   name: string;
   labels: Record<string, string>;
   value: number;
