@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchText } from '../../core/sources/http.ts';
+import { openEventStream } from '../../api/sse/writer.ts';
+import { eventually } from '../support/cli.ts';
 import { upstreamFor } from '../../core/sources/upstream.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -144,6 +146,25 @@ describe('GET /metrics', () => {
       expect(moved('afterimage_source_request_errors_total', '200')).toBe(0);
     } finally {
       await new Promise((resolve) => upstream.close(resolve));
+    }
+  });
+
+  it('counts the event streams open now', async () => {
+    // The API's own stream writer, behind a server of its own: one stream opened, then left by its client.
+    const streams: Server = createServer((_req, res) => void openEventStream(res, 15, new Set(), () => {}));
+    await new Promise<void>((resolve) => streams.listen(0, '127.0.0.1', resolve));
+    const open = () => scrape().then((families) => sampleValue(families, 'afterimage_sse_connections'));
+    try {
+      const before = await open();
+      const client = new AbortController();
+      const response = await fetch(`http://127.0.0.1:${(streams.address() as AddressInfo).port}/`, { signal: client.signal });
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      expect(await open()).toBe(before + 1);
+      client.abort();
+      await eventually(async () => (await open()) === before, 'the stream counted as closed');
+    } finally {
+      streams.closeAllConnections();
+      await new Promise((resolve) => streams.close(resolve));
     }
   });
 });
