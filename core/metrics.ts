@@ -151,7 +151,7 @@ async function readQueue(sql: Sql): Promise<void> {
 async function readConnections(sql: Sql, poolSize: number): Promise<void> {
   const rows = await sql<{ pool: string; state: string; connections: number }[]>`
     select split_part(application_name, ':', 3) as pool, coalesce(state, 'unknown') as state, count(*)::int as connections
-    from pg_stat_activity where application_name like ${`afterimage:${process.pid}:%`} group by 1, 2`;
+    from pg_stat_activity where datname = current_database() and application_name like ${`afterimage:${process.pid}:%`} group by 1, 2`;
   databaseConnections.reset();
   for (const row of rows) databaseConnections.set({ pool: row.pool, state: row.state }, row.connections);
   databasePoolSize.set(poolSize);
