@@ -15,8 +15,10 @@ import { remembered } from '../core/remembered.ts';
 import { privateByDefault, API_CALLER_HEADERS, JSON_TYPE, sendAnswer, sendError } from './http/representation.ts';
 import { streamTokenOf } from './http/streamToken.ts';
 import { handled, isReply, pathPattern, type ApiDeps, type Route } from './http/route.ts';
+import { httpDuration, httpRequests } from '../core/metrics.ts';
 import { mcpHandler } from './mcp/handler.ts';
 import { allRoutes } from './routes/index.ts';
+import { METRICS_PATH, metricsRoute } from './routes/metrics.ts';
 import {
   AUTHORIZATION_SERVER_METADATA_PATHS,
   noAuthorizationServerMetadata,
@@ -27,7 +29,16 @@ import { sendErrorPage, wantsHtml } from './web/errorPage.tsx';
 import { servePage, type Page } from './web/page.tsx';
 import { allPages } from './web/pages/index.ts';
 
-type Request = PolkaRequest & { id: string };
+/** `routePattern`: the pattern the request matched (`/api/videos/:id`), for the metrics: a raw path would make a series per id. */
+type Request = PolkaRequest & { id: string; routePattern?: string };
+
+/** `handler`, naming the route pattern it serves on the request. */
+const routed =
+  <H extends (req: Request, res: ServerResponse, next: () => void) => unknown>(pattern: string, handler: H) =>
+  (req: Request, res: ServerResponse, next: () => void) => {
+    req.routePattern = pattern;
+    return handler(req, res, next);
+  };
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -153,32 +164,42 @@ export function createApi(deps: ApiDeps, routes: Route[] = allRoutes, pages: Pag
     for (const [name, value] of everyAnswer) res.setHeader(name, value);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
       deps.log.info('request', {
         reqId: req.id,
         method: req.method,
         path: req.path,
         status: res.statusCode,
-        ms: Number(process.hrtime.bigint() - started) / 1e6,
+        ms,
         userId: (res as ServerResponse & { userId?: string }).userId,
       });
+      const route = req.routePattern ?? 'unmatched';
+      httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
+      httpDuration.observe({ method: req.method, route }, ms / 1000);
     });
     if (!answerCors(req, res)) next();
   });
 
   // The MCP server (api/mcp/handler.ts): every method, so GET and DELETE get the transport's 405.
-  app.all('/mcp', mcpHandler(deps) as unknown as Middleware<Request>);
+  app.all('/mcp', routed('/mcp', mcpHandler(deps)) as unknown as Middleware<Request>);
   for (const route of routes) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-    app[method](route.path, dispatch(route, deps) as unknown as Middleware<Request>);
+    app[method](route.path, routed(route.path, dispatch(route, deps)) as unknown as Middleware<Request>);
   }
+  // Prometheus's scrape (api/routes/metrics.ts), only when a token is configured: off, it is a path like any unknown one.
+  if (deps.config.METRICS_TOKEN)
+    app.get(METRICS_PATH, routed(METRICS_PATH, metricsRoute(deps, deps.config.METRICS_TOKEN)) as unknown as Middleware<Request>);
   // Where OAuth clients look for an authorization server, and their registration before the sign-up form's (api/routes/noAuthorizationServer.ts).
   for (const path of AUTHORIZATION_SERVER_METADATA_PATHS)
-    app.get(path, noAuthorizationServerMetadata(deps) as unknown as Middleware<Request>);
-  app.post('/register', refuseClientRegistration(deps) as unknown as Middleware<Request>);
+    app.get(path, routed(path, noAuthorizationServerMetadata(deps)) as unknown as Middleware<Request>);
+  app.post('/register', routed('/register', refuseClientRegistration(deps)) as unknown as Middleware<Request>);
   // The web app: pages for people on the same server, and their hashed CSS and JavaScript.
-  for (const page of pages) app[page.method === 'GET' ? 'get' : 'post'](page.path, servePage(page, deps) as unknown as Middleware<Request>);
-  app.get('/assets/*', ((req: Request, res: ServerResponse, next: () => void) =>
-    sendAsset(req.path, res) ? undefined : next()) as unknown as Middleware<Request>);
+  for (const page of pages)
+    app[page.method === 'GET' ? 'get' : 'post'](page.path, routed(page.path, servePage(page, deps)) as unknown as Middleware<Request>);
+  app.get(
+    '/assets/*',
+    routed('/assets/*', (req, res, next) => (sendAsset(req.path, res) ? undefined : next())) as unknown as Middleware<Request>,
+  );
   return app;
 }
 

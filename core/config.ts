@@ -75,6 +75,16 @@ export const configSchema = z.object({
     .default(1024 * 1024)
     .describe('largest accepted request body'),
   TRUST_PROXY: booleanFromEnv.default(false).describe('take the client address from `X-Forwarded-For` (only behind your own proxy)'),
+  METRICS_TOKEN: z
+    .string()
+    .min(16, { message: 'expected at least 16 characters (a random token, e.g. `openssl rand -hex 24`)' })
+    .optional()
+    .describe('serves `GET /metrics` (Prometheus) on the API port to scrapers sending `Authorization: Bearer <METRICS_TOKEN>`'),
+  METRICS_PORT: integerFromEnv(0, 65535)
+    .optional()
+    .describe(
+      'serves `GET /metrics` without a token on this port of `HOST`, apart from the API; each process (a worker too) needs its own',
+    ),
   STATEMENT_TIMEOUT_MS: integerFromEnv(100, 3_600_000).default(15_000).describe('no query of the API or worker runs longer'),
   ARCHIVE_DIR: z
     .string()
@@ -208,6 +218,7 @@ const secretSettings = new Set<keyof RawConfig>([
   'LLM_API_KEY',
   'S3_SECRET_ACCESS_KEY',
   'SECRET_KEY',
+  'METRICS_TOKEN',
 ]);
 
 export class ConfigError extends Error {

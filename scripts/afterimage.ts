@@ -22,6 +22,8 @@ operator (each takes --json for scripts)
   backfill <@handle|channel URL|UC…|video URL>...   crawl these channels now from every source, then check their videos
   refresh [--channel UC…]... [--video ID]... [--no-wait]   check video statuses now (default: every video due)
   reindex               rebuild the Typesense search index from every video, then switch searches to it
+  status [--data-dir DIR]   the services and workers on this database and their versions, the queue, each
+                        source's last crawl, checks due, stenograms, disk; exit 1 naming what is wrong
   migrate               apply database migrations (start does this too)
   config                print this shell's configuration (not a running service's), secrets masked
   users create --email E --tier anonymous|registered|plus|pro [--admin] [--password-stdin]
@@ -62,8 +64,9 @@ const commands: Record<string, () => Promise<Command>> = {
   import: async () => (await import('./commands/import.ts')).importCommand,
   archives: async () => (await import('./commands/archives.ts')).archivesCommand,
   subtitles: async () => (await import('./commands/subtitles.ts')).subtitlesCommand,
-  refresh: async () => (await import('./commands/status.ts')).refreshCommand,
-  backfill: async () => (await import('./commands/status.ts')).backfillCommand,
+  refresh: async () => (await import('./commands/refresh.ts')).refreshCommand,
+  backfill: async () => (await import('./commands/refresh.ts')).backfillCommand,
+  status: async () => (await import('./commands/status.ts')).statusCommand,
   reindex: async () => (await import('./commands/reindex.ts')).reindexCommand,
   bench: async () => (await import('./commands/bench.ts')).benchCommand,
   mcp: async () => (await import('./commands/mcp.ts')).mcpCommand,

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { loadConfig, type Config } from '../core/config.ts';
@@ -6,7 +5,7 @@ import { openDatabase, type Database } from '../core/db/openDatabase.ts';
 import { schemaIsCurrent } from '../core/db/schemaIsCurrent.ts';
 import { createLogger, type Logger, type LogLevel } from '../core/log.ts';
 
-export const version: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+export { version } from '../core/version.ts';
 
 /** A mistake in how a command was called: the message says how to call it. */
 export class UsageError extends Error {}

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { sseConnections } from '../../core/metrics.ts';
 
 /**
  * How far a client may fall behind (bytes written but not yet taken by its socket) before its stream
@@ -33,6 +34,7 @@ export function openEventStream(res: ServerResponse, heartbeatSeconds: number, o
     if (!open) return;
     open = false;
     openStreams.delete(stream);
+    sseConnections.dec();
     clearInterval(heartbeat);
     onClose();
   };
@@ -75,5 +77,6 @@ export function openEventStream(res: ServerResponse, heartbeatSeconds: number, o
   // Comments keep idle connections open through proxies that drop silent ones; one with data queued is not idle.
   const heartbeat = setInterval(() => res.writableLength === 0 && res.write(': keep-alive\n\n'), heartbeatSeconds * 1000);
   openStreams.add(stream);
+  sseConnections.inc();
   return stream;
 }

@@ -7,6 +7,7 @@ import { failCrawl, finishCrawl } from './finishCrawl.ts';
 import { isQueued, loadCrawl, type Crawl } from './loadCrawl.ts';
 import { retryProgress } from './retryProgress.ts';
 import { storeBatch } from './storeBatch.ts';
+import { videosCrawled } from '../metrics.ts';
 
 export interface CrawlDeps {
   sql: Sql;
@@ -50,4 +51,5 @@ async function step(deps: CrawlDeps, job: JobPayload<'crawl_channel'>): Promise<
   // The retry events go before the batch's, in the stream's order too.
   await onRetry.flushed();
   await deps.sql.begin((tx) => storeBatch(tx, crawl, { plan, index: job.step, cursor: job.cursor }, batch, deps.log));
+  videosCrawled.inc({ source: source.name }, batch.videos.length);
 }

@@ -2,6 +2,7 @@ import { connect as connectSocket, type Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import postgres from 'postgres';
 import { createLogger, type Logger } from '../log.ts';
+import { version } from '../version.ts';
 import { createCircuit, type DatabaseCircuit } from './circuit.ts';
 import { DATABASE_UNAVAILABLE } from './connectionFailure.ts';
 
@@ -16,8 +17,11 @@ export function withDatabaseName(url: string, name: string): string {
   return parsed.toString();
 }
 
-/** Every connection names its process, so the embedded cluster knows when its last user has gone. */
-const applicationName = (role: string) => `afterimage:${process.pid}:${role}`;
+/**
+ * Every connection names its process, role and version (`afterimage:<pid>:<role>:<version>`), so the
+ * embedded cluster knows when its last user has gone and `afterimage status` which services run.
+ */
+const applicationName = (role: string) => `afterimage:${process.pid}:${role}:${version}`;
 
 /** A connect (socket, then startup and authentication) that takes longer fails: a vanished host must not hold requests. */
 const CONNECT_TIMEOUT_MS = 2_000;

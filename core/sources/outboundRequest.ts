@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { sourceErrors, sourceRequests } from '../metrics.ts';
 import { DefiniteError } from './httpErrors.ts';
 import { isPrivateAddress } from './privateAddress.ts';
 import type { Lookup, Upstream } from './upstream.ts';
@@ -105,8 +106,26 @@ export async function readBody(response: IncomingMessage, origin: string, maxByt
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
-/** GET `url` from `upstream`, redirects followed within its origins: the final status, body and Date header. */
+/** GET `url` from `upstream`, redirects followed within its origins: the final status, body and Date header; counted by source and status (core/metrics.ts). */
 export async function outboundGet(
+  upstream: Upstream,
+  url: string,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): Promise<{ status: number; body: Buffer; date?: string }> {
+  let status = 'none';
+  try {
+    const answer = await followRedirects(upstream, url, headers, signal);
+    status = String(answer.status);
+    return answer;
+  } finally {
+    const labels = { source: upstream.kind, status };
+    sourceRequests.inc(labels);
+    if (status === 'none' || Number(status) >= 400) sourceErrors.inc(labels);
+  }
+}
+
+async function followRedirects(
   upstream: Upstream,
   url: string,
   headers: Record<string, string>,

@@ -7,6 +7,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import type { Sql } from '../db/database.ts';
+import { webhookAttempts } from '../metrics.ts';
 import type { ServerKey } from '../secrets/serverKey.ts';
 import { CHANGE_COLUMNS, presentChange, type ChangeRow } from '../watchlists/change.ts';
 import { scheduleShard } from './deliveryJob.ts';
@@ -190,6 +191,7 @@ async function deliverToEndpoint(deps: DeliveryDeps, endpointId: string): Promis
     const attemptedAt = rows.map(() => new Date());
     const outcomes = await Promise.all(rows.map((row) => attempt(deps.receivers, endpoint, webhook, row)));
     const result = await recordWindow(sql, endpointId, rows, outcomes, attemptedAt);
+    for (const outcome of outcomes) webhookAttempts.inc({ outcome: outcome.error === null ? 'delivered' : 'failed' });
     failing = outcomes.some((outcome) => outcome.error !== null);
     // A failure ends the round: the endpoint is ready again when the failed delivery's retry is due.
     // A window not filled took every due delivery: asking again would find none.

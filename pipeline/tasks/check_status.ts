@@ -1,5 +1,6 @@
 import type { Sql } from '../../core/db/database.ts';
 import type { Logger } from '../../core/log.ts';
+import { statusChecks } from '../../core/metrics.ts';
 import type { StatusProbe } from '../../core/status/probes.ts';
 import { recordObservations, type StatusSchedule } from '../../core/status/recordObservations.ts';
 import { defineTask } from '../defineTask.ts';
@@ -25,6 +26,7 @@ export function checkStatusTask(deps: CheckStatusDeps) {
     }
     const observations = await deps.statusProbe(videoIds, helpers.abortSignal);
     const { changes, suspected } = await deps.sql.begin((tx) => recordObservations(tx, observations, deps.statusSchedule));
+    for (const observation of observations) statusChecks.inc({ outcome: observation.outcome });
     const transient = observations.filter((observation) => observation.outcome === 'transient').length;
     if (changes.length || suspected || transient) {
       deps.log.info('status checked', { task: 'check_status', videos: videoIds.length, changed: changes.length, suspected, transient });

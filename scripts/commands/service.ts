@@ -13,6 +13,7 @@ import { buildServices } from '../../core/services/buildServices.ts';
 import { warmUpSources } from '../../core/sources/configured.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
 import { startApi } from '../../api/server.ts';
+import { startMetricsServer } from '../../api/routes/metrics.ts';
 import { createEventHub } from '../../api/sse/hub.ts';
 import { startWorker } from '../../pipeline/worker.ts';
 import { commandLogger, parseOptions, setup, version } from '../cli.ts';
@@ -141,6 +142,14 @@ export async function serve(
     if (sides.worker && !stopping) {
       const worker = await startWorker(config, db, log, services);
       closers.push(() => worker.stop());
+    }
+    if (config.METRICS_PORT !== undefined && !stopping) {
+      // API processes show the deployment's queue too; a worker only its own work (core/metrics.ts).
+      const metrics = await startMetricsServer(
+        { sql: db.sql, poolSize: config.DATABASE_POOL_SIZE, queue: sides.api, port: config.METRICS_PORT, host: config.HOST },
+        log,
+      );
+      closers.push(() => metrics.close());
     }
     log.info('afterimage ready', { role, version, ms: Date.now() - started, database: db.embedded ? 'embedded' : 'DATABASE_URL' });
     return { sql: db.sql, serverKey: services.serverKey };

@@ -1,204 +1,261 @@
 /**
- * `afterimage refresh` and `afterimage backfill`: operators forcing status checks and crawls now,
- * instead of waiting for the crontab. Both queue jobs (the workers run them) and follow them with
- * a progress bar; when no worker runs, the work stays queued and the command says so.
+ * `afterimage status`: what runs on this database and whether it is well, for an operator or a
+ * script (--json): the services and workers with their versions, the queue, each source's last
+ * crawl, the status checks due, the stenogram store and the disk. Something wrong (no worker, a
+ * source failing for an hour, migrations pending) is printed with what to do, and the exit code is 1.
+ * Read-only: it never migrates, and each figure is one short statement.
  */
+import { statfs } from 'node:fs/promises';
+import type { Config } from '../../core/config.ts';
+import { sourceHealth, type SourceHealth } from '../../core/crawl/sourceHealth.ts';
+import { connectedServices, type ConnectedService } from '../../core/db/connectedServices.ts';
 import type { Sql } from '../../core/db/database.ts';
-import { crawlProgress } from '../../core/crawl/crawlProgress.ts';
-import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
-import { startSearch } from '../../core/crawl/startSearch.ts';
-import { buildServices } from '../../core/services/buildServices.ts';
-import { configuredStatusProbe } from '../../core/status/probes.ts';
-import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';
+import { databaseLocation, describeDatabaseLocation } from '../../core/db/databaseLocation.ts';
+import { readMigrations } from '../../core/db/readMigrations.ts';
+import { schemaIsCurrent } from '../../core/db/schemaIsCurrent.ts';
+import { queueDepth, type TaskQueue } from '../../core/jobs/queueDepth.ts';
+import { checksDue } from '../../core/status/checksDue.ts';
+import { configuredStenogramStore } from '../../core/stenograms/store.ts';
 import { HEARTBEAT_STALE_SECONDS } from '../../core/workerHeartbeat.ts';
-import { CHANNEL_ID, parseChannelQuery, VIDEO_ID } from '../../core/youtube/channelQuery.ts';
-import { output, parseOptions, UsageError, withDatabase } from '../cli.ts';
-import { progressBar } from '../progress.ts';
-import { chooseDatabase, DATABASE_CHOICE, dataDirOption } from '../serviceDatabase.ts';
+import { output, parseOptions, table } from '../cli.ts';
+import { dataDirOption, withChosenDatabase } from '../serviceDatabase.ts';
 
-const REFRESH_USAGE = `usage: npx afterimage refresh [--channel UC…]... [--video ID]... [--no-wait] [--data-dir DIR] [--json]
-checks the status of these videos now (default: every video due) and waits for the checks (--no-wait: only queues them).
-Needs a status probe: YOUTUBE_API_KEY, STATUS_WATCH_PROBE=true or YTDLP_PATH. ${DATABASE_CHOICE}`;
+export const statusUsage = `usage: afterimage status [--json] [--data-dir DIR]
 
-const BACKFILL_USAGE = `usage: npx afterimage backfill <@handle | channel URL | UC… | video URL>... [--no-wait] [--data-dir DIR] [--json]
-crawls these channels now from every source, then checks their videos. ${DATABASE_CHOICE}`;
+What runs on this database and whether it is well: the services and workers connected and their
+versions, the job queue by task and its oldest waiting job, each source's last crawl and its errors,
+the status checks due now, the stenogram store and the disk space of DATA_DIR.
 
-const POLL_MS = 500;
-/** How long a command waits for a worker to show up before leaving its work queued. */
-const WORKER_GRACE_MS = 15_000;
+Exits 1, printing what is wrong and what to do, when no worker runs, a source has failed for an
+hour or more, or migrations are pending; else 0. --json prints the same as one JSON document.`;
 
-async function workerRunning(sql: Sql): Promise<boolean> {
-  const [row] =
-    await sql`select 1 from worker_heartbeats where last_seen_at > now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}) limit 1`;
-  return Boolean(row);
+/** A source failing this long is a problem, not a passing outage. */
+const FAILING_PROBLEM_SECONDS = 3600;
+
+interface Problem {
+  what: string;
+  fix: string;
 }
 
-/** Waits until these jobs are gone (done) or out of attempts (failed), with progress; false when no worker ran them. */
-async function followJobs(sql: Sql, jobIds: string[], label: string): Promise<{ finished: boolean; failed: number }> {
-  const bar = progressBar(label);
-  const started = Date.now();
-  for (;;) {
-    const [row] = await sql<{ open: number; failed: number }[]>`
-      select count(*) filter (where attempts < max_attempts)::int as open, count(*) filter (where attempts >= max_attempts)::int as failed
-      from graphile_worker.jobs where id = any(${jobIds}::bigint[])`;
-    const done = jobIds.length - row!.open;
-    bar.update(done, jobIds.length, row!.failed ? `${row!.failed} failed` : '');
-    if (row!.open === 0) {
-      bar.done(`${jobIds.length} jobs, ${row!.failed} failed`);
-      return { finished: true, failed: row!.failed };
-    }
-    if (done === 0 && Date.now() - started > WORKER_GRACE_MS && !(await workerRunning(sql))) return { finished: false, failed: 0 };
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+interface Worker {
+  hostname: string;
+  pid: number;
+  version: string | null;
+  startedAt: string;
+  lastSeenAt: string;
+  alive: boolean;
+}
+
+interface Migrations {
+  current: boolean;
+  applied: number;
+  /** Files of sql/ not applied yet (or graphile-worker's own schema behind). */
+  pending: string[];
+}
+
+interface StatusReport {
+  ok: boolean;
+  problems: Problem[];
+  database: { location: string; migrations: Migrations };
+  services: ConnectedService[];
+  workers: Worker[];
+  queue: TaskQueue[];
+  oldestWaiting: { task: string; waitingSeconds: number } | null;
+  sources: SourceHealth[];
+  checksDue: number | null;
+  stenograms: { store: string; documents: number; bytes: number; missingFiles: number } | null;
+  disk: { path: string; freeBytes: number; totalBytes: number } | null;
+}
+
+async function migrationState(sql: Sql): Promise<Migrations> {
+  const files = await readMigrations();
+  const applied = await sql<{ version: number }[]>`select version from schema_migrations`.catch(() => []);
+  const done = new Set(applied.map((row) => row.version));
+  const pending = files.filter((file) => !done.has(file.version)).map((file) => file.file);
+  const current = await schemaIsCurrent(sql);
+  // Everything of sql/ applied yet not current: graphile-worker's schema is behind (or a file changed, which migrate names).
+  if (!current && pending.length === 0) pending.push("graphile-worker's schema");
+  return { current, applied: done.size, pending };
+}
+
+async function workers(sql: Sql, services: ConnectedService[]): Promise<Worker[]> {
+  const rows = await sql<Omit<Worker, 'version'>[]>`
+    select split_part(hostname, '/', 1) as hostname, pid, to_json(started_at)#>>'{}' as "startedAt",
+      to_json(last_seen_at)#>>'{}' as "lastSeenAt", last_seen_at > now() - make_interval(secs => ${HEARTBEAT_STALE_SECONDS}) as alive
+    from worker_heartbeats order by started_at`;
+  // The heartbeat names no version; the worker's connections do (the same pid on another machine is told apart by role).
+  const versionOf = (pid: number) => services.find((service) => service.pid === pid && service.role !== 'cli')?.version ?? null;
+  return rows.map((row) => ({ ...row, version: versionOf(row.pid) }));
+}
+
+async function stenogramStore(sql: Sql, config: Config): Promise<StatusReport['stenograms']> {
+  const [row] = await sql<{ documents: number; bytes: number; missingFiles: number }[]>`
+    select count(*) filter (where status = 'generated')::int as documents, coalesce(sum(bytes), 0)::float8 as bytes,
+      count(*) filter (where file_missing_since is not null)::int as "missingFiles"
+    from stenograms`;
+  return { store: configuredStenogramStore(config).location, ...row! };
+}
+
+async function disk(path: string): Promise<StatusReport['disk']> {
+  const stats = await statfs(path).catch(() => undefined);
+  return stats ? { path, freeBytes: stats.bavail * stats.bsize, totalBytes: stats.blocks * stats.bsize } : null;
+}
+
+/** A long list of migration files shortened to its count, first and last. */
+const pendingList = (pending: string[]) =>
+  pending.length <= 3 ? pending.join(', ') : `${pending.length} (${pending[0]} … ${pending.at(-1)})`;
+
+function problemsOf(report: Omit<StatusReport, 'ok' | 'problems'>): Problem[] {
+  const problems: Problem[] = [];
+  const { migrations } = report.database;
+  if (!migrations.current)
+    problems.push({
+      what: `migrations pending: ${pendingList(migrations.pending)}`,
+      fix: 'run `npx afterimage migrate` once (or restart the service: `npx afterimage start` migrates first)',
+    });
+  if (migrations.current && !report.workers.some((worker) => worker.alive))
+    problems.push({
+      what: 'no worker is running: crawls, status checks and generations stay queued',
+      fix: 'start one: `npx afterimage worker` (or `npx afterimage start`, the API and a worker in one process)',
+    });
+  for (const source of report.sources) {
+    if (!source.failingSince || Date.now() - Date.parse(source.failingSince) < FAILING_PROBLEM_SECONDS * 1000) continue;
+    problems.push({
+      what: `source ${source.source} has failed since ${source.failingSince} (last success: ${source.lastSuccessAt ?? 'never'}): ${source.lastError}`,
+      fix: `check its settings (\`npx afterimage config\`) and that its upstream answers; the next crawls retry it`,
+    });
   }
+  return problems;
 }
 
-const NO_WORKER = 'no worker is running: the work stays queued and runs when `npx afterimage start` or `npx afterimage worker` runs';
-
-/** `afterimage refresh [--channel UC…]… [--video ID]… [--no-wait]`: checks the status of these videos (or of every video due) now. */
-export async function refreshCommand(args: string[]): Promise<void> {
-  const { values } = parseOptions(
-    args,
-    {
-      channel: { type: 'string', multiple: true },
-      video: { type: 'string', multiple: true },
-      'no-wait': { type: 'boolean' },
-      ...dataDirOption,
-    },
-    { usage: REFRESH_USAGE },
-  );
-  const channels = values.channel ?? [];
-  const videos = values.video ?? [];
-  for (const channel of channels)
-    if (!CHANNEL_ID.test(channel)) throw new UsageError(`--channel ${channel}: expected a channel id (UC followed by 22 characters)`);
-  for (const video of videos) if (!VIDEO_ID.test(video)) throw new UsageError(`--video ${video}: expected an 11-character video id`);
-  const { config } = await chooseDatabase(values['data-dir']);
-  // Queued without a probe, the checks would end "done" having checked nothing.
-  if (!configuredStatusProbe(config))
-    throw new UsageError(
-      'no status probe is configured, so nothing can check a video: set YOUTUBE_API_KEY (the Data API), STATUS_WATCH_PROBE=true (watch pages) or YTDLP_PATH (yt-dlp), for this command and the workers, then run it again',
-    );
-  const result = await withDatabase(
-    async (db) => {
-      const selections = [
-        ...(videos.length ? [{ videoIds: videos }] : []),
-        ...(channels.length ? [{ channelIds: channels }] : []),
-        ...(videos.length || channels.length ? [] : [{}]),
-      ];
-      const jobIds: string[] = [];
-      let queuedVideos = 0;
-      const queueing = progressBar('queueing');
-      for (const selection of selections) {
-        const queued = await scheduleAllStatusChecks(db.sql, { ...selection, priority: 0 }, (sofar) =>
-          queueing.update(queuedVideos + sofar.videos, undefined, 'videos'),
-        );
-        jobIds.push(...queued.jobIds);
-        queuedVideos += queued.videos;
-      }
-      queueing.done(`${queuedVideos} videos in ${jobIds.length} jobs`);
-      if (videos.length) {
-        const known = await db.sql<{ videoId: string }[]>`select video_id as "videoId" from videos where video_id = any(${videos})`;
-        const missing = videos.filter((id) => !known.some((row) => row.videoId === id));
-        if (missing.length)
-          process.stderr.write(`not stored, skipped: ${missing.join(', ')} (a channel search or backfill stores a channel's videos)\n`);
-      }
-      const followed = values['no-wait'] || jobIds.length === 0 ? undefined : await followJobs(db.sql, jobIds, 'checking');
-      const [summary] = await db.sql<{ live: number; deleted: number; reuploaded: number; checking: number }[]>`
-      select count(*) filter (where status = 'live')::int as live, count(*) filter (where status = 'deleted')::int as deleted,
-        count(*) filter (where status = 're-uploaded')::int as reuploaded, count(*) filter (where status = 'checking')::int as checking
-      from videos where ${videos.length || channels.length ? db.sql`video_id = any(${videos}) or channel_id = any(${channels})` : db.sql`true`}`;
-      return {
-        videos: queuedVideos,
-        jobs: jobIds.length,
-        finished: followed?.finished ?? false,
-        failedJobs: followed?.failed ?? 0,
-        statuses: summary!,
-      };
-    },
-    { config },
-  );
-  output(values.json, result, () =>
-    [
-      `queued status checks of ${result.videos} videos in ${result.jobs} jobs`,
-      result.jobs && !values['no-wait'] && !result.finished ? NO_WORKER : '',
-      `now: ${result.statuses.live} live, ${result.statuses.deleted} deleted, ${result.statuses.reuploaded} re-uploaded, ${result.statuses.checking} not verified`,
-    ]
-      .filter(Boolean)
-      .join('\n'),
-  );
-}
-
-/**
- * `afterimage backfill <channel or handle>… [--no-wait]`: finds every video of these channels from
- * every configured source (a full crawl each, joined when one runs), then checks their status.
- */
-export async function backfillCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseOptions(
-    args,
-    { 'no-wait': { type: 'boolean' }, ...dataDirOption },
-    { usage: BACKFILL_USAGE, positionals: true },
-  );
-  if (positionals.length === 0) throw new UsageError(BACKFILL_USAGE);
-  const queries = positionals.map((text) => {
-    const query = parseChannelQuery(text);
-    if (!query) throw new UsageError(`"${text}" is not a channel handle, channel URL, channel id or video reference`);
-    return { text, query };
-  });
-  const { config } = await chooseDatabase(values['data-dir']);
-  const results = await withDatabase(
-    async (db, log) => {
-      const { sources } = await buildServices(config, { sql: db.sql, log });
-      const done: Array<{ query: string; channelId: string | null; title?: string; videos: number; crawl: string; statusJobs: number }> =
-        [];
-      for (const { text, query } of queries) {
-        const channel = await resolveChannel(db.sql, sources, query, log, config.SOURCE_WAIT_BUDGET_MS);
-        if (!channel) {
-          process.stderr.write(`${text}: no source knows this channel; skipped\n`);
-          done.push({ query: text, channelId: null, videos: 0, crawl: 'not found', statusJobs: 0 });
-          continue;
-        }
-        const started = await startSearch(db.sql, { userId: null, channel, query: text, kind: 'full' });
-        let crawl = 'queued';
-        if (!values['no-wait']) crawl = await followCrawl(db.sql, started.crawlId, `${text}: crawling`);
-        const queued = await scheduleAllStatusChecks(db.sql, { channelIds: [channel.channelId], priority: 5 });
-        const [count] = await db.sql<{ n: number }[]>`select count(*)::int as n from videos where channel_id = ${channel.channelId}`;
-        done.push({
-          query: text,
-          channelId: channel.channelId,
-          ...(channel.title ? { title: channel.title } : {}),
-          videos: count!.n,
-          crawl,
-          statusJobs: queued.jobs,
-        });
-      }
-      return done;
-    },
-    { config },
-  );
-  output(values.json, { channels: results }, () =>
-    results
-      .map((result) =>
-        result.channelId
-          ? `${result.query}: ${result.channelId}${result.title ? ` (${result.title})` : ''}, ${result.videos} videos stored, crawl ${result.crawl}, ${result.statusJobs} status-check jobs queued`
-          : `${result.query}: not found`,
-      )
-      .concat(results.some((result) => result.crawl === 'queued') ? [NO_WORKER] : [])
-      .join('\n'),
-  );
-  if (results.some((result) => result.channelId === null)) process.exitCode = 1;
-}
-
-/** Follows a crawl until it ends, showing the videos it stored; 'queued' when no worker takes it. */
-async function followCrawl(sql: Sql, crawlId: string, label: string): Promise<string> {
-  const bar = progressBar(label);
-  const started = Date.now();
-  for (;;) {
-    const crawl = await crawlProgress(sql, crawlId);
-    bar.update(crawl!.videos, undefined, `videos, ${crawl!.steps} steps`);
-    if (crawl!.status !== 'running') {
-      bar.done(`${crawl!.status}: ${crawl!.videos} videos`);
-      return crawl!.status;
-    }
-    if (crawl!.steps === 0 && Date.now() - started > WORKER_GRACE_MS && !(await workerRunning(sql))) return 'queued';
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+async function collect(sql: Sql, config: Config): Promise<StatusReport> {
+  const migrations = await migrationState(sql);
+  const services = await connectedServices(sql);
+  const databasePart = { location: describeDatabaseLocation(databaseLocation(config)), migrations };
+  const diskPart = await disk(config.dataDir);
+  // A database never migrated has none of the tables below.
+  if (migrations.applied === 0) {
+    const empty = { database: databasePart, services, workers: [], queue: [], oldestWaiting: null, sources: [] };
+    const partial = { ...empty, checksDue: null, stenograms: null, disk: diskPart };
+    const problems = problemsOf(partial);
+    return { ok: problems.length === 0, problems, ...partial };
   }
+  // A schema behind may lack what a figure reads (graphile-worker's tables above all): that figure is left out.
+  const unlessBehind = <T>(figure: Promise<T>, fallback: T) => (migrations.current ? figure : figure.catch(() => fallback));
+  const [workerList, queue, sources, due, stenograms] = await Promise.all([
+    unlessBehind(workers(sql, services), []),
+    unlessBehind(queueDepth(sql), []),
+    unlessBehind(sourceHealth(sql), []),
+    unlessBehind(checksDue(sql), null),
+    unlessBehind(stenogramStore(sql, config), null),
+  ]);
+  const oldest = queue
+    .filter((task) => task.oldestWaitingSeconds !== null)
+    .sort((a, b) => b.oldestWaitingSeconds! - a.oldestWaitingSeconds!)[0];
+  const report = {
+    database: databasePart,
+    services,
+    workers: workerList,
+    queue,
+    oldestWaiting: oldest ? { task: oldest.task, waitingSeconds: Math.round(oldest.oldestWaitingSeconds!) } : null,
+    sources,
+    checksDue: due,
+    stenograms,
+    disk: diskPart,
+  };
+  const problems = problemsOf(report);
+  return { ok: problems.length === 0, problems, ...report };
+}
+
+const ago = (iso: string | null) => {
+  if (!iso) return '-';
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  return seconds < 120
+    ? `${seconds} s ago`
+    : seconds < 7200
+      ? `${Math.round(seconds / 60)} min ago`
+      : `${Math.round(seconds / 3600)} h ago`;
+};
+const size = (bytes: number) =>
+  bytes >= 2 ** 30
+    ? `${(bytes / 2 ** 30).toFixed(1)} GiB`
+    : bytes >= 2 ** 20
+      ? `${(bytes / 2 ** 20).toFixed(1)} MiB`
+      : `${Math.round(bytes / 1024)} KiB`;
+
+function describe(report: StatusReport): string {
+  const { migrations } = report.database;
+  const lines = [
+    report.ok ? 'afterimage status: all well' : `afterimage status: ${report.problems.length} problem(s)`,
+    ...report.problems.flatMap((problem) => [`  ✗ ${problem.what}`, `    → ${problem.fix}`]),
+    '',
+    `database: ${report.database.location}; ${migrations.applied} migrations applied${migrations.current ? ', schema current' : `, pending: ${pendingList(migrations.pending)}`}`,
+    '',
+    'services connected to it:',
+    table(
+      report.services.map((service) => ({
+        pid: service.pid,
+        role: service.role,
+        version: service.version,
+        from: service.client,
+        since: ago(service.connectedSince),
+        connections: service.connections,
+      })),
+    ),
+    '',
+    'workers (heartbeats):',
+    table(
+      report.workers.map((worker) => ({
+        host: worker.hostname,
+        pid: worker.pid,
+        version: worker.version,
+        started: ago(worker.startedAt),
+        'last beat': ago(worker.lastSeenAt),
+        alive: worker.alive ? 'yes' : 'NO',
+      })),
+    ),
+    '',
+    'queue:',
+    table(
+      report.queue.map((task) => ({
+        task: task.task,
+        waiting: task.waiting,
+        scheduled: task.scheduled,
+        running: task.running,
+        failed: task.failed,
+        'oldest waiting': task.oldestWaitingSeconds === null ? '-' : `${Math.round(task.oldestWaitingSeconds)} s`,
+      })),
+    ),
+    report.oldestWaiting
+      ? `oldest job waiting: ${report.oldestWaiting.task}, due for ${report.oldestWaiting.waitingSeconds} s`
+      : 'no job waiting',
+    '',
+    'sources:',
+    table(
+      report.sources.map((source) => ({
+        source: source.source,
+        'last crawl': ago(source.lastCrawlAt),
+        'last success': ago(source.lastSuccessAt),
+        'failures (1 day)': source.failuresLastDay,
+        'last error': source.lastError,
+      })),
+    ),
+    '',
+    `status checks due now: ${report.checksDue ?? '-'}`,
+    report.stenograms
+      ? `stenograms: ${report.stenograms.store}, ${report.stenograms.documents} documents (${size(report.stenograms.bytes)}), ${report.stenograms.missingFiles} files missing`
+      : 'stenograms: -',
+    report.disk
+      ? `disk: ${report.disk.path}: ${size(report.disk.freeBytes)} free of ${size(report.disk.totalBytes)}`
+      : 'disk: DATA_DIR does not exist',
+  ];
+  return lines.join('\n');
+}
+
+/** `afterimage status [--json] [--data-dir DIR]`. */
+export async function statusCommand(args: string[]): Promise<void> {
+  const { values } = parseOptions(args, { ...dataDirOption }, { usage: statusUsage });
+  const report = await withChosenDatabase(values['data-dir'], (db, _log, config) => collect(db.sql, config), { migrate: false });
+  output(values.json, report, () => describe(report));
+  if (!report.ok) process.exitCode = 1;
 }

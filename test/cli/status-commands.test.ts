@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/log.ts';
+import { statusChecks, videosCrawled } from '../../core/metrics.ts';
 import { buildServices } from '../../core/services/buildServices.ts';
 import { loadConfig } from '../../core/config.ts';
 import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
@@ -10,6 +11,12 @@ import { start as startYoutubeApi, generatedVideoId, type YoutubeApiServer } fro
 // `afterimage backfill` and `afterimage refresh`, with a worker running: each once as a real process (runCli), the other cases in this process.
 
 const CHANNEL = 'UCbackfillbackfillback01';
+
+/** A counter of this process as /metrics shows it (the worker of these tests runs here). */
+const counted = async (counter: typeof videosCrawled | typeof statusChecks, labels: Record<string, string>) =>
+  (await counter.get()).values.find((value) =>
+    Object.entries(labels).every(([name, given]) => (value.labels as Record<string, string | number | undefined>)[name] === given),
+  )?.value ?? 0;
 let db: TestDatabase;
 let youtube: YoutubeApiServer;
 let worker: WorkerHandle;
@@ -48,12 +55,15 @@ afterAll(async () => {
 
 describe('operator status commands', () => {
   it('backfill crawls a channel from every source, then checks its videos, with progress', async () => {
+    const crawledBefore = await counted(videosCrawled, { source: 'youtube_api' });
     const result = await runCli(['backfill', '@backfilled', '@nobody-knows-this', '--json'], env);
     expect(result.code, result.stderr).toBe(1); // one of the two is unknown
     const printed = parseJson(result);
     expect(printed.channels[0]).toMatchObject({ query: '@backfilled', channelId: CHANNEL, videos: 120, crawl: 'complete', statusJobs: 3 });
     expect(printed.channels[1]).toMatchObject({ query: '@nobody-knows-this', channelId: null });
     expect(result.stderr).toMatch(/crawling/);
+    // The worker (this process) counted them for /metrics.
+    expect((await counted(videosCrawled, { source: 'youtube_api' })) - crawledBefore).toBe(120);
   });
 
   it('backfill waits on a source that answers nothing for SOURCE_WAIT_BUDGET_MS, as the API and the worker do', async () => {
@@ -87,9 +97,11 @@ describe('operator status commands', () => {
 
   it('refresh --channel checks a whole channel; bad ids are usage errors', async () => {
     // Video 7 was gone from the start, video 3 since the test above.
+    const checkedBefore = await counted(statusChecks, { outcome: 'available' });
     const result = await runCommand(['refresh', '--channel', CHANNEL, '--json'], env);
     expect(result.code, result.stderr).toBe(0);
     expect(parseJson(result)).toMatchObject({ videos: 120, jobs: 3, finished: true, statuses: { live: 118, deleted: 2, checking: 0 } });
+    expect((await counted(statusChecks, { outcome: 'available' })) - checkedBefore).toBe(118);
     const bad = await runCommand(['refresh', '--video', 'nope'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--video nope: expected an 11-character video id/);

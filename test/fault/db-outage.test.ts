@@ -64,7 +64,7 @@ async function listening(): Promise<boolean> {
   sql ??= connect(embeddedUrl(dataDir.dir), { max: 1, role: 'test' });
   const [row] = await sql<{ sessions: number }[]>`
     select count(*)::int as sessions from pg_stat_activity
-    where application_name = ${`afterimage:${api.child.pid}:api`} and query ilike 'listen %'`;
+    where application_name like ${`afterimage:${api.child.pid}:api:%`} and query ilike 'listen %'`;
   return row!.sessions === 1;
 }
 

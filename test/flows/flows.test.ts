@@ -22,7 +22,9 @@ import { filesCrossed } from './filesCrossed.ts';
 // The summary and the MCP stenogram cross one file more each since their work is an action REST, pages and MCP share
 // (api/actions/), and the summary one more again: every route and page parses its input with one parser (api/http/input.ts).
 // The MCP stenogram one more since every MCP request knows its public origin (the watchlist tools' feedUrl).
-const MOST = { search: 49, summary: 37, stenogram: 40 };
+// Each one more since the work counts itself for Prometheus (core/metrics.ts, the one file of every metric); the search one
+// more again: its crawl job now runs through defineTask's timing wrapper (pipeline/defineTask.ts) as the coverage counts it.
+const MOST = { search: 51, summary: 38, stenogram: 41 };
 const RUNS = [0, 1, 2] as const;
 type Run = (typeof RUNS)[number];
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { webhookAttempts } from '../../core/metrics.ts';
 import { changesById } from '../../core/watchlists/change.ts';
 import { connectMcp, textOf } from '../mcp/support.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../kit/servers/webhook-receiver.ts';
@@ -33,6 +34,10 @@ const call = (api: TestApi, path: string, key: string | undefined, init: { metho
     ...(key ? { key } : {}),
     ...(init.body === undefined ? {} : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(init.body) }),
   });
+
+/** Webhook attempts of this process with this outcome, as `/metrics` shows them. */
+const attemptsCounted = async (outcome: string) =>
+  (await webhookAttempts.get()).values.find((value) => value.labels.outcome === outcome)?.value ?? 0;
 
 const hooks = (id = watchlistId) => `/api/watchlists/${id}/webhooks`;
 
@@ -138,12 +143,14 @@ describe('deliveries', () => {
     const hook = await addWebhook(receiver.url, owner, list);
     receiver.secret = hook.secret;
     receiver.received.length = 0;
+    const deliveredBefore = await attemptsCounted('delivered');
     const changeId = await logDeletion(db.sql);
     await queueDeliveries(db.sql, changeId, list);
     const delivery = await eventually(
       async () => (await deliveriesOf(db.sql, hook.id)).find((row) => row.state === 'delivered'),
       'the delivery',
     );
+    await eventually(async () => (await attemptsCounted('delivered')) > deliveredBefore, 'the attempt counted for /metrics');
     const [received] = receiver.received;
     expect(received).toMatchObject({ id: delivery.messageId, verified: true });
     const [change] = await changesById(db.sql, [changeId]);
