@@ -40,16 +40,23 @@ export interface BackupManifest {
   files: BackupFile[];
 }
 
-export interface BackupProgress {
-  (copiedBytes: number, totalBytes: number, detail: string): void;
-}
+export type BackupProgress = (copiedBytes: number, totalBytes: number, detail: string) => void;
 
 /**
  * What the documentation of continuous archiving says a base backup leaves out: the contents of these
  * folders (the folders themselves are kept; pg_wal gets the backup's own segments), these files, and
  * temporary files and relations anywhere.
  */
-const EMPTIED_FOLDERS = new Set(['pg_wal', 'pg_replslot', 'pg_stat_tmp', 'pg_dynshmem', 'pg_notify', 'pg_serial', 'pg_snapshots', 'pg_subtrans']);
+const EMPTIED_FOLDERS = new Set([
+  'pg_wal',
+  'pg_replslot',
+  'pg_stat_tmp',
+  'pg_dynshmem',
+  'pg_notify',
+  'pg_serial',
+  'pg_snapshots',
+  'pg_subtrans',
+]);
 const LEFT_OUT_FILES = new Set([
   'postmaster.pid',
   'postmaster.opts',
@@ -97,7 +104,9 @@ async function dataDirectorySources(pgDir: string): Promise<Source[]> {
       } else if (info.isFile() && !emptied) {
         sources.push({ path, file: join(dir, name), mode: info.mode & 0o7777, mtime: info.mtime, size: info.size });
       } else if (info.isSymbolicLink()) {
-        throw new Error(`${join(dir, name)} is a symbolic link (a tablespace or a moved pg_wal): this backup copies a plain data directory only`);
+        throw new Error(
+          `${join(dir, name)} is a symbolic link (a tablespace or a moved pg_wal): this backup copies a plain data directory only`,
+        );
       }
     }
   };
@@ -356,7 +365,9 @@ export async function verifyBackup(file: string, onProgress: (bytesRead: number)
   }
   for (const extra of found.keys()) problems.push(`${extra} is not in the manifest`);
   if (problems.length)
-    throw new DamagedBackupError(`${file} is damaged: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`);
+    throw new DamagedBackupError(
+      `${file} is damaged: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`,
+    );
   return manifest;
 }
 

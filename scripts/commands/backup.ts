@@ -38,7 +38,7 @@ async function serverBackupAdvice(config: Config): Promise<string> {
   const major = serverVersion?.split('.')[0];
   return [
     `DATABASE_URL names a PostgreSQL server of your own${serverVersion ? ` (version ${serverVersion})` : ''}; afterimage backup copies the embedded one only.`,
-    `Back up the database with pg_dump ${major ? `${major} or newer` : 'of the server\'s major version or newer'}: pg_dump --format=custom --file=afterimage.dump "$DATABASE_URL" (restore with pg_restore --no-owner --dbname=…).`,
+    `Back up the database with pg_dump ${major ? `${major} or newer` : "of the server's major version or newer"}: pg_dump --format=custom --file=afterimage.dump "$DATABASE_URL" (restore with pg_restore --no-owner --dbname=…).`,
     `Copy beside it: ${config.STENOGRAM_STORE === 'file' ? `the stenogram store ${join(config.dataDir, 'stenograms')}` : `the stenogram bucket ${config.STENOGRAM_STORE}`}, and the server key (SECRET_KEY, else ${join(config.dataDir, 'secret.key')}).`,
   ].join('\n');
 }
@@ -92,14 +92,16 @@ export async function backupCommand(args: string[]): Promise<void> {
       startLsn: result.manifest.startLsn,
       stopLsn: result.manifest.stopLsn,
     },
-    () => `backup written to ${out} (${result.manifest.files.length} files); restore it with: npx afterimage restore ${out} --data-dir NEW_DIR`,
+    () =>
+      `backup written to ${out} (${result.manifest.files.length} files); restore it with: npx afterimage restore ${out} --data-dir NEW_DIR`,
   );
 }
 
 /** Why `dataDir` cannot be restored into, or undefined when it can. */
 async function occupied(dataDir: string): Promise<string | undefined> {
   const service = (await runningServices()).find((running) => running.database.embedded && running.database.location === dataDir);
-  if (service) return `an Afterimage service runs on ${dataDir} (${describeService(service)}): stop it, then restore into a new folder (--data-dir NEW_DIR)`;
+  if (service)
+    return `an Afterimage service runs on ${dataDir} (${describeService(service)}): stop it, then restore into a new folder (--data-dir NEW_DIR)`;
   if (existsSync(join(dataDir, 'pg')))
     return `${dataDir} already holds a database (${join(dataDir, 'pg')}); restore into a new folder (--data-dir NEW_DIR), or stop its service and move ${dataDir} away first`;
   if ((await readdir(join(dataDir, 'stenograms')).catch(() => [])).length > 0)
@@ -128,21 +130,23 @@ export async function restoreCommand(args: string[]): Promise<void> {
   if (refusal) throw new UsageError(refusal);
 
   const checking = progressBar('checking');
-  const manifest = await verifyBackup(file, (read) => checking.update(Math.round(read / 2 ** 20), Math.round(info.size / 2 ** 20), 'MB')).catch(
-    (error) => {
-      if (error instanceof DamagedBackupError) throw new Error(`${error.message}; nothing was restored`);
-      throw error;
-    },
-  );
+  const manifest = await verifyBackup(file, (read) =>
+    checking.update(Math.round(read / 2 ** 20), Math.round(info.size / 2 ** 20), 'MB'),
+  ).catch((error) => {
+    if (error instanceof DamagedBackupError) throw new Error(`${error.message}; nothing was restored`);
+    throw error;
+  });
   checking.done(`${manifest.files.length} files match the manifest`);
   const backedUpKey = manifest.files.find((entry) => entry.path === 'secret.key');
   const presentKey = await readFile(join(dataDir, 'secret.key')).catch(() => undefined);
   if (backedUpKey && presentKey)
-    throw new UsageError(`${join(dataDir, 'secret.key')} exists and would be replaced by the backup's key; restore into a new folder (--data-dir NEW_DIR)`);
+    throw new UsageError(
+      `${join(dataDir, 'secret.key')} exists and would be replaced by the backup's key; restore into a new folder (--data-dir NEW_DIR)`,
+    );
 
   const log = createLogger(config.LOG_LEVEL === 'debug' ? 'debug' : 'warn');
   await extractBackup(file, dataDir, log);
-  if (!values.json) process.stderr.write('restored the files; starting the database once so it replays the backup\'s WAL\n');
+  if (!values.json) process.stderr.write("restored the files; starting the database once so it replays the backup's WAL\n");
   // The first start recovers to the backup's end; a query then shows it opens, and close stops it again.
   const db = await openDatabase(config, log, 'restore');
   try {
