@@ -18,13 +18,13 @@ import type { Logger } from '../log.ts';
 import type { Database } from './openDatabase.ts';
 import { embeddedLayout, postgresOsUser } from './embedded.ts';
 
-export const MANIFEST = 'afterimage-backup.json';
+const MANIFEST = 'afterimage-backup.json';
 const FORMAT = 'afterimage-backup';
 const FORMAT_VERSION = 1;
 const BLOCK = 512;
 const CHUNK = 1 << 20;
 
-export interface BackupFile {
+interface BackupFile {
   path: string;
   size: number;
   sha256: string;
