@@ -94,7 +94,7 @@ describe('afterimage backup and restore', () => {
     await mkdir(join(stenogram, '..'), { recursive: true });
     await writeFile(join(source.dir, 'stenograms', '.afterimage-store'), '{}\n');
     await writeFile(stenogram, '# a stenogram\n');
-    const { url } = await startOn(source.dir);
+    await startOn(source.dir);
 
     const sql = pool(source.dir);
     await sql`create table backup_drill (n integer primary key, written_at timestamptz not null default clock_timestamp())`;
@@ -149,21 +149,22 @@ describe('afterimage backup and restore', () => {
     expect(unchanged).toEqual(expect.arrayContaining(['public.videos', 'public.channels', 'public.users', 'public.schema_migrations']));
     for (const table of unchanged) expect(restoredSums.get(table), table).toBe(before.get(table));
 
-    // The service starts on the restored folder (same server key) and serves the same data.
+    // The service starts on the restored folder (same server key) and serves what was restored.
+    const [video] = await copy<[{ id: string; changes: number }]>`
+      select video_id as id, (select count(*)::int from video_status_history h where h.video_id = v.video_id) as changes
+      from videos v order by video_id limit 1`;
     const restoredService = await startOn(restored.dir);
     const health = await fetch(`${restoredService.url}/api/health`);
     expect(health.status).toBe(200);
-    const [video] = await copy<[{ id: string }]>`select video_id as id from videos order by video_id limit 1`;
-    const history = async (base: string) => {
-      const response = await fetch(`${base}/api/videos/${video.id}/status-history`, { headers: { authorization: `Bearer ${key}` } });
-      expect(response.status, await response.clone().text()).toBe(200);
-      return response.json();
-    };
-    expect(await history(restoredService.url)).toEqual(await history(url));
+    const history = await fetch(`${restoredService.url}/api/videos/${video.id}/status-history`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(history.status, await history.clone().text()).toBe(200);
+    expect((await history.json()).data.history).toHaveLength(video.changes);
     expect(Number(before.get('public.videos')!.split(':')[0])).toBe(200);
   }, 300_000);
 
-  it('refuses a damaged backup (one byte changed, or truncated) before writing anything', async () => {
+  it('refuses a damaged backup (one byte changed, or truncated) before writing anything, and a folder holding a database', async () => {
     const size = (await stat(backupFile)).size;
     const changed = join(source.dir, 'changed.tar.gz');
     await copyFile(backupFile, changed);
@@ -183,6 +184,11 @@ describe('afterimage backup and restore', () => {
       expect(existsSync(join(refused.dir, 'pg'))).toBe(false);
       expect(existsSync(join(refused.dir, 'secret.key'))).toBe(false);
     }
+    // A folder that holds a database already (the drill's restore, its service stopped) is refused too.
+    for (const service of services) await killService(service, 'SIGTERM');
+    const again = await runCli(['restore', backupFile, '--data-dir', restored.dir], { XDG_RUNTIME_DIR: runtimeDir });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already holds a database .*restore into a new folder \(--data-dir NEW_DIR\)/);
   }, 120_000);
 
   describe('with DATABASE_URL', () => {
