@@ -26,6 +26,8 @@ operator (each takes --json for scripts)
                         source's last crawl, checks due, stenograms, disk; exit 1 naming what is wrong
   migrate               apply database migrations (start does this too)
   config                print this shell's configuration (not a running service's), secrets masked
+  backup [--out FILE] [--data-dir DIR]   one file holding the embedded database (taken while it runs), stenograms and server key
+  restore FILE [--data-dir DIR]   restore a backup into a DATA_DIR that holds no database (checked before anything is written)
   users create --email E --tier anonymous|registered|plus|pro [--admin] [--password-stdin]
   users password --email E --password-stdin   set a password (read from stdin) for the website; signs them out elsewhere
   keys create --user E [--scope L1|L2|L3|L4]   issue a key (revokes the user's current one)
@@ -70,6 +72,8 @@ const commands: Record<string, () => Promise<Command>> = {
   reindex: async () => (await import('./commands/reindex.ts')).reindexCommand,
   bench: async () => (await import('./commands/bench.ts')).benchCommand,
   mcp: async () => (await import('./commands/mcp.ts')).mcpCommand,
+  backup: async () => (await import('./commands/backup.ts')).backupCommand,
+  restore: async () => (await import('./commands/backup.ts')).restoreCommand,
 };
 
 async function main([name, ...args]: string[]): Promise<void> {

@@ -52,7 +52,7 @@ async function loadBinaries(): Promise<Binaries> {
 }
 
 /** Postgres refuses to run as root, so root runs it as the `postgres` OS user, creating it when missing. */
-async function postgresOsUser(log: Logger): Promise<OsUser | undefined> {
+export async function postgresOsUser(log: Logger): Promise<OsUser | undefined> {
   if (userInfo().uid !== 0) return undefined;
   const lookup = async () => ({
     uid: Number((await run('id', ['-u', 'postgres'])).stdout.trim()),

@@ -16,42 +16,56 @@ const DATA_STEPS = new Map<number, (tx: Queryable, log: Logger) => Promise<void>
 ]);
 
 /**
- * Applies the numbered files of sql/ in order, each in its own transaction, then graphile-worker's own.
- * Safe to run from several processes at once and to re-run: applied versions are recorded and skipped.
+ * Applies the numbered files of sql/ (or `migrationsDir`) the database lacks, in order and all in one
+ * transaction, then graphile-worker's own. A migration that fails rolls every one of them back: the
+ * database stays as the previous release left it (which can keep serving), and the error names the
+ * migration and PostgreSQL's reason. Safe to run from several processes at once and to re-run:
+ * applied versions are recorded and skipped.
  */
-export async function migrate(sql: Sql, url: string, log: Logger): Promise<{ applied: string[] }> {
-  const migrations = await readMigrations();
-  const applied: string[] = [];
-  for (const migration of migrations) {
+export async function migrate(sql: Sql, url: string, log: Logger, migrationsDir?: string): Promise<{ applied: string[] }> {
+  const migrations = await readMigrations(migrationsDir);
+  const applied = await sql.begin(async (tx) => {
     // The transaction-scoped lock makes concurrent migrators take turns; the check inside it makes re-runs no-ops.
-    const ran = await sql.begin(async (tx) => {
-      await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-      await tx`
-        create table if not exists schema_migrations (
-          version integer primary key,
-          name text not null,
-          checksum text not null,
-          applied_at timestamptz not null default now()
-        )`;
-      const [recorded] = await tx<{ checksum: string }[]>`select checksum from schema_migrations where version = ${migration.version}`;
-      if (recorded) {
-        if (recorded.checksum !== migration.checksum) {
+    await tx`select pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`
+      create table if not exists schema_migrations (
+        version integer primary key,
+        name text not null,
+        checksum text not null,
+        applied_at timestamptz not null default now()
+      )`;
+    const recorded = new Map(
+      (await tx<{ version: number; checksum: string }[]>`select version, checksum from schema_migrations`).map((row) => [
+        row.version,
+        row.checksum,
+      ]),
+    );
+    const files: string[] = [];
+    for (const migration of migrations) {
+      const checksum = recorded.get(migration.version);
+      if (checksum !== undefined) {
+        if (checksum !== migration.checksum) {
           throw new Error(
             `sql/${migration.file} was changed after it was applied; add a new numbered migration instead of editing an applied one`,
           );
         }
-        return false;
+        continue;
       }
-      await tx.unsafe(migration.body);
-      await DATA_STEPS.get(migration.version)?.(tx, log);
+      try {
+        await tx.unsafe(migration.body);
+        await DATA_STEPS.get(migration.version)?.(tx, log);
+      } catch (error) {
+        const { message, detail } = error as { message: string; detail?: string };
+        throw new Error(
+          `migration sql/${migration.file} failed: ${message}${detail ? ` (${detail})` : ''}. No migration was applied: the database is as it was before this upgrade`,
+        );
+      }
       await tx`insert into schema_migrations (version, name, checksum) values (${migration.version}, ${migration.name}, ${migration.checksum})`;
-      return true;
-    });
-    if (ran) {
-      applied.push(migration.file);
-      log.info('migration applied', { migration: migration.file });
+      files.push(migration.file);
     }
-  }
+    return files;
+  });
+  for (const file of applied) log.info('migration applied', { migration: file });
   await runMigrations({ connectionString: url, logger: graphileLogger(log) });
   return { applied };
 }

@@ -18,6 +18,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return createDatabase(`afterimage_test_${template.split('_').pop()}_${randomBytes(6).toString('hex')}`, `template ${template}`);
 }
 
+/** A fresh database with nothing in it: no schema, no migration applied. */
+export const createEmptyDatabase = (): Promise<TestDatabase> => createDatabase(`afterimage_empty_${randomBytes(6).toString('hex')}`, '');
+
 /**
  * A fresh database as migrate() left it before migration `version` (every earlier one applied and
  * recorded), to store the data of that time and then upgrade it: `apply()` runs that migration alone.
