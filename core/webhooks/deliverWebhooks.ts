@@ -96,13 +96,10 @@ function attempt(receivers: Receivers, endpoint: Endpoint, webhook: Webhook, row
   );
 }
 
-type WindowResult = { ended: true } | { ended: false; retryAt: Date | null };
-
 /**
  * Writes a window's attempts and outcomes: delivered (2xx); else retried on the schedule while the
  * delivery is younger than a day, then failed. A 410, or failures unbroken for three days, disable the
- * endpoint and cancel what it has pending. `ended`: the endpoint is gone or disabled; `retryAt`: when
- * the earliest failed delivery of the window is due again (null when none failed).
+ * endpoint and cancel what it has pending. `ended`: the endpoint is gone or disabled.
  */
 async function recordWindow(
   sql: Sql,
@@ -110,7 +107,7 @@ async function recordWindow(
   rows: Claimed[],
   outcomes: AttemptOutcome[],
   attemptedAt: Date[],
-): Promise<WindowResult> {
+): Promise<{ ended: boolean }> {
   const failed = outcomes.map((outcome) => outcome.error !== null);
   const anyFailed = failed.some(Boolean);
   const anySucceeded = failed.some((failure) => !failure);
@@ -140,19 +137,16 @@ async function recordWindow(
        select v.id, v.attempt, v.at, v.duration, v.status, v.error from ${outcome} join webhook_deliveries d on d.id = v.id`,
       [results],
     );
-    const [retry] = await tx.unsafe<{ at: Date | null }[]>(
+    await tx.unsafe(
       `with outcome as (
          select v.id, v.attempt, now() + make_interval(secs => v.delay) as next,
            case when not v.failed then 'delivered'
                 when v.status = 410 or d.created_at + make_interval(hours => $2) < now() + make_interval(secs => v.delay) then 'failed'
                 else 'pending' end as state
-         from ${outcome} join webhook_deliveries d on d.id = v.id and d.state = 'pending'),
-       updated as (
-         update webhook_deliveries d set attempts = o.attempt, state = o.state, next_attempt_at = o.next,
-           finished_at = case when o.state <> 'pending' then now() end
-         from outcome o where d.id = o.id
-         returning d.state, d.next_attempt_at)
-       select min(next_attempt_at) filter (where state = 'pending') as at from updated`,
+         from ${outcome} join webhook_deliveries d on d.id = v.id and d.state = 'pending')
+       update webhook_deliveries d set attempts = o.attempt, state = o.state, next_attempt_at = o.next,
+         finished_at = case when o.state <> 'pending' then now() end
+       from outcome o where d.id = o.id`,
       [results, DELIVERY_LIFETIME_HOURS],
     );
     // A success ends a run of failures; a failure begins one (or continues it).
@@ -172,7 +166,7 @@ async function recordWindow(
       await tx`update webhook_deliveries set state = 'cancelled', finished_at = now() where endpoint_id = ${endpointId} and state = 'pending'`;
       return { ended: true };
     }
-    return { ended: false, retryAt: retry?.at ?? null };
+    return { ended: false };
   });
 }
 
