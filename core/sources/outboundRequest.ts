@@ -105,13 +105,13 @@ export async function readBody(response: IncomingMessage, origin: string, maxByt
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
-/** GET `url` from `upstream`, redirects followed within its origins: the final status, body and Date header. */
+/** GET `url` from `upstream`, redirects followed within its origins: the final status, body, Date and Content-Type headers. */
 export async function outboundGet(
   upstream: Upstream,
   url: string,
   headers: Record<string, string>,
   signal: AbortSignal,
-): Promise<{ status: number; body: Buffer; date?: string }> {
+): Promise<{ status: number; body: Buffer; date?: string; contentType?: string }> {
   let target = new URL(url);
   for (let hop = 0; ; hop++) {
     const refusal = refusalOf(upstream, target);
@@ -128,6 +128,7 @@ export async function outboundGet(
       status: response.statusCode ?? 0,
       body: await readBody(response, target.origin, upstream.maxBytes),
       date: response.headers.date,
+      contentType: response.headers['content-type'],
     };
   }
 }
