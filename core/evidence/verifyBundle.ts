@@ -93,7 +93,11 @@ function parseJson(text: string | undefined): unknown {
   }
 }
 
-export async function verifyBundle(zip: ZipBytes, limits: ZipLimits = DEFAULT_LIMITS): Promise<Verdict> {
+export async function verifyBundle(
+  zip: ZipBytes,
+  limits: ZipLimits = DEFAULT_LIMITS,
+  progress?: (done: number, total: number) => void,
+): Promise<Verdict> {
   const problems: BundleProblem[] = [];
   const verdict = (manifestSha256: string | null, format: string | null, checkedFiles: number): Verdict => ({
     ok: problems.length === 0,
@@ -112,7 +116,8 @@ export async function verifyBundle(zip: ZipBytes, limits: ZipLimits = DEFAULT_LI
   }
   const budget = byteBudget(limits);
   const facts = new Map<string, EntryFacts>();
-  for (const entry of listing.entries) {
+  for (const [index, entry] of listing.entries.entries()) {
+    progress?.(index, listing.entries.length);
     const unsafe = unsafeName(entry.name);
     if (unsafe) {
       problems.push({ file: entry.name, problem: `its name ${unsafe}: not read` });

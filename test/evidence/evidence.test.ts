@@ -1,4 +1,7 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { unzipSync, zipSync } from 'fflate';
@@ -10,6 +13,7 @@ import { combineProbes, dataApiProbe, watchPageProbe, type StatusProbe } from '.
 import { recordObservations } from '../../core/status/recordObservations.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { runCli, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { watchPageHtml } from '../kit/servers/wayback-server.ts';
 import { generatedVideoId, start as startYoutubeApi, type YoutubeApiServer } from '../kit/servers/youtube-api-server.ts';
@@ -198,5 +202,34 @@ describe('evidence bundles', () => {
     const unknown = await api.call(`/api/videos/${generatedVideoId(CHANNEL, 99)}/evidence`, { key });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('afterimage evidence verify', () => {
+  it('prints its usage on --help, says intact for a real bundle and names the changed file of a bad one', async () => {
+    const help = await runCli(['evidence', '--help']);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^usage: afterimage evidence verify <bundle\.zip>/);
+    const folder = await mkdtemp(join(tmpdir(), 'evidence-'));
+    try {
+      const { bytes } = await download(`/api/videos/${video(0)}/evidence`);
+      await writeFile(join(folder, 'good.zip'), bytes);
+      const good = await runCommand(['evidence', 'verify', join(folder, 'good.zip')]);
+      expect(good.code).toBe(0);
+      expect(good.stdout).toMatch(/^intact: \d+ files match manifest\.json/);
+      const files = unzipSync(bytes);
+      files['status-history.json'] = new TextEncoder().encode(
+        Buffer.from(files['status-history.json']!).toString().replace('"deleted"', '"private"'),
+      );
+      await writeFile(join(folder, 'bad.zip'), zipSync(files));
+      const bad = await runCommand(['evidence', 'verify', join(folder, 'bad.zip'), '--json']);
+      expect(bad.code).toBe(1);
+      expect(JSON.parse(bad.stdout).problems).toContainEqual(expect.objectContaining({ file: 'status-history.json' }));
+      const missing = await runCommand(['evidence', 'verify', join(folder, 'none.zip')]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/cannot read .*none\.zip/);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 });
