@@ -76,7 +76,10 @@ export const downloadWatchlistEvidence = defineAction({
 export const readRawAnswer = defineAction({
   what: 'status history',
   access: { scope: 'L1', feature: 'statusHistory' },
-  async run({ deps }, { exchange, videoId, observationId }: { exchange: Exchange; videoId: string; observationId: string }) {
+  async run(
+    { deps },
+    { exchange, videoId, observationId }: { exchange: Exchange; videoId: string; observationId: string },
+  ): Promise<typeof handled> {
     const answer = await rawAnswer(deps.sql, videoId, observationId);
     exchange.res.writeHead(200, {
       'Content-Type': 'text/plain; charset=utf-8',

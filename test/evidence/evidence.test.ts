@@ -12,7 +12,7 @@ import { verifyBundle } from '../../core/evidence/verifyBundle.ts';
 import { combineProbes, dataApiProbe, watchPageProbe, type StatusProbe } from '../../core/status/probes.ts';
 import { recordObservations } from '../../core/status/recordObservations.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
-import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
+import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import { runCli, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { watchPageHtml } from '../kit/servers/wayback-server.ts';
@@ -231,5 +231,49 @@ describe('afterimage evidence verify', () => {
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
+  });
+});
+
+describe('evidence on the website', () => {
+  it("shows each kept answer once on the video page, with the raw answer and the bundle behind the visitor's session", async () => {
+    const person = await createSignedInUser(db.sql);
+    const headers = { Accept: 'text/html', Cookie: person.cookie };
+    const html = await (await fetch(`${api.url}/videos/${video(0)}`, { headers })).text();
+    expect(html).not.toContain('then:');
+    // Suspicion, change, confirmation: each answer once, not the history's one-line summary besides.
+    expect(html.match(/view the raw answer/g)).toHaveLength(3);
+    expect(html.match(/<q class="evidence">ERROR: /g)).toHaveLength(3);
+    expect(html).not.toMatch(/<p class="evidence">ERROR: /);
+    expect(html).toContain("YouTube's watch page said");
+    expect(html).toContain(`href="/videos/${video(0)}/evidence.zip"`);
+    const rawLink = new RegExp(`href="(/videos/${video(0)}/evidence/\\d+)"`).exec(html)![1]!;
+    const raw = await fetch(`${api.url}${rawLink}`, { headers });
+    expect(raw.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(await raw.text()).toContain('This video is unavailable');
+    const zip = await fetch(`${api.url}/videos/${video(0)}/evidence.zip`, { headers });
+    expect(zip.headers.get('content-type')).toBe('application/zip');
+    expect((await verifyBundle(bufferBytes(new Uint8Array(await zip.arrayBuffer())))).ok).toBe(true);
+  });
+
+  it('checks an uploaded bundle at /evidence/verify, naming a changed file', async () => {
+    const form = await fetch(`${api.url}/evidence/verify`, { headers: { Accept: 'text/html' } });
+    const cookie = (form.headers.getSetCookie?.() ?? []).map((line) => line.split(';')[0]).join('; ');
+    const token = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+    const upload = async (bundle: Uint8Array) => {
+      const body = new FormData();
+      body.set('_csrf', token);
+      body.set('bundle', new Blob([bundle], { type: 'application/zip' }), 'bundle.zip');
+      const answer = await fetch(`${api.url}/evidence/verify`, { method: 'POST', headers: { Accept: 'text/html', Cookie: cookie }, body });
+      return { status: answer.status, html: await answer.text() };
+    };
+    const { bytes } = await download(`/api/videos/${video(0)}/evidence`);
+    const good = await upload(bytes);
+    expect(good.status).toBe(200);
+    expect(good.html).toContain('Intact.');
+    const files = unzipSync(bytes);
+    files['video.json']![3] = files['video.json']![3]! ^ 1;
+    const bad = await upload(zipSync(files));
+    expect(bad.status).toBe(422);
+    expect(bad.html).toMatch(/<code>video\.json<\/code> was changed/);
   });
 });
