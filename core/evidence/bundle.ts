@@ -5,10 +5,10 @@
  * entries come in a fixed order with a fixed time, and nothing in them is the time of the export.
  * Written piece by piece to a sink that applies backpressure, kept observations read a page at a time.
  */
-import { createHash } from 'node:crypto';
 import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import type { Queryable } from '../db/database.ts';
 import { isoTimestamp } from '../db/isoTimestamp.ts';
+import { sha256Hex } from '../status/keepObservations.ts';
 import { statusHistory } from '../status/statusHistory.ts';
 import { renderVtt } from '../subtitles/renderVtt.ts';
 import { TRACK_COLUMNS, type TrackInfo } from '../subtitles/tracks.ts';
@@ -54,7 +54,6 @@ The line above is the SHA-256 of manifest.json. To check the bundle without Afte
 Or run "afterimage evidence verify <bundle.zip>", or upload the bundle at /evidence/verify on an Afterimage server.
 `;
 
-export const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 type Sink = (chunk: Uint8Array) => Promise<void>;
@@ -78,7 +77,7 @@ function bundleWriter(sink: Sink) {
     file.mtime = ENTRY_TIME;
     zip.add(file);
     file.push(bytes, true);
-    if (obtained !== undefined) files.push({ path, size: bytes.length, sha256: sha256(bytes), obtained });
+    if (obtained !== undefined) files.push({ path, size: bytes.length, sha256: sha256Hex(bytes), obtained });
     await flush();
   };
   return {
@@ -87,7 +86,7 @@ function bundleWriter(sink: Sink) {
     /** manifest.json, README.txt and the central directory; returns the manifest's SHA-256. */
     async finish(subject: BundleSubject): Promise<string> {
       const manifest = Buffer.from(jsonText({ format: EVIDENCE_FORMAT, subject, files } satisfies Manifest), 'utf8');
-      const manifestSha = sha256(manifest);
+      const manifestSha = sha256Hex(manifest);
       await add(MANIFEST, manifest, undefined);
       await add(README, Buffer.from(readmeText(manifestSha), 'utf8'), undefined);
       zip.end();

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.ts';
 import { sourceFetchOptions } from '../sources/configured.ts';
-import { keptAnswer, type KeptAnswer } from '../evidence/keptAnswer.ts';
+import { keptAnswer, type KeptAnswer } from './keptAnswer.ts';
 import { fetchText, looksLikeBotCheck, recordAnswers, type FetchOptions } from '../sources/http.ts';
 import { DefiniteError, TransientError } from '../sources/httpErrors.ts';
 import { upstreamFor } from '../sources/upstream.ts';

@@ -16,7 +16,7 @@
  */
 import type { Queryable } from '../db/database.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
-import { countUnkeptObservations, keepObservations, type DecidingObservation } from '../evidence/keepObservations.ts';
+import { countUnkeptObservations, keepObservations, type DecidingObservation } from './keepObservations.ts';
 import { searchEvents, type SearchEvent } from '../events/searchEvents.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import { VIDEO_JSON, type VideoObject } from '../videos/videoObject.ts';

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256 } from '../../core/evidence/bundle.ts';
+import { sha256Hex as sha256 } from '../../core/status/keepObservations.ts';
 import { bufferBytes } from '../../core/evidence/readZip.ts';
 import { verifyBundle } from '../../core/evidence/verifyBundle.ts';
 import { combineProbes, dataApiProbe, watchPageProbe, type StatusProbe } from '../../core/status/probes.ts';
@@ -262,7 +262,7 @@ describe('evidence on the website', () => {
     const upload = async (bundle: Uint8Array) => {
       const body = new FormData();
       body.set('_csrf', token);
-      body.set('bundle', new Blob([bundle], { type: 'application/zip' }), 'bundle.zip');
+      body.set('bundle', new Blob([Buffer.from(bundle)], { type: 'application/zip' }), 'bundle.zip');
       const answer = await fetch(`${api.url}/evidence/verify`, { method: 'POST', headers: { Accept: 'text/html', Cookie: cookie }, body });
       return { status: answer.status, html: await answer.text() };
     };

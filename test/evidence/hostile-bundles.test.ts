@@ -1,6 +1,7 @@
 import { zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { MANIFEST, README, readmeText, sha256 } from '../../core/evidence/bundle.ts';
+import { MANIFEST, README, readmeText } from '../../core/evidence/bundle.ts';
+import { sha256Hex as sha256 } from '../../core/status/keepObservations.ts';
 import { bufferBytes } from '../../core/evidence/readZip.ts';
 import { verifyBundle } from '../../core/evidence/verifyBundle.ts';
 
