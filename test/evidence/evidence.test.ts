@@ -11,7 +11,9 @@ import { bufferBytes } from '../../core/evidence/readZip.ts';
 import { verifyBundle } from '../../core/evidence/verifyBundle.ts';
 import { combineProbes, dataApiProbe, watchPageProbe, type StatusProbe } from '../../core/status/probes.ts';
 import { recordObservations } from '../../core/status/recordObservations.ts';
+import { storeTrack } from '../../core/subtitles/store.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
+import { cleanupTask } from '../../pipeline/tasks/cleanup.ts';
 import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import { runCli, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
@@ -78,6 +80,18 @@ beforeAll(async () => {
   await db.sql`update video_checks set suspected_at = now() - interval '61 minutes' where video_id = ${video(0)}`;
   await check([video(0), video(1)]);
   await check([video(0)]);
+  await db.sql.begin((tx) =>
+    storeTrack(tx, {
+      videoId: video(0),
+      language: 'en',
+      kind: 'manual',
+      source: 'archive',
+      text: 'WEBVTT\n\n00:00:01.000 --> 00:00:03.000\nThe lathe, before it was gone.\n',
+    }),
+  );
+  await db.sql`
+    insert into summaries (video_id, channel_id, status, title, tldr, key_points, detailed_summary, language, llm_model, generated_at)
+    values (${video(0)}, ${CHANNEL}, 'generated', 'A lathe', 'A lathe is restored.', '[]', 'Restoring a lathe.', 'en', 'afterimage-extractive-1', now())`;
 });
 
 afterAll(async () => {
@@ -167,6 +181,8 @@ describe('evidence bundles', () => {
       'video.json',
       'status-history.json',
       'metadata-versions.json',
+      'subtitles/en.manual.v1.vtt',
+      'summary.json',
       Object.keys(files).find((name) => name.endsWith('.body.gz'))!,
       Object.keys(files).find((name) => /^observations\/\d+\.json$/.test(name))!,
       'manifest.json',
@@ -275,5 +291,44 @@ describe('evidence on the website', () => {
     const bad = await upload(zipSync(files));
     expect(bad.status).toBe(422);
     expect(bad.html).toMatch(/<code>video\.json<\/code> was changed/);
+  });
+});
+
+describe('watchlist bundles and retention', () => {
+  it("exports the owner's watchlist with each video under videos/<id>/, 404 for anyone else", async () => {
+    const owner = await createKeyedUser(db.sql);
+    const created = await api.call('/api/watchlists', {
+      key: owner.key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Gone lathes' }),
+    });
+    const id = (created.body as { data: { id: string } }).data.id;
+    const added = await api.call(`/api/watchlists/${id}/items`, {
+      key: owner.key,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ kind: 'video', videoId: video(0) }),
+    });
+    expect(added.status).toBe(201);
+    const bundle = await download(`/api/watchlists/${id}/evidence`, owner.key);
+    expect(bundle.status).toBe(200);
+    const names = Object.keys(unzipSync(bundle.bytes));
+    expect(names).toContain(`videos/${video(0)}/status-history.json`);
+    expect(names.filter((name) => name.startsWith(`videos/${video(0)}/observations/`)).length).toBeGreaterThan(0);
+    expect(await verifyBundle(bufferBytes(bundle.bytes))).toMatchObject({ ok: true });
+    const stranger = await api.call(`/api/watchlists/${id}/evidence`, { key });
+    expect(stranger.status).toBe(404);
+  });
+
+  it('drops kept answers older than EVIDENCE_RETENTION_DAYS in the hourly cleanup, and none without it', async () => {
+    const helpers = { logger: { info: () => {} } } as unknown as Parameters<ReturnType<typeof cleanupTask>>[1];
+    const [{ count: before }] = await db.sql`select count(*)::int from evidence_observations`;
+    await db.sql`update evidence_observations set recorded_at = now() - interval '40 days' where video_id = ${video(2)}`;
+    await cleanupTask(db.sql, undefined)({}, helpers);
+    expect((await db.sql`select count(*)::int from evidence_observations`)[0]!.count).toBe(before);
+    await cleanupTask(db.sql, 30)({}, helpers);
+    expect(await db.sql`select 1 from evidence_observations where video_id = ${video(2)}`).toHaveLength(0);
+    expect((await db.sql`select count(*)::int from evidence_observations`)[0]!.count).toBe(before - 1);
   });
 });
