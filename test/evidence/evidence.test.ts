@@ -323,7 +323,7 @@ describe('watchlist bundles and retention', () => {
 
   it('drops kept answers older than EVIDENCE_RETENTION_DAYS in the hourly cleanup, and none without it', async () => {
     const helpers = { logger: { info: () => {} } } as unknown as Parameters<ReturnType<typeof cleanupTask>>[1];
-    const [{ count: before }] = await db.sql`select count(*)::int from evidence_observations`;
+    const before = (await db.sql`select count(*)::int from evidence_observations`)[0]!.count as number;
     await db.sql`update evidence_observations set recorded_at = now() - interval '40 days' where video_id = ${video(2)}`;
     await cleanupTask(db.sql, undefined)({}, helpers);
     expect((await db.sql`select count(*)::int from evidence_observations`)[0]!.count).toBe(before);
