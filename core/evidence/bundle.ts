@@ -5,7 +5,6 @@
  * entries come in a fixed order with a fixed time, and nothing in them is the time of the export.
  * Written piece by piece to a sink that applies backpressure, kept observations read a page at a time.
  */
-import { Zip, ZipDeflate, ZipPassThrough } from 'fflate';
 import type { Queryable } from '../db/database.ts';
 import { isoTimestamp } from '../db/isoTimestamp.ts';
 import { sha256Hex } from '../status/keepObservations.ts';
@@ -16,13 +15,15 @@ import type { Cue } from '../subtitles/cue.ts';
 import { findSummary } from '../summaries/findSummary.ts';
 import { toSummaryObject } from '../summaries/summaryObject.ts';
 import { loadVideos } from '../videos/loadVideos.ts';
+import { storedZip } from './storedZip.ts';
 import { OBSERVATION_COLUMNS, type ObservationRecord } from './observations.ts';
 
 export const EVIDENCE_FORMAT = 'afterimage-evidence/1';
 export const MANIFEST = 'manifest.json';
 export const README = 'README.txt';
-/** Every entry's time: 1980-01-01 00:00, the first a ZIP can say (fflate writes local time, so given in local time). */
-const ENTRY_TIME = new Date(1980, 0, 1);
+// One text for every observation's files (the record says the rest): thousands of entries share it.
+const OBTAINED_RECORD = "the record of one kept answer of a source: what it decided, when, the request, the body's SHA-256 and size";
+const OBTAINED_BODY = 'the raw body of that answer as the source sent it, gzip-compressed as kept';
 /** Kept observations read per page. */
 const OBSERVATION_PAGE = 50;
 
@@ -58,27 +59,13 @@ const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
 type Sink = (chunk: Uint8Array) => Promise<void>;
 
-/** The ZIP being written: each file's bytes go out as soon as they are added; the manifest is the list kept. */
+/** The ZIP being written (storedZip.ts): each file goes out as soon as it is added; the manifest is the list kept. */
 function bundleWriter(sink: Sink) {
-  const ready: Uint8Array[] = [];
-  let failure: Error | undefined;
-  const zip = new Zip((error, chunk) => {
-    if (error) failure = error;
-    else ready.push(chunk);
-  });
+  const zip = storedZip(sink);
   const files: ManifestFile[] = [];
-  const flush = async () => {
-    if (failure) throw failure;
-    for (const chunk of ready.splice(0)) await sink(chunk);
-  };
-  /** Adds one file; already compressed bytes (a .gz) are stored as they are. */
   const add = async (path: string, bytes: Uint8Array, obtained: string | undefined) => {
-    const file = path.endsWith('.gz') ? new ZipPassThrough(path) : new ZipDeflate(path, { level: 6 });
-    file.mtime = ENTRY_TIME;
-    zip.add(file);
-    file.push(bytes, true);
     if (obtained !== undefined) files.push({ path, size: bytes.length, sha256: sha256Hex(bytes), obtained });
-    await flush();
+    await zip.add(path, bytes);
   };
   return {
     addText: (path: string, text: string, obtained: string) => add(path, Buffer.from(text, 'utf8'), obtained),
@@ -89,11 +76,9 @@ function bundleWriter(sink: Sink) {
       const manifestSha = sha256Hex(manifest);
       await add(MANIFEST, manifest, undefined);
       await add(README, Buffer.from(readmeText(manifestSha), 'utf8'), undefined);
-      zip.end();
-      await flush();
+      await zip.end();
       return manifestSha;
     },
-    abort: () => zip.terminate(),
   };
 }
 type BundleWriter = ReturnType<typeof bundleWriter>;
@@ -134,16 +119,8 @@ async function addVideo(sql: Queryable, writer: BundleWriter, videoId: string, p
   for await (const rows of pages) {
     for (const { body, ...record } of rows) {
       const base = `${prefix}observations/${record.id}`;
-      await writer.addText(
-        `${base}.json`,
-        jsonText(record),
-        `the record of what ${record.source} answered to ${record.requestUrl} at ${record.observedAt}`,
-      );
-      await writer.addBytes(
-        `${base}.body.gz`,
-        body,
-        `the raw body of that answer (HTTP ${record.httpStatus ?? 'none'}, ${record.contentType ?? 'no content type'}), gzip-compressed as kept`,
-      );
+      await writer.addText(`${base}.json`, jsonText(record), OBTAINED_RECORD);
+      await writer.addBytes(`${base}.body.gz`, body, OBTAINED_BODY);
     }
   }
 }
@@ -170,16 +147,9 @@ async function* subtitleVersions(sql: Queryable, videoId: string): AsyncGenerato
 /** Writes the bundle of `subject` to `sink`; returns the manifest's SHA-256. Run it in one read-only transaction: one state. */
 export async function writeBundle(sql: Queryable, subject: BundleSubject, sink: Sink): Promise<string> {
   const writer = bundleWriter(sink);
-  let finished = false;
-  try {
-    if (subject.kind === 'video') await addVideo(sql, writer, subject.videoId, '');
-    else for (const videoId of subject.videoIds) await addVideo(sql, writer, videoId, `videos/${videoId}/`);
-    const manifestSha = await writer.finish(subject);
-    finished = true;
-    return manifestSha;
-  } finally {
-    if (!finished) writer.abort();
-  }
+  if (subject.kind === 'video') await addVideo(sql, writer, subject.videoId, '');
+  else for (const videoId of subject.videoIds) await addVideo(sql, writer, videoId, `videos/${videoId}/`);
+  return writer.finish(subject);
 }
 
 /**
