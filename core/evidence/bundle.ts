@@ -27,7 +27,7 @@ const OBTAINED_BODY = 'the raw body of that answer as the source sent it, gzip-c
 /** Kept observations read per page. */
 const OBSERVATION_PAGE = 50;
 
-export interface ManifestFile {
+interface ManifestFile {
   path: string;
   size: number;
   sha256: string;

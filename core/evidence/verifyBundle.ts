@@ -9,7 +9,7 @@ import { Gunzip } from 'fflate';
 import { EVIDENCE_FORMAT, MANIFEST, README, readmeText, type Manifest } from './bundle.ts';
 import { byteBudget, readEntry, unsafeName, zipEntries, ZipProblem, type ZipBytes, type ZipEntry, type ZipLimits } from './readZip.ts';
 
-export interface BundleProblem {
+interface BundleProblem {
   file: string;
   problem: string;
 }
@@ -23,7 +23,7 @@ export interface Verdict {
   problems: BundleProblem[];
 }
 
-export const DEFAULT_LIMITS: ZipLimits = { maxTotalBytes: 8 * 1024 ** 3, maxRatio: 1000, maxEntries: 500_000 };
+const DEFAULT_LIMITS: ZipLimits = { maxTotalBytes: 8 * 1024 ** 3, maxRatio: 1000, maxEntries: 500_000 };
 /** The texts a check reads (the manifest, records, histories) are kept in memory up to this size each. */
 const MAX_TEXT = 64 * 1024 * 1024;
 

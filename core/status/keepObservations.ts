@@ -8,7 +8,7 @@ import { gzipSync } from 'node:zlib';
 import type { Queryable } from '../db/database.ts';
 import type { KeptAnswer } from './keptAnswer.ts';
 
-export type Decided = 'suspected' | 'status_change' | 'confirmation';
+type Decided = 'suspected' | 'status_change' | 'confirmation';
 
 export interface DecidingObservation {
   videoId: string;

@@ -10,7 +10,7 @@ const SECRET_PARAMS = /^(key|api_?key|access_token|token|auth|signature|sig)$/i;
  * The request URL as kept: on `publicOrigin` (the platform's own origin; the configured one may be an
  * internal proxy nobody outside should learn of), every credential parameter's value replaced by ***.
  */
-export function keptRequestUrl(requested: string, publicOrigin: string): string {
+function keptRequestUrl(requested: string, publicOrigin: string): string {
   const url = new URL(requested);
   const kept = new URL(`${url.pathname}${url.search}`, publicOrigin);
   for (const name of [...kept.searchParams.keys()]) if (SECRET_PARAMS.test(name)) kept.searchParams.set(name, '***');
