@@ -319,6 +319,14 @@ describe('watchlist bundles and retention', () => {
     expect(await verifyBundle(bufferBytes(bundle.bytes))).toMatchObject({ ok: true });
     const stranger = await api.call(`/api/watchlists/${id}/evidence`, { key });
     expect(stranger.status).toBe(404);
+    // The watchlists page links the same bundle, behind the owner's session.
+    const session = await createSignedInUser(db.sql);
+    await db.sql`update watchlists set owner_id = ${session.user.id}::uuid where id = ${id}::uuid`;
+    const headers = { Accept: 'text/html', Cookie: session.cookie };
+    expect(await (await fetch(`${api.url}/watchlists`, { headers })).text()).toContain(`href="/watchlists/${id}/evidence.zip"`);
+    const page = await fetch(`${api.url}/watchlists/${id}/evidence.zip`, { headers });
+    expect(page.headers.get('content-type')).toBe('application/zip');
+    expect((await verifyBundle(bufferBytes(new Uint8Array(await page.arrayBuffer())))).ok).toBe(true);
   });
 
   it('drops kept answers older than EVIDENCE_RETENTION_DAYS in the hourly cleanup, and none without it', async () => {

@@ -25,6 +25,7 @@ import {
   removeItemPost,
   renameWatchlistPost,
   rotateFeedPost,
+  watchlistEvidencePage,
   watchlistsPage,
   watchPost,
 } from './watchlists.tsx';
@@ -68,6 +69,7 @@ export const allPages: Page[] = [
   rotateFeedPost,
   deleteWatchlistPage,
   deleteWatchlistPost,
+  watchlistEvidencePage,
   removeItemPost,
   watchPost,
   createWebhookPost,
