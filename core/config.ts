@@ -128,6 +128,9 @@ export const configSchema = z.object({
   STATUS_RECHECK_DAYS: integerFromEnv(1, 3650)
     .default(30)
     .describe('live videos older than 30 days are rechecked about this often (newer ones daily)'),
+  EVIDENCE_RETENTION_DAYS: integerFromEnv(1, 365_000)
+    .optional()
+    .describe('kept answers of sources (evidence) older than this are dropped by the hourly cleanup; unset keeps them for ever'),
   STATUS_CHECKS_PER_MINUTE: integerFromEnv(50, 1_000_000)
     .default(5_000)
     .describe('most videos the scheduler queues for a check each minute'),

@@ -36,6 +36,7 @@ operator (each takes --json for scripts)
   tiers list
   tiers set <tier> [--api-access true|false] [--max-scope L3] [--feature NAME=on|off] [--limit NAME=N|unlimited]
   subtitles convert <file> --to srt|vtt|txt   any WebVTT/SRT/timedtext/json3 file, normalised, to stdout
+  evidence verify <bundle.zip>   check an evidence bundle offline: every file's hash, the manifest, raw bodies, history
   bench generate --videos N [--seed S] [--channels M]   write a synthetic seeded corpus (for benchmarks) into the database
 
 assistants
@@ -74,6 +75,7 @@ const commands: Record<string, () => Promise<Command>> = {
   mcp: async () => (await import('./commands/mcp.ts')).mcpCommand,
   backup: async () => (await import('./commands/backup.ts')).backupCommand,
   restore: async () => (await import('./commands/backup.ts')).restoreCommand,
+  evidence: async () => (await import('./commands/evidence.ts')).evidenceCommand,
 };
 
 async function main([name, ...args]: string[]): Promise<void> {

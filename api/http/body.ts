@@ -63,5 +63,41 @@ export async function readFormBody(req: IncomingMessage, limitBytes: number): Pr
   return Object.fromEntries(new URLSearchParams(bytes.toString('utf8')));
 }
 
+/**
+ * Reads a form sent as multipart/form-data (a file upload) up to `limitBytes`: its text fields, and
+ * its files' bytes by field name (kept in memory, never written anywhere).
+ */
+export async function readMultipartBody(
+  req: IncomingMessage,
+  limitBytes: number,
+): Promise<{ fields: Record<string, string>; files: Record<string, Buffer> }> {
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(String(req.headers['content-type'] ?? ''));
+  if (mediaTypeOf(req) !== 'multipart/form-data' || !boundary) {
+    throw new AppError('INVALID_INPUT', "a file must be sent as multipart/form-data, as the page's form sends it", { status: 415 });
+  }
+  const bytes = (await readBodyBytes(req, limitBytes)) ?? Buffer.alloc(0);
+  const delimiter = Buffer.from(`\r\n--${boundary[1] ?? boundary[2]}`);
+  const fields: Record<string, string> = {};
+  const files: Record<string, Buffer> = {};
+  // The body starts with the delimiter without its CRLF; each part is headers, a blank line, the content.
+  let at = bytes.indexOf(delimiter.subarray(2));
+  while (at >= 0) {
+    const start = at + (at === 0 ? delimiter.length - 2 : delimiter.length);
+    if (bytes.subarray(start, start + 2).toString() === '--') break;
+    const next = bytes.indexOf(delimiter, start);
+    const headerEnd = bytes.indexOf('\r\n\r\n', start);
+    if (next < 0 || headerEnd < 0 || headerEnd > next) throw new AppError('INVALID_INPUT', 'the uploaded form is cut short or malformed');
+    const headers = bytes.subarray(start, headerEnd).toString('utf8');
+    const name = /name="([^"]*)"/i.exec(headers)?.[1];
+    const content = bytes.subarray(headerEnd + 4, next);
+    if (name !== undefined) {
+      if (/filename="/i.test(headers)) files[name] = content;
+      else fields[name] = content.toString('utf8');
+    }
+    at = next;
+  }
+  return { fields, files };
+}
+
 const tooLarge = (limitBytes: number) =>
   new AppError('INVALID_INPUT', `the request body is larger than the limit of ${limitBytes} bytes`, { status: 413 });

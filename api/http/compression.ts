@@ -2,6 +2,7 @@
  * Content codings (RFC 9110 §8.4, §12.5.3): brotli or gzip as the request's Accept-Encoding prefers,
  * for text answers of at least COMPRESS_MIN_BYTES. Media files, zips and event streams are never coded.
  */
+import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Writable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -84,4 +85,10 @@ export function streamSink(res: ServerResponse, coding: Coding): Writable {
   compressor.pipe(res);
   res.once('close', () => compressor.destroy());
   return compressor;
+}
+
+/** Resolves when the sink can take more (or is gone): the backpressure of a streamed answer. */
+export async function drained(sink: Writable): Promise<void> {
+  if (!sink.writableNeedDrain || sink.destroyed) return;
+  await Promise.race([once(sink, 'drain'), once(sink, 'close')]);
 }

@@ -1,5 +1,6 @@
 import type { Route } from '../http/route.ts';
 import { docsRoutes } from './docs.ts';
+import { evidenceRoutes } from './evidence.ts';
 import { featuresRoute } from './features.ts';
 import { feedRoutes } from './feeds.ts';
 import { ftsRoute } from './fts.ts';
@@ -40,6 +41,7 @@ export const allRoutes: Route[] = [
   ...webhookRoutes,
   streamTokenRoute(() => allRoutes),
   statusHistoryRoute,
+  ...evidenceRoutes,
   videoFileRoute,
   videoThumbnailRoute,
   ...watchlistChangeRoutes,

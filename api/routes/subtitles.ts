@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { z } from 'zod';
 import { notFound } from '../../core/errors.ts';
@@ -14,7 +13,7 @@ import { findVideos } from '../../core/subtitles/videos.ts';
 import { perform } from '../http/route.ts';
 import { downloadSubtitles, SUBTITLE_TYPES } from '../actions/subtitles.ts';
 import { wholeNumber } from '../http/input.ts';
-import { codingFor, streamSink } from '../http/compression.ts';
+import { codingFor, drained, streamSink } from '../http/compression.ts';
 import { addVary, JSON_TYPE } from '../http/representation.ts';
 import { binaryBody, defineRoute, handled, privateCache, reply } from '../http/route.ts';
 
@@ -322,12 +321,6 @@ async function pipe(sink: Writable, pieces: AsyncIterable<string | Uint8Array>):
     await drained(sink);
   }
   sink.end();
-}
-
-/** Resolves when the sink can take more (or is gone): the backpressure of a streamed answer. */
-async function drained(sink: Writable): Promise<void> {
-  if (!sink.writableNeedDrain || sink.destroyed) return;
-  await Promise.race([once(sink, 'drain'), once(sink, 'close')]);
 }
 
 /** Every subtitle route, in matching order. */

@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { z } from 'zod';
 import type { Logger } from '../../core/log.ts';
 import type { Caller } from '../http/auth.ts';
-import { readFormBody } from '../http/body.ts';
+import { readFormBody, readMultipartBody } from '../http/body.ts';
 import { checkFormToken, CSRF_FIELD } from '../http/csrf.ts';
 import { parseInput, parseQuery } from '../http/input.ts';
 import { guarded, type Access, type ChargeUnits, type GuardedRequest, type RequestLimit } from '../http/guard.ts';
@@ -32,6 +32,8 @@ export interface PageContext<P, Q, F> {
   query: Q;
   /** A POST page's form fields, validated. */
   form: F;
+  /** An upload page's files (multipart/form-data), by field name: in memory only. */
+  files: Record<string, Buffer>;
   /** For a page that answers with a file of its own (sendFile, a subtitle download): counts the request as it is sent, or not for a 304. */
   exchange: Exchange;
   /** Counts units of a limit the page declares in `charges`, with the request, in one statement (api/http/guard.ts). */
@@ -71,6 +73,8 @@ export interface Page<
   form?: F;
   /** What the visitor's tier must allow (as a route's `feature`); an action's access, with the limits it charges, fits here. */
   access?: Access & { charges?: readonly LimitName[] | undefined };
+  /** A POST page whose form uploads files (multipart/form-data) of at most this many bytes in all. */
+  upload?: { maxBytes: number };
   /** Counted against the visitor's requestsPerMinute (default true), as an API request is. */
   rateLimited?: boolean;
   /** The limit that counts its requests instead of requestsPerMinute (public pages: pageRequestsPerMinute, sized for crawlers). */
@@ -103,10 +107,17 @@ export const definePage = <
  * A POST page's fields, refused (403) unless they carry the CSRF token FormToken put in a form of this
  * page (api/http/csrf.ts): checked here, for every form that changes something, so no page can forget it.
  */
-async function checkedForm(req: PageRequest, deps: ApiDeps): Promise<Record<string, string>> {
-  const { [CSRF_FIELD]: token, ...fields } = await readFormBody(req, deps.config.BODY_LIMIT_BYTES);
+async function checkedForm(
+  req: PageRequest,
+  deps: ApiDeps,
+  upload: Page['upload'],
+): Promise<{ fields: Record<string, string>; files: Record<string, Buffer> }> {
+  const { fields: sent, files } = upload
+    ? await readMultipartBody(req, upload.maxBytes)
+    : { fields: await readFormBody(req, deps.config.BODY_LIMIT_BYTES), files: {} };
+  const { [CSRF_FIELD]: token, ...fields } = sent;
   checkFormToken(req, deps.config, req.path, token);
-  return fields;
+  return { fields, files };
 }
 
 /** Identify the visitor, then the API's guard chain (access, the charge) around validation and rendering, answered as pages. */
@@ -138,8 +149,8 @@ async function render(page: Page, deps: ApiDeps, req: PageRequest, res: ServerRe
   const params = page.params && parseInput(page.params, req.params, 'path');
   const query = page.query && parseQuery(page.query, req.query);
   // Every POST's CSRF token is checked, whether or not the page reads fields.
-  const fields = page.method === 'POST' ? await checkedForm(req, deps) : undefined;
-  const form = fields && page.form && parseInput(page.form, fields, 'form');
+  const posted = page.method === 'POST' ? await checkedForm(req, deps, page.upload) : undefined;
+  const form = posted && page.form && parseInput(page.form, posted.fields, 'form');
   const exchange = { req, res, countRequest: request.countRequest, waiveRequest: request.waiveRequest };
   const log = deps.log.child({ reqId: req.id });
   const answer = await page.handler({
@@ -151,6 +162,7 @@ async function render(page: Page, deps: ApiDeps, req: PageRequest, res: ServerRe
     params,
     query,
     form,
+    files: posted?.files ?? {},
     exchange,
     charge: request.charge,
     log,

@@ -44,6 +44,25 @@ export function observeAttempts<T>(observe: (outcome: AttemptOutcome) => void, w
   return attemptObserver.run(observe, work);
 }
 
+/** An answer a source gave, as it came (the body decoded from any transfer coding): what evidence keeps. */
+export interface RawAnswer {
+  url: string;
+  status: number;
+  contentType: string | null;
+  body: Buffer;
+  answeredAt: Date;
+}
+
+const answerRecorder = new AsyncLocalStorage<(answer: RawAnswer) => void>();
+
+/**
+ * Runs `work` with `record` given every answer (a success or a definite refusal) of every request
+ * made inside it: how a probe keeps what the platform said without each source handing it back.
+ */
+export function recordAnswers<T>(record: (answer: RawAnswer) => void, work: () => Promise<T>): Promise<T> {
+  return answerRecorder.run(record, work);
+}
+
 /** p-retry's randomised exponential backoff (factor 2), computed here so the next try's time can be told before waiting for it. */
 const backoffDelay = (attempt: number, minDelayMs: number, maxDelayMs: number) =>
   Math.min(maxDelayMs, Math.round((Math.random() + 1) * minDelayMs * 2 ** (attempt - 1)));
@@ -64,10 +83,11 @@ async function fetchBody<B>(
   const { timeoutMs = 15_000, retries = 3, minDelayMs = 500, maxDelayMs = 8_000 } = options;
   const limited = options.maxBytes === undefined ? upstream : { ...upstream, maxBytes: options.maxBytes };
   const observe = attemptObserver.getStore();
+  const record = answerRecorder.getStore();
   return pRetry(
     async () => {
       const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-      let response: { status: number; body: Buffer; date?: string };
+      let response: { status: number; body: Buffer; date?: string; contentType?: string };
       try {
         // The body is read inside: one that stalls after the headers is a timeout like any other.
         response = await outboundGet(
@@ -94,6 +114,13 @@ async function fetchBody<B>(
         );
       }
       observe?.({ answered: true });
+      record?.({
+        url,
+        status,
+        contentType: response.contentType ?? null,
+        body: response.body,
+        answeredAt: answeredAt(response.date) ?? new Date(),
+      });
       if (status >= 400) {
         throw new AbortError(
           new DefiniteError(`${new URL(url).host} answered ${status}`, status, response.body.subarray(0, 4096).toString('utf8')),

@@ -106,13 +106,20 @@ export async function readBody(response: IncomingMessage, origin: string, maxByt
 
 const REDIRECT = new Set([301, 302, 303, 307, 308]);
 
-/** GET `url` from `upstream`, redirects followed within its origins: the final status, body and Date header; counted by source and status (core/metrics.ts). */
+interface OutboundAnswer {
+  status: number;
+  body: Buffer;
+  date?: string;
+  contentType?: string;
+}
+
+/** GET `url` from `upstream`, redirects followed within its origins: the final status, body, Date and Content-Type headers; counted by source and status (core/metrics.ts). */
 export async function outboundGet(
   upstream: Upstream,
   url: string,
   headers: Record<string, string>,
   signal: AbortSignal,
-): Promise<{ status: number; body: Buffer; date?: string }> {
+): Promise<OutboundAnswer> {
   let status = 'none';
   try {
     const answer = await followRedirects(upstream, url, headers, signal);
@@ -130,7 +137,7 @@ async function followRedirects(
   url: string,
   headers: Record<string, string>,
   signal: AbortSignal,
-): Promise<{ status: number; body: Buffer; date?: string }> {
+): Promise<OutboundAnswer> {
   let target = new URL(url);
   for (let hop = 0; ; hop++) {
     const refusal = refusalOf(upstream, target);
@@ -147,6 +154,7 @@ async function followRedirects(
       status: response.statusCode ?? 0,
       body: await readBody(response, target.origin, upstream.maxBytes),
       date: response.headers.date,
+      contentType: response.headers['content-type'],
     };
   }
 }

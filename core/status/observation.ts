@@ -4,14 +4,18 @@
  * anything unreadable are transient and never change a status.
  */
 import { looksLikeBotCheck } from '../sources/http.ts';
+import type { KeptAnswer } from './keptAnswer.ts';
 import type { StatusReason } from '../videos/videoStatus.ts';
 import { isObject } from '../youtube/json.ts';
 import { playabilityMessages } from '../youtube/playerResponse.ts';
 
 type ProbeName = 'youtube_api' | 'watch_page' | 'yt_dlp';
 
-/** When the platform showed it (its answer's Date header); else the time it is recorded. */
-type Observed = { observedAt?: Date };
+/**
+ * When the platform showed it (its answer's Date header); else the time it is recorded. `answer` is
+ * what it said, kept as evidence when the observation decides or confirms something.
+ */
+type Observed = { observedAt?: Date; answer?: KeptAnswer };
 
 export type Observation = Observed &
   (

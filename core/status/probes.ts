@@ -6,7 +6,8 @@
  */
 import type { Config } from '../config.ts';
 import { sourceFetchOptions } from '../sources/configured.ts';
-import { fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
+import { keptAnswer, type KeptAnswer } from './keptAnswer.ts';
+import { fetchText, looksLikeBotCheck, recordAnswers, type FetchOptions } from '../sources/http.ts';
 import { DefiniteError, TransientError } from '../sources/httpErrors.ts';
 import { upstreamFor } from '../sources/upstream.ts';
 import { watchPageFetchOptions } from '../sources/watchPageFetch.ts';
@@ -20,6 +21,19 @@ export type StatusProbe = (videoIds: string[], signal?: AbortSignal) => Promise<
 
 const describeError = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** The platform's origins: kept evidence names them, not the configured URLs (which may be internal proxies). */
+const DATA_API_ORIGIN = 'https://www.googleapis.com';
+const WEB_ORIGIN = 'https://www.youtube.com';
+
+/** `work`'s result and the last answer a source gave inside it, as evidence keeps it. */
+async function withLastAnswer<T>(publicOrigin: string, work: () => Promise<T>): Promise<{ result: T; answer?: KeptAnswer }> {
+  let answer: KeptAnswer | undefined;
+  const result = await recordAnswers((raw) => {
+    answer = keptAnswer(raw, publicOrigin);
+  }, work);
+  return answer ? { result, answer } : { result };
+}
+
 export function dataApiProbe(options: { apiKey: string; baseUrl: string; fetchOptions?: Omit<FetchOptions, 'signal'> }): StatusProbe {
   const api = createYoutubeApiSource(options);
   return async (videoIds, signal) => {
@@ -27,8 +41,9 @@ export function dataApiProbe(options: { apiKey: string; baseUrl: string; fetchOp
     for (let start = 0; start < videoIds.length; start += PAGE_SIZE) {
       const batch = videoIds.slice(start, start + PAGE_SIZE);
       let found: Set<string>;
+      let answer: KeptAnswer | undefined;
       try {
-        found = await api.publicVideoIds(batch, signal);
+        ({ result: found, answer } = await withLastAnswer(DATA_API_ORIGIN, () => api.publicVideoIds(batch, signal)));
       } catch (error) {
         if (!(error instanceof TransientError) && !(error instanceof DefiniteError)) throw error;
         // A refused or failing call says nothing about the videos.
@@ -39,13 +54,14 @@ export function dataApiProbe(options: { apiKey: string; baseUrl: string; fetchOp
       for (const videoId of batch) {
         observations.push(
           found.has(videoId)
-            ? { videoId, outcome: 'available', source: 'youtube_api', evidence: 'videos.list returned it' }
+            ? { videoId, outcome: 'available', source: 'youtube_api', evidence: 'videos.list returned it', ...(answer ? { answer } : {}) }
             : {
                 videoId,
                 outcome: 'gone',
                 reason: 'unknown',
                 source: 'youtube_api',
                 evidence: 'videos.list did not return it (deleted, private or blocked)',
+                ...(answer ? { answer } : {}),
               },
         );
       }
@@ -66,8 +82,12 @@ export function watchPageProbe(options: {
     const url = `${webUrl}/watch?v=${encodeURIComponent(videoId)}&hl=en`;
     let html: string;
     let answeredAt: Date | undefined;
+    let answer: KeptAnswer | undefined;
     try {
-      ({ body: html, answeredAt } = await fetchText(upstream, url, signal ? { ...base, signal } : base));
+      ({
+        result: { body: html, answeredAt },
+        answer,
+      } = await withLastAnswer(WEB_ORIGIN, () => fetchText(upstream, url, signal ? { ...base, signal } : base)));
     } catch (error) {
       if (!(error instanceof TransientError) && !(error instanceof DefiniteError)) throw error;
       // The platform answers gone videos with a 200 page: an error status is a proxy's or an outage's.
@@ -80,7 +100,11 @@ export function watchPageProbe(options: {
       const why = looksLikeBotCheck(html) ? 'a bot check' : 'no player response';
       return { videoId, outcome: 'transient', source: 'watch_page', evidence: `${why} on ${page}` };
     }
-    return { ...classifyPlayerResponse(videoId, player, page), ...(answeredAt ? { observedAt: answeredAt } : {}) };
+    return {
+      ...classifyPlayerResponse(videoId, player, page),
+      ...(answeredAt ? { observedAt: answeredAt } : {}),
+      ...(answer ? { answer } : {}),
+    };
   }
   return inLanes(options.concurrency ?? 4, probeOne);
 }

@@ -11,10 +11,12 @@
  * A change is dated when the platform showed it (the observation's observedAt, else now): its
  * status_since, and so its history row. The history rows are written by the videos_status_history_* triggers; running crawls of the
  * videos' channels get search:status_change and the updated search:video; confirmed deletions and
- * rechecked gone videos queue a re-upload search.
+ * rechecked gone videos queue a re-upload search. The answers of observations that suspected,
+ * changed or confirmed a status are kept as evidence (core/evidence/); others that changed nothing are counted.
  */
 import type { Queryable } from '../db/database.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
+import { countUnkeptObservations, keepObservations, type DecidingObservation } from './keepObservations.ts';
 import { searchEvents, type SearchEvent } from '../events/searchEvents.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import { VIDEO_JSON, type VideoObject } from '../videos/videoObject.ts';
@@ -52,7 +54,17 @@ export async function recordObservations(
       observed_at: o.observedAt?.toISOString() ?? null,
     })),
   );
-  const rowsOut = await tx<Array<StatusChange & { suspectedNow: boolean; lookForReupload: boolean }>>`
+  const rowsOut = await tx<
+    Array<
+      StatusChange & {
+        suspectedNow: boolean;
+        lookForReupload: boolean;
+        stillGone: boolean;
+        unchangedLive: boolean;
+        suspectedAt: Date | null;
+      }
+    >
+  >`
     with o as (
       select distinct on (video_id) * from jsonb_to_recordset(${rows}::text::jsonb)
         as o(video_id text, outcome text, reason text, claimant text, source text, evidence text, observed_at timestamptz)
@@ -120,10 +132,12 @@ export async function recordObservations(
     )
     select video_id as "videoId", channel_id as "channelId", previous_status as "previousStatus", status, status_reason as reason,
       (gone_from_live and not confirmed) as "suspectedNow",
-      ((confirmed or still_gone) and reuploaded_as is null) as "lookForReupload"
+      ((confirmed or still_gone) and reuploaded_as is null) as "lookForReupload",
+      still_gone as "stillGone", (outcome = 'available' and previous_status = 'live') as "unchangedLive", suspected_at as "suspectedAt"
     from s`;
 
   const changes = rowsOut.filter((row) => row.status !== row.previousStatus);
+  await keepDecidingAnswers(tx, observations, rowsOut, changes);
   const lookFor = rowsOut.filter((row) => row.lookForReupload).map((row) => row.videoId);
   if (lookFor.length) {
     await enqueue(tx, 'link_reuploads', { videoIds: lookFor }, { priority: 5 });
@@ -142,6 +156,41 @@ export async function recordObservations(
     })),
     suspected: rowsOut.filter((row) => row.suspectedNow).length,
   };
+}
+
+/** What each observation decided, from the statement's rows: its answer kept, or counted when it decided nothing. */
+async function keepDecidingAnswers(
+  tx: Queryable,
+  observations: Observation[],
+  rows: Array<StatusChange & { suspectedNow: boolean; stillGone: boolean; unchangedLive: boolean; suspectedAt: Date | null }>,
+  changes: StatusChange[],
+): Promise<void> {
+  const changedIds = new Set(changes.map((change) => change.videoId));
+  const byVideo = new Map<string, Observation>();
+  for (const observation of observations) if (!byVideo.has(observation.videoId)) byVideo.set(observation.videoId, observation);
+  const kept: DecidingObservation[] = [];
+  for (const row of rows) {
+    const observation = byVideo.get(row.videoId);
+    if (!observation?.answer) continue;
+    const decided = row.suspectedNow
+      ? 'suspected'
+      : changedIds.has(row.videoId)
+        ? 'status_change'
+        : row.stillGone
+          ? 'confirmation'
+          : undefined;
+    if (decided)
+      kept.push({ videoId: row.videoId, source: observation.source, said: observation.evidence, decided, answer: observation.answer });
+  }
+  await keepObservations(
+    tx,
+    kept,
+    rows.filter((row) => changedIds.has(row.videoId)).map((row) => ({ videoId: row.videoId, suspectedAt: row.suspectedAt })),
+  );
+  await countUnkeptObservations(
+    tx,
+    rows.filter((row) => row.unchangedLive).map((row) => row.videoId),
+  );
 }
 
 /**

@@ -29,7 +29,7 @@ export type TaskDeps = Services & { sql: Sql; log: Logger; config: Config };
 export function taskList(deps: TaskDeps): TaskList {
   const { sql, log, config } = deps;
   const tasks: { [T in TaskName]: NamedTask<T> } = {
-    cleanup: cleanupTask(sql),
+    cleanup: cleanupTask(sql, config.EVIDENCE_RETENTION_DAYS),
     crawl_channel: crawlChannelTask({ sql, log, sources: deps.sources, sourceWaitBudgetMs: config.SOURCE_WAIT_BUDGET_MS }),
     fetch_subtitles: fetchSubtitlesTask({ sql, log, subtitleSources: deps.subtitleSources, videoSources: deps.sources }),
     fetch_thumbnail: fetchThumbnailTask(sql, log, deps.waybackThumbnails),

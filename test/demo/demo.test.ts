@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FirstAdmin } from '../../core/accounts/bootstrapAdmin.ts';
 import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
+import { bufferBytes } from '../../core/evidence/readZip.ts';
+import { verifyBundle } from '../../core/evidence/verifyBundle.ts';
 import { deletionsByMonth } from '../../core/status/deletionsByMonth.ts';
 import { startWorker } from '../../pipeline/worker.ts';
 import { buildDemo, DEMO_WATCHLIST, type DemoFacts } from '../../scripts/demo/buildDemo.ts';
@@ -86,6 +88,21 @@ describe('the demo archive', () => {
       // The archive's sighting came first, at yt-dlp's download time.
       expect(body.history[0]).toMatchObject({ status: 'live', source: 'archive' });
     }
+  });
+
+  it('has an evidence bundle for each deleted video, holding the recorded platform answer that decided it', async () => {
+    const deleted = (await demoVideos('&status=deleted')).filter((video) => video.status === 'deleted');
+    expect(deleted.length).toBeGreaterThan(0);
+    for (const video of deleted) {
+      const answer = await fetch(`${api.url}/api/videos/${video.videoId}/evidence`, { headers: { 'X-API-Key': key } });
+      expect(answer.status).toBe(200);
+      const verdict = await verifyBundle(bufferBytes(new Uint8Array(await answer.arrayBuffer())));
+      expect(verdict, video.videoId).toMatchObject({ ok: true, problems: [] });
+    }
+    const decided = await db.sql`
+      select distinct e.video_id from evidence_observations e
+      where e.decided = 'status_change' and e.status_history_id is not null and e.video_id = any(${deleted.map((video) => video.videoId)})`;
+    expect(decided).toHaveLength(deleted.length);
   });
 
   it('links a re-upload, and keeps unverifiable uploads checking', async () => {

@@ -1,8 +1,17 @@
 import type { Page } from '../page.tsx';
 import { channelContinuePage, channelLivePage, channelPage } from './channel.tsx';
-import { videoMediaPage, videoPage, videoSubtitlesPage, videoSummaryLivePage, videoSummaryPage } from './video.tsx';
+import {
+  videoEvidencePage,
+  videoMediaPage,
+  videoPage,
+  videoRawAnswerPage,
+  videoSubtitlesPage,
+  videoSummaryLivePage,
+  videoSummaryPage,
+} from './video.tsx';
 import { accountPage, createKeyPost, newKeyPage, passwordPost, revokeKeyPost } from './account.tsx';
 import { createUserPost, editTierPost, setTierPost, tiersPage, usersPage } from './admin.tsx';
+import { verifyEvidencePage, verifyEvidencePost } from './evidence.tsx';
 import { homePage } from './home.tsx';
 import { loginPage, loginPost, logoutPost, registerPage, registerPost, signInLinkPage, signInLinkPost } from './signIn.tsx';
 import { searchPage } from './search.tsx';
@@ -16,6 +25,7 @@ import {
   removeItemPost,
   renameWatchlistPost,
   rotateFeedPost,
+  watchlistEvidencePage,
   watchlistsPage,
   watchPost,
 } from './watchlists.tsx';
@@ -25,6 +35,8 @@ import { createWebhookPost, deleteWebhookPost, enableWebhookPost, testWebhookPos
 export const allPages: Page[] = [
   homePage,
   searchPage,
+  verifyEvidencePage,
+  verifyEvidencePost,
   summariesPage,
   summaryPage,
   channelLivePage,
@@ -34,6 +46,8 @@ export const allPages: Page[] = [
   videoStenogramLivePage,
   videoStenogramPage,
   videoMediaPage,
+  videoEvidencePage,
+  videoRawAnswerPage,
   videoSummaryPage,
   videoSubtitlesPage,
   videoPage,
@@ -55,6 +69,7 @@ export const allPages: Page[] = [
   rotateFeedPost,
   deleteWatchlistPage,
   deleteWatchlistPost,
+  watchlistEvidencePage,
   removeItemPost,
   watchPost,
   createWebhookPost,

@@ -2,6 +2,7 @@ import { Fragment, type VNode } from 'preact';
 import { z } from 'zod';
 import { AppError } from '../../../core/errors.ts';
 import { videoIdSchema, videoParams } from '../../../core/schemas.ts';
+import { keptObservations, unkeptObservationCount } from '../../../core/evidence/observations.ts';
 import { statusHistory } from '../../../core/status/statusHistory.ts';
 import { describeStatus } from '../../../core/videos/statusWording.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
@@ -20,6 +21,7 @@ import { wholeNumber } from '../../http/input.ts';
 import type { ApiDeps } from '../../http/route.ts';
 import { perform } from '../../http/route.ts';
 import { followSummary, generateSummary } from '../../actions/summaries.ts';
+import { downloadVideoEvidence, readRawAnswer } from '../../actions/evidence.ts';
 import { downloadSubtitles } from '../../actions/subtitles.ts';
 import { readUsage } from '../../actions/usage.ts';
 import { whenInWords } from '../duration.ts';
@@ -35,6 +37,7 @@ import { assetUrl } from '../assets.ts';
 import { stenogramMarkdown } from '../../actions/stenograms.ts';
 import { StatusBadge } from '../statusBadge.tsx';
 import { Thumbnail } from '../videoCard.tsx';
+import { KeptAnswers } from '../evidenceView.tsx';
 import { LinkedDescription, readableEvidence } from '../videoText.tsx';
 
 const videoPath = (videoId: string) => `/videos/${videoId}`;
@@ -204,11 +207,17 @@ function Media({ video, start, clip }: { video: VideoObject; start: number | und
 async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps; visitor: Caller; videoId: string }): Promise<VNode> {
   if (!visitor.tier.features.statusHistory)
     return <p class="notice">The status history is shown in {await tiersSentence(deps, 'statusHistory')}.</p>;
-  const { current, history } = await statusHistory(deps.sql, videoId);
+  const [{ current, history }, answers, unkept] = await Promise.all([
+    statusHistory(deps.sql, videoId),
+    keptObservations(deps.sql, videoId),
+    unkeptObservationCount(deps.sql, videoId),
+  ]);
   const titles = await titlesOf(
     deps.sql,
     history.map((entry) => entry.linkedVideoId),
   );
+  const answersOf = (index: number) => answers.filter((answer) => answer.historyIndex === index);
+  const unlinked = answers.filter((answer) => answer.historyIndex === null);
   return (
     <>
       <ol class="timeline status-history">
@@ -220,13 +229,16 @@ async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps;
               {entry.source ? <span class="muted"> seen by {entry.source.replace('_', ' ')}</span> : null}
             </p>
             {entry.claimant ? <p>Claimed by {entry.claimant}</p> : null}
-            {entry.evidence
-              ? readableEvidence(entry.evidence).map((text) => (
-                  <p key={text} class="evidence">
-                    {text}
-                  </p>
-                ))
-              : null}
+            {/* The kept answers say what the one-line evidence summarises: shown instead of it, never both. */}
+            {answersOf(index).length > 0 ? (
+              <KeptAnswers answers={answersOf(index)} videoPath={videoPath(videoId)} />
+            ) : entry.evidence ? (
+              readableEvidence(entry.evidence).map((text) => (
+                <p key={text} class="evidence">
+                  {text}
+                </p>
+              ))
+            ) : null}
             {entry.linkedVideoId ? (
               <p>
                 Re-uploaded as <VideoLink videoId={entry.linkedVideoId} titles={titles} />
@@ -235,9 +247,29 @@ async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps;
           </li>
         ))}
       </ol>
+      {unlinked.length > 0 ? (
+        <details class="later-answers">
+          <summary>
+            {unlinked.length} more kept answer{unlinked.length === 1 ? '' : 's'} (first signs not yet confirmed, later checks confirming it)
+          </summary>
+          <KeptAnswers answers={unlinked} videoPath={videoPath(videoId)} />
+        </details>
+      ) : null}
       <p class="muted">
         Now {describeStatus(current.status, current.reason).toLowerCase()}
         {current.confirmedAt ? `, last confirmed ${current.confirmedAt.slice(0, 10)}` : ''}; next check {current.nextCheckAt.slice(0, 10)}.
+        {unkept > 0
+          ? ` ${unkept} routine check${unkept === 1 ? '' : 's'} that changed nothing ${unkept === 1 ? 'was' : 'were'} counted, not kept.`
+          : ''}
+      </p>
+      <p>
+        <a href={`${videoPath(videoId)}/evidence.zip`} download>
+          Download evidence
+        </a>{' '}
+        <span class="muted">
+          (a ZIP of everything above with the raw answers, hashed so anyone can <a href="/evidence/verify">check it</a>; counts as a
+          subtitle download)
+        </span>
       </p>
     </>
   );
@@ -549,6 +581,28 @@ export const videoSubtitlesPage = definePage({
       videoId: params.videoId,
       choice: { format: params.file.slice('subtitles.'.length) as 'srt' | 'vtt' | 'txt' },
     });
+  },
+});
+
+/** `/videos/:videoId/evidence.zip`: GET /api/videos/:videoId/evidence as a download, charged as it is. */
+export const videoEvidencePage = definePage({
+  method: 'GET',
+  path: '/videos/:videoId/evidence.zip',
+  params: z.object({ videoId: videoIdSchema }),
+  access: downloadVideoEvidence.access,
+  async handler(ctx) {
+    return perform(downloadVideoEvidence, ctx, { exchange: ctx.exchange, videoId: ctx.params.videoId });
+  },
+});
+
+/** `/videos/:videoId/evidence/:observationId`: one kept answer, raw, as plain text. */
+export const videoRawAnswerPage = definePage({
+  method: 'GET',
+  path: '/videos/:videoId/evidence/:observationId',
+  params: z.strictObject({ videoId: videoIdSchema, observationId: z.string().regex(/^\d{1,18}$/, { message: 'expected a number' }) }),
+  access: readRawAnswer.access,
+  async handler(ctx) {
+    return perform(readRawAnswer, ctx, { exchange: ctx.exchange, videoId: ctx.params.videoId, observationId: ctx.params.observationId });
   },
 });
 

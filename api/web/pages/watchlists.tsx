@@ -13,6 +13,7 @@ import {
   watchlistItemInput,
   type WatchlistItemInput,
 } from '../../actions/watchlists.ts';
+import { downloadWatchlistEvidence } from '../../actions/evidence.ts';
 import { listWatchlistChanges } from '../../actions/watchlistChanges.ts';
 import { listWebhooks } from '../../actions/webhooks.ts';
 import { changeTitle } from '../../../core/watchlists/atom.ts';
@@ -171,6 +172,15 @@ function WatchlistSection({
       <Items ctx={ctx} watchlist={watchlist} />
       <h3>Recent changes</h3>
       <RecentChanges changes={watchlist.changes} />
+      <p>
+        <a href={`/watchlists/${watchlist.id}/evidence.zip`} download>
+          Download evidence
+        </a>{' '}
+        <span class="muted">
+          (its videos' histories and kept source answers, hashed so anyone can <a href="/evidence/verify">check them</a>; one subtitle
+          download per video)
+        </span>
+      </p>
       <FeedUrl ctx={ctx} watchlist={watchlist} />
       <h3>Webhooks</h3>
       <Webhooks ctx={ctx} watchlistId={watchlist.id} webhooks={watchlist.webhooks} newSecret={newSecret} />
@@ -276,6 +286,17 @@ export const rotateFeedPost = definePage({
   async handler(ctx) {
     await perform(updateWatchlist, ctx, { ...origin(ctx), id: ctx.params.watchlistId, rotateFeed: true });
     return back(ctx, 'rotated', `/watchlists#${sectionId(ctx.params.watchlistId)}`);
+  },
+});
+
+/** `/watchlists/:id/evidence.zip`: GET /api/watchlists/:id/evidence as a download, charged as it is. */
+export const watchlistEvidencePage = definePage({
+  method: 'GET',
+  path: '/watchlists/:watchlistId/evidence.zip',
+  params: watchlistParams,
+  access: downloadWatchlistEvidence.access,
+  async handler(ctx) {
+    return perform(downloadWatchlistEvidence, ctx, { exchange: ctx.exchange, id: ctx.params.watchlistId });
   },
 });
 

@@ -1,0 +1,168 @@
+/**
+ * Evidence bundles (format afterimage-evidence/1): a video's or a watchlist's record as a ZIP anyone can
+ * check offline. Every file is listed in manifest.json with its size, SHA-256 and how it was obtained;
+ * README.txt's first line is the manifest's SHA-256. The same state exports byte-identical ZIPs: the
+ * entries come in a fixed order with a fixed time, and nothing in them is the time of the export.
+ * Written piece by piece to a sink that applies backpressure, kept observations read a page at a time.
+ */
+import type { Queryable } from '../db/database.ts';
+import { isoTimestamp } from '../db/isoTimestamp.ts';
+import { sha256Hex } from '../status/keepObservations.ts';
+import { statusHistory } from '../status/statusHistory.ts';
+import { renderVtt } from '../subtitles/renderVtt.ts';
+import { TRACK_COLUMNS, type TrackInfo } from '../subtitles/tracks.ts';
+import type { Cue } from '../subtitles/cue.ts';
+import { findSummary } from '../summaries/findSummary.ts';
+import { toSummaryObject } from '../summaries/summaryObject.ts';
+import { loadVideos } from '../videos/loadVideos.ts';
+import { storedZip } from './storedZip.ts';
+import { OBSERVATION_COLUMNS, type ObservationRecord } from './observations.ts';
+
+export const EVIDENCE_FORMAT = 'afterimage-evidence/1';
+export const MANIFEST = 'manifest.json';
+export const README = 'README.txt';
+// One text for every observation's files (the record says the rest): thousands of entries share it.
+const OBTAINED_RECORD = "the record of one kept answer of a source: what it decided, when, the request, the body's SHA-256 and size";
+const OBTAINED_BODY = 'the raw body of that answer as the source sent it, gzip-compressed as kept';
+/** Kept observations read per page. */
+const OBSERVATION_PAGE = 50;
+
+interface ManifestFile {
+  path: string;
+  size: number;
+  sha256: string;
+  obtained: string;
+}
+
+export type BundleSubject = { kind: 'video'; videoId: string } | { kind: 'watchlist'; id: string; name: string; videoIds: string[] };
+
+export interface Manifest {
+  format: typeof EVIDENCE_FORMAT;
+  subject: BundleSubject;
+  files: ManifestFile[];
+}
+
+/** The README of a bundle whose manifest has this SHA-256: the verifier expects exactly this text. */
+export const readmeText = (manifestSha256: string) => `${manifestSha256}
+This is an Afterimage evidence bundle, format ${EVIDENCE_FORMAT}.
+The line above is the SHA-256 of manifest.json. To check the bundle without Afterimage:
+1. Unzip it and run "sha256sum manifest.json": it must print the line above.
+2. manifest.json lists every other file with its size in bytes, its SHA-256 and how it was obtained.
+   Each file's SHA-256 must match, and no file may be missing or added (this README and the manifest aside).
+3. Each observations/<id>.body.gz is the raw answer a source gave, gzip-compressed: "gunzip -c" it and its
+   SHA-256 and size must be the bodySha256 and bodySize of observations/<id>.json beside it.
+4. In status-history.json each entry's previousStatus is the status of the entry before it.
+Or run "afterimage evidence verify <bundle.zip>", or upload the bundle at /evidence/verify on an Afterimage server.
+`;
+
+const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+type Sink = (chunk: Uint8Array) => Promise<void>;
+
+/** The ZIP being written (storedZip.ts): each file goes out as soon as it is added; the manifest is the list kept. */
+function bundleWriter(sink: Sink) {
+  const zip = storedZip(sink);
+  const files: ManifestFile[] = [];
+  const add = async (path: string, bytes: Uint8Array, obtained: string | undefined) => {
+    if (obtained !== undefined) files.push({ path, size: bytes.length, sha256: sha256Hex(bytes), obtained });
+    await zip.add(path, bytes);
+  };
+  return {
+    addText: (path: string, text: string, obtained: string) => add(path, Buffer.from(text, 'utf8'), obtained),
+    addBytes: (path: string, bytes: Uint8Array, obtained: string) => add(path, bytes, obtained),
+    /** manifest.json, README.txt and the central directory; returns the manifest's SHA-256. */
+    async finish(subject: BundleSubject): Promise<string> {
+      const manifest = Buffer.from(jsonText({ format: EVIDENCE_FORMAT, subject, files } satisfies Manifest), 'utf8');
+      const manifestSha = sha256Hex(manifest);
+      await add(MANIFEST, manifest, undefined);
+      await add(README, Buffer.from(readmeText(manifestSha), 'utf8'), undefined);
+      await zip.end();
+      return manifestSha;
+    },
+  };
+}
+type BundleWriter = ReturnType<typeof bundleWriter>;
+
+/** One video's files, under `prefix` ('' for a video's bundle, videos/<id>/ in a watchlist's). */
+async function addVideo(sql: Queryable, writer: BundleWriter, videoId: string, prefix: string): Promise<void> {
+  const [video] = await loadVideos(sql, [videoId]);
+  await writer.addText(`${prefix}video.json`, jsonText(video), `the video as GET /api/videos/${videoId} answers it`);
+  await writer.addText(
+    `${prefix}status-history.json`,
+    jsonText(await statusHistory(sql, videoId)),
+    `the current status and every change, as GET /api/videos/${videoId}/status-history answers it`,
+  );
+  await writer.addText(
+    `${prefix}metadata-versions.json`,
+    jsonText(await metadataVersions(sql, videoId)),
+    'the title, description, tags and thumbnail each had until a source that saw the video as well as before saw them change; current: what they are now',
+  );
+  for await (const { track, cues } of subtitleVersions(sql, videoId)) {
+    const name = `${track.language}${track.trackId ? `.${track.trackId}` : ''}.${track.kind}.v${track.version}.vtt`;
+    await writer.addText(
+      `${prefix}subtitles/${name}`,
+      renderVtt(cues),
+      `version ${track.version} of the ${track.kind} ${track.language} subtitles, first found in the ${track.source} source (${track.originUrl ?? 'no URL'}) at ${track.fetchedAt.toISOString()}, as WebVTT of the stored cues (content hash ${track.contentHash})`,
+    );
+  }
+  const summary = await findSummary(sql, videoId, { userId: null });
+  if (summary?.status === 'generated') {
+    await writer.addText(
+      `${prefix}summary.json`,
+      jsonText(toSummaryObject(summary)),
+      `the public AI summary, as GET /api/summary/${videoId} answers it (made by ${summary.llm_model}, not a source's answer)`,
+    );
+  }
+  const pages = sql<Array<ObservationRecord & { body: Buffer }>>`
+    select ${sql.unsafe(OBSERVATION_COLUMNS)}, e.body_gzip as body
+    from evidence_observations e where e.video_id = ${videoId} order by e.id`.cursor(OBSERVATION_PAGE);
+  for await (const rows of pages) {
+    for (const { body, ...record } of rows) {
+      const base = `${prefix}observations/${record.id}`;
+      await writer.addText(`${base}.json`, jsonText(record), OBTAINED_RECORD);
+      await writer.addBytes(`${base}.body.gz`, body, OBTAINED_BODY);
+    }
+  }
+}
+
+async function metadataVersions(sql: Queryable, videoId: string) {
+  const [current] = await sql`select title, description, tags, thumbnail_url as "thumbnailUrl" from videos where video_id = ${videoId}`;
+  const versions = await sql`
+    select title, description, tags, thumbnail_url as "thumbnailUrl", ${sql.unsafe(isoTimestamp('replaced_at'))} as "replacedAt"
+    from video_versions where video_id = ${videoId} order by id`;
+  return { current, versions };
+}
+
+/** Every version of every subtitle track, in a fixed order, a track's cues read one at a time. */
+async function* subtitleVersions(sql: Queryable, videoId: string): AsyncGenerator<{ track: TrackInfo; cues: Cue[] }> {
+  const tracks = await sql<TrackInfo[]>`
+    select ${sql.unsafe(TRACK_COLUMNS)} from subtitle_tracks t where t.video_id = ${videoId}
+    order by t.language, t.track_id nulls first, t.kind, t.version`;
+  for (const track of tracks) {
+    const [row] = await sql<Array<{ cues: Cue[] }>>`select cues from subtitle_tracks where id = ${track.id}::bigint`;
+    yield { track, cues: row?.cues ?? [] };
+  }
+}
+
+/** Writes the bundle of `subject` to `sink`; returns the manifest's SHA-256. Run it in one read-only transaction: one state. */
+export async function writeBundle(sql: Queryable, subject: BundleSubject, sink: Sink): Promise<string> {
+  const writer = bundleWriter(sink);
+  if (subject.kind === 'video') await addVideo(sql, writer, subject.videoId, '');
+  else for (const videoId of subject.videoIds) await addVideo(sql, writer, videoId, `videos/${videoId}/`);
+  return writer.finish(subject);
+}
+
+/**
+ * The videos a watchlist's bundle holds: those it watches by id, and the watched channels' videos
+ * whose status ever changed or that have kept evidence (the rest of a channel is its listing, not evidence).
+ */
+export async function watchlistVideoIds(sql: Queryable, watchlistId: string): Promise<string[]> {
+  const rows = await sql<Array<{ videoId: string }>>`
+    select video_id as "videoId" from watchlist_items where watchlist_id = ${watchlistId}::uuid and video_id is not null
+    union
+    select v.video_id from videos v join watchlist_items i on i.channel_id = v.channel_id and i.watchlist_id = ${watchlistId}::uuid
+    where exists (select 1 from evidence_observations e where e.video_id = v.video_id)
+      or exists (select 1 from video_status_history h where h.video_id = v.video_id and h.previous_status is not null)
+    order by 1`;
+  return rows.map((row) => row.videoId);
+}

@@ -1,0 +1,218 @@
+/**
+ * Checks an evidence bundle offline (`afterimage evidence verify`, the /evidence/verify page): every
+ * file's size and SHA-256 against manifest.json, the manifest against README.txt's first line, no file
+ * missing or added, each raw body decompressing to the hash its record gives, and each status history
+ * consistent (an entry's previous status is the status of the entry before it). Each problem names its file.
+ */
+import { createHash } from 'node:crypto';
+import { Gunzip } from 'fflate';
+import { EVIDENCE_FORMAT, MANIFEST, README, readmeText, type Manifest } from './bundle.ts';
+import { byteBudget, readEntry, unsafeName, zipEntries, ZipProblem, type ZipBytes, type ZipEntry, type ZipLimits } from './readZip.ts';
+
+interface BundleProblem {
+  file: string;
+  problem: string;
+}
+
+export interface Verdict {
+  ok: boolean;
+  format: string | null;
+  manifestSha256: string | null;
+  /** Files listed in the manifest and found as it says. */
+  checkedFiles: number;
+  problems: BundleProblem[];
+}
+
+const DEFAULT_LIMITS: ZipLimits = { maxTotalBytes: 8 * 1024 ** 3, maxRatio: 1000, maxEntries: 500_000 };
+/** The texts a check reads (the manifest, records, histories) are kept in memory up to this size each. */
+const MAX_TEXT = 64 * 1024 * 1024;
+
+interface EntryFacts {
+  size: number;
+  sha256: string;
+  text?: string;
+  /** For a .gz: its decompressed SHA-256 and size, or why it does not decompress. */
+  gunzipped?: { sha256: string; size: number } | { error: string };
+}
+
+const isText = (name: string) => name.endsWith('.json') || name.endsWith('.txt');
+
+/** Reads one entry: hashed as it streams; a .gz decompressed as it streams (within the byte budget); a text kept. */
+async function readFacts(
+  zip: ZipBytes,
+  entry: ZipEntry,
+  dataEnd: number,
+  limits: ZipLimits,
+  budget: ReturnType<typeof byteBudget>,
+): Promise<EntryFacts> {
+  const hash = createHash('sha256');
+  const texts: Uint8Array[] = [];
+  let size = 0;
+  let inner: { hash: ReturnType<typeof createHash>; size: number; gunzip: Gunzip; error?: string } | undefined;
+  if (entry.name.endsWith('.gz')) {
+    const innerHash = createHash('sha256');
+    const state = {
+      hash: innerHash,
+      size: 0,
+      error: undefined as string | undefined,
+      gunzip: new Gunzip((piece) => {
+        state.size += piece.length;
+        budget.take(entry.name, piece.length);
+        innerHash.update(piece);
+      }),
+    };
+    inner = state;
+  }
+  await readEntry(zip, entry, dataEnd, limits, budget, (piece) => {
+    hash.update(piece);
+    size += piece.length;
+    if (isText(entry.name) && size <= MAX_TEXT) texts.push(piece);
+    if (inner && !inner.error) {
+      try {
+        inner.gunzip.push(piece, size === entry.size);
+      } catch (error) {
+        if (error instanceof ZipProblem) throw error;
+        inner.error = 'does not decompress as gzip';
+      }
+    }
+  });
+  return {
+    size,
+    sha256: hash.digest('hex'),
+    ...(isText(entry.name) && size <= MAX_TEXT ? { text: Buffer.concat(texts).toString('utf8') } : {}),
+    ...(inner ? { gunzipped: inner.error ? { error: inner.error } : { sha256: inner.hash.digest('hex'), size: inner.size } } : {}),
+  };
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function verifyBundle(
+  zip: ZipBytes,
+  limits: ZipLimits = DEFAULT_LIMITS,
+  progress?: (done: number, total: number) => void,
+): Promise<Verdict> {
+  const problems: BundleProblem[] = [];
+  const verdict = (manifestSha256: string | null, format: string | null, checkedFiles: number): Verdict => ({
+    ok: problems.length === 0,
+    format,
+    manifestSha256,
+    checkedFiles,
+    problems,
+  });
+  let listing: Awaited<ReturnType<typeof zipEntries>>;
+  try {
+    listing = await zipEntries(zip, limits);
+  } catch (error) {
+    if (!(error instanceof ZipProblem)) throw error;
+    problems.push({ file: error.file, problem: error.message });
+    return verdict(null, null, 0);
+  }
+  const budget = byteBudget(limits);
+  const facts = new Map<string, EntryFacts>();
+  for (const [index, entry] of listing.entries.entries()) {
+    progress?.(index, listing.entries.length);
+    const unsafe = unsafeName(entry.name);
+    if (unsafe) {
+      problems.push({ file: entry.name, problem: `its name ${unsafe}: not read` });
+      continue;
+    }
+    if (facts.has(entry.name)) {
+      problems.push({ file: entry.name, problem: 'is in the ZIP twice' });
+      continue;
+    }
+    try {
+      facts.set(entry.name, await readFacts(zip, entry, listing.directoryOffset, limits, budget));
+    } catch (error) {
+      if (!(error instanceof ZipProblem)) throw error;
+      problems.push({ file: error.file, problem: error.message });
+      if (/ZIP bomb/.test(error.message)) return verdict(null, null, 0);
+    }
+  }
+
+  const manifestFacts = facts.get(MANIFEST);
+  const manifest = parseJson(manifestFacts?.text) as Manifest | undefined;
+  if (!manifestFacts) {
+    problems.push({ file: MANIFEST, problem: 'is missing' });
+    return verdict(null, null, 0);
+  }
+  if (!manifest || typeof manifest !== 'object' || !Array.isArray(manifest.files)) {
+    problems.push({ file: MANIFEST, problem: 'is not a manifest (JSON with a files list)' });
+    return verdict(manifestFacts.sha256, null, 0);
+  }
+  if (manifest.format !== EVIDENCE_FORMAT)
+    problems.push({ file: MANIFEST, problem: `says format ${String(manifest.format)}; this checks ${EVIDENCE_FORMAT}` });
+  const readme = facts.get(README);
+  if (!readme) problems.push({ file: README, problem: 'is missing' });
+  else if (readme.text?.split('\n', 1)[0] !== manifestFacts.sha256)
+    problems.push({
+      file: README,
+      problem: `its first line is not the SHA-256 of manifest.json (${manifestFacts.sha256}): one of them was changed`,
+    });
+  else if (readme.text !== readmeText(manifestFacts.sha256))
+    problems.push({ file: README, problem: 'was changed (its text is not the one written)' });
+
+  let checked = 0;
+  const listed = new Set<string>();
+  for (const file of manifest.files) {
+    listed.add(file.path);
+    const found = facts.get(file.path);
+    if (!found) {
+      if (!problems.some((p) => p.file === file.path))
+        problems.push({ file: file.path, problem: 'is listed in manifest.json but missing' });
+      continue;
+    }
+    if (found.size !== file.size) problems.push({ file: file.path, problem: `has ${found.size} bytes; manifest.json says ${file.size}` });
+    else if (found.sha256 !== file.sha256)
+      problems.push({ file: file.path, problem: 'was changed: its SHA-256 is not the one in manifest.json' });
+    else checked++;
+  }
+  for (const name of facts.keys())
+    if (name !== MANIFEST && name !== README && !listed.has(name))
+      problems.push({ file: name, problem: 'is not listed in manifest.json (added)' });
+
+  checkBodies(facts, problems);
+  checkHistories(facts, problems);
+  return verdict(manifestFacts.sha256, String(manifest.format), checked);
+}
+
+/** Each observations/<id>.body.gz decompresses to the SHA-256 and size its record gives. */
+function checkBodies(facts: Map<string, EntryFacts>, problems: BundleProblem[]) {
+  for (const [name, found] of facts) {
+    if (!name.endsWith('.body.gz') || !found.gunzipped) continue;
+    const recordName = `${name.slice(0, -'.body.gz'.length)}.json`;
+    const record = parseJson(facts.get(recordName)?.text) as { bodySha256?: string; bodySize?: number } | undefined;
+    if (!record) {
+      problems.push({ file: recordName, problem: `is missing or not JSON: the record of ${name}` });
+    } else if ('error' in found.gunzipped) problems.push({ file: name, problem: found.gunzipped.error });
+    else if (found.gunzipped.sha256 !== record.bodySha256 || found.gunzipped.size !== record.bodySize)
+      problems.push({ file: name, problem: `does not decompress to the body ${recordName} records (SHA-256 and size)` });
+  }
+}
+
+/** Each status-history.json: every entry's previousStatus is the status before it (null on the first). */
+function checkHistories(facts: Map<string, EntryFacts>, problems: BundleProblem[]) {
+  for (const [name, found] of facts) {
+    if (!(name === 'status-history.json' || name.endsWith('/status-history.json'))) continue;
+    const history = (parseJson(found.text) as { history?: Array<{ status: string; previousStatus: string | null }> } | undefined)?.history;
+    if (!Array.isArray(history)) {
+      problems.push({ file: name, problem: 'is not a status history (JSON with a history list)' });
+      continue;
+    }
+    history.forEach((entry, index) => {
+      const before = index === 0 ? null : history[index - 1]!.status;
+      // The first entry may follow a status the history no longer has; each later one must follow the one before.
+      if (index > 0 && entry.previousStatus !== before)
+        problems.push({
+          file: name,
+          problem: `entry ${index + 1} says it followed ${entry.previousStatus ?? 'nothing'}, but the entry before is ${before}`,
+        });
+    });
+  }
+}
