@@ -4,7 +4,7 @@ import { enqueue } from '../jobs/enqueue.ts';
 /** Endpoints are sent to by one job per shard (sql/048: `hashtext(id) & 15`); the fan-out queues the same keys. */
 export const DELIVERY_SHARDS = 16;
 
-export const deliveryJobKey = (shard: number) => `deliver_webhooks:${shard}`;
+const deliveryJobKey = (shard: number) => `deliver_webhooks:${shard}`;
 
 /**
  * Queues the shard's job for `runAt` (default now), unless its waiting job runs earlier: a delivery
