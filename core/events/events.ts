@@ -48,15 +48,26 @@ export async function appendEvents(sql: Queryable, stream: string, events: reado
 /**
  * Appends events to many streams in one statement (a fan-out's batch), each stream's in the order
  * given, numbered after its last; the streams' rows are taken in name order, the order every such
- * writer takes them in, so two writers never wait on each other in a circle.
+ * writer takes them in, so two writers never wait on each other in a circle. An event object given for
+ * several streams is sent once (a change fanned out to thirty watchlists: one payload, not thirty).
  */
 export async function appendToStreams(sql: Queryable, entries: readonly { stream: string; event: TypedEvent }[]): Promise<void> {
   if (entries.length === 0) return;
-  const rows = entries.map(({ stream, event }) => ({ stream, type: event.type, payload: event.payload }));
+  const indexOf = new Map<TypedEvent, number>();
+  const events: TypedEvent[] = [];
+  const eventIndexes = entries.map(({ event }) => {
+    let index = indexOf.get(event);
+    if (index === undefined) indexOf.set(event, (index = events.push(event) - 1));
+    return index;
+  });
   await sql`
-    with batch as (
-      select e.stream, e.type, e.payload, row_number() over (partition by e.stream order by e.n) as k, count(*) over (partition by e.stream) as size
-      from rows from (jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) as (stream text, type text, payload jsonb)) with ordinality as e(stream, type, payload, n)),
+    with sent as (
+      select (e.n - 1)::int as index, e.type, e.payload
+      from rows from (jsonb_to_recordset(${JSON.stringify(events)}::text::jsonb) as (type text, payload jsonb)) with ordinality as e(type, payload, n)),
+    batch as (
+      select r.stream, s.type, s.payload, row_number() over (partition by r.stream order by r.n) as k, count(*) over (partition by r.stream) as size
+      from unnest(${entries.map((entry) => entry.stream)}::text[], ${eventIndexes}::int[]) with ordinality as r(stream, index, n)
+      join sent s using (index)),
     heads as (
       insert into event_streams as s (stream, last_seq)
       select stream, max(size) from batch group by stream order by stream

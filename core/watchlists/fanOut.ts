@@ -63,13 +63,14 @@ async function queueDeliveries(tx: Queryable, watchers: readonly { watchlistId: 
   return queued?.deliveries ?? 0;
 }
 
-/** The events of one batch: each watchlist's changes oldest first. */
+/** The events of one batch: each watchlist's changes oldest first, a change's one event shared by its watchlists. */
 function eventsOf(watchers: readonly { watchlistId: string; changeId: string }[], changes: ReadonlyMap<string, Change>) {
+  const events = new Map([...changes].map(([id, change]) => [id, changeEvent(change)]));
   return [...watchers]
     .sort((a, b) => Number(a.changeId) - Number(b.changeId))
     .flatMap(({ watchlistId, changeId }) => {
-      const change = changes.get(changeId);
-      return change ? [{ stream: watchlistStream(watchlistId), event: changeEvent(change) }] : [];
+      const event = events.get(changeId);
+      return event ? [{ stream: watchlistStream(watchlistId), event }] : [];
     });
 }
 
