@@ -172,21 +172,17 @@ async function recordWindow(
   });
 }
 
-/** Sends the endpoint's due deliveries, window after window, until none is due or one fails (nothing when it is gone or disabled). */
-async function deliverToEndpoint(deps: DeliveryDeps, endpointId: string): Promise<void> {
+/** Sends the endpoint's due deliveries, window after window, until none is due or one fails (or it is gone or disabled). */
+async function deliverToEndpoint(deps: DeliveryDeps, endpoint: Endpoint): Promise<void> {
   const { sql } = deps;
-  const [endpoint] = await sql<Endpoint[]>`
-    select id::text, watchlist_id::text as "watchlistId", url, secret_sealed as "secretSealed", failing_since is not null as failing
-    from webhook_endpoints where id = ${endpointId} and disabled_at is null`;
-  if (!endpoint) return;
   const webhook = new Webhook(deps.serverKey.open(endpoint.secretSealed));
   for (let failing = endpoint.failing; ; ) {
     const window = failing ? 1 : WINDOW;
-    const rows = await claimDue(sql, endpointId, window);
+    const rows = await claimDue(sql, endpoint.id, window);
     if (rows.length === 0) return;
     const attemptedAt = rows.map(() => new Date());
     const outcomes = await Promise.all(rows.map((row) => attempt(deps.receivers, endpoint, webhook, row)));
-    const result = await recordWindow(sql, endpointId, rows, outcomes, attemptedAt);
+    const result = await recordWindow(sql, endpoint.id, rows, outcomes, attemptedAt);
     for (const outcome of outcomes) webhookAttempts.inc({ outcome: outcome.error === null ? 'delivered' : 'failed' });
     failing = outcomes.some((outcome) => outcome.error !== null);
     // A failure ends the round: the endpoint is ready again when the failed delivery's retry is due.
@@ -198,20 +194,24 @@ async function deliverToEndpoint(deps: DeliveryDeps, endpointId: string): Promis
 /**
  * The shard's endpoints in the order they are ready: an endpoint's earliest due delivery, or while a
  * failed one waits for its retry, that retry (but a test event, which is not held back). Answers the
- * ready ones (at most `limit`) and, when none is, when the first will be (undefined: nothing pending).
+ * ready ones (at most `limit`, with what sending to them needs) and, when none is, when the first will
+ * be (undefined: nothing pending).
  */
-async function readiness(sql: Sql, shard: number, limit: number): Promise<{ ready: string[]; nextAt: Date | undefined }> {
-  const endpoints = await sql<{ endpointId: string; readyAt: Date; ready: boolean }[]>`
+async function readiness(sql: Sql, shard: number, limit: number): Promise<{ ready: Endpoint[]; nextAt: Date | undefined }> {
+  const endpoints = await sql<(Endpoint & { readyAt: Date; ready: boolean })[]>`
     with pending as (
       select d.endpoint_id,
         least(coalesce(min(d.next_attempt_at) filter (where d.attempts > 0 and d.next_attempt_at > now()), min(d.next_attempt_at)),
               min(d.next_attempt_at) filter (where d.change_id is null)) as ready_at
       from webhook_endpoints e join webhook_deliveries d on d.endpoint_id = e.id and d.state = 'pending'
       where e.delivery_shard = ${shard} and e.disabled_at is null
-      group by d.endpoint_id)
-    select endpoint_id::text as "endpointId", ready_at as "readyAt", ready_at <= now() as ready
-    from pending order by ready_at limit ${limit}`;
-  const ready = endpoints.filter((endpoint) => endpoint.ready).map((endpoint) => endpoint.endpointId);
+      group by d.endpoint_id
+      order by ready_at limit ${limit})
+    select e.id::text, e.watchlist_id::text as "watchlistId", e.url, e.secret_sealed as "secretSealed",
+      e.failing_since is not null as failing, p.ready_at as "readyAt", p.ready_at <= now() as ready
+    from pending p join webhook_endpoints e on e.id = p.endpoint_id
+    order by p.ready_at`;
+  const ready = endpoints.filter((endpoint) => endpoint.ready);
   return { ready, nextAt: ready.length ? undefined : endpoints[0]?.readyAt };
 }
 
