@@ -23,9 +23,9 @@ export interface WorkerHandle {
 /**
  * graphile-worker 0.17.3 records a job's end without awaiting it unless ends are batched: with the
  * database gone, that promise's rejection (ECONNREFUSED) was unhandled and killed the process. Batched
- * (0 ms: the ends of one tick), a failure is retried (scripts/patches: the retry loop never retried,
+ * (0 ms: the ends of one tick), a deadlock is retried (scripts/patches: the retry loop never retried,
  * graphile/worker#636, so one deadlock with the fan-out queueing jobs stopped the pool for good), and
- * retries given up end the worker pool, which `keepRunning` starts again.
+ * any other failure ends the worker pool, which `keepRunning` starts again once the database is back.
  */
 const BATCHED_JOB_ENDS = { worker: { completeJobBatchDelay: 0, failJobBatchDelay: 0 } };
 

@@ -10,7 +10,8 @@ import { bufferBytes } from '../../core/evidence/readZip.ts';
 import { verifyBundle, type Verdict } from '../../core/evidence/verifyBundle.ts';
 import { findOwnWatchlist } from '../../core/watchlists/ownWatchlist.ts';
 import { drained } from '../http/compression.ts';
-import { defineAction, handled, type ActionContext, type Exchange } from '../http/route.ts';
+import { sendAnswer } from '../http/representation.ts';
+import { defineAction, handled, privateCache, type ActionContext, type Exchange } from '../http/route.ts';
 import { watchlistOwner } from './watchlists.ts';
 
 /** The bundle streamed as the answer, read in one read-only snapshot: one state, however long the download. */
@@ -81,14 +82,15 @@ export const readRawAnswer = defineAction({
     { exchange, videoId, observationId }: { exchange: Exchange; videoId: string; observationId: string },
   ): Promise<typeof handled> {
     const answer = await rawAnswer(deps.sql, videoId, observationId);
-    exchange.res.writeHead(200, {
-      'Content-Type': 'text/plain; charset=utf-8',
-      'Content-Length': answer.body.length,
-      'X-Content-Type-Options': 'nosniff',
-      'Cache-Control': 'private, max-age=86400, immutable',
-      ...(answer.contentType ? { 'X-Original-Content-Type': answer.contentType } : {}),
+    // Never changes: tagged by its hash, so a client that has it is answered 304.
+    await sendAnswer(exchange, answer.body, {
+      contentType: 'text/plain; charset=utf-8',
+      cache: privateCache,
+      headers: {
+        'X-Content-Type-Options': 'nosniff',
+        ...(answer.contentType ? { 'X-Original-Content-Type': answer.contentType } : {}),
+      },
     });
-    exchange.res.end(answer.body);
     return handled;
   },
 });

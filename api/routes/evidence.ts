@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { observationRecord } from '../../core/evidence/observations.ts';
 import { videoIdSchema, videoParams } from '../../core/schemas.ts';
 import { downloadVideoEvidence, downloadWatchlistEvidence, readRawAnswer } from '../actions/evidence.ts';
-import { binaryBody, defineRoute, perform } from '../http/route.ts';
+import { binaryBody, defineRoute, perform, privateCache } from '../http/route.ts';
 
 const BUNDLE =
   "A ZIP (format afterimage-evidence/1, see the reference): video.json, status-history.json (as GET /api/videos/{videoId}/status-history answers), metadata-versions.json, subtitles/ (every version as WebVTT), summary.json when a public summary is ready, observations/<id>.json and <id>.body.gz (every kept answer of a source and its raw body), manifest.json (every file's size, SHA-256 and how it was obtained) and README.txt (its first line the manifest's SHA-256). The same state always exports the same bytes. Check it with `afterimage evidence verify` or at /evidence/verify.";
@@ -45,6 +45,7 @@ const rawAnswerRoute = defineRoute({
   tag: 'Video status',
   summary: 'The raw answer a source gave for one kept observation, as plain text',
   description: `Always text/plain (an HTML page is shown as its source, never rendered); the source's own content type is in X-Original-Content-Type. The observation's record (${Object.keys(observationRecord.shape).join(', ')}) is in the evidence bundle. Counts only as a request.`,
+  cache: privateCache,
   auth: 'key',
   ...readRawAnswer.access,
   params: z.strictObject({

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ignoredQuery, type Route } from '../../api/http/route.ts';
@@ -91,6 +93,15 @@ beforeAll(async () => {
     url: 'http://127.0.0.1:9/cached',
   });
   values.webhookId = webhook!.id;
+  // A source's kept answer, as a status probe keeps one, so the raw-answer route has one to serve.
+  const body = Buffer.from('{"items": []}');
+  const [kept] = await db.sql<{ id: string }[]>`
+    insert into evidence_observations (video_id, source, request_url, observed_at, http_status, content_type, decided, said,
+      body_sha256, body_size, body_gzip)
+    values (${summarised!}, 'youtube_api', 'https://www.googleapis.com/youtube/v3/videos?id=x&key=***', now(), 200,
+      'application/json', 'suspected', 'no such video', ${createHash('sha256').update(body).digest('hex')}, ${body.length}, ${gzipSync(body)})
+    returning id::text`;
+  values.observationId = kept!.id;
   const [title] = await db.sql<{ title: string }[]>`select title from videos where video_id = ${summarised!}`;
   ftsWord = title!.title.split(' ')[0]!;
 }, 120_000);
