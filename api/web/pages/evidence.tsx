@@ -28,8 +28,8 @@ const view = (ctx: FormContext, result?: VNode): PageView => ({
       <h1>Check an evidence bundle</h1>
       <p>
         An evidence bundle (the "Download evidence" link of a video) holds what each source answered, hashed. The check reads it in memory
-        and keeps nothing. Offline, <code>afterimage evidence verify bundle.zip</code> does the same, and its README.txt says how to check
-        it by hand.
+        and keeps nothing. Offline, <code>npx afterimage evidence verify bundle.zip</code> does the same, and its README.txt says how to
+        check it by hand.
       </p>
       {result}
       <UploadForm ctx={ctx} />
