@@ -1,17 +1,10 @@
-/**
- * Generated transcripts, seeded (the same seed, the same text), in the three shapes the benchmarks feed:
- * talks as auto or manual captions (summaries), conversations with speaker turns as stenograms read
- * them, and rolling auto-caption WebVTT as yt-dlp downloads it (subtitles-parse, subtitles-bulk).
- */
+/** Seeded generated transcripts: talks (summaries), conversations (stenograms), rolling auto-caption WebVTT (subtitles-*). */
 import type { StenogramCue } from '../../../core/stenograms/stenogram.ts';
 import { formatTimestamp } from '../../../core/subtitles/timestamps.ts';
 import type { TranscriptCue } from '../../../core/subtitles/transcriptCue.ts';
 import type { loadVocabulary } from '../../../test/kit/corpus-vocabulary.ts';
 import { between, draw, random, zipfCdf } from '../../../test/kit/random.ts';
 import { round } from './stats.ts';
-
-// ---------------------------------------------------------------------------------------------------
-// Talks
 
 /** Spoken English in rough order of frequency: what most of any talk is made of. */
 const SPOKEN = (
@@ -110,9 +103,6 @@ export function talkTranscript(
   return { cues, words: count };
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Conversations
-
 // Words as people say them, with the apostrophes of contractions; a few long, technical ones.
 const CONVERSATION_WORDS = (
   'the and so we you it that is to of a in this really going know like just think about right what yeah there well people thing ' +
@@ -186,54 +176,11 @@ export function conversation(minutes: number, seed: number): Conversation {
   return { cues, ...counts };
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Rolling auto captions
-
 // Words as speech recognition writes them, a few with characters WebVTT escapes.
-const CAPTION_WORDS = [
-  'the',
-  'and',
-  'so',
-  'we',
-  'you',
-  'it',
-  'that',
-  'is',
-  'to',
-  'of',
-  'a',
-  'in',
-  'this',
-  'really',
-  'going',
-  'know',
-  'like',
-  'just',
-  'microcontroller',
-  'vendor',
-  'compiler',
-  'debugger',
-  'temperature',
-  'developer',
-  'experience',
-  'embedded',
-  'systems',
-  'about',
-  'R&amp;D',
-  '&gt;&gt;',
-  "don't",
-  "it's",
-  '[Music]',
-  '72°',
-  'naïve',
-  'über',
-  'café',
-  'números',
-  'очень',
-  'время',
-  '大家',
-  'ok',
-];
+const CAPTION_WORDS = (
+  'the and so we you it that is to of a in this really going know like just microcontroller vendor compiler debugger temperature ' +
+  "developer experience embedded systems about R&amp;D &gt;&gt; don't it's [Music] 72° naïve über café números очень время 大家 ok"
+).split(' ');
 
 /** Rolling auto-caption WebVTT of about `megabytes` MB, and the number of words spoken in it. */
 export function rollingCaptions(megabytes: number, seed = 1): { text: string; words: number } {
