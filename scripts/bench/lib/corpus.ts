@@ -182,20 +182,18 @@ const CAPTION_WORDS = (
   "developer experience embedded systems about R&amp;D &gt;&gt; don't it's [Music] 72° naïve über café números очень время 大家 ok"
 ).split(' ');
 
-/** Rolling auto-caption WebVTT of about `megabytes` MB, and the number of words spoken in it. */
-export function rollingCaptions(megabytes: number, seed = 1): { text: string; words: number } {
+/** Rolling auto-caption WebVTT of about `megabytes` MB, as yt-dlp downloads it. */
+export function rollingCaptions(megabytes: number, seed = 1): string {
   const next = random(seed);
   const target = megabytes * 1_000_000;
   const parts: string[] = ['WEBVTT\nKind: captions\nLanguage: en\n\n'];
   let size = parts[0]!.length;
-  let words = 0;
   let t = 80;
   let previous = ' ';
   while (size < target) {
     const count = 3 + Math.floor(next() * 6);
     const line: string[] = [];
     for (let i = 0; i < count; i++) line.push(CAPTION_WORDS[Math.floor(next() * CAPTION_WORDS.length)]!);
-    words += line.filter((word) => word !== '&gt;&gt;').length;
     const duration = 1200 + Math.floor(next() * 2000);
     const step = duration / count;
     const timed = line.map((word, i) => (i === 0 ? word : `<${formatTimestamp(t + i * step, '.')}><c> ${word}</c>`)).join('');
@@ -208,5 +206,5 @@ export function rollingCaptions(megabytes: number, seed = 1): { text: string; wo
     previous = line.join(' ');
     t = end + 10;
   }
-  return { text: parts.join(''), words };
+  return parts.join('');
 }
