@@ -12,7 +12,7 @@ export interface LoadRequest {
   headers?: Record<string, string>;
 }
 
-export interface LoadReport {
+interface LoadReport {
   requests: number;
   /** 2xx answers a second; latencies in ms over them. */
   requestsPerSecond: number;
