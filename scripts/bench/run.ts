@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { connect, type Sql, withDatabaseName } from '../../core/db/database.ts';
@@ -95,13 +95,9 @@ async function runOne(benchmark: Benchmark): Promise<boolean> {
   const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
   const postgres = server && (await server);
   const database = postgres ? { server: postgres.kind, version: postgres.version } : null;
-  const result = { name, title, description, date: new Date().toISOString(), commit, machine: machineInfo(), database, ...outcome };
-  const file = join(resultsDir, `${name}.json`);
-  await writeFile(
-    `${file}.tmp`,
-    `${JSON.stringify({ ...result, durationSeconds: Math.round((performance.now() - started) / 1000) }, null, 2)}\n`,
-  );
-  await rename(`${file}.tmp`, file);
+  const durationSeconds = Math.round((performance.now() - started) / 1000);
+  const result = { name, title, description, date: new Date().toISOString(), durationSeconds, commit, machine: machineInfo(), database };
+  await writeFile(join(resultsDir, `${name}.json`), `${JSON.stringify({ ...result, ...outcome }, null, 2)}\n`);
   say(`\n${title}${outcome.ok ? '' : `  (FAILED: ${outcome.problems.join('; ')})`}`);
   for (const t of outcome.targets)
     say(`  ${t.figure}: ${t.value ?? '-'} (target ${'atMost' in t ? `≤ ${t.atMost}` : `≥ ${t.atLeast}`}: ${t.met ? 'met' : 'MISSED'})`);
