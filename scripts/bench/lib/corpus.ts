@@ -1,17 +1,10 @@
-/**
- * Generated transcripts, seeded (the same seed, the same text), in the three shapes the benchmarks feed:
- * talks as auto or manual captions (summaries), conversations with speaker turns as stenograms read
- * them, and rolling auto-caption WebVTT as yt-dlp downloads it (subtitles-parse, subtitles-bulk).
- */
+/** Seeded generated transcripts: talks (summaries), conversations (stenograms), rolling auto-caption WebVTT (subtitles-*). */
 import type { StenogramCue } from '../../../core/stenograms/stenogram.ts';
 import { formatTimestamp } from '../../../core/subtitles/timestamps.ts';
 import type { TranscriptCue } from '../../../core/subtitles/transcriptCue.ts';
 import type { loadVocabulary } from '../../../test/kit/corpus-vocabulary.ts';
 import { between, draw, random, zipfCdf } from '../../../test/kit/random.ts';
 import { round } from './stats.ts';
-
-// ---------------------------------------------------------------------------------------------------
-// Talks
 
 /** Spoken English in rough order of frequency: what most of any talk is made of. */
 const SPOKEN = (
@@ -35,11 +28,9 @@ export function topicWords(vocabulary: Vocabulary): string[] {
 }
 
 /**
- * A talk of `minutes`: sentences of 5-20 words, about 60 % spoken filler, the rest the current
- * section's topic words (a new section every 2-5 minutes), the video's theme and stray words;
- * about 150 words a minute. Auto captions: lower case, no punctuation, a cue of 3-7 words every
- * ~2 s, [Music] at the start and now and then. Manual captions: sentences with capitals and
- * punctuation, cues of up to two lines that end where a sentence does when they can.
+ * A talk of `minutes`, ~150 words a minute in sentences of 5-20: 60 % filler, the rest the section's topic words
+ * (a new section every 2-5 minutes), the theme's and stray ones. Auto captions: lower case, unpunctuated, 3-7 words
+ * a cue, [Music] now and then; manual: capitals and punctuation, cues of up to two lines ending with sentences.
  */
 export function talkTranscript(
   words: string[],
@@ -55,9 +46,7 @@ export function talkTranscript(
   const cues: TranscriptCue[] = [];
   const at = (seconds: number) => Math.round(seconds * 1000) / 1000;
   let t = 1 + rnd() * 3;
-  if (style === 'auto') {
-    cues.push({ start: 0, end: at(t), text: '[Music]' });
-  }
+  if (style === 'auto') cues.push({ start: 0, end: at(t), text: '[Music]' });
   let section: string[] = [];
   let sectionEnd = 0;
   let count = 0;
@@ -110,9 +99,6 @@ export function talkTranscript(
   return { cues, words: count };
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Conversations
-
 // Words as people say them, with the apostrophes of contractions; a few long, technical ones.
 const CONVERSATION_WORDS = (
   'the and so we you it that is to of a in this really going know like just think about right what yeah there well people thing ' +
@@ -123,23 +109,12 @@ const CONVERSATION_WORDS = (
 const NAMES = ['ANNA', 'MARK CHEN', 'DR. SMITH', 'LUIS'];
 const DIRECTIONS = ['[Music]', '[Applause]', '[Laughter]', '(APPLAUSE)', '[inaudible]'];
 
-export interface Conversation {
-  cues: StenogramCue[];
-  words: number;
-  turns: number;
-  labels: number;
-  directions: number;
-  pauses: number;
-}
-
 /**
- * A conversation of `minutes`, in the shape manual captions have after normaliseCues: cues of
- * 1.1–2.7 s with 3–7 words (≈ 5 words per 2 s, so 2 hours ≈ 18,000 words in ≈ 3,600 cues), sentences of
- * 6–18 words ending in . or ?, a `>>` speaker change (speakerChange) every 2–7 cues, a quarter of them
- * opening with a NAME: label, a stage direction cue ([Music], (APPLAUSE), …) one cue in a hundred, and
- * a pause over 2 s before one cue in thirty. `words` counts the spoken words (labels and directions not).
+ * A conversation of `minutes` shaped as normalised manual captions: cues of 1.1–2.7 s, 3–7 words (2 hours ≈ 18,000
+ * words), sentences of 6–18 words, a speaker change every 2–7 cues (a quarter with a NAME: label), a stage direction
+ * one cue in 100, a pause over 2 s before one in 30. `words` counts spoken words only.
  */
-export function conversation(minutes: number, seed: number): Conversation {
+export function conversation(minutes: number, seed: number) {
   const next = random(seed);
   const cues: StenogramCue[] = [];
   const counts = { words: 0, turns: 0, labels: 0, directions: 0, pauses: 0 };
@@ -186,69 +161,26 @@ export function conversation(minutes: number, seed: number): Conversation {
   return { cues, ...counts };
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Rolling auto captions
+export type Conversation = ReturnType<typeof conversation>;
 
 // Words as speech recognition writes them, a few with characters WebVTT escapes.
-const CAPTION_WORDS = [
-  'the',
-  'and',
-  'so',
-  'we',
-  'you',
-  'it',
-  'that',
-  'is',
-  'to',
-  'of',
-  'a',
-  'in',
-  'this',
-  'really',
-  'going',
-  'know',
-  'like',
-  'just',
-  'microcontroller',
-  'vendor',
-  'compiler',
-  'debugger',
-  'temperature',
-  'developer',
-  'experience',
-  'embedded',
-  'systems',
-  'about',
-  'R&amp;D',
-  '&gt;&gt;',
-  "don't",
-  "it's",
-  '[Music]',
-  '72°',
-  'naïve',
-  'über',
-  'café',
-  'números',
-  'очень',
-  'время',
-  '大家',
-  'ok',
-];
+const CAPTION_WORDS = (
+  'the and so we you it that is to of a in this really going know like just microcontroller vendor compiler debugger temperature ' +
+  "developer experience embedded systems about R&amp;D &gt;&gt; don't it's [Music] 72° naïve über café números очень время 大家 ok"
+).split(' ');
 
-/** Rolling auto-caption WebVTT of about `megabytes` MB, and the number of words spoken in it. */
-export function rollingCaptions(megabytes: number, seed = 1): { text: string; words: number } {
+/** Rolling auto-caption WebVTT of about `megabytes` MB, as yt-dlp downloads it. */
+export function rollingCaptions(megabytes: number, seed = 1): string {
   const next = random(seed);
   const target = megabytes * 1_000_000;
   const parts: string[] = ['WEBVTT\nKind: captions\nLanguage: en\n\n'];
   let size = parts[0]!.length;
-  let words = 0;
   let t = 80;
   let previous = ' ';
   while (size < target) {
     const count = 3 + Math.floor(next() * 6);
     const line: string[] = [];
     for (let i = 0; i < count; i++) line.push(CAPTION_WORDS[Math.floor(next() * CAPTION_WORDS.length)]!);
-    words += line.filter((word) => word !== '&gt;&gt;').length;
     const duration = 1200 + Math.floor(next() * 2000);
     const step = duration / count;
     const timed = line.map((word, i) => (i === 0 ? word : `<${formatTimestamp(t + i * step, '.')}><c> ${word}</c>`)).join('');
@@ -261,5 +193,5 @@ export function rollingCaptions(megabytes: number, seed = 1): { text: string; wo
     previous = line.join(' ');
     t = end + 10;
   }
-  return { text: parts.join(''), words };
+  return parts.join('');
 }

@@ -1,9 +1,5 @@
-/**
- * A benchmark's size and shape from the environment: the defaults are the benchmark (what the
- * committed results measured); the variables are for smaller runs and for exploring after a fix.
- */
+/** A benchmark's size from the environment: the defaults are the benchmark, the variables are for smaller runs. */
 
-/** A number from `name`, else `fallback` when it is unset or blank. */
 export function numberKnob(name: string, fallback: number): number {
   const text = process.env[name]?.trim();
   if (!text) return fallback;
@@ -12,7 +8,7 @@ export function numberKnob(name: string, fallback: number): number {
   return value;
 }
 
-/** A comma-separated list from `name`, else `fallback`'s items; blanks dropped. */
+/** A comma-separated list; blanks dropped. */
 export function listKnob(name: string, fallback: string): string[] {
   return (process.env[name] ?? fallback)
     .split(',')
@@ -21,6 +17,4 @@ export function listKnob(name: string, fallback: string): string[] {
 }
 
 /** Extra arguments for node before a service's script (e.g. `--cpu-prof`), space-separated. */
-export function nodeArgsKnob(name: string): string[] {
-  return process.env[name]?.split(' ').filter(Boolean) ?? [];
-}
+export const nodeArgsKnob = (name: string): string[] => process.env[name]?.split(' ').filter(Boolean) ?? [];

@@ -1,76 +1,137 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { cpuDelta, type CpuDelta, cpuSnapshot } from './usage.ts';
-import type { ClientMessage, LoadReport, LoadRequest } from './load-client.ts';
+import autocannon from 'autocannon';
 import { percentile, round } from './stats.ts';
+import { type CpuDelta, cpuDelta, cpuSnapshot } from './usage.ts';
 
-const clientScript = fileURLToPath(new URL('./load-client.ts', import.meta.url));
+export interface LoadRequest {
+  url: string;
+  connections: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+  headers?: Record<string, string>;
+}
+
+interface LoadReport {
+  requests: number;
+  /** 2xx answers a second; latencies in ms over them. */
+  requestsPerSecond: number;
+  statusCodes: Record<string, number>;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  latency: { p50: number; p90: number; p99: number; max: number };
+}
+
+type ClientMessage =
+  | { type: 'measure-start' | 'measure-end' }
+  | { type: 'report'; report: LoadReport }
+  | { type: 'failed'; message: string };
 
 export interface LoadOutcome {
   report: LoadReport;
-  /** CPU used during the measured window: this (server) process, the machine, PostgreSQL. */
+  /** CPU of the measured window: this (server) process, the machine, PostgreSQL. */
   cpu: CpuDelta;
-  /** What `around` returned at the start and end of the measured window. */
+  /** What `mark` read at the start and end of the measured window (e.g. the WAL position). */
   marks: { start: unknown; end: unknown };
 }
 
 /**
- * Runs the load generator in a child process against `request.url`, taking CPU snapshots of this
- * process (the server), the machine and PostgreSQL exactly around the measured window, plus
- * whatever `mark` reads then (e.g. the WAL position).
+ * autocannon against `request.url` in a child process (this module again), so that it never shares an event loop with
+ * the server under test, with CPU snapshots and `mark` (e.g. the WAL position) read exactly around its measured window.
  */
 export function runLoad(request: LoadRequest, options: { postmaster?: number; mark?: () => Promise<unknown> } = {}): Promise<LoadOutcome> {
   const mark = options.mark ?? (async () => undefined);
+  const child = fork(fileURLToPath(import.meta.url), ['load-client'], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
-    const child = fork(clientScript, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    let start: ReturnType<typeof cpuSnapshot> | undefined;
-    let startMark: Promise<unknown> = Promise.resolve(undefined);
+    let start: { cpu: ReturnType<typeof cpuSnapshot>; mark: Promise<unknown> } | undefined;
     let end: Promise<{ cpu: CpuDelta; mark: unknown }> | undefined;
-    let settled = false;
     const fail = (error: Error) => {
-      if (settled) return;
-      settled = true;
       child.kill();
       reject(error);
     };
     child.on('message', (message: ClientMessage) => {
-      if (message.type === 'measure-start') {
-        start = cpuSnapshot(options.postmaster);
-        startMark = mark();
-      } else if (message.type === 'measure-end') {
+      if (message.type === 'measure-start') start = { cpu: cpuSnapshot(options.postmaster), mark: mark() };
+      else if (message.type === 'measure-end') {
         const snapshot = cpuSnapshot(options.postmaster);
-        end = mark().then((value) => ({ cpu: cpuDelta(start!, snapshot), mark: value }));
-      } else if (message.type === 'report') {
-        if (!end) return fail(new Error('the load client reported before its measurement ended'));
-        Promise.all([startMark, end]).then(([startValue, finish]) => {
-          settled = true;
-          resolve({ report: message.report, cpu: finish.cpu, marks: { start: startValue, end: finish.mark } });
-        }, fail);
-      } else if (message.type === 'failed') {
-        fail(new Error(`the load client failed: ${message.message}`));
-      }
+        end = mark().then((value) => ({ cpu: cpuDelta(start!.cpu, snapshot), mark: value }));
+      } else if (message.type === 'report' && start && end) {
+        const marks = Promise.all([start.mark, end]);
+        marks.then(([first, last]) => resolve({ report: message.report, cpu: last.cpu, marks: { start: first, end: last.mark } }), fail);
+      } else
+        fail(new Error(message.type === 'failed' ? `the load client failed: ${message.message}` : 'the load client reported too early'));
     });
     child.once('error', fail);
-    child.once('exit', (code, signal) => {
-      // Its last message may still be on its way; after that, silence is a failure.
-      setTimeout(() => fail(new Error(`the load client exited (${signal ?? code}) without reporting`)), 2_000);
-    });
+    // Its last message may still be on its way; after that, silence is a failure (a settled promise ignores it).
+    child.once('exit', (code, signal) =>
+      setTimeout(() => fail(new Error(`the load client exited (${signal ?? code}) without reporting`)), 2_000),
+    );
     child.send(request);
   });
 }
 
-/** What a closed loop of clients measured: latencies (ms, in completion order), errors, wall time. */
+/** The child's side: a warm-up, then the measurement, latencies kept per answer in fractional ms (autocannon's histogram rounds). */
+async function generateLoad(request: LoadRequest): Promise<LoadReport> {
+  const send = (message: ClientMessage) => new Promise<void>((done) => process.send!(message, () => done()));
+  const cannon = (seconds: number, onResponse: (status: number, ms: number) => void = () => undefined) =>
+    new Promise<autocannon.Result>((resolve, reject) => {
+      const options = {
+        url: request.url,
+        connections: request.connections,
+        duration: seconds,
+        timeout: 10,
+        headers: request.headers ?? {},
+      };
+      autocannon(options, (error, result) => (error ? reject(error) : resolve(result))).on('response', (_client, status, _bytes, ms) =>
+        onResponse(status, ms),
+      );
+    });
+  if (request.warmupSeconds > 0) await cannon(request.warmupSeconds);
+  const latencies: number[] = [];
+  const statusCodes: Record<string, number> = {};
+  await send({ type: 'measure-start' });
+  const started = performance.now();
+  const result = await cannon(request.durationSeconds, (status, ms) => {
+    statusCodes[status] = (statusCodes[status] ?? 0) + 1;
+    if (status >= 200 && status <= 299) latencies.push(ms);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  await send({ type: 'measure-end' });
+  const sorted = Float64Array.from(latencies).sort();
+  const requests = Object.values(statusCodes).reduce((total, n) => total + n, 0);
+  const { errors, timeouts } = result;
+  const latency = { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: percentile(sorted, 100) };
+  return { requests, requestsPerSecond: sorted.length / seconds, statusCodes, non2xx: requests - sorted.length, errors, timeouts, latency };
+}
+
+if (process.argv[2] === 'load-client' && process.send) {
+  process.once('message', (request: LoadRequest) =>
+    generateLoad(request)
+      .then((report): ClientMessage => ({ type: 'report', report }))
+      .catch(
+        (error: unknown): ClientMessage => ({
+          type: 'failed',
+          message: error instanceof Error ? (error.stack ?? error.message) : String(error),
+        }),
+      )
+      .then((message) => process.send!(message, () => process.disconnect())),
+  );
+}
+
+/** What a closed loop of calls measured: latencies (ms, in completion order), errors, wall time. */
 export interface Sample {
   latencies: number[];
-  /** Latencies by the index of the request (`i % variants`) each call made. */
+  /** Latencies by `i % variants` of the call. */
   byVariant: number[][];
   errors: number;
-  /** The first few error messages, for the problems list. */
+  /** The first few error messages. */
   errorMessages: Set<string>;
   /** Bytes the calls answered with (a call may return its response's size). */
   bytes: number;
   seconds: number;
-  /** The slowest call: its sequence number and time. */
   slowest: { call: number; ms: number };
 }
 
@@ -85,9 +146,8 @@ export const newSample = (): Sample => ({
 });
 
 /**
- * Keeps `clients` calls in flight, in this process, until `count` calls are done or `seconds` have
- * passed; call i gets its sequence number. A failed call counts as an error (and its time as a latency).
- * Samples add up: pass the same one to several drives.
+ * Keeps `clients` calls in flight in this process until `count` are done or `seconds` have passed; call i
+ * gets its sequence number; a failure counts as an error (and its time as a latency). Samples add up.
  */
 export async function drive(
   call: (i: number) => Promise<unknown>,
@@ -97,32 +157,29 @@ export async function drive(
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
   const count = options.count ?? Number.POSITIVE_INFINITY;
-  const variants = options.variants ?? 1;
   let next = 0;
-  await Promise.all(
-    Array.from({ length: options.clients }, async () => {
-      while (next < count && performance.now() < deadline) {
-        const i = next++;
-        const begun = performance.now();
-        try {
-          const bytes = await call(i);
-          if (typeof bytes === 'number') sample.bytes += bytes;
-        } catch (error) {
-          sample.errors += 1;
-          if (sample.errorMessages.size < 3) sample.errorMessages.add((error as Error).message.slice(0, 200));
-        }
-        const ms = performance.now() - begun;
-        sample.latencies.push(ms);
-        (sample.byVariant[i % variants] ??= []).push(ms);
-        if (ms > sample.slowest.ms) sample.slowest = { call: i, ms };
+  const client = async () => {
+    while (next < count && performance.now() < deadline) {
+      const i = next++;
+      const begun = performance.now();
+      try {
+        const bytes = await call(i);
+        if (typeof bytes === 'number') sample.bytes += bytes;
+      } catch (error) {
+        sample.errors += 1;
+        if (sample.errorMessages.size < 3) sample.errorMessages.add((error as Error).message.slice(0, 200));
       }
-    }),
-  );
+      const ms = performance.now() - begun;
+      sample.latencies.push(ms);
+      (sample.byVariant[i % (options.variants ?? 1)] ??= []).push(ms);
+      if (ms > sample.slowest.ms) sample.slowest = { call: i, ms };
+    }
+  };
+  await Promise.all(Array.from({ length: options.clients }, client));
   sample.seconds += (performance.now() - started) / 1000;
   return sample;
 }
 
-/** Requests, errors, latency percentiles (ms, rounded to `digits`) and requests per second of samples taken together. */
 export interface RequestStats {
   requests: number;
   errors: number;
@@ -132,15 +189,11 @@ export interface RequestStats {
   qps: number | null;
 }
 
+/** Samples taken together: latency percentiles in ms rounded to `digits`, requests a second. */
 export function requestStats(samples: Sample[], digits: number): RequestStats {
-  const latencies = samples.flatMap((sample) => sample.latencies).sort((a, b) => a - b);
+  const latencies = Float64Array.from(samples.flatMap((sample) => sample.latencies)).sort();
   const seconds = samples.reduce((sum, sample) => sum + sample.seconds, 0);
-  return {
-    requests: latencies.length,
-    errors: samples.reduce((sum, sample) => sum + sample.errors, 0),
-    p50: round(percentile(latencies, 50), digits),
-    p95: round(percentile(latencies, 95), digits),
-    p99: round(percentile(latencies, 99), digits),
-    qps: round(latencies.length / seconds, 0),
-  };
+  const at = (p: number) => round(percentile(latencies, p), digits);
+  const errors = samples.reduce((sum, sample) => sum + sample.errors, 0);
+  return { requests: latencies.length, errors, p50: at(50), p95: at(95), p99: at(99), qps: round(latencies.length / seconds, 0) };
 }

@@ -1,13 +1,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
-/**
- * CPU time and memory, from /proc on Linux: one process, the whole machine, and every process of one
- * PostgreSQL server (the postmaster and its children). Elsewhere only this process's own time is known.
- */
+/** CPU time and memory from /proc (Linux): one process, the whole machine, and one PostgreSQL server's processes. */
 
 const TICK_US = 10_000; // USER_HZ is 100 on every Linux that Node supports
 
-/** Forgets a process's peak RSS so far (writing 5 to its clear_refs resets VmHWM, Linux ≥ 4.0): false where not allowed. */
+/** Forgets a process's peak RSS so far (VmHWM; Linux ≥ 4.0): false where not allowed. */
 export function resetPeak(pid: number = process.pid): boolean {
   try {
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
@@ -17,7 +14,7 @@ export function resetPeak(pid: number = process.pid): boolean {
   }
 }
 
-/** Resident memory of a process from /proc/<pid>/status, in MiB: now (VmRSS) and its peak (VmHWM). */
+/** A process's resident memory in MiB: now (VmRSS) and its peak (VmHWM). */
 export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -28,13 +25,31 @@ export function memoryOf(pid: number): { rssMiB: number; peakMiB: number } | und
   }
 }
 
-/** CPU time (user + system) a process has used so far, in µs; undefined once it is gone. */
+/** pid, parent pid and user + system ticks from /proc/<pid>/stat. */
+function processTimes(pid: string): { ppid: number; ticks: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After the command's closing parenthesis: field 3 (state) first, so field N is at N - 3.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system) a process has used so far, µs; undefined once it is gone. */
 export function cpuOf(pid: number): number | undefined {
   const times = processTimes(String(pid));
   return times && times.ticks * TICK_US;
 }
 
-/** Samples a process's RSS every `everyMs` (VmHWM alone misses when the peak happened). */
+/** The postmaster's pid from one of its backends'; undefined when it is not a process of this machine. */
+export function postmasterOf(backendPid: number): number | undefined {
+  const backend = processTimes(String(backendPid));
+  return backend && backend.ppid > 1 ? backend.ppid : undefined;
+}
+
+/** A process's RSS sampled every `everyMs`: VmHWM alone does not say when the peak was. */
 export function memorySampler(pid: number, everyMs = 200) {
   const samples: Array<{ at: number; rssMiB: number }> = [];
   const take = () => {
@@ -42,31 +57,17 @@ export function memorySampler(pid: number, everyMs = 200) {
     if (memory) samples.push({ at: performance.now(), rssMiB: memory.rssMiB });
   };
   take();
-  const timer = setInterval(take, everyMs);
-  timer.unref();
+  const timer = setInterval(take, everyMs).unref();
   return {
     samples,
-    /** Highest sampled RSS at or after `since` (performance.now() time), MiB. */
-    maxSince(since = 0): number {
-      let max = Number.NaN;
-      for (const sample of samples) if (sample.at >= since && !(sample.rssMiB <= max)) max = sample.rssMiB;
-      return max;
-    },
+    /** The highest RSS sampled at or after `since` (a performance.now() time), MiB. */
+    maxSince: (since = 0) =>
+      samples.reduce((max, { at, rssMiB }) => (at >= since && rssMiB > max ? rssMiB : max), Number.NEGATIVE_INFINITY),
     stop() {
       take();
       clearInterval(timer);
     },
   };
-}
-
-export interface CpuSnapshot {
-  at: number;
-  /** This process (user + system), in µs. */
-  selfUs: number;
-  /** Busy time of all CPUs (everything but idle and iowait), in µs; null without /proc/stat. */
-  machineBusyUs: number | null;
-  /** The PostgreSQL server's processes, µs by pid; null when it is not a process of this machine. */
-  postgres: Map<number, number> | null;
 }
 
 function machineBusyUs(): number | null {
@@ -79,61 +80,38 @@ function machineBusyUs(): number | null {
   }
 }
 
-/** pid, parent pid and user + system ticks from /proc/<pid>/stat. */
-function processTimes(pid: string): { ppid: number; ticks: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[0] is the state (field 3 of stat), so field N is fields[N - 3]
-    return { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The postmaster's pid, from the pid of one of its backends; undefined when not visible here. */
-export function postmasterOf(backendPid: number): number | undefined {
-  const backend = processTimes(String(backendPid));
-  return backend && backend.ppid > 1 ? backend.ppid : undefined;
-}
-
-/** µs of CPU per process of the server (the postmaster and its children), by pid. */
+/** µs of CPU by pid of the postmaster and its children; null when they are not visible here. */
 function postgresTimes(postmaster: number | undefined): Map<number, number> | null {
   if (postmaster === undefined) return null;
   const times = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const proc = processTimes(entry);
+    const proc = /^\d+$/.test(entry) ? processTimes(entry) : undefined;
     if (proc && (Number(entry) === postmaster || proc.ppid === postmaster)) times.set(Number(entry), proc.ticks * TICK_US);
   }
   return times.size ? times : null;
 }
 
-export function cpuSnapshot(postmaster?: number): CpuSnapshot {
+export function cpuSnapshot(postmaster?: number) {
   const self = process.cpuUsage();
   return { at: performance.now(), selfUs: self.user + self.system, machineBusyUs: machineBusyUs(), postgres: postgresTimes(postmaster) };
 }
 
 export interface CpuDelta {
   seconds: number;
+  /** This process. */
   selfUs: number;
+  /** All CPUs but idle and iowait. */
   machineBusyUs: number | null;
   postgresUs: number | null;
 }
 
-export function cpuDelta(start: CpuSnapshot, end: CpuSnapshot): CpuDelta {
+export function cpuDelta(start: ReturnType<typeof cpuSnapshot>, end: ReturnType<typeof cpuSnapshot>): CpuDelta {
   let postgresUs: number | null = null;
   if (start.postgres && end.postgres) {
-    // Per process, so that one ending in between (an autovacuum worker, a closed session) cannot
-    // make the sum go backwards; a process started in between counts from zero. The work of one that
-    // ended in between is missed.
+    // Per process, so that a backend ending in between cannot make the sum go backwards (its work is missed).
     postgresUs = 0;
     for (const [pid, us] of end.postgres) postgresUs += Math.max(0, us - (start.postgres.get(pid) ?? 0));
   }
-  return {
-    seconds: (end.at - start.at) / 1000,
-    selfUs: end.selfUs - start.selfUs,
-    machineBusyUs: start.machineBusyUs === null || end.machineBusyUs === null ? null : end.machineBusyUs - start.machineBusyUs,
-    postgresUs,
-  };
+  const machine = start.machineBusyUs === null || end.machineBusyUs === null ? null : end.machineBusyUs - start.machineBusyUs;
+  return { seconds: (end.at - start.at) / 1000, selfUs: end.selfUs - start.selfUs, machineBusyUs: machine, postgresUs };
 }

@@ -1,9 +1,0 @@
-export const CONNECTIONS = 32;
-export const WARMUP_SECONDS = 2;
-export const DURATION_SECONDS = 10;
-export const POOL_SIZE = 10; // DATABASE_POOL_SIZE's default: what `npm start` uses
-export const DISTINCT_USERS = 32; // a key per connection (CONNECTIONS)
-export const QUERY_CONCURRENCY = 10; // as many queries in flight as the pool has connections (POOL_SIZE)
-export const QUERY_ROUNDS = 3;
-export const QUERY_WARMUP_SECONDS = 0.2;
-export const QUERY_SECONDS = 1;
