@@ -1,164 +1,194 @@
 /**
- * Full-text search over a generated archive (test/kit/corpus.ts, FTS_BENCH_VIDEOS videos, default
- * 1,000,000): build time of the Postgres index (ingest through every index, then the GIN pending list
- * flushed and ANALYZE), then a fixed query mix (each class × with and without filters × each sort) at
- * CLIENTS concurrent clients against three engines side by side, cell by cell, taking turns:
- *   backend  SearchBackend.search of createPostgresBackend, in this process
- *   http     GET /api/fts against `afterimage api` in its own process, with a key
- *   sqlite   SQLite FTS5 (better-sqlite3, one worker thread per client) over the same corpus, same filters
- *            and sorts, built here (its ingest time reported too)
- * Every engine answers at the same boundary: a query in, a page of ids and a total out.
+ * Full-text search over a generated archive (test/kit/corpus.ts): the Postgres build (ingest through every
+ * index, the GIN pending list flushed, ANALYZE) and SQLite FTS5's from the same spooled corpus, then each
+ * query class × without and with filters × each sort at CLIENTS clients against the three engines of
+ * engines.ts, taking turns cell by cell so that drifts of the machine spread over all.
+ * Knobs: FTS_BENCH_VIDEOS, FTS_BENCH_REQUESTS and FTS_BENCH_CELL_SECONDS (a cell and engine's requests, or time).
  */
-import { FTS_SORTS } from '../../../core/fts/backend.ts';
-import { QUERY_CLASSES, type QueryClass } from '../../../test/kit/corpus-queries.ts';
-import { type Benchmark, target, type Target } from '../lib/harness.ts';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createApiKey } from '../../../core/accounts/createApiKey.ts';
+import { createUser } from '../../../core/accounts/createUser.ts';
+import { loadConfig } from '../../../core/config.ts';
+import { connect } from '../../../core/db/database.ts';
+import { SERVICE_SESSION_SETTINGS } from '../../../core/db/openDatabase.ts';
+import { FTS_SORTS, type FtsSort } from '../../../core/fts/backend.ts';
+import { createPostgresBackend } from '../../../core/fts/postgres.ts';
+import { updateTier } from '../../../core/tiers/updateTier.ts';
+import { FILTER_SETS, frequencyCounter, QUERY_CLASSES, type QueryClass, queryMix } from '../../../test/kit/corpus-queries.ts';
+import { readSpool, spoolCorpus } from '../../../test/kit/corpus-spool.ts';
+import { generatedBatches, writeCorpus } from '../../../test/kit/corpus-write.ts';
+import { createCorpus } from '../../../test/kit/corpus.ts';
+import { type BenchContext, type Benchmark, target } from '../lib/harness.ts';
+import { numberKnob } from '../lib/knobs.ts';
+import { drive, requestStats, type Sample } from '../lib/load.ts';
+import { sourcelessApiEnv, startService } from '../lib/processes.ts';
 import { round } from '../lib/stats.ts';
-import { SUBTITLE_TARGET, type subtitlePhase } from './subtitles.ts';
-import { run } from './measure.ts';
-import { stats, type Stats } from './sampling.ts';
-import {
-  CELL_SECONDS,
-  CLIENTS,
-  ENGINES,
-  EXACT_TOTAL_CAP,
-  INGEST_CONNECTIONS,
-  PAGE_SIZE,
-  POOL_SIZE,
-  REQUESTS_PER_CELL,
-  SEED,
-  TARGET,
-  TRANSCRIPTS,
-  VIDEOS,
-  type CellResult,
-  type EngineId,
-} from './shape.ts';
+import { cpuOf } from '../lib/usage.ts';
+import { backendEngine, type BenchRequest, buildSqlite, CLIENTS, type Engine, httpEngine, PAGE_SIZE, sqliteEngine } from './engines.ts';
 
-function summarise(outcome: Awaited<ReturnType<typeof run>>) {
-  const { results, single } = outcome;
-  const pick = (filter: (r: CellResult) => boolean) =>
-    Object.fromEntries(
-      ENGINES.map((id) => [id, stats(results.filter((r) => r.engine === id && filter(r)).map((r) => r.sample))]),
-    ) as Record<EngineId, Stats>;
+const VIDEOS = numberKnob('FTS_BENCH_VIDEOS', 1_000_000);
+const REQUESTS_PER_CELL = numberKnob('FTS_BENCH_REQUESTS', 240);
+const CELL_SECONDS = numberKnob('FTS_BENCH_CELL_SECONDS', 20);
+const SEED = 1;
+const INGEST_CONNECTIONS = 2;
+const POOL_SIZE = 10; // DATABASE_POOL_SIZE's default, as the API process uses
+const TARGET = { p95Ms: 50, p50Ms: 10, httpAddsP50Ms: 5, buildPerSecond: 5_000 };
+const ENGINES = ['backend', 'http', 'sqlite'] as const;
 
-  const byClass = Object.fromEntries(QUERY_CLASSES.map((name) => [name, pick((r) => r.class === name)])) as Record<
-    QueryClass,
-    Record<EngineId, Stats>
-  >;
-  const overall = pick(() => true);
-  const byClassSort = QUERY_CLASSES.flatMap((name) =>
-    FTS_SORTS.map((sort) => ({ class: name, sort, stats: pick((r) => r.class === name && r.sort === sort) })),
-  );
-  const byFilter = QUERY_CLASSES.flatMap((name) =>
-    [false, true].map((filtered) => ({ class: name, filtered, stats: pick((r) => r.class === name && r.filtered === filtered) })),
-  );
-
-  return { byClass, overall, byClassSort, byFilter, oneClient: single };
+interface Cell {
+  class: QueryClass;
+  filtered: boolean;
+  sort: FtsSort;
+  requests: BenchRequest[];
+  samples: Partial<Record<Engine['id'], Sample>>;
 }
 
-/** The user-facing figures are the HTTP ones; the backend's are held to the same bounds beside them. */
-function ftsTargets(summary: ReturnType<typeof summarise>, build: Awaited<ReturnType<typeof run>>['build']): Target[] {
-  const { byClass, overall, byClassSort } = summary;
-  const worst = (engine: EngineId, pick: (s: Stats) => number | null) =>
-    Math.max(...byClassSort.map((cell) => pick(cell.stats[engine]) ?? Number.POSITIVE_INFINITY));
-  const commonRelevance = byClassSort.find((cell) => cell.class === 'common' && cell.sort === 'relevance')!.stats;
-  const added = overall.http.p50 === null || overall.backend.p50 === null ? null : round(overall.http.p50 - overall.backend.p50, 1);
-  return [
-    target(
-      'backend p95, worst class and sort (ms)',
-      worst('backend', (s) => s.p95),
-      { atMost: TARGET.p95Ms },
-    ),
-    target(
-      'HTTP p95, worst class and sort (ms)',
-      worst('http', (s) => s.p95),
-      { atMost: TARGET.p95Ms },
-    ),
-    target('HTTP p95, very common words under relevance (ms)', commonRelevance.http.p95, { atMost: TARGET.p95Ms }),
-    target('HTTP p50, overall (ms)', overall.http.p50, { atMost: TARGET.p50Ms }),
-    ...QUERY_CLASSES.map((name) => target(`HTTP p50, ${name} (ms)`, byClass[name].http.p50, { atMost: TARGET.p50Ms })),
-    ...QUERY_CLASSES.map((name) =>
-      target(
-        `backend p95 over SQLite's, ${name} (ms)`,
-        round((byClass[name].backend.p95 ?? Infinity) - (byClass[name].sqlite.p95 ?? 0), 1),
-        {
-          atMost: 0,
-        },
-      ),
-    ),
-    target(`HTTP p50 over the backend's, ${CLIENTS} clients (ms)`, added, { atMost: TARGET.httpAddsP50Ms }),
-    target('build (ingest + indexing), videos per second', build.postgres.buildVideosPerSecond, { atLeast: TARGET.ingestPerSecond }),
-  ];
+/** Writes the spooled corpus through every index, then flushes the GIN pending list and analyzes: the build's time. */
+async function buildPostgres(ctx: BenchContext, url: string, corpus: ReturnType<typeof createCorpus>, spool: string) {
+  // Building a million rows takes statements longer than the harness pools' 15 s timeout: none here.
+  const sql = connect(url, { max: INGEST_CONNECTIONS, role: 'bench-build' });
+  try {
+    const onProgress = (done: number) => done % 100_000 === 0 && ctx.progress(`ingest: ${done} videos`);
+    const written = await writeCorpus(sql, corpus, { connections: INGEST_CONNECTIONS, batches: readSpool(spool), onProgress });
+    const indexStarted = performance.now();
+    await sql`select gin_clean_pending_list('videos_fts'::regclass)`;
+    await sql`vacuum analyze videos`;
+    const seconds = written.seconds + (performance.now() - indexStarted) / 1000;
+    const [size] = await sql<{ table: number; fts: number }[]>`
+      select pg_table_size('videos')::float8 / 2 ^ 20 as table, pg_relation_size('videos_fts')::float8 / 2 ^ 20 as fts`;
+    return {
+      ingestSeconds: round(written.seconds, 1),
+      seconds: round(seconds, 1),
+      videosPerSecond: Math.round(VIDEOS / seconds),
+      tableMiB: Math.round(size!.table),
+      ftsIndexMiB: Math.round(size!.fts),
+    };
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }
 
-/** The subtitle phase's targets (issue 32.1): p95 in every class, beside SQLite's, and the ingest rate. */
-function subtitleTargets(outcome: Awaited<ReturnType<typeof subtitlePhase>>): Target[] {
-  const worst = (id: 'backend' | 'http') => Math.max(...outcome.rows.map((row) => row[id].p95 ?? Infinity));
-  const finite = (value: number) => (Number.isFinite(value) ? value : null);
-  return [
-    target('subtitle search backend p95, worst class, filter and sort (ms)', finite(worst('backend')), {
-      atMost: SUBTITLE_TARGET.backendP95Ms,
-    }),
-    target('subtitle search HTTP p95, worst class, filter and sort (ms)', finite(worst('http')), { atMost: SUBTITLE_TARGET.httpP95Ms }),
-    ...outcome.byClass.map((row) =>
-      target(
-        `subtitle search backend p95 over SQLite's, ${row.class} (ms)`,
-        round((row.backend.p95 ?? Infinity) - (row.sqlite.p95 ?? 0), 1),
-        {
-          atMost: 0,
-        },
-      ),
-    ),
-    target('subtitle ingest, transcripts per second', outcome.postgres.perSecond, { atLeast: SUBTITLE_TARGET.ingestPerSecond }),
-    target("subtitle ingest over SQLite's build, transcripts per second", outcome.postgres.perSecond - outcome.sqlite.perSecond, {
-      atLeast: 0,
-    }),
-    target('subtitle answers differing from SQLite or HTTP', outcome.agreement.differences.length, { atMost: 0 }),
-  ];
+/** Each cell's requests to each engine in turn, after a warm-up; the API process's CPU per HTTP request, ms. */
+async function measure(ctx: BenchContext, engines: Engine[], cells: Cell[], apiPid: number) {
+  let apiCpuUs = 0;
+  let httpRequests = 0;
+  for (const [index, cell] of cells.entries()) {
+    for (let turn = 0; turn < engines.length; turn++) {
+      const engine = engines[(index + turn) % engines.length]!;
+      const search = (i: number) => engine.search(cell.requests[i % cell.requests.length]!);
+      // Each query about once per pooled connection: a connection's first touch of a shared-buffer page is a
+      // page fault, which a long-running service has paid long before.
+      await drive(search, { clients: CLIENTS, seconds: CELL_SECONDS, count: cell.requests.length * POOL_SIZE });
+      const cpuBefore = cpuOf(apiPid) ?? 0;
+      const sample = await drive(search, { clients: CLIENTS, seconds: CELL_SECONDS, count: REQUESTS_PER_CELL });
+      if (engine.id === 'http')
+        [apiCpuUs, httpRequests] = [apiCpuUs + (cpuOf(apiPid) ?? 0) - cpuBefore, httpRequests + sample.latencies.length];
+      cell.samples[engine.id] = sample;
+    }
+    const line = ENGINES.map((id) => `${id} p95 ${requestStats([cell.samples[id]!], 1).p95}`).join(', ');
+    ctx.progress(`${index + 1}/${cells.length} ${cell.class} ${cell.sort}${cell.filtered ? ' filtered' : ''}: ${line}`);
+  }
+  return round(apiCpuUs / 1000 / httpRequests, 2);
+}
+
+/** Each engine's latencies over the cells `keep` keeps. */
+function statsOf(cells: Cell[], keep: (cell: Cell) => boolean = () => true) {
+  const stats = (id: Engine['id']) =>
+    requestStats(
+      cells.filter(keep).map((cell) => cell.samples[id]!),
+      1,
+    );
+  return { backend: stats('backend'), http: stats('http'), sqlite: stats('sqlite') };
 }
 
 export const benchmark: Benchmark = {
   name: 'fts',
   title: `Full-text search over ${VIDEOS.toLocaleString('en')} videos: Postgres backend, HTTP and SQLite FTS5`,
   description:
-    `A generated archive (test/kit/corpus.ts, seed ${SEED}: English, French and Russian words from real trending-video metadata with Zipf-like frequencies, a few Japanese titles) is generated once into a file (its time reported apart: generating costs about 40 µs a video, on the cores the engines use), then written from that file into a fresh database through every index (\`afterimage bench generate\`'s statements), the GIN pending list is flushed and the table analyzed; SQLite is built from the same file. ` +
-    `Then, for each query class (rare words, very common words, phrases, OR, exclusions) × without and with filters × each of the 5 sorts, ${REQUESTS_PER_CELL} requests (or ${CELL_SECONDS} s) at ${CLIENTS} concurrent clients go to three engines in turn: ` +
-    `SearchBackend.search (createPostgresBackend, in this process), GET /api/fts (\`afterimage api\` in its own process, a Pro key with the FTS quota lifted), and SQLite FTS5 (better-sqlite3, contentless table of the same folded title/tags/description tokens, bm25 weights 10/5/1, filters on a companion table, one worker thread per client). Page size ${PAGE_SIZE}; totals exact up to ${EXACT_TOTAL_CAP.toLocaleString('en')} in every engine. ` +
-    `Then each class's requests go once more to the backend and over HTTP with one client, to measure what the HTTP request adds without contention and the API process's CPU time per request. ` +
-    `Targets: p95 ≤ ${TARGET.p95Ms} ms in every class (very common words under relevance included), p50 ≤ ${TARGET.p50Ms} ms, p95 no slower than SQLite, HTTP adding ≤ ${TARGET.httpAddsP50Ms} ms p50, build ≥ ${TARGET.ingestPerSecond.toLocaleString('en')} videos/s.` +
-    (TRANSCRIPTS > 0
-      ? ` Then ${TRANSCRIPTS.toLocaleString('en')} 30-minute transcripts are generated into a file, written into Postgres (subtitle tracks and transcripts; the trigger builds the cue windows) and into SQLite FTS5 (a row per transcript), each build timed; in=subtitles queries (phrases of 2 and 3 words said in many or few transcripts, rare words, words said in 5–10 % of them (newest first only), OR, exclusions) × without and with filters × relevance and newest first go to searchSubtitles, HTTP and SQLite in turn, after their answers are compared. Targets: p95 ≤ ${SUBTITLE_TARGET.backendP95Ms} ms in the backend and ≤ ${SUBTITLE_TARGET.httpP95Ms} ms over HTTP, no slower than SQLite at p95 in any class, ingest ≥ ${SUBTITLE_TARGET.ingestPerSecond}/s and no slower than SQLite's build.`
-      : ''),
+    `A generated archive (test/kit/corpus.ts, seed ${SEED}: words of real trending-video metadata with Zipf-like frequencies) is spooled to a file once, then written into a fresh database through every index (the GIN pending list flushed, analyzed) and into SQLite FTS5, each build timed. ` +
+    `Then each query class (rare words, very common words, phrases, OR, exclusions) × without and with filters × each sort: ${REQUESTS_PER_CELL} requests (or ${CELL_SECONDS} s) at ${CLIENTS} clients to each engine in turn: ` +
+    `SearchBackend.search in this process, GET /api/fts (\`afterimage api\` in its own process) and SQLite FTS5 (bm25 weights 10/5/1, one worker thread per client); page size ${PAGE_SIZE}. ` +
+    `Targets: p95 ≤ ${TARGET.p95Ms} ms in every class and sort, p50 ≤ ${TARGET.p50Ms} ms, p95 no slower than SQLite, HTTP adding ≤ ${TARGET.httpAddsP50Ms} ms p50, build ≥ ${TARGET.buildPerSecond.toLocaleString('en')} videos/s.`,
   async run(ctx) {
-    const outcome = await run(ctx);
-    const summary = summarise(outcome);
-    const { build, checked, subtitles, mix } = outcome;
-    const targets = ftsTargets(summary, build);
-    if (subtitles) targets.push(...subtitleTargets(subtitles));
-    return {
-      parameters: {
-        videos: VIDEOS,
-        transcripts: TRANSCRIPTS,
-        seed: SEED,
-        clients: CLIENTS,
-        pageSize: PAGE_SIZE,
-        requestsPerCell: REQUESTS_PER_CELL,
-        cellSecondsCap: CELL_SECONDS,
-        ingestConnections: INGEST_CONNECTIONS,
-        poolSize: POOL_SIZE,
-        exactTotalCap: EXACT_TOTAL_CAP,
-        targets: TARGET,
-      },
-      results: {
-        build,
-        queryMix: mix,
-        ...summary,
-        agreement: { compared: checked.compared, differences: checked.differences.slice(0, 50) },
-        explained: outcome.explained,
-        subtitles,
-      },
-      targets,
-      ok: outcome.problems.length === 0,
-      problems: outcome.problems,
-    };
+    const db = await ctx.database();
+    // The service's session settings, so that the backend plans as the API's does.
+    const sql = db.pool({ max: POOL_SIZE, role: 'bench', connection: SERVICE_SESSION_SETTINGS });
+    const sqliteFile = join(ctx.dataDir, `fts-bench-${process.pid}.sqlite`);
+    const spoolFile = join(ctx.dataDir, `fts-bench-${process.pid}.corpus.jsonl`);
+    const engines: Engine[] = [];
+    let api: Awaited<ReturnType<typeof startService>> | undefined;
+    try {
+      const corpus = createCorpus({ seed: SEED, videos: VIDEOS });
+      const counter = frequencyCounter(corpus);
+      // Generated beforehand, for both engines: the generator's CPU is not their ingest.
+      const spooled = await spoolCorpus(generatedBatches(corpus, { counter }), spoolFile);
+      ctx.progress(`corpus of ${VIDEOS} videos generated in ${round(spooled.seconds, 1)} s`);
+      const postgres = await buildPostgres(ctx, db.url, corpus, spoolFile);
+      const sqlite = await buildSqlite(sqliteFile, spoolFile);
+      ctx.progress(`built: Postgres ${postgres.seconds} s, SQLite ${sqlite.seconds} s`);
+      const mix = queryMix(corpus, counter.table());
+
+      const user = await createUser(sql, { email: 'fts-bench@example.org', tier: 'pro', isAdmin: false });
+      const { key } = await createApiKey(sql, { userId: user.id });
+      await updateTier(sql, 'pro', { limits: { ftsQueriesPerMinute: null, requestsPerMinute: null } });
+      api = await startService('api', { ...sourcelessApiEnv(ctx.dataDir, db.url, 'fts'), DATABASE_POOL_SIZE: String(POOL_SIZE) });
+      const timeoutMs = loadConfig({ DATA_DIR: ctx.dataDir }).FTS_TIMEOUT_MS;
+      engines.push(backendEngine(createPostgresBackend({ sql, timeoutMs })), httpEngine(api.url!, key), sqliteEngine(sqliteFile));
+
+      const filters = (filtered: boolean, i: number) => (filtered ? FILTER_SETS[i % FILTER_SETS.length]! : {});
+      const cells: Cell[] = QUERY_CLASSES.flatMap((name) =>
+        [false, true].flatMap((filtered) =>
+          FTS_SORTS.map((sort) => {
+            const requests = mix.queries[name].map((q, i) => ({ q, sort, filters: filters(filtered, i) }));
+            return { class: name, filtered, sort, requests, samples: {} };
+          }),
+        ),
+      );
+      const apiCpuMsPerRequest = await measure(ctx, engines, cells, api.pid);
+
+      const byClass = Object.fromEntries(QUERY_CLASSES.map((name) => [name, statsOf(cells, (cell) => cell.class === name)]));
+      const byClassSort = QUERY_CLASSES.flatMap((name) =>
+        FTS_SORTS.map((sort) => ({ class: name, sort, ...statsOf(cells, (cell) => cell.class === name && cell.sort === sort) })),
+      );
+      const overall = statsOf(cells);
+      const worstP95 = (id: Engine['id']) => Math.max(...byClassSort.map((cell) => cell[id].p95 ?? Number.POSITIVE_INFINITY));
+      const p50 = (id: Engine['id']) => overall[id].p50 ?? Number.NaN;
+      const problems = cells.flatMap((cell) =>
+        Object.entries(cell.samples)
+          .filter(([, sample]) => sample.errors)
+          .map(([id, sample]) => `${id} ${cell.class} ${cell.sort}: ${sample.errors} errors (${[...sample.errorMessages].join('; ')})`),
+      );
+      const httpAdds = round(p50('http') - p50('backend'), 1);
+      return {
+        parameters: { videos: VIDEOS, seed: SEED, clients: CLIENTS, requestsPerCell: REQUESTS_PER_CELL, poolSize: POOL_SIZE },
+        results: {
+          build: { generatedSeconds: round(spooled.seconds, 1), postgres, sqlite },
+          queries: mix.queries,
+          overall,
+          byClass,
+          byClassSort,
+          apiCpuMsPerRequest,
+        },
+        targets: [
+          target('backend p95, worst class and sort (ms)', worstP95('backend'), { atMost: TARGET.p95Ms }),
+          target('HTTP p95, worst class and sort (ms)', worstP95('http'), { atMost: TARGET.p95Ms }),
+          target('HTTP p50, overall (ms)', p50('http'), { atMost: TARGET.p50Ms }),
+          ...QUERY_CLASSES.map((name) => {
+            const over = (byClass[name]!.backend.p95 ?? Number.NaN) - (byClass[name]!.sqlite.p95 ?? Number.NaN);
+            return target(`backend p95 over SQLite's, ${name} (ms)`, round(over, 1), { atMost: 0 });
+          }),
+          target(`HTTP p50 over the backend's, ${CLIENTS} clients (ms)`, httpAdds, { atMost: TARGET.httpAddsP50Ms }),
+          target('build (ingest + indexing), videos per second', postgres.videosPerSecond, { atLeast: TARGET.buildPerSecond }),
+        ],
+        ok: problems.length === 0,
+        problems,
+      };
+    } finally {
+      await Promise.all(engines.map((engine) => engine.close()));
+      await api?.stop();
+      await sql.end({ timeout: 5 });
+      for (const file of [spoolFile, sqliteFile, `${sqliteFile}-wal`, `${sqliteFile}-shm`]) rmSync(file, { force: true });
+    }
   },
 };
