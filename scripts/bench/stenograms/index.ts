@@ -1,10 +1,5 @@
-/**
- * Private stenograms, two parts (STENOGRAMS_PARTS picks them):
- *   offline  the built-in generator on generated 2-hour and 30-minute conversations, in a child process;
- *   streams  STENOGRAMS_STREAMS concurrent POST /api/stenograms/:videoId/generate, one round per length
- *            in STENOGRAMS_ROUND_MINUTES, each read to stenogram:complete.
- */
-import type { GeneratedStenogram, StenogramInput } from '../../../core/stenograms/stenogram.ts';
+/** Private stenograms; STENOGRAMS_PARTS picks the parts (offline, streams), STENOGRAMS_ROUND_MINUTES the rounds' transcripts. */
+import type { StenogramInput } from '../../../core/stenograms/stenogram.ts';
 import { fakeVideoId } from '../../../test/kit/ids.ts';
 import { mix32 } from '../../../test/kit/random.ts';
 import { conversation } from '../lib/corpus.ts';
@@ -27,24 +22,14 @@ async function offlinePart(ctx: BenchContext) {
   for (const { minutes, runs } of SIZES) {
     const made = Array.from({ length: INPUTS * 2 }, (_, index) => conversation(minutes, mix32(1, minutes * 1_000 + index)));
     const inputs = made.map(
-      ({ cues }, index): StenogramInput => ({
-        videoId: fakeVideoId(`stenograms:${minutes}:${index}`),
-        title: `A ${minutes}-minute conversation`,
-        channelTitle: 'Bench stenograms',
-        language: 'en',
-        cues,
-      }),
+      ({ cues }, i): StenogramInput => ({ videoId: fakeVideoId(`stenograms:${i}`), title: null, channelTitle: null, language: 'en', cues }),
     );
-    const report = await timeOffline<StenogramInput, GeneratedStenogram>('stenograms', {
-      inputs: inputs.slice(0, INPUTS),
-      warmup: inputs.slice(INPUTS),
-      runs,
-    });
+    const request = { inputs: inputs.slice(0, INPUTS), warmup: inputs.slice(INPUTS), runs };
+    const report = await timeOffline('stenograms', request);
     const wordsPerSecond = report.wallMs.map((ms, run) => made[run % INPUTS]!.words / (ms / 1000));
     const result = {
       minutes,
       runs,
-      words: Math.round(made.slice(0, INPUTS).reduce((sum, { words }) => sum + words, 0) / INPUTS),
       wallMs: distribution(report.wallMs),
       cpuMs: distribution(report.cpuMs),
       wordsPerSecond: round(median(wordsPerSecond), 0),
@@ -62,11 +47,9 @@ export const benchmark: Benchmark = {
   name: 'stenograms',
   title: 'Private stenograms: the offline generator, and concurrent generate streams',
   description:
-    'Offline: the built-in generator on generated 2-hour (≈ 18,000 words) and 30-minute conversations with `>>` speaker changes, ' +
-    'NAME: labels and stage directions, in a process of its own: ms per stenogram after a warm-up, words/s, peak RSS. ' +
-    `Streams: ${STREAMS.streams} concurrent generate streams on one \`afterimage api\` while one \`afterimage worker\` ` +
-    `(${STREAMS.workerConcurrency} jobs at once, offline generator, file store) writes them, ${ROUND_MINUTES.join(' and ')}-minute ` +
-    "transcripts: how many complete (all must), time to complete, each event's delivery from its commit to its client.",
+    'The built-in generator on generated 2-hour and 30-minute conversations (speaker changes, NAME: labels, stage directions) ' +
+    `in a process of its own; ${STREAMS.streams} concurrent generate streams on one \`afterimage api\` and one \`afterimage worker\`, ` +
+    "read to stenogram:complete: how many complete, time to complete, each event's delivery from its commit to its client.",
   async run(ctx) {
     const problems: string[] = [];
     const offline = PARTS.has('offline') ? await offlinePart(ctx) : null;

@@ -14,7 +14,7 @@ import { mix32 } from '../../../test/kit/random.ts';
 import { conversation } from '../lib/corpus.ts';
 import { type BenchContext, sleep } from '../lib/harness.ts';
 import { numberKnob } from '../lib/knobs.ts';
-import { startService } from '../lib/processes.ts';
+import { sourcelessApiEnv, startService } from '../lib/processes.ts';
 import { createSseParser } from '../lib/sse-parse.ts';
 import { distribution, round } from '../lib/stats.ts';
 import { memoryOf, resetPeak } from '../lib/usage.ts';
@@ -43,11 +43,11 @@ async function prepare(sql: Sql, minutes: number) {
     const { cues } = conversation(minutes, mix32(1, 10_000 + minutes * 100 + i));
     // Stored as a fetch stores it: WebVTT with ">> " for a speaker change, parsed and normalised by storeTrack.
     const text = renderVtt(
-      cues.map((cue) => ({
-        startMs: Math.round(cue.start * 1000),
-        endMs: Math.round(cue.end * 1000),
-        text: cue.text,
-        speakerChange: cue.speakerChange,
+      cues.map(({ start, end, text, speakerChange }) => ({
+        startMs: Math.round(start * 1000),
+        endMs: Math.round(end * 1000),
+        text,
+        speakerChange,
       })),
     );
     await sql.begin(async (tx) => {
@@ -99,16 +99,11 @@ function generateStream(base: URL, videoId: string, key: string): Promise<Stream
 async function fromCommit(sql: Sql, records: StreamRecord[], notified: Map<string, number[]>) {
   const rows = await sql<{ stream: string; id: string; createdAt: string }[]>`
     select stream, id::text, created_at::text as "createdAt" from events where stream like 'stenogram:%' order by stream, seq`;
-  const transactions = new Map<string, string[]>();
-  for (const row of rows) {
-    const list = transactions.get(row.stream) ?? transactions.set(row.stream, []).get(row.stream)!;
-    if (list.at(-1) !== row.createdAt) list.push(row.createdAt);
-  }
   const commitAt = new Map<string, number>();
-  for (const row of rows) {
-    const index = transactions.get(row.stream)!.indexOf(row.createdAt);
-    const times = notified.get(row.stream) ?? [];
-    if (times.length === transactions.get(row.stream)!.length) commitAt.set(row.id, times[index]!);
+  for (const [stream, times] of notified) {
+    const events = rows.filter((row) => row.stream === stream);
+    const transactions = [...new Set(events.map((row) => row.createdAt))];
+    if (times.length === transactions.length) for (const row of events) commitAt.set(row.id, times[transactions.indexOf(row.createdAt)]!);
   }
   const all: number[] = [];
   // Live: committed after the client had stenogram:started, so followed rather than caught up on.
@@ -136,16 +131,11 @@ export async function streamRound(ctx: BenchContext, minutes: number, problems: 
   const { keys, videos } = await prepare(sql, minutes);
   const dataDir = await mkdtemp(join(tmpdir(), 'afterimage-bench-stenograms-'));
   const env = {
-    DATABASE_URL: db.url,
-    DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
+    ...sourcelessApiEnv(dataDir, db.url, 'stenograms'),
     WORKER_CONCURRENCY: String(STREAMS.workerConcurrency),
     STENOGRAM_STORE: 'file',
     LLM_BASE_URL: '',
     TYPESENSE_URL: '',
-    YOUTUBE_API_KEY: '',
-    WAYBACK_ENABLED: 'false',
   };
   const notified = new Map<string, number[]>();
   const listener = await sql.listen('afterimage_events', (stream) => {

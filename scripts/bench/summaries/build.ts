@@ -26,19 +26,12 @@ export async function buildSummaries(sql: Sql, vocabulary: Vocabulary, templates
   const words = topicWords(vocabulary);
   const wordCdf = zipfCdf(words.length, 0.9, 5);
   const title = (count: number) => Array.from({ length: count }, () => words[draw(wordCdf, rnd)]!).join(' ');
-  const clean = (tags: string[]) => [
-    ...new Set(tags.map((tag) => tag.toLowerCase().trim()).filter((tag) => tag.length >= 2 && tag.length <= 40)),
-  ];
-  const en = clean(vocabulary.vocabularies.en.tags);
+  const clean = (tags: string[]) => [...new Set(tags.map((tag) => tag.toLowerCase().trim()).filter((tag) => /^.{2,40}$/.test(tag)))];
+  const { en, fr, ru } = vocabulary.vocabularies;
   // No Spanish or German datasets: their summaries draw from the English tags, as much of YouTube's tagging is.
-  const tagLists: Record<string, string[]> = {
-    en,
-    es: en,
-    de: en,
-    fr: clean(vocabulary.vocabularies.fr.tags),
-    ru: clean(vocabulary.vocabularies.ru.tags),
-    ja: [...vocabulary.cjk.words, ...en],
-  };
+  const tagLists: Record<string, string[]> = { en: clean(en.tags), fr: clean(fr.tags), ru: clean(ru.tags) };
+  tagLists.ja = [...vocabulary.cjk.words, ...tagLists.en!];
+  tagLists.es = tagLists.de = tagLists.en!;
   const tagCdfs = Object.fromEntries(Object.entries(tagLists).map(([language, list]) => [language, zipfCdf(list.length, 1, 2.7)]));
   const channelIds = Array.from({ length: BUILD.channels }, (_, i) => fakeChannelId(`summaries-bench:1:${i}`));
   const channelLanguage = channelIds.map(() => {
@@ -46,16 +39,13 @@ export async function buildSummaries(sql: Sql, vocabulary: Vocabulary, templates
     for (const [language, share] of Object.entries(BUILD.languages)) if ((u -= share) < 0) return language;
     return 'en';
   });
-  const count = (share: number) => Math.round(BUILD.summaries * share);
-  const { privateOnListed, privateAlone, failed, generating } = BUILD.hidden;
-  // Videos below BUILD.summaries have a listed summary; the hidden-only ones follow.
-  const videos = BUILD.summaries + count(privateAlone) + count(failed) + count(generating);
+  const hidden = Object.entries(BUILD.hidden).flatMap(([kind, share]) => Array<string>(Math.round(BUILD.summaries * share)).fill(kind));
+  // Videos below BUILD.summaries have a listed summary; those above only hidden ones.
+  const videos = BUILD.summaries + hidden.length;
   const channelCdf = zipfCdf(BUILD.channels, 0.9, 3);
   const videoChannel = Int32Array.from({ length: videos }, () => draw(channelCdf, rnd));
-  const owners = (
-    await sql<{ id: string }[]>`
-      insert into users (email, tier) select 'summaries-bench-' || g || '@example.org', 'registered' from generate_series(1, 50) g returning id::text`
-  ).map((row) => row.id);
+  const owners = await sql<{ id: string }[]>`
+    insert into users (email, tier) select 'summaries-bench-' || g || '@example.org', 'registered' from generate_series(1, 50) g returning id::text`;
   const from = Date.UTC(2024, 6, 1);
   const span = 730 * 86_400_000;
   const row = (video: number, owner: string | null, status: string, at: number) => {
@@ -64,27 +54,16 @@ export async function buildSummaries(sql: Sql, vocabulary: Vocabulary, templates
     for (let attempt = 0, wanted = 6 + Math.floor(rnd() * 5); tags.size < wanted && attempt < 40; attempt++)
       tags.add(tagLists[language]![draw(tagCdfs[language]!, rnd)]!);
     const quoted = [...tags].map((tag) => `"${tag.replace(/["\\]/g, '\\$&')}"`);
-    return {
-      video: corpusVideoId(1, video),
-      owner,
-      status,
-      at: new Date(at).toISOString(),
-      language,
-      tags: `{${quoted}}`,
-      k: 1 + (video % templates.length),
-    };
+    const k = 1 + (video % templates.length);
+    return { video: corpusVideoId(1, video), owner, status, at: new Date(at).toISOString(), language, tags: `{${quoted}}`, k };
   };
-  const later = () => from + rnd() * span;
-  const hiddenFrom = (first: number, n: number, owned: boolean, status: string) =>
-    Array.from({ length: n }, (_, j) => row(first + j, owned ? owners[j % owners.length]! : null, status, later()));
   const rows = [
     ...Array.from({ length: BUILD.summaries }, (_, i) => row(i, null, 'generated', from + (i / BUILD.summaries) * span)),
-    ...Array.from({ length: count(privateOnListed) }, (_, j) =>
-      row((j * 29) % BUILD.summaries, owners[j % owners.length]!, 'generated', later()),
-    ),
-    ...hiddenFrom(BUILD.summaries, count(privateAlone), true, 'generated'),
-    ...hiddenFrom(BUILD.summaries + count(privateAlone), count(failed), false, 'failed'),
-    ...hiddenFrom(BUILD.summaries + count(privateAlone) + count(failed), count(generating), false, 'generating'),
+    ...hidden.map((kind, j) => {
+      const owner = kind.startsWith('private') ? owners[j % owners.length]!.id : null;
+      const video = kind === 'privateOnListed' ? (j * 29) % BUILD.summaries : BUILD.summaries + j;
+      return row(video, owner, owner ? 'generated' : kind, from + rnd() * span);
+    }),
   ].sort((a, b) => a.at.localeCompare(b.at));
   await sql`
     insert into channels (channel_id, title) select * from unnest(${channelIds}::text[], ${channelIds.map(() => title(2))}::text[])`;

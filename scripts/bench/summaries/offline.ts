@@ -1,13 +1,14 @@
-import { type ChildProcess, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { createLlmClient } from '../../../core/llm/openaiClient.ts';
 import type { LlmClient } from '../../../core/llm/types.ts';
 import { createLlmSummaryGenerator } from '../../../core/summaries/llmSummariser.ts';
-import type { GeneratedSummary, SummaryInput } from '../../../core/summaries/summary.ts';
+import type { SummaryInput } from '../../../core/summaries/summary.ts';
 import { corpusVideoId } from '../../../test/kit/corpus.ts';
 import { mix32 } from '../../../test/kit/random.ts';
 import { talkTranscript } from '../lib/corpus.ts';
-import type { BenchContext } from '../lib/harness.ts';
+import { type BenchContext, sleep } from '../lib/harness.ts';
 import { distribution, round } from '../lib/stats.ts';
 import { cpuOf } from '../lib/usage.ts';
 import type { OfflineReport, OfflineRequest } from './child.ts';
@@ -22,44 +23,30 @@ export const SPECS = [
 ] as const;
 export const LLM = { model: 'bench-stand-in', contextTokens: 8192, concurrency: 2 }; // LLM_CONCURRENCY's default
 
-type ChildMessage =
-  | { type: 'ready'; url?: string }
-  | { type: 'report'; report: OfflineReport<unknown> }
-  | { type: 'failed'; message: string };
+type ChildMessage = { type: 'ready'; url?: string } | { type: 'report'; report: OfflineReport } | { type: 'failed'; message: string };
 
 /** Forks child.ts in `role` and waits until it is ready; `next()` waits for its next message. */
 async function forkChild(role: 'summaries' | 'stenograms' | 'openai') {
   const script = fileURLToPath(new URL('./child.ts', import.meta.url));
-  const child: ChildProcess = fork(script, [role], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const inbox: ChildMessage[] = [];
-  let wake = () => {};
-  child.on('message', (message: ChildMessage) => {
-    inbox.push(message);
-    wake();
+  const child = fork(script, [role], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // Its last message may still be on its way when it exits.
+  const exited = once(child, 'exit').then(async ([code, signal]) => {
+    await sleep(1_000);
+    return { type: 'failed', message: `the ${role} child exited (${signal ?? code})` } as const;
   });
-  // Its last message may still be on its way.
-  child.once('exit', (code, signal) =>
-    setTimeout(() => {
-      inbox.push({ type: 'failed', message: `the ${role} child exited (${signal ?? code})` });
-      wake();
-    }, 1_000),
-  );
-  const next = async () => {
-    while (inbox.length === 0) await new Promise<void>((resolve) => (wake = resolve));
-    return inbox.shift()!;
-  };
+  const next = () => Promise.race([once(child, 'message').then(([message]) => message as ChildMessage), exited]);
   const ready = await next();
   if (ready.type !== 'ready') throw new Error(`the ${role} child did not start: ${ready.type === 'failed' ? ready.message : ready.type}`);
   return { child, url: ready.url, next };
 }
 
 /** Runs the offline generator of `role` in a child process of its own on `request`. */
-export async function timeOffline<Input, Output>(role: 'summaries' | 'stenograms', request: OfflineRequest<Input>) {
+export async function timeOffline<Input>(role: 'summaries' | 'stenograms', request: OfflineRequest<Input>) {
   const { child, next } = await forkChild(role);
   child.send(request);
   const message = await next();
   if (message.type !== 'report') throw new Error(`the ${role} child: ${message.type === 'failed' ? message.message : message.type}`);
-  return message.report as OfflineReport<Output>;
+  return message.report;
 }
 
 export type TranscriptSet = ReturnType<typeof transcriptSets>[number];
@@ -75,31 +62,24 @@ export function transcriptSets(words: string[]) {
     });
     const inputs = Array.from({ length: TRANSCRIPTS }, (_, index) => make(index));
     const warmup = Array.from({ length: WARMUP }, (_, index) => make(1000 + index));
-    return { spec, inputs, warmup, cues: Math.round(inputs.reduce((sum, input) => sum + input.cues.length, 0) / TRANSCRIPTS) };
+    return { spec, inputs, warmup };
   });
 }
 
 export async function measureOffline(ctx: BenchContext, sets: TranscriptSet[]) {
   const results = [];
-  const outputs: GeneratedSummary[] = [];
-  for (const { spec, inputs, warmup, cues } of sets) {
-    const report = await timeOffline<SummaryInput, GeneratedSummary>('summaries', { warmup, inputs, runs: spec.runs });
-    const wallMs = distribution(report.wallMs);
-    const first = report.outputs[0]!;
-    results.push({
+  for (const { spec, inputs, warmup } of sets) {
+    const report = await timeOffline('summaries', { warmup, inputs, runs: spec.runs });
+    const result = {
       id: spec.id,
-      cues,
-      wallMs,
+      wallMs: distribution(report.wallMs),
       cpuMs: distribution(report.cpuMs),
       peakRssMiB: round(report.peakRssMiB, 0),
-      tags: first.tags,
-    });
-    outputs.push(...report.outputs);
-    ctx.progress(
-      `offline ${spec.id}: ${cues} cues, median ${wallMs.p50} ms, p95 ${wallMs.p95} ms, peak RSS ${round(report.peakRssMiB, 0)} MiB`,
-    );
+    };
+    results.push(result);
+    ctx.progress(`offline ${spec.id}: median ${result.wallMs.p50} ms, p95 ${result.wallMs.p95} ms, peak RSS ${result.peakRssMiB} MiB`);
   }
-  return { results, outputs };
+  return results;
 }
 
 /**
@@ -112,9 +92,8 @@ export async function measureLlm(ctx: BenchContext, sets: TranscriptSet[]) {
     const client = createLlmClient({ ...LLM, baseUrl: url!, timeoutMs: 60_000, retries: 0, log: ctx.log });
     let calls = 0;
     const counting: LlmClient = {
-      model: client.model,
-      contextTokens: client.contextTokens,
-      completeJson: (request) => {
+      ...client,
+      completeJson(request) {
         calls++;
         return client.completeJson(request);
       },
