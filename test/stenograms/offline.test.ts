@@ -215,6 +215,19 @@ describe('offline stenograms: stage directions and paragraphs', () => {
     ]);
   });
 
+  it('writes the same stenogram for the same transcript, whatever it wrote before', async () => {
+    const talk = [
+      ...cues('ANNA: so where do we start', '[Music]', 'with the river I think.'),
+      flagged(6, 'MARK CHEN: Right, the river.'),
+      flagged(12, 'and then the bridge'),
+      { start: 20, end: 22, text: '- after a long pause?' },
+    ];
+    const first = await generate(talk);
+    const other = await generate(cues('BEN: something else entirely', 'with other speakers'));
+    expect(other.markdown).not.toBe(first.markdown);
+    expect(await generate(talk)).toEqual(first);
+  });
+
   it('escapes what would change the rendering and leaves ordinary punctuation alone', async () => {
     const stenogram = await generate(
       cues(

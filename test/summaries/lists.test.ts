@@ -133,6 +133,20 @@ describe('summary lists against the summaries table', () => {
     expect(orphans).toBe(0);
   });
 
+  it('keep the tag, language and channel counts equal to a recount of the summaries table after every change', async () => {
+    const counted = await sql<{ facet: string; language: string; value: string; count: number }[]>`
+      select facet, language, value, count from summary_facets order by 1, 2, 3`;
+    const recounted = await sql<{ facet: string; language: string; value: string; count: number }[]>`
+      select facet, language, value, count(*)::int as count from (
+        select 'language' as facet, '' as language, s.language as value from summaries s where s.status = 'generated' and not s.private
+        union all select 'tag', s.language, t.tag from summaries s cross join unnest(s.tags) t(tag) where s.status = 'generated' and not s.private
+        union all select 'tag', '', t.tag from summaries s cross join unnest(s.tags) t(tag) where s.status = 'generated' and not s.private
+        union all select 'channel', '', s.channel_id from summaries s where s.status = 'generated' and not s.private) r
+      group by 1, 2, 3 order by 1, 2, 3`;
+    expect(recounted.length).toBeGreaterThan(20);
+    expect(counted).toEqual(recounted);
+  });
+
   it('channels, the sitemap and a user’s own summaries come in the order the summaries table gives', async () => {
     const byChannel = await sql<{ channelId: string; summaries: number }[]>`
       select channel_id as "channelId", count(*)::int as summaries from summaries where status = 'generated' and not private

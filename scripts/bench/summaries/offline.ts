@@ -1,162 +1,130 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import type { GeneratedSummary, SummaryInput } from '../../../core/summaries/summary.ts';
+import { createLlmClient } from '../../../core/llm/openaiClient.ts';
+import type { LlmClient } from '../../../core/llm/types.ts';
+import { createLlmSummaryGenerator } from '../../../core/summaries/llmSummariser.ts';
+import type { SummaryInput } from '../../../core/summaries/summary.ts';
 import { corpusVideoId } from '../../../test/kit/corpus.ts';
 import { mix32 } from '../../../test/kit/random.ts';
 import { talkTranscript } from '../lib/corpus.ts';
-import type { BenchContext } from '../lib/harness.ts';
-import { median, percentile, round } from '../lib/stats.ts';
-import { cpuDelta, cpuOf, cpuSnapshot } from '../lib/usage.ts';
-import type { ChildMessage, OfflineReport, OfflineRequest } from './child.ts';
-import { SEED, SPECS, TRANSCRIPTS_PER_SIZE, WARMUP_SUMMARIES, ms, type TranscriptSpec } from './shape.ts';
+import { type BenchContext, sleep } from '../lib/harness.ts';
+import { distribution, round } from '../lib/stats.ts';
+import { cpuOf } from '../lib/usage.ts';
+import type { OfflineReport, OfflineRequest } from './child.ts';
 
-const childScript = fileURLToPath(new URL('./child.ts', import.meta.url));
-export interface TranscriptSet {
-  spec: TranscriptSpec;
-  inputs: SummaryInput[];
-  warmup: SummaryInput[];
-  words: number;
-  cues: number;
-}
+const SEED = 1;
+const WARMUP = 3;
+const TRANSCRIPTS = 4;
+export const SPECS = [
+  { id: 'auto-30min', minutes: 30, style: 'auto', runs: 40, llmRuns: 30 },
+  { id: 'manual-30min', minutes: 30, style: 'manual', runs: 40, llmRuns: 0 },
+  { id: 'auto-2h', minutes: 120, style: 'auto', runs: 16, llmRuns: 12 },
+] as const;
+export const LLM = { model: 'bench-stand-in', contextTokens: 8192, concurrency: 2 }; // LLM_CONCURRENCY's default
 
-export function transcriptSets(words: string[]): TranscriptSet[] {
-  return SPECS.map((spec, specIndex) => {
-    const make = (index: number): { input: SummaryInput; words: number } => {
-      const made = talkTranscript(words, spec.minutes, spec.style, mix32(SEED + specIndex, index));
-      // Auto captions often come without a video title given to the generator; manual ones with.
-      const title = spec.style === 'manual' ? `Bench talk ${index}` : null;
-      return {
-        input: { videoId: corpusVideoId(SEED + 100 + specIndex, index), title, language: 'en', cues: made.cues },
-        words: made.words,
-      };
-    };
-    const measured = Array.from({ length: TRANSCRIPTS_PER_SIZE }, (_, index) => make(index));
-    const warmup = Array.from({ length: WARMUP_SUMMARIES }, (_, index) => make(1000 + index).input);
-    return {
-      spec,
-      inputs: measured.map((m) => m.input),
-      warmup,
-      words: Math.round(measured.reduce((sum, m) => sum + m.words, 0) / measured.length),
-      cues: Math.round(measured.reduce((sum, m) => sum + m.input.cues.length, 0) / measured.length),
-    };
+type ChildMessage = { type: 'ready'; url?: string } | { type: 'report'; report: OfflineReport } | { type: 'failed'; message: string };
+
+/** Forks child.ts in `role` and waits until it is ready; `next()` waits for its next message. */
+async function forkChild(role: 'summaries' | 'stenograms' | 'openai') {
+  const script = fileURLToPath(new URL('./child.ts', import.meta.url));
+  const child = fork(script, [role], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // Its last message may still be on its way when it exits.
+  const exited = once(child, 'exit').then(async ([code, signal]) => {
+    await sleep(1_000);
+    return { type: 'failed', message: `the ${role} child exited (${signal ?? code})` } as const;
   });
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Child processes (scripts/bench/summaries/child.ts)
-
-interface Child {
-  child: ChildProcess;
-  next(): Promise<ChildMessage>;
-}
-
-/** Forks the child script in `role` and waits for its 'ready'. */
-export async function forkChild(role: 'offline' | 'openai'): Promise<Child & { ready: ChildMessage & { type: 'ready' } }> {
-  const child = fork(childScript, [role], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const inbox: ChildMessage[] = [];
-  const waiting: Array<(message: ChildMessage) => void> = [];
-  let exit: string | undefined;
-  child.on('message', (message: ChildMessage) => {
-    const waiter = waiting.shift();
-    if (waiter) waiter(message);
-    else inbox.push(message);
-  });
-  child.once('exit', (code, signal) => {
-    exit = `exited (${signal ?? code})`;
-    // Its last message may still be on its way.
-    setTimeout(() => waiting.splice(0).forEach((waiter) => waiter({ type: 'failed', message: `the ${role} child ${exit}` })), 1_000);
-  });
-  const next = () =>
-    new Promise<ChildMessage>((resolve) => {
-      const queued = inbox.shift();
-      if (queued) resolve(queued);
-      else if (exit) resolve({ type: 'failed', message: `the ${role} child ${exit}` });
-      else waiting.push(resolve);
-    });
+  const next = () => Promise.race([once(child, 'message').then(([message]) => message as ChildMessage), exited]);
   const ready = await next();
-  if (ready.type !== 'ready') throw new Error(`the ${role} child failed to start: ${ready.type === 'failed' ? ready.message : ready.type}`);
-  return { child, next, ready };
+  if (ready.type !== 'ready') throw new Error(`the ${role} child did not start: ${ready.type === 'failed' ? ready.message : ready.type}`);
+  return { child, url: ready.url, next };
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Part 1: the offline generator
-
-interface OfflineResult {
-  id: string;
-  label: string;
-  words: number;
-  cues: number;
-  runs: number;
-  medianMs: number | null;
-  p95Ms: number | null;
-  maxMs: number | null;
-  medianCpuMs: number | null;
-  summariesPerSecond: number | null;
-  rssBeforeMiB: number | null;
-  peakRssMiB: number | null;
-  peakAboveStartMiB: number | null;
-  peakReset: boolean;
-  /** Cores busy with anything but the child and this process meanwhile: a disturbance gauge. */
-  otherCores: number | null;
-  keyPoints: number;
-  tags: string[];
-  detailedChars: number;
-  language: string;
+/** Runs the offline generator of `role` in a child process of its own on `request`. */
+export async function timeOffline<Input>(role: 'summaries' | 'stenograms', request: OfflineRequest<Input>) {
+  const { child, next } = await forkChild(role);
+  child.send(request);
+  const message = await next();
+  if (message.type !== 'report') throw new Error(`the ${role} child: ${message.type === 'failed' ? message.message : message.type}`);
+  return message.report;
 }
 
-export async function measureOffline(
-  ctx: BenchContext,
-  sets: TranscriptSet[],
-): Promise<{ results: OfflineResult[]; outputs: GeneratedSummary[] }> {
-  const results: OfflineResult[] = [];
-  const outputs: GeneratedSummary[] = [];
-  for (const set of sets) {
-    const { child, next } = await forkChild('offline');
-    const request: OfflineRequest = { warmup: set.warmup, inputs: set.inputs, runs: set.spec.runs };
-    const machineBefore = cpuSnapshot();
-    const childBefore = cpuOf(child.pid!);
-    child.send(request);
-    const message = await next();
-    const machine = cpuDelta(machineBefore, cpuSnapshot());
-    const childUs = (cpuOf(child.pid!) ?? Number.NaN) - (childBefore ?? Number.NaN);
-    if (message.type !== 'offline')
-      throw new Error(`offline ${set.spec.id}: ${message.type === 'failed' ? message.message : message.type}`);
-    const report: OfflineReport = message.report;
-    const wall = [...report.wallMs].sort((a, b) => a - b);
-    const first = report.outputs[0]!;
-    const result: OfflineResult = {
-      id: set.spec.id,
-      label: set.spec.label,
-      words: set.words,
-      cues: set.cues,
-      runs: wall.length,
-      medianMs: ms(median(wall)),
-      p95Ms: ms(percentile(wall, 95)),
-      maxMs: ms(wall[wall.length - 1]!),
-      medianCpuMs: ms(median(report.cpuMs)),
-      summariesPerSecond: round(1000 / (wall.reduce((sum, value) => sum + value, 0) / wall.length), 1),
-      rssBeforeMiB: round(report.rssBeforeMiB, 0),
+export type TranscriptSet = ReturnType<typeof transcriptSets>[number];
+
+/** Per spec, TRANSCRIPTS measured talks and WARMUP others; auto captions come without a title, as they often do. */
+export function transcriptSets(words: string[]) {
+  return SPECS.map((spec, specIndex) => {
+    const make = (index: number): SummaryInput => ({
+      videoId: corpusVideoId(SEED + 100 + specIndex, index),
+      title: spec.style === 'manual' ? `Bench talk ${index}` : null,
+      language: 'en',
+      cues: talkTranscript(words, spec.minutes, spec.style, mix32(SEED + specIndex, index)).cues,
+    });
+    const inputs = Array.from({ length: TRANSCRIPTS }, (_, index) => make(index));
+    const warmup = Array.from({ length: WARMUP }, (_, index) => make(1000 + index));
+    return { spec, inputs, warmup };
+  });
+}
+
+export async function measureOffline(ctx: BenchContext, sets: TranscriptSet[]) {
+  const results = [];
+  for (const { spec, inputs, warmup } of sets) {
+    const report = await timeOffline('summaries', { warmup, inputs, runs: spec.runs });
+    const result = {
+      id: spec.id,
+      wallMs: distribution(report.wallMs),
+      cpuMs: distribution(report.cpuMs),
       peakRssMiB: round(report.peakRssMiB, 0),
-      peakAboveStartMiB: round(report.peakRssMiB - report.rssBeforeMiB, 0),
-      peakReset: report.peakReset,
-      otherCores:
-        machine.machineBusyUs === null || !Number.isFinite(childUs)
-          ? null
-          : round(Math.max(0, machine.machineBusyUs - childUs - machine.selfUs) / (machine.seconds * 1e6), 2),
-      keyPoints: first.keyPoints.length,
-      tags: first.tags,
-      detailedChars: first.detailedSummary.length,
-      language: first.language,
     };
     results.push(result);
-    outputs.push(...report.outputs);
-    ctx.progress(
-      `offline ${set.spec.id}: ${set.words} words, ${set.cues} cues; median ${result.medianMs} ms, p95 ${result.p95Ms} ms, peak RSS ${result.peakRssMiB} MiB (${result.rssBeforeMiB} before)`,
-    );
-    await new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+    ctx.progress(`offline ${spec.id}: median ${result.wallMs.p50} ms, p95 ${result.wallMs.p95} ms, peak RSS ${result.peakRssMiB} MiB`);
   }
-  return { results, outputs };
+  return results;
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Part 2: the LLM path's own overhead
+/**
+ * The LLM path against the stand-in answering at once in its own process: what the service adds to a
+ * summary beyond the model's time (chunking, prompts, schema, SDK, HTTP, validation), as its own CPU.
+ */
+export async function measureLlm(ctx: BenchContext, sets: TranscriptSet[]) {
+  const { child, url } = await forkChild('openai');
+  try {
+    const client = createLlmClient({ ...LLM, baseUrl: url!, timeoutMs: 60_000, retries: 0, log: ctx.log });
+    let calls = 0;
+    const counting: LlmClient = {
+      ...client,
+      completeJson(request) {
+        calls++;
+        return client.completeJson(request);
+      },
+    };
+    const generator = createLlmSummaryGenerator(counting);
+    const results = [];
+    for (const { spec, inputs, warmup } of sets.filter((set) => set.spec.llmRuns > 0)) {
+      for (const input of warmup) await generator.summarise(input);
+      calls = 0;
+      const wall: number[] = [];
+      const cpu = process.cpuUsage();
+      const standInBefore = cpuOf(child.pid!) ?? Number.NaN;
+      for (let run = 0; run < spec.llmRuns; run++) {
+        const started = performance.now();
+        await generator.summarise(inputs[run % inputs.length]!);
+        wall.push(performance.now() - started);
+      }
+      const used = process.cpuUsage(cpu);
+      const result = {
+        id: spec.id,
+        runs: spec.llmRuns,
+        callsPerSummary: round(calls / spec.llmRuns, 1),
+        wallMs: distribution(wall),
+        serviceCpuMs: round((used.user + used.system) / 1000 / spec.llmRuns, 1),
+        standInCpuMs: round(((cpuOf(child.pid!) ?? Number.NaN) - standInBefore) / 1000 / spec.llmRuns, 1),
+      };
+      results.push(result);
+      ctx.progress(`llm ${spec.id}: ${result.callsPerSummary} calls, service CPU ${result.serviceCpuMs} ms a summary`);
+    }
+    return results;
+  } finally {
+    child.disconnect();
+  }
+}

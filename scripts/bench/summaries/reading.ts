@@ -1,249 +1,151 @@
-import { connect } from '../../../core/db/database.ts';
+import { Agent, request } from 'node:http';
+import { connect, type Sql } from '../../../core/db/database.ts';
+import { browseSummaries, type BrowseFilters } from '../../../core/summaries/browseSummaries.ts';
 import type { GeneratedSummary } from '../../../core/summaries/summary.ts';
+import { summaryChannels, summaryLanguages, summaryTags } from '../../../core/summaries/summaryFacets.ts';
 import { updateTier } from '../../../core/tiers/updateTier.ts';
 import type { Vocabulary } from '../lib/corpus.ts';
 import type { BenchContext } from '../lib/harness.ts';
-import type { Sample } from '../lib/load.ts';
-import { postmasterPid, sourcelessApiEnv, startService } from '../lib/processes.ts';
-import { median, percentile, secondsSince } from '../lib/stats.ts';
-import { buildDatabase } from './build.ts';
-import { explainCall, type PlanTiming } from './explain.ts';
-import { queryClasses } from './queries.ts';
-import { driveMeasured, driveVariants, httpGetter, newMeasuredSample, stats, type Stats } from './sampling.ts';
-import {
-  CHANNELS,
-  CLIENTS,
-  POOL_SIZE,
-  REQUESTS_PER_ROUND,
-  ROUNDS,
-  ROUND_SECONDS,
-  SINGLE_REQUESTS,
-  SUMMARIES,
-  TARGET,
-  WARMUP_REQUESTS,
-  ms,
-} from './shape.ts';
+import { drive, newSample, requestStats } from '../lib/load.ts';
+import { sourcelessApiEnv, startService } from '../lib/processes.ts';
+import { buildSummaries } from './build.ts';
 
-interface ClassResult {
-  id: string;
-  label: string;
-  judged: boolean;
-  variants: string[];
-  inProcess: Stats;
-  http: Stats;
-  /** One client alone: latency without queueing. */
-  inProcessAlone: { p50: number | null; p95: number | null };
-  httpAlone: { p50: number | null; p95: number | null };
-  /** Median ms of each variant, one client alone in process: what each costs without queueing. */
-  variantMedians: Array<{ variant: string; ms: number | null }>;
-  /** The variant with the highest 25th percentile alone (the one explained when the class misses). */
-  slowestVariant: number;
+export const LOAD = {
+  clients: 8,
+  poolSize: 10, // DATABASE_POOL_SIZE's default, as the API process uses
+  pageSize: 20, // the browse route's default limit
+  deepPages: [480, 490, 500], // the deepest pages served (10,000 results)
+  rounds: 2,
+  requestsPerRound: 240,
+  roundSeconds: 1.5,
+  warmupRequests: 30,
+  /** Requests of one client alone per round: the latency without queueing behind the others. */
+  aloneRequests: 30,
+};
+
+interface Variant {
+  path: string;
+  call(sql: Sql): Promise<unknown>;
 }
-export async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templates: GeneratedSummary[]) {
-  const db = await ctx.database();
-  // Building takes statements longer than the harness pools' 15 s timeout: a pool without one.
-  const buildSql = connect(db.url, { max: 1, role: 'bench-build' });
-  const sql = db.pool({ max: POOL_SIZE, role: 'api' });
-  const problems: string[] = [];
-  let api: Awaited<ReturnType<typeof startService>> | undefined;
-  let http: ReturnType<typeof httpGetter> | undefined;
-  try {
-    ctx.progress(
-      `building ${SUMMARIES.toLocaleString('en')} public summaries in ${CHANNELS.toLocaleString('en')} channels (+ private, failed and generating ones)`,
-    );
-    const build = await buildDatabase(ctx, buildSql, vocabulary, templates);
-    problems.push(...build.checks);
-    ctx.progress(
-      `built in ${build.seconds.total} s (vacuum + analyze ${build.seconds.vacuumAnalyze} s); ${build.rows.facets.toLocaleString('en')} facet rows; checks: ${build.checks.length ? build.checks.join('; ') : 'all agree'}`,
-    );
+const browse = (filters: BrowseFilters, page = 1): Variant => {
+  const query = new URLSearchParams({ limit: String(LOAD.pageSize), ...filters, ...(page > 1 ? { page: String(page) } : {}) });
+  return {
+    path: `/api/summary/browse?${query}`,
+    call: (sql) => browseSummaries(sql, filters, { offset: (page - 1) * LOAD.pageSize, limit: LOAD.pageSize }),
+  };
+};
 
-    // Anonymous callers may browse; their 30 requests a minute would stop the load at once.
-    await updateTier(sql, 'anonymous', { limits: { requestsPerMinute: null } });
-    api = await startService('api', { ...sourcelessApiEnv(ctx.dataDir, db.url, 'summaries'), DATABASE_POOL_SIZE: String(POOL_SIZE) });
-    http = httpGetter(api.url!);
-    const client = http;
+/** Browse with every combination of filters, common to rare, first and deep pages; latest; the facet lists. */
+async function queryClasses(sql: Sql, summaries: number) {
+  const facet = (name: string) =>
+    sql<{ value: string; language: string; count: number }[]>`
+      select value, language, count from summary_facets where facet = ${name} order by count desc, value`;
+  const tags = (await facet('tag')).filter((tag) => tag.language === '');
+  const common = tags.slice(0, 5);
+  const mid = tags.filter((tag) => tag.count >= summaries * 0.004 && tag.count <= summaries * 0.01).slice(0, 5);
+  const rare = tags.filter((tag) => tag.count >= 5 && tag.count <= 30).filter((_, i) => i % 97 === 0);
+  const channels = await facet('channel');
+  const spread = Array.from({ length: 12 }, (_, i) => channels[Math.floor((i * (channels.length - 1)) / 11)]!).filter(Boolean);
+  const languages = await facet('language');
+  // A popular tag of each language but the biggest, with that language.
+  const tagLanguage = await sql<{ value: string; language: string }[]>`
+    select distinct on (language) value, language from summary_facets
+    where facet = 'tag' and language not in ('', ${languages[0]!.value}) order by language, count desc, value`;
+  // Six channels with their most used tag, their own language and the rarest one.
+  const mixes = await sql<{ channelId: string; tag: string; languages: string[] }[]>`
+    select c.channel_id as "channelId",
+      (select e.tag from summary_list_entries e where e.channel_id = c.channel_id and e.tag <> '' group by 1 order by count(*) desc, 1 limit 1) as tag,
+      array[(select e.language from summary_list_entries e where e.channel_id = c.channel_id and e.tag = '' group by 1 order by count(*) desc, 1 limit 1),
+        (select l.value from summary_facets l where l.facet = 'language' order by l.count, l.value limit 1)] as languages
+    from unnest(${spread.slice(0, 6).map((c) => c.value)}::text[]) as c(channel_id)`;
+  const single = (path: string, call: Variant['call']) => [{ path, call }];
+  const classes: Array<[string, Variant[]]> = [
+    ['browse-all', [browse({})]],
+    ['browse-tag-common', common.map((t) => browse({ tag: t.value }))],
+    ['browse-tag-mid', mid.map((t) => browse({ tag: t.value }))],
+    ['browse-tag-rare', rare.slice(0, 8).map((t) => browse({ tag: t.value }))],
+    ['browse-channel', spread.map((c) => browse({ channelId: c.value }))],
+    ['browse-language', languages.map((l) => browse({ language: l.value }))],
+    ['browse-tag-language', tagLanguage.map((t) => browse({ tag: t.value, language: t.language }))],
+    ['browse-tag-channel', mixes.map((c) => browse({ tag: c.tag, channelId: c.channelId }))],
+    ['browse-channel-language', mixes.flatMap((c) => c.languages.map((language) => browse({ channelId: c.channelId, language })))],
+    [
+      'browse-tag-channel-language',
+      mixes.flatMap((c) => c.languages.map((language) => browse({ tag: c.tag, channelId: c.channelId, language }))),
+    ],
+    ['browse-tag-deep', common.slice(0, 2).flatMap((t) => LOAD.deepPages.map((page) => browse({ tag: t.value }, page)))],
+    ['browse-deep', LOAD.deepPages.map((page) => browse({}, page))],
+    ['latest', single(`/api/summary/latest?limit=${LOAD.pageSize}`, (pool) => browse({}).call(pool))],
+    ['tags', single('/api/summary/tags', (pool) => summaryTags(pool, { limit: 50 }))],
+    ['languages', single('/api/summary/languages', (pool) => summaryLanguages(pool))],
+    ['channels', single('/api/summary/channels', (pool) => summaryChannels(pool, { offset: 0, limit: 50 }))],
+  ];
+  // A small build may have no tag in some band of frequency; browse, latest and tags are held to the p95 target.
+  return classes
+    .filter(([, variants]) => variants.length > 0)
+    .map(([id, variants]) => ({ id, variants, judged: id !== 'languages' && id !== 'channels' }));
+}
 
-    const classes = await queryClasses(sql);
-    // Every variant once each way: same answers, no private, failed or generating summary shown, 200s only.
-    for (const query of classes) {
-      for (const variant of query.variants) {
-        const local = await query.inProcess(sql, variant);
-        if (local.privateShown) problems.push(`${query.id} ${variant.describe}: ${local.privateShown} private or unready summaries listed`);
-        const answer = await client.get(variant.path);
-        if (answer.status !== 200) {
-          problems.push(`${query.id} GET ${variant.path}: status ${answer.status} ${answer.body.slice(0, 200)}`);
-          continue;
-        }
-        const body = JSON.parse(answer.body) as {
-          data: { items?: Array<{ videoId: string; private: boolean; status: string }>; total?: number };
-        };
-        const items = body.data.items;
-        if (items && variant.browse) {
-          if (items.some((item) => item.private || item.status !== 'generated'))
-            problems.push(`${query.id} GET ${variant.path}: private or unready summaries listed`);
-          if (items.map((item) => item.videoId).join() !== local.ids.join())
-            problems.push(`${query.id} GET ${variant.path}: another page than browseSummaries`);
-          if (body.data.total !== undefined && body.data.total !== local.total)
-            problems.push(`${query.id} GET ${variant.path}: total ${body.data.total}, browseSummaries says ${local.total}`);
-        }
-      }
-    }
-
-    const processes = { postmaster: await postmasterPid(sql), api: api.pid };
-    const samples = classes.map(() => ({
-      inProcess: newMeasuredSample(),
-      http: newMeasuredSample(),
-      inProcessAlone: newMeasuredSample(),
-      httpAlone: newMeasuredSample(),
-    }));
-    const measureStarted = performance.now();
-    const loaded = { count: REQUESTS_PER_ROUND, seconds: ROUND_SECONDS, clients: CLIENTS };
-    for (let roundIndex = 0; roundIndex < ROUNDS; roundIndex++) {
-      for (const [index, query] of classes.entries()) {
-        const engines = [
-          {
-            sample: samples[index]!.inProcess,
-            alone: samples[index]!.inProcessAlone,
-            call: (v: number) => query.inProcess(sql, query.variants[v]!),
-          },
-          {
-            sample: samples[index]!.http,
-            alone: samples[index]!.httpAlone,
-            call: async (v: number) => {
-              const answer = await client.get(query.variants[v]!.path);
-              if (answer.status !== 200) throw new Error(`status ${answer.status}: ${answer.body.slice(0, 200)}`);
-              return Buffer.byteLength(answer.body);
-            },
-          },
-        ];
-        // Engines take turns, starting with a different one each round.
-        for (let turn = 0; turn < engines.length; turn++) {
-          const engine = engines[(turn + roundIndex + index) % engines.length]!;
-          await driveVariants(engine.call, query.variants.length, { ...loaded, count: WARMUP_REQUESTS });
-          await driveMeasured(engine.call, query.variants.length, loaded, engine.sample, processes);
-          await driveVariants(
-            engine.call,
-            query.variants.length,
-            { count: SINGLE_REQUESTS, seconds: ROUND_SECONDS, clients: 1 },
-            engine.alone,
-          );
-        }
-      }
-    }
-    const measureSeconds = secondsSince(measureStarted);
-
-    // By the 25th percentile alone: a variant that is slow every time, not one that met a slow connection now and then.
-    const slowestOf = (sample: Sample) => {
-      const medians = sample.byVariant.map((list) =>
-        list.length
-          ? percentile(
-              [...list].sort((x, y) => x - y),
-              25,
-            )
-          : -1,
-      );
-      return medians.reduce((best, value, v) => (value > (medians[best] ?? -1) ? v : best), 0);
-    };
-    const alone = (sample: Sample) => {
-      const sorted = [...sample.latencies].sort((x, y) => x - y);
-      return { p50: ms(percentile(sorted, 50), 2), p95: ms(percentile(sorted, 95), 2) };
-    };
-    const results: ClassResult[] = classes.map((query, index) => ({
-      id: query.id,
-      label: query.label,
-      judged: query.judged,
-      variants: query.variants.map((variant) => variant.describe),
-      inProcess: stats(samples[index]!.inProcess),
-      http: stats(samples[index]!.http),
-      inProcessAlone: alone(samples[index]!.inProcessAlone),
-      httpAlone: alone(samples[index]!.httpAlone),
-      variantMedians: query.variants.map((variant, v) => ({
-        variant: variant.describe,
-        ms: ms(median(samples[index]!.inProcessAlone.byVariant[v] ?? []), 2),
-      })),
-      slowestVariant: slowestOf(samples[index]!.inProcessAlone),
-    }));
-    for (const [index, result] of results.entries()) {
-      ctx.progress(
-        `${result.id}: in process p50 ${result.inProcess.p50} p95 ${result.inProcess.p95} ms (alone ${result.inProcessAlone.p50}), Node ${result.inProcess.cpuUs.self} µs + PG ${result.inProcess.cpuUs.postgres} µs; ` +
-          `HTTP p50 ${result.http.p50} p95 ${result.http.p95} ms (alone ${result.httpAlone.p50}), API ${result.http.cpuUs.api} µs + PG ${result.http.cpuUs.postgres} µs, ${result.http.kilobytesPerResponse} KB; other cores ${result.inProcess.otherCores}/${result.http.otherCores}`,
-      );
-      for (const [engine, sample] of [
-        ['in process', samples[index]!.inProcess],
-        ['HTTP', samples[index]!.http],
-      ] as const) {
-        if (sample.errors) problems.push(`${result.id} ${engine}: ${sample.errors} errors (${[...sample.errorMessages].join('; ')})`);
-      }
-    }
-
-    // Which plans the pool's connections settled on: postgres.js prepares every statement, and after
-    // 5 runs a connection may keep the generic plan. Every connection is reserved at once to read it.
-    const reserved = await Promise.all(Array.from({ length: POOL_SIZE }, () => sql.reserve()));
-    const planCache = new Map<
-      string,
-      { statement: string; connections: number; genericConnections: number; genericRuns: number; customRuns: number }
-    >();
-    try {
-      for (const connection of reserved) {
-        const rows = await connection<{ statement: string; generic: number; custom: number }[]>`
-          select statement, generic_plans::int as generic, custom_plans::int as custom from pg_prepared_statements
-          where statement ~ 'from summar(ies|y_facets)'`;
-        // One statement text may be prepared more than once on a connection (other parameter types).
-        const mine = new Map<string, { generic: number; custom: number }>();
-        for (const row of rows) {
-          const key = row.statement.replace(/\s+/g, ' ').trim();
-          const seen = mine.get(key) ?? { generic: 0, custom: 0 };
-          mine.set(key, { generic: seen.generic + row.generic, custom: seen.custom + row.custom });
-        }
-        for (const [key, used] of mine) {
-          const entry = planCache.get(key) ?? { statement: key, connections: 0, genericConnections: 0, genericRuns: 0, customRuns: 0 };
-          entry.connections += 1;
-          if (used.generic > 0) entry.genericConnections += 1;
-          entry.genericRuns += used.generic;
-          entry.customRuns += used.custom;
-          planCache.set(key, entry);
-        }
-      }
-    } finally {
-      for (const connection of reserved) connection.release();
-    }
-    const plansUsed = [...planCache.values()].sort((a, b) => b.genericRuns - a.genericRuns);
-
-    // Plans of every query whose class missed the p95 target in process (its slowest variant) or over HTTP.
-    const explained: Array<{
-      id: string;
-      variant: string;
-      p95InProcess: number | null;
-      p95Http: number | null;
-      aloneMedianMs: number | null;
-      timings: PlanTiming[];
-      plan: string;
-    }> = [];
-    for (const [index, query] of classes.entries()) {
-      const result = results[index]!;
-      if ((result.inProcess.p95 ?? Infinity) <= TARGET.p95Ms && (result.http.p95 ?? Infinity) <= TARGET.p95Ms) continue;
-      const variant = query.variants[result.slowestVariant]!;
-      const { plan, timings } = await explainCall(db.url, (pool) => query.inProcess(pool, variant)).catch((error: Error) => ({
-        plan: `EXPLAIN failed: ${error.message}`,
-        timings: [],
-      }));
-      explained.push({
-        id: query.id,
-        variant: variant.describe,
-        p95InProcess: result.inProcess.p95,
-        p95Http: result.http.p95,
-        aloneMedianMs: result.variantMedians[result.slowestVariant]?.ms ?? null,
-        timings,
-        plan,
+/** GET on the API with keep-alive connections, as a client library would; resolves with the body's size. */
+function httpGetter(baseUrl: string) {
+  const agent = new Agent({ keepAlive: true, maxSockets: LOAD.clients });
+  const { hostname, port } = new URL(baseUrl);
+  const get = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = request({ agent, hostname, port, path }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => (bytes += chunk.length));
+        res.on('end', () => (res.statusCode === 200 ? resolve(bytes) : reject(new Error(`GET ${path}: status ${res.statusCode}`))));
+        res.on('error', reject);
       });
+      req.on('error', reject).end();
+    });
+  return { get, close: () => agent.destroy() };
+}
+
+/** Builds the database, then reads every class in process (core/summaries/) and over HTTP (`afterimage api`). */
+export async function measureReading(ctx: BenchContext, vocabulary: Vocabulary, templates: GeneratedSummary[], problems: string[]) {
+  const db = await ctx.database();
+  ctx.progress('building the summaries');
+  // The build's statements run longer than the harness pools' statement timeout: a pool without one.
+  const buildSql = connect(db.url, { max: 1, role: 'bench-build' });
+  const build = await buildSummaries(buildSql, vocabulary, templates).finally(() => buildSql.end({ timeout: 5 }));
+  ctx.progress(`${build.summaries} summaries in ${build.bulkSeconds} s, their counts and list entries in ${build.countsSeconds} s`);
+  const sql = db.pool({ max: LOAD.poolSize, role: 'api' });
+  // Anonymous callers may browse; their 30 requests a minute would stop the load at once.
+  await updateTier(sql, 'anonymous', { limits: { requestsPerMinute: null } });
+  const env = sourcelessApiEnv(ctx.dataDir, db.url, 'summaries');
+  const api = await startService('api', { ...env, DATABASE_POOL_SIZE: String(LOAD.poolSize) });
+  const http = httpGetter(api.url!);
+  try {
+    const results = [];
+    for (const query of await queryClasses(sql, build.summaries)) {
+      const variant = (i: number) => query.variants[i % query.variants.length]!;
+      const engines = [
+        { name: 'inProcess', call: (i: number) => variant(i).call(sql), loaded: newSample(), alone: newSample() },
+        { name: 'http', call: (i: number) => http.get(variant(i).path), loaded: newSample(), alone: newSample() },
+      ];
+      const loaded = { clients: LOAD.clients, seconds: LOAD.roundSeconds };
+      for (let round = 0; round < LOAD.rounds; round++)
+        // Engines take turns, the other one first in the next round.
+        for (const engine of round % 2 ? [...engines].reverse() : engines) {
+          await drive(engine.call, { ...loaded, count: LOAD.warmupRequests });
+          await drive(engine.call, { ...loaded, count: LOAD.requestsPerRound }, engine.loaded);
+          await drive(engine.call, { clients: 1, seconds: LOAD.roundSeconds, count: LOAD.aloneRequests }, engine.alone);
+        }
+      for (const { name, loaded, alone } of engines)
+        if (loaded.errors + alone.errors)
+          problems.push(`${query.id} ${name}: ${loaded.errors + alone.errors} errors (${[...loaded.errorMessages].join('; ')})`);
+      const [inProcess, overHttp] = engines.map(({ loaded, alone }) => ({
+        loaded: requestStats([loaded], 2),
+        alone: requestStats([alone], 2),
+      }));
+      results.push({ id: query.id, judged: query.judged, variants: query.variants.length, inProcess: inProcess!, http: overHttp! });
+      ctx.progress(`${query.id}: p95 ${inProcess!.loaded.p95} ms in process, ${overHttp!.loaded.p95} ms over HTTP`);
     }
-    return { build, results, explained, plansUsed, measureSeconds, problems };
+    return { build, queries: results };
   } finally {
-    http?.close();
-    await api?.stop();
-    await buildSql.end({ timeout: 5 });
+    http.close();
+    await api.stop();
   }
 }
-
-// ---------------------------------------------------------------------------------------------------
-// The benchmark
