@@ -161,8 +161,6 @@ export function conversation(minutes: number, seed: number) {
   return { cues, ...counts };
 }
 
-export type Conversation = ReturnType<typeof conversation>;
-
 // Words as speech recognition writes them, a few with characters WebVTT escapes.
 const CAPTION_WORDS = (
   'the and so we you it that is to of a in this really going know like just microcontroller vendor compiler debugger temperature ' +

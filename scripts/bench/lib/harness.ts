@@ -14,7 +14,7 @@ export const benchDataDir = join(repoRoot, '.afterimage-bench');
 export const packageVersion: string = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')).version;
 
 /** A fresh database for one benchmark, migrated, dropped when it ends. */
-export interface BenchDatabase {
+interface BenchDatabase {
   name: string;
   /** May hold a password: never print it. */
   url: string;

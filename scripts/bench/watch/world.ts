@@ -22,8 +22,8 @@ export const CONFIRMED = 100;
 export const BURST = 1_000;
 export const FEEDS_POLLED = 20;
 export const SECRET = 'bench-watch-secret-key-of-32-characters-or-more';
-export const SIGNING_SECRET = `whsec_${Buffer.from('bench-watch-signing-secret!!').toString('base64')}`;
-export const UNFINISHED_FANOUT = `select (select count(*) from change_fanout_queue)
+const SIGNING_SECRET = `whsec_${Buffer.from('bench-watch-signing-secret!!').toString('base64')}`;
+const UNFINISHED_FANOUT = `select (select count(*) from change_fanout_queue)
   + (select count(*) from graphile_worker.jobs where task_identifier = 'fan_out_changes') as count`;
 
 export const count = async (sql: Sql, query: string) => Number((await sql.unsafe<{ count: string }[]>(query))[0]!.count);
