@@ -14,7 +14,13 @@ import { deletePublicSummary } from '../../core/summaries/deleteSummary.ts';
 import { findSummary } from '../../core/summaries/findSummary.ts';
 import { summaryEvents } from '../../core/summaries/summaryEvents.ts';
 import { requestSummary, summaryGeneration } from '../../core/summaries/summaryGeneration.ts';
-import { summaryListItem, toSummaryListItem, toSummaryObject, type SummaryObject, type SummaryRow } from '../../core/summaries/summaryObject.ts';
+import {
+  summaryListItem,
+  toSummaryListItem,
+  toSummaryObject,
+  type SummaryObject,
+  type SummaryRow,
+} from '../../core/summaries/summaryObject.ts';
 import { callerUserId } from '../http/auth.ts';
 import { wholeNumber } from '../http/input.ts';
 import { handled } from '../http/route.ts';
@@ -88,7 +94,8 @@ const noSummary = (videoId: string) =>
   notFound(`video ${videoId} has no summary; generate one (POST /api/summary/generate, or generate_summary)`);
 
 /** The row of the video's summary the caller may see: their own private one, else the public one; another user's private one is as absent as none. */
-const visibleSummary = ({ deps, caller }: ActionContext, videoId: string) => findSummary(deps.sql, videoId, { userId: callerUserId(caller) });
+const visibleSummary = ({ deps, caller }: ActionContext, videoId: string) =>
+  findSummary(deps.sql, videoId, { userId: callerUserId(caller) });
 
 /** That summary's row, which following its generation reads (GET …/stream, the video page's live part). */
 export const summaryToFollow = defineAction({
