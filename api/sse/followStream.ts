@@ -184,7 +184,8 @@ export function generationFollower(
   return {
     deliver,
     subscribe(from: Position, drained?: () => Promise<void>) {
-      if (!ended) unsubscribe = hub.subscribe(generationStream(kind, id), from, (events) => void deliver(events), drained, handlers.progress);
+      if (!ended)
+        unsubscribe = hub.subscribe(generationStream(kind, id), from, (events) => void deliver(events), drained, handlers.progress);
     },
     unsubscribe: () => unsubscribe(),
   };
