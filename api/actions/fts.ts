@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ftsSort, MAX_RESULT_WINDOW } from '../../core/fts/backend.ts';
 import { MAX_QUERY_LENGTH } from '../../core/fts/query.ts';
-import { searchVideos, searchVideosJson, type FtsSearch } from '../../core/fts/searchVideos.ts';
+import { searchVideos, type FtsSearch } from '../../core/fts/searchVideos.ts';
 import { quotaSubject } from '../http/guard.ts';
 import { flag, wholeNumber } from '../http/input.ts';
 import { defineAction, type ActionContext, type ApiDeps } from '../http/route.ts';
@@ -27,8 +27,6 @@ export const ftsQuery = z.strictObject({
   sort: ftsSort.default('relevance'),
   in: z.enum(['videos', 'subtitles'], { message: 'expected videos or subtitles' }).default('videos'),
 });
-
-const access = { scope: 'L1', feature: 'fullTextSearch', charges: ['ftsQueriesPerMinute'] } as const;
 
 /** How long a caller's last query stays theirs: paging through it or changing its filters within it is free. */
 const REPEAT_QUERY_MINUTES = 10;
@@ -65,34 +63,17 @@ function lastQueryOf({ deps, caller }: ActionContext) {
   };
 }
 
-const searching = (ctx: ActionContext, query: FtsSearch) => {
-  const { deps, charge } = ctx;
-  const last = lastQueryOf(ctx);
-  const fingerprint = fingerprintOf(query);
-  return [
-    { sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS },
-    async () => {
-      await charge('ftsQueriesPerMinute', last.isRepeat(fingerprint) ? 0 : 1);
-      last.remember(fingerprint);
-    },
-  ] as const;
-};
-
+/** The page found, which each surface presents its own way (core/fts/searchVideos.ts: ftsResultsJson, presentResults). */
 export const searchText = defineAction({
   what: 'full-text search',
-  access,
+  access: { scope: 'L1', feature: 'fullTextSearch', charges: ['ftsQueriesPerMinute'] },
   run(ctx, query: FtsSearch) {
-    const [deps, charge] = searching(ctx, query);
-    return searchVideos(deps, query, charge);
-  },
-});
-
-/** The same search answered as JSON text, which the API sends as it is (no objects built for a page of results). */
-export const searchTextJson = defineAction({
-  what: 'full-text search',
-  access,
-  run(ctx, query: FtsSearch) {
-    const [deps, charge] = searching(ctx, query);
-    return searchVideosJson(deps, query, charge);
+    const { deps, charge } = ctx;
+    const last = lastQueryOf(ctx);
+    const fingerprint = fingerprintOf(query);
+    return searchVideos({ sql: deps.sql, search: deps.search, timeoutMs: deps.config.FTS_TIMEOUT_MS }, query, async () => {
+      await charge('ftsQueriesPerMinute', last.isRepeat(fingerprint) ? 0 : 1);
+      last.remember(fingerprint);
+    });
   },
 });

@@ -14,12 +14,18 @@ import { deletePublicSummary } from '../../core/summaries/deleteSummary.ts';
 import { findSummary } from '../../core/summaries/findSummary.ts';
 import { summaryEvents } from '../../core/summaries/summaryEvents.ts';
 import { requestSummary, summaryGeneration } from '../../core/summaries/summaryGeneration.ts';
-import { summaryListItem, toSummaryListItem, toSummaryObject, type SummaryRow } from '../../core/summaries/summaryObject.ts';
+import {
+  summaryListItem,
+  toSummaryListItem,
+  toSummaryObject,
+  type SummaryObject,
+  type SummaryRow,
+} from '../../core/summaries/summaryObject.ts';
 import { callerUserId } from '../http/auth.ts';
 import { wholeNumber } from '../http/input.ts';
 import { handled } from '../http/route.ts';
 import { answerGenerationStream, type GenerationStreamParts } from '../sse/followStream.ts';
-import { defineAction } from '../http/route.ts';
+import { defineAction, type ActionContext } from '../http/route.ts';
 
 /** A page of a list by its number and size; past MAX_RESULT_WINDOW nothing is served. */
 export const pageOf = (page: number, size: number, name = 'page') => {
@@ -84,14 +90,49 @@ export const browseSummaries = defineAction({
   },
 });
 
-/** The caller's own private summary of the video, else its public one; another user's private one is as absent as none. */
-export const readSummary = defineAction({
+const noSummary = (videoId: string) =>
+  notFound(`video ${videoId} has no summary; generate one (POST /api/summary/generate, or generate_summary)`);
+
+/** The row of the video's summary the caller may see: their own private one, else the public one; another user's private one is as absent as none. */
+const visibleSummary = ({ deps, caller }: ActionContext, videoId: string) =>
+  findSummary(deps.sql, videoId, { userId: callerUserId(caller) });
+
+/** That summary's row, which following its generation reads (GET …/stream, the video page's live part). */
+export const summaryToFollow = defineAction({
   what: 'reading a summary',
   access: { feature: 'summaries' },
-  async run({ deps, caller }, videoId: string): Promise<SummaryRow> {
-    const summary = await findSummary(deps.sql, videoId, { userId: callerUserId(caller) });
-    if (!summary) throw notFound(`video ${videoId} has no summary; generate one (POST /api/summary/generate, or generate_summary)`);
+  async run(ctx, videoId: string): Promise<SummaryRow> {
+    const summary = await visibleSummary(ctx, videoId);
+    if (!summary) throw noSummary(videoId);
     return summary;
+  },
+});
+
+/** The same summary as every surface shows it (the row becomes a SummaryObject here, once). */
+export const readSummary = defineAction({
+  what: 'reading a summary',
+  access: summaryToFollow.access,
+  run: async (ctx, videoId: string): Promise<SummaryObject> => toSummaryObject(await summaryToFollow.run(ctx, videoId)),
+});
+
+/** The same summary, or null when there is none (the video page offers to generate one). */
+export const summaryIfAny = defineAction({
+  what: 'reading a summary',
+  access: summaryToFollow.access,
+  async run(ctx, videoId: string): Promise<SummaryObject | null> {
+    const summary = await visibleSummary(ctx, videoId);
+    return summary ? toSummaryObject(summary) : null;
+  },
+});
+
+/** The video's public generated summary, whoever asks (its public page, the same for everybody). */
+export const readPublicSummary = defineAction({
+  what: 'reading a public summary',
+  access: {},
+  async run({ deps }, videoId: string): Promise<SummaryObject> {
+    const summary = await findSummary(deps.sql, videoId, { userId: null });
+    if (summary?.status !== 'generated') throw notFound(`video ${videoId} has no public summary`);
+    return toSummaryObject(summary);
   },
 });
 
@@ -112,7 +153,7 @@ export const generateSummary = defineAction({
       charge: () => charge('summaryGenerationsPerDay'),
     });
     if (request.outcome === 'transcript_required') throw transcriptRequired(input.videoId, request.transcript, 'summary');
-    return request;
+    return { outcome: request.outcome, id: request.summary.id, summary: toSummaryObject(request.summary) };
   },
 });
 
@@ -141,9 +182,9 @@ export const summaryStreamParts: GenerationStreamParts<SummaryRow> = {
 /** The events of the summary the caller sees, as Server-Sent Events; a finished one answers its final event once. */
 export const followSummary = defineAction({
   what: "following a summary's generation",
-  access: readSummary.access,
+  access: summaryToFollow.access,
   async run(ctx, input: { videoId: string; res: ServerResponse; resumeFrom: string | undefined }): Promise<typeof handled> {
-    const summary = await readSummary.run(ctx, input.videoId);
+    const summary = await summaryToFollow.run(ctx, input.videoId);
     await answerGenerationStream(ctx.deps, input.res, summaryStreamParts, summary, input.resumeFrom);
     return handled;
   },

@@ -1,7 +1,7 @@
 import { streamStart, type StoredEvent } from '../../core/events/events.ts';
 import type { ProgressNote } from '../../core/events/progressState.ts';
 import type { GenerationKind, GenerationRow } from '../../core/generations/generationKind.ts';
-import { generationStream, isFinalOf } from '../../core/generations/requestGeneration.ts';
+import { generationFollower } from '../sse/followStream.ts';
 import type { EventHub } from '../sse/hub.ts';
 import type { ToolExtra } from './tool.ts';
 
@@ -21,14 +21,12 @@ export function followGeneration(
   waitSeconds: number,
 ): Promise<StoredEvent | undefined> {
   const token = extra._meta?.progressToken;
-  const isFinal = isFinalOf(kind);
   return new Promise((resolve) => {
     let sent = -1;
-    let unsubscribe = () => {};
     const finish = (event: StoredEvent | undefined) => {
       clearTimeout(timer);
       extra.signal.removeEventListener('abort', onAbort);
-      unsubscribe();
+      follower.unsubscribe();
       resolve(event);
     };
     const onAbort = () => finish(undefined);
@@ -47,17 +45,7 @@ export function followGeneration(
           .catch(() => {});
       }
     };
-    unsubscribe = hub.subscribe(
-      generationStream(kind, id),
-      streamStart,
-      (events) => {
-        for (const event of events) {
-          if (isFinal(event.type)) return finish(event);
-          notify(event);
-        }
-      },
-      undefined,
-      notify,
-    );
+    const follower = generationFollower(hub, kind, id, { event: notify, final: finish, progress: notify });
+    follower.subscribe(streamStart);
   });
 }

@@ -3,7 +3,7 @@ import { ErrorCode, McpError, type ReadResourceResult } from '@modelcontextproto
 import { AppError, notFound } from '../../core/errors.ts';
 import { browseSummaries } from '../../core/summaries/browseSummaries.ts';
 import { summaryChannels, summaryTags } from '../../core/summaries/summaryFacets.ts';
-import { toSummaryListItem, toSummaryObject } from '../../core/summaries/summaryObject.ts';
+import { toSummaryListItem } from '../../core/summaries/summaryObject.ts';
 import { readSubtitles } from '../../core/subtitles/readSubtitles.ts';
 import { timestampedText } from '../../core/subtitles/timestampedText.ts';
 import { findChannel } from '../../core/videos/findChannel.ts';
@@ -112,7 +112,7 @@ export function registerResources(server: McpServer, ctx: McpContext): void {
       mimeType: 'application/json',
     },
     guardedRead(ctx, readSummary.access, async (uri, { videoId }, charge) =>
-      json(uri, toSummaryObject(await perform(readSummary, { ...ctx, charge }, videoId!))),
+      json(uri, await perform(readSummary, { ...ctx, charge }, videoId!)),
     ),
   );
 

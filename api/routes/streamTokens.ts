@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { AppError } from '../../core/errors.ts';
 import { STREAM_TOKEN_MINUTES } from '../../core/accounts/mintStreamToken.ts';
-import { issueStreamToken, opensWithStreamToken, streamTokenObject } from '../http/streamToken.ts';
-import { defineRoute, pathPattern, type Route } from '../http/route.ts';
+import { mintStreamToken } from '../actions/system.ts';
+import { opensWithStreamToken, streamTokenObject } from '../http/streamToken.ts';
+import { defineRoute, pathPattern, perform, type Route } from '../http/route.ts';
 
 /** POST /api/stream-tokens: a token for any event stream of `routes` (a thunk: the list holds this route too). */
 export const streamTokenRoute = (routes: () => Route[]) =>
@@ -13,19 +13,14 @@ export const streamTokenRoute = (routes: () => Route[]) =>
     summary: "Mint a short-lived token that opens one event stream without the API key (for a browser's EventSource)",
     description: `An addition to the spec. Body {stream}: the path of a search, summary or stenogram stream (GET …/stream). The token opens that stream only, as this key (the same access checks, charged to the same quotas), for ${STREAM_TOKEN_MINUTES} minutes, and stops working when the key is revoked. Only its hash is stored. Open it as new EventSource(url). Tokens are also returned where a stream is started (sseToken of POST /api/search, streamToken of POST /api/summary/generate).`,
     auth: 'key',
-    scope: 'L1',
+    ...mintStreamToken.access,
     body: z.strictObject({ stream: z.string().min(1).max(200).describe('e.g. /api/search/{sessionId}/stream') }),
     response: streamTokenObject,
     status: 201,
-    async handler({ body, caller, deps }) {
-      const stream = body.stream.replace(/(.)\/$/, '$1');
-      const streams = routes().filter(opensWithStreamToken);
-      if (stream.includes('?') || !streams.some((route) => pathPattern(route.path).test(stream))) {
-        throw new AppError(
-          'INVALID_INPUT',
-          `stream: expected the path of an event stream, one of ${streams.map((route) => route.path).join(', ')} (no query)`,
-        );
-      }
-      return issueStreamToken(deps, caller, stream);
+    async handler(ctx) {
+      const streams = routes()
+        .filter(opensWithStreamToken)
+        .map((route) => ({ path: route.path, pattern: pathPattern(route.path) }));
+      return perform(mintStreamToken, ctx, { stream: ctx.body.stream, streams });
     },
   });

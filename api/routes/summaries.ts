@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { MAX_RESULT_WINDOW } from '../../core/fts/backend.ts';
 import { summaryEventVocabulary } from '../../core/summaries/summaryEvents.ts';
 import { videoIdSchema, videoParams } from '../../core/schemas.ts';
-import { browseSummaries as browsePublicSummaries } from '../../core/summaries/browseSummaries.ts';
 import { summaryChannels, summaryLanguages, summaryTags } from '../../core/summaries/summaryFacets.ts';
-import { summaryListItem, summaryObject, toSummaryListItem, toSummaryObject } from '../../core/summaries/summaryObject.ts';
+import { summaryListItem, summaryObject } from '../../core/summaries/summaryObject.ts';
 import { perform } from '../http/route.ts';
 import {
   browseQuery,
@@ -18,6 +17,7 @@ import {
   summaryFilters,
   summaryList,
   summaryStreamParts,
+  summaryToFollow,
 } from '../actions/summaries.ts';
 import { wholeNumber } from '../http/input.ts';
 import { issueStreamToken, streamTokenObject } from '../http/streamToken.ts';
@@ -53,13 +53,12 @@ const latestRoute = defineRoute({
   tag: TAG,
   summary: 'The most recently generated public summaries',
   auth: 'optional',
-  feature: 'summaries',
+  ...browseSummaries.access,
   cache: privateCache,
   query: z.strictObject({ limit: limit(20, 100) }),
   response: z.object({ items: z.array(summaryListItem) }),
-  async handler({ query, deps }) {
-    const { rows } = await browsePublicSummaries(deps.sql, {}, { offset: 0, limit: query.limit });
-    return { items: rows.map(toSummaryListItem) };
+  async handler(ctx) {
+    return { items: (await perform(browseSummaries, ctx, { page: 1, limit: ctx.query.limit })).items };
   },
 });
 
@@ -143,9 +142,8 @@ const generateRoute = defineRoute({
   errors: ['NOT_FOUND', 'TRANSCRIPT_REQUIRED'],
   async handler(ctx) {
     const { body, caller, deps } = ctx;
-    const request = await perform(generateSummary, ctx, body);
-    const summary = toSummaryObject(request.summary);
-    if (request.outcome === 'generated') return summary;
+    const { outcome, summary } = await perform(generateSummary, ctx, body);
+    if (outcome === 'generated') return summary;
     return reply(
       { ...summary, streamToken: await issueStreamToken(deps, caller, summary.streamUrl) },
       { status: 202, headers: { Location: `/api/summary/${body.videoId}` } },
@@ -167,7 +165,7 @@ const getRoute = defineRoute({
   response: summaryObject,
   errors: ['NOT_FOUND'],
   async handler(ctx) {
-    return toSummaryObject(await perform(readSummary, ctx, ctx.params.videoId));
+    return perform(readSummary, ctx, ctx.params.videoId);
   },
 });
 
@@ -193,11 +191,11 @@ const streamRoute = generationStreamRoute({
   summary: "Server-Sent Events of a summary's generation, ending with summary:complete or summary:error",
   description:
     'An addition to the spec. Events: summary:progress {stage, percent, chunk?, of?} (each stage once, and the latest percent), then summary:complete {summary} or summary:error {code, message, refunded} (described by components.schemas.SummaryEvent). A summary already generated or failed answers its final event once.',
-  access: { auth: 'optional', ...readSummary.access },
+  access: { auth: 'optional', ...summaryToFollow.access },
   params: videoParams,
   events: summaryEventVocabulary,
   errors: ['NOT_FOUND'],
-  find: (ctx) => perform(readSummary, ctx, ctx.params.videoId),
+  find: (ctx) => perform(summaryToFollow, ctx, ctx.params.videoId),
   parts: () => summaryStreamParts,
 });
 

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { notFound } from '../../core/errors.ts';
 import { tier, tierName } from '../../core/schemas.ts';
-import { loadTiers } from '../../core/tiers/loadTiers.ts';
-import { tierChanges, updateTier } from '../../core/tiers/updateTier.ts';
-import { defineRoute } from '../http/route.ts';
+import { tierChanges } from '../../core/tiers/updateTier.ts';
+import { changeTier, listTiers } from '../actions/system.ts';
+import { defineRoute, perform } from '../http/route.ts';
 
 export const listTiersRoute = defineRoute({
   method: 'GET',
@@ -13,11 +12,12 @@ export const listTiersRoute = defineRoute({
   description:
     "Public. Every tier names every feature, every limit and every allowance (what a user may hold at once: watchlists, watched items, webhook endpoints; max null: unlimited, 0: none); GET /api/features says which tier is the caller's and what it has used and holds.",
   auth: 'public',
+  ...listTiers.access,
   // The same for everybody; an operator's change shows within a minute.
   cache: { scope: 'public', maxAgeSeconds: 60 },
   response: z.object({ tiers: z.array(tier) }),
-  async handler({ deps }) {
-    return { tiers: [...(await deps.tiers.get()).values()] };
+  async handler(ctx) {
+    return { tiers: await perform(listTiers, ctx, undefined) };
   },
 });
 
@@ -29,16 +29,12 @@ export const updateTierRoute = defineRoute({
   description:
     'Takes effect in every API process within 5 seconds. A lowered allowance keeps what users hold already and refuses them more.',
   auth: 'key',
-  admin: true,
+  ...changeTier.access,
   params: z.strictObject({ name: tierName }),
   body: tierChanges,
   response: tier,
   errors: ['INVALID_INPUT', 'FORBIDDEN', 'NOT_FOUND'],
-  async handler({ params, body, deps }) {
-    await updateTier(deps.sql, params.name, body);
-    deps.tiers.invalidate();
-    const updated = (await loadTiers(deps.sql)).find((entry) => entry.name === params.name);
-    if (!updated) throw notFound(`no tier ${params.name}`);
-    return updated;
+  async handler(ctx) {
+    return perform(changeTier, ctx, { name: ctx.params.name, changes: ctx.body });
   },
 });

@@ -111,36 +111,9 @@ export async function followGeneration<Row extends GenerationRow>(
   from: Position,
 ): Promise<void> {
   const stream = generationStream(parts.kind, row.id);
-  const isFinal = isFinalOf(parts.kind);
   const { events: missed } = await readEvents(deps.sql, stream, from, 1_000);
-  let unsubscribe = () => {};
-  const sse = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, () => unsubscribe());
   let lastId: string | undefined;
   let shown: { stage?: unknown; percent?: unknown } = {};
-  const present = parts.presentFinal?.(row);
-  const sendFinal = async (event: StoredEvent) => {
-    const payload = present
-      ? await present(event).catch((error: unknown) =>
-          deps.log.warn('final event not sent; the client reconnects for it', { stream, err: error }),
-        )
-      : event.payload;
-    if (payload !== undefined) sse.write(eventFrame(event.type, payload, event.id));
-    sse.end();
-  };
-  /** Writes events up to a final one; answers whether the stream ended. */
-  const send = (events: readonly StoredEvent[]) => {
-    for (const event of events) {
-      if (isFinal(event.type)) {
-        unsubscribe();
-        void sendFinal(event);
-        return true;
-      }
-      sse.write(eventFrame(event.type, event.payload, event.id));
-      lastId = event.id;
-      if (event.type === parts.kind.events.progress.type) shown = event.payload as typeof shown;
-    }
-    return false;
-  };
   // Progress between milestones: only ahead of what the client was shown, within the stage it was told of.
   const sendProgress = (note: ProgressNote) => {
     const next = note.payload as { stage?: unknown; percent: number };
@@ -148,7 +121,26 @@ export async function followGeneration<Row extends GenerationRow>(
     sse.write(eventFrame(note.type, note.payload, lastId));
     shown = next;
   };
-  if (send(missed)) return;
+  const present = parts.presentFinal?.(row);
+  const follower = generationFollower(deps.hub, parts.kind, row.id, {
+    event(event) {
+      sse.write(eventFrame(event.type, event.payload, event.id));
+      lastId = event.id;
+      if (event.type === parts.kind.events.progress.type) shown = event.payload as typeof shown;
+    },
+    async final(event) {
+      const payload = present
+        ? await present(event).catch((error: unknown) =>
+            deps.log.warn('final event not sent; the client reconnects for it', { stream, err: error }),
+          )
+        : event.payload;
+      if (payload !== undefined) sse.write(eventFrame(event.type, payload, event.id));
+      sse.end();
+    },
+    progress: sendProgress,
+  });
+  const sse = openEventStream(res, deps.config.SSE_HEARTBEAT_SECONDS, deps.openStreams, follower.unsubscribe);
+  if (follower.deliver(missed)) return;
   if (lastId === undefined && from !== streamStart) {
     // Resumed with nothing missed: the client's last event is the stream's last.
     const last = await lastEvent(deps.sql, stream);
@@ -157,6 +149,44 @@ export async function followGeneration<Row extends GenerationRow>(
   }
   // As the row was read (just before the events): sent only if it is ahead of them.
   if (row.progress) sendProgress({ type: parts.kind.events.progress.type, payload: row.progress });
-  unsubscribe = deps.hub.subscribe(stream, missed.at(-1)?.seq ?? from, (events) => void send(events), sse.drained, sendProgress);
-  if (!sse.open) unsubscribe();
+  follower.subscribe(missed.at(-1)?.seq ?? from, sse.drained);
+  if (!sse.open) follower.unsubscribe();
+}
+
+/**
+ * What following a generation's events is, whoever presents them (its SSE stream above, an MCP tool
+ * waiting for its result): each event up to the final one to `event`, then the final one to `final` and
+ * nothing more; the progress its job announces between events to `progress`. `deliver` hands it events
+ * read from the log; `subscribe` follows the hub from a position.
+ */
+export function generationFollower(
+  hub: EventHub,
+  kind: GenerationKind<GenerationRow, never>,
+  id: string,
+  handlers: { event(event: StoredEvent): void; final(event: StoredEvent): unknown; progress(note: ProgressNote): void },
+) {
+  const isFinal = isFinalOf(kind);
+  let ended = false;
+  let unsubscribe = () => {};
+  /** Answers whether the final event came. */
+  const deliver = (events: readonly StoredEvent[]) => {
+    for (const event of events) {
+      if (isFinal(event.type)) {
+        ended = true;
+        unsubscribe();
+        void handlers.final(event);
+        return true;
+      }
+      handlers.event(event);
+    }
+    return false;
+  };
+  return {
+    deliver,
+    subscribe(from: Position, drained?: () => Promise<void>) {
+      if (!ended)
+        unsubscribe = hub.subscribe(generationStream(kind, id), from, (events) => void deliver(events), drained, handlers.progress);
+    },
+    unsubscribe: () => unsubscribe(),
+  };
 }

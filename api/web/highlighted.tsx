@@ -1,20 +1,7 @@
 import type { VNode } from 'preact';
-import { decodeEntities } from '../../core/text/entities.ts';
+import type { Highlight } from '../../core/fts/highlight.ts';
 
-const MARKED = /<mark>(.*?)<\/mark>/g;
-
-/**
- * A search backend's highlight (HTML-escaped text with <mark>…</mark> around each match) as text and
- * <mark> elements: the string is read back into its parts, never put into the page as HTML.
- */
-export function Highlighted({ html }: { html: string }): VNode {
-  const parts: Array<string | VNode> = [];
-  let at = 0;
-  for (const match of html.matchAll(MARKED)) {
-    if (match.index > at) parts.push(decodeEntities(html.slice(at, match.index)));
-    parts.push(<mark>{decodeEntities(match[1]!)}</mark>);
-    at = match.index + match[0].length;
-  }
-  if (at < html.length) parts.push(decodeEntities(html.slice(at)));
-  return <>{parts}</>;
+/** A search's highlight as text and <mark> elements (preact escapes the text: no HTML is ever read back). */
+export function Highlighted({ highlight }: { highlight: Highlight }): VNode {
+  return <>{highlight.map(({ text, marked }) => (marked ? <mark>{text}</mark> : text))}</>;
 }

@@ -85,12 +85,19 @@ function foldedInPlace(text: string): string | null {
   return utf16.decode(bytes);
 }
 
+/** A text as parts in order, `marked` where a word the query looks for stands. */
+export type Highlight = Array<{ text: string; marked: boolean }>;
+
+/** A highlight as the API sends it: HTML-escaped text, each marked part wrapped in <mark>…</mark>. */
+export const highlightHtml = (highlight: Highlight) =>
+  highlight.map(({ text, marked }) => (marked ? `<mark>${escapeHtml(text)}</mark>` : escapeHtml(text))).join('');
+
 export interface Highlighter {
   /**
-   * The text HTML-escaped, each word the query looks for wrapped in <mark>…</mark>; with `excerpt`, at most
-   * about that many characters around the first match (… where cut). Null when the text is.
+   * The text in parts, each word the query looks for a marked one; with `excerpt`, at most about that many
+   * characters around the first match (… where cut). Null when the text is.
    */
-  (text: string | null, excerpt?: number): string | null;
+  (text: string | null, excerpt?: number): Highlight | null;
   /**
    * Where the words the query looks for stand in a text of many lines (a transcript's cue lines), in
    * order, as if each line were read alone.
@@ -135,7 +142,7 @@ export function highlighter(query: FtsQuery): Highlighter {
     for (const m of text.matchAll(WORD)) if (wanted.has(foldWord(m[0]))) yield { start: m.index, end: m.index + m[0].length };
   }
 
-  const highlight = (text: string | null, excerpt?: number): string | null => {
+  const highlight = (text: string | null, excerpt?: number): Highlight | null => {
     if (text === null) return null;
     const found = hits(text);
     const firstHit = found.next();
@@ -148,15 +155,24 @@ export function highlighter(query: FtsQuery): Highlighter {
       to = Math.min(text.length, from + excerpt);
       if (to < text.length && text.lastIndexOf(' ', to) > first) to = text.lastIndexOf(' ', to);
     }
-    let out = from > 0 ? '…' : '';
+    const parts: Highlight = [];
+    // Unmarked text joins the unmarked part before it; marked parts stay apart (two CJK characters are two hits).
+    const add = (part: string, marked: boolean) => {
+      const last = parts.at(-1);
+      if (!marked && last && !last.marked) last.text += part;
+      else if (part || marked) parts.push({ text: part, marked });
+    };
+    if (from > 0) add('…', false);
     let at = from;
     // Hits past the excerpt are never read (a long description is not scanned to its end).
     for (let hit = firstHit; !hit.done && hit.value.start < to; hit = found.next()) {
       if (hit.value.start < from || hit.value.end > to) continue;
-      out += `${escapeHtml(text.slice(at, hit.value.start))}<mark>${escapeHtml(text.slice(hit.value.start, hit.value.end))}</mark>`;
+      add(text.slice(at, hit.value.start), false);
+      add(text.slice(hit.value.start, hit.value.end), true);
       at = hit.value.end;
     }
-    return out + escapeHtml(text.slice(at, to)) + (to < text.length ? '…' : '');
+    add(text.slice(at, to) + (to < text.length ? '…' : ''), false);
+    return parts;
   };
   /**
    * A block of lines at a time, cut at a line's end (no word or fold crosses one), folded in place; a

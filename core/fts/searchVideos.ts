@@ -5,9 +5,9 @@ import { jsonText, type JsonText } from '../text/jsonText.ts';
 import { loadVideoJson } from '../videos/loadVideos.ts';
 import { videoObject, type VideoObject } from '../videos/videoObject.ts';
 import { ftsSort, MAX_RESULT_WINDOW, type FtsFilters, type FtsSort, type SearchBackend } from './backend.ts';
-import { highlighter } from './highlight.ts';
+import { highlighter, highlightHtml, type Highlight } from './highlight.ts';
 import { parseQuery } from './query.ts';
-import { searchSubtitles, subtitleHit } from './subtitles.ts';
+import { searchSubtitles, subtitleHit, type FoundCue } from './subtitles.ts';
 
 const highlight = z
   .object({
@@ -37,7 +37,6 @@ export const ftsResults = z.object({
   tookMs: z.number(),
 });
 type FtsResults = z.infer<typeof ftsResults>;
-type FtsVideo = FtsResults['videos'][number];
 
 export interface FtsSearch extends FtsFilters {
   q: string;
@@ -47,22 +46,30 @@ export interface FtsSearch extends FtsFilters {
   in: 'videos' | 'subtitles';
 }
 
-/** One video of a page: its JSON text as Postgres wrote it, and what the search adds to it. */
+/** One video of a page: its JSON text as Postgres wrote it, and what the search adds to it (highlights in parts). */
 interface Hit {
   json: string;
-  added: Pick<FtsVideo, 'highlight' | 'cues' | 'cueMatches'>;
+  highlight: { title: Highlight | null; description: Highlight | null };
+  cues?: FoundCue[];
+  cueMatches?: number;
+}
+
+/** A page of full-text results as found: each surface presents it (ftsResultsJson, presentResults). */
+export interface FoundPage {
+  hits: Hit[];
+  rest: Omit<FtsResults, 'videos'>;
 }
 
 /**
  * A full-text search of the stored videos (or, in=subtitles, of their transcripts): checks the page
  * window, charges the caller (`charge`, which throws when the quota is used up), searches, highlights.
- * The page's videos stay JSON text: searchVideos parses them, searchVideosJson splices them.
+ * The page's videos stay JSON text: presentResults parses them, ftsResultsJson splices them.
  */
-async function findPage(
+export async function searchVideos(
   deps: { sql: Sql; search: SearchBackend; timeoutMs: number },
   input: FtsSearch,
   charge: () => Promise<void>,
-): Promise<{ hits: Hit[]; rest: Omit<FtsResults, 'videos'> }> {
+): Promise<FoundPage> {
   const started = performance.now();
   const parsed = parseQuery(input.q);
   const offset = (input.page - 1) * input.pageSize;
@@ -87,8 +94,8 @@ async function findPage(
   const mark = highlighter(parsed);
   const hits = (found.videos ?? (await loadVideoJson(deps.sql, found.videoIds))).map((video): Hit => {
     const highlight = { title: mark(video.title), description: mark(video.description, 200) };
-    if (!inSubtitles) return { json: video.json, added: { highlight } };
-    return { json: video.json, added: { highlight, ...(found.cues?.get(video.videoId) ?? { cues: [], cueMatches: 0 }) } };
+    if (!inSubtitles) return { json: video.json, highlight };
+    return { json: video.json, highlight, ...(found.cues?.get(video.videoId) ?? { cues: [], cueMatches: 0 }) };
   });
   const suggestion = found.total === 0 && !inSubtitles ? await deps.search.suggest(parsed, filters) : null;
   return {
@@ -108,19 +115,31 @@ async function findPage(
   };
 }
 
-/** A page of full-text results as objects (the search page, the search_videos tool). */
-export async function searchVideos(...args: Parameters<typeof findPage>): Promise<FtsResults> {
-  const { hits, rest } = await findPage(...args);
-  return { videos: hits.map((hit) => ({ ...(JSON.parse(hit.json) as VideoObject), ...hit.added })), ...rest };
+/** What the search adds to a video, its highlights presented by `present`. */
+function addedTo<H>(hit: Hit, present: (highlight: Highlight) => H) {
+  const highlight = {
+    title: hit.highlight.title && present(hit.highlight.title),
+    description: hit.highlight.description && present(hit.highlight.description),
+  };
+  if (hit.cues === undefined) return { highlight };
+  return { highlight, cues: hit.cues.map((cue) => ({ ...cue, text: present(cue.text) })), cueMatches: hit.cueMatches };
 }
 
 /**
- * The same page as JSON text (GET /api/fts): each video's text as Postgres wrote it, with what the search
- * adds written after its last field, so a page is never parsed nor serialised field by field.
+ * A page of results as objects, each highlight presented by `present`: the API's HTML (highlightHtml) for the
+ * search_videos tool, the parts as they are for the search page, which renders them itself.
  */
-export async function searchVideosJson(...args: Parameters<typeof findPage>): Promise<JsonText<FtsResults>> {
-  const { hits, rest } = await findPage(...args);
+export function presentResults<H>({ hits, rest }: FoundPage, present: (highlight: Highlight) => H) {
+  return { videos: hits.map((hit) => ({ ...(JSON.parse(hit.json) as VideoObject), ...addedTo(hit, present) })), ...rest };
+}
+
+/**
+ * The page as GET /api/fts sends it, JSON text: each video's text as Postgres wrote it, with what the search
+ * adds (highlights as HTML) written after its last field, so a page is never parsed nor serialised field by field.
+ */
+export function ftsResultsJson({ hits, rest }: FoundPage): JsonText<FtsResults> {
   let text = '{"videos":[';
-  for (const [index, hit] of hits.entries()) text += `${index ? ',' : ''}${hit.json.slice(0, -1)},${JSON.stringify(hit.added).slice(1)}`;
+  for (const [index, hit] of hits.entries())
+    text += `${index ? ',' : ''}${hit.json.slice(0, -1)},${JSON.stringify(addedTo(hit, highlightHtml)).slice(1)}`;
   return jsonText(`${text}],${JSON.stringify(rest).slice(1)}`);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Queryable, Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { MAX_RESULT_WINDOW, type FtsPage, type FtsRequest } from './backend.ts';
-import { highlighter } from './highlight.ts';
+import { highlighter, type Highlight } from './highlight.ts';
 import { anyTerm, filterClause, ORDER as SORT_ORDER, type Fragment } from './postgres.ts';
 import type { Term } from './query.ts';
 
@@ -15,7 +15,8 @@ export const subtitleHit = z.object({
   text: z.string().describe('HTML-escaped, words searched for in <mark>…</mark>'),
   url: z.string().describe('the video at this second'),
 });
-export type SubtitleHit = z.infer<typeof subtitleHit>;
+/** A matching cue as the search finds it, its text in parts (subtitleHit is how the API sends it). */
+export type FoundCue = Omit<z.infer<typeof subtitleHit>, 'text'> & { text: Highlight };
 
 /** Matching windows read at most: past them a query is too broad to count exactly (its total is an estimate). */
 const WINDOW_CAP = 50_000;
@@ -45,7 +46,7 @@ export async function searchSubtitles(
   sql: Sql,
   request: FtsRequest,
   timeoutMs: number,
-): Promise<FtsPage & { cues: Map<string, { cues: SubtitleHit[]; cueMatches: number }> }> {
+): Promise<FtsPage & { cues: Map<string, { cues: FoundCue[]; cueMatches: number }> }> {
   const { groups, excluded } = request.query;
   const order = sql.unsafe(ORDER[request.sort]);
   const byWords = request.sort !== 'relevance' && groups.flat().every((term) => term.tokens.length === 1);
@@ -155,7 +156,7 @@ function exclusion(tx: Queryable, excluded: Term[]): Fragment {
  * the words are found in all the lines at once, then each hit is placed in its line.
  */
 function matchingCues(videoId: string, cueLines: string, mark: ReturnType<typeof highlighter>) {
-  const shown: SubtitleHit[] = [];
+  const shown: FoundCue[] = [];
   let cueMatches = 0;
   let lineStart = 0;
   let lineEnd = -1;

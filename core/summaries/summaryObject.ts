@@ -37,11 +37,38 @@ export type SummaryObject = z.infer<typeof summaryObject>;
 /** Where a summary row is read from: with its video and channel. */
 export const SUMMARY_SOURCE = 'summaries s join videos v on v.video_id = s.video_id join channels c on c.channel_id = s.channel_id';
 
-/** The select list that toSummaryObject reads, from SUMMARY_SOURCE. */
-export const SUMMARY_COLUMNS = `s.id::text as id, s.video_id, s.status, s.private, s.owner_id::text as owner_id, s.title,
-  v.title as video_title, s.channel_id, nullif(c.title, '') as channel_title, s.tldr, s.key_points, s.detailed_summary,
-  s.tags, s.language, s.llm_model, s.prompt_tokens, s.completion_tokens, s.transcript_language, s.transcript_kind,
-  s.transcript_version, s.requested_at, s.generated_at, s.error, s.charged_window_start, s.progress`;
+/** The columns of SUMMARY_SOURCE every summary read selects, a list's included: none of them long. */
+const SHORT_COLUMNS = [
+  's.id::text as id',
+  's.video_id',
+  's.status',
+  's.private',
+  's.owner_id::text as owner_id',
+  's.title',
+  'v.title as video_title',
+  's.channel_id',
+  "nullif(c.title, '') as channel_title",
+  's.tldr',
+  's.tags',
+  's.language',
+  's.llm_model',
+  's.prompt_tokens',
+  's.completion_tokens',
+  's.transcript_language',
+  's.transcript_kind',
+  's.transcript_version',
+  's.requested_at',
+  's.generated_at',
+  's.error',
+  's.charged_window_start',
+  's.progress',
+];
+
+/** The select list that toSummaryObject reads, from SUMMARY_SOURCE: a whole summary, its long parts too. */
+export const SUMMARY_COLUMNS = [...SHORT_COLUMNS, 's.key_points', 's.detailed_summary'].join(', ');
+
+/** The select list of a list item: the long parts left out (never read, never sent). */
+export const SUMMARY_LIST_COLUMNS = [...SHORT_COLUMNS, 'null::jsonb as key_points', 'null::text as detailed_summary'].join(', ');
 
 export interface SummaryRow {
   id: string;
@@ -80,12 +107,6 @@ export const summaryListItem = summaryObject.omit({
   error: true,
 });
 export type SummaryListItem = z.infer<typeof summaryListItem>;
-
-/** The select list of a list item: the same columns with the long ones left out (never read, never sent). */
-export const SUMMARY_LIST_COLUMNS = SUMMARY_COLUMNS.replace(
-  's.key_points, s.detailed_summary,',
-  'null::jsonb as key_points, null::text as detailed_summary,',
-);
 
 export function toSummaryListItem(row: SummaryRow): SummaryListItem {
   const {

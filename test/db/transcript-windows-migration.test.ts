@@ -61,7 +61,11 @@ describe('migration 036', () => {
       searchSubtitles(sql, { query: parseQuery(q), filters: {}, sort: 'relevance', offset: 0, limit: 10 }, 10_000);
     expect((await search('archive')).cues.get(videoId)!.cues[0]).toMatchObject({
       startMs: 18_000,
-      text: 'the old <mark>archive</mark> kept every word',
+      text: [
+        { text: 'the old ', marked: false },
+        { text: 'archive', marked: true },
+        { text: ' kept every word', marked: false },
+      ],
     });
     expect((await search('"ends across the boundary"')).videoIds).toEqual([videoId]);
   });

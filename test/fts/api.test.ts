@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresBackend, refreshSearchWords } from '../../core/fts/postgres.ts';
-import { searchVideos } from '../../core/fts/searchVideos.ts';
+import { highlightHtml } from '../../core/fts/highlight.ts';
+import { presentResults, searchVideos } from '../../core/fts/searchVideos.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
@@ -100,11 +101,12 @@ describe('GET /api/fts', () => {
     const params = new URLSearchParams(Object.entries(input).map(([name, value]) => [name, String(value)]));
     const { status, body } = await fts(params.toString());
     expect(status).toBe(200);
-    const objects = await searchVideos(
+    const found = await searchVideos(
       { sql: db.sql, search: createPostgresBackend({ sql: db.sql, timeoutMs: 5_000 }), timeoutMs: 5_000 },
       input,
       async () => {},
     );
+    const objects = presentResults(found, highlightHtml);
     const sameText = (data: unknown) => JSON.stringify(data, (field, value) => (field === 'tookMs' ? 0 : value));
     expect(sameText(body.data)).toBe(sameText(objects));
     expect(body.data.videos.length > 0).toBe(q !== 'pythn tutoral');

@@ -1,13 +1,38 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { highlighter } from '../../core/fts/highlight.ts';
+import { highlighter, highlightHtml } from '../../core/fts/highlight.ts';
 import { parseQuery } from '../../core/fts/query.ts';
 
 const words = ['com', 'the', 'to', 'a', 'www', 'https', 'Com', 'THE', 'tom', 'atom', '3d', 'x1'];
 
+/** The highlighter of a query, its highlights as the API sends them (HTML). */
+function htmlHighlighter(query: string) {
+  const mark = highlighter(parseQuery(query));
+  return Object.assign((text: string) => highlightHtml(mark(text)!), { hitsInLines: mark.hitsInLines });
+}
+
 describe('highlighting', () => {
+  it('answers the text in parts, unescaped, each match a marked part of its own', () => {
+    const mark = highlighter(parseQuery('lathe 東 京'));
+    expect(mark('<b>Old</b> lathe & 東京')).toEqual([
+      { text: '<b>Old</b> ', marked: false },
+      { text: 'lathe', marked: true },
+      { text: ' & ', marked: false },
+      { text: '東', marked: true },
+      { text: '京', marked: true },
+    ]);
+    expect(mark(`${'word '.repeat(60)}lathe${' word'.repeat(60)}`, 50)).toEqual([
+      { text: '…word word word ', marked: false },
+      { text: 'lathe', marked: true },
+      { text: ' word word word word word word word…', marked: false },
+    ]);
+    expect(mark('')).toEqual([]);
+    expect(mark(null)).toBeNull();
+    expect(highlightHtml(mark('<b>lathe</b> "&"')!)).toBe('&#60;b&#62;<mark>lathe</mark>&#60;/b&#62; &#34;&#38;&#34;');
+  });
+
   it('marks whole words only, case aside', () => {
-    const mark = highlighter(parseQuery('com the'));
+    const mark = htmlHighlighter('com the');
     expect(mark('www.youtube.COM/the, comx theme THE<b>')).toBe(
       'www.youtube.<mark>COM</mark>/<mark>the</mark>, comx theme <mark>THE</mark>&#60;b&#62;',
     );
@@ -15,14 +40,14 @@ describe('highlighting', () => {
   });
 
   it('marks words of any script, folded, and leaves words that only contain them', () => {
-    const mark = highlighter(parseQuery('ete москва'));
+    const mark = htmlHighlighter('ete москва');
     expect(mark('Été à МОСКВА, étés москвах — 🎉été')).toBe('<mark>Été</mark> à <mark>МОСКВА</mark>, étés москвах — 🎉<mark>été</mark>');
     expect(mark('ÉTÉ ½ Москва')).toBe('<mark>ÉTÉ</mark> ½ <mark>Москва</mark>');
   });
 
   // A word that does not fold in place ('½' folds to three characters) sends the whole text down the path
   // that folds word by word, so each property compares the two paths over the same text.
-  const wordByWord = (mark: ReturnType<typeof highlighter>, text: string) => {
+  const wordByWord = (mark: ReturnType<typeof htmlHighlighter>, text: string) => {
     expect(mark(`${text} ½`)).toBe(`${mark(text)} ½`);
     expect(mark.hitsInLines(`${text} ½`)).toEqual(mark.hitsInLines(text));
   };
@@ -35,7 +60,7 @@ describe('highlighting', () => {
       .array(fc.constantFrom(...words.slice(0, 6), '"the com"'), { minLength: 1, maxLength: 3 })
       .map((parts) => parts.join(' '));
     fc.assert(
-      fc.property(text, query, (t, q) => wordByWord(highlighter(parseQuery(q)), t)),
+      fc.property(text, query, (t, q) => wordByWord(htmlHighlighter(q), t)),
       { numRuns: 500 },
     );
   });
@@ -72,7 +97,7 @@ describe('highlighting', () => {
       .array(fc.constantFrom('ete', 'москва', 'еж', 'οδος', 'fin', '東', '𐌰𐌱', 'a', '"ete москва"'), { minLength: 1, maxLength: 3 })
       .map((parts) => parts.join(' '));
     fc.assert(
-      fc.property(text, query, (t, q) => wordByWord(highlighter(parseQuery(q)), t)),
+      fc.property(text, query, (t, q) => wordByWord(htmlHighlighter(q), t)),
       { numRuns: 1000 },
     );
   });
@@ -88,7 +113,7 @@ describe('highlighting', () => {
     const query = fc.constantFrom('com', 'the ete', 'москва OR fin', '"com the"', '12');
     fc.assert(
       fc.property(fc.array(line, { minLength: 200, maxLength: 300 }), query, (lines, q) => {
-        const mark = highlighter(parseQuery(q));
+        const mark = htmlHighlighter(q);
         const text = lines.join('\n');
         const starts = lines.map((_, index) => lines.slice(0, index).reduce((sum, l) => sum + l.length + 1, 0));
         const perLine = lines.map(() => 0);
@@ -97,7 +122,7 @@ describe('highlighting', () => {
           expect(hit.end).toBeLessThanOrEqual(starts[index]! + lines[index]!.length);
           perLine[index]! += 1;
         }
-        expect(perLine).toEqual(lines.map((l) => (mark(l)!.match(/<mark>/g) ?? []).length));
+        expect(perLine).toEqual(lines.map((l) => (mark(l).match(/<mark>/g) ?? []).length));
       }),
       { numRuns: 100 },
     );

@@ -70,7 +70,16 @@ describe('subtitle search over cue windows', () => {
     const found = await search('"install the interpreter"');
     expect(found).toMatchObject({ videoIds: [talk], total: 1, totalExact: true });
     const hits = found.cues.get(talk)!;
-    expect(hits.cues[0]).toMatchObject({ startMs: 21_000, endMs: 24_000, text: 'now we <mark>install</mark> <mark>the</mark>' });
+    expect(hits.cues[0]).toMatchObject({
+      startMs: 21_000,
+      endMs: 24_000,
+      text: [
+        { text: 'now we ', marked: false },
+        { text: 'install', marked: true },
+        { text: ' ', marked: false },
+        { text: 'the', marked: true },
+      ],
+    });
   });
 
   it('places a hit deep in the transcript at its cue and time', async () => {
@@ -82,7 +91,11 @@ describe('subtitle search over cue windows', () => {
         {
           startMs: 57_000,
           endMs: 60_000,
-          text: 'a <mark>lighthouse</mark> keeper waves',
+          text: [
+            { text: 'a ', marked: false },
+            { text: 'lighthouse', marked: true },
+            { text: ' keeper waves', marked: false },
+          ],
           url: `https://www.youtube.com/watch?v=${talk}&t=57s`,
         },
       ],
@@ -95,7 +108,18 @@ describe('subtitle search over cue windows', () => {
     // "harbour" alone in cue 1 is not a hit of the phrase.
     expect(hits.get(talk)).toMatchObject({
       cueMatches: 1,
-      cues: [{ startMs: 87_000, text: 'the <mark>quiet</mark> <mark>harbour</mark> at night' }],
+      cues: [
+        {
+          startMs: 87_000,
+          text: [
+            { text: 'the ', marked: false },
+            { text: 'quiet', marked: true },
+            { text: ' ', marked: false },
+            { text: 'harbour', marked: true },
+            { text: ' at night', marked: false },
+          ],
+        },
+      ],
     });
   });
 

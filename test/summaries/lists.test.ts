@@ -1,7 +1,8 @@
-import type { PendingQuery, Row } from 'postgres';
+import postgres, { type PendingQuery, type Row } from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sql } from '../../core/db/database.ts';
 import { browseSummaries, type BrowseFilters } from '../../core/summaries/browseSummaries.ts';
+import { findSummary } from '../../core/summaries/findSummary.ts';
 import { listOwnSummaries } from '../../core/summaries/listOwnSummaries.ts';
 import { sitemapEntries } from '../../core/summaries/sitemapEntries.ts';
 import { summaryChannels } from '../../core/summaries/summaryFacets.ts';
@@ -169,6 +170,43 @@ describe('summary lists against the summaries table', () => {
         select video_id from summaries where owner_id = ${owner} and private order by requested_at desc, id desc`;
       expect(newestRequested.length).toBeGreaterThan(1);
       expect((await listOwnSummaries(sql, owner)).map((summary) => summary.videoId)).toEqual(newestRequested.map((row) => row.video_id));
+    }
+  });
+
+  it('a list reads none of the long columns a whole summary reads', async () => {
+    // Each statement as Postgres plans it: the long columns its answer carries are read (and detoasted);
+    // its scans output whole rows unread, so only the statement's own output tells.
+    const statements: Array<{ query: string; parameters: unknown[] }> = [];
+    const url = new URL(db.url);
+    const socketDir = url.searchParams.get('host');
+    url.searchParams.delete('host');
+    const watched = postgres(url.toString(), {
+      ...(socketDir ? { host: socketDir } : {}),
+      max: 1,
+      debug: (_, query, parameters) => statements.push({ query, parameters }),
+    });
+    const long = ['key_points', 'detailed_summary'];
+    const longColumnsRead = async (read: (sql: Sql) => Promise<unknown>) => {
+      statements.length = 0;
+      await read(watched as unknown as Sql);
+      const output: string[] = [];
+      for (const { query, parameters } of statements) {
+        const [explained] = await sql.unsafe<[{ 'QUERY PLAN': [{ Plan: { Output: string[] } }] }]>(
+          `explain (verbose, format json) ${query}`,
+          parameters as never[],
+        );
+        output.push(...explained['QUERY PLAN'][0].Plan.Output);
+      }
+      return long.filter((column) => output.some((expression) => expression.includes(`s.${column}`)));
+    };
+    try {
+      const [{ videoId }] = await sql<[{ videoId: string }]>`
+        select video_id as "videoId" from summaries where status = 'generated' and not private limit 1`;
+      expect(await longColumnsRead((watchedSql) => findSummary(watchedSql, videoId, { userId: null }))).toEqual(long);
+      for (const filters of [{}, { tag: 'lathe' }, { channelId: channels[0]!, language: 'en' }])
+        expect(await longColumnsRead((watchedSql) => browseSummaries(watchedSql, filters, { offset: 0, limit: 20 }))).toEqual([]);
+    } finally {
+      await watched.end();
     }
   });
 });

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { storedVideos } from '../../../core/crawl/storedVideos.ts';
 import { ftsSort, MAX_RESULT_WINDOW } from '../../../core/fts/backend.ts';
 import { MAX_QUERY_LENGTH } from '../../../core/fts/query.ts';
-import { ftsResults } from '../../../core/fts/searchVideos.ts';
+import { highlightHtml, type Highlight } from '../../../core/fts/highlight.ts';
+import { ftsResults, presentResults } from '../../../core/fts/searchVideos.ts';
 import { videoObject } from '../../../core/videos/videoObject.ts';
 import { perform } from '../../http/route.ts';
 import { searchText } from '../../actions/fts.ts';
@@ -49,6 +50,9 @@ export const searchChannelTool = defineTool({
   },
 });
 
+/** A highlight in the text for a model: each match between asterisks (the HTML is for data's readers). */
+const starred = (highlight: Highlight) => highlight.map(({ text, marked }) => (marked ? `*${text}*` : text)).join('');
+
 export const searchVideosTool = defineTool({
   name: 'search_videos',
   title: 'Full-text search of videos',
@@ -69,9 +73,10 @@ export const searchVideosTool = defineTool({
   access: searchText.access,
   readOnly: true,
   async run(args, ctx) {
-    const data = await perform(searchText, ctx, args);
-    const lines = data.videos.map((video) => {
-      const cues = (video.cues ?? []).map((cue) => `\n    ${cue.url} ${cue.text.replace(/<\/?mark>/g, '*')}`).join('');
+    const found = await perform(searchText, ctx, args);
+    const data = presentResults(found, highlightHtml);
+    const lines = data.videos.map((video, index) => {
+      const cues = (found.hits[index]!.cues ?? []).map((cue) => `\n    ${cue.url} ${starred(cue.text)}`).join('');
       return `- ${video.videoId} ${video.uploadDate ?? '????-??-??'} [${video.status}] ${video.title ?? '(no title)'} — ${video.channelTitle ?? video.channelId}${cues}`;
     });
     const text = `${data.total}${data.totalExact ? '' : '+'} videos match (page ${data.page} of ${data.totalPages})${data.suggestion ? `; did you mean: ${data.suggestion}` : ''}\n${lines.join('\n')}`;

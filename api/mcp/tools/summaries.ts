@@ -4,7 +4,7 @@ import { MAX_RESULT_WINDOW } from '../../../core/fts/backend.ts';
 import { videoIdSchema } from '../../../core/schemas.ts';
 import { summaryEvents } from '../../../core/summaries/summaryEvents.ts';
 import { summaryGeneration } from '../../../core/summaries/summaryGeneration.ts';
-import { summaryObject, toSummaryObject, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
+import { summaryObject, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
 import { perform } from '../../http/route.ts';
 import { browseSummaries, generateSummary, readSummary, summaryFilters, summaryList } from '../../actions/summaries.ts';
 import { followGeneration, MAX_WAIT_SECONDS } from '../followGeneration.ts';
@@ -28,7 +28,7 @@ export const getSummaryTool = defineTool({
   access: readSummary.access,
   readOnly: true,
   async run(args, ctx) {
-    const data = toSummaryObject(await perform(readSummary, ctx, args.videoId));
+    const data = await perform(readSummary, ctx, args.videoId);
     return { data, text: summaryText(data) };
   },
 });
@@ -53,9 +53,9 @@ export const generateSummaryTool = defineTool({
   readOnly: false,
   async run(args, ctx, extra) {
     const request = await perform(generateSummary, ctx, args);
-    let data = toSummaryObject(request.summary);
+    let data = request.summary;
     if (request.outcome === 'generating' && extra._meta?.progressToken !== undefined && args.waitSeconds > 0) {
-      const final = await followGeneration(ctx.deps.hub, summaryGeneration, request.summary.id, extra, args.waitSeconds);
+      const final = await followGeneration(ctx.deps.hub, summaryGeneration, request.id, extra, args.waitSeconds);
       if (final?.type === summaryEvents.error.type)
         throw new AppError(
           'INTERNAL_ERROR',

@@ -7,12 +7,12 @@ import { setUserTier } from '../../../core/accounts/setUserTier.ts';
 import { AppError } from '../../../core/errors.ts';
 import { email as emailSchema } from '../../../core/email/normalizeEmail.ts';
 import { limitName, tierName } from '../../../core/schemas.ts';
-import { loadTiers } from '../../../core/tiers/loadTiers.ts';
-import { updateTier } from '../../../core/tiers/updateTier.ts';
 import { FormToken } from '../formToken.tsx';
 import { definePage, redirect, type PageContext, type PageView } from '../page.tsx';
 import { person } from './account.tsx';
 import { publicOrigin } from '../../http/publicOrigin.ts';
+import { perform } from '../../http/route.ts';
+import { changeTier, listTiers } from '../../actions/system.ts';
 
 type Ctx = PageContext<unknown, unknown, unknown>;
 const admin = { admin: true } as const;
@@ -171,7 +171,7 @@ export const tiersPage = definePage({
   path: '/admin/tiers',
   access: admin,
   async handler(ctx) {
-    const tiers = await loadTiers(ctx.deps.sql);
+    const tiers = await perform(listTiers, ctx, undefined);
     return {
       title: 'Tiers',
       body: (
@@ -219,8 +219,7 @@ export const editTierPost = definePage({
       if (value !== '' && !/^\d{1,9}$/.test(value)) throw refuse(`${limit}: a whole number, or empty for unlimited`);
       limits[limit] = value === '' ? null : Number(value);
     }
-    await updateTier(ctx.deps.sql, ctx.params.name, { limits });
-    ctx.deps.tiers.invalidate();
+    await perform(changeTier, ctx, { name: ctx.params.name, changes: { limits } });
     return redirect('/admin/tiers');
   },
 });

@@ -1,6 +1,7 @@
 import type { VNode } from 'preact';
 import { z } from 'zod';
 import { FTS_SORTS, type FtsSort } from '../../../core/fts/backend.ts';
+import { presentResults, type FoundPage } from '../../../core/fts/searchVideos.ts';
 import { clock } from '../../../core/text/clock.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import { parseChannelQuery } from '../../../core/youtube/channelQuery.ts';
@@ -26,8 +27,11 @@ const searchQuery = z.preprocess(
   ftsQuery.extend({ q: ftsQuery.shape.q.optional(), pageSize: wholeNumber('pageSize', 1, 100, 20) }),
 );
 type SearchQuery = z.output<typeof searchQuery>;
-type Results = Awaited<ReturnType<typeof searchText.run>>;
+type Results = ReturnType<typeof resultsToShow>;
 type Result = Results['videos'][number];
+
+/** The page found, its highlights kept in parts for Highlighted to render. */
+const resultsToShow = (found: FoundPage) => presentResults(found, (parts) => parts);
 
 const SORT_TEXT: Record<FtsSort, string> = {
   relevance: 'Best match',
@@ -130,7 +134,7 @@ function ResultCard({ video }: { video: Result }): VNode {
       <Thumbnail video={video} {...LIST_THUMBNAIL} />
       <h3>
         <a href={`/videos/${video.videoId}`}>
-          {video.highlight.title !== null ? <Highlighted html={video.highlight.title} /> : `Untitled video ${video.videoId}`}
+          {video.highlight.title !== null ? <Highlighted highlight={video.highlight.title} /> : `Untitled video ${video.videoId}`}
         </a>
       </h3>
       <p class="meta">
@@ -147,14 +151,14 @@ function ResultCard({ video }: { video: Result }): VNode {
       </p>
       {video.highlight.description ? (
         <p class="excerpt">
-          <Highlighted html={video.highlight.description} />
+          <Highlighted highlight={video.highlight.description} />
         </p>
       ) : null}
       {video.cues?.length ? (
         <ul class="cues" aria-label={`Where it is said (${video.cueMatches} line${video.cueMatches === 1 ? '' : 's'})`}>
           {video.cues.map((cue) => (
             <li>
-              <a href={momentHref(video.videoId, cue.startMs)}>{clock(cue.startMs / 1000)}</a> <Highlighted html={cue.text} />
+              <a href={momentHref(video.videoId, cue.startMs)}>{clock(cue.startMs / 1000)}</a> <Highlighted highlight={cue.text} />
             </li>
           ))}
           {(video.cueMatches ?? 0) > video.cues.length ? (
@@ -239,7 +243,7 @@ export const searchPage = definePage({
       };
     const goTo = await reference(ctx, query.q);
     if (goTo) return goTo;
-    const results = await perform(searchText, ctx, { ...query, q: query.q });
+    const results = resultsToShow(await perform(searchText, ctx, { ...query, q: query.q }));
     const { q, in: where, status, hasVideo, hasSubtitles, hasSummary } = query;
     const watch = await watchButtonOf(ctx, { kind: 'query', query: { q, in: where, status, hasVideo, hasSubtitles, hasSummary } });
     return {

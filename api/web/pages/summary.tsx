@@ -1,13 +1,12 @@
 import type { VNode } from 'preact';
-import { notFound } from '../../../core/errors.ts';
 import { videoParams } from '../../../core/schemas.ts';
-import { findSummary } from '../../../core/summaries/findSummary.ts';
-import { summaryPageUrl, toSummaryObject, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
+import { summaryPageUrl, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
 import { clock } from '../../../core/text/clock.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import type { VideoObject } from '../../../core/videos/videoObject.ts';
 import { publicOrigin } from '../../http/publicOrigin.ts';
-import { PUBLIC_PAGE_CACHE } from '../../http/route.ts';
+import { perform, PUBLIC_PAGE_CACHE } from '../../http/route.ts';
+import { readPublicSummary } from '../../actions/summaries.ts';
 import { definePage } from '../page.tsx';
 import { StatusBadge } from '../statusBadge.tsx';
 import { languageName } from '../summaryCards.tsx';
@@ -130,17 +129,17 @@ export const summaryPage = definePage({
   // As the sitemaps (api/routes/summaryPages.ts): a crawler's budget, kept 5 minutes, revalidated by ETag for free.
   requestLimit: 'pageRequestsPerMinute',
   cache: PUBLIC_PAGE_CACHE,
-  async handler({ params, deps, req }) {
-    const found = await findSummary(deps.sql, params.videoId, { userId: null });
-    if (!found || found.status !== 'generated') throw notFound(`video ${params.videoId} has no public summary`);
-    const summary = toSummaryObject(found);
+  access: readPublicSummary.access,
+  async handler(ctx) {
+    const { params, deps, req } = ctx;
+    const summary = await perform(readPublicSummary, ctx, params.videoId);
     const [video] = await loadVideos(deps.sql, [params.videoId]);
     const canonical = publicOrigin(deps.config, req) + summaryPageUrl(params.videoId);
     return {
       title: `${summary.videoTitle ?? summary.title} — summary`,
       description: summary.tldr ?? undefined,
       styles: ['summaries.css'],
-      modifiedAt: found.generated_at ?? undefined,
+      modifiedAt: new Date(summary.generatedAt!),
       head: <SummaryHead summary={summary} video={video} canonical={canonical} />,
       body: <SummaryArticle summary={summary} video={video} />,
     };

@@ -11,16 +11,15 @@ import { findStenogram } from '../../../core/stenograms/findStenogram.ts';
 import type { Cue } from '../../../core/subtitles/cue.ts';
 import { matchCues } from '../../../core/subtitles/match.ts';
 import { readSubtitles } from '../../../core/subtitles/readSubtitles.ts';
-import { findSummary } from '../../../core/summaries/findSummary.ts';
-import { toSummaryObject, type SummaryObject } from '../../../core/summaries/summaryObject.ts';
+import { type SummaryObject } from '../../../core/summaries/summaryObject.ts';
 import { clock } from '../../../core/text/clock.ts';
 import { mediaSeconds, openMediaFile } from '../../../core/videos/mediaFile.ts';
 import type { VideoObject } from '../../../core/videos/videoObject.ts';
 import { callerUserId, type Caller } from '../../http/auth.ts';
 import { wholeNumber } from '../../http/input.ts';
-import type { ApiDeps } from '../../http/route.ts';
+import type { ActionContext, ApiDeps } from '../../http/route.ts';
 import { perform } from '../../http/route.ts';
-import { followSummary, generateSummary } from '../../actions/summaries.ts';
+import { followSummary, generateSummary, summaryIfAny } from '../../actions/summaries.ts';
 import { downloadVideoEvidence, readRawAnswer } from '../../actions/evidence.ts';
 import { downloadSubtitles } from '../../actions/subtitles.ts';
 import { readUsage } from '../../actions/usage.ts';
@@ -374,13 +373,12 @@ async function summarySection({
   videoId,
   tq,
 }: {
-  ctx: FormContext & { visitor: Caller };
+  ctx: FormContext & ActionContext & { visitor: Caller };
   videoId: string;
   tq: string | undefined;
 }): Promise<VNode> {
   const { deps, visitor } = ctx;
-  const found = visitor.tier.features.summaries ? await findSummary(deps.sql, videoId, { userId: callerUserId(visitor) }) : undefined;
-  const summary = found && toSummaryObject(found);
+  const summary = visitor.tier.features.summaries ? await perform(summaryIfAny, ctx, videoId) : null;
   const mayGenerate = visitor.tier.features.summaryGeneration;
   if (summary?.status === 'generated') return <SummaryBody summary={summary} tq={tq} />;
   if (summary?.status === 'generating') {
