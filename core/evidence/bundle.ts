@@ -54,8 +54,12 @@ export interface Timestamping {
   request?: (manifest: Uint8Array) => Promise<Timestamp>;
 }
 
-/** What the README says of the timestamp: nothing when no authority was asked, else what it attested, or that it did not. */
-export type TimestampNote = Attestation | 'unavailable' | undefined;
+/**
+ * What the README says of the timestamp: nothing when no authority was asked, else what it attested and
+ * the token's SHA-256 (a byte of the token changed where its signature does not reach, in a certificate
+ * say, still shows), or that it gave none.
+ */
+export type TimestampNote = (Attestation & { tokenSha256: string }) | 'unavailable' | undefined;
 
 /** How an export went: the manifest's SHA-256, and why the authority gave no token when it did not. */
 export interface Exported {
@@ -83,7 +87,7 @@ function timestampText(timestamp: TimestampNote): string {
 No timestamp: the time-stamping authority manifest.json names (timestampAuthority) gave none when the bundle was exported.
 `;
   return `
-${TIMESTAMP_TOKEN} is an RFC 3161 time-stamp token over the SHA-256 of manifest.json, signed by ${timestamp.signer}:
+${TIMESTAMP_TOKEN} (SHA-256 ${timestamp.tokenSha256}) is an RFC 3161 time-stamp token over the SHA-256 of manifest.json, signed by ${timestamp.signer}:
 it attests that the manifest, and so every file it lists, existed at ${timestamp.attestedAt.toISOString()}. Check it with
 "openssl ts -verify -in ${TIMESTAMP_TOKEN} -data manifest.json -CAfile <that authority's certificate>".
 `;
@@ -120,7 +124,11 @@ function bundleWriter(sink: Sink) {
       const stamped = timestamping?.request
         ? await timestamping.request(manifest).catch((error: Error) => ({ failure: error.message }))
         : undefined;
-      const note: TimestampNote = timestamping ? (stamped && 'token' in stamped ? stamped : 'unavailable') : undefined;
+      const note: TimestampNote = timestamping
+        ? stamped && 'token' in stamped
+          ? { ...stamped, tokenSha256: sha256Hex(stamped.token) }
+          : 'unavailable'
+        : undefined;
       await add(MANIFEST, manifest, undefined);
       await add(README, Buffer.from(readmeText(manifestSha256, note), 'utf8'), undefined);
       if (stamped && 'token' in stamped) await add(TIMESTAMP_TOKEN, stamped.token, undefined);

@@ -92,7 +92,7 @@ export async function checkTimestamp(tsr: Uint8Array, manifest: Uint8Array): Pro
   if (hex(imprint.hashedMessage.valueBlock.valueHexView) !== hex(expected))
     return { ok: false, problem: 'timestamps another hash than the SHA-256 of manifest.json' };
   const verified = await signed
-    .verify({ signer: 0, checkChain: false, extendedMode: true })
+    .verify({ signer: 0, data: own(manifest).buffer, checkChain: false, extendedMode: true })
     .catch((error: pkijs.SignedDataVerifyError | Error) => ('signatureVerified' in error ? error : null));
   if (!verified?.signatureVerified || !verified.signerCertificate)
     return { ok: false, problem: 'has a signature that does not verify against the certificate in it' };

@@ -196,6 +196,9 @@ export async function verifyBundle(
   return verdict(manifestFacts.sha256, String(manifest.format), checked);
 }
 
+/** Where README.txt gives the token's SHA-256. */
+const TOKEN_HASH = new RegExp(`^${TIMESTAMP_TOKEN.replace('.', '\\.')} \\(SHA-256 ([0-9a-f]{64})\\)`, 'm');
+
 /**
  * The token of a bundle whose manifest names an authority: it must attest the manifest, signed by the
  * certificate it carries. What README.txt must then say of it; null when that cannot be known (a bad token).
@@ -210,8 +213,12 @@ async function checkToken(
   if (!manifest.timestampAuthority || !token) return manifest.timestampAuthority ? 'unavailable' : undefined;
   const manifestBytes = Buffer.from(manifestFacts.text ?? '', 'utf8');
   const checked = token.bytes ? await checkTimestamp(token.bytes, manifestBytes) : { ok: false as const, problem: 'is too large for a token' };
-  if (checked.ok) return checked;
-  problems.push({ file: TIMESTAMP_TOKEN, problem: checked.problem });
+  const given = TOKEN_HASH.exec(facts.get(README)?.text ?? '')?.[1];
+  if (checked.ok && given === token.sha256) return { ...checked, tokenSha256: token.sha256 };
+  problems.push({
+    file: TIMESTAMP_TOKEN,
+    problem: checked.ok ? 'was changed: its SHA-256 is not the one README.txt gives' : checked.problem,
+  });
   return null;
 }
 
