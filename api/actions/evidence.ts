@@ -64,7 +64,10 @@ export async function sendBundle(
     res.end();
     // The bundle says it has no timestamp; the operator learns why.
     if (exported.timestampFailure)
-      log.warn('evidence bundle exported without a timestamp', { authority: deps.config.TIMESTAMP_AUTHORITY_URL, why: exported.timestampFailure });
+      log.warn('evidence bundle exported without a timestamp', {
+        authority: deps.config.TIMESTAMP_AUTHORITY_URL,
+        why: exported.timestampFailure,
+      });
   } catch (error) {
     // Once the ZIP has begun no error envelope can follow: a cut answer fails its check, and is logged.
     if (error !== gone) throw error;

@@ -22,7 +22,11 @@ const TOKEN_MAX_BYTES = 1024 * 1024;
 
 /** The TimeStampReq (DER) of `manifest`: its SHA-256, asking for the signer's certificate in the token. */
 async function timestampQuery(manifest: Uint8Array): Promise<Uint8Array> {
-  const query = new pkijs.TimeStampReq({ version: 1, messageImprint: await pkijs.MessageImprint.create('SHA-256', own(manifest)), certReq: true });
+  const query = new pkijs.TimeStampReq({
+    version: 1,
+    messageImprint: await pkijs.MessageImprint.create('SHA-256', own(manifest)),
+    certReq: true,
+  });
   return new Uint8Array(query.toSchema().toBER());
 }
 
@@ -78,7 +82,8 @@ export async function checkTimestamp(tsr: Uint8Array, manifest: Uint8Array): Pro
   let info: pkijs.TSTInfo;
   try {
     const answer = pkijs.TimeStampResp.fromBER(own(tsr));
-    if (answer.status.status > 1 || !answer.timeStampToken) return { ok: false, problem: `grants no token (PKIStatus ${answer.status.status})` };
+    if (answer.status.status > 1 || !answer.timeStampToken)
+      return { ok: false, problem: `grants no token (PKIStatus ${answer.status.status})` };
     signed = new pkijs.SignedData({ schema: answer.timeStampToken.content });
     if (signed.encapContentInfo.eContentType !== pkijs.id_eContentType_TSTInfo || !signed.encapContentInfo.eContent)
       return { ok: false, problem: 'holds no TSTInfo' };

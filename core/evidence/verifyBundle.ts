@@ -212,7 +212,9 @@ async function checkToken(
   const token = facts.get(TIMESTAMP_TOKEN);
   if (!manifest.timestampAuthority || !token) return manifest.timestampAuthority ? 'unavailable' : undefined;
   const manifestBytes = Buffer.from(manifestFacts.text ?? '', 'utf8');
-  const checked = token.bytes ? await checkTimestamp(token.bytes, manifestBytes) : { ok: false as const, problem: 'is too large for a token' };
+  const checked = token.bytes
+    ? await checkTimestamp(token.bytes, manifestBytes)
+    : { ok: false as const, problem: 'is too large for a token' };
   const given = TOKEN_HASH.exec(facts.get(README)?.text ?? '')?.[1];
   if (checked.ok && given === token.sha256) return { ...checked, tokenSha256: token.sha256 };
   problems.push({

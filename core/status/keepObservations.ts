@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Queryable } from '../db/database.ts';
-import type { KeptAnswer } from './keptAnswer.ts';
+import type { KeptAnswer } from '../sources/keptAnswer.ts';
 
 /** What the answer decided: a status (a first sign, the change, a later confirmation), or what was kept of it (the thumbnail). */
 type Decided = 'suspected' | 'status_change' | 'confirmation' | 'thumbnail';

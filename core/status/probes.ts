@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.ts';
 import { sourceFetchOptions } from '../sources/configured.ts';
-import { withLastAnswer, type KeptAnswer } from './keptAnswer.ts';
+import { withLastAnswer, type KeptAnswer } from '../sources/keptAnswer.ts';
 import { fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
 import { DefiniteError, TransientError } from '../sources/httpErrors.ts';
 import { upstreamFor } from '../sources/upstream.ts';

@@ -9,8 +9,7 @@ import type { Queryable, Sql } from '../db/database.ts';
 import { enqueueMany } from '../jobs/enqueue.ts';
 import { cdxDigest } from '../sources/wayback/cdxDigest.ts';
 import { captureTimestamp, type WaybackThumbnailFetcher } from '../sources/wayback/thumbnail.ts';
-import { keepObservations } from '../status/keepObservations.ts';
-import { withLastAnswer } from '../status/keptAnswer.ts';
+import { withLastAnswer, type KeptAnswer } from '../sources/keptAnswer.ts';
 import { imageFacts } from './thumbnailImage.ts';
 
 /** Kept evidence names the public Wayback, not WAYBACK_URL (which may be a proxy nobody outside should learn of). */
@@ -34,6 +33,15 @@ export async function enqueueWaybackThumbnails(tx: Queryable, videoIds: readonly
   });
 }
 
+/** The Wayback capture a kept thumbnail was read from, kept as evidence in the same transaction (core/evidence/keepCapture.ts). */
+export interface ThumbnailCapture {
+  videoId: string;
+  said: string;
+  answer: KeptAnswer;
+  wayback: { timestamp: string; digest: string };
+}
+export type KeepCapture = (tx: Queryable, capture: ThumbnailCapture) => Promise<void>;
+
 export type WaybackThumbnailOutcome = 'kept' | 'already_kept' | 'no_capture' | 'not_archived' | 'not_an_image';
 
 /**
@@ -45,6 +53,7 @@ export async function keepWaybackThumbnail(
   sql: Sql,
   fetchThumbnail: WaybackThumbnailFetcher,
   videoId: string,
+  keepCapture: KeepCapture,
   signal?: AbortSignal,
 ): Promise<WaybackThumbnailOutcome> {
   const [video] = await sql<{ archiveUrl: string | null; kept: boolean }[]>`
@@ -66,7 +75,7 @@ export async function keepWaybackThumbnail(
       const said = `the thumbnail as archived near ${timestamp}: a ${facts.width}×${facts.height} image`;
       // The Wayback answers the capture nearest the time asked; its digest is the one the CDX index gives those bytes.
       const wayback = { timestamp, digest: cdxDigest(found.bytes) };
-      await keepObservations(tx, [{ videoId, source: 'wayback', said, decided: 'thumbnail', answer, wayback }], []);
+      await keepCapture(tx, { videoId, said, answer, wayback });
     }
   });
   return 'kept';

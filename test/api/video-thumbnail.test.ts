@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepThumbnailCapture } from '../../core/evidence/keepCapture.ts';
 import { keptObservations } from '../../core/evidence/observations.ts';
 import { storeArchiveScan } from '../../core/import/storeArchiveScan.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
@@ -150,7 +151,7 @@ describe('a thumbnail from a Wayback capture', () => {
       body: await testCard('jpeg'),
     });
     const fetcher = waybackThumbnailFetcher({ captureBase: wayback.captureBaseUrl, fetchOptions: { retries: 0, timeoutMs: 5_000 } });
-    expect(await keepWaybackThumbnail(db.sql, fetcher, videoId)).toBe('kept');
+    expect(await keepWaybackThumbnail(db.sql, fetcher, videoId, keepThumbnailCapture)).toBe('kept');
     expect(
       wayback.requests().some((entry) => entry.path.includes(`20190301120000im_/https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`)),
     ).toBe(true);
@@ -186,7 +187,7 @@ describe('a thumbnail from a Wayback capture', () => {
       cdxDigest: observation!.cdxDigest,
       captureUrl: observation!.captureUrl,
     });
-    expect(await keepWaybackThumbnail(db.sql, fetcher, videoId)).toBe('already_kept');
+    expect(await keepWaybackThumbnail(db.sql, fetcher, videoId, keepThumbnailCapture)).toBe('already_kept');
     expect(await keptObservations(db.sql, videoId)).toHaveLength(1);
 
     const answer = await fetchImage(thumbnailOf(videoId, 160));
@@ -211,8 +212,8 @@ describe('a thumbnail from a Wayback capture', () => {
     );
     wayback.addCapture({ url: `https://i.ytimg.com/vi/${notImage}/hqdefault.jpg`, timestamp: '20200101000000', body: '<html>no</html>' });
     const fetcher = waybackThumbnailFetcher({ captureBase: wayback.captureBaseUrl, fetchOptions: { retries: 0, timeoutMs: 5_000 } });
-    expect(await keepWaybackThumbnail(db.sql, fetcher, absent)).toBe('not_archived');
-    expect(await keepWaybackThumbnail(db.sql, fetcher, notImage)).toBe('not_an_image');
+    expect(await keepWaybackThumbnail(db.sql, fetcher, absent, keepThumbnailCapture)).toBe('not_archived');
+    expect(await keepWaybackThumbnail(db.sql, fetcher, notImage, keepThumbnailCapture)).toBe('not_an_image');
     expect(await db.sql`select from video_thumbnails where video_id in ${db.sql([absent, notImage])}`).toHaveLength(0);
   });
 });

@@ -92,7 +92,10 @@ describe('RFC 3161 timestamps of evidence bundles', () => {
     }
     const other = await bundle(stamped, videos[1]);
     const swapped = await verifyBundle(bufferBytes(zipSync({ ...files, 'timestamp.tsr': other.files['timestamp.tsr']! })));
-    expect(swapped.problems).toContainEqual({ file: 'timestamp.tsr', problem: 'timestamps another hash than the SHA-256 of manifest.json' });
+    expect(swapped.problems).toContainEqual({
+      file: 'timestamp.tsr',
+      problem: 'timestamps another hash than the SHA-256 of manifest.json',
+    });
     // A token in a bundle whose manifest names no authority is a file added.
     const untimed = (await bundle(plain)).files;
     const added = await verifyBundle(bufferBytes(zipSync({ ...untimed, 'timestamp.tsr': token })));
@@ -104,7 +107,9 @@ describe('RFC 3161 timestamps of evidence bundles', () => {
     try {
       const { bytes, files } = await bundle(stamped);
       expect(files['timestamp.tsr']).toBeUndefined();
-      expect(text(files['README.txt'])).toContain('No timestamp: the time-stamping authority manifest.json names (timestampAuthority) gave none');
+      expect(text(files['README.txt'])).toContain(
+        'No timestamp: the time-stamping authority manifest.json names (timestampAuthority) gave none',
+      );
       expect(await verifyBundle(bufferBytes(bytes))).toMatchObject({ ok: true, timestamp: null });
     } finally {
       authority.failWith(undefined);

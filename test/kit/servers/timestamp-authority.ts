@@ -25,11 +25,10 @@ export interface TimestampAuthority {
 }
 
 async function selfSignedCertificate(signer: string) {
-  const keys = (await webcrypto.subtle.generateKey(
-    { ...SIGNATURE, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) },
-    true,
-    ['sign', 'verify'],
-  )) as CryptoKeyPair;
+  const keys = (await webcrypto.subtle.generateKey({ ...SIGNATURE, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }, true, [
+    'sign',
+    'verify',
+  ])) as CryptoKeyPair;
   const certificate = new pkijs.Certificate();
   certificate.version = 2;
   certificate.serialNumber = new asn1js.Integer({ value: 1 });

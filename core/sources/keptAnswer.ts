@@ -1,5 +1,5 @@
 /** A source's answer as evidence keeps it: the request as the platform would be asked it, with no secret. */
-import { recordAnswers, type RawAnswer } from '../sources/http.ts';
+import { recordAnswers, type RawAnswer } from './http.ts';
 
 export type KeptAnswer = RawAnswer;
 
