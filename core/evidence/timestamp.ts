@@ -65,7 +65,7 @@ export interface Attestation {
   signer: string;
 }
 export type Timestamp = Attestation & { token: Uint8Array };
-export type TimestampCheck = ({ ok: true } & Attestation) | { ok: false; problem: string };
+type TimestampCheck = ({ ok: true } & Attestation) | { ok: false; problem: string };
 
 const hex = (bytes: ArrayBuffer | Uint8Array) => Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString('hex');
 

@@ -40,7 +40,7 @@ export interface ThumbnailCapture {
   answer: KeptAnswer;
   wayback: { timestamp: string; digest: string };
 }
-export type KeepCapture = (tx: Queryable, capture: ThumbnailCapture) => Promise<void>;
+type KeepCapture = (tx: Queryable, capture: ThumbnailCapture) => Promise<void>;
 
 export type WaybackThumbnailOutcome = 'kept' | 'already_kept' | 'no_capture' | 'not_archived' | 'not_an_image';
 
