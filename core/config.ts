@@ -131,6 +131,12 @@ export const configSchema = z.object({
   EVIDENCE_RETENTION_DAYS: integerFromEnv(1, 365_000)
     .optional()
     .describe('kept answers of sources (evidence) older than this are dropped by the hourly cleanup; unset keeps them for ever'),
+  TIMESTAMP_AUTHORITY_URL: z
+    .url({ message: 'expected an http(s) URL, e.g. https://freetsa.org/tsr' })
+    .optional()
+    .describe(
+      'an RFC 3161 time-stamping authority: every evidence bundle exported gets its token over the manifest (`timestamp.tsr`); unset: bundles carry no timestamp',
+    ),
   STATUS_CHECKS_PER_MINUTE: integerFromEnv(50, 1_000_000)
     .default(5_000)
     .describe('most videos the scheduler queues for a check each minute'),

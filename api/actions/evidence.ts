@@ -1,21 +1,46 @@
 /**
  * Evidence: a video's or a watchlist's record as a bundle anyone can check offline (core/evidence/), the
  * raw answers behind its observations, and the check itself. GET /api/videos/:videoId/evidence, GET
- * /api/watchlists/:id/evidence, the video page's links and the /evidence/verify page perform these.
+ * /api/watchlists/:id/evidence, the video page's links, the get_evidence tool and the /evidence/verify
+ * page perform these: an export action checks and charges, then its surface sends the bundle
+ * (`sendBundle`) or describes it (`describeBundle`).
  */
+import type { Config } from '../../core/config.ts';
 import { notFound } from '../../core/errors.ts';
-import { writeBundle, watchlistVideoIds, type BundleSubject } from '../../core/evidence/bundle.ts';
-import { rawAnswer } from '../../core/evidence/observations.ts';
+import { writeBundle, watchlistVideoIds, type BundleSubject, type Timestamping } from '../../core/evidence/bundle.ts';
+import { keptObservations, rawAnswer, unkeptObservationCount } from '../../core/evidence/observations.ts';
 import { bufferBytes } from '../../core/evidence/readZip.ts';
+import { requestTimestamp } from '../../core/evidence/timestamp.ts';
 import { verifyBundle, type Verdict } from '../../core/evidence/verifyBundle.ts';
+import { statusHistory } from '../../core/status/statusHistory.ts';
 import { findOwnWatchlist } from '../../core/watchlists/ownWatchlist.ts';
 import { drained } from '../http/compression.ts';
 import { sendAnswer } from '../http/representation.ts';
 import { defineAction, handled, privateCache, type ActionContext, type Exchange } from '../http/route.ts';
 import { watchlistOwner } from './watchlists.ts';
 
+/** A bundle an action allowed and charged: what it holds and the name it is downloaded as. */
+export interface EvidenceExport {
+  subject: BundleSubject;
+  fileName: string;
+}
+
+/** The authority named in a manifest: TIMESTAMP_AUTHORITY_URL's origin and path (no credentials or query). */
+function timestamping(config: Config, ask: boolean): Timestamping | undefined {
+  const url = config.TIMESTAMP_AUTHORITY_URL;
+  if (!url) return undefined;
+  const { origin, pathname } = new URL(url);
+  return { authority: `${origin}${pathname}`, ...(ask ? { request: (manifest: Uint8Array) => requestTimestamp(url, manifest) } : {}) };
+}
+
+const snapshot = 'isolation level repeatable read read only';
+
 /** The bundle streamed as the answer, read in one read-only snapshot: one state, however long the download. */
-async function sendBundle({ deps }: ActionContext, exchange: Exchange, subject: BundleSubject, fileName: string): Promise<typeof handled> {
+export async function sendBundle(
+  { deps, log }: Pick<ActionContext, 'deps' | 'log'>,
+  exchange: Exchange,
+  { subject, fileName }: EvidenceExport,
+): Promise<typeof handled> {
   const { res } = exchange;
   res.writeHead(200, {
     'Content-Type': 'application/zip',
@@ -24,14 +49,25 @@ async function sendBundle({ deps }: ActionContext, exchange: Exchange, subject: 
   });
   const gone = new Error('the client left before the bundle was sent');
   try {
-    await deps.sql.begin('isolation level repeatable read read only', (tx) =>
-      writeBundle(tx, subject, async (chunk) => {
-        if (res.destroyed) throw gone;
-        res.write(chunk);
-        await drained(res);
-      }),
+    const exported = await deps.sql.begin(snapshot, (tx) =>
+      writeBundle(
+        tx,
+        subject,
+        async (chunk) => {
+          if (res.destroyed) throw gone;
+          res.write(chunk);
+          await drained(res);
+        },
+        timestamping(deps.config, true),
+      ),
     );
     res.end();
+    // The bundle says it has no timestamp; the operator learns why.
+    if (exported.timestampFailure)
+      log.warn('evidence bundle exported without a timestamp', {
+        authority: deps.config.TIMESTAMP_AUTHORITY_URL,
+        why: exported.timestampFailure,
+      });
   } catch (error) {
     // Once the ZIP has begun no error envelope can follow: a cut answer fails its check, and is logged.
     if (error !== gone) throw error;
@@ -40,33 +76,53 @@ async function sendBundle({ deps }: ActionContext, exchange: Exchange, subject: 
   return handled;
 }
 
+/**
+ * What an assistant reads of a video's bundle without downloading it: the manifest's SHA-256 (the one a
+ * download of the same state has), the status history as the bundle holds it, and the newest kept answers.
+ */
+export async function describeBundle({ deps }: Pick<ActionContext, 'deps'>, { subject }: EvidenceExport & { subject: { kind: 'video' } }) {
+  const { videoId } = subject;
+  return deps.sql.begin(snapshot, async (tx) => {
+    // The bundle is written and thrown away: its manifest's hash is all that is wanted of it.
+    const { manifestSha256 } = await writeBundle(tx, subject, async () => {}, timestamping(deps.config, false));
+    const observations = await keptObservations(tx, videoId);
+    return {
+      manifestSha256,
+      history: await statusHistory(tx, videoId),
+      observations: observations.slice(-DESCRIBED_OBSERVATIONS),
+      keptObservations: observations.length,
+      unkeptObservations: await unkeptObservationCount(tx, videoId),
+    };
+  });
+}
+/** Kept answers a description lists, the newest: a video checked for years has thousands; the bundle holds them all. */
+const DESCRIBED_OBSERVATIONS = 50;
+
 /** A video's evidence bundle; counts one subtitleDownloadsPerDay, like a subtitle file. */
-export const downloadVideoEvidence = defineAction({
+export const videoEvidence = defineAction({
   what: 'evidence bundles',
   access: { scope: 'L1', feature: 'statusHistory', charges: ['subtitleDownloadsPerDay'] },
-  async run(ctx, { exchange, videoId }: { exchange: Exchange; videoId: string }): Promise<typeof handled> {
+  async run(ctx, videoId: string): Promise<EvidenceExport & { subject: { kind: 'video' } }> {
     const [video] = await ctx.deps.sql`select 1 from videos where video_id = ${videoId}`;
     if (!video) throw notFound(`no video ${videoId} is kept in the archive; search for its channel to find it`);
     await ctx.charge('subtitleDownloadsPerDay');
-    return sendBundle(ctx, exchange, { kind: 'video', videoId }, `${videoId}.evidence.zip`);
+    return { subject: { kind: 'video', videoId }, fileName: `${videoId}.evidence.zip` };
   },
 });
 
 /** A watchlist's evidence bundle, its owner's alone (anybody else: 404); counts one subtitleDownloadsPerDay per video in it. */
-export const downloadWatchlistEvidence = defineAction({
+export const watchlistEvidence = defineAction({
   what: 'evidence bundles',
   access: { scope: 'L1', feature: 'watchlists', charges: ['subtitleDownloadsPerDay'] },
-  async run(ctx, { exchange, id }: { exchange: Exchange; id: string }): Promise<typeof handled> {
+  async run(ctx, id: string): Promise<EvidenceExport> {
     const watchlist = await findOwnWatchlist(ctx.deps.sql, watchlistOwner(ctx.caller), id);
     if (!watchlist) throw notFound(`no watchlist ${id} of yours; GET /api/watchlists lists them`);
     const videoIds = await watchlistVideoIds(ctx.deps.sql, watchlist.id);
     await ctx.charge('subtitleDownloadsPerDay', Math.max(videoIds.length, 1));
-    return sendBundle(
-      ctx,
-      exchange,
-      { kind: 'watchlist', id: watchlist.id, name: watchlist.name, videoIds },
-      `watchlist-${watchlist.id}.evidence.zip`,
-    );
+    return {
+      subject: { kind: 'watchlist', id: watchlist.id, name: watchlist.name, videoIds },
+      fileName: `watchlist-${watchlist.id}.evidence.zip`,
+    };
   },
 });
 

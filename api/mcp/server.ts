@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpContext } from './context.ts';
 import { listPortableTools } from './portableTools.ts';
+import { getEvidenceTool } from './tools/evidence.ts';
 import { registerPrompts } from './prompts.ts';
 import { registerResources } from './resources.ts';
 import { registerTool } from './tool.ts';
@@ -30,6 +31,7 @@ const mcpTools = [
   generateSummaryTool,
   browseSummariesTool,
   statusHistoryTool,
+  getEvidenceTool,
   getUsageTool,
   generateStenogramTool,
   listWatchlistsTool,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { observationRecord } from '../../core/evidence/observations.ts';
 import { videoIdSchema, videoParams } from '../../core/schemas.ts';
-import { downloadVideoEvidence, downloadWatchlistEvidence, readRawAnswer } from '../actions/evidence.ts';
+import { readRawAnswer, sendBundle, videoEvidence, watchlistEvidence } from '../actions/evidence.ts';
 import { binaryBody, defineRoute, perform, privateCache } from '../http/route.ts';
 
 const BUNDLE =
@@ -14,12 +14,12 @@ const videoEvidenceRoute = defineRoute({
   summary: "A video's evidence bundle: what each source answered, its history, metadata and subtitle versions, hashed",
   description: `${BUNDLE} Counts one subtitleDownloadsPerDay.`,
   auth: 'key',
-  ...downloadVideoEvidence.access,
+  ...videoEvidence.access,
   params: videoParams,
   media: { 'application/zip': binaryBody },
   errors: ['NOT_FOUND', 'RATE_LIMITED'],
   async handler(ctx) {
-    return perform(downloadVideoEvidence, ctx, { exchange: ctx, videoId: ctx.params.videoId });
+    return sendBundle(ctx, ctx, await perform(videoEvidence, ctx, ctx.params.videoId));
   },
 });
 
@@ -30,12 +30,12 @@ const watchlistEvidenceRoute = defineRoute({
   summary: "A watchlist's evidence bundle: each of its videos' files under videos/<videoId>/",
   description: `${BUNDLE} It holds the videos the watchlist watches by id and the watched channels' videos whose status changed or that have kept answers. Counts one subtitleDownloadsPerDay per video in it. Another caller's watchlist is 404, as if it did not exist.`,
   auth: 'key',
-  ...downloadWatchlistEvidence.access,
+  ...watchlistEvidence.access,
   params: z.strictObject({ id: z.string().min(1).max(100).describe("the watchlist's id") }),
   media: { 'application/zip': binaryBody },
   errors: ['NOT_FOUND', 'RATE_LIMITED'],
   async handler(ctx) {
-    return perform(downloadWatchlistEvidence, ctx, { exchange: ctx, id: ctx.params.id });
+    return sendBundle(ctx, ctx, await perform(watchlistEvidence, ctx, ctx.params.id));
   },
 });
 

@@ -12,13 +12,10 @@ const DECIDED: Record<ObservationRecord['decided'], string> = {
   suspected: 'first sign',
   status_change: 'changed the status',
   confirmation: 'confirmed it again',
+  thumbnail: 'the thumbnail kept',
 };
 
 const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
-
-/** A Wayback capture's replay URL, when the answer was one. */
-const captureUrl = (answer: ObservationRecord) =>
-  answer.waybackTimestamp ? `https://web.archive.org/web/${answer.waybackTimestamp}/${answer.requestUrl}` : undefined;
 
 /** The answers kept for one history entry (or the confirmations after it), oldest first. */
 export function KeptAnswers({ answers, videoPath }: { answers: readonly ObservationRecord[]; videoPath: string }): VNode {
@@ -34,10 +31,10 @@ export function KeptAnswers({ answers, videoPath }: { answers: readonly Observat
             {answer.httpStatus === null ? '' : `HTTP ${answer.httpStatus}, `}
             {answer.bodySize.toLocaleString('en')} bytes, SHA-256 <code>{answer.bodySha256.slice(0, 16)}…</code> ·{' '}
             <a href={`${videoPath}/evidence/${answer.id}`}>view the raw answer</a>
-            {captureUrl(answer) ? (
+            {answer.captureUrl ? (
               <>
                 {' · '}
-                <a href={captureUrl(answer)} rel="noopener noreferrer">
+                <a href={answer.captureUrl} rel="noopener noreferrer">
                   the capture
                 </a>
               </>

@@ -17,6 +17,7 @@ import { toSummaryObject } from '../summaries/summaryObject.ts';
 import { loadVideos } from '../videos/loadVideos.ts';
 import { storedZip } from './storedZip.ts';
 import { OBSERVATION_COLUMNS, type ObservationRecord } from './observations.ts';
+import { TIMESTAMP_TOKEN, type Attestation, type Timestamp } from './timestamp.ts';
 
 export const EVIDENCE_FORMAT = 'afterimage-evidence/1';
 export const MANIFEST = 'manifest.json';
@@ -40,10 +41,34 @@ export interface Manifest {
   format: typeof EVIDENCE_FORMAT;
   subject: BundleSubject;
   files: ManifestFile[];
+  /** The RFC 3161 authority asked to timestamp the manifest (TIMESTAMP_AUTHORITY_URL, its origin and path); absent when none was. */
+  timestampAuthority?: string;
 }
 
-/** The README of a bundle whose manifest has this SHA-256: the verifier expects exactly this text. */
-export const readmeText = (manifestSha256: string) => `${manifestSha256}
+/**
+ * Timestamping an export: the authority is named in the manifest (so the manifest, and its hash, are the
+ * same whatever it answers), and `request` asks it for a token; without `request` none is asked for.
+ */
+export interface Timestamping {
+  authority: string;
+  request?: (manifest: Uint8Array) => Promise<Timestamp>;
+}
+
+/**
+ * What the README says of the timestamp: nothing when no authority was asked, else what it attested and
+ * the token's SHA-256 (a byte of the token changed where its signature does not reach, in a certificate
+ * say, still shows), or that it gave none.
+ */
+export type TimestampNote = (Attestation & { tokenSha256: string }) | 'unavailable' | undefined;
+
+/** How an export went: the manifest's SHA-256, and why the authority gave no token when it did not. */
+export interface Exported {
+  manifestSha256: string;
+  timestampFailure?: string;
+}
+
+/** The README of a bundle whose manifest has this SHA-256, and what it says of the timestamp: the verifier expects exactly this text. */
+export const readmeText = (manifestSha256: string, timestamp?: TimestampNote) => `${manifestSha256}
 This is an Afterimage evidence bundle, format ${EVIDENCE_FORMAT}.
 The line above is the SHA-256 of manifest.json. To check the bundle without Afterimage:
 1. Unzip it and run "sha256sum manifest.json": it must print the line above.
@@ -53,7 +78,20 @@ The line above is the SHA-256 of manifest.json. To check the bundle without Afte
    SHA-256 and size must be the bodySha256 and bodySize of observations/<id>.json beside it.
 4. In status-history.json each entry's previousStatus is the status of the entry before it.
 Or run "afterimage evidence verify <bundle.zip>", or upload the bundle at /evidence/verify on an Afterimage server.
+${timestampText(timestamp)}`;
+
+function timestampText(timestamp: TimestampNote): string {
+  if (timestamp === undefined) return '';
+  if (timestamp === 'unavailable')
+    return `
+No timestamp: the time-stamping authority manifest.json names (timestampAuthority) gave none when the bundle was exported.
 `;
+  return `
+${TIMESTAMP_TOKEN} (SHA-256 ${timestamp.tokenSha256}) is an RFC 3161 time-stamp token over the SHA-256 of manifest.json, signed by ${timestamp.signer}:
+it attests that the manifest, and so every file it lists, existed at ${timestamp.attestedAt.toISOString()}. Check it with
+"openssl ts -verify -in ${TIMESTAMP_TOKEN} -data manifest.json -CAfile <that authority's certificate>".
+`;
+}
 
 const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
@@ -70,14 +108,32 @@ function bundleWriter(sink: Sink) {
   return {
     addText: (path: string, text: string, obtained: string) => add(path, Buffer.from(text, 'utf8'), obtained),
     addBytes: (path: string, bytes: Uint8Array, obtained: string) => add(path, bytes, obtained),
-    /** manifest.json, README.txt and the central directory; returns the manifest's SHA-256. */
-    async finish(subject: BundleSubject): Promise<string> {
-      const manifest = Buffer.from(jsonText({ format: EVIDENCE_FORMAT, subject, files } satisfies Manifest), 'utf8');
-      const manifestSha = sha256Hex(manifest);
+    /** manifest.json, README.txt, the timestamp token when one was given, and the central directory. */
+    async finish(subject: BundleSubject, timestamping: Timestamping | undefined): Promise<Exported> {
+      const manifest = Buffer.from(
+        jsonText({
+          format: EVIDENCE_FORMAT,
+          subject,
+          files,
+          ...(timestamping ? { timestampAuthority: timestamping.authority } : {}),
+        } satisfies Manifest),
+        'utf8',
+      );
+      const manifestSha256 = sha256Hex(manifest);
+      // The token is outside the manifest: a new one each export, the manifest (and its hash) the same.
+      const stamped = timestamping?.request
+        ? await timestamping.request(manifest).catch((error: Error) => ({ failure: error.message }))
+        : undefined;
+      const note: TimestampNote = timestamping
+        ? stamped && 'token' in stamped
+          ? { ...stamped, tokenSha256: sha256Hex(stamped.token) }
+          : 'unavailable'
+        : undefined;
       await add(MANIFEST, manifest, undefined);
-      await add(README, Buffer.from(readmeText(manifestSha), 'utf8'), undefined);
+      await add(README, Buffer.from(readmeText(manifestSha256, note), 'utf8'), undefined);
+      if (stamped && 'token' in stamped) await add(TIMESTAMP_TOKEN, stamped.token, undefined);
       await zip.end();
-      return manifestSha;
+      return { manifestSha256, ...(stamped && 'failure' in stamped ? { timestampFailure: stamped.failure } : {}) };
     },
   };
 }
@@ -144,12 +200,12 @@ async function* subtitleVersions(sql: Queryable, videoId: string): AsyncGenerato
   }
 }
 
-/** Writes the bundle of `subject` to `sink`; returns the manifest's SHA-256. Run it in one read-only transaction: one state. */
-export async function writeBundle(sql: Queryable, subject: BundleSubject, sink: Sink): Promise<string> {
+/** Writes the bundle of `subject` to `sink`. Run it in one read-only transaction: one state. */
+export async function writeBundle(sql: Queryable, subject: BundleSubject, sink: Sink, timestamping?: Timestamping): Promise<Exported> {
   const writer = bundleWriter(sink);
   if (subject.kind === 'video') await addVideo(sql, writer, subject.videoId, '');
   else for (const videoId of subject.videoIds) await addVideo(sql, writer, videoId, `videos/${videoId}/`);
-  return writer.finish(subject);
+  return writer.finish(subject, timestamping);
 }
 
 /**

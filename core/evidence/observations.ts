@@ -15,11 +15,12 @@ export const observationRecord = z.object({
   recordedAt: z.string(),
   httpStatus: z.number().int().nullable(),
   contentType: z.string().nullable(),
-  decided: z.enum(['suspected', 'status_change', 'confirmation']),
+  decided: z.enum(['suspected', 'status_change', 'confirmation', 'thumbnail']),
   said: z.string().describe("the answer's reading the status history shows"),
   historyIndex: z.number().int().nullable().describe('the status history entry it led to (0 is the first), null when none'),
-  waybackTimestamp: z.string().nullable(),
-  cdxDigest: z.string().nullable(),
+  waybackTimestamp: z.string().nullable().describe("a Wayback capture's 14-digit timestamp, when the answer was one"),
+  cdxDigest: z.string().nullable().describe("the capture's digest as the CDX index gives it: SHA-1 of the archived body, base32"),
+  captureUrl: z.string().nullable().describe('the capture on the public Wayback Machine (web.archive.org/web/<timestamp>/<url>)'),
   bodySha256: z.string().describe('SHA-256 (hex) of the raw body'),
   bodySize: z.number().int(),
 });
@@ -31,7 +32,10 @@ export const OBSERVATION_COLUMNS = `e.id::text as id, e.video_id as "videoId", e
   e.content_type as "contentType", e.decided, e.said,
   case when e.status_history_id is not null then
     (select count(*)::int from video_status_history h where h.video_id = e.video_id and h.id < e.status_history_id) end as "historyIndex",
-  e.wayback_timestamp as "waybackTimestamp", e.cdx_digest as "cdxDigest", e.body_sha256 as "bodySha256", e.body_size as "bodySize"`;
+  e.wayback_timestamp as "waybackTimestamp", e.cdx_digest as "cdxDigest",
+  case when e.wayback_timestamp is not null then
+    'https://web.archive.org/web/' || e.wayback_timestamp || '/' || regexp_replace(e.request_url, '^https?://[^/]+/web/[0-9]{14}[a-z_]*/', '') end as "captureUrl",
+  e.body_sha256 as "bodySha256", e.body_size as "bodySize"`;
 
 /** A video's kept observations, oldest first, without their bodies. */
 export async function keptObservations(sql: Queryable, videoId: string): Promise<ObservationRecord[]> {

@@ -2,12 +2,14 @@
  * Checks an evidence bundle offline (`afterimage evidence verify`, the /evidence/verify page): every
  * file's size and SHA-256 against manifest.json, the manifest against README.txt's first line, no file
  * missing or added, each raw body decompressing to the hash its record gives, and each status history
- * consistent (an entry's previous status is the status of the entry before it). Each problem names its file.
+ * consistent (an entry's previous status is the status of the entry before it), and the RFC 3161 token
+ * (timestamp.tsr) when the manifest names an authority. Each problem names its file.
  */
 import { createHash } from 'node:crypto';
 import { Gunzip } from 'fflate';
-import { EVIDENCE_FORMAT, MANIFEST, README, readmeText, type Manifest } from './bundle.ts';
+import { EVIDENCE_FORMAT, MANIFEST, README, readmeText, type Manifest, type TimestampNote } from './bundle.ts';
 import { byteBudget, readEntry, unsafeName, zipEntries, ZipProblem, type ZipBytes, type ZipEntry, type ZipLimits } from './readZip.ts';
+import { checkTimestamp, TIMESTAMP_TOKEN } from './timestamp.ts';
 
 interface BundleProblem {
   file: string;
@@ -20,17 +22,23 @@ export interface Verdict {
   manifestSha256: string | null;
   /** Files listed in the manifest and found as it says. */
   checkedFiles: number;
+  /** What the RFC 3161 token attests (ISO 8601 time, the signer's certificate subject); null when the bundle has no valid one. */
+  timestamp: { attestedAt: string; signer: string } | null;
   problems: BundleProblem[];
 }
 
 const DEFAULT_LIMITS: ZipLimits = { maxTotalBytes: 8 * 1024 ** 3, maxRatio: 1000, maxEntries: 500_000 };
 /** The texts a check reads (the manifest, records, histories) are kept in memory up to this size each. */
 const MAX_TEXT = 64 * 1024 * 1024;
+/** A timestamp token is a few kilobytes; one larger is not kept to be read. */
+const MAX_TOKEN = 1024 * 1024;
 
 interface EntryFacts {
   size: number;
   sha256: string;
   text?: string;
+  /** The bytes of the timestamp token. */
+  bytes?: Uint8Array;
   /** For a .gz: its decompressed SHA-256 and size, or why it does not decompress. */
   gunzipped?: { sha256: string; size: number } | { error: string };
 }
@@ -47,6 +55,7 @@ async function readFacts(
 ): Promise<EntryFacts> {
   const hash = createHash('sha256');
   const texts: Uint8Array[] = [];
+  const keepBytes = isText(entry.name) || entry.name === TIMESTAMP_TOKEN;
   let size = 0;
   let inner: { hash: ReturnType<typeof createHash>; size: number; gunzip: Gunzip; error?: string } | undefined;
   if (entry.name.endsWith('.gz')) {
@@ -66,7 +75,7 @@ async function readFacts(
   await readEntry(zip, entry, dataEnd, limits, budget, (piece) => {
     hash.update(piece);
     size += piece.length;
-    if (isText(entry.name) && size <= MAX_TEXT) texts.push(piece);
+    if (keepBytes && size <= MAX_TEXT) texts.push(piece);
     if (inner && !inner.error) {
       try {
         inner.gunzip.push(piece, size === entry.size);
@@ -80,6 +89,7 @@ async function readFacts(
     size,
     sha256: hash.digest('hex'),
     ...(isText(entry.name) && size <= MAX_TEXT ? { text: Buffer.concat(texts).toString('utf8') } : {}),
+    ...(entry.name === TIMESTAMP_TOKEN && size <= MAX_TOKEN ? { bytes: Buffer.concat(texts) } : {}),
     ...(inner ? { gunzipped: inner.error ? { error: inner.error } : { sha256: inner.hash.digest('hex'), size: inner.size } } : {}),
   };
 }
@@ -99,11 +109,13 @@ export async function verifyBundle(
   progress?: (done: number, total: number) => void,
 ): Promise<Verdict> {
   const problems: BundleProblem[] = [];
+  let timestamp: Verdict['timestamp'] = null;
   const verdict = (manifestSha256: string | null, format: string | null, checkedFiles: number): Verdict => ({
     ok: problems.length === 0,
     format,
     manifestSha256,
     checkedFiles,
+    timestamp,
     problems,
   });
   let listing: Awaited<ReturnType<typeof zipEntries>>;
@@ -148,6 +160,8 @@ export async function verifyBundle(
   }
   if (manifest.format !== EVIDENCE_FORMAT)
     problems.push({ file: MANIFEST, problem: `says format ${String(manifest.format)}; this checks ${EVIDENCE_FORMAT}` });
+  const note = await checkToken(facts, manifest, manifestFacts, problems);
+  if (note && note !== 'unavailable') timestamp = { attestedAt: note.attestedAt.toISOString(), signer: note.signer };
   const readme = facts.get(README);
   if (!readme) problems.push({ file: README, problem: 'is missing' });
   else if (readme.text?.split('\n', 1)[0] !== manifestFacts.sha256)
@@ -155,7 +169,7 @@ export async function verifyBundle(
       file: README,
       problem: `its first line is not the SHA-256 of manifest.json (${manifestFacts.sha256}): one of them was changed`,
     });
-  else if (readme.text !== readmeText(manifestFacts.sha256))
+  else if (note !== null && readme.text !== readmeText(manifestFacts.sha256, note))
     problems.push({ file: README, problem: 'was changed (its text is not the one written)' });
 
   let checked = 0;
@@ -174,12 +188,40 @@ export async function verifyBundle(
     else checked++;
   }
   for (const name of facts.keys())
-    if (name !== MANIFEST && name !== README && !listed.has(name))
+    if (name !== MANIFEST && name !== README && !(name === TIMESTAMP_TOKEN && manifest.timestampAuthority) && !listed.has(name))
       problems.push({ file: name, problem: 'is not listed in manifest.json (added)' });
 
   checkBodies(facts, problems);
   checkHistories(facts, problems);
   return verdict(manifestFacts.sha256, String(manifest.format), checked);
+}
+
+/** Where README.txt gives the token's SHA-256. */
+const TOKEN_HASH = new RegExp(`^${TIMESTAMP_TOKEN.replace('.', '\\.')} \\(SHA-256 ([0-9a-f]{64})\\)`, 'm');
+
+/**
+ * The token of a bundle whose manifest names an authority: it must attest the manifest, signed by the
+ * certificate it carries. What README.txt must then say of it; null when that cannot be known (a bad token).
+ */
+async function checkToken(
+  facts: Map<string, EntryFacts>,
+  manifest: Manifest,
+  manifestFacts: EntryFacts,
+  problems: BundleProblem[],
+): Promise<TimestampNote | null> {
+  const token = facts.get(TIMESTAMP_TOKEN);
+  if (!manifest.timestampAuthority || !token) return manifest.timestampAuthority ? 'unavailable' : undefined;
+  const manifestBytes = Buffer.from(manifestFacts.text ?? '', 'utf8');
+  const checked = token.bytes
+    ? await checkTimestamp(token.bytes, manifestBytes)
+    : { ok: false as const, problem: 'is too large for a token' };
+  const given = TOKEN_HASH.exec(facts.get(README)?.text ?? '')?.[1];
+  if (checked.ok && given === token.sha256) return { ...checked, tokenSha256: token.sha256 };
+  problems.push({
+    file: TIMESTAMP_TOKEN,
+    problem: checked.ok ? 'was changed: its SHA-256 is not the one README.txt gives' : checked.problem,
+  });
+  return null;
 }
 
 /** Each observations/<id>.body.gz decompresses to the SHA-256 and size its record gives. */

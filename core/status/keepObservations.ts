@@ -6,9 +6,10 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Queryable } from '../db/database.ts';
-import type { KeptAnswer } from './keptAnswer.ts';
+import type { KeptAnswer } from '../sources/keptAnswer.ts';
 
-type Decided = 'suspected' | 'status_change' | 'confirmation';
+/** What the answer decided: a status (a first sign, the change, a later confirmation), or what was kept of it (the thumbnail). */
+type Decided = 'suspected' | 'status_change' | 'confirmation' | 'thumbnail';
 
 export interface DecidingObservation {
   videoId: string;

@@ -4,7 +4,7 @@
  * anything unreadable are transient and never change a status.
  */
 import { looksLikeBotCheck } from '../sources/http.ts';
-import type { KeptAnswer } from './keptAnswer.ts';
+import type { KeptAnswer } from '../sources/keptAnswer.ts';
 import type { StatusReason } from '../videos/videoStatus.ts';
 import { isObject } from '../youtube/json.ts';
 import { playabilityMessages } from '../youtube/playerResponse.ts';

@@ -6,8 +6,8 @@
  */
 import type { Config } from '../config.ts';
 import { sourceFetchOptions } from '../sources/configured.ts';
-import { keptAnswer, type KeptAnswer } from './keptAnswer.ts';
-import { fetchText, looksLikeBotCheck, recordAnswers, type FetchOptions } from '../sources/http.ts';
+import { withLastAnswer, type KeptAnswer } from '../sources/keptAnswer.ts';
+import { fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
 import { DefiniteError, TransientError } from '../sources/httpErrors.ts';
 import { upstreamFor } from '../sources/upstream.ts';
 import { watchPageFetchOptions } from '../sources/watchPageFetch.ts';
@@ -24,15 +24,6 @@ const describeError = (error: unknown) => (error instanceof Error ? error.messag
 /** The platform's origins: kept evidence names them, not the configured URLs (which may be internal proxies). */
 const DATA_API_ORIGIN = 'https://www.googleapis.com';
 const WEB_ORIGIN = 'https://www.youtube.com';
-
-/** `work`'s result and the last answer a source gave inside it, as evidence keeps it. */
-async function withLastAnswer<T>(publicOrigin: string, work: () => Promise<T>): Promise<{ result: T; answer?: KeptAnswer }> {
-  let answer: KeptAnswer | undefined;
-  const result = await recordAnswers((raw) => {
-    answer = keptAnswer(raw, publicOrigin);
-  }, work);
-  return answer ? { result, answer } : { result };
-}
 
 export function dataApiProbe(options: { apiKey: string; baseUrl: string; fetchOptions?: Omit<FetchOptions, 'signal'> }): StatusProbe {
   const api = createYoutubeApiSource(options);

@@ -1,13 +1,19 @@
 /**
  * Thumbnails read from the Wayback Machine (the fetch_thumbnail task): queued when a crawl stores
  * videos the Wayback found, for those with a watch capture and no thumbnail kept; the job reads the
- * image archived at that capture's time and keeps its bytes (video_thumbnails, source 'wayback').
+ * image archived at that capture's time and keeps its bytes (video_thumbnails, source 'wayback'), and
+ * the Wayback's answer as evidence (a 'thumbnail' observation with the capture's timestamp and digest).
  */
 import { createHash } from 'node:crypto';
-import type { Queryable } from '../db/database.ts';
+import type { Queryable, Sql } from '../db/database.ts';
 import { enqueueMany } from '../jobs/enqueue.ts';
+import { cdxDigest } from '../sources/wayback/cdxDigest.ts';
 import { captureTimestamp, type WaybackThumbnailFetcher } from '../sources/wayback/thumbnail.ts';
+import { withLastAnswer, type KeptAnswer } from '../sources/keptAnswer.ts';
 import { imageFacts } from './thumbnailImage.ts';
+
+/** Kept evidence names the public Wayback, not WAYBACK_URL (which may be a proxy nobody outside should learn of). */
+const WAYBACK_ORIGIN = 'https://web.archive.org';
 
 /** After crawl steps and the subtitles they ask for: a thumbnail is the least urgent thing a crawl finds. */
 const THUMBNAIL_PRIORITY = 20;
@@ -27,6 +33,15 @@ export async function enqueueWaybackThumbnails(tx: Queryable, videoIds: readonly
   });
 }
 
+/** The Wayback capture a kept thumbnail was read from, kept as evidence in the same transaction (core/evidence/keepCapture.ts). */
+export interface ThumbnailCapture {
+  videoId: string;
+  said: string;
+  answer: KeptAnswer;
+  wayback: { timestamp: string; digest: string };
+}
+type KeepCapture = (tx: Queryable, capture: ThumbnailCapture) => Promise<void>;
+
 export type WaybackThumbnailOutcome = 'kept' | 'already_kept' | 'no_capture' | 'not_archived' | 'not_an_image';
 
 /**
@@ -35,9 +50,10 @@ export type WaybackThumbnailOutcome = 'kept' | 'already_kept' | 'no_capture' | '
  * that are no whole image, are an outcome, kept nowhere.
  */
 export async function keepWaybackThumbnail(
-  sql: Queryable,
+  sql: Sql,
   fetchThumbnail: WaybackThumbnailFetcher,
   videoId: string,
+  keepCapture: KeepCapture,
   signal?: AbortSignal,
 ): Promise<WaybackThumbnailOutcome> {
   const [video] = await sql<{ archiveUrl: string | null; kept: boolean }[]>`
@@ -46,13 +62,21 @@ export async function keepWaybackThumbnail(
   if (video?.kept) return 'already_kept';
   const timestamp = video?.archiveUrl ? captureTimestamp(video.archiveUrl) : undefined;
   if (!timestamp) return 'no_capture';
-  const found = await fetchThumbnail(videoId, timestamp, signal);
+  const { result: found, answer } = await withLastAnswer(WAYBACK_ORIGIN, () => fetchThumbnail(videoId, timestamp, signal));
   if (!found) return 'not_archived';
   const facts = await imageFacts(found.bytes);
   if (!facts) return 'not_an_image';
-  await sql`
-    insert into video_thumbnails (video_id, source, bytes, content_hash, width, height, capture_url)
-    values (${videoId}, 'wayback', ${found.bytes}, ${createHash('sha256').update(found.bytes).digest('hex')}, ${facts.width}, ${facts.height}, ${found.captureUrl})
-    on conflict (video_id, source) do nothing`;
+  await sql.begin(async (tx) => {
+    const [kept] = await tx`
+      insert into video_thumbnails (video_id, source, bytes, content_hash, width, height, capture_url)
+      values (${videoId}, 'wayback', ${found.bytes}, ${createHash('sha256').update(found.bytes).digest('hex')}, ${facts.width}, ${facts.height}, ${found.captureUrl})
+      on conflict (video_id, source) do nothing returning 1`;
+    if (kept && answer) {
+      const said = `the thumbnail as archived near ${timestamp}: a ${facts.width}×${facts.height} image`;
+      // The Wayback answers the capture nearest the time asked; its digest is the one the CDX index gives those bytes.
+      const wayback = { timestamp, digest: cdxDigest(found.bytes) };
+      await keepCapture(tx, { videoId, said, answer, wayback });
+    }
+  });
   return 'kept';
 }

@@ -1,6 +1,7 @@
 import type { Sql } from '../../core/db/database.ts';
 import type { Logger } from '../../core/log.ts';
 import type { WaybackThumbnailFetcher } from '../../core/sources/wayback/thumbnail.ts';
+import { keepThumbnailCapture } from '../../core/evidence/keepCapture.ts';
 import { keepWaybackThumbnail } from '../../core/videos/waybackThumbnails.ts';
 import { defineTask } from '../defineTask.ts';
 
@@ -11,7 +12,7 @@ import { defineTask } from '../defineTask.ts';
 export function fetchThumbnailTask(sql: Sql, log: Logger, fetchThumbnail: WaybackThumbnailFetcher | null) {
   return defineTask('fetch_thumbnail', async ({ videoId }, helpers) => {
     if (!fetchThumbnail) return;
-    const outcome = await keepWaybackThumbnail(sql, fetchThumbnail, videoId, helpers.abortSignal);
+    const outcome = await keepWaybackThumbnail(sql, fetchThumbnail, videoId, keepThumbnailCapture, helpers.abortSignal);
     log.debug('wayback thumbnail', { task: 'fetch_thumbnail', videoId, outcome });
   });
 }

@@ -13,7 +13,9 @@ const USAGE = `usage: afterimage evidence verify <bundle.zip> [--json]
 Checks an evidence bundle (GET /api/videos/:videoId/evidence or /api/watchlists/:id/evidence) offline:
 every file's size and SHA-256 against manifest.json, manifest.json against README.txt's first line, no
 file missing or added, each observations/<id>.body.gz decompressing to the SHA-256 its record gives, and
-each status history consistent. Exits 0 when the bundle is intact, 1 naming each file that is not.`;
+each status history consistent, and timestamp.tsr (an RFC 3161 token, when the exporting server had a
+time-stamping authority): it must attest manifest.json's SHA-256, signed by the certificate it carries; the
+time it attests and its signer are printed. Exits 0 when the bundle is intact, 1 naming each file that is not.`;
 
 export async function evidenceCommand(args: string[]): Promise<void> {
   const [, verifyArgs] = subcommand(args, ['verify'], USAGE);
@@ -37,7 +39,9 @@ export async function evidenceCommand(args: string[]): Promise<void> {
     bar.done(`${verdict.checkedFiles} files match`);
     output(values.json, verdict, () =>
       verdict.ok
-        ? `intact: ${verdict.checkedFiles} files match manifest.json (SHA-256 ${verdict.manifestSha256})`
+        ? `intact: ${verdict.checkedFiles} files match manifest.json (SHA-256 ${verdict.manifestSha256})${
+            verdict.timestamp ? `\ntimestamped: ${verdict.timestamp.attestedAt} by ${verdict.timestamp.signer} (RFC 3161)` : ''
+          }`
         : `NOT intact:\n${verdict.problems.map((problem) => `  ${problem.file}: ${problem.problem}`).join('\n')}`,
     );
     if (!verdict.ok) process.exitCode = 1;

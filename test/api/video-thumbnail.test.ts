@@ -1,9 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { unzipSync } from 'fflate';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepThumbnailCapture } from '../../core/evidence/keepCapture.ts';
+import { keptObservations } from '../../core/evidence/observations.ts';
 import { storeArchiveScan } from '../../core/import/storeArchiveScan.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
+import { cdxDigest } from '../../core/sources/wayback/cdxDigest.ts';
 import { waybackThumbnailFetcher } from '../../core/sources/wayback/thumbnail.ts';
 import { loadVideos } from '../../core/videos/loadVideos.ts';
 import { thumbnailHeight, THUMBNAIL_WIDTHS } from '../../core/videos/thumbnailImage.ts';
@@ -12,7 +16,7 @@ import { enqueueWaybackThumbnails, keepWaybackThumbnail } from '../../core/video
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { fakeVideoId } from '../kit/ids.ts';
 import { start as startWayback, type WaybackServer } from '../kit/servers/wayback-server.ts';
-import { startTestApi, type TestApi } from '../support/api.ts';
+import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 // A yt-dlp folder with thumbnails beside some info.json files, imported as `afterimage import` does,
@@ -147,7 +151,7 @@ describe('a thumbnail from a Wayback capture', () => {
       body: await testCard('jpeg'),
     });
     const fetcher = waybackThumbnailFetcher({ captureBase: wayback.captureBaseUrl, fetchOptions: { retries: 0, timeoutMs: 5_000 } });
-    expect(await keepWaybackThumbnail(db.sql, fetcher, videoId)).toBe('kept');
+    expect(await keepWaybackThumbnail(db.sql, fetcher, videoId, keepThumbnailCapture)).toBe('kept');
     expect(
       wayback.requests().some((entry) => entry.path.includes(`20190301120000im_/https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`)),
     ).toBe(true);
@@ -159,7 +163,32 @@ describe('a thumbnail from a Wayback capture', () => {
       capture_url: `https://web.archive.org/web/20190301120000im_/https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
     });
     expect(kept!.content_hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(await keepWaybackThumbnail(db.sql, fetcher, videoId)).toBe('already_kept');
+    // The Wayback's answer is kept as evidence: the capture's timestamp, its CDX digest, and the link to it.
+    const [observation] = await keptObservations(db.sql, videoId);
+    expect(observation).toMatchObject({
+      source: 'wayback',
+      decided: 'thumbnail',
+      requestUrl: `https://web.archive.org/web/20190301120000im_/https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
+      httpStatus: 200,
+      contentType: 'image/jpeg',
+      waybackTimestamp: '20190301120000',
+      cdxDigest: cdxDigest(await testCard('jpeg')),
+      captureUrl: `https://web.archive.org/web/20190301120000/https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
+    });
+    const person = await createSignedInUser(db.sql);
+    const page = await (await fetch(`${api.url}/videos/${videoId}`, { headers: { Accept: 'text/html', Cookie: person.cookie } })).text();
+    expect(page).toContain(`href="${observation!.captureUrl}"`);
+    const { key } = await createKeyedUser(db.sql);
+    const bundle = unzipSync(
+      new Uint8Array(await (await fetch(`${api.url}/api/videos/${videoId}/evidence`, { headers: { 'X-API-Key': key } })).arrayBuffer()),
+    );
+    expect(JSON.parse(Buffer.from(bundle[`observations/${observation!.id}.json`]!).toString())).toMatchObject({
+      waybackTimestamp: '20190301120000',
+      cdxDigest: observation!.cdxDigest,
+      captureUrl: observation!.captureUrl,
+    });
+    expect(await keepWaybackThumbnail(db.sql, fetcher, videoId, keepThumbnailCapture)).toBe('already_kept');
+    expect(await keptObservations(db.sql, videoId)).toHaveLength(1);
 
     const answer = await fetchImage(thumbnailOf(videoId, 160));
     expect(answer.status).toBe(200);
@@ -183,8 +212,8 @@ describe('a thumbnail from a Wayback capture', () => {
     );
     wayback.addCapture({ url: `https://i.ytimg.com/vi/${notImage}/hqdefault.jpg`, timestamp: '20200101000000', body: '<html>no</html>' });
     const fetcher = waybackThumbnailFetcher({ captureBase: wayback.captureBaseUrl, fetchOptions: { retries: 0, timeoutMs: 5_000 } });
-    expect(await keepWaybackThumbnail(db.sql, fetcher, absent)).toBe('not_archived');
-    expect(await keepWaybackThumbnail(db.sql, fetcher, notImage)).toBe('not_an_image');
+    expect(await keepWaybackThumbnail(db.sql, fetcher, absent, keepThumbnailCapture)).toBe('not_archived');
+    expect(await keepWaybackThumbnail(db.sql, fetcher, notImage, keepThumbnailCapture)).toBe('not_an_image');
     expect(await db.sql`select from video_thumbnails where video_id in ${db.sql([absent, notImage])}`).toHaveLength(0);
   });
 });

@@ -1,5 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unzipSync } from 'fflate';
+import { recordObservations } from '../../core/status/recordObservations.ts';
+import { sha256Hex } from '../../core/status/keepObservations.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
@@ -68,6 +71,7 @@ describe('MCP server at /mcp', () => {
       'generate_summary',
       'browse_summaries',
       'get_video_status_history',
+      'get_evidence',
       'get_usage',
       'generate_stenogram',
       'list_watchlists',
@@ -104,6 +108,55 @@ describe('MCP server at /mcp', () => {
     expect(history.structuredContent).toMatchObject({ videoId: v.talk, current: { status: 'live' } });
     const usage = await client.callTool({ name: 'get_usage', arguments: {} });
     expect(usage.structuredContent).toMatchObject({ tier: { name: 'pro' }, limits: { apiStenogramsPerDay: { max: 100 } } });
+  });
+
+  it('get_evidence: the kept answers, the manifest hash a download has, counted like the download', async () => {
+    const body = Buffer.from(JSON.stringify({ kind: 'youtube#videoListResponse', items: [] }));
+    const answer = { url: 'https://www.googleapis.com/youtube/v3/videos?id=x&key=***', status: 200, contentType: 'application/json', body };
+    await db.sql.begin(async (tx) =>
+      recordObservations(
+        tx,
+        [
+          {
+            videoId: v.other,
+            outcome: 'gone',
+            reason: 'unknown',
+            source: 'youtube_api',
+            evidence: 'videos.list did not return it',
+            answer: { ...answer, answeredAt: new Date() },
+          },
+        ],
+        { confirmMinutes: 60, recheckDays: 30 },
+      ),
+    );
+    const downloads = async () =>
+      (
+        (await client.callTool({ name: 'get_usage', arguments: {} })).structuredContent as {
+          limits: { subtitleDownloadsPerDay: { used: number } };
+        }
+      ).limits.subtitleDownloadsPerDay.used;
+    const before = await downloads();
+    const evidence = await client.callTool({ name: 'get_evidence', arguments: { videoId: v.other } });
+    expect(evidence.isError).toBeFalsy();
+    const data = evidence.structuredContent as {
+      manifestSha256: string;
+      bundleUrl: string;
+      history: { videoId: string };
+      observations: Array<{ source: string; httpStatus: number; bodySha256: string; decided: string }>;
+      keptObservations: number;
+    };
+    expect(await downloads()).toBe(before + 1);
+    expect(data.observations).toEqual([
+      expect.objectContaining({ source: 'youtube_api', httpStatus: 200, bodySha256: sha256Hex(body), decided: 'suspected' }),
+    ]);
+    expect(data.keptObservations).toBe(1);
+    expect(data.history).toEqual((await stack.api.call(`/api/videos/${v.other}/status-history`, { key })).body.data);
+    expect(data.bundleUrl).toBe(`${stack.api.url}/api/videos/${v.other}/evidence`);
+    const bundle = unzipSync(new Uint8Array(await (await fetch(data.bundleUrl, { headers: { 'X-API-Key': key } })).arrayBuffer()));
+    expect(Buffer.from(bundle['README.txt']!).toString().split('\n')[0]).toBe(data.manifestSha256);
+    expect(textOf(evidence)).toContain(data.manifestSha256);
+    const missing = await client.callTool({ name: 'get_evidence', arguments: { videoId: videoIdFor('nowhere') } });
+    expect(textOf(missing)).toMatch(/^NOT_FOUND/);
   });
 
   it('search_videos in titles and in subtitles, charged like GET /api/fts', async () => {

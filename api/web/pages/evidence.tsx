@@ -60,6 +60,12 @@ export const verifyEvidencePost = definePage({
         <p>
           <strong>Intact.</strong> {verdict.checkedFiles} files match manifest.json, whose SHA-256 is <code>{verdict.manifestSha256}</code>.
         </p>
+        {verdict.timestamp && (
+          <p>
+            Timestamped: an RFC 3161 token signed by <strong>{verdict.timestamp.signer}</strong> attests the manifest existed at{' '}
+            <time datetime={verdict.timestamp.attestedAt}>{verdict.timestamp.attestedAt}</time>.
+          </p>
+        )}
       </div>
     ) : (
       <div class="notice error" role="alert">

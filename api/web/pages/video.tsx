@@ -20,7 +20,7 @@ import { wholeNumber } from '../../http/input.ts';
 import type { ActionContext, ApiDeps } from '../../http/route.ts';
 import { perform } from '../../http/route.ts';
 import { followSummary, generateSummary, summaryIfAny } from '../../actions/summaries.ts';
-import { downloadVideoEvidence, readRawAnswer } from '../../actions/evidence.ts';
+import { readRawAnswer, sendBundle, videoEvidence } from '../../actions/evidence.ts';
 import { downloadSubtitles } from '../../actions/subtitles.ts';
 import { readUsage } from '../../actions/usage.ts';
 import { whenInWords } from '../duration.ts';
@@ -587,9 +587,9 @@ export const videoEvidencePage = definePage({
   method: 'GET',
   path: '/videos/:videoId/evidence.zip',
   params: z.object({ videoId: videoIdSchema }),
-  access: downloadVideoEvidence.access,
+  access: videoEvidence.access,
   async handler(ctx) {
-    return perform(downloadVideoEvidence, ctx, { exchange: ctx.exchange, videoId: ctx.params.videoId });
+    return sendBundle(ctx, ctx.exchange, await perform(videoEvidence, ctx, ctx.params.videoId));
   },
 });
 

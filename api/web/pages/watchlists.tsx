@@ -13,7 +13,7 @@ import {
   watchlistItemInput,
   type WatchlistItemInput,
 } from '../../actions/watchlists.ts';
-import { downloadWatchlistEvidence } from '../../actions/evidence.ts';
+import { sendBundle, watchlistEvidence } from '../../actions/evidence.ts';
 import { listWatchlistChanges } from '../../actions/watchlistChanges.ts';
 import { listWebhooks } from '../../actions/webhooks.ts';
 import { changeTitle } from '../../../core/watchlists/atom.ts';
@@ -294,9 +294,9 @@ export const watchlistEvidencePage = definePage({
   method: 'GET',
   path: '/watchlists/:watchlistId/evidence.zip',
   params: watchlistParams,
-  access: downloadWatchlistEvidence.access,
+  access: watchlistEvidence.access,
   async handler(ctx) {
-    return perform(downloadWatchlistEvidence, ctx, { exchange: ctx.exchange, id: ctx.params.watchlistId });
+    return sendBundle(ctx, ctx.exchange, await perform(watchlistEvidence, ctx, ctx.params.watchlistId));
   },
 });
 

@@ -27,7 +27,7 @@
  * Failure injection: the next K requests (to the CDX, to replay, or any) answer a status, hang,
  * stall after the headers, or have their connection reset.
  */
-import { createHash } from 'node:crypto';
+import { cdxDigest } from '../../../core/sources/wayback/cdxDigest.ts';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { escapeHtml } from '../../../core/text/escapeHtml.ts';
@@ -87,26 +87,6 @@ function surtKey(raw: string): string {
   const host = url.hostname.toLowerCase().replace(/^www\d*\./, '');
   const query = url.search.length > 1 ? `?${url.search.slice(1).split('&').filter(Boolean).sort().join('&')}` : '';
   return `${host.split('.').reverse().join(',')})${url.pathname || '/'}${query}`.toLowerCase();
-}
-
-const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-
-/** SHA-1 in base32, 32 characters, like the CDX digest column. */
-function digestOf(body: string | Buffer): string {
-  const bytes = createHash('sha1').update(body).digest();
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const byte of bytes) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += BASE32[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
-  return out;
 }
 
 /** A 14-digit timestamp: ts(2015, 3, 2) → "20150302120000". */
@@ -448,7 +428,7 @@ export async function start(startOptions: StartOptions = {}): Promise<WaybackSer
       original: seed.url,
       mimetype: seed.revisit ? 'warc/revisit' : (seed.mimetype ?? 'text/html'),
       statuscode: seed.revisit ? '-' : String(status),
-      digest: digestOf(body),
+      digest: cdxDigest(body),
       length: String(300 + Math.floor(body.length / 4)),
       body,
       status,

@@ -1,5 +1,5 @@
 /** A source's answer as evidence keeps it: the request as the platform would be asked it, with no secret. */
-import type { RawAnswer } from '../sources/http.ts';
+import { recordAnswers, type RawAnswer } from './http.ts';
 
 export type KeptAnswer = RawAnswer;
 
@@ -18,7 +18,16 @@ function keptRequestUrl(requested: string, publicOrigin: string): string {
 }
 
 /** The answer with its URL as kept. */
-export const keptAnswer = (answer: RawAnswer, publicOrigin: string): KeptAnswer => ({
+const keptAnswer = (answer: RawAnswer, publicOrigin: string): KeptAnswer => ({
   ...answer,
   url: keptRequestUrl(answer.url, publicOrigin),
 });
+
+/** `work`'s result and the last answer a source gave inside it, as evidence keeps it. */
+export async function withLastAnswer<T>(publicOrigin: string, work: () => Promise<T>): Promise<{ result: T; answer?: KeptAnswer }> {
+  let answer: KeptAnswer | undefined;
+  const result = await recordAnswers((raw) => {
+    answer = keptAnswer(raw, publicOrigin);
+  }, work);
+  return answer ? { result, answer } : { result };
+}
