@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { backgroundStatus } from '../../core/crawl/backgroundStatus.ts';
+import { backgroundStatus } from '../../core/crawl/searchSession.ts';
 import { channelIdSchema } from '../../core/schemas.ts';
 import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
 import { ACCEPTED_FORMS } from '../../core/youtube/channelQuery.ts';

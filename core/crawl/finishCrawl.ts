@@ -1,3 +1,4 @@
+/** How a crawl ends (search:complete with its totals, or search:error), and the totals its steps add up to get there. */
 import type { Queryable, Sql } from '../db/database.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
 import { searchEvents, type CrawlTotals } from '../events/searchEvents.ts';
@@ -52,4 +53,34 @@ export async function failCrawl(sql: Sql, crawlId: string, error: unknown): Prom
     if (crawl?.status === 'running')
       await finishCrawl(tx, crawl, { code: 'INTERNAL_ERROR', message: `the crawl failed: ${(error as Error).message}` });
   });
+}
+
+export interface BatchCounts {
+  /** Videos the source listed in this step. */
+  videos: number;
+  /** Of them, stored for the first time. */
+  inserted: number;
+  /** Of them, stored or changed (sent as search:video). */
+  changed: number;
+  /** The source failed in this step. */
+  failure?: string;
+}
+
+/** The crawl's totals with one step's batch of `source` added (an earlier error of the source stays unless replaced). */
+export function addBatch(totals: CrawlTotals, source: string, batch: BatchCounts): CrawlTotals {
+  const before = totals.sources?.[source];
+  return {
+    ...totals,
+    videos: (totals.videos ?? 0) + batch.videos,
+    new: (totals.new ?? 0) + batch.inserted,
+    sources: {
+      ...totals.sources,
+      [source]: {
+        ...before,
+        videos: (before?.videos ?? 0) + batch.videos,
+        changed: (before?.changed ?? 0) + batch.changed,
+        ...(batch.failure ? { error: batch.failure } : {}),
+      },
+    },
+  };
 }
