@@ -9,8 +9,7 @@ import { rawAnswer } from '../../core/evidence/observations.ts';
 import { bufferBytes } from '../../core/evidence/readZip.ts';
 import { verifyBundle, type Verdict } from '../../core/evidence/verifyBundle.ts';
 import { findOwnWatchlist } from '../../core/watchlists/ownWatchlist.ts';
-import { drained } from '../http/compression.ts';
-import { sendAnswer } from '../http/representation.ts';
+import { drained, sendAnswer } from '../http/representation.ts';
 import { defineAction, handled, privateCache, type ActionContext, type Exchange } from '../http/route.ts';
 import { watchlistOwner } from './watchlists.ts';
 

@@ -12,8 +12,7 @@ import { crawlStream, positionOf, streamHead, type Position } from '../../core/e
 import { callerUserId, type Caller } from '../http/auth.ts';
 import { handled } from '../http/route.ts';
 import { answerNothingMore, notOfThisStream } from '../sse/followStream.ts';
-import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
-import { openEventStream } from '../sse/writer.ts';
+import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames, openEventStream } from '../sse/writer.ts';
 import { defineAction } from '../http/route.ts';
 
 const searching = { scope: 'L1', feature: 'channelSearch' } as const;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AppError } from '../../core/errors.ts';
 import { authenticate } from '../http/auth.ts';
-import { readJsonBody } from '../http/body.ts';
+import { readJsonBody } from '../http/input.ts';
 import { publicOrigin } from '../http/publicOrigin.ts';
 import { sendJson } from '../http/representation.ts';
 import type { ApiDeps } from '../http/route.ts';

@@ -66,7 +66,7 @@ export function createMcpServer(ctx: McpContext): McpServer {
 const ask = (text: string): GetPromptResult => ({ messages: [{ role: 'user', content: { type: 'text', text } }] });
 
 /** Prompts: ready-made research tasks that name the tools to use, in order. */
-export function registerPrompts(server: McpServer, ctx: McpContext): void {
+function registerPrompts(server: McpServer, ctx: McpContext): void {
   // prompts/get passes the guard chain like a tool call (one requestsPerMinute); a refusal is a JSON-RPC error.
   const guardedPrompt =
     <A>(name: string, build: (args: A) => GetPromptResult) =>

@@ -60,7 +60,7 @@ function toolError(error: unknown, ctx: McpContext): CallToolResult {
 }
 
 /** What a client may assume of a tool's calls. */
-export const toolAnnotations = (spec: ToolSpec<z.ZodObject, z.ZodObject>) => ({
+const toolAnnotations = (spec: ToolSpec<z.ZodObject, z.ZodObject>) => ({
   title: spec.title,
   readOnlyHint: spec.readOnly,
   destructiveHint: spec.destructive ?? false,

@@ -13,8 +13,7 @@ import { findVideos } from '../../core/subtitles/videos.ts';
 import { perform } from '../http/route.ts';
 import { downloadSubtitles, SUBTITLE_TYPES } from '../actions/subtitles.ts';
 import { wholeNumber } from '../http/input.ts';
-import { codingFor, drained, streamSink } from '../http/compression.ts';
-import { addVary, JSON_TYPE } from '../http/representation.ts';
+import { codingFor, drained, streamSink, addVary, JSON_TYPE } from '../http/representation.ts';
 import { binaryBody, defineRoute, handled, privateCache, reply } from '../http/route.ts';
 
 /** At most this many video ids per bulk download. */

@@ -3,8 +3,7 @@
  * stream is told of while it waits (retryProgress), and its health over the crawls (sourceHealth).
  */
 import type { Queryable, Sql } from '../db/database.ts';
-import { crawlStream } from '../events/events.ts';
-import { progressState } from '../events/progressState.ts';
+import { crawlStream, progressState } from '../events/events.ts';
 import { searchEvents } from '../events/searchEvents.ts';
 import type { Logger } from '../log.ts';
 import { observeAttempts } from '../sources/http.ts';

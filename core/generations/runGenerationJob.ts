@@ -1,7 +1,6 @@
 import type { Sql, Queryable } from '../db/database.ts';
 import type { TypedEvent } from '../events/defineEvent.ts';
-import { appendEvents } from '../events/events.ts';
-import { newStage, progressState } from '../events/progressState.ts';
+import { appendEvents, newStage, progressState } from '../events/events.ts';
 import { finalFailure, readTranscriptCues, runGeneration, type TranscriptTrack } from '../llm/generation.ts';
 import type { Logger } from '../log.ts';
 import type { TranscriptCue } from '../subtitles/transcriptCue.ts';

@@ -5,9 +5,8 @@ import type { GenerationRequestInput } from '../generations/requestGeneration.ts
 import type { GenerationWork } from '../generations/runGenerationJob.ts';
 import { GenerationFailed, languageOfTrack, type TranscriptTrack } from '../llm/generation.ts';
 import { enqueue } from '../jobs/enqueue.ts';
-import { readStenogram } from './findStenogram.ts';
+import { readStenogram, stenogramUrl, toMetadata, type StenogramRow } from './metadata.ts';
 import { StoreRootRefused } from './fileStore.ts';
-import { stenogramUrl, toMetadata, type StenogramRow } from './metadata.ts';
 import type { GeneratedStenogram, StenogramGenerator } from './stenogram.ts';
 import { loggedCompletion, stenogramEvents } from './stenogramEvents.ts';
 import type { StenogramStore } from './store.ts';

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents } from '../../core/events/events.ts';
-import { newStage, progressState } from '../../core/events/progressState.ts';
+import { appendEvents, newStage, progressState } from '../../core/events/events.ts';
 import { generationStream } from '../../core/generations/requestGeneration.ts';
 import { createLogger } from '../../core/log.ts';
 import { summaryEvents } from '../../core/summaries/summaryEvents.ts';

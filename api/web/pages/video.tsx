@@ -7,7 +7,7 @@ import { statusHistory } from '../../../core/status/statusHistory.ts';
 import { describeStatus } from '../../../core/videos/statusWording.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
 import type { Queryable } from '../../../core/db/database.ts';
-import { findStenogram } from '../../../core/stenograms/findStenogram.ts';
+import { findStenogram } from '../../../core/stenograms/metadata.ts';
 import type { Cue } from '../../../core/subtitles/cue.ts';
 import { matchCues } from '../../../core/subtitles/match.ts';
 import { readSubtitles } from '../../../core/subtitles/readSubtitles.ts';
