@@ -1,6 +1,6 @@
 import { streamStart, type StoredEvent, type ProgressNote } from '../../core/events/events.ts';
 import type { GenerationKind, GenerationRow } from '../../core/generations/generationKind.ts';
-import { generationStream, isFinalOf } from '../../core/generations/requestGeneration.ts';
+import { generationStream, isFinalOf } from '../../core/generations/lifecycle.ts';
 import type { EventHub } from '../sse/hub.ts';
 import type { ToolExtra } from './tool.ts';
 

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '../../core/errors.ts';
 import { STREAM_TOKEN_MINUTES } from '../../core/accounts/mintStreamToken.ts';
-import { issueStreamToken, opensWithStreamToken, streamTokenObject } from '../http/streamToken.ts';
-import { defineRoute, pathPattern, type Route } from '../http/route.ts';
+import { issueStreamToken, opensWithStreamToken, streamTokenObject, defineRoute, pathPattern, type Route } from '../http/route.ts';
 
 /** POST /api/stream-tokens: a token for any event stream of `routes` (a thunk: the list holds this route too). */
 export const streamTokenRoute = (routes: () => Route[]) =>

@@ -5,7 +5,7 @@ import { videoIdSchema, videoParams } from '../../core/schemas.ts';
 import { browseSummaries as browsePublicSummaries } from '../../core/summaries/browseSummaries.ts';
 import { summaryChannels, summaryLanguages, summaryTags } from '../../core/summaries/summaryFacets.ts';
 import { summaryListItem, summaryObject, toSummaryListItem, toSummaryObject } from '../../core/summaries/summaryObject.ts';
-import { perform } from '../http/route.ts';
+import { perform, issueStreamToken, streamTokenObject, defineRoute, privateCache, reply } from '../http/route.ts';
 import {
   browseQuery,
   browseSummaries,
@@ -20,8 +20,6 @@ import {
   summaryStreamParts,
 } from '../actions/summaries.ts';
 import { wholeNumber } from '../http/input.ts';
-import { issueStreamToken, streamTokenObject } from '../http/streamToken.ts';
-import { defineRoute, privateCache, reply } from '../http/route.ts';
 import { generationStreamRoute } from './generationStream.ts';
 
 const TAG = 'AI summaries';

@@ -18,7 +18,7 @@ import {
   type ProgressNote,
 } from '../../core/events/events.ts';
 import type { GenerationKind, GenerationRow } from '../../core/generations/generationKind.ts';
-import { generationStream, isFinalOf } from '../../core/generations/requestGeneration.ts';
+import { generationStream, isFinalOf } from '../../core/generations/lifecycle.ts';
 import type { Logger } from '../../core/log.ts';
 import type { EventHub } from './hub.ts';
 import { eventFrame, openEventStream } from './writer.ts';

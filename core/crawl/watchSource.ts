@@ -130,7 +130,7 @@ export interface SourceHealth {
 
 /**
  * Each source's last crawl and its failures, as the crawls' totals record them (`totals.sources.<name>.error`,
- * addBatch of finishCrawl.ts). One statement over the crawls (one row per crawl, not per video).
+ * addBatch of crawlStep.ts). One statement over the crawls (one row per crawl, not per video).
  */
 export async function sourceHealth(sql: Queryable): Promise<SourceHealth[]> {
   return sql<SourceHealth[]>`

@@ -2,7 +2,7 @@ import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addBatch } from '../../core/crawl/finishCrawl.ts';
+import { addBatch } from '../../core/crawl/crawlStep.ts';
 import { resolveChannel } from '../../core/crawl/startSearch.ts';
 import { loadConfig } from '../../core/config.ts';
 import { storeArchiveScan } from '../../core/import/storeArchiveScan.ts';
