@@ -118,7 +118,7 @@ function errorsOf(route: Route): Array<[number, ErrorCode]> {
   codes.add('INTERNAL_ERROR');
   codes.add('SERVICE_UNAVAILABLE');
   const errors = [...codes].map((code): [number, ErrorCode] => [errorStatus[code], code]);
-  // A body is read before it is parsed: too large, or not JSON (api/http/body.ts).
+  // A body is read before it is parsed: too large, or not JSON (api/http/input.ts).
   if (route.body) errors.push([413, 'INVALID_INPUT'], [415, 'INVALID_INPUT']);
   return errors;
 }

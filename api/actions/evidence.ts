@@ -14,8 +14,7 @@ import { requestTimestamp } from '../../core/evidence/timestamp.ts';
 import { verifyBundle, type Verdict } from '../../core/evidence/verifyBundle.ts';
 import { statusHistory } from '../../core/status/statusHistory.ts';
 import { findOwnWatchlist } from '../../core/watchlists/ownWatchlist.ts';
-import { drained } from '../http/compression.ts';
-import { sendAnswer } from '../http/representation.ts';
+import { drained, sendAnswer } from '../http/representation.ts';
 import { defineAction, handled, privateCache, type ActionContext, type Exchange } from '../http/route.ts';
 import { watchlistOwner } from './watchlists.ts';
 

@@ -4,18 +4,15 @@
  * tool perform these.
  */
 import type { ServerResponse } from 'node:http';
-import { continueSearch as continueCrawl } from '../../core/crawl/continueSearch.ts';
-import { findSession, type SearchSession } from '../../core/crawl/findSession.ts';
-import { searchChannel } from '../../core/crawl/searchChannel.ts';
-import { snapshotCountThrough, snapshotHolds, snapshotPages } from '../../core/crawl/snapshotPages.ts';
+import { continueSearch as continueCrawl, searchChannel } from '../../core/crawl/startSearch.ts';
+import { findSession, type SearchSession, snapshotCountThrough, snapshotHolds, snapshotPages } from '../../core/crawl/searchSession.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { notFound } from '../../core/errors.ts';
 import { crawlStream, positionOf, streamHead, type Position } from '../../core/events/events.ts';
 import { callerUserId, type Caller } from '../http/auth.ts';
 import { handled } from '../http/route.ts';
 import { answerNothingMore, notOfThisStream } from '../sse/followStream.ts';
-import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames } from '../sse/searchFrames.ts';
-import { openEventStream } from '../sse/writer.ts';
+import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames, openEventStream } from '../sse/writer.ts';
 import { defineAction } from '../http/route.ts';
 
 const searching = { scope: 'L1', feature: 'channelSearch' } as const;

@@ -5,8 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { AppError, notFound } from '../../core/errors.ts';
-import { findStenogram } from '../../core/stenograms/findStenogram.ts';
-import { stenogramUrl, toMetadata, type StenogramRow } from '../../core/stenograms/metadata.ts';
+import { findStenogram, stenogramUrl, toMetadata, type StenogramRow } from '../../core/stenograms/metadata.ts';
 import { readStenogramMarkdown } from '../../core/stenograms/readMarkdown.ts';
 import { stenogramEvents, type CompletionLogged } from '../../core/stenograms/stenogramEvents.ts';
 import { requestStenogram, stenogramGeneration } from '../../core/stenograms/stenogramGeneration.ts';

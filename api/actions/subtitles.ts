@@ -16,8 +16,7 @@ import { readTranscript, type TranscriptInfo } from '../../core/subtitles/transc
 import { describeTrack, latestTracks, readCues } from '../../core/subtitles/tracks.ts';
 import { readVideoLookup, type VideoLookup } from '../../core/subtitles/videoLookups.ts';
 import { findVideos } from '../../core/subtitles/videos.ts';
-import { codingFor, drained, streamSink } from '../http/compression.ts';
-import { addVary, JSON_TYPE, prepareAnswer } from '../http/representation.ts';
+import { addVary, codingFor, drained, JSON_TYPE, prepareAnswer, streamSink } from '../http/representation.ts';
 import { handled, privateCache, type Exchange } from '../http/route.ts';
 import { defineAction } from '../http/route.ts';
 

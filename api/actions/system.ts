@@ -9,8 +9,7 @@ import type { TierName } from '../../core/schemas.ts';
 import { loadTiers } from '../../core/tiers/loadTiers.ts';
 import { updateTier, type TierChanges } from '../../core/tiers/updateTier.ts';
 import { HEARTBEAT_STALE_SECONDS } from '../../core/workerHeartbeat.ts';
-import { issueStreamToken } from '../http/streamToken.ts';
-import { defineAction } from '../http/route.ts';
+import { defineAction, issueStreamToken } from '../http/route.ts';
 
 /** Every tier, as this process keeps them (a change shows within seconds). */
 export const listTiers = defineAction({

@@ -173,7 +173,7 @@ const givesBack = (error: unknown) => error instanceof AppError && (error.code =
  * ends in NOT_FOUND or INVALID_INPUT after a charge gets the units back in one more statement; its
  * request count stays (the rate limit counts every request that reached its work, 400s and 404s
  * included). Any other failure keeps the charge (see givesBack); a generation whose job fails gives its
- * unit back from the job (core/generations/runGenerationJob.ts).
+ * unit back from the job (runGenerationJob of core/generations/lifecycle.ts).
  */
 export async function guarded<T>(
   deps: { counterSql: Sql },

@@ -4,7 +4,7 @@ import type { ApiKeyCache } from '../../core/accounts/cachedApiKeys.ts';
 import type { Pause } from '../../core/accounts/signIn.ts';
 import type { Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
-import type { ErrorCode } from '../../core/errors.ts';
+import { type ErrorCode, AppError } from '../../core/errors.ts';
 import type { EventVocabulary } from '../../core/events/defineEvent.ts';
 import type { Logger } from '../../core/log.ts';
 import type { JsonText } from '../../core/text/jsonText.ts';
@@ -12,8 +12,9 @@ import type { FeatureName, LimitName, ScopeLabel } from '../../core/schemas.ts';
 import type { Services } from '../../core/services/buildServices.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
 import type { EventHub } from '../sse/hub.ts';
-import type { Caller, RouteAuth } from './auth.ts';
+import type { Caller, RouteAuth, StreamTokenUse } from './auth.ts';
 import { checkAccess, type ChargeUnits, type Guarded, type GuardedRequest, type RequestLimit } from './guard.ts';
+import { mintStreamToken, STREAM_TOKEN_MINUTES } from '../../core/accounts/mintStreamToken.ts';
 
 /**
  * What every route may use; built once per API process. The services (video sources, full-text
@@ -216,4 +217,49 @@ export const defineAction = <I, O, const G extends Guarded>(action: Action<I, O>
 export function perform<I, O>(action: Action<I, O>, ctx: ActionContext, input: I): Promise<O> {
   checkAccess(ctx.caller, action.access, action.what);
   return action.run(ctx, input);
+}
+
+/** Routes a stream token opens: event streams read with GET, as a browser's EventSource reads them. */
+export const opensWithStreamToken = (route: Pick<Route, 'method' | 'events'>) => route.method === 'GET' && route.events !== undefined;
+
+/** The `?token=` of a request to an event stream, with the path it was sent to; undefined when none was sent or the route takes none. */
+export function streamTokenOf(
+  route: Route,
+  req: IncomingMessage & { path: string; query: Record<string, unknown> },
+): StreamTokenUse | undefined {
+  if (!opensWithStreamToken(route)) return undefined;
+  const given = req.query.token;
+  if (given === undefined) return undefined;
+  if (typeof given !== 'string') throw new AppError('INVALID_INPUT', 'token: send one stream token');
+  return { token: given, path: req.path.replace(/(.)\/$/, '$1') };
+}
+
+/** The `token` query parameter of an event stream route (authentication reads it; this documents it). */
+export const streamTokenParam = z
+  .string()
+  .max(64)
+  .optional()
+  .describe(
+    `a stream token for this stream (POST /api/stream-tokens, or sseToken/streamToken where a stream is started), in place of the API key, for clients that cannot send headers (a browser's EventSource); valid ${STREAM_TOKEN_MINUTES} minutes`,
+  );
+
+export const streamTokenObject = z
+  .object({
+    token: z.string().describe('opens only this stream, as the key that minted it, until expiresAt; keep it out of logs and shared links'),
+    url: z.string().describe('the stream path with ?token=: what to give an EventSource'),
+    expiresAt: z.string().describe('ISO 8601; a later reconnect needs a new token'),
+  })
+  .describe(
+    `a short-lived token (${STREAM_TOKEN_MINUTES} minutes) that opens one event stream without the API key, for a browser's EventSource`,
+  );
+
+/** A stream token for `streamPath`, minted by the caller's key (stream tokens always act as a key). */
+export async function issueStreamToken(
+  deps: Pick<ApiDeps, 'sql'>,
+  caller: Caller,
+  streamPath: string,
+): Promise<z.output<typeof streamTokenObject>> {
+  if (caller.kind !== 'key') throw new AppError('API_KEY_REQUIRED', 'stream tokens are minted with an API key');
+  const minted = await mintStreamToken(deps.sql, caller.keyId, streamPath);
+  return { token: minted.token, url: `${streamPath}?token=${minted.token}`, expiresAt: minted.expiresAt.toISOString() };
 }

@@ -7,8 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../core/errors.ts';
 import type { MediaFile } from '../../core/videos/mediaFile.ts';
-import { evaluatePreconditions, httpDate, preconditionFailed, seconds } from './conditional.ts';
-import { cachingHeaders } from './representation.ts';
+import { evaluatePreconditions, httpDate, preconditionFailed, seconds, cachingHeaders } from './representation.ts';
 import { privateCache, type Exchange } from './route.ts';
 
 /** The bytes to send: a first and last position (inclusive), the whole file, or none that exist. */

@@ -1,5 +1,4 @@
-import { streamStart, type StoredEvent } from '../../core/events/events.ts';
-import type { ProgressNote } from '../../core/events/progressState.ts';
+import { streamStart, type StoredEvent, type ProgressNote } from '../../core/events/events.ts';
 import type { GenerationKind, GenerationRow } from '../../core/generations/generationKind.ts';
 import { generationFollower } from '../sse/followStream.ts';
 import type { EventHub } from '../sse/hub.ts';

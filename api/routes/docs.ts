@@ -10,8 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { codingFor, encodeBody, isCompressible, type Coding } from '../http/compression.ts';
-import { addVary } from '../http/representation.ts';
+import { codingFor, encodeBody, isCompressible, type Coding, addVary } from '../http/representation.ts';
 import { binaryBody, defineRoute, handled } from '../http/route.ts';
 
 const require = createRequire(import.meta.url);

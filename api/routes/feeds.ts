@@ -9,9 +9,8 @@ import { ATOM_PAGE_SIZE, ATOM_TYPE, atomId, renderAtomFeed, type FeedHead } from
 import { changesById } from '../../core/watchlists/change.ts';
 import { deletionPageKey, savedQueryTexts, watchlistPageKey, type FeedPageKey } from '../../core/watchlists/changePages.ts';
 import { watchlistByFeedToken } from '../../core/watchlists/feedWatchlist.ts';
-import { entityTag } from '../http/conditional.ts';
+import { entityTag, prepareAnswer } from '../http/representation.ts';
 import { publicOrigin } from '../http/publicOrigin.ts';
-import { prepareAnswer } from '../http/representation.ts';
 import { defineRoute, handled, privateCache, PUBLIC_PAGE_CACHE, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
 
 const TAG = 'Feeds';

@@ -4,12 +4,11 @@ import type { EventVocabulary } from '../../core/events/defineEvent.ts';
 import type { GenerationRow } from '../../core/generations/generationKind.ts';
 import type { FeatureName, ScopeLabel } from '../../core/schemas.ts';
 import type { ErrorCode } from '../../core/errors.ts';
-import { defineRoute, handled, type ApiDeps, type RouteContext } from '../http/route.ts';
+import { defineRoute, handled, type ApiDeps, type RouteContext, streamTokenParam } from '../http/route.ts';
 import type { RouteAuth } from '../http/auth.ts';
-import { streamTokenParam } from '../http/streamToken.ts';
 import { answerGenerationStream, lastEventId, type GenerationStreamParts } from '../sse/followStream.ts';
 
-/** Resume where a client left off; `token`: a stream token in place of the key (a browser's EventSource, api/http/streamToken.ts). */
+/** Resume where a client left off; `token`: a stream token in place of the key (a browser's EventSource, api/http/route.ts). */
 const resumeQuery = z.strictObject({ lastEventId: z.string().max(64).optional(), token: streamTokenParam });
 
 export function generationStreamRoute<P extends z.ZodType, Row extends GenerationRow>(route: {

@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { backgroundStatus } from '../../core/crawl/backgroundStatus.ts';
+import { backgroundStatus } from '../../core/crawl/searchSession.ts';
 import { channelIdSchema } from '../../core/schemas.ts';
 import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
 import { ACCEPTED_FORMS } from '../../core/youtube/channelQuery.ts';
-import { perform } from '../http/route.ts';
+import { perform, issueStreamToken, streamTokenObject, streamTokenParam, defineRoute, type ApiDeps } from '../http/route.ts';
 import { callersSession, continueSearch, followSearch, startSearch } from '../actions/search.ts';
 import { callerUserId, type Caller } from '../http/auth.ts';
-import { issueStreamToken, streamTokenObject, streamTokenParam } from '../http/streamToken.ts';
-import { defineRoute, type ApiDeps } from '../http/route.ts';
 import { lastEventId } from '../sse/followStream.ts';
 
 const sessionResponse = z.object({

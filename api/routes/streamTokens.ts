@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { STREAM_TOKEN_MINUTES } from '../../core/accounts/mintStreamToken.ts';
 import { mintStreamToken } from '../actions/system.ts';
-import { opensWithStreamToken, streamTokenObject } from '../http/streamToken.ts';
-import { defineRoute, pathPattern, perform, type Route } from '../http/route.ts';
+import { defineRoute, opensWithStreamToken, pathPattern, perform, type Route, streamTokenObject } from '../http/route.ts';
 
 /** POST /api/stream-tokens: a token for any event stream of `routes` (a thunk: the list holds this route too). */
 export const streamTokenRoute = (routes: () => Route[]) =>

@@ -4,7 +4,7 @@ import { summaryEventVocabulary } from '../../core/summaries/summaryEvents.ts';
 import { videoIdSchema, videoParams } from '../../core/schemas.ts';
 import { summaryChannels, summaryLanguages, summaryTags } from '../../core/summaries/summaryFacets.ts';
 import { summaryListItem, summaryObject } from '../../core/summaries/summaryObject.ts';
-import { perform } from '../http/route.ts';
+import { defineRoute, issueStreamToken, perform, privateCache, reply, streamTokenObject } from '../http/route.ts';
 import {
   browseQuery,
   browseSummaries,
@@ -20,8 +20,6 @@ import {
   summaryToFollow,
 } from '../actions/summaries.ts';
 import { wholeNumber } from '../http/input.ts';
-import { issueStreamToken, streamTokenObject } from '../http/streamToken.ts';
-import { defineRoute, privateCache, reply } from '../http/route.ts';
 import { generationStreamRoute } from './generationStream.ts';
 
 const TAG = 'AI summaries';

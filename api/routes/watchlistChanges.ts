@@ -3,8 +3,7 @@ import { z } from 'zod';
 import { watchlistEventVocabulary } from '../../core/watchlists/watchlistEvents.ts';
 import { changeList, changesCursor, CHANGES_PER_PAGE, followWatchlistChanges, listWatchlistChanges } from '../actions/watchlistChanges.ts';
 import { wholeNumber } from '../http/input.ts';
-import { defineRoute, handled, perform, privateCache } from '../http/route.ts';
-import { streamTokenParam } from '../http/streamToken.ts';
+import { defineRoute, handled, perform, privateCache, streamTokenParam } from '../http/route.ts';
 import { lastEventId } from '../sse/followStream.ts';
 
 const TAG = 'Watchlists';

@@ -7,10 +7,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../../core/errors.ts';
 import type { TypedEvent } from '../../core/events/defineEvent.ts';
 import type { Queryable } from '../../core/db/database.ts';
-import { lastEvent, parseEventId, positionOf, readEvents, streamStart, type Position, type StoredEvent } from '../../core/events/events.ts';
-import type { ProgressNote } from '../../core/events/progressState.ts';
+import {
+  lastEvent,
+  parseEventId,
+  positionOf,
+  readEvents,
+  streamStart,
+  type Position,
+  type StoredEvent,
+  type ProgressNote,
+} from '../../core/events/events.ts';
 import type { GenerationKind, GenerationRow } from '../../core/generations/generationKind.ts';
-import { generationStream, isFinalOf } from '../../core/generations/requestGeneration.ts';
+import { generationStream, isFinalOf } from '../../core/generations/lifecycle.ts';
 import type { Logger } from '../../core/log.ts';
 import type { EventHub } from './hub.ts';
 import { eventFrame, openEventStream } from './writer.ts';

@@ -1,7 +1,6 @@
 import type { Sql } from '../../core/db/database.ts';
-import { readEvents, streamHead, type Position, type StoredEvent } from '../../core/events/events.ts';
+import { readEvents, streamHead, type Position, type StoredEvent, PROGRESS_CHANNEL, type ProgressNote } from '../../core/events/events.ts';
 import type { Logger } from '../../core/log.ts';
-import { PROGRESS_CHANNEL, type ProgressNote } from '../../core/events/progressState.ts';
 
 /** Subscribers that are caught up get the very same array, so what they make of it can be made once (see api/routes/search.ts). */
 type Deliver = (events: readonly StoredEvent[]) => void;

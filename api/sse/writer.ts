@@ -1,5 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { sseConnections } from '../../core/metrics.ts';
+import type { TypedEvent } from '../../core/events/defineEvent.ts';
+import { parseEventId, type StoredEvent } from '../../core/events/events.ts';
+import { announcesCaptions, captionInfoOf, searchEvents } from '../../core/events/searchEvents.ts';
+import type { ChannelObject, VideoObject } from '../../core/videos/videoObject.ts';
 
 /**
  * How far a client may fall behind (bytes written but not yet taken by its socket) before its stream
@@ -79,4 +83,79 @@ export function openEventStream(res: ServerResponse, heartbeatSeconds: number, o
   openStreams.add(stream);
   sseConnections.inc();
   return stream;
+}
+
+// The wire frames of a search stream: its stored part (snapshot) and the crawl's events as the hub delivers them.
+
+/** The id of the frame after the whole stored part: resuming from it skips straight to the crawl's events. */
+const SNAPSHOT_DONE = 's:~';
+
+const frame = (event: TypedEvent, id?: string) => eventFrame(event.type, event.payload, id);
+
+/** Every search:video also reaches clients that read only batches: a batch (without id) precedes its videos. */
+function videoFrames(videos: Array<{ video: VideoObject; id: string }>): string {
+  if (videos.length === 0) return '';
+  return (
+    frame(searchEvents.videoBatch({ videos: videos.map((entry) => entry.video) })) +
+    videos.map((entry) => frame(searchEvents.video(entry.video), entry.id)).join('')
+  );
+}
+
+export const channelResolvedFrame = (channel: ChannelObject) => frame(searchEvents.channelResolved(channel), 's:');
+
+/** One page of the stored part: its videos (resumable after each, `s:<videoId>`) and their caption news. */
+export function snapshotFrames(page: VideoObject[]): string {
+  const withCaptions = page.filter(announcesCaptions);
+  return (
+    videoFrames(page.map((video) => ({ video, id: `s:${video.videoId}` }))) +
+    (withCaptions.length ? frame(captionInfoOf(withCaptions)) : '')
+  );
+}
+
+export const snapshotDoneFrame = (videos: number) =>
+  frame(searchEvents.progress({ stage: 'database', percent: 100, videos }), SNAPSHOT_DONE);
+
+const isFinal = (type: string) => type === searchEvents.complete.type || type === searchEvents.error.type;
+
+/**
+ * The frames of one delivery of crawl events, up to the final one if it is there. Made once per
+ * delivery: the hub hands the same array to every caught-up stream of the crawl, and all of them
+ * write this one Buffer.
+ */
+const deliveryFrames = new WeakMap<readonly StoredEvent[], { frames: Buffer; final: boolean }>();
+export function crawlFrames(events: readonly StoredEvent[]): { frames: Buffer; final: boolean } {
+  const known = deliveryFrames.get(events);
+  if (known) return known;
+  let text = '';
+  let videos: Array<{ video: VideoObject; id: string }> = [];
+  let final = false;
+  for (const event of events) {
+    const id = `c:${event.id}`;
+    if (event.type === searchEvents.video.type) {
+      videos.push({ video: event.payload as VideoObject, id });
+      continue;
+    }
+    // Stored events are written as they were stored (checked by their constructors then).
+    text += videoFrames(videos) + eventFrame(event.type, event.payload, id);
+    videos = [];
+    if (isFinal(event.type)) {
+      final = true;
+      break;
+    }
+  }
+  text += videoFrames(videos);
+  const made = { frames: Buffer.from(text), final };
+  deliveryFrames.set(events, made);
+  return made;
+}
+
+/** Resume point: `s:<videoId>` inside the snapshot of stored videos, `c:<event id>` in the crawl's events, `s:~` between the two. */
+export type Resume = { phase: 'snapshot'; after: string } | { phase: 'snapshotDone' } | { phase: 'live'; eventId: string };
+
+/** A resume point as the stream wrote it; undefined when malformed. */
+export function parseResume(value: string): Resume | undefined {
+  if (value === SNAPSHOT_DONE) return { phase: 'snapshotDone' };
+  if (value.startsWith('s:')) return /^s:[A-Za-z0-9_-]{0,11}$/.test(value) ? { phase: 'snapshot', after: value.slice(2) } : undefined;
+  const eventId = value.startsWith('c:') ? parseEventId(value.slice(2)) : undefined;
+  return eventId ? { phase: 'live', eventId } : undefined;
 }

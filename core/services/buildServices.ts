@@ -1,4 +1,4 @@
-import { activeArchiveRoots } from '../archives/listArchiveRoots.ts';
+import { activeArchiveRoots } from '../archives/archiveRoots.ts';
 import type { Config } from '../config.ts';
 import type { Sql } from '../db/database.ts';
 import type { SearchBackend } from '../fts/backend.ts';

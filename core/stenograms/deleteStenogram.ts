@@ -1,5 +1,5 @@
 import type { Sql } from '../db/database.ts';
-import { generationStream } from '../generations/requestGeneration.ts';
+import { generationStream } from '../generations/lifecycle.ts';
 import { stenogramGeneration } from './stenogramGeneration.ts';
 import type { StenogramStore } from './store.ts';
 

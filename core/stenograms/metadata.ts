@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { generationStatus, type GenerationProgress, type GenerationStatus } from '../generations/generationKind.ts';
+import type { Queryable } from '../db/database.ts';
 
 // The spec (§2.4) types title, channelTitle, language and llmModel as strings: a text not known yet
 // (stenogram:started before any language was asked for or detected, before a model wrote anything)
@@ -117,4 +118,21 @@ export function toMetadata(row: StenogramRow): StenogramMetadata {
     markdownUrl: stenogramUrl(row.owner_id, row.video_id),
     streamUrl: `${stenogramUrl(row.owner_id, row.video_id)}/stream`,
   };
+}
+
+/** The owner's stenogram of a video. Every read filters by owner in SQL: nobody else's is ever found. */
+export async function findStenogram(sql: Queryable, ownerId: string, videoId: string): Promise<StenogramRow | undefined> {
+  const [row] = await sql<StenogramRow[]>`
+    select ${sql.unsafe(STENOGRAM_COLUMNS)}
+    from ${sql.unsafe(STENOGRAM_SOURCE)}
+    where g.owner_id = ${ownerId}::uuid and g.video_id = ${videoId}`;
+  return row;
+}
+
+export async function readStenogram(sql: Queryable, stenogramId: string): Promise<StenogramRow | undefined> {
+  const [row] = await sql<StenogramRow[]>`
+    select ${sql.unsafe(STENOGRAM_COLUMNS)}
+    from ${sql.unsafe(STENOGRAM_SOURCE)}
+    where g.id = ${stenogramId}`;
+  return row;
 }

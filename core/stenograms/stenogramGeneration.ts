@@ -1,18 +1,15 @@
 /** A stenogram as a kind of generation (core/generations): one per owner and video, its stream opened by stenogram:started, and the job's own part. */
 import type { Queryable, Sql } from '../db/database.ts';
 import type { GenerationKind } from '../generations/generationKind.ts';
-import type { GenerationRequestInput } from '../generations/requestGeneration.ts';
-import type { GenerationWork } from '../generations/runGenerationJob.ts';
+import { type GenerationRequestInput, type GenerationWork, requestGeneration } from '../generations/lifecycle.ts';
 import { GenerationFailed, languageOfTrack, type TranscriptTrack } from '../llm/generation.ts';
 import { enqueue } from '../jobs/enqueue.ts';
-import { readStenogram } from './findStenogram.ts';
+import { readStenogram, stenogramUrl, toMetadata, type StenogramRow } from './metadata.ts';
 import { StoreRootRefused } from './fileStore.ts';
-import { stenogramUrl, toMetadata, type StenogramRow } from './metadata.ts';
 import type { GeneratedStenogram, StenogramGenerator } from './stenogram.ts';
 import { loggedCompletion, stenogramEvents } from './stenogramEvents.ts';
 import type { StenogramStore } from './store.ts';
 import { AppError } from '../errors.ts';
-import { requestGeneration } from '../generations/requestGeneration.ts';
 import type { TranscriptInfo } from '../subtitles/transcript.ts';
 
 export interface StenogramRequestInput extends GenerationRequestInput {

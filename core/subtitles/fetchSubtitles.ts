@@ -3,7 +3,7 @@
  * every track found (a new version only when its content changed), choose the transcript again,
  * and tell running crawls of the video's channel with search:caption_info, all in one transaction.
  */
-import { archiveFileCheck } from '../archives/archiveFileCheck.ts';
+import { archiveFileCheck } from '../archives/archiveRoots.ts';
 import type { Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';

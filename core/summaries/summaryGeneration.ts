@@ -1,15 +1,13 @@
 /** A summary as a kind of generation (core/generations): which row a request means, its stream, and the job's own part. */
 import type { Queryable, Sql } from '../db/database.ts';
 import type { GenerationKind } from '../generations/generationKind.ts';
-import type { GenerationRequestInput } from '../generations/requestGeneration.ts';
-import type { GenerationWork } from '../generations/runGenerationJob.ts';
+import { type GenerationRequestInput, type GenerationWork, requestGeneration } from '../generations/lifecycle.ts';
 import { languageOfTrack, type TranscriptTrack } from '../llm/generation.ts';
 import { enqueue } from '../jobs/enqueue.ts';
 import { readSummary } from './findSummary.ts';
 import type { GeneratedSummary, SummaryGenerator } from './summary.ts';
 import { summaryEvents } from './summaryEvents.ts';
 import { toSummaryObject, type SummaryRow } from './summaryObject.ts';
-import { requestGeneration } from '../generations/requestGeneration.ts';
 import type { TranscriptInfo } from '../subtitles/transcript.ts';
 
 export interface SummaryRequestInput extends GenerationRequestInput {

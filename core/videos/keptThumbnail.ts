@@ -4,7 +4,7 @@
  * Only recorded paths are opened: nothing a client sends becomes a path.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { archiveFileCheck } from '../archives/archiveFileCheck.ts';
+import { archiveFileCheck } from '../archives/archiveRoots.ts';
 import type { Queryable } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { localPath } from './localPath.ts';

@@ -5,7 +5,7 @@
  */
 import { constants, open, type FileHandle } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { archiveFileCheck } from '../archives/archiveFileCheck.ts';
+import { archiveFileCheck } from '../archives/archiveRoots.ts';
 import type { Queryable } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { localPath } from './localPath.ts';

@@ -1,7 +1,7 @@
 import type { Queryable } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import type { ChannelRecord } from '../sources/types.ts';
-import { storableRecords } from './storableRecords.ts';
+import { storableRecords } from './upsertVideos.ts';
 
 /**
  * Records what a source says of a channel: known fields overwrite, unknown ones keep what we had.

@@ -1,10 +1,10 @@
 import type { Queryable } from '../db/database.ts';
-import type { Logger } from '../log.ts';
+import type { Logger, LogFields } from '../log.ts';
 import type { SourceName, VideoRecord } from '../sources/types.ts';
 import { keepArchiveThumbnails } from './keepArchiveThumbnails.ts';
 import { recordSightings } from './recordSightings.ts';
-import { storableRecords } from './storableRecords.ts';
 import { VIDEO_JSON, type VideoObject } from './videoObject.ts';
+import { sanitiseStrings, type SubstitutionCounts } from '../text/sanitiseText.ts';
 
 /** How much a source's metadata is trusted: the platform's own API over a local archive over old captures. */
 const sourceRank: Record<SourceName, number> = { youtube_api: 3, archive: 2, wayback: 1 };
@@ -99,4 +99,17 @@ export async function upsertVideos(
     changed: changed.map((row) => row.video).sort((a, b) => (order.get(a.videoId) ?? 0) - (order.get(b.videoId) ?? 0)),
     inserted: touched.filter((row) => row.inserted).length,
   };
+}
+
+/**
+ * Source records as they can be stored: every string sanitised (sanitiseText), once, on the way
+ * into the database. A batch that needed it is logged once, with the substitutions by field.
+ */
+export function storableRecords<T>(records: readonly T[], context: LogFields, log?: Logger): T[] {
+  const substitutions: SubstitutionCounts = {};
+  const clean = records.map((record) => sanitiseStrings(record, substitutions));
+  if (Object.keys(substitutions).length) {
+    log?.warn('source text sanitised: NUL and lone surrogates stored as U+FFFD', { ...context, records: records.length, substitutions });
+  }
+  return clean;
 }

@@ -4,9 +4,8 @@
  * api/actions/watchlists.ts performs these for REST, pages and MCP alike.
  */
 import { z } from 'zod';
-import { startSearch } from '../crawl/startSearch.ts';
+import { startSearch, resolveChannel } from '../crawl/startSearch.ts';
 import { upsertChannel } from '../videos/upsertChannel.ts';
-import { resolveChannel } from '../crawl/resolveChannel.ts';
 import type { Queryable, Sql } from '../db/database.ts';
 import { notFound } from '../errors.ts';
 import { parseQuery } from '../fts/query.ts';

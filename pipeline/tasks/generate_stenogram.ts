@@ -1,5 +1,5 @@
 import type { Sql } from '../../core/db/database.ts';
-import { runGenerationJob } from '../../core/generations/runGenerationJob.ts';
+import { runGenerationJob } from '../../core/generations/lifecycle.ts';
 import type { Logger } from '../../core/log.ts';
 import { stenogramWork } from '../../core/stenograms/stenogramGeneration.ts';
 import type { StenogramGenerator } from '../../core/stenograms/stenogram.ts';

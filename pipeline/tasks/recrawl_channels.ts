@@ -1,5 +1,5 @@
 import type { Sql } from '../../core/db/database.ts';
-import { recrawlDueChannels, type RecrawlIntervals } from '../../core/crawl/recrawlDueChannels.ts';
+import { recrawlDueChannels, type RecrawlIntervals } from '../../core/crawl/startSearch.ts';
 import { defineTask } from '../defineTask.ts';
 
 /**

@@ -4,7 +4,7 @@ import { defineTask } from '../defineTask.ts';
 
 /**
  * The words of videos changed since the last run join the did-you-mean vocabulary: every 10 minutes
- * (crontab), and as soon as a crawl that stored videos finishes (core/crawl/finishCrawl.ts).
+ * (crontab), and as soon as a crawl that stored videos finishes (finishCrawl of core/crawl/crawlStep.ts).
  */
 export function refreshSearchWordsTask(sql: Sql) {
   return defineTask('refresh_search_words', async (_payload, helpers) => {

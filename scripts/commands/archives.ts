@@ -1,8 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { addArchiveRoot } from '../../core/archives/addArchiveRoot.ts';
-import { listArchiveRoots } from '../../core/archives/listArchiveRoots.ts';
-import { removeArchiveRoot } from '../../core/archives/removeArchiveRoot.ts';
+import { addArchiveRoot, listArchiveRoots, removeArchiveRoot } from '../../core/archives/archiveRoots.ts';
 import { describeDatabaseLocation, databaseLocation } from '../../core/db/databaseLocation.ts';
 import { output, parseOptions, requireDirectory, subcommand, table, UsageError, withDatabase } from '../cli.ts';
 import { chooseDatabase, DATABASE_CHOICE, dataDirOption } from '../serviceDatabase.ts';

@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { addArchiveRoot } from '../../core/archives/addArchiveRoot.ts';
+import { addArchiveRoot } from '../../core/archives/archiveRoots.ts';
 import { databaseLocation, describeDatabaseLocation, sameDatabase } from '../../core/db/databaseLocation.ts';
 import { runningServices } from '../../core/db/runningServices.ts';
 import { refreshSearchWords } from '../../core/fts/postgres.ts';

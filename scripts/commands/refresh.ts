@@ -4,9 +4,8 @@
  * a progress bar; when no worker runs, the work stays queued and the command says so.
  */
 import type { Sql } from '../../core/db/database.ts';
-import { crawlProgress } from '../../core/crawl/crawlProgress.ts';
-import { resolveChannel } from '../../core/crawl/resolveChannel.ts';
-import { startSearch } from '../../core/crawl/startSearch.ts';
+import { crawlProgress } from '../../core/crawl/searchSession.ts';
+import { resolveChannel, startSearch } from '../../core/crawl/startSearch.ts';
 import { buildServices } from '../../core/services/buildServices.ts';
 import { configuredStatusProbe } from '../../core/status/probes.ts';
 import { scheduleAllStatusChecks } from '../../core/status/scheduleChecks.ts';

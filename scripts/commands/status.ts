@@ -7,7 +7,7 @@
  */
 import { statfs } from 'node:fs/promises';
 import type { Config } from '../../core/config.ts';
-import { sourceHealth, type SourceHealth } from '../../core/crawl/sourceHealth.ts';
+import { sourceHealth, type SourceHealth } from '../../core/crawl/watchSource.ts';
 import { connectedServices, type ConnectedService } from '../../core/db/connectedServices.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { databaseLocation, describeDatabaseLocation } from '../../core/db/databaseLocation.ts';

@@ -2,7 +2,7 @@ import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activeArchiveRoots } from '../../core/archives/listArchiveRoots.ts';
+import { activeArchiveRoots } from '../../core/archives/archiveRoots.ts';
 import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
 import { configuredSources } from '../../core/sources/configured.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { finishCrawl } from '../../core/crawl/finishCrawl.ts';
+import { finishCrawl } from '../../core/crawl/crawlStep.ts';
 import { storeArchiveScan } from '../../core/import/storeArchiveScan.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.ts';
 import { createLogger } from '../../core/log.ts';
-import { activeArchiveRoots } from '../../core/archives/listArchiveRoots.ts';
+import { activeArchiveRoots } from '../../core/archives/archiveRoots.ts';
 import { configuredSources } from '../../core/sources/configured.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';

@@ -13,7 +13,7 @@ import { AccessDeniedError } from '@modelcontextprotocol/sdk/server/auth/errors.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { singleTypeSchema } from '../../api/mcp/portableTools.ts';
+import { singleTypeSchema } from '../../api/mcp/tool.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { connectMcp } from './support.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { originAllowed, originRule } from '../../core/mcp/originAllowed.ts';
+import { originAllowed, originRule } from '../../api/mcp/handler.ts';
 
 describe('the /mcp Origin rule', () => {
   const local = originRule({ HOST: '127.0.0.1' });

@@ -14,7 +14,7 @@ import { fakeChannelId, fakeVideoId } from '../kit/ids.ts';
 let db: TestDatabase;
 const channel: ChannelRecord = { channelId: fakeChannelId('repeat-step'), title: 'Repeat Step' };
 const videoOf = (n: number): VideoRecord => ({ videoId: fakeVideoId(`repeat-${n}`), channelId: channel.channelId, title: `Video ${n}` });
-/** Two pages of 500 videos, a step's batch each (core/crawl/fetchBatch.ts). */
+/** Two pages of 500 videos, a step's batch each (BATCH_VIDEOS of core/crawl/crawlStep.ts). */
 const PAGE = 500;
 const page = (from: number) => Array.from({ length: PAGE }, (_, n) => videoOf(from + n));
 const source: VideoSource = {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendEvents, crawlStream } from '../../core/events/events.ts';
 import { summaryEvents } from '../../core/summaries/summaryEvents.ts';
-import { generationStream } from '../../core/generations/requestGeneration.ts';
+import { generationStream } from '../../core/generations/lifecycle.ts';
 import { summaryGeneration } from '../../core/summaries/summaryGeneration.ts';
 import { createKeyedUser } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { crawlProgress } from '../../core/crawl/crawlProgress.ts';
+import { crawlProgress } from '../../core/crawl/searchSession.ts';
 import { searchEvents } from '../../core/events/searchEvents.ts';
 import { createKeyedUser, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
-import { generationStream } from '../../core/generations/requestGeneration.ts';
+import { generationStream } from '../../core/generations/lifecycle.ts';
 import { summaryGeneration } from '../../core/summaries/summaryGeneration.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { createKeyedUser } from '../support/api.ts';

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { appendEvents } from '../../core/events/events.ts';
-import { newStage, progressState } from '../../core/events/progressState.ts';
-import { generationStream } from '../../core/generations/requestGeneration.ts';
+import { appendEvents, newStage, progressState } from '../../core/events/events.ts';
+import { generationStream } from '../../core/generations/lifecycle.ts';
 import { createLogger } from '../../core/log.ts';
 import { summaryEvents } from '../../core/summaries/summaryEvents.ts';
 import { summaryGeneration } from '../../core/summaries/summaryGeneration.ts';

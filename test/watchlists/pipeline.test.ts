@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { parseCrontab } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/log.ts';
-import { recrawlDueChannels } from '../../core/crawl/recrawlDueChannels.ts';
+import { recrawlDueChannels } from '../../core/crawl/startSearch.ts';
 import type { FtsRequest } from '../../core/fts/backend.ts';
 import { createPostgresBackend } from '../../core/fts/postgres.ts';
 import type { VideoRecord } from '../../core/sources/types.ts';

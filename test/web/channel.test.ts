@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { searchChannel } from '../../core/crawl/searchChannel.ts';
+import { searchChannel } from '../../core/crawl/startSearch.ts';
 import { createLogger } from '../../core/log.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSession } from '../../core/accounts/createSession.ts';
 import { createUser } from '../../core/accounts/createUser.ts';
 import { refreshSearchWords } from '../../core/fts/postgres.ts';
-import { runGenerationJob } from '../../core/generations/runGenerationJob.ts';
+import { runGenerationJob } from '../../core/generations/lifecycle.ts';
 import { createLogger } from '../../core/log.ts';
 import { createExtractiveGenerator } from '../../core/summaries/offline/createExtractiveGenerator.ts';
 import { requestSummary, summaryWork } from '../../core/summaries/summaryGeneration.ts';

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/log.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
-import { runGenerationJob } from '../../core/generations/runGenerationJob.ts';
+import { runGenerationJob } from '../../core/generations/lifecycle.ts';
 import { summaryWork } from '../../core/summaries/summaryGeneration.ts';
 import { createExtractiveGenerator } from '../../core/summaries/offline/createExtractiveGenerator.ts';
 import { requestSummary } from '../../core/summaries/summaryGeneration.ts';

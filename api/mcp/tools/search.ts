@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { storedVideos } from '../../../core/crawl/storedVideos.ts';
+import { storedVideos } from '../../../core/crawl/searchSession.ts';
 import { ftsSort, MAX_RESULT_WINDOW } from '../../../core/fts/backend.ts';
 import { MAX_QUERY_LENGTH } from '../../../core/fts/query.ts';
 import { highlightHtml, type Highlight } from '../../../core/fts/highlight.ts';

@@ -1,7 +1,6 @@
 import type { VNode } from 'preact';
 import { z } from 'zod';
-import { backgroundStatus } from '../../../core/crawl/backgroundStatus.ts';
-import type { SearchSession } from '../../../core/crawl/findSession.ts';
+import { backgroundStatus, type SearchSession } from '../../../core/crawl/searchSession.ts';
 import { notFound } from '../../../core/errors.ts';
 import { deletionsByMonth } from '../../../core/status/deletionsByMonth.ts';
 import { channelStatusCounts, channelVideos } from '../../../core/videos/channelVideos.ts';
