@@ -1,7 +1,7 @@
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { axeViolations, launchBrowser } from '../support/browser.ts';
+import { axeViolations, launchBrowser, visitSettled } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { rawRequest } from '../support/http-helpers.ts';
 
@@ -102,7 +102,7 @@ describe('/api/docs in headless Chromium', () => {
     });
     page.on('pageerror', (error) => void problems.push(`page error: ${(error as Error).message}`));
     page.on('requestfailed', (request) => void problems.push(`failed: ${request.url()}`));
-    await page.goto(`${api.url}/api/docs`, { waitUntil: 'networkidle0' });
+    await visitSettled(page, `${api.url}/api/docs`);
     await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
     const shown = await page.$$eval('.opblock-summary-path', (elements) => elements.map((element) => element.getAttribute('data-path')));
     const document = (await api.call('/api/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };

@@ -310,6 +310,22 @@ function probeRequests(shape: RequestShape, seed: number, minimal: boolean): Fuz
   return requests;
 }
 
+/**
+ * The requests without repeats, which test nothing more: probes that come to the same value (those that replace
+ * it, or spoil an empty one the same way), and a minimal and a drawn request that are the same (no optional part drawn).
+ */
+const distinct = <T>(requests: T[]): T[] => [...new Map(requests.map((request) => [JSON.stringify(request), request])).values()];
+
+/** Sends every request, PROBE_CONCURRENCY at a time; what a send throws goes into `failures`. */
+async function sendEach<T>(requests: T[], send: (request: T) => Promise<void>, failures: string[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length)
+      await send(requests[next++]!).catch((error: unknown) => failures.push((error as Error).message.slice(0, 1_500)));
+  };
+  await Promise.all(Array.from({ length: PROBE_CONCURRENCY }, worker));
+}
+
 const describeRequest = (request: FuzzRequest) =>
   `${request.method} ${request.path}${request.query ? `?${request.query}` : ''} as ${request.keyName}${Object.keys(request.headers).length ? ` headers ${JSON.stringify(request.headers)}` : ''}${request.body === undefined ? '' : ` body ${request.body.slice(0, 300)}`}`;
 
@@ -410,13 +426,8 @@ describe('schema-driven fuzz of every operation', () => {
     expect(all.length).toBeGreaterThan(30);
     const failures: string[] = [];
     for (const { shape } of all) {
-      const pending = [...probeRequests(shape, SEED, true), ...probeRequests(shape, SEED, false)];
-      const worker = async () => {
-        for (let request = pending.shift(); request; request = pending.shift()) {
-          await exercise(request).catch((error: unknown) => failures.push((error as Error).message.slice(0, 1_500)));
-        }
-      };
-      await Promise.all(Array.from({ length: PROBE_CONCURRENCY }, worker));
+      const pending = distinct([...probeRequests(shape, SEED, true), ...probeRequests(shape, SEED, false)]);
+      await sendEach(pending, exercise, failures);
     }
     expect(failures, failureReport(failures)).toEqual([]);
   }, 300_000);
@@ -444,7 +455,7 @@ describe('schema-driven fuzz of every operation', () => {
     const client = await connectMcp(stack.api.url, keys.user!);
     const noSchemas: OpenApiDocument = { paths: {}, components: { schemas: {} } };
     const failures: string[] = [];
-    const call = async (name: string, args: Record<string, unknown>) => {
+    const call = async ([name, args]: [string, Record<string, unknown>]) => {
       const what = `${name} ${JSON.stringify(args).slice(0, 300)}`;
       try {
         const result = await client.callTool({ name, arguments: args });
@@ -468,12 +479,15 @@ describe('schema-driven fuzz of every operation', () => {
           { requiredKeys: schema.required ?? [] },
         );
         const [base] = fc.sample(valid, { seed: SEED, numRuns: 1 }) as Array<Record<string, unknown>>;
-        for (const [name, property] of properties) {
-          if (property.type !== 'string' || property.enum) continue;
-          for (const spoil of PROBES) await call(tool.name, { ...base, [name]: spoil(String(base![name] ?? '')) });
-        }
-        for (const args of fc.sample(hostileObject(schema, noSchemas), { seed: SEED, numRuns: RUNS }))
-          await call(tool.name, args as Record<string, unknown>);
+        const probed = properties
+          .filter(([, property]) => property.type === 'string' && !property.enum)
+          .flatMap(([name]) => PROBES.map((spoil) => ({ ...base, [name]: spoil(String(base![name] ?? '')) })));
+        const hostile = fc.sample(hostileObject(schema, noSchemas), { seed: SEED, numRuns: RUNS }) as Array<Record<string, unknown>>;
+        await sendEach(
+          distinct([...probed, ...hostile]).map((args): [string, Record<string, unknown>] => [tool.name, args]),
+          call,
+          failures,
+        );
       }
     } finally {
       await client.close();
@@ -641,14 +655,11 @@ describe('fuzz of every web page and form', () => {
     expect(shapes.filter((shape) => shape.page.method === 'POST' && Object.keys(shape.form).length > 0).length).toBeGreaterThan(8);
     const failures: string[] = [];
     for (const shape of shapes) {
-      const pending = [pageRequest(shape, 'administrator'), pageRequest(shape, 'anonymous')];
-      for (let at = 0; at < slotsOf(shape); at++)
-        for (const spoil of PAGE_PROBES) pending.push(pageRequest(shape, 'administrator', at, spoil));
-      const worker = async () => {
-        for (let request = pending.shift(); request; request = pending.shift())
-          await exercisePage(request).catch((error: unknown) => failures.push((error as Error).message.slice(0, 1_500)));
-      };
-      await Promise.all(Array.from({ length: PROBE_CONCURRENCY }, worker));
+      const probed = Array.from({ length: slotsOf(shape) }, (_, at) =>
+        PAGE_PROBES.map((spoil) => pageRequest(shape, 'administrator', at, spoil)),
+      );
+      const pending = distinct([pageRequest(shape, 'administrator'), pageRequest(shape, 'anonymous'), ...probed.flat()]);
+      await sendEach(pending, exercisePage, failures);
     }
     expect(failures, failureReport(failures)).toEqual([]);
   }, 600_000);

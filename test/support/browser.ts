@@ -68,6 +68,27 @@ export async function signedInTab(
   return tab;
 }
 
+/**
+ * How long no request may be in flight before a page counts as settled. Puppeteer's networkidle0 waits
+ * 500 ms: the site's pages are served whole and their scripts request nothing late, and the browser files
+ * navigate a few hundred times, so the half second was most of their time.
+ */
+const SETTLED_MS = 100;
+
+/** Goes to `url` and waits until the page has loaded and no request has been in flight for SETTLED_MS. */
+export async function visitSettled(page: Page, url: string) {
+  const response = await page.goto(url);
+  await page.waitForNetworkIdle({ idleTime: SETTLED_MS });
+  return response;
+}
+
+/** Does `action` (a click, a key press) and waits for the navigation it starts to settle as visitSettled's does. */
+export async function navigateSettled(page: Page, action: Promise<unknown>) {
+  const [response] = await Promise.all([page.waitForNavigation(), action]);
+  await page.waitForNetworkIdle({ idleTime: SETTLED_MS });
+  return response;
+}
+
 /** axe-core's violations of any impact on the current page (WCAG 2.1 AA rules and best practices). */
 export async function axeViolations(page: Page): Promise<axe.Result[]> {
   // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.

@@ -5,7 +5,7 @@ import { searchChannel } from '../../core/crawl/startSearch.ts';
 import { createLogger } from '../../core/log.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
-import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
+import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot, visitSettled } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { fakeSource, generateChannel } from '../support/fake-source.ts';
 import { startSearchStack } from '../support/stack.ts';
@@ -112,7 +112,7 @@ describe('the channel page', () => {
     }
     for (const width of [1280, 390]) {
       const { page, problems } = await openTab(browser, stack.api.url, width);
-      await page.goto(channelUrl(), { waitUntil: 'networkidle0' });
+      await visitSettled(page, channelUrl());
       expect(await page.$eval('.facts', (element) => element.textContent)).toContain('27 live · 3 deleted · 0 re-uploaded');
       const label = await page.$eval('svg[role="img"]', (svg) =>
         svg
@@ -157,7 +157,7 @@ describe('the channel page', () => {
 
   it('pages through the videos without script, and is accessible while following a search', async () => {
     const { page, problems } = await openTab(browser, stack.api.url, 390);
-    await page.goto(channelUrl(), { waitUntil: 'networkidle0' });
+    await visitSettled(page, channelUrl());
     expect(await page.$$eval('#videos-list li', (items) => items.length)).toBe(24);
     await Promise.all([page.waitForNavigation(), page.click('a[rel="next"]')]);
     expect(await page.$$eval('#videos-list li', (items) => items.length)).toBe(6);
@@ -177,7 +177,7 @@ describe('the channel page', () => {
     await page.waitForFunction(() => document.getElementById('crawl-status')?.textContent?.startsWith('Search complete') ?? true, {
       timeout: 20_000,
     });
-    await page.goto(channelUrl(`?session=${started.sessionId}`), { waitUntil: 'networkidle0' });
+    await visitSettled(page, channelUrl(`?session=${started.sessionId}`));
     await Promise.all([page.waitForNavigation(), page.click('form.continue button')]);
     const next = new URL(page.url()).searchParams.get('session');
     expect(next).toMatch(/^[0-9a-f-]{36}$/);

@@ -10,7 +10,7 @@ import { requestSummary, summaryWork } from '../../core/summaries/summaryGenerat
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { accessibilityViolations, launchBrowser, openTab, saveScreenshot } from '../support/browser.ts';
+import { accessibilityViolations, launchBrowser, navigateSettled, openTab, saveScreenshot, visitSettled } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { addTrack, addVideos, channelIdFor, videoIdFor, vttOf } from '../support/subtitles.ts';
 
@@ -123,7 +123,7 @@ const PAGES: Array<{ path: string; status: number; signedIn: boolean }> = [
 ];
 
 async function visit(page: Page, { path, status }: (typeof PAGES)[number]): Promise<void> {
-  const response = await page.goto(`${api.url}${path}`, { waitUntil: 'networkidle0' });
+  const response = await visitSettled(page, `${api.url}${path}`);
   // A page seen before may be revalidated: its 304 is the same page from the browser's cache.
   const seen = response!.status() === 304 && status === 200 ? 200 : response!.status();
   expect({ path, status: seen }).toEqual({ path, status });
@@ -186,7 +186,7 @@ describe('every page on a phone', () => {
     // Unfolded, the filters work as before.
     await page.click('details.fold > summary');
     await page.select('#search-status', 'deleted');
-    await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('fieldset.filters button')]);
+    await navigateSettled(page, page.click('fieldset.filters button'));
     expect(await page.$$eval('ol.results .badge', (badges) => badges.map((badge) => badge.textContent))).toEqual(
       expect.arrayContaining(['Deleted: removed for breaking the terms of service']),
     );

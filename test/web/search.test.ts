@@ -5,7 +5,16 @@ import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { corpusChannel, idOf, storeCorpus } from '../fts/corpus.ts';
 import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
-import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot, signedInTab } from '../support/browser.ts';
+import {
+  accessibilityViolations,
+  launchBrowser,
+  navigateSettled,
+  openTab,
+  overflowsWidth,
+  saveScreenshot,
+  signedInTab,
+  visitSettled,
+} from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { fakeSource, generateChannel } from '../support/fake-source.ts';
 import { addTrack, vttOf } from '../support/subtitles.ts';
@@ -52,7 +61,7 @@ const userTab = (width = 1280) => signedInTab(browser, api.url, user.session, wi
 
 const resultTitles = (page: Page) => page.$$eval('ol.results > li h3', (titles) => titles.map((title) => title.textContent));
 const go = async (page: Page, path: string) => {
-  const response = await page.goto(`${api.url}${path}`, { waitUntil: 'networkidle0' });
+  const response = await visitSettled(page, `${api.url}${path}`);
   return response!.status();
 };
 
@@ -79,7 +88,7 @@ describe('the search page', () => {
     const { page, problems } = await userTab();
     await page.goto(`${api.url}/`);
     await page.type('#home-q', 'lathe');
-    await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.keyboard.press('Enter')]);
+    await navigateSettled(page, page.keyboard.press('Enter'));
     expect(new URL(page.url()).pathname).toBe('/search');
     expect(await page.$eval('#results-heading', (heading) => heading.textContent)).toBe('4 videos');
     const marks = await page.$$eval('ol.results mark', (elements) => elements.map((mark) => mark.textContent!.toLowerCase()));
@@ -105,7 +114,7 @@ describe('the search page', () => {
     await go(page, '/search?q=bridge+OR+cats');
     expect((await resultTitles(page)).length).toBe(4);
     await page.select('#search-status', 'deleted');
-    await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('fieldset.filters button')]);
+    await navigateSettled(page, page.click('fieldset.filters button'));
     expect(new URL(page.url()).searchParams.get('status')).toBe('deleted');
     expect((await resultTitles(page)).sort()).toEqual(['Cats sleeping', 'The bridge collapsed into the river']);
     const badges = await page.$$eval('ol.results .badge', (elements) => elements.map((badge) => badge.textContent));
@@ -128,7 +137,7 @@ describe('the search page', () => {
     await go(page, '/search?q=paging&sort=date-asc');
     expect(await page.$eval('#results-heading', (heading) => heading.textContent)).toBe('23 videos');
     expect(await resultTitles(page)).toHaveLength(20);
-    await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('nav.pager a[rel=next]')]);
+    await navigateSettled(page, page.click('nav.pager a[rel=next]'));
     const url = new URL(page.url());
     expect([url.searchParams.get('page'), url.searchParams.get('sort')]).toEqual(['2', 'date-asc']);
     expect(await resultTitles(page)).toHaveLength(3);
@@ -162,7 +171,7 @@ describe('the search page', () => {
     await saveScreenshot(page, 'search-subtitles-390');
     // A hit opens the video page at its line: marked, and scrolled into view (by its fragment, without script).
     await page.setJavaScriptEnabled(false);
-    await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('ul.cues li:nth-child(3) a')]);
+    await navigateSettled(page, page.click('ul.cues li:nth-child(3) a'));
     expect(await page.$$eval('#transcript-list li.current', (items) => items.map((item) => item.textContent))).toEqual([
       '0:09 The interpreter again.',
     ]);
@@ -183,7 +192,7 @@ describe('the search page', () => {
     expect(await page.$eval('#results-heading', (heading) => heading.textContent)).toBe('Nothing found');
     const suggestion = await page.$eval('.did-you-mean a', (link) => ({ text: link.textContent, href: link.getAttribute('href') }));
     expect(suggestion).toEqual({ text: 'python tutorial', href: '/search?q=python+tutorial&status=live' });
-    await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('.did-you-mean a')]);
+    await navigateSettled(page, page.click('.did-you-mean a'));
     expect(await resultTitles(page)).toEqual(['Python tutorial for beginners']);
     expect(problems).toEqual([]);
     await page.close();

@@ -1,6 +1,6 @@
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
+import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot, visitSettled } from '../support/browser.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
@@ -53,12 +53,12 @@ describe('the site', () => {
   it('works in a real browser: no console error, no other host, accessible, fits a phone', async () => {
     for (const width of [1280, 390]) {
       const { page, problems } = await openTab(browser, api.url, width);
-      await page.goto(`${api.url}/`, { waitUntil: 'networkidle0' });
+      await visitSettled(page, `${api.url}/`);
       expect(await page.$eval('h1', (element) => element.textContent)).toBe('Search the archive');
       expect(await accessibilityViolations(page)).toEqual([]);
       expect(await overflowsWidth(page)).toBe(false);
       await saveScreenshot(page, `home-${width}`);
-      await page.goto(`${api.url}/missing`, { waitUntil: 'networkidle0' });
+      await visitSettled(page, `${api.url}/missing`);
       expect(await page.$eval('h1', (element) => element.textContent)).toBe('Not found');
       expect(await accessibilityViolations(page)).toEqual([]);
       expect(problems.filter((problem) => !problem.includes('404'))).toEqual([]);

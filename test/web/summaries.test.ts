@@ -7,7 +7,15 @@ import { summaryWork } from '../../core/summaries/summaryGeneration.ts';
 import { createExtractiveGenerator } from '../../core/summaries/offline/createExtractiveGenerator.ts';
 import { requestSummary } from '../../core/summaries/summaryGeneration.ts';
 import { createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
-import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
+import {
+  accessibilityViolations,
+  launchBrowser,
+  navigateSettled,
+  openTab,
+  overflowsWidth,
+  saveScreenshot,
+  visitSettled,
+} from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { addTrack, addVideos, channelIdFor, videoIdFor, vttOf } from '../support/subtitles.ts';
 
@@ -87,12 +95,12 @@ afterAll(async () => {
 });
 
 const listed = (page: Page) => page.$$eval('ol.summaries > li h3 a', (links) => links.map((link) => link.getAttribute('href')));
-const submit = (page: Page, selector: string) => Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click(selector)]);
+const submit = (page: Page, selector: string) => navigateSettled(page, page.click(selector));
 
 describe('/summaries', () => {
   it('lists the latest public summaries, and filters them by tag, language and channel', async () => {
     const { page, problems } = await openTab(browser, api.url);
-    await page.goto(`${api.url}/summaries`, { waitUntil: 'networkidle0' });
+    await visitSettled(page, `${api.url}/summaries`);
     expect(await page.$eval('h1', (heading) => heading.textContent)).toBe('Latest summaries');
     expect(await listed(page)).toEqual([`/summaries/${v.pain}`, `/summaries/${v.markup}`, `/summaries/${v.lathe}`]);
     expect(await accessibilityViolations(page)).toEqual([]);
@@ -104,13 +112,13 @@ describe('/summaries', () => {
     expect(await page.$eval('h1', (heading) => heading.textContent)).toBe('Summaries tagged lathe');
     expect(await listed(page)).toEqual([`/summaries/${v.markup}`, `/summaries/${v.lathe}`]);
 
-    await page.goto(`${api.url}/summaries`, { waitUntil: 'networkidle0' });
+    await visitSettled(page, `${api.url}/summaries`);
     await page.select('#browse-language', 'fr');
     await submit(page, 'form.summary-filters button');
     expect(await page.$eval('h1', (heading) => heading.textContent)).toBe('Summaries in French');
     expect(await listed(page)).toEqual([`/summaries/${v.pain}`]);
 
-    await page.goto(`${api.url}/summaries`, { waitUntil: 'networkidle0' });
+    await visitSettled(page, `${api.url}/summaries`);
     await submit(page, `aside.facets a[href="/summaries?channelId=${workshop}"]`);
     expect(await page.$eval('h1', (heading) => heading.textContent)).toBe('Summaries from Workshop');
     expect(await listed(page)).toEqual([`/summaries/${v.markup}`, `/summaries/${v.lathe}`]);
@@ -121,14 +129,14 @@ describe('/summaries', () => {
 
   it('pages through a list, and refuses a bad language with a 400 page', async () => {
     const { page, problems } = await openTab(browser, api.url, 390);
-    await page.goto(`${api.url}/summaries?limit=2`, { waitUntil: 'networkidle0' });
+    await visitSettled(page, `${api.url}/summaries?limit=2`);
     expect(await listed(page)).toHaveLength(2);
     await submit(page, 'nav.pager a[rel=next]');
     expect(await listed(page)).toEqual([`/summaries/${v.lathe}`]);
     expect(await overflowsWidth(page)).toBe(false);
     expect(await accessibilityViolations(page)).toEqual([]);
     await saveScreenshot(page, 'summaries-390');
-    const refused = await page.goto(`${api.url}/summaries?language=english`, { waitUntil: 'networkidle0' });
+    const refused = await visitSettled(page, `${api.url}/summaries?language=english`);
     expect(refused!.status()).toBe(400);
     expect(await page.$eval('.error-box', (box) => box.textContent)).toContain('language');
     expect(problems.filter((problem) => !problem.includes('400'))).toEqual([]);
@@ -139,7 +147,7 @@ describe('/summaries', () => {
 describe('the home page', () => {
   it('shows the latest public summaries under the search box', async () => {
     const { page, problems } = await openTab(browser, api.url, 390);
-    await page.goto(`${api.url}/`, { waitUntil: 'networkidle0' });
+    await visitSettled(page, `${api.url}/`);
     expect(await listed(page)).toEqual([`/summaries/${v.pain}`, `/summaries/${v.markup}`, `/summaries/${v.lathe}`]);
     expect(await overflowsWidth(page)).toBe(false);
     expect(await accessibilityViolations(page)).toEqual([]);
@@ -153,7 +161,7 @@ describe('/summaries/:videoId', () => {
   it('is the summary in the layout, with Open Graph tags and JSON-LD that names the video', async () => {
     const { page, problems } = await openTab(browser, api.url);
     // For an anonymous visitor, the page is the same for everybody (a shared cache keeps it 5 minutes).
-    const response = await page.goto(`${api.url}/summaries/${v.lathe}?utm_source=feed`, { waitUntil: 'networkidle0' });
+    const response = await visitSettled(page, `${api.url}/summaries/${v.lathe}?utm_source=feed`);
     expect(response!.status()).toBe(200);
     expect(response!.headers()['cache-control']).toBe('public, max-age=300');
     expect(await page.$eval('header.site nav', (nav) => nav.textContent)).toContain('Sign in');
@@ -190,7 +198,7 @@ describe('/summaries/:videoId', () => {
 
   it('keeps markup of a title out of the page and out of the JSON-LD block', async () => {
     const { page, problems } = await openTab(browser, api.url, 390);
-    await page.goto(`${api.url}/summaries/${v.markup}`, { waitUntil: 'networkidle0' });
+    await visitSettled(page, `${api.url}/summaries/${v.markup}`);
     expect(await page.$$eval('script', (scripts) => scripts.filter((script) => !script.src).map((script) => script.type))).toEqual([
       'application/ld+json',
     ]);

@@ -14,7 +14,16 @@ import { formToken } from '../../api/http/csrf.ts';
 import { startWorker, type WorkerHandle } from '../../pipeline/worker.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
-import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot, signedInTab } from '../support/browser.ts';
+import {
+  accessibilityViolations,
+  launchBrowser,
+  navigateSettled,
+  openTab,
+  overflowsWidth,
+  saveScreenshot,
+  signedInTab,
+  visitSettled,
+} from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 // A yt-dlp folder imported as `afterimage import` does (info.json, captions, a playable media file), shown
@@ -97,7 +106,7 @@ describe('thumbnails', () => {
   it('are served from this origin on the video page, with links to YouTube and the Wayback Machine', async () => {
     for (const width of [1280, 390]) {
       const { page, problems } = await openTab(browser, api.url, width);
-      await page.goto(videoUrl(withoutMedia), { waitUntil: 'networkidle0' });
+      await visitSettled(page, videoUrl(withoutMedia));
       const shown = await thumbnails(page);
       expect(shown).toEqual([{ src: `/api/videos/${withoutMedia}/thumbnail?w=640`, loaded: true, alt: '' }]);
       expect(await page.$eval('.elsewhere', (element) => [...element.querySelectorAll('a')].map((link) => link.href))).toEqual([
@@ -114,11 +123,11 @@ describe('thumbnails', () => {
   it('poster the player, and stand as a neutral block in channel lists and search results where none is kept', async () => {
     for (const width of [1280, 390]) {
       const { page, problems } = await openTab(browser, api.url, width);
-      await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+      await visitSettled(page, videoUrl(withMedia));
       expect(await page.$eval('video#player', (element) => element.getAttribute('poster'))).toBe(
         `/api/videos/${withMedia}/thumbnail?w=640`,
       );
-      await page.goto(`${api.url}/channels/${archive.channelId}`, { waitUntil: 'networkidle0' });
+      await visitSettled(page, `${api.url}/channels/${archive.channelId}`);
       const shown = await thumbnails(page);
       expect(shown.map((image) => image.src).sort()).toEqual(
         archive.videoIds
@@ -134,7 +143,7 @@ describe('thumbnails', () => {
       await expectCleanPage(page, problems);
       await saveScreenshot(page, `channel-thumbnails-${width}`);
       // Search results show them the same way.
-      await page.goto(`${api.url}/search?q=part`, { waitUntil: 'networkidle0' });
+      await visitSettled(page, `${api.url}/search?q=part`);
       const results = await thumbnails(page);
       expect(results).toHaveLength(2);
       expect(results.every((image) => image.loaded && image.src.startsWith('/api/videos/'))).toBe(true);
@@ -151,7 +160,7 @@ describe('the video page', () => {
   it('shows the metadata, the status history, the player and the transcript, clean at desktop and phone widths', async () => {
     for (const width of [1280, 390]) {
       const { page, problems } = await openTab(browser, api.url, width);
-      await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+      await visitSettled(page, videoUrl(withMedia));
       expect(await page.$eval('h1', (element) => element.textContent)).toMatch(/\(part 1\)$/);
       expect(await page.$eval('.facts a[href^="/channels/"]', (element) => element.textContent)).toBe(archive.channelTitle);
       expect(await page.$$eval('.status-history li', (items) => items.length)).toBeGreaterThan(0);
@@ -167,7 +176,7 @@ describe('the video page', () => {
 
   it('seeks the player when a transcript timestamp is clicked, and starts at ?t= without script', async () => {
     const { page, problems } = await openTab(browser, api.url);
-    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+    await visitSettled(page, videoUrl(withMedia));
     await page.waitForFunction(() => (document.querySelector('video#player') as HTMLVideoElement).readyState >= 1);
     const link = await page.$('#transcript-list li:nth-child(2) a');
     expect(await link!.evaluate((element) => element.getAttribute('href'))).toBe('?t=3#player');
@@ -177,7 +186,7 @@ describe('the video page', () => {
     expect(time).toBeLessThan(5);
     expect(new URL(page.url()).search).toBe('');
     // The link a browser without script follows: the player's source starts at that second.
-    await page.goto(videoUrl(withMedia, '?t=3'), { waitUntil: 'networkidle0' });
+    await visitSettled(page, videoUrl(withMedia, '?t=3'));
     expect(await page.$eval('video#player', (element) => (element as HTMLVideoElement).src)).toBe(
       `${api.url}/videos/${withMedia}/media#t=3`,
     );
@@ -188,7 +197,7 @@ describe('the video page', () => {
 
   it('links the description: chapter times to their moment, URLs as external links', async () => {
     const { page, problems } = await openTab(browser, api.url);
-    await page.goto(videoUrl(withoutMedia), { waitUntil: 'networkidle0' });
+    await visitSettled(page, videoUrl(withoutMedia));
     await page.click('details.description > summary');
     const links = await page.$$eval('details.description a', (anchors) =>
       anchors.map((anchor) => [anchor.textContent, anchor.getAttribute('href'), anchor.getAttribute('rel')]),
@@ -199,13 +208,13 @@ describe('the video page', () => {
       ['https://example.org/support', 'https://example.org/support', 'nofollow noopener ugc'],
     ]);
     expect(await page.$eval('details.description p', (text) => text.textContent)).toContain('1:00 The work\n');
-    await Promise.all([page.waitForNavigation({ waitUntil: 'networkidle0' }), page.click('details.description a[href="?t=60#player"]')]);
+    await navigateSettled(page, page.click('details.description a[href="?t=60#player"]'));
     expect(new URL(page.url()).searchParams.get('t')).toBe('60');
     // At 60 s the transcript's last line started before: it is the one marked.
     expect(await page.$$eval('#transcript-list li.current', (items) => items.length)).toBe(1);
     for (const width of [1280, 390]) {
       await page.setViewport({ width, height: 900 });
-      await page.goto(videoUrl(withMedia, '?t=3#current-cue'), { waitUntil: 'networkidle0' });
+      await visitSettled(page, videoUrl(withMedia, '?t=3#current-cue'));
       await page.click('details.description > summary');
       await page.screenshot({ path: `/tmp/shots-web-video/video-marked-line-${width}.png`, fullPage: true });
     }
@@ -227,7 +236,7 @@ describe('the video page', () => {
 
   it('filters the transcript as one types, and with tq= on the server without script', async () => {
     const { page, problems } = await openTab(browser, api.url);
-    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+    await visitSettled(page, videoUrl(withMedia));
     await page.focus('#tq');
     await page.keyboard.type('WORKSHOP');
     await page.waitForFunction(() => document.querySelectorAll('#transcript-list li:not([hidden])').length === 1);
@@ -283,7 +292,7 @@ describe('the video page', () => {
 
   it('shows no player for a video without a media file', async () => {
     const { page, problems } = await openTab(browser, api.url);
-    await page.goto(videoUrl(withoutMedia), { waitUntil: 'networkidle0' });
+    await visitSettled(page, videoUrl(withoutMedia));
     expect(await page.$('video')).toBeNull();
     expect(await page.$eval('#player', (element) => element.textContent)).toContain('This server keeps no media file of this video.');
     await expectCleanPage(page, problems);
@@ -299,7 +308,7 @@ describe('the video page', () => {
   it('generates a summary from the Generate button and shows it as it arrives', async () => {
     const { session } = await createSignedInUser(db.sql, { tier: 'registered' });
     const { page, problems } = await signedInTab(browser, api.url, session);
-    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+    await visitSettled(page, videoUrl(withMedia));
     await Promise.all([page.waitForNavigation(), page.click('form.generate button')]);
     expect(new URL(page.url()).pathname).toBe(`/videos/${withMedia}`);
     // No worker yet: the page follows the generation's stream while it waits.
@@ -330,7 +339,7 @@ describe('the video page', () => {
     expect(await generated.text()).toContain('event: stenogram:complete');
 
     const { page, problems } = await signedInTab(browser, api.url, owner.session);
-    await page.goto(videoUrl(withMedia), { waitUntil: 'networkidle0' });
+    await visitSettled(page, videoUrl(withMedia));
     expect(await page.$eval('#stenogram h2', (element) => element.textContent)).toBe('Your stenogram');
     expect(await page.$eval('#stenogram .stenogram', (element) => element.textContent)).toContain('Welcome back to the workshop.');
     await expectCleanPage(page, problems);
@@ -352,7 +361,7 @@ describe('the video page', () => {
     await worker?.stop();
     worker = undefined;
     const { page, problems } = await signedInTab(browser, api.url, session);
-    await page.goto(videoUrl(withoutMedia), { waitUntil: 'networkidle0' });
+    await visitSettled(page, videoUrl(withoutMedia));
     expect(await page.$('#stenogram .stenogram')).toBeNull();
     await Promise.all([page.waitForNavigation(), page.click('form.generate-stenogram button')]);
     expect(new URL(page.url()).pathname).toBe(`/videos/${withoutMedia}`);
