@@ -24,7 +24,7 @@ export const hashApiKey = (key: string) => hashToken(key);
 export const generateToken = () => randomBytes(32).toString('base64url');
 export const isWellFormedToken = (value: string) => /^[A-Za-z0-9_-]{43}$/.test(value);
 /** `sst_` and a token: a stream token bound to one event stream (mintStreamToken, below). */
-export const generateStreamToken = () => `sst_${generateToken()}`;
+const generateStreamToken = () => `sst_${generateToken()}`;
 export const isWellFormedStreamToken = (value: string) => value.startsWith('sst_') && isWellFormedToken(value.slice(4));
 /** The part of a key that may be shown in listings and logs. */
 export const apiKeyPrefix = (key: string) => key.slice(0, 10);
