@@ -11,8 +11,16 @@ import { notFound } from '../../core/errors.ts';
 import { crawlStream, positionOf, streamHead, type Position } from '../../core/events/events.ts';
 import { callerUserId, type Caller } from '../http/auth.ts';
 import { handled } from '../http/route.ts';
-import { answerNothingMore, notOfThisStream } from '../sse/followStream.ts';
-import { channelResolvedFrame, crawlFrames, parseResume, snapshotDoneFrame, snapshotFrames, openEventStream } from '../sse/writer.ts';
+import {
+  answerNothingMore,
+  channelResolvedFrame,
+  crawlFrames,
+  notOfThisStream,
+  parseResume,
+  snapshotDoneFrame,
+  snapshotFrames,
+  openEventStream,
+} from '../sse/writer.ts';
 import { defineAction } from '../http/route.ts';
 
 const searching = { scope: 'L1', feature: 'channelSearch' } as const;

@@ -1,12 +1,19 @@
 import type { IncomingMessage } from 'node:http';
 import type { ApiKeyCache } from '../../core/accounts/cachedApiKeys.ts';
-import { touchApiKey, type ApiKeyOwner } from '../../core/accounts/findApiKey.ts';
-import { findStreamToken } from '../../core/accounts/findStreamToken.ts';
-import { STREAM_TOKEN_MINUTES } from '../../core/accounts/mintStreamToken.ts';
 import type { Config } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
 import { AppError } from '../../core/errors.ts';
-import { hashApiKey, hashToken, isWellFormedApiKey, isWellFormedStreamToken, sameHash } from '../../core/keys.ts';
+import {
+  type ApiKeyOwner,
+  findStreamToken,
+  hashApiKey,
+  hashToken,
+  isWellFormedApiKey,
+  isWellFormedStreamToken,
+  sameHash,
+  STREAM_TOKEN_MINUTES,
+  touchApiKey,
+} from '../../core/keys.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Tier } from '../../core/schemas.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';

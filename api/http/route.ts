@@ -14,7 +14,7 @@ import type { TierCache } from '../../core/tiers/loadTiers.ts';
 import type { EventHub } from '../sse/hub.ts';
 import type { Caller, RouteAuth, StreamTokenUse } from './auth.ts';
 import { checkAccess, type ChargeUnits, type Guarded, type GuardedRequest, type RequestLimit } from './guard.ts';
-import { mintStreamToken, STREAM_TOKEN_MINUTES } from '../../core/accounts/mintStreamToken.ts';
+import { mintStreamToken, STREAM_TOKEN_MINUTES } from '../../core/keys.ts';
 
 /**
  * What every route may use; built once per API process. The services (video sources, full-text

@@ -6,7 +6,8 @@ import type { FeatureName, ScopeLabel } from '../../core/schemas.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import { defineRoute, handled, type ApiDeps, type RouteContext, streamTokenParam } from '../http/route.ts';
 import type { RouteAuth } from '../http/auth.ts';
-import { answerGenerationStream, lastEventId, type GenerationStreamParts } from '../sse/followStream.ts';
+import { answerGenerationStream, type GenerationStreamParts } from '../sse/followStream.ts';
+import { lastEventId } from '../sse/writer.ts';
 
 /** Resume where a client left off; `token`: a stream token in place of the key (a browser's EventSource, api/http/route.ts). */
 const resumeQuery = z.strictObject({ lastEventId: z.string().max(64).optional(), token: streamTokenParam });

@@ -6,7 +6,7 @@ import { ACCEPTED_FORMS } from '../../core/youtube/channelQuery.ts';
 import { perform, issueStreamToken, streamTokenObject, streamTokenParam, defineRoute, type ApiDeps } from '../http/route.ts';
 import { callersSession, continueSearch, followSearch, startSearch } from '../actions/search.ts';
 import { callerUserId, type Caller } from '../http/auth.ts';
-import { lastEventId } from '../sse/followStream.ts';
+import { lastEventId } from '../sse/writer.ts';
 
 const sessionResponse = z.object({
   searchSessionId: z.string().uuid(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STREAM_TOKEN_MINUTES } from '../../core/accounts/mintStreamToken.ts';
+import { STREAM_TOKEN_MINUTES } from '../../core/keys.ts';
 import { mintStreamToken } from '../actions/system.ts';
 import { defineRoute, opensWithStreamToken, pathPattern, perform, type Route, streamTokenObject } from '../http/route.ts';
 

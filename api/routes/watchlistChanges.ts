@@ -4,7 +4,7 @@ import { watchlistEventVocabulary } from '../../core/watchlists/watchlistEvents.
 import { changeList, changesCursor, CHANGES_PER_PAGE, followWatchlistChanges, listWatchlistChanges } from '../actions/watchlistChanges.ts';
 import { wholeNumber } from '../http/input.ts';
 import { defineRoute, handled, perform, privateCache, streamTokenParam } from '../http/route.ts';
-import { lastEventId } from '../sse/followStream.ts';
+import { lastEventId } from '../sse/writer.ts';
 
 const TAG = 'Watchlists';
 const params = z.strictObject({ id: z.string().max(64).describe("the watchlist's id") });

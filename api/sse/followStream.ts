@@ -3,8 +3,7 @@
  * following a generation to its final event (its current progress first), answering a finished one,
  * and 204 No Content once a client has everything (the HTML standard's way to stop EventSource).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../../core/errors.ts';
+import type { ServerResponse } from 'node:http';
 import type { TypedEvent } from '../../core/events/defineEvent.ts';
 import type { Queryable } from '../../core/db/database.ts';
 import {
@@ -21,7 +20,7 @@ import type { GenerationKind, GenerationRow } from '../../core/generations/gener
 import { generationStream, isFinalOf } from '../../core/generations/lifecycle.ts';
 import type { Logger } from '../../core/log.ts';
 import type { EventHub } from './hub.ts';
-import { eventFrame, openEventStream } from './writer.ts';
+import { answerNothingMore, eventFrame, notOfThisStream, openEventStream } from './writer.ts';
 
 /** What a stream needs of the API's dependencies. */
 interface StreamDeps {
@@ -31,19 +30,6 @@ interface StreamDeps {
   openStreams: Set<{ end(): void }>;
   config: { SSE_HEARTBEAT_SECONDS: number };
 }
-
-/** The id a reconnecting client sends: the Last-Event-ID header, else `?lastEventId=` (for clients that cannot set headers). */
-export function lastEventId(req: IncomingMessage, queryValue: string | undefined): string | undefined {
-  const header = req.headers['last-event-id'];
-  return (typeof header === 'string' && header) || queryValue || undefined;
-}
-
-/** A Last-Event-ID that is malformed, out of range, or names no event of the stream: resuming from it would skip or repeat events. */
-export const notOfThisStream = (given: string) =>
-  new AppError(
-    'INVALID_INPUT',
-    `Last-Event-ID: "${given}" is not an event id of this stream; reconnect without it to receive the whole stream`,
-  );
 
 /**
  * Where to resume `stream`: after the event the client names, from the start when it names none. An
@@ -55,12 +41,6 @@ export async function resumePosition(sql: Queryable, stream: string, given: stri
   const position = eventId === undefined ? undefined : await positionOf(sql, stream, eventId);
   if (position === undefined) throw notOfThisStream(given);
   return position;
-}
-
-/** Nothing more to send: 204 stops a standard EventSource from reconnecting (HTML, "server-sent events", §9.2.3). */
-export function answerNothingMore(res: ServerResponse): void {
-  res.writeHead(204, { 'Cache-Control': 'private, no-store' });
-  res.end();
 }
 
 /** The payload a final event is sent with (e.g. with what the log does not keep); undefined: the stream ends without it, and the client's reconnect reads the result. */

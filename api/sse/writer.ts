@@ -1,4 +1,5 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError } from '../../core/errors.ts';
 import { sseConnections } from '../../core/metrics.ts';
 import type { TypedEvent } from '../../core/events/defineEvent.ts';
 import { parseEventId, type StoredEvent } from '../../core/events/events.ts';
@@ -83,6 +84,25 @@ export function openEventStream(res: ServerResponse, heartbeatSeconds: number, o
   openStreams.add(stream);
   sseConnections.inc();
   return stream;
+}
+
+/** The id a reconnecting client sends: the Last-Event-ID header, else `?lastEventId=` (for clients that cannot set headers). */
+export function lastEventId(req: IncomingMessage, queryValue: string | undefined): string | undefined {
+  const header = req.headers['last-event-id'];
+  return (typeof header === 'string' && header) || queryValue || undefined;
+}
+
+/** A Last-Event-ID that is malformed, out of range, or names no event of the stream: resuming from it would skip or repeat events. */
+export const notOfThisStream = (given: string) =>
+  new AppError(
+    'INVALID_INPUT',
+    `Last-Event-ID: "${given}" is not an event id of this stream; reconnect without it to receive the whole stream`,
+  );
+
+/** Nothing more to send: 204 stops a standard EventSource from reconnecting (HTML, "server-sent events", §9.2.3). */
+export function answerNothingMore(res: ServerResponse): void {
+  res.writeHead(204, { 'Cache-Control': 'private, no-store' });
+  res.end();
 }
 
 // The wire frames of a search stream: its stored part (snapshot) and the crawl's events as the hub delivers them.

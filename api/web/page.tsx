@@ -9,7 +9,7 @@ import { guarded, type Access, type ChargeUnits, type GuardedRequest, type Reque
 import { PAGE_CALLER_HEADERS, privateByDefault, sendAnswer } from '../http/representation.ts';
 import { handled, perform, privateCache, type Action, type ApiDeps, type CachePolicy, type Exchange } from '../http/route.ts';
 import { videoParams, type LimitName } from '../../core/schemas.ts';
-import { lastEventId } from '../sse/followStream.ts';
+import { lastEventId } from '../sse/writer.ts';
 import { sendErrorPage } from './errorPage.tsx';
 import { Layout, type LayoutProps } from './layout.tsx';
 import { HTML_TYPE, PAGE_HEADERS, PRIVATE_PAGE, renderDocument } from './render.ts';

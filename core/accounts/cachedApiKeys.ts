@@ -1,7 +1,7 @@
 import type { Sql } from '../db/database.ts';
 import { watchChannel } from '../db/watchChannel.ts';
+import { findApiKey, type ApiKeyOwner } from '../keys.ts';
 import type { TierCache } from '../tiers/loadTiers.ts';
-import { findApiKey, type ApiKeyOwner } from './findApiKey.ts';
 
 /** Where sql/038_per_request_work.sql announces changes to keys, users and tiers, naming the table. */
 export const AUTH_CHANNEL = 'afterimage_auth';

@@ -10,7 +10,7 @@ import { searchEvents } from '../events/searchEvents.ts';
 import type { Logger } from '../log.ts';
 import { DefiniteError } from '../sources/httpErrors.ts';
 import type { ChannelRecord, VideoSource } from '../sources/types.ts';
-import { upsertChannel } from '../videos/upsertChannel.ts';
+import { upsertChannel } from '../videos/upsertVideos.ts';
 import { ACCEPTED_FORMS, type ChannelQuery, parseChannelQuery } from '../youtube/channelQuery.ts';
 import { queueCrawlStep } from './crawlStep.ts';
 import { watchSource } from './watchSource.ts';

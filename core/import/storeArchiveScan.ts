@@ -9,8 +9,7 @@ import type { Logger } from '../log.ts';
 import type { ArchiveScan } from '../sources/archive.ts';
 import type { VideoRecord } from '../sources/types.ts';
 import { recordChannelNames } from '../videos/recordChannelNames.ts';
-import { upsertChannel } from '../videos/upsertChannel.ts';
-import { upsertVideos } from '../videos/upsertVideos.ts';
+import { upsertChannel, upsertVideos } from '../videos/upsertVideos.ts';
 
 const BATCH = 1000;
 

@@ -6,8 +6,7 @@
 import type { Queryable, Sql } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import type { VideoSource } from '../sources/types.ts';
-import { upsertChannel } from '../videos/upsertChannel.ts';
-import { upsertVideos } from '../videos/upsertVideos.ts';
+import { upsertChannel, upsertVideos } from '../videos/upsertVideos.ts';
 import { lookupFailure, lookUpVideo } from './lookUpVideo.ts';
 import { markTranscriptsPending } from './transcript.ts';
 

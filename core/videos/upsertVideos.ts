@@ -1,10 +1,39 @@
+/** What a source says of a channel and of its videos, stored: the channel's row (upsertChannel), the videos' (upsertVideos). */
 import type { Queryable } from '../db/database.ts';
 import type { Logger, LogFields } from '../log.ts';
-import type { SourceName, VideoRecord } from '../sources/types.ts';
+import type { ChannelRecord, SourceName, VideoRecord } from '../sources/types.ts';
 import { keepArchiveThumbnails } from './keepArchiveThumbnails.ts';
 import { recordSightings } from './recordSightings.ts';
 import { VIDEO_JSON, type VideoObject } from './videoObject.ts';
 import { sanitiseStrings, type SubstitutionCounts } from '../text/sanitiseText.ts';
+
+/**
+ * Records what a source says of a channel: known fields overwrite, unknown ones keep what we had.
+ * A handle now used by this channel is taken from any channel that had it before. Its text is
+ * sanitised first (storableRecords), logged on `log` when it needed it.
+ */
+export async function upsertChannel(sql: Queryable, record: ChannelRecord, log?: Logger): Promise<void> {
+  const channel = storableRecords([record], { of: 'channel', channelId: record.channelId }, log)[0]!;
+  if (channel.handle) {
+    await sql`update channels set handle = null where lower(handle) = lower(${channel.handle}) and channel_id <> ${channel.channelId}`;
+  }
+  await sql`
+    insert into channels as c (channel_id, title, handle, custom_url, description, avatar_url, banner_url, subscriber_count, video_count, country, channel_status)
+    values (${channel.channelId}, ${channel.title ?? ''}, ${channel.handle ?? null}, ${channel.customUrl ?? null}, ${channel.description ?? null},
+      ${channel.avatarUrl ?? null}, ${channel.bannerUrl ?? null}, ${channel.subscriberCount ?? null}, ${channel.videoCount ?? null},
+      ${channel.country ?? null}, ${channel.channelStatus ?? 'live'})
+    on conflict (channel_id) do update set
+      title = coalesce(nullif(excluded.title, ''), c.title),
+      handle = coalesce(excluded.handle, c.handle),
+      custom_url = coalesce(excluded.custom_url, c.custom_url),
+      description = coalesce(excluded.description, c.description),
+      avatar_url = coalesce(excluded.avatar_url, c.avatar_url),
+      banner_url = coalesce(excluded.banner_url, c.banner_url),
+      subscriber_count = coalesce(excluded.subscriber_count, c.subscriber_count),
+      video_count = coalesce(excluded.video_count, c.video_count),
+      country = coalesce(excluded.country, c.country),
+      channel_status = case when ${channel.channelStatus ?? null}::text is null then c.channel_status else excluded.channel_status end`;
+}
 
 /** How much a source's metadata is trusted: the platform's own API over a local archive over old captures. */
 const sourceRank: Record<SourceName, number> = { youtube_api: 3, archive: 2, wayback: 1 };
@@ -105,7 +134,7 @@ export async function upsertVideos(
  * Source records as they can be stored: every string sanitised (sanitiseText), once, on the way
  * into the database. A batch that needed it is logged once, with the substitutions by field.
  */
-export function storableRecords<T>(records: readonly T[], context: LogFields, log?: Logger): T[] {
+function storableRecords<T>(records: readonly T[], context: LogFields, log?: Logger): T[] {
   const substitutions: SubstitutionCounts = {};
   const clean = records.map((record) => sanitiseStrings(record, substitutions));
   if (Object.keys(substitutions).length) {

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { startSearch, resolveChannel } from '../crawl/startSearch.ts';
-import { upsertChannel } from '../videos/upsertChannel.ts';
+import { upsertChannel } from '../videos/upsertVideos.ts';
 import type { Queryable, Sql } from '../db/database.ts';
 import { notFound } from '../errors.ts';
 import { parseQuery } from '../fts/query.ts';

@@ -11,8 +11,7 @@ import { parseYtDlpDocument, scanArchive, type ArchiveScan } from '../../core/so
 import type { VideoRecord } from '../../core/sources/types.ts';
 import { recordObservations } from '../../core/status/recordObservations.ts';
 import { loadVideos } from '../../core/videos/loadVideos.ts';
-import { upsertChannel } from '../../core/videos/upsertChannel.ts';
-import { upsertVideos } from '../../core/videos/upsertVideos.ts';
+import { upsertChannel, upsertVideos } from '../../core/videos/upsertVideos.ts';
 import { videoObject, type VideoObject } from '../../core/videos/videoObject.ts';
 import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixture.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';

@@ -12,7 +12,7 @@ import type { ApiDeps } from '../../http/route.ts';
 import { channelIdSchema } from '../../../core/schemas.ts';
 import { perform } from '../../http/route.ts';
 import { callersSession, continueSearch, followSearch } from '../../actions/search.ts';
-import { lastEventId } from '../../sse/followStream.ts';
+import { lastEventId } from '../../sse/writer.ts';
 import { FormToken, type FormContext } from '../formToken.tsx';
 import { definePage, redirect } from '../page.tsx';
 import { VideoCard } from '../videoCard.tsx';
