@@ -22,7 +22,7 @@ describe('highlighting', () => {
       { text: '京', marked: true },
     ]);
     expect(mark(`${'word '.repeat(60)}lathe${' word'.repeat(60)}`, 50)).toEqual([
-      { text: '…word word word ', marked: false },
+      { text: '…word word ', marked: false },
       { text: 'lathe', marked: true },
       { text: ' word word word word word word word…', marked: false },
     ]);

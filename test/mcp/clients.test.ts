@@ -162,7 +162,7 @@ describe('tools/list is portable to clients with single-type dialects', () => {
     const client = await connectMcp(api.url, key);
     const { tools } = await client.listTools();
     await client.close();
-    expect(tools).toHaveLength(20);
+    expect(tools).toHaveLength(21);
     expect(
       tools.flatMap((tool) => [
         ...typeLists(tool.inputSchema, `${tool.name} input`),
