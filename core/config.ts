@@ -167,6 +167,11 @@ export const configSchema = z.object({
     .describe(
       '`open`: anyone may create an account (registered tier) at `/register`; `closed`: the operator creates them (`npx afterimage users create`)',
     ),
+  PASSWORD_HASH_COST: integerFromEnv(10, 20)
+    .default(15)
+    .describe(
+      "scrypt's cost for password hashes as log2 N (r=8, p=3): 15, OWASP's, takes about a third of a second of a core; each step down halves what a guess costs an attacker, so lower it only for tests or a very small machine. Hashes of another cost still verify and are made again at their next sign-in",
+    ),
   SECRET_KEY: z
     .string()
     .min(32, { message: 'expected at least 32 characters, e.g. the output of `openssl rand -base64 32`' })

@@ -4,12 +4,32 @@ import { hashPassword, password, verifyPassword } from '../../core/accounts/pass
 
 const SECRET = 'correct horse battery staple';
 
+/** Runs `work` with PASSWORD_HASH_COST set to `cost` (unset when undefined), then puts the suite's back. */
+async function withCost<T>(cost: string | undefined, work: () => Promise<T>): Promise<T> {
+  const suite = process.env.PASSWORD_HASH_COST;
+  if (cost === undefined) delete process.env.PASSWORD_HASH_COST;
+  else process.env.PASSWORD_HASH_COST = cost;
+  try {
+    return await work();
+  } finally {
+    process.env.PASSWORD_HASH_COST = suite;
+  }
+}
+
 describe('password hashes', () => {
   it('store the algorithm, its parameters and a random salt beside the hash; never the password', async () => {
     const [first, second] = await Promise.all([hashPassword(SECRET), hashPassword(SECRET)]);
-    expect(first).toMatch(/^\$scrypt\$ln=15,r=8,p=3\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    expect(first).toMatch(/^\$scrypt\$ln=\d+,r=8,p=3\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
     expect(second).not.toBe(first); // another salt, another hash
     expect(first).not.toContain(SECRET);
+  });
+
+  it("cost N = 2^15 unless PASSWORD_HASH_COST names another power, and a hash of today's cost is not outdated", async () => {
+    expect(await withCost(undefined, () => hashPassword(SECRET))).toMatch(/^\$scrypt\$ln=15,r=8,p=3\$/);
+    const cheap = await withCost('11', () => hashPassword(SECRET));
+    expect(cheap).toMatch(/^\$scrypt\$ln=11,r=8,p=3\$/);
+    expect(await withCost('11', () => verifyPassword(SECRET, cheap))).toEqual({ valid: true, outdated: false });
+    expect(await withCost('12', () => verifyPassword(SECRET, cheap))).toEqual({ valid: true, outdated: true });
   });
 
   it('verify the right password only, in Unicode normal form (é typed either way is the same password)', async () => {
@@ -31,8 +51,8 @@ describe('password hashes', () => {
 
   it('refuse every password when there is no stored hash (key-only users, unknown emails), after the same work', async () => {
     const started = performance.now();
-    expect(await verifyPassword(SECRET, null)).toEqual({ valid: false, outdated: false });
-    // A real hash was computed (tens of milliseconds at least), so a missing account answers no faster.
+    expect(await withCost(undefined, () => verifyPassword(SECRET, null))).toEqual({ valid: false, outdated: false });
+    // A real hash of the default cost was computed (tens of milliseconds at least), so a missing account answers no faster.
     expect(performance.now() - started).toBeGreaterThan(10);
   });
 

@@ -180,7 +180,7 @@ describe('signIn', () => {
     await db.sql`update users set password_hash = ${stored} where id = ${user.id}`;
     await signIn(db.sql, { email: user.email, password: PASSWORD, address: '192.0.2.3' });
     const [row] = await db.sql<{ hash: string }[]>`select password_hash as hash from users where id = ${user.id}`;
-    expect(row!.hash).toMatch(/^\$scrypt\$ln=15,r=8,p=3\$/);
+    expect(row!.hash).toMatch(new RegExp(`^\\$scrypt\\$ln=${process.env.PASSWORD_HASH_COST},r=8,p=3\\$`));
     expect(await verifyPassword(PASSWORD, row!.hash)).toEqual({ valid: true, outdated: false });
   });
 });

@@ -24,12 +24,13 @@ export interface CliResult {
 
 /**
  * The environment of a child command: this process's (PATH and the like) without any setting the
- * service reads, so only what a test passes counts; logs at warn so stderr stays short.
+ * service reads, so only what a test passes counts; logs at warn so stderr stays short, and password
+ * hashes as cheap as the suite's own (vitest.config.ts).
  */
 export function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(configSchema.shape)) delete base[key];
-  return { ...base, LOG_LEVEL: 'warn', ...env };
+  return { ...base, LOG_LEVEL: 'warn', PASSWORD_HASH_COST: process.env.PASSWORD_HASH_COST, ...env };
 }
 
 /**

@@ -13,8 +13,10 @@ function UploadForm({ ctx }: { ctx: FormContext }): VNode {
   return (
     <form method="post" action={PATH} enctype="multipart/form-data">
       <FormToken ctx={ctx} action={PATH} />
-      <label for="bundle">Evidence bundle (.zip, at most {UPLOAD_MAX_BYTES / 1024 / 1024} MB)</label>
-      <input id="bundle" type="file" name="bundle" accept=".zip,application/zip" required />
+      <div class="field">
+        <label for="bundle">Evidence bundle (.zip, at most {UPLOAD_MAX_BYTES / 1024 / 1024} MB)</label>
+        <input id="bundle" type="file" name="bundle" accept=".zip,application/zip" required />
+      </div>
       <button type="submit">Check it</button>
     </form>
   );
