@@ -1,7 +1,7 @@
 /**
  * The deliver_webhooks job of one shard of endpoints: the shard's endpoints that are ready, several at
  * once, each sent its due deliveries oldest first, a window at a time, signed per Standard Webhooks; the
- * outcomes of a window are written in one transaction. A failure ends the endpoint's round, and the
+ * outcomes of a window are written in one statement. A failure ends the endpoint's round, and the
  * endpoint waits until the failed delivery's retry (head of line: a dead receiver is tried once per step
  * of the schedule, not once per change), then probes with one delivery before sending windows again.
  */
@@ -50,6 +50,15 @@ const HELD = `exists (select 1 from webhook_deliveries h
                  where h.endpoint_id = $1 and h.state = 'pending' and h.attempts > 0 and h.next_attempt_at > now())`;
 
 /**
+ * A from-item that makes the transaction of the one statement joining it commit without waiting for the
+ * disk (the setting ends with that transaction). What a crash forgets is sent again with the same
+ * webhook-id (at least once, as promised), which receivers drop as repeats: a claim forgotten frees its
+ * deliveries at once instead of after CLAIM_SECONDS, an outcome forgotten leaves its delivery pending.
+ * Waiting for each flush cost PostgreSQL 0.2–0.4 ms a delivery for the outcomes, as much for the claims.
+ */
+const ASYNC_COMMIT = `(select set_config('synchronous_commit', 'off', true)) as async_commit`;
+
+/**
  * Takes up to `limit` due deliveries, oldest first, out of other runs' sight for CLAIM_SECONDS. Prepared,
  * as recordWindow's statement is: planned afresh each time, the two cost PostgreSQL more than running them.
  */
@@ -63,7 +72,7 @@ function claimDue(sql: Sql, endpointId: string, limit: number): Promise<Claimed[
        returning d.id, d.message_id, d.event_type, d.attempts, d.created_at, d.change_id)
      select d.id::text as "deliveryId", d.message_id as "messageId", d.event_type as "eventType", d.attempts,
        to_json(d.created_at)#>>'{}' as "deliveryCreatedAt", ${CHANGE_COLUMNS}
-     from claimed d left join changes c on c.id = d.change_id
+     from claimed d cross join ${ASYNC_COMMIT} left join changes c on c.id = d.change_id
      order by d.id`,
     [endpointId, limit, CLAIM_SECONDS],
     { prepare: true },
@@ -117,70 +126,67 @@ async function recordWindow(
   const failed = outcomes.map((outcome) => outcome.error !== null);
   const anyFailed = failed.some(Boolean);
   const anySucceeded = failed.some((failure) => !failure);
-  const gone = outcomes.find((outcome) => outcome.status === 410);
-  const lastError = outcomes.filter((outcome) => outcome.error !== null).at(-1)?.error ?? null;
-  return sql.begin(async (tx) => {
-    // Committed without waiting for the disk: a crash may forget the last moments' outcomes, and their
-    // deliveries are then sent again with the same webhook-id (at least once, as promised), which
-    // receivers drop as repeats. Waiting for each window's flush cost PostgreSQL 0.2–0.4 ms a delivery.
-    await tx`set local synchronous_commit = off`;
-    // The endpoint's row first, updated (so locked): a deletion waits for this window, or this window finds
-    // its deliveries gone with it; a delivery cancelled meanwhile (the endpoint disabled by another run)
-    // keeps its state, its attempt is logged. A success ends a run of failures; a failure begins one (or continues it).
-    const [health] = await tx<{ failingTooLong: boolean; failingSince: string | null }[]>`
-      update webhook_endpoints set failing_since =
-        case when ${anyFailed} then case when ${anySucceeded} then now() else coalesce(failing_since, now()) end end
-      where id = ${endpointId}
-      returning failing_since <= now() - make_interval(days => ${DISABLE_AFTER_FAILING_DAYS}) as "failingTooLong",
-        to_json(failing_since)#>>'{}' as "failingSince"`;
-    if (!health) return { ended: true };
-    const results = JSON.stringify(
-      rows.map((row, index) => ({
-        id: row.deliveryId,
-        attempt: row.attempts + 1,
-        at: attemptedAt[index]!.toISOString(),
-        duration: outcomes[index]!.durationMs,
-        status: outcomes[index]!.status,
-        error: outcomes[index]!.error,
-        failed: failed[index],
-        delay: retryDelaySeconds(row.attempts + 1),
-      })),
-    );
-    // Every attempt logged, and each pending delivery's outcome, in one statement. The window's ids as an
-    // array too: the planner then looks each delivery up by its key instead of scanning every delivery for
-    // a function's rows it cannot count (1.9 ms a window at 6,000 pending).
-    await tx.unsafe(
-      `with v as (
-         select v.* from jsonb_to_recordset($1::text::jsonb)
-           as v(id bigint, attempt int, at timestamptz, duration int, status int, error text, failed boolean, delay int)),
-       logged as (
-         insert into webhook_attempts (delivery_id, attempt, attempted_at, duration_ms, http_status, error)
-         select v.id, v.attempt, v.at, v.duration, v.status, v.error from v join webhook_deliveries d on d.id = v.id
-         where d.id = any($3::bigint[])),
-       outcome as (
-         select v.id, v.attempt, now() + make_interval(secs => v.delay) as next,
-           case when not v.failed then 'delivered'
-                when v.status = 410 or d.created_at + make_interval(hours => $2) < now() + make_interval(secs => v.delay) then 'failed'
-                else 'pending' end as state
-         from v join webhook_deliveries d on d.id = v.id and d.state = 'pending' where d.id = any($3::bigint[]))
+  const results = JSON.stringify(
+    rows.map((row, index) => ({
+      id: row.deliveryId,
+      attempt: row.attempts + 1,
+      at: attemptedAt[index]!.toISOString(),
+      duration: outcomes[index]!.durationMs,
+      status: outcomes[index]!.status,
+      error: outcomes[index]!.error,
+      failed: failed[index],
+      delay: retryDelaySeconds(row.attempts + 1),
+    })),
+  );
+  // One statement, its own transaction. The endpoint's row first, updated (so locked): a deletion waits
+  // for this window, or this window finds the endpoint gone and writes nothing. A success ends a run of
+  // failures; a failure begins one (or continues it). Then every attempt logged, and each pending
+  // delivery's outcome; a delivery cancelled meanwhile (the endpoint disabled by another run) keeps its
+  // state, its attempt is logged. The window's ids as an array too: the planner then looks each delivery
+  // up by its key instead of scanning every delivery for a function's rows it cannot count (1.9 ms a
+  // window at 6,000 pending).
+  const [health] = await sql.unsafe<{ failingTooLong: boolean; failingSince: string | null }[]>(
+    `with health as (
+       update webhook_endpoints set failing_since =
+         case when $4::boolean then case when $5::boolean then now() else coalesce(failing_since, now()) end end
+       where id = $1
+       returning failing_since <= now() - make_interval(days => $6) as "failingTooLong", to_json(failing_since)#>>'{}' as "failingSince"),
+     v as (
+       select v.* from jsonb_to_recordset($2::text::jsonb)
+         as v(id bigint, attempt int, at timestamptz, duration int, status int, error text, failed boolean, delay int)
+       where exists (select from health)),
+     logged as (
+       insert into webhook_attempts (delivery_id, attempt, attempted_at, duration_ms, http_status, error)
+       select v.id, v.attempt, v.at, v.duration, v.status, v.error from v join webhook_deliveries d on d.id = v.id
+       where d.id = any($3::bigint[])),
+     outcome as (
+       select v.id, v.attempt, now() + make_interval(secs => v.delay) as next,
+         case when not v.failed then 'delivered'
+              when v.status = 410 or d.created_at + make_interval(hours => $7) < now() + make_interval(secs => v.delay) then 'failed'
+              else 'pending' end as state
+       from v join webhook_deliveries d on d.id = v.id and d.state = 'pending' where d.id = any($3::bigint[])),
+     recorded as (
        update webhook_deliveries d set attempts = o.attempt, state = o.state, next_attempt_at = o.next,
          finished_at = case when o.state <> 'pending' then now() end
-       from outcome o where d.id = o.id and d.id = any($3::bigint[])`,
-      [results, DELIVERY_LIFETIME_HOURS, rows.map((row) => row.deliveryId)],
-      { prepare: true },
-    );
-    const disabledReason = gone
-      ? 'the receiver answered 410 Gone: deliveries stopped at its request; enable the webhook to resume'
-      : health!.failingTooLong
-        ? `every delivery failed for ${DISABLE_AFTER_FAILING_DAYS} days (since ${health!.failingSince}), the last with: ${lastError}; enable the webhook once the receiver answers 2xx`
-        : null;
-    if (disabledReason) {
-      await tx`update webhook_endpoints set disabled_at = now(), disabled_reason = ${disabledReason} where id = ${endpointId}`;
-      await tx`update webhook_deliveries set state = 'cancelled', finished_at = now() where endpoint_id = ${endpointId} and state = 'pending'`;
-      return { ended: true };
-    }
-    return { ended: false };
+       from outcome o where d.id = o.id and d.id = any($3::bigint[]) and d.state = 'pending')
+     select h.* from health h cross join ${ASYNC_COMMIT}`,
+    [endpointId, results, rows.map((row) => row.deliveryId), anyFailed, anySucceeded, DISABLE_AFTER_FAILING_DAYS, DELIVERY_LIFETIME_HOURS],
+    { prepare: true },
+  );
+  if (!health) return { ended: true };
+  const lastError = outcomes.filter((outcome) => outcome.error !== null).at(-1)?.error ?? null;
+  const disabledReason = outcomes.some((outcome) => outcome.status === 410)
+    ? 'the receiver answered 410 Gone: deliveries stopped at its request; enable the webhook to resume'
+    : health.failingTooLong
+      ? `every delivery failed for ${DISABLE_AFTER_FAILING_DAYS} days (since ${health.failingSince}), the last with: ${lastError}; enable the webhook once the receiver answers 2xx`
+      : null;
+  if (!disabledReason) return { ended: false };
+  // Rare, so a transaction of its own after the outcomes: should a crash come between, the next failure disables it.
+  await sql.begin(async (tx) => {
+    await tx`update webhook_endpoints set disabled_at = now(), disabled_reason = ${disabledReason} where id = ${endpointId}`;
+    await tx`update webhook_deliveries set state = 'cancelled', finished_at = now() where endpoint_id = ${endpointId} and state = 'pending'`;
   });
+  return { ended: true };
 }
 
 /** Sends the endpoint's due deliveries, window after window, until none is due or one fails (or it is gone or disabled). */
