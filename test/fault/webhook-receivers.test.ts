@@ -248,6 +248,24 @@ describe('the outbound guard', () => {
   });
 });
 
+describe('runs of a shard at once', () => {
+  it('leave an endpoint to the run sending to it: a delivery queued meanwhile follows the one in flight, each sent once', async () => {
+    const { receiver, endpointId, watchlistId } = await receiverWithEndpoint({ answer: 'slow', ms: 1500 });
+    await queueDeliveries(db.sql, await logDeletion(db.sql), watchlistId);
+    await eventually(() => receiver.requests === 1, 'the first delivery in flight');
+    // Queued with its shard's job while that job runs: the job key then names a fresh job, run beside it.
+    await queueDeliveries(db.sql, await logDeletion(db.sql), watchlistId);
+    await eventually(async () => (await deliveriesOf(db.sql, endpointId)).every((row) => row.state === 'delivered'), 'both delivered');
+    const attempts = await db.sql<{ startedAt: number; endedAt: number }[]>`
+      select extract(epoch from a.attempted_at)::float8 * 1000 as "startedAt",
+        extract(epoch from a.attempted_at)::float8 * 1000 + a.duration_ms as "endedAt"
+      from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id where d.endpoint_id = ${endpointId} order by d.id`;
+    expect(attempts).toHaveLength(2);
+    expect(attempts[1]!.startedAt).toBeGreaterThanOrEqual(attempts[0]!.endedAt);
+    expect(receiver.requests).toBe(2);
+  });
+});
+
 describe('throughput', () => {
   it('delivers many changes of one endpoint, a window at a time, each signed and logged once', async () => {
     const { receiver, endpointId, watchlistId } = await receiverWithEndpoint({ answer: 'ok' });
