@@ -7,12 +7,16 @@ const SOURCE_NAMES: Record<string, string> = {
   watch_page: "YouTube's watch page",
   yt_dlp: 'yt-dlp',
   wayback: 'The Wayback Machine',
+  youtube: "YouTube's caption tracks",
+  archive: 'The yt-dlp archive',
 };
 const DECIDED: Record<ObservationRecord['decided'], string> = {
   suspected: 'first sign',
   status_change: 'changed the status',
   confirmation: 'confirmed it again',
   thumbnail: 'the thumbnail kept',
+  metadata_version: 'showed new metadata',
+  subtitle_version: 'a subtitle version',
 };
 
 const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;

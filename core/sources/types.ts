@@ -44,6 +44,8 @@ export interface VideoRecord {
   captions?: Array<{ language: string; kind: 'manual' | 'auto' }>;
   /** The capture or file this record was read from, kept as provenance. */
   evidenceUrl?: string;
+  /** That file's path inside the archive folder it was read from ('/'-separated): how kept evidence names it. */
+  evidencePath?: string;
 }
 
 /** One video a source found by its id, with the channel it belongs to. */

@@ -6,10 +6,15 @@
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Queryable } from '../db/database.ts';
-import type { KeptAnswer } from '../sources/keptAnswer.ts';
+import { archiveFileAnswer, type KeptAnswer } from '../sources/keptAnswer.ts';
+import type { SourceName, VideoRecord } from '../sources/types.ts';
+import { localPath } from '../videos/localPath.ts';
 
-/** What the answer decided: a status (a first sign, the change, a later confirmation), or what was kept of it (the thumbnail). */
-type Decided = 'suspected' | 'status_change' | 'confirmation' | 'thumbnail';
+/**
+ * What the answer decided: a status (a first sign, the change, a later confirmation), what was kept of
+ * it (the thumbnail), a metadata version (the answer that showed the values change) or a subtitle version.
+ */
+type Decided = 'suspected' | 'status_change' | 'confirmation' | 'thumbnail' | 'metadata_version' | 'subtitle_version';
 
 export interface DecidingObservation {
   videoId: string;
@@ -18,6 +23,9 @@ export interface DecidingObservation {
   decided: Decided;
   answer: KeptAnswer;
   wayback?: { timestamp: string; digest: string | null };
+  /** The metadata version (video_versions) or subtitle version (subtitle_tracks) it produced. */
+  videoVersionId?: string;
+  subtitleTrackId?: string;
 }
 
 export const sha256Hex = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -43,6 +51,8 @@ export async function keepObservations(
       body_sha256: sha256Hex(o.answer.body),
       body_size: o.answer.body.length,
       body_gzip: gzipSync(o.answer.body),
+      video_version_id: o.videoVersionId ?? null,
+      subtitle_track_id: o.subtitleTrackId ?? null,
     }));
     await tx`insert into evidence_observations ${tx(rows)}`;
   }
@@ -64,4 +74,74 @@ export async function keepObservations(
 export async function countUnkeptObservations(tx: Queryable, videoIds: string[]): Promise<void> {
   if (videoIds.length === 0) return;
   await tx`update video_checks set unkept_observations = unkept_observations + 1 where video_id = any(${videoIds})`;
+}
+
+/**
+ * Keeps the answers behind what a batch of a source's records decided, in the transaction that stored
+ * them (upsertVideos, whose `statusDecided` it is given): for the local archive, the info.json behind
+ * a status it decided or a metadata version its values made. A video the file shows live that decided
+ * nothing is counted, not kept, as a probe's routine "still live" answer is.
+ */
+export async function keepSourceAnswers(
+  tx: Queryable,
+  source: SourceName,
+  records: readonly VideoRecord[],
+  statusDecided: readonly string[],
+): Promise<void> {
+  if (source !== 'archive' || records.length === 0) return;
+  const versions = await newVersions(
+    tx,
+    records.map((record) => record.videoId),
+  );
+  const decidedStatus = new Set(statusDecided);
+  const kept: DecidingObservation[] = [];
+  const unkept: string[] = [];
+  for (const record of records) {
+    const version = versions.get(record.videoId);
+    const status = decidedStatus.has(record.videoId);
+    if (!status && !version) {
+      if (record.availability === 'live') unkept.push(record.videoId);
+      continue;
+    }
+    const answer = await archiveRecordAnswer(record);
+    if (!answer) continue;
+    kept.push({
+      videoId: record.videoId,
+      source,
+      said: status
+        ? `yt-dlp archive: ${answer.url}: ${record.availability === 'live' ? 'available when yt-dlp downloaded it' : 'not available'}`
+        : `yt-dlp archive: ${answer.url}: the title, description, tags and thumbnail yt-dlp recorded`,
+      decided: status ? 'status_change' : 'metadata_version',
+      answer,
+      ...(version ? { videoVersionId: version } : {}),
+    });
+  }
+  await keepObservations(
+    tx,
+    kept,
+    kept.filter((o) => o.decided === 'status_change').map((o) => ({ videoId: o.videoId, suspectedAt: null })),
+  );
+  await countUnkeptObservations(tx, unkept);
+}
+
+/** The metadata versions this transaction made (their replaced_at is its now()) that no kept answer names yet, the newest per video. */
+async function newVersions(tx: Queryable, videoIds: string[]): Promise<Map<string, string>> {
+  const rows = await tx<Array<{ videoId: string; id: string }>>`
+    select distinct on (video_id) video_id as "videoId", id::text from video_versions v
+    where video_id = any(${videoIds}) and replaced_at = now()
+      and not exists (select from evidence_observations e where e.video_version_id = v.id)
+    order by video_id, id desc`;
+  return new Map(rows.map((row) => [row.videoId, row.id]));
+}
+
+/** The archive file a record was read from, as it is now; undefined when it has none or the file is gone since. */
+async function archiveRecordAnswer(record: VideoRecord): Promise<KeptAnswer | undefined> {
+  const path = record.evidenceUrl ? localPath(record.evidenceUrl) : undefined;
+  if (!path || record.evidencePath === undefined) return undefined;
+  try {
+    return await archiveFileAnswer(path, record.evidencePath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
