@@ -1,6 +1,8 @@
 /** The video page's evidence: what each source answered, when, and a link to the raw answer (served as text). */
 import type { VNode } from 'preact';
 import type { ObservationRecord } from '../../core/evidence/observations.ts';
+import { OBSERVATION_FILE, type metadataVersionsSchema, type SubtitleVersion } from '../../core/evidence/versions.ts';
+import type { z } from 'zod';
 
 const SOURCE_NAMES: Record<string, string> = {
   youtube_api: 'The YouTube Data API',
@@ -44,6 +46,47 @@ export function KeptAnswers({ answers, videoPath }: { answers: readonly Observat
               </>
             ) : null}
           </p>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The raw answer a version names (observations/<id>.json), or nothing when none was kept. */
+function AnswerBehind({ observation, videoPath, words }: { observation: string | null; videoPath: string; words: string }): VNode | null {
+  const id = observation ? OBSERVATION_FILE.exec(observation)?.[1] : undefined;
+  return id ? (
+    <>
+      {' · '}
+      <a href={`${videoPath}/evidence/${id}`}>{words}</a> <span class="muted">({observation})</span>
+    </>
+  ) : null;
+}
+
+/** The metadata and subtitle versions, each with the kept answer behind it. */
+export function VersionEvidence({
+  metadata,
+  subtitles,
+  videoPath,
+}: {
+  metadata: z.infer<typeof metadataVersionsSchema>;
+  subtitles: readonly SubtitleVersion[];
+  videoPath: string;
+}): VNode | null {
+  if (metadata.versions.length === 0 && subtitles.length === 0) return null;
+  return (
+    <ul class="kept-answers versions">
+      {metadata.versions.map((version) => (
+        <li key={version.replacedAt}>
+          <time dateTime={version.replacedAt}>{when(version.replacedAt)}</time> the title was <q>{version.title ?? 'unknown'}</q> until then
+          <AnswerBehind observation={version.observation} videoPath={videoPath} words="the answer that showed the change" />
+        </li>
+      ))}
+      {subtitles.map((version) => (
+        <li key={version.file}>
+          <time dateTime={version.fetchedAt}>{when(version.fetchedAt)}</time> {version.language} {version.kind} subtitles, version{' '}
+          {version.version}, from {SOURCE_NAMES[version.source] ?? version.source}
+          <AnswerBehind observation={version.observation} videoPath={videoPath} words="the file it was read from" />
         </li>
       ))}
     </ul>

@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib';
 import type { Queryable } from '../db/database.ts';
 import { archiveFileAnswer, type KeptAnswer } from '../sources/keptAnswer.ts';
 import type { SourceName, VideoRecord } from '../sources/types.ts';
+import type { TrackInfo } from '../subtitles/tracks.ts';
 import { localPath } from '../videos/localPath.ts';
 
 /**
@@ -145,3 +146,18 @@ async function archiveRecordAnswer(record: VideoRecord): Promise<KeptAnswer | un
     throw error;
   }
 }
+
+/** Keeps the answers (archive files) new subtitle versions were read from, each naming its version (fetchSubtitles' keepAnswers). */
+export const keepSubtitleAnswers = (tx: Queryable, kept: Array<{ track: TrackInfo; answer: KeptAnswer }>): Promise<void> =>
+  keepObservations(
+    tx,
+    kept.map(({ track, answer }) => ({
+      videoId: track.videoId,
+      source: track.source,
+      said: `version ${track.version} of the ${track.kind} ${track.language}${track.trackId ? ` (${track.trackId})` : ''} subtitles: ${answer.url}`,
+      decided: 'subtitle_version',
+      answer,
+      subtitleTrackId: track.id,
+    })),
+    [],
+  );
