@@ -18,6 +18,7 @@ const DECIDED: Record<ObservationRecord['decided'], string> = {
   confirmation: 'confirmed it again',
   thumbnail: 'the thumbnail kept',
   metadata_version: 'showed new metadata',
+  metadata_filled: 'the metadata kept',
   subtitle_version: 'a subtitle version',
 };
 
@@ -52,41 +53,62 @@ export function KeptAnswers({ answers, videoPath }: { answers: readonly Observat
   );
 }
 
-/** The raw answer a version names (observations/<id>.json), or nothing when none was kept. */
-function AnswerBehind({ observation, videoPath, words }: { observation: string | null; videoPath: string; words: string }): VNode | null {
+/** The kept answer a version names (observations/<id>.json), with its capture when it is the Wayback's; nothing when none was kept. */
+function AnswerBehind({ observation, answers, videoPath, words }: VersionProps & { observation: string | null; words: string }): VNode | null {
   const id = observation ? OBSERVATION_FILE.exec(observation)?.[1] : undefined;
-  return id ? (
+  const answer = answers.find((kept) => kept.id === id);
+  if (!answer) return null;
+  return (
     <>
       {' · '}
-      <a href={`${videoPath}/evidence/${id}`}>{words}</a> <span class="muted">({observation})</span>
+      <a href={`${videoPath}/evidence/${answer.id}`}>{words}</a>{' '}
+      <span class="muted">
+        ({SOURCE_NAMES[answer.source] ?? answer.source}, <time dateTime={answer.observedAt}>{when(answer.observedAt)}</time>, {observation})
+      </span>
+      {answer.captureUrl ? (
+        <>
+          {' · '}
+          <a href={answer.captureUrl} rel="noopener noreferrer">
+            the capture
+          </a>
+        </>
+      ) : null}
     </>
-  ) : null;
+  );
+}
+
+interface VersionProps {
+  answers: readonly ObservationRecord[];
+  videoPath: string;
 }
 
 /** The metadata and subtitle versions, each with the kept answer behind it. */
 export function VersionEvidence({
   metadata,
   subtitles,
-  videoPath,
-}: {
-  metadata: z.infer<typeof metadataVersionsSchema>;
-  subtitles: readonly SubtitleVersion[];
-  videoPath: string;
-}): VNode | null {
-  if (metadata.versions.length === 0 && subtitles.length === 0) return null;
+  ...props
+}: VersionProps & { metadata: z.infer<typeof metadataVersionsSchema>; subtitles: readonly SubtitleVersion[] }): VNode | null {
+  const current = metadata.current?.observation ?? null;
+  if (metadata.versions.length === 0 && subtitles.length === 0 && !current) return null;
   return (
     <ul class="kept-answers versions">
+      {current ? (
+        <li>
+          The title, description and tags shown were read from a kept answer
+          <AnswerBehind observation={current} words="view the raw answer" {...props} />
+        </li>
+      ) : null}
       {metadata.versions.map((version) => (
         <li key={version.replacedAt}>
           <time dateTime={version.replacedAt}>{when(version.replacedAt)}</time> the title was <q>{version.title ?? 'unknown'}</q> until then
-          <AnswerBehind observation={version.observation} videoPath={videoPath} words="the answer that showed the change" />
+          <AnswerBehind observation={version.observation} words="the answer that showed the change" {...props} />
         </li>
       ))}
       {subtitles.map((version) => (
         <li key={version.file}>
           <time dateTime={version.fetchedAt}>{when(version.fetchedAt)}</time> {version.language} {version.kind} subtitles, version{' '}
           {version.version}, from {SOURCE_NAMES[version.source] ?? version.source}
-          <AnswerBehind observation={version.observation} videoPath={videoPath} words="the file it was read from" />
+          <AnswerBehind observation={version.observation} words="the file it was read from" {...props} />
         </li>
       ))}
     </ul>

@@ -264,8 +264,9 @@ async function storeBatch(
     events.push(searchEvents.channelUpdate(updated!.channel));
   }
   const withNewTracks = await newlyAnnouncedTracks(tx, batch);
-  const { changed, inserted, statusDecided } = await upsertVideos(tx, source.name, batch.videos, log.child({ crawlId: crawl.id }));
-  await keepSourceAnswers(tx, source.name, batch.videos, statusDecided);
+  const stored = await upsertVideos(tx, source.name, batch.videos, log.child({ crawlId: crawl.id }));
+  await keepSourceAnswers(tx, source.name, batch.videos, stored);
+  const { changed, inserted } = stored;
   // A failed source is done for this crawl: its `next` only says where a later continue may ask again.
   const sourceDone = batch.next === undefined || readsOnePage(source) || batch.failure !== undefined;
   const percent = Math.round(((step.index + (sourceDone ? 1 : (batch.progress ?? 0))) / step.plan.length) * 100);

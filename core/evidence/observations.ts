@@ -19,7 +19,7 @@ export const observationRecord = z.object({
   recordedAt: z.string(),
   httpStatus: z.number().int().nullable(),
   contentType: z.string().nullable(),
-  decided: z.enum(['suspected', 'status_change', 'confirmation', 'thumbnail', 'metadata_version', 'subtitle_version']),
+  decided: z.enum(['suspected', 'status_change', 'confirmation', 'thumbnail', 'metadata_version', 'metadata_filled', 'subtitle_version']),
   said: z.string().describe("the answer's reading the status history shows"),
   historyIndex: z.number().int().nullable().describe('the status history entry it led to (0 is the first), null when none'),
   waybackTimestamp: z.string().nullable().describe("a Wayback capture's 14-digit timestamp, when the answer was one"),

@@ -270,9 +270,10 @@ function checkLinks(facts: Map<string, EntryFacts>, problems: BundleProblem[]) {
   for (const [name, found] of facts) {
     const linking = LINKING.find((file) => name === file || name.endsWith(`/${file}`));
     if (!linking) continue;
-    const record = parseJson(found.text) as { versions?: unknown } | unknown[] | undefined;
-    const versions = Array.isArray(record) ? record : record?.versions;
-    if (!Array.isArray(versions)) {
+    const record = parseJson(found.text) as { current?: unknown; versions?: unknown } | unknown[] | undefined;
+    // subtitle-versions.json is the list; metadata-versions.json the current values and the list.
+    const versions = Array.isArray(record) ? record : Array.isArray(record?.versions) ? [record.current, ...record.versions] : undefined;
+    if (!versions) {
       problems.push({ file: name, problem: 'is not a list of versions' });
       continue;
     }

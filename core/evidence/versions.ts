@@ -24,7 +24,13 @@ const metadataValues = z.object({
 });
 
 export const metadataVersionsSchema = z.object({
-  current: metadataValues.nullable(),
+  current: metadataValues
+    .extend({
+      observation: observation.describe(
+        'the newest kept answer that filled in or changed the metadata (a Wayback capture, an archive file): what the current values were read from, unless a source that keeps no answer changed them since',
+      ),
+    })
+    .nullable(),
   versions: z.array(
     metadataValues.extend({
       replacedAt: z.string().describe('ISO 8601, UTC: when these values stopped being current'),
@@ -50,8 +56,11 @@ export type SubtitleVersion = z.infer<typeof subtitleVersion> & { track: TrackIn
 
 /** The current metadata and every version, oldest first. */
 export async function metadataVersions(sql: Queryable, videoId: string): Promise<z.infer<typeof metadataVersionsSchema>> {
-  const [current] = await sql<Array<z.infer<typeof metadataValues>>>`
-    select title, description, tags, thumbnail_url as "thumbnailUrl" from videos where video_id = ${videoId}`;
+  const [current] = await sql<Array<NonNullable<z.infer<typeof metadataVersionsSchema>['current']>>>`
+    select title, description, tags, thumbnail_url as "thumbnailUrl",
+      (select 'observations/' || e.id || '.json' from evidence_observations e
+        where e.video_id = v.video_id and e.decided in ('metadata_filled', 'metadata_version') order by e.id desc limit 1) as observation
+    from videos v where video_id = ${videoId}`;
   const versions = await sql<z.infer<typeof metadataVersionsSchema>['versions']>`
     select v.title, v.description, v.tags, v.thumbnail_url as "thumbnailUrl", ${sql.unsafe(isoTimestamp('v.replaced_at'))} as "replacedAt",
       (select 'observations/' || e.id || '.json' from evidence_observations e where e.video_version_id = v.id order by e.id limit 1) as observation
@@ -82,3 +91,9 @@ export async function subtitleVersions(sql: Queryable, videoId: string): Promise
 
 /** A version as records show it (without the track's internals). */
 export const subtitleVersionRecord = ({ track: _track, ...record }: SubtitleVersion): z.infer<typeof subtitleVersion> => record;
+
+/** The kept answers the versions name: shown with their version, not again among the other answers. */
+export function namedObservations(metadata: z.infer<typeof metadataVersionsSchema>, subtitles: readonly SubtitleVersion[]): Set<string> {
+  const named = [metadata.current?.observation, ...metadata.versions.map((v) => v.observation), ...subtitles.map((v) => v.observation)];
+  return new Set(named.filter((name): name is string => !!name));
+}

@@ -70,7 +70,7 @@ export async function storeArchiveScan(
   // The videos and the archive files behind what they decided (core/status/keepObservations.ts).
   const storeVideos = async (tx: Queryable, videos: VideoRecord[]) => {
     const stored = await upsertVideos(tx, 'archive', videos, log);
-    await keepSourceAnswers(tx, 'archive', videos, stored.statusDecided);
+    await keepSourceAnswers(tx, 'archive', videos, stored);
     return stored;
   };
   for (let offset = 0; offset < scan.videos.length; offset += BATCH) {

@@ -7,15 +7,16 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Queryable } from '../db/database.ts';
 import { archiveFileAnswer, type KeptAnswer } from '../sources/keptAnswer.ts';
-import type { SourceName, VideoRecord } from '../sources/types.ts';
+import type { SourceName, VideoRecord, WaybackCapture } from '../sources/types.ts';
 import type { TrackInfo } from '../subtitles/tracks.ts';
 import { localPath } from '../videos/localPath.ts';
 
 /**
  * What the answer decided: a status (a first sign, the change, a later confirmation), what was kept of
- * it (the thumbnail), a metadata version (the answer that showed the values change) or a subtitle version.
+ * it (the thumbnail), a metadata version (the answer that showed the values change), metadata a source filled in
+ * (a Wayback capture's), or a subtitle version.
  */
-type Decided = 'suspected' | 'status_change' | 'confirmation' | 'thumbnail' | 'metadata_version' | 'subtitle_version';
+type Decided = 'suspected' | 'status_change' | 'confirmation' | 'thumbnail' | 'metadata_version' | 'metadata_filled' | 'subtitle_version';
 
 export interface DecidingObservation {
   videoId: string;
@@ -77,45 +78,55 @@ export async function countUnkeptObservations(tx: Queryable, videoIds: string[])
   await tx`update video_checks set unkept_observations = unkept_observations + 1 where video_id = any(${videoIds})`;
 }
 
+/** A Wayback capture of a video as an observation: its answer, capture timestamp and CDX digest, and what it decided. */
+export const captureObservation = (
+  capture: WaybackCapture & { videoId: string },
+  decided: Decided,
+  links: Pick<DecidingObservation, 'videoVersionId'> = {},
+): DecidingObservation => ({ ...capture, source: 'wayback', decided, ...links });
+
 /**
  * Keeps the answers behind what a batch of a source's records decided, in the transaction that stored
- * them (upsertVideos, whose `statusDecided` it is given): for the local archive, the info.json behind
- * a status it decided or a metadata version its values made. A video the file shows live that decided
- * nothing is counted, not kept, as a probe's routine "still live" answer is.
+ * them (upsertVideos, whose result it is given): a status it decided, a metadata version its values made,
+ * and, for the Wayback, the metadata a capture filled in (a video it stored or changed), each capture
+ * with its timestamp and CDX digest. The local archive's answer is the info.json (a video it shows live
+ * that decided nothing is counted, not kept, as a probe's routine "still live" answer is); the Wayback's
+ * the capture the record was read from.
  */
 export async function keepSourceAnswers(
   tx: Queryable,
   source: SourceName,
   records: readonly VideoRecord[],
-  statusDecided: readonly string[],
+  stored: { statusDecided: readonly string[]; changed: ReadonlyArray<{ videoId: string }> },
 ): Promise<void> {
-  if (source !== 'archive' || records.length === 0) return;
+  if (source === 'youtube_api' || records.length === 0) return;
   const versions = await newVersions(
     tx,
     records.map((record) => record.videoId),
   );
-  const decidedStatus = new Set(statusDecided);
+  const decidedStatus = new Set(stored.statusDecided);
+  const filled = new Set(source === 'wayback' ? stored.changed.map((video) => video.videoId) : []);
   const kept: DecidingObservation[] = [];
   const unkept: string[] = [];
   for (const record of records) {
     const version = versions.get(record.videoId);
-    const status = decidedStatus.has(record.videoId);
-    if (!status && !version) {
-      if (record.availability === 'live') unkept.push(record.videoId);
+    const links = version ? { videoVersionId: version } : {};
+    const decided: Decided | undefined = decidedStatus.has(record.videoId)
+      ? 'status_change'
+      : version
+        ? 'metadata_version'
+        : filled.has(record.videoId)
+          ? 'metadata_filled'
+          : undefined;
+    if (!decided) {
+      if (source === 'archive' && record.availability === 'live') unkept.push(record.videoId);
       continue;
     }
-    const answer = await archiveRecordAnswer(record);
-    if (!answer) continue;
-    kept.push({
-      videoId: record.videoId,
-      source,
-      said: status
-        ? `yt-dlp archive: ${answer.url}: ${record.availability === 'live' ? 'available when yt-dlp downloaded it' : 'not available'}`
-        : `yt-dlp archive: ${answer.url}: the title, description, tags and thumbnail yt-dlp recorded`,
-      decided: status ? 'status_change' : 'metadata_version',
-      answer,
-      ...(version ? { videoVersionId: version } : {}),
-    });
+    const observation =
+      source === 'archive'
+        ? await archiveObservation(record, decided, links)
+        : record.capture && captureObservation({ videoId: record.videoId, ...record.capture }, decided, links);
+    if (observation) kept.push(observation);
   }
   await keepObservations(
     tx,
@@ -135,16 +146,26 @@ async function newVersions(tx: Queryable, videoIds: string[]): Promise<Map<strin
   return new Map(rows.map((row) => [row.videoId, row.id]));
 }
 
-/** The archive file a record was read from, as it is now; undefined when it has none or the file is gone since. */
-async function archiveRecordAnswer(record: VideoRecord): Promise<KeptAnswer | undefined> {
+/** The archive file (info.json) a record was read from, as it is now; undefined when it has none or the file is gone since. */
+async function archiveObservation(
+  record: VideoRecord,
+  decided: Decided,
+  links: Pick<DecidingObservation, 'videoVersionId'>,
+): Promise<DecidingObservation | undefined> {
   const path = record.evidenceUrl ? localPath(record.evidenceUrl) : undefined;
   if (!path || record.evidencePath === undefined) return undefined;
+  let answer: KeptAnswer;
   try {
-    return await archiveFileAnswer(path, record.evidencePath);
+    answer = await archiveFileAnswer(path, record.evidencePath);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+  const said =
+    decided === 'status_change'
+      ? `${record.availability === 'live' ? 'available when yt-dlp downloaded it' : 'not available'}`
+      : 'the title, description, tags and thumbnail yt-dlp recorded';
+  return { videoId: record.videoId, source: 'archive', said: `yt-dlp archive: ${answer.url}: ${said}`, decided, answer, ...links };
 }
 
 /** Keeps the answers (archive files) new subtitle versions were read from, each naming its version (fetchSubtitles' keepAnswers). */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../../core/errors.ts';
 import { videoIdSchema, videoParams } from '../../../core/schemas.ts';
 import { keptObservations, unkeptObservationCount } from '../../../core/evidence/observations.ts';
-import { metadataVersions, subtitleVersions } from '../../../core/evidence/versions.ts';
+import { metadataVersions, namedObservations, subtitleVersions } from '../../../core/evidence/versions.ts';
 import { statusHistory } from '../../../core/status/statusHistory.ts';
 import { describeStatus } from '../../../core/videos/statusWording.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
@@ -219,7 +219,9 @@ async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps;
     history.map((entry) => entry.linkedVideoId),
   );
   const answersOf = (index: number) => answers.filter((answer) => answer.historyIndex === index);
-  const unlinked = answers.filter((answer) => answer.historyIndex === null);
+  // Answers behind a metadata or subtitle version are shown with it, once.
+  const named = namedObservations(metadata, subtitles);
+  const unlinked = answers.filter((answer) => answer.historyIndex === null && !named.has(`observations/${answer.id}.json`));
   return (
     <>
       <ol class="timeline status-history">
@@ -257,7 +259,7 @@ async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps;
           <KeptAnswers answers={unlinked} videoPath={videoPath(videoId)} />
         </details>
       ) : null}
-      <VersionEvidence metadata={metadata} subtitles={subtitles} videoPath={videoPath(videoId)} />
+      <VersionEvidence metadata={metadata} subtitles={subtitles} answers={answers} videoPath={videoPath(videoId)} />
       <p class="muted">
         Now {describeStatus(current.status, current.reason).toLowerCase()}
         {current.confirmedAt ? `, last confirmed ${current.confirmedAt.slice(0, 10)}` : ''}; next check {current.nextCheckAt.slice(0, 10)}.
