@@ -5,7 +5,7 @@ import { readRawAnswer, sendBundle, videoEvidence, watchlistEvidence } from '../
 import { binaryBody, defineRoute, perform, privateCache } from '../http/route.ts';
 
 const BUNDLE =
-  "A ZIP (format afterimage-evidence/1, see the reference): video.json, status-history.json (as GET /api/videos/{videoId}/status-history answers), metadata-versions.json, subtitles/ (every version as WebVTT), summary.json when a public summary is ready, observations/<id>.json and <id>.body.gz (every kept answer of a source and its raw body), manifest.json (every file's size, SHA-256 and how it was obtained) and README.txt (its first line the manifest's SHA-256). The same state always exports the same bytes. Check it with `afterimage evidence verify` or at /evidence/verify.";
+  "A ZIP (format afterimage-evidence/1, see the reference): video.json, status-history.json (as GET /api/videos/{videoId}/status-history answers), metadata-versions.json, subtitles/ (every version as WebVTT), subtitle-versions.json (each metadata and subtitle version naming the kept answer behind it), summary.json when a public summary is ready, observations/<id>.json and <id>.body.gz (every kept answer of a source and its raw body), manifest.json (every file's size, SHA-256 and how it was obtained) and README.txt (its first line the manifest's SHA-256). The same state always exports the same bytes. Check it with `afterimage evidence verify` or at /evidence/verify.";
 
 const videoEvidenceRoute = defineRoute({
   method: 'GET',

@@ -54,7 +54,12 @@ export function KeptAnswers({ answers, videoPath }: { answers: readonly Observat
 }
 
 /** The kept answer a version names (observations/<id>.json), with its capture when it is the Wayback's; nothing when none was kept. */
-function AnswerBehind({ observation, answers, videoPath, words }: VersionProps & { observation: string | null; words: string }): VNode | null {
+function AnswerBehind({
+  observation,
+  answers,
+  videoPath,
+  words,
+}: VersionProps & { observation: string | null; words: string }): VNode | null {
   const id = observation ? OBSERVATION_FILE.exec(observation)?.[1] : undefined;
   const answer = answers.find((kept) => kept.id === id);
   if (!answer) return null;

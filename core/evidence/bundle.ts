@@ -76,6 +76,8 @@ The line above is the SHA-256 of manifest.json. To check the bundle without Afte
 3. Each observations/<id>.body.gz is the raw answer a source gave, gzip-compressed: "gunzip -c" it and its
    SHA-256 and size must be the bodySha256 and bodySize of observations/<id>.json beside it.
 4. In status-history.json each entry's previousStatus is the status of the entry before it.
+5. Each observation that metadata-versions.json and subtitle-versions.json name (the answer behind a version)
+   is a file of the bundle, beside them.
 Or run "afterimage evidence verify <bundle.zip>", or upload the bundle at /evidence/verify on an Afterimage server.
 ${timestampText(timestamp)}`;
 

@@ -40,7 +40,7 @@ export interface FetchReport {
 }
 
 /** Keeps the answers new versions were read from as their evidence (core/status/keepObservations.ts), in the transaction that stored them. */
-export type KeepTrackAnswers = (tx: Queryable, kept: Array<{ track: TrackInfo; answer: KeptAnswer }>) => Promise<void>;
+type KeepTrackAnswers = (tx: Queryable, kept: Array<{ track: TrackInfo; answer: KeptAnswer }>) => Promise<void>;
 
 export interface FetchSubtitlesOptions {
   log: Logger;

@@ -59,7 +59,11 @@ export async function postWebhook(
   const elapsed = () => Math.round(performance.now() - started);
   const signal = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS);
   try {
-    const { status, location, body: answer } = await outboundPost(new URL(url), {
+    const {
+      status,
+      location,
+      body: answer,
+    } = await outboundPost(new URL(url), {
       headers: { 'Content-Type': 'application/json', ...headers },
       body,
       signal,

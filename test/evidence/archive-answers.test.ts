@@ -116,10 +116,15 @@ describe('answers of the yt-dlp archive kept as evidence', () => {
     expect(gunzipSync(statusAnswer!.body_gzip).equals(first)).toBe(true);
     // The subtitle file a version was read from, named the same way and linked to that version.
     const [track] = await db.sql`select id::text from subtitle_tracks where video_id = ${VIDEO}`;
-    expect(subtitleAnswer).toMatchObject({ source: 'archive', request_url: SUBTITLES, content_type: 'text/vtt', decided: 'subtitle_version' });
-    expect((await db.sql`select subtitle_track_id::text from evidence_observations where id = ${subtitleAnswer!.id}`)[0]!.subtitle_track_id).toBe(
-      track!.id,
-    );
+    expect(subtitleAnswer).toMatchObject({
+      source: 'archive',
+      request_url: SUBTITLES,
+      content_type: 'text/vtt',
+      decided: 'subtitle_version',
+    });
+    expect(
+      (await db.sql`select subtitle_track_id::text from evidence_observations where id = ${subtitleAnswer!.id}`)[0]!.subtitle_track_id,
+    ).toBe(track!.id);
 
     // yt-dlp wrote the video again with a new title: the old values become a version, and the new file is kept beside it.
     const later = new Date('2024-06-01T10:00:00Z');
@@ -148,16 +153,22 @@ describe('answers of the yt-dlp archive kept as evidence', () => {
 });
 
 describe('versions naming the answers behind them', () => {
-  it('names each version\'s kept answer in the bundle and on the video page; verify fails on a dangling one, naming it', async () => {
+  it("names each version's kept answer in the bundle and on the video page; verify fails on a dangling one, naming it", async () => {
     const [versionAnswer, subtitleAnswer] = await db.sql`
       select id::text from evidence_observations where video_id = ${VIDEO} and decided in ('metadata_version', 'subtitle_version')
       order by decided`;
     const files = await exportBundle();
     const metadata = JSON.parse(Buffer.from(files['metadata-versions.json']!).toString());
-    expect(metadata.versions).toEqual([expect.objectContaining({ title: 'Restoring a lathe', observation: `observations/${versionAnswer!.id}.json` })]);
+    expect(metadata.versions).toEqual([
+      expect.objectContaining({ title: 'Restoring a lathe', observation: `observations/${versionAnswer!.id}.json` }),
+    ]);
     const subtitles = JSON.parse(Buffer.from(files['subtitle-versions.json']!).toString());
     expect(subtitles).toEqual([
-      expect.objectContaining({ file: 'subtitles/en.manual.v1.vtt', source: 'archive', observation: `observations/${subtitleAnswer!.id}.json` }),
+      expect.objectContaining({
+        file: 'subtitles/en.manual.v1.vtt',
+        source: 'archive',
+        observation: `observations/${subtitleAnswer!.id}.json`,
+      }),
     ]);
     expect(files['subtitles/en.manual.v1.vtt']).toBeDefined();
     const intact = resealed(files);

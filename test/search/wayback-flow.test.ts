@@ -130,7 +130,7 @@ describe('archive look-ups paged with continue', () => {
     expect((await sharp(Buffer.from(await image.arrayBuffer())).metadata()).width).toBe(320);
   });
 
-  it('keeps the capture that filled in a video\'s metadata, with its timestamp and CDX digest, named by the bundle and the video page', async () => {
+  it("keeps the capture that filled in a video's metadata, with its timestamp and CDX digest, named by the bundle and the video page", async () => {
     const videoId = removed.videoId;
     const [kept] = await db.sql`
       select id::text, source, decided, wayback_timestamp, cdx_digest, request_url, body_gzip from evidence_observations
@@ -147,7 +147,12 @@ describe('archive look-ups paged with continue', () => {
     const metadata = JSON.parse(Buffer.from(files['metadata-versions.json']!).toString());
     expect(metadata.current).toMatchObject({ title: 'Removed later', observation: `observations/${kept!.id}.json` });
     const record = JSON.parse(Buffer.from(files[`observations/${kept!.id}.json`]!).toString());
-    expect(record).toMatchObject({ decided: 'metadata_filled', waybackTimestamp: ts(2016, 2), cdxDigest: kept!.cdx_digest, captureUrl: capture });
+    expect(record).toMatchObject({
+      decided: 'metadata_filled',
+      waybackTimestamp: ts(2016, 2),
+      cdxDigest: kept!.cdx_digest,
+      captureUrl: capture,
+    });
 
     const person = await createSignedInUser(db.sql);
     const html = await (await fetch(`${api.url}/videos/${videoId}`, { headers: { Accept: 'text/html', Cookie: person.cookie } })).text();
@@ -155,4 +160,3 @@ describe('archive look-ups paged with continue', () => {
     expect(html).toContain(`href="${capture.replaceAll('&', '&amp;')}"`);
   });
 });
-

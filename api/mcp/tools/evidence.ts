@@ -19,8 +19,12 @@ export const getEvidenceTool = defineTool({
     manifestSha256: z.string().describe("SHA-256 of the bundle's manifest.json: the first line of its README.txt"),
     bundleUrl: z.string().describe('GET it with the X-API-Key header: the whole bundle, a ZIP'),
     history: statusHistorySchema,
-    metadataVersions: metadataVersionsSchema.describe("metadata-versions.json of the bundle: each version names the kept answer that showed it replaced"),
-    subtitleVersions: subtitleVersionsSchema.describe('subtitle-versions.json of the bundle: each version names the kept answer its cues were read from'),
+    metadataVersions: metadataVersionsSchema.describe(
+      'metadata-versions.json of the bundle: each version names the kept answer that showed it replaced',
+    ),
+    subtitleVersions: subtitleVersionsSchema.describe(
+      'subtitle-versions.json of the bundle: each version names the kept answer its cues were read from',
+    ),
     observations: z.array(observationRecord).describe('the newest kept answers, oldest first; the bundle holds them all'),
     keptObservations: z.number().int().describe('kept answers in all'),
     unkeptObservations: z.number().int().describe('routine answers that changed nothing: counted, not kept'),

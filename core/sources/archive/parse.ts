@@ -410,7 +410,10 @@ function parsePlaylistDoc(
   const entryChannelId = channelTab ? ownChannelId : parentChannelId;
   if (!Array.isArray(obj.entries) || depth >= MAX_DEPTH) return;
   // Files beside a playlist document are the playlist's, not its entries'.
-  const entryCtx: ParseContext = { evidenceUrl: ctx.evidenceUrl, ...(ctx.evidencePath === undefined ? {} : { evidencePath: ctx.evidencePath }) };
+  const entryCtx: ParseContext = {
+    evidenceUrl: ctx.evidenceUrl,
+    ...(ctx.evidencePath === undefined ? {} : { evidencePath: ctx.evidencePath }),
+  };
   for (const entry of obj.entries) {
     if (!isObj(entry) || foreignExtractor(entry)) continue;
     const type = str(entry._type);
