@@ -93,7 +93,9 @@ export function VersionEvidence({
   subtitles,
   ...props
 }: VersionProps & { metadata: z.infer<typeof metadataVersionsSchema>; subtitles: readonly SubtitleVersion[] }): VNode | null {
-  const current = metadata.current?.observation ?? null;
+  // The answer that made the newest version showed the current values too: listed with that version only.
+  const named = metadata.current?.observation ?? null;
+  const current = metadata.versions.some((version) => version.observation === named) ? null : named;
   if (metadata.versions.length === 0 && subtitles.length === 0 && !current) return null;
   return (
     <ul class="kept-answers versions">

@@ -278,8 +278,9 @@ function checkLinks(facts: Map<string, EntryFacts>, problems: BundleProblem[]) {
       continue;
     }
     const folder = name.slice(0, -linking.length);
-    for (const version of versions as Array<{ observation?: unknown }>) {
-      const named = version?.observation;
+    // The current metadata and its newest version may name the same answer: each is reported once.
+    const namedOnce = new Set((versions as Array<{ observation?: unknown } | null>).map((version) => version?.observation));
+    for (const named of namedOnce) {
       if (named === null || named === undefined) continue;
       if (typeof named !== 'string' || !OBSERVATION_FILE.test(named))
         problems.push({ file: name, problem: `names ${JSON.stringify(named)} as an observation, which is no observations/<id>.json` });
