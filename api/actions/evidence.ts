@@ -154,6 +154,17 @@ export const readRawAnswer = defineAction({
   },
 });
 
+/** A video's metadata and subtitle versions, each naming the kept answer behind it: the bundle's records, as JSON. */
+export const readVersions = defineAction({
+  what: 'status history',
+  access: { scope: 'L1', feature: 'statusHistory' },
+  async run({ deps }, videoId: string) {
+    const metadata = await metadataVersions(deps.sql, videoId);
+    if (!metadata.current) throw notFound(`no video ${videoId} is stored; a channel search finds a channel's videos`);
+    return { videoId, metadata, subtitles: (await subtitleVersions(deps.sql, videoId)).map(subtitleVersionRecord) };
+  },
+});
+
 /** The check of an uploaded bundle, in memory: nothing of it is written anywhere. */
 export const verifyEvidence = defineAction({
   what: 'checking evidence bundles',

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { observationRecord } from '../../core/evidence/observations.ts';
+import { metadataVersionsSchema, subtitleVersionsSchema } from '../../core/evidence/versions.ts';
 import { videoIdSchema, videoParams } from '../../core/schemas.ts';
-import { readRawAnswer, sendBundle, videoEvidence, watchlistEvidence } from '../actions/evidence.ts';
+import { readRawAnswer, readVersions, sendBundle, videoEvidence, watchlistEvidence } from '../actions/evidence.ts';
 import { binaryBody, defineRoute, perform, privateCache } from '../http/route.ts';
 
 const BUNDLE =
@@ -59,5 +60,23 @@ const rawAnswerRoute = defineRoute({
   },
 });
 
+const versionsRoute = defineRoute({
+  method: 'GET',
+  path: '/api/videos/:videoId/versions',
+  tag: 'Video status',
+  summary: "A video's metadata and subtitle versions, each naming the kept answer behind it",
+  description:
+    "What the evidence bundle's metadata-versions.json (metadata) and subtitle-versions.json (subtitles) hold, built by the same functions: the current metadata and every earlier version, every subtitle version, each with `observation`, the kept answer behind it (observations/<id>.json in the bundle; its raw answer is GET /api/videos/{videoId}/evidence/<id>), or null. Counts only as a request.",
+  cache: privateCache,
+  auth: 'key',
+  ...readVersions.access,
+  params: videoParams,
+  response: z.object({ videoId: z.string(), metadata: metadataVersionsSchema, subtitles: subtitleVersionsSchema }),
+  errors: ['NOT_FOUND'],
+  async handler(ctx) {
+    return perform(readVersions, ctx, ctx.params.videoId);
+  },
+});
+
 /** Every evidence route, in matching order. */
-export const evidenceRoutes = [videoEvidenceRoute, watchlistEvidenceRoute, rawAnswerRoute];
+export const evidenceRoutes = [videoEvidenceRoute, watchlistEvidenceRoute, rawAnswerRoute, versionsRoute];

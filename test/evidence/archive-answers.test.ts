@@ -13,7 +13,7 @@ import { storeArchiveScan } from '../../core/import/storeArchiveScan.ts';
 import { createLogger } from '../../core/log.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
 import { upsertVideos } from '../../core/videos/upsertVideos.ts';
-import { createSignedInUser, startTestApi } from '../support/api.ts';
+import { createKeyedUser, createSignedInUser, startTestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 const CHANNEL = 'UCarchiveevidencearchiv1';
@@ -193,6 +193,12 @@ describe('versions naming the answers behind them', () => {
       expect(html).toContain(`href="/videos/${VIDEO}/evidence/${versionAnswer!.id}"`);
       expect(html).toContain(`observations/${versionAnswer!.id}.json`);
       expect(html).toContain(`href="/videos/${VIDEO}/evidence/${subtitleAnswer!.id}"`);
+      // The API answers the bundle's records, built by the same functions.
+      const { key } = await createKeyedUser(db.sql);
+      const versions = await api.call(`/api/videos/${VIDEO}/versions`, { key });
+      expect(versions.status).toBe(200);
+      expect(versions.body.data).toEqual({ videoId: VIDEO, metadata, subtitles });
+      expect((await api.call('/api/videos/unknownVid1/versions', { key })).status).toBe(404);
     } finally {
       await api.close();
     }
