@@ -113,6 +113,7 @@ export function youtubeSubtitleSource(options: YoutubeCaptionsOptions = {}): Sub
         originalBytes: track.bytes,
         formatHint: 'json3',
         originUrl: track.url,
+        ...(track.answer ? { answer: track.answer } : {}),
       }));
       return { tracks, problems };
     },
