@@ -12,6 +12,7 @@ import { keptObservations, rawAnswer, unkeptObservationCount } from '../../core/
 import { bufferBytes } from '../../core/evidence/readZip.ts';
 import { requestTimestamp } from '../../core/evidence/timestamp.ts';
 import { verifyBundle, type Verdict } from '../../core/evidence/verifyBundle.ts';
+import { metadataVersions, subtitleVersionRecord, subtitleVersions } from '../../core/evidence/versions.ts';
 import { statusHistory } from '../../core/status/statusHistory.ts';
 import { findOwnWatchlist } from '../../core/watchlists/ownWatchlist.ts';
 import { drained, sendAnswer } from '../http/representation.ts';
@@ -77,7 +78,8 @@ export async function sendBundle(
 
 /**
  * What an assistant reads of a video's bundle without downloading it: the manifest's SHA-256 (the one a
- * download of the same state has), the status history as the bundle holds it, and the newest kept answers.
+ * download of the same state has), the status history and the metadata and subtitle versions as the
+ * bundle holds them (each version naming its kept answer), and the newest kept answers.
  */
 export async function describeBundle({ deps }: Pick<ActionContext, 'deps'>, { subject }: EvidenceExport & { subject: { kind: 'video' } }) {
   const { videoId } = subject;
@@ -88,6 +90,8 @@ export async function describeBundle({ deps }: Pick<ActionContext, 'deps'>, { su
     return {
       manifestSha256,
       history: await statusHistory(tx, videoId),
+      metadataVersions: await metadataVersions(tx, videoId),
+      subtitleVersions: (await subtitleVersions(tx, videoId)).map(subtitleVersionRecord),
       observations: observations.slice(-DESCRIBED_OBSERVATIONS),
       keptObservations: observations.length,
       unkeptObservations: await unkeptObservationCount(tx, videoId),
@@ -147,6 +151,17 @@ export const readRawAnswer = defineAction({
       },
     });
     return handled;
+  },
+});
+
+/** A video's metadata and subtitle versions, each naming the kept answer behind it: the bundle's records, as JSON. */
+export const readVersions = defineAction({
+  what: 'status history',
+  access: { scope: 'L1', feature: 'statusHistory' },
+  async run({ deps }, videoId: string) {
+    const metadata = await metadataVersions(deps.sql, videoId);
+    if (!metadata.current) throw notFound(`no video ${videoId} is stored; a channel search finds a channel's videos`);
+    return { videoId, metadata, subtitles: (await subtitleVersions(deps.sql, videoId)).map(subtitleVersionRecord) };
   },
 });
 

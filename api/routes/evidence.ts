@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { observationRecord } from '../../core/evidence/observations.ts';
+import { metadataVersionsSchema, subtitleVersionsSchema } from '../../core/evidence/versions.ts';
 import { videoIdSchema, videoParams } from '../../core/schemas.ts';
-import { readRawAnswer, sendBundle, videoEvidence, watchlistEvidence } from '../actions/evidence.ts';
+import { readRawAnswer, readVersions, sendBundle, videoEvidence, watchlistEvidence } from '../actions/evidence.ts';
 import { binaryBody, defineRoute, perform, privateCache } from '../http/route.ts';
 
 const BUNDLE =
-  "A ZIP (format afterimage-evidence/1, see the reference): video.json, status-history.json (as GET /api/videos/{videoId}/status-history answers), metadata-versions.json, subtitles/ (every version as WebVTT), summary.json when a public summary is ready, observations/<id>.json and <id>.body.gz (every kept answer of a source and its raw body), manifest.json (every file's size, SHA-256 and how it was obtained) and README.txt (its first line the manifest's SHA-256). The same state always exports the same bytes. Check it with `afterimage evidence verify` or at /evidence/verify.";
+  "A ZIP (format afterimage-evidence/1, see the reference): video.json, status-history.json (as GET /api/videos/{videoId}/status-history answers), metadata-versions.json, subtitles/ (every version as WebVTT), subtitle-versions.json (each metadata and subtitle version naming the kept answer behind it), summary.json when a public summary is ready, observations/<id>.json and <id>.body.gz (every kept answer of a source and its raw body), manifest.json (every file's size, SHA-256 and how it was obtained) and README.txt (its first line the manifest's SHA-256). The same state always exports the same bytes. Check it with `afterimage evidence verify` or at /evidence/verify.";
 
 const videoEvidenceRoute = defineRoute({
   method: 'GET',
@@ -59,5 +60,23 @@ const rawAnswerRoute = defineRoute({
   },
 });
 
+const versionsRoute = defineRoute({
+  method: 'GET',
+  path: '/api/videos/:videoId/versions',
+  tag: 'Video status',
+  summary: "A video's metadata and subtitle versions, each naming the kept answer behind it",
+  description:
+    "What the evidence bundle's metadata-versions.json (metadata) and subtitle-versions.json (subtitles) hold, built by the same functions: the current metadata and every earlier version, every subtitle version, each with `observation`, the kept answer behind it (observations/<id>.json in the bundle; its raw answer is GET /api/videos/{videoId}/evidence/<id>), or null. Counts only as a request.",
+  cache: privateCache,
+  auth: 'key',
+  ...readVersions.access,
+  params: videoParams,
+  response: z.object({ videoId: z.string(), metadata: metadataVersionsSchema, subtitles: subtitleVersionsSchema }),
+  errors: ['NOT_FOUND'],
+  async handler(ctx) {
+    return perform(readVersions, ctx, ctx.params.videoId);
+  },
+});
+
 /** Every evidence route, in matching order. */
-export const evidenceRoutes = [videoEvidenceRoute, watchlistEvidenceRoute, rawAnswerRoute];
+export const evidenceRoutes = [videoEvidenceRoute, watchlistEvidenceRoute, rawAnswerRoute, versionsRoute];

@@ -11,6 +11,7 @@ import type { JobPayload } from '../jobs/registry.ts';
 import type { Logger } from '../log.ts';
 import { videosCrawled } from '../metrics.ts';
 import { DefiniteError } from '../sources/httpErrors.ts';
+import { keepSourceAnswers } from '../status/keepObservations.ts';
 import type { ChannelRecord, VideoRecord, VideoSource } from '../sources/types.ts';
 import { CRAWL_SUBTITLES_PRIORITY, enqueueSubtitleFetch } from '../subtitles/enqueue.ts';
 import { languageTag } from '../text/languageTag.ts';
@@ -263,7 +264,9 @@ async function storeBatch(
     events.push(searchEvents.channelUpdate(updated!.channel));
   }
   const withNewTracks = await newlyAnnouncedTracks(tx, batch);
-  const { changed, inserted } = await upsertVideos(tx, source.name, batch.videos, log.child({ crawlId: crawl.id }));
+  const stored = await upsertVideos(tx, source.name, batch.videos, log.child({ crawlId: crawl.id }));
+  await keepSourceAnswers(tx, source.name, batch.videos, stored);
+  const { changed, inserted } = stored;
   // A failed source is done for this crawl: its `next` only says where a later continue may ask again.
   const sourceDone = batch.next === undefined || readsOnePage(source) || batch.failure !== undefined;
   const percent = Math.round(((step.index + (sourceDone ? 1 : (batch.progress ?? 0))) / step.plan.length) * 100);

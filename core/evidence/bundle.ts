@@ -6,11 +6,9 @@
  * Written piece by piece to a sink that applies backpressure, kept observations read a page at a time.
  */
 import type { Queryable } from '../db/database.ts';
-import { isoTimestamp } from '../db/isoTimestamp.ts';
 import { sha256Hex } from '../status/keepObservations.ts';
 import { statusHistory } from '../status/statusHistory.ts';
 import { renderVtt } from '../subtitles/renderVtt.ts';
-import { TRACK_COLUMNS, type TrackInfo } from '../subtitles/tracks.ts';
 import type { Cue } from '../subtitles/cue.ts';
 import { findSummary } from '../summaries/findSummary.ts';
 import { toSummaryObject } from '../summaries/summaryObject.ts';
@@ -18,6 +16,7 @@ import { loadVideos } from '../videos/loadVideos.ts';
 import { storedZip } from './storedZip.ts';
 import { OBSERVATION_COLUMNS, type ObservationRecord } from './observations.ts';
 import { TIMESTAMP_TOKEN, type Attestation, type Timestamp } from './timestamp.ts';
+import { metadataVersions, subtitleVersionRecord, subtitleVersions } from './versions.ts';
 
 export const EVIDENCE_FORMAT = 'afterimage-evidence/1';
 export const MANIFEST = 'manifest.json';
@@ -77,6 +76,8 @@ The line above is the SHA-256 of manifest.json. To check the bundle without Afte
 3. Each observations/<id>.body.gz is the raw answer a source gave, gzip-compressed: "gunzip -c" it and its
    SHA-256 and size must be the bodySha256 and bodySize of observations/<id>.json beside it.
 4. In status-history.json each entry's previousStatus is the status of the entry before it.
+5. Each observation that metadata-versions.json and subtitle-versions.json name (the answer behind a version)
+   is a file of the bundle, beside them.
 Or run "afterimage evidence verify <bundle.zip>", or upload the bundle at /evidence/verify on an Afterimage server.
 ${timestampText(timestamp)}`;
 
@@ -151,16 +152,23 @@ async function addVideo(sql: Queryable, writer: BundleWriter, videoId: string, p
   await writer.addText(
     `${prefix}metadata-versions.json`,
     jsonText(await metadataVersions(sql, videoId)),
-    'the title, description, tags and thumbnail each had until a source that saw the video as well as before saw them change; current: what they are now',
+    'the title, description, tags and thumbnail each had until a source that saw the video as well as before saw them change, each naming the kept answer that showed the change (observation); current: what they are now',
   );
-  for await (const { track, cues } of subtitleVersions(sql, videoId)) {
-    const name = `${track.language}${track.trackId ? `.${track.trackId}` : ''}.${track.kind}.v${track.version}.vtt`;
+  const subtitles = await subtitleVersions(sql, videoId);
+  for (const { file, track, observation } of subtitles) {
+    const [row] = await sql<Array<{ cues: Cue[] }>>`select cues from subtitle_tracks where id = ${track.id}::bigint`;
+    const from = observation ?? (track.originUrl?.startsWith('file:') ? 'the yt-dlp archive' : (track.originUrl ?? 'no URL'));
     await writer.addText(
-      `${prefix}subtitles/${name}`,
-      renderVtt(cues),
-      `version ${track.version} of the ${track.kind} ${track.language} subtitles, first found in the ${track.source} source (${track.originUrl ?? 'no URL'}) at ${track.fetchedAt.toISOString()}, as WebVTT of the stored cues (content hash ${track.contentHash})`,
+      `${prefix}${file}`,
+      renderVtt(row?.cues ?? []),
+      `version ${track.version} of the ${track.kind} ${track.language} subtitles, first found in the ${track.source} source (${from}) at ${track.fetchedAt.toISOString()}, as WebVTT of the stored cues (content hash ${track.contentHash})`,
     );
   }
+  await writer.addText(
+    `${prefix}subtitle-versions.json`,
+    jsonText(subtitles.map(subtitleVersionRecord)),
+    'every subtitle version: its file under subtitles/, where it was first found and the kept answer its cues were read from (observation)',
+  );
   const summary = await findSummary(sql, videoId, { userId: null });
   if (summary?.status === 'generated') {
     await writer.addText(
@@ -178,25 +186,6 @@ async function addVideo(sql: Queryable, writer: BundleWriter, videoId: string, p
       await writer.addText(`${base}.json`, jsonText(record), OBTAINED_RECORD);
       await writer.addBytes(`${base}.body.gz`, body, OBTAINED_BODY);
     }
-  }
-}
-
-async function metadataVersions(sql: Queryable, videoId: string) {
-  const [current] = await sql`select title, description, tags, thumbnail_url as "thumbnailUrl" from videos where video_id = ${videoId}`;
-  const versions = await sql`
-    select title, description, tags, thumbnail_url as "thumbnailUrl", ${sql.unsafe(isoTimestamp('replaced_at'))} as "replacedAt"
-    from video_versions where video_id = ${videoId} order by id`;
-  return { current, versions };
-}
-
-/** Every version of every subtitle track, in a fixed order, a track's cues read one at a time. */
-async function* subtitleVersions(sql: Queryable, videoId: string): AsyncGenerator<{ track: TrackInfo; cues: Cue[] }> {
-  const tracks = await sql<TrackInfo[]>`
-    select ${sql.unsafe(TRACK_COLUMNS)} from subtitle_tracks t where t.video_id = ${videoId}
-    order by t.language, t.track_id nulls first, t.kind, t.version`;
-  for (const track of tracks) {
-    const [row] = await sql<Array<{ cues: Cue[] }>>`select cues from subtitle_tracks where id = ${track.id}::bigint`;
-    yield { track, cues: row?.cues ?? [] };
   }
 }
 

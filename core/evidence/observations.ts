@@ -9,13 +9,17 @@ import { notFound } from '../errors.ts';
 export const observationRecord = z.object({
   id: z.string(),
   videoId: z.string(),
-  source: z.string().describe('youtube_api, watch_page, yt_dlp or wayback'),
-  requestUrl: z.string().describe('the exact request, secrets (an API key) replaced by ***'),
-  observedAt: z.string().describe('ISO 8601, UTC: when the source answered (its Date header when it sent one)'),
+  source: z.string().describe('youtube_api, watch_page, yt_dlp, wayback, youtube (caption tracks) or archive (the local yt-dlp archive)'),
+  requestUrl: z
+    .string()
+    .describe("the exact request, secrets (an API key) replaced by ***; an archive file's path inside the archive folder"),
+  observedAt: z
+    .string()
+    .describe("ISO 8601, UTC: when the source answered (its Date header when it sent one); an archive file's modification time"),
   recordedAt: z.string(),
   httpStatus: z.number().int().nullable(),
   contentType: z.string().nullable(),
-  decided: z.enum(['suspected', 'status_change', 'confirmation', 'thumbnail']),
+  decided: z.enum(['suspected', 'status_change', 'confirmation', 'thumbnail', 'metadata_version', 'metadata_filled', 'subtitle_version']),
   said: z.string().describe("the answer's reading the status history shows"),
   historyIndex: z.number().int().nullable().describe('the status history entry it led to (0 is the first), null when none'),
   waybackTimestamp: z.string().nullable().describe("a Wayback capture's 14-digit timestamp, when the answer was one"),

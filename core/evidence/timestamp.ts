@@ -5,10 +5,8 @@
  * and its signature verifies against the certificate it carries. Which authority that certificate is
  * the reader decides (it says so, by subject); the check proves the token was signed by it, unchanged.
  */
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import * as pkijs from 'pkijs';
-import { readBody } from '../sources/outboundRequest.ts';
+import { outboundPost } from '../sources/outboundRequest.ts';
 
 export const TIMESTAMP_TOKEN = 'timestamp.tsr';
 /** A copy on its own ArrayBuffer, as webcrypto and pkijs take bytes. */
@@ -31,29 +29,20 @@ async function timestampQuery(manifest: Uint8Array): Promise<Uint8Array> {
 }
 
 /**
- * Asks the authority at `url` to timestamp `manifest`, the way every outbound request goes: to that one
- * configured URL only (no redirect followed), within a time limit, the answer read up to a cap. Returns
+ * Asks the authority at `url` to timestamp `manifest` (outboundPost): to that one configured URL only (no
+ * redirect followed), within a time limit, the answer read up to a cap. Returns
  * the TimeStampResp when it grants a token that checks against the manifest, else throws why not.
  */
 export async function requestTimestamp(url: string, manifest: Uint8Array): Promise<Timestamp> {
-  const target = new URL(url);
-  const query = await timestampQuery(manifest);
-  const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
-    const outgoing = request(
-      target,
-      {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/timestamp-query', 'Content-Length': String(query.length) },
-        signal: AbortSignal.timeout(AUTHORITY_TIMEOUT_MS),
-      },
-      resolve,
-    );
-    outgoing.on('error', reject);
-    outgoing.end(query);
+  // The operator's own authority: any address may be asked.
+  const { status, body } = await outboundPost(new URL(url), {
+    headers: { 'Content-Type': 'application/timestamp-query' },
+    body: await timestampQuery(manifest),
+    signal: AbortSignal.timeout(AUTHORITY_TIMEOUT_MS),
+    maxBytes: TOKEN_MAX_BYTES,
   });
-  const body = await readBody(response, target.origin, TOKEN_MAX_BYTES);
-  if (response.statusCode !== 200) throw new Error(`it answered HTTP ${response.statusCode}`);
+  if (status !== 200) throw new Error(`it answered HTTP ${status}`);
+  if (!body) throw new Error(`its answer is larger than ${TOKEN_MAX_BYTES} bytes, or was cut off`);
   const checked = await checkTimestamp(body, manifest);
   if (!checked.ok) throw new Error(`its answer ${checked.problem}`);
   return { token: body, attestedAt: checked.attestedAt, signer: checked.signer };

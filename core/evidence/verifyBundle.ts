@@ -2,7 +2,8 @@
  * Checks an evidence bundle offline (`afterimage evidence verify`, the /evidence/verify page): every
  * file's size and SHA-256 against manifest.json, the manifest against README.txt's first line, no file
  * missing or added, each raw body decompressing to the hash its record gives, and each status history
- * consistent (an entry's previous status is the status of the entry before it), and the RFC 3161 token
+ * consistent (an entry's previous status is the status of the entry before it), each kept answer a metadata or
+ * subtitle version names present beside it, and the RFC 3161 token
  * (timestamp.tsr) when the manifest names an authority. Each problem names its file.
  */
 import { createHash } from 'node:crypto';
@@ -10,6 +11,7 @@ import { Gunzip } from 'fflate';
 import { EVIDENCE_FORMAT, MANIFEST, README, readmeText, type Manifest, type TimestampNote } from './bundle.ts';
 import { byteBudget, readEntry, unsafeName, zipEntries, ZipProblem, type ZipBytes, type ZipEntry, type ZipLimits } from './readZip.ts';
 import { checkTimestamp, TIMESTAMP_TOKEN } from './timestamp.ts';
+import { OBSERVATION_FILE } from './versions.ts';
 
 interface BundleProblem {
   file: string;
@@ -193,6 +195,7 @@ export async function verifyBundle(
 
   checkBodies(facts, problems);
   checkHistories(facts, problems);
+  checkLinks(facts, problems);
   return verdict(manifestFacts.sha256, String(manifest.format), checked);
 }
 
@@ -256,5 +259,33 @@ function checkHistories(facts: Map<string, EntryFacts>, problems: BundleProblem[
           problem: `entry ${index + 1} says it followed ${entry.previousStatus ?? 'nothing'}, but the entry before is ${before}`,
         });
     });
+  }
+}
+
+/** The records whose versions name the kept answer behind them. */
+const LINKING = ['metadata-versions.json', 'subtitle-versions.json'];
+
+/** Every observation a metadata-versions.json or subtitle-versions.json names is an observation file of the same video's folder. */
+function checkLinks(facts: Map<string, EntryFacts>, problems: BundleProblem[]) {
+  for (const [name, found] of facts) {
+    const linking = LINKING.find((file) => name === file || name.endsWith(`/${file}`));
+    if (!linking) continue;
+    const record = parseJson(found.text) as { current?: unknown; versions?: unknown } | unknown[] | undefined;
+    // subtitle-versions.json is the list; metadata-versions.json the current values and the list.
+    const versions = Array.isArray(record) ? record : Array.isArray(record?.versions) ? [record.current, ...record.versions] : undefined;
+    if (!versions) {
+      problems.push({ file: name, problem: 'is not a list of versions' });
+      continue;
+    }
+    const folder = name.slice(0, -linking.length);
+    // The current metadata and its newest version may name the same answer: each is reported once.
+    const namedOnce = new Set((versions as Array<{ observation?: unknown } | null>).map((version) => version?.observation));
+    for (const named of namedOnce) {
+      if (named === null || named === undefined) continue;
+      if (typeof named !== 'string' || !OBSERVATION_FILE.test(named))
+        problems.push({ file: name, problem: `names ${JSON.stringify(named)} as an observation, which is no observations/<id>.json` });
+      else if (!facts.has(`${folder}${named}`))
+        problems.push({ file: name, problem: `names the kept answer ${folder}${named}, which is not in the bundle` });
+    }
   }
 }

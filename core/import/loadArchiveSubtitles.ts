@@ -7,8 +7,16 @@
 import type { Sql } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import type { VideoRecord } from '../sources/types.ts';
+import { keepSubtitleAnswers } from '../status/keepObservations.ts';
 import { fetchSubtitles } from '../subtitles/fetchSubtitles.ts';
 import { archiveSubtitleSource } from '../subtitles/sources.ts';
+import { localPath } from '../videos/localPath.ts';
+
+/** The folder the scan read a record from: its file's path without the path inside the folder (evidencePath). */
+function scannedFolder(video: VideoRecord): string[] {
+  const path = video.evidenceUrl ? localPath(video.evidenceUrl) : undefined;
+  return path && video.evidencePath && path.endsWith(video.evidencePath) ? [path.slice(0, -video.evidencePath.length)] : [];
+}
 
 /** Videos loaded at once: file reads overlap, and the pool keeps connections for the rest. */
 const CONCURRENCY = 4;
@@ -31,14 +39,14 @@ export async function loadArchiveSubtitles(
   onProgress?: (done: number, total: number) => void,
 ): Promise<LoadedSubtitles> {
   const withFiles = videos.filter((video) => video.captions?.length);
-  const sources = [archiveSubtitleSource()];
+  const sources = [archiveSubtitleSource([...new Set(withFiles.flatMap(scannedFolder))])];
   const loaded: LoadedSubtitles = { videos: withFiles.length, tracks: 0, newVersions: 0, problems: [] };
   let next = 0;
   let done = 0;
   const worker = async () => {
     while (next < withFiles.length) {
       const { videoId } = withFiles[next++]!;
-      const report = await fetchSubtitles(sql, sources, videoId, { log, finalAttempt: true });
+      const report = await fetchSubtitles(sql, sources, videoId, { log, finalAttempt: true, keepAnswers: keepSubtitleAnswers });
       loaded.tracks += report?.found ?? 0;
       loaded.newVersions += report?.stored.length ?? 0;
       for (const problem of report?.problems ?? []) loaded.problems.push({ videoId, reason: problem.message });

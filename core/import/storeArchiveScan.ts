@@ -4,10 +4,11 @@
  * breaks a constraint skips itself (with the database's reason) and never the rest of the import.
  */
 import { fileURLToPath } from 'node:url';
-import type { Sql } from '../db/database.ts';
+import type { Queryable, Sql } from '../db/database.ts';
 import type { Logger } from '../log.ts';
 import type { ArchiveScan } from '../sources/archive.ts';
 import type { VideoRecord } from '../sources/types.ts';
+import { keepSourceAnswers } from '../status/keepObservations.ts';
 import { recordChannelNames } from '../videos/recordChannelNames.ts';
 import { upsertChannel, upsertVideos } from '../videos/upsertVideos.ts';
 
@@ -66,15 +67,21 @@ export async function storeArchiveScan(
     result.unchanged += stored.length - outcome.changed.length;
     result.storedVideos.push(...stored);
   };
+  // The videos and the archive files behind what they decided (core/status/keepObservations.ts).
+  const storeVideos = async (tx: Queryable, videos: VideoRecord[]) => {
+    const stored = await upsertVideos(tx, 'archive', videos, log);
+    await keepSourceAnswers(tx, 'archive', videos, stored);
+    return stored;
+  };
   for (let offset = 0; offset < scan.videos.length; offset += BATCH) {
     const batch = scan.videos.slice(offset, offset + BATCH);
     try {
-      count(batch, await sql.begin((tx) => upsertVideos(tx, 'archive', batch, log)));
+      count(batch, await sql.begin((tx) => storeVideos(tx, batch)));
     } catch (error) {
       if (!refusedData(error)) throw error;
       for (const video of batch) {
         try {
-          count([video], await sql.begin((tx) => upsertVideos(tx, 'archive', [video], log)));
+          count([video], await sql.begin((tx) => storeVideos(tx, [video])));
         } catch (rowError) {
           if (!refusedData(rowError)) throw rowError;
           skipped.push({ file: fileOf(video), reason: `video ${video.videoId}: ${rowError.message}` });

@@ -1,12 +1,13 @@
 /**
- * One GET to an upstream (see upstream.ts), the only way out of the process for the sources,
- * subtitle fetchers and probes: every hop's origin is checked against the upstream's, redirects
- * are followed by hand (each target checked the same way), the addresses a name resolves to are
- * checked at connect time (so a rebinding resolver cannot slip past a check made earlier), and the
- * body is read up to the upstream's size cap. A refusal is a RefusedRequest, never retried.
+ * The ways out of the process. One GET to an upstream (see upstream.ts), for the sources, subtitle
+ * fetchers and probes: every hop's origin is checked against the upstream's, redirects are followed
+ * by hand (each target checked the same way), the addresses a name resolves to are checked at connect
+ * time (so a rebinding resolver cannot slip past a check made earlier), and the body is read up to the
+ * upstream's size cap. A refusal is a RefusedRequest, never retried. And one POST to a URL someone
+ * configured (a webhook receiver, the time-stamping authority): outboundPost.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { type Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { type Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -42,7 +43,7 @@ function refusalOf(upstream: Upstream, url: URL): string | undefined {
 export class PrivateAddressError extends Error {}
 
 /** dns.lookup that fails on a private address, for origins that must be public (webhook receivers too). */
-export function publicOnlyLookup(lookup: Lookup): LookupFunction {
+function publicOnlyLookup(lookup: Lookup): LookupFunction {
   return (hostname, options, callback) =>
     lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
@@ -73,7 +74,7 @@ function send(upstream: Upstream, url: URL, headers: Record<string, string>, sig
 }
 
 /** The body, decompressed, up to `maxBytes`; a larger one is refused (and its connection dropped). */
-export async function readBody(response: IncomingMessage, origin: string, maxBytes: number): Promise<Buffer> {
+async function readBody(response: IncomingMessage, origin: string, maxBytes: number): Promise<Buffer> {
   const declared = Number(response.headers['content-length']);
   const tooLarge = () => new RefusedRequest(origin, `the answer is larger than ${maxBytes} bytes`);
   if (!response.headers['content-encoding'] && declared > maxBytes) {
@@ -157,4 +158,63 @@ async function followRedirects(
       contentType: response.headers['content-type'],
     };
   }
+}
+
+export interface PostOptions {
+  headers: Record<string, string>;
+  body: Uint8Array | string;
+  /** Ends the exchange, the answer's body included. */
+  signal: AbortSignal;
+  /** The most of the answer read. */
+  maxBytes: number;
+  /**
+   * Refuse private addresses (an address in the URL before sending, the addresses its name resolves to
+   * at connect time) with a PrivateAddressError, resolving names with this; absent, any address may be
+   * asked (the operator's own URL).
+   */
+  publicOnly?: Lookup;
+  /** Keep-alive connections to reuse: a kept one the receiver closed before answering is tried once more on a fresh one. */
+  agents?: { http: HttpAgent; https: HttpsAgent };
+}
+
+export interface PostAnswer {
+  status: number;
+  /** A redirect's target: redirects are never followed (so never to another host); the caller says what a 3xx means. */
+  location: string | undefined;
+  /** The answer's body (decompressed); undefined when it was larger than maxBytes (dropped with its connection) or cut off. */
+  body: Buffer | undefined;
+}
+
+/** POSTs to `url` (http or https) once: a timeout over the whole exchange, the answer read up to a cap, no redirect followed. */
+export async function outboundPost(url: URL, options: PostOptions): Promise<PostAnswer> {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${url.protocol} is not http or https`);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (options.publicOnly && isIP(host) && isPrivateAddress(host)) throw new PrivateAddressError(`${host} is not a public address`);
+  const response = await postOnce(url, options).catch((error: { staleConnection?: boolean }) => {
+    if (error.staleConnection) return postOnce(url, options);
+    throw error;
+  });
+  const body = await readBody(response, url.origin, options.maxBytes).catch(() => undefined);
+  return { status: response.statusCode ?? 0, location: response.headers.location, body };
+}
+
+function postOnce(url: URL, { headers, body, signal, publicOnly, agents }: PostOptions): Promise<IncomingMessage> {
+  const https = url.protocol === 'https:';
+  return new Promise((resolve, reject) => {
+    const outgoing = (https ? httpsRequest : httpRequest)(
+      url,
+      {
+        method: 'POST',
+        headers: { 'Content-Length': String(typeof body === 'string' ? Buffer.byteLength(body) : body.length), ...headers },
+        signal,
+        ...(agents ? { agent: https ? agents.https : agents.http } : {}),
+        ...(publicOnly ? { lookup: publicOnlyLookup(publicOnly) } : {}),
+      },
+      resolve,
+    );
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      reject(Object.assign(error, { staleConnection: outgoing.reusedSocket && error.code === 'ECONNRESET' })),
+    );
+    outgoing.end(body);
+  });
 }

@@ -1,4 +1,5 @@
 import type { ChannelQuery } from '../youtube/channelQuery.ts';
+import type { KeptAnswer } from './keptAnswer.ts';
 
 export type SourceName = 'archive' | 'youtube_api' | 'wayback';
 
@@ -44,6 +45,17 @@ export interface VideoRecord {
   captions?: Array<{ language: string; kind: 'manual' | 'auto' }>;
   /** The capture or file this record was read from, kept as provenance. */
   evidenceUrl?: string;
+  /** That file's path inside the archive folder it was read from ('/'-separated): how kept evidence names it. */
+  evidencePath?: string;
+  /** The Wayback capture the record was read from, as it answered: kept as evidence when it decides a status or fills metadata. */
+  capture?: WaybackCapture;
+}
+
+/** A Wayback capture as evidence keeps it: the answer, the capture's 14-digit timestamp and its CDX digest, and its reading. */
+export interface WaybackCapture {
+  said: string;
+  answer: KeptAnswer;
+  wayback: { timestamp: string; digest: string | null };
 }
 
 /** One video a source found by its id, with the channel it belongs to. */

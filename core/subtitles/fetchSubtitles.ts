@@ -4,12 +4,13 @@
  * and tell running crawls of the video's channel with search:caption_info, all in one transaction.
  */
 import { archiveFileCheck } from '../archives/archiveRoots.ts';
-import type { Sql } from '../db/database.ts';
+import type { Queryable, Sql } from '../db/database.ts';
 import { AppError } from '../errors.ts';
 import { appendEvents, crawlStream } from '../events/events.ts';
 import { captionInfoOf } from '../events/searchEvents.ts';
 import type { Logger } from '../log.ts';
 import { DefiniteError } from '../sources/httpErrors.ts';
+import type { KeptAnswer } from '../sources/keptAnswer.ts';
 import { localPath } from '../videos/localPath.ts';
 import { VIDEO_JSON, type VideoObject } from '../videos/videoObject.ts';
 import type { SubtitleSource, SubtitleVideo } from './sources.ts';
@@ -38,8 +39,12 @@ export interface FetchReport {
   retry: boolean;
 }
 
+/** Keeps the answers new versions were read from as their evidence (core/status/keepObservations.ts), in the transaction that stored them. */
+type KeepTrackAnswers = (tx: Queryable, kept: Array<{ track: TrackInfo; answer: KeptAnswer }>) => Promise<void>;
+
 export interface FetchSubtitlesOptions {
   log: Logger;
+  keepAnswers?: KeepTrackAnswers;
   /** The job's last attempt: transient failures are recorded (transcript failed) instead of retried. */
   finalAttempt: boolean;
   signal?: AbortSignal;
@@ -49,6 +54,7 @@ export interface FetchSubtitlesOptions {
 async function loadVideo(sql: Sql, videoId: string): Promise<SubtitleVideo | undefined> {
   const [row] = await sql<SubtitleVideo[]>`
     select v.video_id as "videoId", v.channel_id as "channelId", v.language, v.video_file_url as "videoFileUrl",
+      array(select path from archive_roots order by path) as "archiveRoots",
       coalesce((select array_agg(s.evidence_url) from video_sources s where s.video_id = v.video_id and s.source = 'archive' and s.evidence_url is not null), '{}') as "archiveEvidence"
     from videos v where v.video_id = ${videoId}`;
   if (!row) return undefined;
@@ -73,7 +79,7 @@ export async function fetchSubtitles(
   const video = await loadVideo(sql, videoId);
   if (!video) return undefined;
   const problems: SourceProblem[] = [];
-  const prepared: PreparedTrack[] = [];
+  const prepared: Array<{ ready: PreparedTrack; answer: KeptAnswer | undefined }> = [];
   for (const source of sources) {
     options.signal?.throwIfAborted();
     let fetched: Awaited<ReturnType<typeof source.fetchTracks>>;
@@ -93,7 +99,7 @@ export async function fetchSubtitles(
     for (const track of fetched.tracks) {
       try {
         const ready = prepareTrack({ videoId, ...track });
-        if (ready) prepared.push(ready);
+        if (ready) prepared.push({ ready, answer: track.answer });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         problems.push({
@@ -112,10 +118,14 @@ export async function fetchSubtitles(
 
   return sql.begin(async (tx) => {
     const stored: TrackInfo[] = [];
-    for (const track of prepared) {
-      const outcome = await insertTrack(tx, track);
-      if (outcome.created) stored.push(outcome.track);
+    const answered: Parameters<KeepTrackAnswers>[1] = [];
+    for (const { ready, answer } of prepared) {
+      const outcome = await insertTrack(tx, ready);
+      if (!outcome.created) continue;
+      stored.push(outcome.track);
+      if (answer) answered.push({ track: outcome.track, answer });
     }
+    await options.keepAnswers?.(tx, answered);
     // Finished unless a source is to be asked again; a failure counts only when nothing was found.
     const { transcript } = await refreshTranscript(
       tx,

@@ -6,6 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import type { Config } from '../config.ts';
 import { sourceFetchOptions } from '../sources/configured.ts';
+import { archiveFileAnswer, archiveFileName, type KeptAnswer } from '../sources/keptAnswer.ts';
 import { localPath } from '../videos/localPath.ts';
 import { findArchiveSubtitleFiles, readArchiveSubtitleFile } from './archiveFiles.ts';
 import type { TrackProblem } from './trackFailure.ts';
@@ -22,6 +23,8 @@ export interface SubtitleVideo {
   archiveEvidence: string[];
   /** videos.video_file_url: a media file of the archive, whose base name the subtitle files share. */
   videoFileUrl: string | null;
+  /** The stored archive roots: kept evidence names an archive file by its path inside the one that holds it. */
+  archiveRoots: string[];
 }
 
 interface FetchedTrack {
@@ -35,6 +38,8 @@ interface FetchedTrack {
   /** A format or file name that helps the codecs tell SRT from WebVTT. */
   formatHint?: string;
   originUrl: string;
+  /** The answer it was read from, kept as the version's evidence when it makes one (an archive file). */
+  answer?: KeptAnswer;
 }
 
 export interface SubtitleSource {
@@ -46,8 +51,11 @@ export interface SubtitleSource {
   fetchTracks(video: SubtitleVideo, signal?: AbortSignal): Promise<{ tracks: FetchedTrack[]; problems: TrackProblem[] }>;
 }
 
-/** Subtitle files beside the info.json the archive read the video from, else beside its media file. */
-export function archiveSubtitleSource(): SubtitleSource {
+/**
+ * Subtitle files beside the info.json the archive read the video from, else beside its media file.
+ * `folders` (ARCHIVE_DIR, an imported folder) and the stored roots are where kept evidence names a file from.
+ */
+export function archiveSubtitleSource(folders: readonly string[] = []): SubtitleSource {
   return {
     name: 'archive',
     async fetchTracks(video) {
@@ -64,8 +72,10 @@ export function archiveSubtitleSource(): SubtitleSource {
           if (seen.has(track)) continue;
           seen.add(track);
           let read: { text: string; bytes: number };
+          let answer: KeptAnswer;
           try {
             read = await readArchiveSubtitleFile(file.path);
+            answer = await archiveFileAnswer(file.path, archiveFileName(file.path, [...folders, ...video.archiveRoots]));
           } catch (error) {
             if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed since the listing
             throw error;
@@ -79,6 +89,7 @@ export function archiveSubtitleSource(): SubtitleSource {
             originalBytes: read.bytes,
             formatHint: file.path,
             originUrl: pathToFileURL(file.path).href,
+            answer,
           });
         }
       }
@@ -102,6 +113,7 @@ export function youtubeSubtitleSource(options: YoutubeCaptionsOptions = {}): Sub
         originalBytes: track.bytes,
         formatHint: 'json3',
         originUrl: track.url,
+        ...(track.answer ? { answer: track.answer } : {}),
       }));
       return { tracks, problems };
     },
@@ -140,7 +152,7 @@ export function configuredSubtitleSources(config: Config): SubtitleSource[] {
     const base = config.WAYBACK_URL.replace(/\/$/, '');
     sources.push(waybackSubtitleSource({ cdxUrl: `${base}/cdx/search/cdx`, captureBaseUrl: `${base}/web`, fetchOptions }));
   }
-  sources.push(archiveSubtitleSource());
+  sources.push(archiveSubtitleSource([config.archiveDir]));
   if (config.YOUTUBE_CAPTIONS) sources.push(youtubeSubtitleSource({ webUrl: config.YOUTUBE_WEB_URL, fetchOptions }));
   return sources;
 }

@@ -10,6 +10,7 @@
  * and the video's other tracks are read all the same.
  */
 import { fetchText, looksLikeBotCheck, type FetchOptions } from '../sources/http.ts';
+import { withLastAnswer, type KeptAnswer } from '../sources/keptAnswer.ts';
 import { DefiniteError, TransientError } from '../sources/httpErrors.ts';
 import { RefusedRequest } from '../sources/outboundRequest.ts';
 import { upstreamFor } from '../sources/upstream.ts';
@@ -39,7 +40,16 @@ export interface FetchedCaption {
   text: string;
   bytes: number;
   url: string;
+  /** The answer as evidence keeps it: on the platform's own origin, without the signature parameters. */
+  answer?: KeptAnswer;
 }
+
+/** Kept answers name the platform, not YOUTUBE_WEB_URL (which may be a proxy nobody outside should learn of). */
+const PLATFORM_ORIGIN = 'https://www.youtube.com';
+const onPlatform = (url: string) => {
+  const { pathname, search } = new URL(url);
+  return new URL(`${pathname}${search}`, PLATFORM_ORIGIN).href;
+};
 
 export interface YoutubeCaptionsOptions {
   /** Default https://www.youtube.com; tests point it at a local server. */
@@ -136,8 +146,12 @@ export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}
     const problems: TrackProblem[] = [];
     for (const track of tracks) {
       let body: string;
+      let answer: KeptAnswer | undefined;
       try {
-        ({ body } = await fetchText(upstream, track.url, withSignal(signal)));
+        ({
+          result: { body },
+          answer,
+        } = await withLastAnswer(PLATFORM_ORIGIN, () => fetchText(upstream, track.url, withSignal(signal))));
       } catch (error) {
         const problem = trackFailure(error, `${track.language} (${track.kind})`, signal);
         if (problem) problems.push(problem);
@@ -151,6 +165,7 @@ export function createYoutubeCaptionsSource(options: YoutubeCaptionsOptions = {}
         text: body,
         bytes: Buffer.byteLength(body),
         url: track.publicUrl,
+        ...(answer ? { answer: { ...answer, url: onPlatform(track.publicUrl) } } : {}),
       });
     }
     return { captions, problems };

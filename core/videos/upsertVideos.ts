@@ -50,7 +50,8 @@ const MERGE = ['title', 'description', 'duration_seconds', 'view_count', 'upload
  * Stores a batch of one source's videos in one round of statements (call inside a transaction),
  * keeps the thumbnail files an archive names (keepArchiveThumbnails), records the source's sighting
  * of each (video_sources, and what it saw of availability, at the time it saw it: recordSightings), and returns the videos that are new or changed, as
- * VideoObjects, in the batch's order. Unchanged rows produce nothing (see skip_unchanged_update).
+ * VideoObjects, in the batch's order, and those whose status the source decided (`statusDecided`: a new video it saw gone, a
+ * sighting that changed the status), whose evidence the caller keeps (core/status/keepObservations.ts). Unchanged rows produce nothing (see skip_unchanged_update).
  * The records' text is sanitised first (storableRecords), logged on `log` when it needed it.
  */
 export async function upsertVideos(
@@ -58,10 +59,10 @@ export async function upsertVideos(
   source: SourceName,
   records: VideoRecord[],
   log?: Logger,
-): Promise<{ changed: VideoObject[]; inserted: number }> {
+): Promise<{ changed: VideoObject[]; inserted: number; statusDecided: string[] }> {
   // One row per video: an upsert may not touch the same row twice in one statement.
   records = storableRecords([...new Map(records.map((record) => [record.videoId, record])).values()], { source, of: 'videos' }, log);
-  if (records.length === 0) return { changed: [], inserted: 0 };
+  if (records.length === 0) return { changed: [], inserted: 0, statusDecided: [] };
   const rows = records.map((record) => ({
     video_id: record.videoId,
     channel_id: record.channelId,
@@ -118,8 +119,12 @@ export async function upsertVideos(
       : [],
   );
   const statusChanged = await recordSightings(sql, source, sightings);
+  const seenGone = new Set(records.filter((record) => record.availability === 'deleted').map((record) => record.videoId));
+  const statusDecided = [
+    ...new Set([...touched.filter((row) => row.inserted && seenGone.has(row.videoId)).map((row) => row.videoId), ...statusChanged]),
+  ];
   const changedIds = [...new Set([...touched.map((row) => row.videoId), ...statusChanged])];
-  if (changedIds.length === 0) return { changed: [], inserted: 0 };
+  if (changedIds.length === 0) return { changed: [], inserted: 0, statusDecided };
   const order = new Map(records.map((record, index) => [record.videoId, index]));
   const changed = await sql<{ video: VideoObject }[]>`
     select ${sql.unsafe(VIDEO_JSON)} as video from videos v join channels c on c.channel_id = v.channel_id
@@ -127,6 +132,7 @@ export async function upsertVideos(
   return {
     changed: changed.map((row) => row.video).sort((a, b) => (order.get(a.videoId) ?? 0) - (order.get(b.videoId) ?? 0)),
     inserted: touched.filter((row) => row.inserted).length,
+    statusDecided,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Sql } from '../../core/db/database.ts';
 import type { Logger } from '../../core/log.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
+import { keepSubtitleAnswers } from '../../core/status/keepObservations.ts';
 import { fetchSubtitles } from '../../core/subtitles/fetchSubtitles.ts';
 import type { SubtitleSource } from '../../core/subtitles/sources.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
@@ -29,7 +30,12 @@ export function fetchSubtitlesTask(deps: FetchSubtitlesDeps) {
     try {
       const lookup = await lookUpPendingVideo(deps.sql, deps.videoSources, videoId, { log, finalAttempt, signal: helpers.abortSignal });
       if (lookup === 'failed') return;
-      const report = await fetchSubtitles(deps.sql, deps.subtitleSources, videoId, { log, finalAttempt, signal: helpers.abortSignal });
+      const report = await fetchSubtitles(deps.sql, deps.subtitleSources, videoId, {
+        log,
+        finalAttempt,
+        signal: helpers.abortSignal,
+        keepAnswers: keepSubtitleAnswers,
+      });
       if (!report) return; // the video is not (or no longer) stored
       log.debug('subtitles fetched', {
         found: report.found,

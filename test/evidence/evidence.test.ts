@@ -182,6 +182,7 @@ describe('evidence bundles', () => {
       'status-history.json',
       'metadata-versions.json',
       'subtitles/en.manual.v1.vtt',
+      'subtitle-versions.json',
       'summary.json',
       Object.keys(files).find((name) => name.endsWith('.body.gz'))!,
       Object.keys(files).find((name) => /^observations\/\d+\.json$/.test(name))!,

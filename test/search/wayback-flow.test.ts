@@ -1,7 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyedUser, type TestApi } from '../support/api.ts';
+import { gunzipSync } from 'node:zlib';
+import { unzipSync } from 'fflate';
+import { cdxDigest } from '../../core/sources/wayback/cdxDigest.ts';
+import { createKeyedUser, createSignedInUser, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { readStream } from '../support/sse.ts';
 import { startSearchStack } from '../support/stack.ts';
@@ -125,5 +128,35 @@ describe('archive look-ups paged with continue', () => {
     const image = await fetch(`${api.url}/api/videos/${videos[0]!.videoId}/thumbnail?w=320`);
     expect(image.status).toBe(200);
     expect((await sharp(Buffer.from(await image.arrayBuffer())).metadata()).width).toBe(320);
+  });
+
+  it("keeps the capture that filled in a video's metadata, with its timestamp and CDX digest, named by the bundle and the video page", async () => {
+    const videoId = removed.videoId;
+    const [kept] = await db.sql`
+      select id::text, source, decided, wayback_timestamp, cdx_digest, request_url, body_gzip from evidence_observations
+      where video_id = ${videoId} and decided = 'metadata_filled'`;
+    expect(kept).toMatchObject({ source: 'wayback', wayback_timestamp: ts(2016, 2) });
+    const body = gunzipSync(kept!.body_gzip);
+    expect(body.toString()).toContain('Removed later');
+    expect(kept!.cdx_digest).toBe(cdxDigest(body));
+    expect(kept!.request_url).toMatch(/^https:\/\/web\.archive\.org\/web\/\d{14}id_\/https:\/\/www\.youtube\.com\/watch\?v=/);
+    const capture = `https://web.archive.org/web/${ts(2016, 2)}/https://www.youtube.com/watch?v=${videoId}`;
+
+    const bundle = await fetch(`${api.url}/api/videos/${videoId}/evidence`, { headers: { 'X-API-Key': key } });
+    const files = unzipSync(new Uint8Array(await bundle.arrayBuffer()));
+    const metadata = JSON.parse(Buffer.from(files['metadata-versions.json']!).toString());
+    expect(metadata.current).toMatchObject({ title: 'Removed later', observation: `observations/${kept!.id}.json` });
+    const record = JSON.parse(Buffer.from(files[`observations/${kept!.id}.json`]!).toString());
+    expect(record).toMatchObject({
+      decided: 'metadata_filled',
+      waybackTimestamp: ts(2016, 2),
+      cdxDigest: kept!.cdx_digest,
+      captureUrl: capture,
+    });
+
+    const person = await createSignedInUser(db.sql);
+    const html = await (await fetch(`${api.url}/videos/${videoId}`, { headers: { Accept: 'text/html', Cookie: person.cookie } })).text();
+    expect(html).toContain(`href="/videos/${videoId}/evidence/${kept!.id}"`);
+    expect(html).toContain(`href="${capture.replaceAll('&', '&amp;')}"`);
   });
 });

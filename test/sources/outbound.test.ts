@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/log.ts';
 import { fetchText } from '../../core/sources/http.ts';
-import { RefusedRequest } from '../../core/sources/outboundRequest.ts';
+import { outboundPost, RefusedRequest } from '../../core/sources/outboundRequest.ts';
 import { upstreamFor } from '../../core/sources/upstream.ts';
 import { waybackCaptures } from '../../core/sources/wayback/captures.ts';
 import { createYoutubeApiSource } from '../../core/sources/youtubeApi.ts';
@@ -192,5 +192,56 @@ describe('addresses and sizes', () => {
     await expect(fetchText(upstream, `${wayback.url}/bomb`, { ...fast, maxBytes: 64 * 1024 })).rejects.toThrow(
       'the answer is larger than 65536 bytes',
     );
+  });
+});
+
+describe('one POST (webhook receivers, the time-stamping authority)', () => {
+  const post = (url: string, options: Partial<Parameters<typeof outboundPost>[1]> = {}) =>
+    outboundPost(new URL(url), { headers: {}, body: 'ping', signal: AbortSignal.timeout(3_000), maxBytes: 1024, ...options });
+  const toLoopback = (
+    _host: string,
+    _options: unknown,
+    callback: (error: null, addresses: Array<{ address: string; family: number }>) => void,
+  ) => callback(null, [{ address: '127.0.0.1', family: 4 }]);
+
+  it('posts once and answers the status and body; never follows a redirect, to another host or any', async () => {
+    let received = '';
+    const receiver = await startRecordingServer((url, res, req) => {
+      req.on('data', (chunk: Buffer) => {
+        received += chunk.toString();
+      });
+      req.on('end', () => {
+        if (url.pathname === '/moved') return void res.writeHead(307, { Location: `${foreign.url}/elsewhere` }).end();
+        res.writeHead(200, { 'Content-Type': 'text/plain' }).end('got it');
+      });
+    });
+    try {
+      const answer = await post(`${receiver.url}/hook`);
+      expect(answer).toMatchObject({ status: 200 });
+      expect(answer.body?.toString()).toBe('got it');
+      expect(received).toBe('ping');
+      expect(await post(`${receiver.url}/moved`)).toMatchObject({ status: 307, location: `${foreign.url}/elsewhere` });
+      expect(foreign.requests).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('refuses private addresses only when asked to: an address in the URL, or a name resolving to one at connect time', async () => {
+    const before = web.requests.length;
+    await expect(post(`${web.url}/hook`, { publicOnly: toLoopback })).rejects.toThrow('127.0.0.1 is not a public address');
+    const port = new URL(web.url).port;
+    await expect(post(`http://receiver.example:${port}/hook`, { publicOnly: toLoopback })).rejects.toThrow(
+      'receiver.example resolves to 127.0.0.1, not a public address',
+    );
+    expect(web.requests.length).toBe(before);
+    // The operator's own URL (no refusal asked for) may be any address.
+    expect((await post(`${web.url}/hook`)).status).toBeGreaterThan(0);
+  });
+
+  it('reads the answer up to the cap: a larger one has its status and no body', async () => {
+    const answer = await post(`${wayback.url}/big`, { maxBytes: 4095 });
+    expect(answer).toMatchObject({ status: 200, body: undefined });
+    expect((await post(`${wayback.url}/big`, { maxBytes: 4096 })).body).toHaveLength(4096);
   });
 });

@@ -797,6 +797,12 @@ describe('listVideos', () => {
       availability: 'deleted',
       // Gone when the capture was made, not when it was read.
       observedAt: '2019-01-01T12:00:00Z',
+      // The notice as the Wayback answered it, kept as evidence with the capture's timestamp and CDX digest.
+      capture: {
+        said: expect.stringContaining(ts(2019, 1)),
+        answer: expect.objectContaining({ status: 200, url: expect.stringContaining(`/web/${ts(2019, 1)}id_/`) }),
+        wayback: { timestamp: ts(2019, 1), digest: expect.stringMatching(/^[A-Z2-7]{32}$/) },
+      },
     });
   });
 

@@ -179,6 +179,24 @@ describe("fetching the platform's caption tracks", () => {
     );
     expect(youtube.requests.some((path) => path.startsWith('/api/timedtext') && path.includes('lang=xx'))).toBe(true);
     expect(await readTranscript(db.sql, yt.captioned)).toMatchObject({ state: 'completed', kind: 'manual' });
+    // The answers each version was read from are kept as its evidence, on the platform's origin, unsigned.
+    const kept = await db.sql`
+      select e.source, e.request_url, e.http_status, t.kind from evidence_observations e join subtitle_tracks t on t.id = e.subtitle_track_id
+      where e.video_id = ${yt.captioned} and e.decided = 'subtitle_version' order by t.kind`;
+    expect(kept).toEqual([
+      {
+        source: 'youtube',
+        request_url: `https://www.youtube.com/api/timedtext?v=${yt.captioned}&lang=en&kind=asr`,
+        http_status: 200,
+        kind: 'auto',
+      },
+      {
+        source: 'youtube',
+        request_url: `https://www.youtube.com/api/timedtext?v=${yt.captioned}&lang=en`,
+        http_status: 200,
+        kind: 'manual',
+      },
+    ]);
   });
 
   it('treats a missing watch page as no subtitles', async () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AppError } from '../../../core/errors.ts';
 import { videoIdSchema, videoParams } from '../../../core/schemas.ts';
 import { keptObservations, unkeptObservationCount } from '../../../core/evidence/observations.ts';
+import { metadataVersions, namedObservations, subtitleVersions } from '../../../core/evidence/versions.ts';
 import { statusHistory } from '../../../core/status/statusHistory.ts';
 import { describeStatus } from '../../../core/videos/statusWording.ts';
 import { loadVideos } from '../../../core/videos/loadVideos.ts';
@@ -36,7 +37,7 @@ import { assetUrl } from '../assets.ts';
 import { stenogramMarkdown } from '../../actions/stenograms.ts';
 import { StatusBadge } from '../statusBadge.tsx';
 import { Thumbnail } from '../videoCard.tsx';
-import { KeptAnswers } from '../evidenceView.tsx';
+import { KeptAnswers, VersionEvidence } from '../evidenceView.tsx';
 import { LinkedDescription, readableEvidence } from '../videoText.tsx';
 
 const videoPath = (videoId: string) => `/videos/${videoId}`;
@@ -206,17 +207,21 @@ function Media({ video, start, clip }: { video: VideoObject; start: number | und
 async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps; visitor: Caller; videoId: string }): Promise<VNode> {
   if (!visitor.tier.features.statusHistory)
     return <p class="notice">The status history is shown in {await tiersSentence(deps, 'statusHistory')}.</p>;
-  const [{ current, history }, answers, unkept] = await Promise.all([
+  const [{ current, history }, answers, unkept, metadata, subtitles] = await Promise.all([
     statusHistory(deps.sql, videoId),
     keptObservations(deps.sql, videoId),
     unkeptObservationCount(deps.sql, videoId),
+    metadataVersions(deps.sql, videoId),
+    subtitleVersions(deps.sql, videoId),
   ]);
   const titles = await titlesOf(
     deps.sql,
     history.map((entry) => entry.linkedVideoId),
   );
   const answersOf = (index: number) => answers.filter((answer) => answer.historyIndex === index);
-  const unlinked = answers.filter((answer) => answer.historyIndex === null);
+  // Answers behind a metadata or subtitle version are shown with it, once.
+  const named = namedObservations(metadata, subtitles);
+  const unlinked = answers.filter((answer) => answer.historyIndex === null && !named.has(`observations/${answer.id}.json`));
   return (
     <>
       <ol class="timeline status-history">
@@ -254,6 +259,7 @@ async function statusHistorySection({ deps, visitor, videoId }: { deps: ApiDeps;
           <KeptAnswers answers={unlinked} videoPath={videoPath(videoId)} />
         </details>
       ) : null}
+      <VersionEvidence metadata={metadata} subtitles={subtitles} answers={answers} videoPath={videoPath(videoId)} />
       <p class="muted">
         Now {describeStatus(current.status, current.reason).toLowerCase()}
         {current.confirmedAt ? `, last confirmed ${current.confirmedAt.slice(0, 10)}` : ''}; next check {current.nextCheckAt.slice(0, 10)}.

@@ -61,6 +61,8 @@ export type ParseOutcome =
 export interface ParseContext {
   /** file:// URL of the document, kept as provenance. */
   evidenceUrl: string;
+  /** Its path inside the archive folder (archiveFileName). */
+  evidencePath?: string;
   siblings?: Siblings;
 }
 
@@ -349,6 +351,7 @@ function videoFrom(obj: Obj, id: string, channelId: string, ctx: ParseContext, p
     observedAt,
     captions: partial ? undefined : captionsOf(obj, ctx.siblings),
     evidenceUrl: ctx.evidenceUrl,
+    evidencePath: ctx.evidencePath,
   });
   return { kind: 'video', video, partial, epoch };
 }
@@ -407,7 +410,10 @@ function parsePlaylistDoc(
   const entryChannelId = channelTab ? ownChannelId : parentChannelId;
   if (!Array.isArray(obj.entries) || depth >= MAX_DEPTH) return;
   // Files beside a playlist document are the playlist's, not its entries'.
-  const entryCtx: ParseContext = { evidenceUrl: ctx.evidenceUrl };
+  const entryCtx: ParseContext = {
+    evidenceUrl: ctx.evidenceUrl,
+    ...(ctx.evidencePath === undefined ? {} : { evidencePath: ctx.evidencePath }),
+  };
   for (const entry of obj.entries) {
     if (!isObj(entry) || foreignExtractor(entry)) continue;
     const type = str(entry._type);

@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { archiveFileName } from '../keptAnswer.ts';
 import type { ChannelRecord, VideoRecord } from '../types.ts';
 import { looksLikeYtDlp, parseYtDlpDocument, type ChannelNames } from './parse.ts';
 import { mergeChannels, mergeVideos, type HeldChannel, type HeldVideo } from './merge.ts';
@@ -124,6 +125,8 @@ interface Job {
 }
 
 interface ScanState {
+  /** The folder scanned: kept evidence names files by their path inside it. */
+  root: string;
   progress: ArchiveProgress;
   filesSkipped: number;
   partialFiles: number;
@@ -366,6 +369,7 @@ async function processJob(job: Job, state: ScanState, pool: ParsePool | undefine
   const [media, thumbnail] = await Promise.all([pickLargest(job.media), pickLargest(job.thumbnails)]);
   const outcome = parseYtDlpDocument(data, {
     evidenceUrl: pathToFileURL(job.path).href,
+    evidencePath: archiveFileName(job.path, [state.root]),
     siblings: {
       mediaUrl: media ? pathToFileURL(media).href : undefined,
       thumbnailUrl: thumbnail ? pathToFileURL(thumbnail).href : undefined,
@@ -394,6 +398,7 @@ async function runScan(dir: string, options: ScanOptions, sink: (items: ArchiveI
   if (signal?.aborted) throw abortError(signal);
   const pool = parseThreads > 0 ? new ParsePool(parseThreads) : undefined;
   const state: ScanState = {
+    root,
     progress: {
       directories: 0,
       filesSeen: 0,

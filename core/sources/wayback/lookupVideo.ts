@@ -1,13 +1,15 @@
 /** What the archive holds of one video: its newest watch capture with metadata, else the newest removal notice. */
 import { videoIdOfUrl } from '../../youtube/videoUrl.ts';
+import { withLastAnswer, type KeptAnswer } from '../keptAnswer.ts';
 import type { CdxRow } from './cdx.ts';
 import type { WaybackCaptures } from './captures.ts';
 import { probeTimeline } from './timeline.ts';
 import { classifyWatchPage, type RemovalCategory, type VideoMeta } from './watchPage.ts';
 
+/** `answer`: the capture as the Wayback answered it (kept as evidence of what the record says). */
 export type VideoLookup =
-  | { kind: 'metadata'; meta: VideoMeta; row: CdxRow }
-  | { kind: 'removed'; reason: string; category: RemovalCategory; row: CdxRow }
+  | { kind: 'metadata'; meta: VideoMeta; row: CdxRow; answer?: KeptAnswer }
+  | { kind: 'removed'; reason: string; category: RemovalCategory; row: CdxRow; answer?: KeptAnswer }
   | { kind: 'none' };
 
 /**
@@ -28,22 +30,35 @@ export async function lookupVideo(
     { url: `youtu.be/${videoId}`, replay: true, probes: 1 },
   ];
   let notice: VideoLookup | undefined;
+  const answers = new Map<CdxRow, KeptAnswer>();
+  const publicOrigin = new URL(captures.publicBase).origin;
+  const answerOf = (row: CdxRow) => {
+    const answer = answers.get(row);
+    return answer ? { answer } : {};
+  };
   for (const form of forms) {
     const rows = (await captures.timeline(form.url, signal, { anyStatus: form.replay })).filter(
       (row) => videoIdOfUrl(row.original) === videoId,
     );
     if (rows.length === 0) continue;
     const result = await probeTimeline<VideoMeta>(rows, form.probes, async (row) => {
-      const body = await captures.readCapture(row, signal, form.replay);
+      const { result: body, answer } = await withLastAnswer(publicOrigin, () => captures.readCapture(row, signal, form.replay));
       if (body === undefined) return { kind: 'skip' };
+      if (answer) answers.set(row, answer);
       const page = classifyWatchPage(body, videoId);
       if (page.kind === 'metadata') return { kind: 'good', value: page.meta };
       if (page.kind === 'removed') return { kind: 'notice', reason: page.reason, category: page.category };
       return { kind: 'skip' };
     });
-    if (result.good) return { kind: 'metadata', meta: result.good.value, row: result.good.row };
+    if (result.good) return { kind: 'metadata', meta: result.good.value, row: result.good.row, ...answerOf(result.good.row) };
     if (result.notice && (!notice || (notice.kind === 'removed' && result.notice.row.timestamp > notice.row.timestamp))) {
-      notice = { kind: 'removed', reason: result.notice.reason, category: result.notice.category ?? 'unavailable', row: result.notice.row };
+      notice = {
+        kind: 'removed',
+        reason: result.notice.reason,
+        category: result.notice.category ?? 'unavailable',
+        row: result.notice.row,
+        ...answerOf(result.notice.row),
+      };
     }
   }
   return notice ?? { kind: 'none' };

@@ -1,6 +1,6 @@
 /** The records the Wayback source reports, from what archived pages said (ownership decided here). */
 import { escapeRegExp } from '../../text/escapeRegExp.ts';
-import type { ChannelRecord, VideoRecord } from '../types.ts';
+import type { ChannelRecord, VideoRecord, WaybackCapture } from '../types.ts';
 import type { WaybackCaptures } from './captures.ts';
 import type { ChannelPageInfo } from './channelPage.ts';
 import type { PendingVideo } from './cursor.ts';
@@ -35,6 +35,11 @@ function captureTime(timestamp: string): string | undefined {
   const parts = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(timestamp);
   const iso = parts && `${parts[1]}-${parts[2]}-${parts[3]}T${parts[4]}:${parts[5]}:${parts[6]}Z`;
   return iso && !Number.isNaN(Date.parse(iso)) ? iso : undefined;
+}
+
+/** The capture a lookup read, as evidence keeps it; undefined when its answer was not recorded. */
+function captureOf(lookup: VideoLookup & { kind: 'metadata' | 'removed' }, said: string): WaybackCapture | undefined {
+  return lookup.answer && { said, answer: lookup.answer, wayback: { timestamp: lookup.row.timestamp, digest: lookup.row.digest ?? null } };
 }
 
 /** Whether a profile URL ("…/@name", "…/user/name", "…/channel/UC…") is this channel's. */
@@ -79,6 +84,7 @@ export function videoRecord(
       archiveUrl: url,
       evidenceUrl: url,
       availability: 'unknown',
+      capture: captureOf(lookup, `the watch page as archived at ${lookup.row.timestamp}: title, description and the rest of its metadata`),
     });
   }
   if (entry.o !== 1) return undefined;
@@ -93,6 +99,7 @@ export function videoRecord(
       evidenceUrl: url,
       availability: 'deleted',
       observedAt: captureTime(lookup.row.timestamp),
+      capture: captureOf(lookup, `the watch page as archived at ${lookup.row.timestamp}: ${lookup.reason}`),
     });
   }
   // Only the listing knows of it.
