@@ -4,10 +4,9 @@ import polka, { type Middleware, type Polka, type Request as PolkaRequest } from
 import { AppError } from '../core/errors.ts';
 import { answerClientError } from './http/clientError.ts';
 import { cors } from './http/cors.ts';
-import { authenticate, callerUserId, type Caller } from './http/auth.ts';
+import { authenticate, callerUserId, type Caller, guarded, type GuardedRequest } from './http/guard.ts';
 import { readJsonBody, parseInput, parseQuery } from './http/input.ts';
 import { sendFailure } from './http/failure.ts';
-import { guarded, type GuardedRequest } from './http/guard.ts';
 import { securityHeaders } from './http/securityHeaders.ts';
 import { isJsonText } from '../core/text/jsonText.ts';
 import { remembered } from '../core/remembered.ts';

@@ -9,7 +9,7 @@ import { findSession, type SearchSession, snapshotCountThrough, snapshotHolds, s
 import type { Sql } from '../../core/db/database.ts';
 import { notFound } from '../../core/errors.ts';
 import { crawlStream, positionOf, streamHead, type Position } from '../../core/events/events.ts';
-import { callerUserId, type Caller } from '../http/auth.ts';
+import { callerUserId, type Caller } from '../http/guard.ts';
 import { handled } from '../http/route.ts';
 import {
   answerNothingMore,

@@ -10,7 +10,7 @@ import { readStenogramMarkdown } from '../../core/stenograms/readMarkdown.ts';
 import { stenogramEvents, type CompletionLogged } from '../../core/stenograms/stenogramEvents.ts';
 import { requestStenogram, stenogramGeneration } from '../../core/stenograms/stenogramGeneration.ts';
 import { transcriptRequired } from '../../core/subtitles/transcriptRequired.ts';
-import type { Caller } from '../http/auth.ts';
+import type { Caller } from '../http/guard.ts';
 import { defineAction, handled, type ApiDeps } from '../http/route.ts';
 import { answerGenerationStream, type GenerationStreamParts } from '../sse/followStream.ts';
 

@@ -21,7 +21,7 @@ import {
   type SummaryObject,
   type SummaryRow,
 } from '../../core/summaries/summaryObject.ts';
-import { callerUserId } from '../http/auth.ts';
+import { callerUserId } from '../http/guard.ts';
 import { wholeNumber } from '../http/input.ts';
 import { handled } from '../http/route.ts';
 import { answerGenerationStream, type GenerationStreamParts } from '../sse/followStream.ts';

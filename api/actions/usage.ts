@@ -2,8 +2,7 @@
 import type { Sql } from '../../core/db/database.ts';
 import { scopeName } from '../../core/schemas.ts';
 import { usageReport } from '../../core/usage/usageReport.ts';
-import type { Caller } from '../http/auth.ts';
-import { limitsEnforcedFor, quotaSubject } from '../http/guard.ts';
+import { type Caller, limitsEnforcedFor, quotaSubject } from '../http/guard.ts';
 import { defineAction } from '../http/route.ts';
 
 export const callerUsage = (sql: Sql, caller: Caller) =>

@@ -11,7 +11,7 @@ import { changeSchema } from '../../core/watchlists/change.ts';
 import { watchlistChangePage } from '../../core/watchlists/changePages.ts';
 import { findOwnWatchlist, type WatchlistRow } from '../../core/watchlists/ownWatchlist.ts';
 import { watchlistStream } from '../../core/watchlists/watchlistEvents.ts';
-import type { Caller } from '../http/auth.ts';
+import type { Caller } from '../http/guard.ts';
 import { defineAction, handled, type ActionContext } from '../http/route.ts';
 import { resumePosition } from '../sse/followStream.ts';
 import { eventFrame, openEventStream } from '../sse/writer.ts';

@@ -22,7 +22,7 @@ import {
   type WatchlistItem,
   type WatchlistSummary,
 } from '../../core/watchlists/watchlists.ts';
-import type { Caller } from '../http/auth.ts';
+import type { Caller } from '../http/guard.ts';
 import { defineAction, type ActionContext } from '../http/route.ts';
 import { ftsQuery } from './fts.ts';
 

@@ -12,8 +12,16 @@ import type { FeatureName, LimitName, ScopeLabel } from '../../core/schemas.ts';
 import type { Services } from '../../core/services/buildServices.ts';
 import type { TierCache } from '../../core/tiers/loadTiers.ts';
 import type { EventHub } from '../sse/hub.ts';
-import type { Caller, RouteAuth, StreamTokenUse } from './auth.ts';
-import { checkAccess, type ChargeUnits, type Guarded, type GuardedRequest, type RequestLimit } from './guard.ts';
+import {
+  type Caller,
+  type RouteAuth,
+  type StreamTokenUse,
+  checkAccess,
+  type ChargeUnits,
+  type Guarded,
+  type GuardedRequest,
+  type RequestLimit,
+} from './guard.ts';
 import { mintStreamToken, STREAM_TOKEN_MINUTES } from '../../core/keys.ts';
 
 /**

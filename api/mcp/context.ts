@@ -1,6 +1,5 @@
 import type { Logger } from '../../core/log.ts';
-import type { Caller } from '../http/auth.ts';
-import type { ChargeUnits } from '../http/guard.ts';
+import type { Caller, ChargeUnits } from '../http/guard.ts';
 import type { ApiDeps } from '../http/route.ts';
 
 /** A caller with a key: /mcp takes no anonymous calls. */

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AppError } from '../../core/errors.ts';
-import { authenticate } from '../http/auth.ts';
+import { authenticate } from '../http/guard.ts';
 import { readJsonBody } from '../http/input.ts';
 import { publicOrigin } from '../http/publicOrigin.ts';
 import { sendJson } from '../http/representation.ts';

@@ -5,7 +5,7 @@ import type { GenerationRow } from '../../core/generations/generationKind.ts';
 import type { FeatureName, ScopeLabel } from '../../core/schemas.ts';
 import type { ErrorCode } from '../../core/errors.ts';
 import { defineRoute, handled, type ApiDeps, type RouteContext, streamTokenParam } from '../http/route.ts';
-import type { RouteAuth } from '../http/auth.ts';
+import type { RouteAuth } from '../http/guard.ts';
 import { answerGenerationStream, type GenerationStreamParts } from '../sse/followStream.ts';
 import { lastEventId } from '../sse/writer.ts';
 

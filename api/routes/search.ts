@@ -5,7 +5,7 @@ import { searchEventVocabulary } from '../../core/events/searchEvents.ts';
 import { ACCEPTED_FORMS } from '../../core/youtube/channelQuery.ts';
 import { perform, issueStreamToken, streamTokenObject, streamTokenParam, defineRoute, type ApiDeps } from '../http/route.ts';
 import { callersSession, continueSearch, followSearch, startSearch } from '../actions/search.ts';
-import { callerUserId, type Caller } from '../http/auth.ts';
+import { callerUserId, type Caller } from '../http/guard.ts';
 import { lastEventId } from '../sse/writer.ts';
 
 const sessionResponse = z.object({

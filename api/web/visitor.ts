@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { sessionUser } from '../../core/accounts/sessionUser.ts';
-import { anonymousCaller, type Caller } from '../http/auth.ts';
+import { anonymousCaller, type Caller } from '../http/guard.ts';
 import type { ApiDeps } from '../http/route.ts';
 import { sessionToken } from '../http/session.ts';
 import type { Account } from './layout.tsx';

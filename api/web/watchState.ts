@@ -1,5 +1,5 @@
 import { normaliseSavedQuery, type SavedQuery } from '../../core/watchlists/watchlists.ts';
-import type { Caller } from '../http/auth.ts';
+import type { Caller } from '../http/guard.ts';
 import type { ApiDeps } from '../http/route.ts';
 import { takeNotice } from './notice.ts';
 import type { PageContext } from './page.tsx';

@@ -1,7 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { anonymousSubject, type Caller } from '../../api/http/auth.ts';
-import { guarded } from '../../api/http/guard.ts';
+import { anonymousSubject, type Caller, guarded } from '../../api/http/guard.ts';
 import { AppError, notFound } from '../../core/errors.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { loadTiers } from '../../core/tiers/loadTiers.ts';

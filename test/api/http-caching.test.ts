@@ -1,7 +1,7 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { anonymousSubject } from '../../api/http/auth.ts';
+import { anonymousSubject } from '../../api/http/guard.ts';
 import { isCompressible, negotiateCoding, API_CALLER_HEADERS, cachingHeaders, privateByDefault } from '../../api/http/representation.ts';
 import { privateCache } from '../../api/http/route.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';

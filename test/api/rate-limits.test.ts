@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { anonymousSubject, type Caller } from '../../api/http/auth.ts';
-import { quotaSubject } from '../../api/http/guard.ts';
+import { anonymousSubject, type Caller, quotaSubject } from '../../api/http/guard.ts';
 import { createApiKey } from '../../core/accounts/createApiKey.ts';
 import { connect, type Sql } from '../../core/db/database.ts';
 import type { LimitRule, Tier } from '../../core/schemas.ts';

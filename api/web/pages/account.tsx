@@ -9,7 +9,7 @@ import { AppError } from '../../../core/errors.ts';
 import { scopeLabel, scopeLevel, type ScopeLabel } from '../../../core/schemas.ts';
 import { listStenograms } from '../../../core/stenograms/listStenograms.ts';
 import { listOwnSummaries } from '../../../core/summaries/listOwnSummaries.ts';
-import { clientAddress, type Caller } from '../../http/auth.ts';
+import { clientAddress, type Caller } from '../../http/guard.ts';
 import { perform } from '../../http/route.ts';
 import { readUsage } from '../../actions/usage.ts';
 import { whenInWords } from '../duration.ts';

@@ -6,7 +6,7 @@ import { deletionsByMonth } from '../../../core/status/deletionsByMonth.ts';
 import { channelStatusCounts, channelVideos } from '../../../core/videos/channelVideos.ts';
 import { findChannel } from '../../../core/videos/findChannel.ts';
 import type { ChannelObject } from '../../../core/videos/videoObject.ts';
-import { callerUserId, type Caller } from '../../http/auth.ts';
+import { callerUserId, type Caller } from '../../http/guard.ts';
 import { wholeNumber } from '../../http/input.ts';
 import type { ApiDeps } from '../../http/route.ts';
 import { channelIdSchema } from '../../../core/schemas.ts';

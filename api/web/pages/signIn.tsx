@@ -6,7 +6,7 @@ import { register } from '../../../core/accounts/register.ts';
 import { signIn } from '../../../core/accounts/signIn.ts';
 import { email as emailSchema } from '../../../core/email/normalizeEmail.ts';
 import { AppError, notFound } from '../../../core/errors.ts';
-import { clientAddress } from '../../http/auth.ts';
+import { clientAddress } from '../../http/guard.ts';
 import { appendCookie } from '../../http/cookies.ts';
 import { sessionCookie, sessionToken } from '../../http/session.ts';
 import { FormToken } from '../formToken.tsx';

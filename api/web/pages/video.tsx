@@ -16,7 +16,7 @@ import type { SummaryObject } from '../../../core/summaries/summaryObject.ts';
 import { clock } from '../../../core/text/clock.ts';
 import { mediaSeconds, openMediaFile } from '../../../core/videos/mediaFile.ts';
 import type { VideoObject } from '../../../core/videos/videoObject.ts';
-import { callerUserId, type Caller } from '../../http/auth.ts';
+import { callerUserId, type Caller } from '../../http/guard.ts';
 import { wholeNumber } from '../../http/input.ts';
 import type { ActionContext, ApiDeps } from '../../http/route.ts';
 import { perform } from '../../http/route.ts';
