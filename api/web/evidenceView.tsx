@@ -22,6 +22,9 @@ const DECIDED: Record<ObservationRecord['decided'], string> = {
   subtitle_version: 'a subtitle version',
 };
 
+/** A source's name inside a sentence: "from the yt-dlp archive", not "from The yt-dlp archive". */
+const inSentence = (name: string) => name.replace(/^The /, 'the ');
+
 const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 
 /** The answers kept for one history entry (or the confirmations after it), oldest first. */
@@ -68,7 +71,8 @@ function AnswerBehind({
       {' · '}
       <a href={`${videoPath}/evidence/${answer.id}`}>{words}</a>{' '}
       <span class="muted">
-        ({SOURCE_NAMES[answer.source] ?? answer.source}, <time dateTime={answer.observedAt}>{when(answer.observedAt)}</time>, {observation})
+        ({inSentence(SOURCE_NAMES[answer.source] ?? answer.source)}, <time dateTime={answer.observedAt}>{when(answer.observedAt)}</time>;{' '}
+        {observation} in the bundle)
       </span>
       {answer.captureUrl ? (
         <>
@@ -98,26 +102,30 @@ export function VersionEvidence({
   const current = metadata.versions.some((version) => version.observation === named) ? null : named;
   if (metadata.versions.length === 0 && subtitles.length === 0 && !current) return null;
   return (
-    <ul class="kept-answers versions">
-      {current ? (
-        <li>
-          The title, description and tags shown were read from a kept answer
-          <AnswerBehind observation={current} words="view the raw answer" {...props} />
-        </li>
-      ) : null}
-      {metadata.versions.map((version) => (
-        <li key={version.replacedAt}>
-          <time dateTime={version.replacedAt}>{when(version.replacedAt)}</time> the title was <q>{version.title ?? 'unknown'}</q> until then
-          <AnswerBehind observation={version.observation} words="the answer that showed the change" {...props} />
-        </li>
-      ))}
-      {subtitles.map((version) => (
-        <li key={version.file}>
-          <time dateTime={version.fetchedAt}>{when(version.fetchedAt)}</time> {version.language} {version.kind} subtitles, version{' '}
-          {version.version}, from {SOURCE_NAMES[version.source] ?? version.source}
-          <AnswerBehind observation={version.observation} words="the file it was read from" {...props} />
-        </li>
-      ))}
-    </ul>
+    <>
+      <h3 class="versions-heading">Versions, and the answers they were read from</h3>
+      <ul class="kept-answers versions">
+        {current ? (
+          <li>
+            The title, description and tags shown were read from a kept answer
+            <AnswerBehind observation={current} words="view the raw answer" {...props} />
+          </li>
+        ) : null}
+        {metadata.versions.map((version) => (
+          <li key={version.replacedAt}>
+            <time dateTime={version.replacedAt}>{when(version.replacedAt)}</time> the title was <q>{version.title ?? 'unknown'}</q> until
+            then
+            <AnswerBehind observation={version.observation} words="the answer that showed the change" {...props} />
+          </li>
+        ))}
+        {subtitles.map((version) => (
+          <li key={version.file}>
+            <time dateTime={version.fetchedAt}>{when(version.fetchedAt)}</time> {version.language} {version.kind} subtitles, version{' '}
+            {version.version}, from {inSentence(SOURCE_NAMES[version.source] ?? version.source)}
+            <AnswerBehind observation={version.observation} words="the file it was read from" {...props} />
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
