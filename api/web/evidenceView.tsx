@@ -27,6 +27,17 @@ const inSentence = (name: string) => name.replace(/^The /, 'the ');
 
 const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 
+/** The Wayback capture an answer was read from, when it was one. */
+const CaptureLink = ({ answer }: { answer: ObservationRecord }) =>
+  answer.captureUrl ? (
+    <>
+      {' · '}
+      <a href={answer.captureUrl} rel="noopener noreferrer">
+        the capture
+      </a>
+    </>
+  ) : null;
+
 /** The answers kept for one history entry (or the confirmations after it), oldest first. */
 export function KeptAnswers({ answers, videoPath }: { answers: readonly ObservationRecord[]; videoPath: string }): VNode {
   return (
@@ -41,14 +52,7 @@ export function KeptAnswers({ answers, videoPath }: { answers: readonly Observat
             {answer.httpStatus === null ? '' : `HTTP ${answer.httpStatus}, `}
             {answer.bodySize.toLocaleString('en')} bytes, SHA-256 <code>{answer.bodySha256.slice(0, 16)}…</code> ·{' '}
             <a href={`${videoPath}/evidence/${answer.id}`}>view the raw answer</a>
-            {answer.captureUrl ? (
-              <>
-                {' · '}
-                <a href={answer.captureUrl} rel="noopener noreferrer">
-                  the capture
-                </a>
-              </>
-            ) : null}
+            <CaptureLink answer={answer} />
           </p>
         </li>
       ))}
@@ -74,14 +78,7 @@ function AnswerBehind({
         ({inSentence(SOURCE_NAMES[answer.source] ?? answer.source)}, <time dateTime={answer.observedAt}>{when(answer.observedAt)}</time>;{' '}
         {observation} in the bundle)
       </span>
-      {answer.captureUrl ? (
-        <>
-          {' · '}
-          <a href={answer.captureUrl} rel="noopener noreferrer">
-            the capture
-          </a>
-        </>
-      ) : null}
+      <CaptureLink answer={answer} />
     </>
   );
 }
