@@ -87,7 +87,7 @@ export async function fetchSubtitles(
   const video = await loadVideo(sql, videoId);
   if (!video) return undefined;
   const problems: SourceProblem[] = [];
-  const prepared: Array<{ ready: PreparedTrack; answer: Omit<KeptTrackAnswer, 'track'> | undefined }> = [];
+  const prepared: Array<{ ready: PreparedTrack; kept: Omit<KeptTrackAnswer, 'track'> | undefined }> = [];
   for (const source of sources) {
     options.signal?.throwIfAborted();
     let fetched: Awaited<ReturnType<typeof source.fetchTracks>>;
@@ -108,7 +108,7 @@ export async function fetchSubtitles(
       try {
         const ready = prepareTrack({ videoId, ...track });
         if (ready)
-          prepared.push({ ready, answer: track.answer && { answer: track.answer, ...(track.wayback ? { wayback: track.wayback } : {}) } });
+          prepared.push({ ready, kept: track.answer && { answer: track.answer, ...(track.wayback ? { wayback: track.wayback } : {}) } });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         problems.push({
@@ -128,11 +128,11 @@ export async function fetchSubtitles(
   return sql.begin(async (tx) => {
     const stored: TrackInfo[] = [];
     const answered: KeptTrackAnswer[] = [];
-    for (const { ready, answer } of prepared) {
+    for (const { ready, kept } of prepared) {
       const outcome = await insertTrack(tx, ready);
       if (!outcome.created) continue;
       stored.push(outcome.track);
-      if (answer) answered.push({ track: outcome.track, ...answer });
+      if (kept) answered.push({ track: outcome.track, ...kept });
     }
     await options.keepAnswers?.(tx, answered);
     // Finished unless a source is to be asked again; a failure counts only when nothing was found.
