@@ -48,7 +48,9 @@ const subtitleVersion = z.object({
   source: z.string().describe('archive (the local yt-dlp archive), youtube or wayback: where this content was first found'),
   fetchedAt: z.string(),
   contentHash: z.string().describe('SHA-256 of the normalised cues'),
-  observation: observation.describe('the kept answer its cues were read from (an archive file)'),
+  observation: observation.describe(
+    "the kept answer its cues were read from: an archive file, the platform's timedtext answer or a Wayback capture",
+  ),
 });
 export const subtitleVersionsSchema = z.array(subtitleVersion);
 

@@ -82,7 +82,7 @@ export async function countUnkeptObservations(tx: Queryable, videoIds: string[])
 export const captureObservation = (
   capture: WaybackCapture & { videoId: string },
   decided: Decided,
-  links: Pick<DecidingObservation, 'videoVersionId'> = {},
+  links: Pick<DecidingObservation, 'videoVersionId' | 'subtitleTrackId'> = {},
 ): DecidingObservation => ({ ...capture, source: 'wayback', decided, ...links });
 
 /**
@@ -168,17 +168,22 @@ async function archiveObservation(
   return { videoId: record.videoId, source: 'archive', said: `yt-dlp archive: ${answer.url}: ${said}`, decided, answer, ...links };
 }
 
-/** Keeps the answers (archive files) new subtitle versions were read from, each naming its version (fetchSubtitles' keepAnswers). */
-export const keepSubtitleAnswers = (tx: Queryable, kept: Array<{ track: TrackInfo; answer: KeptAnswer }>): Promise<void> =>
+/**
+ * Keeps the answers new subtitle versions were read from (an archive file, the platform's timedtext
+ * answer, a Wayback capture with its timestamp and CDX digest), each naming its version (fetchSubtitles' keepAnswers).
+ */
+export const keepSubtitleAnswers = (
+  tx: Queryable,
+  kept: Array<{ track: TrackInfo } & Pick<DecidingObservation, 'answer' | 'wayback'>>,
+): Promise<void> =>
   keepObservations(
     tx,
-    kept.map(({ track, answer }) => ({
-      videoId: track.videoId,
-      source: track.source,
-      said: `version ${track.version} of the ${track.kind} ${track.language}${track.trackId ? ` (${track.trackId})` : ''} subtitles: ${answer.url}`,
-      decided: 'subtitle_version',
-      answer,
-      subtitleTrackId: track.id,
-    })),
+    kept.map(({ track, answer, wayback }) => {
+      const said = `version ${track.version} of the ${track.kind} ${track.language}${track.trackId ? ` (${track.trackId})` : ''} subtitles: ${answer.url}`;
+      const links = { subtitleTrackId: track.id };
+      return wayback
+        ? captureObservation({ videoId: track.videoId, said, answer, wayback }, 'subtitle_version', links)
+        : { videoId: track.videoId, source: track.source, said, decided: 'subtitle_version', answer, ...links };
+    }),
     [],
   );

@@ -11,6 +11,7 @@ import { captionInfoOf } from '../events/searchEvents.ts';
 import type { Logger } from '../log.ts';
 import { DefiniteError } from '../sources/httpErrors.ts';
 import type { KeptAnswer } from '../sources/keptAnswer.ts';
+import type { WaybackCapture } from '../sources/types.ts';
 import { localPath } from '../videos/localPath.ts';
 import { VIDEO_JSON, type VideoObject } from '../videos/videoObject.ts';
 import type { SubtitleSource, SubtitleVideo } from './sources.ts';
@@ -40,7 +41,14 @@ export interface FetchReport {
 }
 
 /** Keeps the answers new versions were read from as their evidence (core/status/keepObservations.ts), in the transaction that stored them. */
-type KeepTrackAnswers = (tx: Queryable, kept: Array<{ track: TrackInfo; answer: KeptAnswer }>) => Promise<void>;
+type KeepTrackAnswers = (tx: Queryable, kept: KeptTrackAnswer[]) => Promise<void>;
+
+/** A new version and the answer it was read from; a Wayback capture's with its timestamp and CDX digest. */
+interface KeptTrackAnswer {
+  track: TrackInfo;
+  answer: KeptAnswer;
+  wayback?: WaybackCapture['wayback'];
+}
 
 export interface FetchSubtitlesOptions {
   log: Logger;
@@ -79,7 +87,7 @@ export async function fetchSubtitles(
   const video = await loadVideo(sql, videoId);
   if (!video) return undefined;
   const problems: SourceProblem[] = [];
-  const prepared: Array<{ ready: PreparedTrack; answer: KeptAnswer | undefined }> = [];
+  const prepared: Array<{ ready: PreparedTrack; kept: Omit<KeptTrackAnswer, 'track'> | undefined }> = [];
   for (const source of sources) {
     options.signal?.throwIfAborted();
     let fetched: Awaited<ReturnType<typeof source.fetchTracks>>;
@@ -99,7 +107,8 @@ export async function fetchSubtitles(
     for (const track of fetched.tracks) {
       try {
         const ready = prepareTrack({ videoId, ...track });
-        if (ready) prepared.push({ ready, answer: track.answer });
+        if (ready)
+          prepared.push({ ready, kept: track.answer && { answer: track.answer, ...(track.wayback ? { wayback: track.wayback } : {}) } });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         problems.push({
@@ -118,12 +127,12 @@ export async function fetchSubtitles(
 
   return sql.begin(async (tx) => {
     const stored: TrackInfo[] = [];
-    const answered: Parameters<KeepTrackAnswers>[1] = [];
-    for (const { ready, answer } of prepared) {
+    const answered: KeptTrackAnswer[] = [];
+    for (const { ready, kept } of prepared) {
       const outcome = await insertTrack(tx, ready);
       if (!outcome.created) continue;
       stored.push(outcome.track);
-      if (answer) answered.push({ track: outcome.track, answer });
+      if (kept) answered.push({ track: outcome.track, ...kept });
     }
     await options.keepAnswers?.(tx, answered);
     // Finished unless a source is to be asked again; a failure counts only when nothing was found.

@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import type { Config } from '../config.ts';
 import { sourceFetchOptions } from '../sources/configured.ts';
 import { archiveFileAnswer, archiveFileName, type KeptAnswer } from '../sources/keptAnswer.ts';
+import type { WaybackCapture } from '../sources/types.ts';
 import { localPath } from '../videos/localPath.ts';
 import { findArchiveSubtitleFiles, readArchiveSubtitleFile } from './archiveFiles.ts';
 import type { TrackProblem } from './trackFailure.ts';
@@ -38,8 +39,10 @@ interface FetchedTrack {
   /** A format or file name that helps the codecs tell SRT from WebVTT. */
   formatHint?: string;
   originUrl: string;
-  /** The answer it was read from, kept as the version's evidence when it makes one (an archive file). */
+  /** The answer it was read from, kept as the version's evidence when it makes one. */
   answer?: KeptAnswer;
+  /** A Wayback capture's timestamp and CDX digest, kept with its answer. */
+  wayback?: WaybackCapture['wayback'];
 }
 
 export interface SubtitleSource {
@@ -135,6 +138,8 @@ export function waybackSubtitleSource(options: WaybackCaptionsOptions = {}): Sub
         originalBytes: track.bytes,
         ...(track.format ? { formatHint: track.format } : {}),
         originUrl: track.url,
+        ...(track.answer ? { answer: track.answer } : {}),
+        wayback: track.wayback,
       }));
       return { tracks, problems };
     },

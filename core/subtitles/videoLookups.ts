@@ -5,7 +5,7 @@
  */
 import type { Queryable, Sql } from '../db/database.ts';
 import type { Logger } from '../log.ts';
-import type { VideoSource } from '../sources/types.ts';
+import type { SourceName, VideoRecord, VideoSource } from '../sources/types.ts';
 import { upsertChannel, upsertVideos } from '../videos/upsertVideos.ts';
 import { lookupFailure, lookUpVideo } from './lookUpVideo.ts';
 import { markTranscriptsPending } from './transcript.ts';
@@ -38,8 +38,20 @@ export async function failVideoLookup(sql: Queryable, videoId: string, error: st
   await sql`update video_lookups set state = 'failed', error = ${error}, checked_at = now() where video_id = ${videoId} and state = 'pending'`;
 }
 
+/**
+ * Keeps the answers behind what the stored record decided, in the transaction that stored it
+ * (keepSourceAnswers of core/status/keepObservations.ts, which sits above core/subtitles: the task passes it).
+ */
+type KeepSourceAnswers = (
+  tx: Queryable,
+  source: SourceName,
+  records: readonly VideoRecord[],
+  stored: Awaited<ReturnType<typeof upsertVideos>>,
+) => Promise<void>;
+
 export interface LookupOptions {
   log: Logger;
+  keepAnswers: KeepSourceAnswers;
   /** The job's last attempt: sources failing transiently end the lookup failed instead of being asked again. */
   finalAttempt: boolean;
   signal?: AbortSignal;
@@ -47,7 +59,7 @@ export interface LookupOptions {
 
 /**
  * The fetch job's first step for a video with a pending lookup: asks the sources and stores the
- * video with its channel when one knows it (its transcript pending: the fetch goes on), else
+ * video with its channel when one knows it, with the answer it was read from (its transcript pending: the fetch goes on), else
  * records why not. Throws, for the job to be retried, when a source failed transiently and this is
  * not the last attempt. Answers whether the video is stored now; 'not_asked' without a pending lookup.
  */
@@ -71,7 +83,8 @@ export async function lookUpPendingVideo(
   const { source, sighting } = result.found;
   await sql.begin(async (tx) => {
     await upsertChannel(tx, sighting.channel, options.log);
-    await upsertVideos(tx, source, [sighting.video], options.log);
+    const stored = await upsertVideos(tx, source, [sighting.video], options.log);
+    await options.keepAnswers(tx, source, [sighting.video], stored);
     await tx`delete from video_lookups where video_id = ${videoId}`;
     await markTranscriptsPending(tx, [videoId]);
   });

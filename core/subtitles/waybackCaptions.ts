@@ -9,6 +9,8 @@
  * else a manual track. Track lists (`type=list`) and answers without a language are skipped.
  */
 import { fetchText, type FetchOptions } from '../sources/http.ts';
+import { withLastAnswer, type KeptAnswer } from '../sources/keptAnswer.ts';
+import type { WaybackCapture } from '../sources/types.ts';
 import { upstreamFor } from '../sources/upstream.ts';
 import type { CdxRow } from '../sources/wayback/cdx.ts';
 import { queryCdx } from '../sources/wayback/cdxQuery.ts';
@@ -38,7 +40,9 @@ export interface ArchivedCaption {
   format?: string;
   /** The public capture URL. */
   url: string;
-  timestamp: string;
+  /** The capture as the Wayback answered it (on its public origin), kept as the evidence of a version it makes. */
+  answer?: KeptAnswer;
+  wayback: WaybackCapture['wayback'];
 }
 
 const PREFIXES = ['youtube.com/api/timedtext', 'video.google.com/timedtext'];
@@ -70,6 +74,7 @@ export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}
   const cdxUrl = options.cdxUrl ?? 'https://web.archive.org/cdx/search/cdx';
   const captureBase = (options.captureBaseUrl ?? 'https://web.archive.org/web').replace(/\/+$/, '');
   const publicBase = (options.publicCaptureBaseUrl ?? 'https://web.archive.org/web').replace(/\/+$/, '');
+  const publicOrigin = new URL(publicBase).origin;
   const maxTracks = options.maxTracks ?? 12;
   const cdxLimit = options.cdxLimit ?? 500;
   const upstream = upstreamFor('wayback', [cdxUrl, captureBase]);
@@ -116,12 +121,18 @@ export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}
     const problems: TrackProblem[] = [];
     for (const capture of captures) {
       let body: string;
+      let answer: KeptAnswer | undefined;
       try {
         // An archived answer is content, whatever it says: never a refusal of ours.
-        ({ body } = await fetchText(upstream, `${captureBase}/${capture.row.timestamp}id_/${capture.row.original}`, {
-          ...withSignal(signal),
-          isTransient: () => false,
-        }));
+        ({
+          result: { body },
+          answer,
+        } = await withLastAnswer(publicOrigin, () =>
+          fetchText(upstream, `${captureBase}/${capture.row.timestamp}id_/${capture.row.original}`, {
+            ...withSignal(signal),
+            isTransient: () => false,
+          }),
+        ));
       } catch (error) {
         const problem = trackFailure(error, `${capture.language} (${capture.kind}) captured ${capture.row.timestamp}`, signal);
         if (problem) problems.push(problem);
@@ -135,7 +146,8 @@ export function createWaybackCaptionsSource(options: WaybackCaptionsOptions = {}
         bytes: Buffer.byteLength(body),
         ...(capture.format ? { format: capture.format } : {}),
         url: `${publicBase}/${capture.row.timestamp}/${capture.row.original}`,
-        timestamp: capture.row.timestamp,
+        ...(answer ? { answer } : {}),
+        wayback: { timestamp: capture.row.timestamp, digest: capture.row.digest ?? null },
       });
     }
     return { captions: found, problems };

@@ -1,7 +1,7 @@
 import type { Sql } from '../../core/db/database.ts';
 import type { Logger } from '../../core/log.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
-import { keepSubtitleAnswers } from '../../core/status/keepObservations.ts';
+import { keepSourceAnswers, keepSubtitleAnswers } from '../../core/status/keepObservations.ts';
 import { fetchSubtitles } from '../../core/subtitles/fetchSubtitles.ts';
 import type { SubtitleSource } from '../../core/subtitles/sources.ts';
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
@@ -28,7 +28,12 @@ export function fetchSubtitlesTask(deps: FetchSubtitlesDeps) {
     const finalAttempt = helpers.job.attempts >= helpers.job.max_attempts;
     const log = deps.log.child({ task: 'fetch_subtitles', videoId, attempt: helpers.job.attempts });
     try {
-      const lookup = await lookUpPendingVideo(deps.sql, deps.videoSources, videoId, { log, finalAttempt, signal: helpers.abortSignal });
+      const lookup = await lookUpPendingVideo(deps.sql, deps.videoSources, videoId, {
+        log,
+        finalAttempt,
+        signal: helpers.abortSignal,
+        keepAnswers: keepSourceAnswers,
+      });
       if (lookup === 'failed') return;
       const report = await fetchSubtitles(deps.sql, deps.subtitleSources, videoId, {
         log,

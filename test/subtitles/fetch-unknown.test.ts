@@ -72,6 +72,9 @@ const lookupsCharged = async () =>
 const jobsFor = (videoId: string) =>
   db.sql<{ key: string }[]>`select key from graphile_worker._private_jobs where key = ${`subtitles:${videoId}`}`;
 
+const keptAnswers = (videoId: string) => db.sql`
+  select source, request_url, http_status, decided, wayback_timestamp, cdx_digest from evidence_observations where video_id = ${videoId} order by id`;
+
 /** Runs the fetch job as graphile-worker would for the given attempt. */
 function runJob(videoId: string, options: { attempt?: number; sources?: VideoSource[] } = {}) {
   const task: Task = fetchSubtitlesTask({
@@ -144,6 +147,17 @@ describe('POST /api/subtitles/:videoId/fetch for a video that is not stored', ()
       channel_id: waybackChannel,
       archive_url: expect.stringContaining(`watch?v=${waybackVideo}`),
     });
+    // The watch capture it was read from is kept as the answer behind its metadata, with the capture's timestamp and CDX digest.
+    expect(await keptAnswers(waybackVideo)).toEqual([
+      {
+        source: 'wayback',
+        request_url: `https://web.archive.org/web/${ts(2019, 4)}id_/https://www.youtube.com/watch?v=${waybackVideo}`,
+        http_status: 200,
+        decided: 'metadata_filled',
+        wayback_timestamp: ts(2019, 4),
+        cdx_digest: expect.stringMatching(/^[A-Z2-7]{32}$/),
+      },
+    ]);
   });
 
   it('reports failed, naming the sources asked, when none knows the video; asking again starts (and charges) a new lookup', async () => {

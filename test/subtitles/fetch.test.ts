@@ -1,12 +1,15 @@
+import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import type { Task } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../core/log.ts';
+import { cdxDigest } from '../../core/sources/wayback/cdxDigest.ts';
 import { scanArchive } from '../../core/sources/archive.ts';
 import { TransientError } from '../../core/sources/httpErrors.ts';
 import { archiveSubtitleSource, waybackSubtitleSource, youtubeSubtitleSource, type SubtitleSource } from '../../core/subtitles/sources.ts';
@@ -291,6 +294,33 @@ describe('fetching archived caption captures', () => {
     expect((await readCues(db.sql, [manual.id])).get(manual.id)!.map((cue) => cue.text)).toEqual(['The newest caption.', 'Second line.']);
     expect(tracks.find((track) => track.language === 'fr')!.format).toBe('srv1');
     expect(await tracksOf(wb.other)).toEqual([]);
+  });
+
+  it('keeps the capture each version was read from, with its timestamp and CDX digest, linked to the version', async () => {
+    const newest = srv3Of(['The newest caption.', 'Second line.']);
+    const kept = await db.sql`
+      select e.source, e.request_url, e.http_status, e.content_type, e.decided, e.wayback_timestamp, e.cdx_digest, e.body_sha256, e.body_gzip
+      from evidence_observations e join subtitle_tracks t on t.id = e.subtitle_track_id
+      where e.video_id = ${wb.captured} and t.language = 'en' and t.kind = 'manual'`;
+    expect(kept).toEqual([
+      {
+        source: 'wayback',
+        // The exact request, on the public Wayback: the original bytes (id_) of the newest capture.
+        request_url: `https://web.archive.org/web/${ts(2021, 5, 1)}id_/${timedtext(`v=${wb.captured}&lang=en&fmt=srv3`)}`,
+        http_status: 200,
+        content_type: 'text/xml',
+        decided: 'subtitle_version',
+        wayback_timestamp: ts(2021, 5, 1),
+        cdx_digest: cdxDigest(newest),
+        body_sha256: createHash('sha256').update(newest).digest('hex'),
+        body_gzip: expect.any(Buffer),
+      },
+    ]);
+    expect(gunzipSync(kept[0]!.body_gzip).toString()).toBe(newest);
+    // Every version of the video (four tracks) names the capture it was read from.
+    const linked = await db.sql`
+      select 1 from evidence_observations where video_id = ${wb.captured} and source = 'wayback' and subtitle_track_id is not null`;
+    expect(linked).toHaveLength(4);
   });
 
   it('tells the kind from the captured URL', () => {
