@@ -19,7 +19,7 @@ import { filesCrossed } from './filesCrossed.ts';
 
 // Each flow's files as the code is laid out now: one file per step along the flow (CONTRIBUTING's Layout). A new file on
 // a flow raises its limit here only with a reason.
-const MOST = { search: 30, summary: 29, stenogram: 33 };
+const MOST = { search: 30, summary: 28, stenogram: 32 };
 const RUNS = [0, 1, 2] as const;
 type Run = (typeof RUNS)[number];
 
