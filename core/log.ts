@@ -86,7 +86,8 @@ export function createLogger(
 /**
  * A lost connection as graphile-worker's pg pool reports it: the server's codes, the socket's own
  * (every socket of graphile-worker's is the database's, so ECONNREFUSED and ENOENT are unambiguous
- * here), or pg's refusal to use a client whose connection broke.
+ * here), pg's refusal to use a client whose connection broke, or pg's word for a socket the server
+ * closed without a goodbye (no code: a postmaster killed before its backends sent one).
  */
 function lostConnection(error: unknown): boolean {
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
@@ -94,7 +95,8 @@ function lostConnection(error: unknown): boolean {
     Boolean(connectionFailureCode(error)) ||
     code === 'ECONNREFUSED' ||
     code === 'ENOENT' ||
-    (typeof message === 'string' && message.includes('connection error and is not queryable'))
+    (typeof message === 'string' &&
+      (message.includes('connection error and is not queryable') || message === 'Connection terminated unexpectedly'))
   );
 }
 
