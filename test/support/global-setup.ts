@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import chromium from '@sparticuz/chromium';
 import type { TestProject } from 'vitest/node';
 import { connect, withDatabaseName } from '../../core/db/database.ts';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
@@ -21,6 +22,9 @@ export default async function setup(project: TestProject) {
   const log = createLogger('warn');
   // Built once here, not by the first of the many `afterimage` processes the tests start at once.
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'ignore' });
+  // Chromium unpacks itself to the temporary folder at its first launch on a machine: the browser files of two
+  // forks starting at once had one launch the binary while the other still wrote it (spawn ETXTBSY).
+  await chromium.executablePath();
   const dataDir = resolve(process.env.TEST_DATA_DIR ?? '.afterimage-test');
   const serverUrl = process.env.TEST_DATABASE_URL ?? (await ensureEmbeddedPostgres(dataDir, log));
   const template = `afterimage_template_${process.pid}`;
