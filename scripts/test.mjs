@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: vitest, and beside it the static checks (types, lint, layers, exports) one after another.
-// The checks are about a minute of one core; run first, they added that minute to every run. At the
+// The checks are about 40 CPU-seconds; run first, they added that to every run. At the
 // lowest priority they take only what the tests leave: the test files' waits (servers starting,
 // streams, retries) and the free core while the last two files run on an otherwise idle machine.
 // Arguments go to vitest: `npm test -- test/api` runs those files (the checks still run in full).
