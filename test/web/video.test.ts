@@ -169,7 +169,6 @@ describe('the video page', () => {
       expect(await overflowsWidth(page)).toBe(false);
       await expectCleanPage(page, problems);
       await saveScreenshot(page, `video-${width}`);
-      await page.screenshot({ path: `/tmp/shots-web-video/video-${width}.png`, fullPage: true });
       await page.close();
     }
   });
@@ -216,7 +215,7 @@ describe('the video page', () => {
       await page.setViewport({ width, height: 900 });
       await visitSettled(page, videoUrl(withMedia, '?t=3#current-cue'));
       await page.click('details.description > summary');
-      await page.screenshot({ path: `/tmp/shots-web-video/video-marked-line-${width}.png`, fullPage: true });
+      await saveScreenshot(page, `video-marked-line-${width}`);
     }
     await expectCleanPage(page, problems);
     await page.close();
