@@ -7,7 +7,8 @@ import { parseJson, runCli, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 // `afterimage users …` and `afterimage keys …` against this file's database: each command once as a
-// real process (`spawned`: what a user sees, exit code included), the other cases in this process.
+// real process (`spawned`, or `cliWithStdin` for the passwords it reads: what a user sees, exit code
+// included), the other cases in this process.
 
 let db: TestDatabase;
 let env: Record<string, string>;
@@ -41,7 +42,7 @@ async function wholeDatabaseText(): Promise<string> {
 
 describe('users create', () => {
   it('creates a user and prints it as JSON', async () => {
-    const result = await spawned('users', 'create', '--email', 'Ops@Example.org', '--tier', 'pro', '--admin', '--json');
+    const result = await cli('users', 'create', '--email', 'Ops@Example.org', '--tier', 'pro', '--admin', '--json');
     expect(result.code, result.stderr).toBe(0);
     const user = parseJson(result);
     expect(user).toMatchObject({ email: 'ops@example.org', tier: 'pro', isAdmin: true });
@@ -146,7 +147,7 @@ describe('keys', () => {
   });
 
   it('list --json shows prefixes, owners and scopes, never a key', async () => {
-    const result = await spawned('keys', 'list', '--json');
+    const result = await cli('keys', 'list', '--json');
     expect(result.code, result.stderr).toBe(0);
     const listed = parseJson(result);
     expect(listed).toEqual([
@@ -173,7 +174,7 @@ describe('keys', () => {
   });
 
   it('revoke revokes the active key; revoking again fails with NOT_FOUND', async () => {
-    const result = await spawned('keys', 'revoke', '--user', 'keys@example.org', '--json');
+    const result = await cli('keys', 'revoke', '--user', 'keys@example.org', '--json');
     expect(result.code, result.stderr).toBe(0);
     expect(parseJson(result)).toEqual({ revoked: true, prefix: secondKey.slice(0, 10) });
     expect(await db.sql`select 1 from api_keys where user_id = ${userId} and revoked_at is null`).toHaveLength(0);

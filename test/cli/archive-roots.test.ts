@@ -24,7 +24,7 @@ let db: TestDatabase;
 let fixture: ArchiveFixture;
 let elsewhere: string;
 let key: string;
-// Each command once as a real process (spawned), the other calls in this process.
+// archives once as a real process (spawned; import is one in import.test.ts), the other calls in this process.
 const cli = (args: string[]) => runCommand([...args, '--json'], { DATABASE_URL: db.url });
 const spawned = (args: string[]) => runCli([...args, '--json'], { DATABASE_URL: db.url });
 
@@ -55,7 +55,7 @@ describe('archive roots', () => {
   });
 
   it('an import stores its folder as an archive root, once, listed by afterimage archives list', async () => {
-    const first = await spawned(['import', fixture.dir]);
+    const first = await cli(['import', fixture.dir]);
     expect(parseJson(first).archiveRoot).toEqual({ path: fixture.dir, added: true });
     const again = await cli(['import', fixture.dir]);
     expect(parseJson(again).archiveRoot).toEqual({ path: fixture.dir, added: false });
@@ -88,7 +88,7 @@ describe('archive roots', () => {
 
   it('removed, a root is read no more: no crawl, no subtitle file, no media; its files and stored rows stay', async () => {
     const videosBefore = (await db.sql`select video_id from videos`).length;
-    const removed = await spawned(['archives', 'remove', fixture.dir]);
+    const removed = await cli(['archives', 'remove', fixture.dir]);
     expect(removed.code, removed.stderr).toBe(0);
     expect(await activeArchiveRoots(db.sql)).toEqual([]);
     expect(parseJson(await cli(['archives', 'list', '--all'])).roots).toEqual([

@@ -6,12 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Sql } from '../../core/db/database.ts';
 import { embeddedUrl, ensureEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { createLogger } from '../../core/log.ts';
-import { freePort, killService, parseJson, runCli, type Service, startService, temporaryDataDir } from '../support/cli.ts';
+import { freePort, killService, parseJson, runCli, runCommand, type Service, startService, temporaryDataDir } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 // The restore drill as an operator runs it: `afterimage backup` of a running service's embedded
 // cluster while rows are written into it, `afterimage restore` into a new DATA_DIR, the service
-// started there; and the backups a restore must refuse.
+// started there; and the backups a restore must refuse. The backup and the restore of the drill run as real
+// processes beside the service, as an operator's do; the rest in this process (runCommand).
 
 type DataDir = Awaited<ReturnType<typeof temporaryDataDir>>;
 let source: DataDir;
@@ -73,7 +74,7 @@ describe('afterimage backup and restore', () => {
 
   it('--help prints the usage on stdout and exits 0, doing nothing', async () => {
     for (const command of ['backup', 'restore']) {
-      const help = await runCli([command, '--help']);
+      const help = await runCommand([command, '--help']);
       expect(help.code, help.stderr).toBe(0);
       expect(help.stdout).toContain(`usage: afterimage ${command}`);
     }
@@ -81,13 +82,13 @@ describe('afterimage backup and restore', () => {
   });
 
   it('backs up a running service while rows are written, and the restore holds every row committed before it started, none missing', async () => {
-    const generated = await runCli(['bench', 'generate', '--videos', '200', '--json'], { DATA_DIR: source.dir });
+    const generated = await runCommand(['bench', 'generate', '--videos', '200', '--json'], { DATA_DIR: source.dir });
     expect(generated.code, generated.stderr).toBe(0);
-    const accounts = await runCli(['users', 'create', '--email', 'drill@example.com', '--tier', 'pro', '--admin', '--json'], {
+    const accounts = await runCommand(['users', 'create', '--email', 'drill@example.com', '--tier', 'pro', '--admin', '--json'], {
       DATA_DIR: source.dir,
     });
     expect(accounts.code, accounts.stderr).toBe(0);
-    const issued = await runCli(['keys', 'create', '--user', 'drill@example.com', '--json'], { DATA_DIR: source.dir });
+    const issued = await runCommand(['keys', 'create', '--user', 'drill@example.com', '--json'], { DATA_DIR: source.dir });
     expect(issued.code, issued.stderr).toBe(0);
     const { key } = parseJson(issued);
     const stenogram = join(source.dir, 'stenograms', randomUUID(), 'dQw4w9WgXcQ.md');
@@ -125,7 +126,7 @@ describe('afterimage backup and restore', () => {
     process.stderr.write(`backup drill: ${JSON.stringify(summary)}\n`);
 
     // A service runs on the source: restoring over it is refused.
-    const over = await runCli(['restore', backupFile, '--data-dir', source.dir], { XDG_RUNTIME_DIR: runtimeDir });
+    const over = await runCommand(['restore', backupFile, '--data-dir', source.dir], { XDG_RUNTIME_DIR: runtimeDir });
     expect(over.code).toBe(2);
     expect(over.stderr).toMatch(/an Afterimage service runs on .*stop it/);
 
@@ -177,7 +178,7 @@ describe('afterimage backup and restore', () => {
     await truncate(truncated, Math.floor(size * 0.9));
 
     for (const damaged of [changed, truncated]) {
-      const result = await runCli(['restore', damaged, '--data-dir', refused.dir], { XDG_RUNTIME_DIR: runtimeDir });
+      const result = await runCommand(['restore', damaged, '--data-dir', refused.dir], { XDG_RUNTIME_DIR: runtimeDir });
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toMatch(/is damaged|truncated/);
       expect(result.stderr).toContain('nothing was restored');
@@ -186,7 +187,7 @@ describe('afterimage backup and restore', () => {
     }
     // A folder that holds a database already (the drill's restore, its service stopped) is refused too.
     for (const service of services) await killService(service, 'SIGTERM');
-    const again = await runCli(['restore', backupFile, '--data-dir', restored.dir], { XDG_RUNTIME_DIR: runtimeDir });
+    const again = await runCommand(['restore', backupFile, '--data-dir', restored.dir], { XDG_RUNTIME_DIR: runtimeDir });
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/already holds a database .*restore into a new folder \(--data-dir NEW_DIR\)/);
   }, 120_000);
@@ -201,7 +202,7 @@ describe('afterimage backup and restore', () => {
     });
 
     it('backup says to use pg_dump of the server major version, and what else to copy', async () => {
-      const result = await runCli(['backup'], { DATABASE_URL: db.url });
+      const result = await runCommand(['backup'], { DATABASE_URL: db.url });
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/pg_dump 17 or newer/);
       expect(result.stderr).toMatch(/stenogram store/);

@@ -5,6 +5,7 @@ import { runCli, runCommand, temporaryDataDir } from '../support/cli.ts';
 
 // --help, -h and `help <command>` of every command and subcommand: the usage on stdout, exit 0, and
 // nothing started (no database, no service, no DATA_DIR made). A mistake in a call shows the usage too.
+// In this process (runCommand), but for one real `start --help`: the service's own entry answers before starting anything.
 
 let dataDir: Awaited<ReturnType<typeof temporaryDataDir>>;
 /** A DATA_DIR nothing may create: a command that ran instead of answering --help would make it. */
@@ -58,19 +59,21 @@ const expectUsage = (result: { code: number; stdout: string; stderr: string }, n
 describe('afterimage --help', () => {
   it.each(['start', 'api', 'worker'])('%s: --help, -h and help <command> print the usage and start nothing', async (command) => {
     const env = { DATA_DIR: untouched };
-    const [long, short, help] = await Promise.all([
-      runCli([command, '--help'], env),
-      runCli([command, '-h'], env),
-      runCli(['help', command], env),
-    ]);
-    for (const [result, call] of [
-      [long, `${command} --help`],
-      [short, `${command} -h`],
-      [help, `help ${command}`],
-    ] as const) {
-      expectUsage(result, `npx afterimage ${command}`, call);
+    for (const call of [
+      [command, '--help'],
+      [command, '-h'],
+      ['help', command],
+    ]) {
+      const result = await runCommand(call, env);
+      expectUsage(result, `npx afterimage ${command}`, call.join(' '));
       expect(result.stdout).toContain('--data-dir DIR');
     }
+    expect(existsSync(untouched)).toBe(false);
+  });
+
+  it('a real `afterimage start --help` prints the usage and exits 0, starting nothing', async () => {
+    const result = await runCli(['start', '--help'], { DATA_DIR: untouched });
+    expectUsage(result, 'npx afterimage start', 'start --help');
     expect(existsSync(untouched)).toBe(false);
   });
 
@@ -85,7 +88,9 @@ describe('afterimage --help', () => {
   });
 
   it('--help anywhere among the options wins over the rest of the call', async () => {
-    const result = await runCli(['users', 'create', '--email', 'someone@example.org', '--tier', 'pro', '--help'], { DATA_DIR: untouched });
+    const result = await runCommand(['users', 'create', '--email', 'someone@example.org', '--tier', 'pro', '--help'], {
+      DATA_DIR: untouched,
+    });
     expectUsage(result, 'npx afterimage users create', 'users create … --help');
     expect(existsSync(untouched)).toBe(false);
   });

@@ -7,7 +7,8 @@ import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 // Commands that say what they did and did not do: refresh without a probe, import of an empty or
 // missing folder, the one rule every database command picks its database by, config, a bad HOST,
-// and hints an operator can paste.
+// and hints an operator can paste. In this process (runCommand), each command's own file runs it once as
+// a real process; but `start` with a bad HOST, a service that must end before anything starts.
 
 let db: TestDatabase;
 let scratch: Awaited<ReturnType<typeof temporaryDataDir>>;
@@ -28,7 +29,7 @@ describe('honest commands', () => {
   it('refresh with no status probe configured says so, exits non-zero and queues nothing', async () => {
     const jobs = async () => (await db.sql<{ n: number }[]>`select count(*)::int as n from graphile_worker.jobs`)[0]!.n;
     const before = await jobs();
-    const result = await runCli(['refresh', '--json'], { DATABASE_URL: db.url, XDG_RUNTIME_DIR: runtimeDir });
+    const result = await runCommand(['refresh', '--json'], { DATABASE_URL: db.url, XDG_RUNTIME_DIR: runtimeDir });
     expect(result.code).not.toBe(0);
     const message: string = parseJson(result).error.message;
     expect(message).toContain('no status probe is configured');
@@ -40,7 +41,7 @@ describe('honest commands', () => {
     const empty = join(scratch.dir, 'empty-folder');
     await mkdir(empty);
     const env = { DATABASE_URL: db.url, XDG_RUNTIME_DIR: runtimeDir };
-    const result = await runCli(['import', empty, '--json'], env);
+    const result = await runCommand(['import', empty, '--json'], env);
     expect(result.code).not.toBe(0);
     expect(parseJson(result).error.message).toMatch(/holds no yt-dlp video .*nothing was imported and it was not kept as an archive root/);
     const roots = parseJson(await runCommand(['archives', 'list', '--json'], env)).roots as Array<{ path: string }>;
@@ -52,7 +53,7 @@ describe('honest commands', () => {
     const file = join(scratch.dir, 'a-file.txt');
     await writeFile(file, 'not a folder');
     const env = { DATABASE_URL: db.url, XDG_RUNTIME_DIR: runtimeDir };
-    const gone = await runCli(['import', missing], env);
+    const gone = await runCommand(['import', missing], env);
     expect(gone.code).toBe(2);
     expect(gone.stderr).toContain(`${missing} does not exist`);
     const notFolder = await runCommand(['import', file], env);
@@ -86,20 +87,18 @@ describe('honest commands', () => {
       expect(result.code, call.join(' ')).toBe(2);
       expect(result.stderr, call.join(' ')).toContain('both --data-dir and DATABASE_URL name a database');
     }
-    const spawned = await runCli(['keys', 'list', '--data-dir', join(scratch.dir, 'named')], env);
-    expect(spawned.stderr).toContain('both --data-dir and DATABASE_URL name a database');
     // Each command's modules are loaded on its first call: 15 s alone, more beside the other files.
   }, 90_000);
 
   it('with no database named and no service running, a command says how to name one instead of using ./.afterimage', async () => {
-    const result = await runCli(['keys', 'list'], { XDG_RUNTIME_DIR: runtimeDir });
+    const result = await runCommand(['keys', 'list'], { XDG_RUNTIME_DIR: runtimeDir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('no Afterimage service is running on this machine');
     expect(result.stderr).toContain('--data-dir DIR');
   });
 
   it("config says it shows this shell's settings", async () => {
-    const result = await runCli(['config']);
+    const result = await runCommand(['config']);
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n')[0]).toMatch(/^# this shell's settings .*a running service uses the environment it was started with/);
     expect(result.stdout).toContain('\nPORT=8080\n');
@@ -116,7 +115,7 @@ describe('honest commands', () => {
 
   it('users create hints at an API key only for a tier that has API access', async () => {
     const env = { DATABASE_URL: db.url, XDG_RUNTIME_DIR: runtimeDir };
-    const plus = await runCli(['users', 'create', '--email', 'plus-hint@example.org', '--tier', 'plus'], env);
+    const plus = await runCommand(['users', 'create', '--email', 'plus-hint@example.org', '--tier', 'plus'], env);
     expect(plus.code, plus.stderr).toBe(0);
     expect(plus.stdout).toContain('the plus tier has no API access (npx afterimage tiers list)');
     expect(plus.stdout).not.toContain('keys create');

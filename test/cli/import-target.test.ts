@@ -84,7 +84,7 @@ describe('afterimage import: which database', () => {
   it('with one service running, writes into its database and names it', async () => {
     const service = await startApi({ DATA_DIR: dataDir.dir });
     const before = await videosIn(embeddedUrl(dataDir.dir));
-    const result = await importFolder([], {}, true);
+    const result = await importFolder();
     expect(result.code, result.stderr).toBe(3);
     const summary = parseJson(result);
     expect(summary.database).toEqual({ embedded: true, location: dataDir.dir });

@@ -6,7 +6,8 @@ import { parseJson, runCli, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { withDatabaseName } from '../../core/db/database.ts';
 
-// `afterimage tiers|migrate|config|help`: each command once as a real process (runCli), the other cases in this process (runCommand).
+// `afterimage tiers|migrate|config|help`: tiers and config once as a real process (runCli), the other cases in this
+// process (runCommand); migrate runs as one beside a starting API in upgrade-from-release, help in bundle.
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -42,7 +43,7 @@ describe('tiers', () => {
     expect(printed.features.stenograms).toBe(false);
     expect(printed.limits.channelSearchesPerHour.max).toBeNull(); // 'unlimited' stores no maximum
 
-    const list = await runCli(['tiers', 'list', '--json'], { DATABASE_URL: db.url });
+    const list = await cli('tiers', 'list', '--json');
     expect(list.code, list.stderr).toBe(0);
     const tiers = parseJson(list) as Array<{
       name: string;
@@ -117,7 +118,7 @@ describe('migrate', () => {
 
     const files = (await readMigrations()).map((migration) => migration.file);
     expect(files.length).toBeGreaterThan(0);
-    const first = await runCli(['migrate', '--json'], { DATABASE_URL: empty.url });
+    const first = await runCommand(['migrate', '--json'], { DATABASE_URL: empty.url });
     expect(first.code, first.stderr).toBe(0);
     expect(parseJson(first)).toEqual({ applied: files });
 
@@ -174,7 +175,7 @@ describe.concurrent('config', () => {
 
 describe.concurrent('help and unknown commands', () => {
   it('help lists the commands', async () => {
-    const result = await runCli(['help']);
+    const result = await runCommand(['help']);
     expect(result.code).toBe(0);
     for (const command of [
       'start',

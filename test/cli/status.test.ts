@@ -7,6 +7,7 @@ import { addJob } from '../support/jobs.ts';
 import { parsePrometheus, sampleValue } from '../support/prometheus.ts';
 
 // `afterimage status` over a database of its own per case, and a real `afterimage worker` (with its METRICS_PORT).
+// In this process (runCommand), but once as a real process beside the worker.
 
 const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version as string;
 const env = (db: TestDatabase) => ({ DATABASE_URL: db.url, ARCHIVE_DIR: '/nonexistent-afterimage-archive' });
@@ -22,7 +23,7 @@ describe('afterimage status', () => {
   it('exits 1 naming the pending migrations, and migrates nothing', async () => {
     const db = await createDatabaseBefore(45);
     try {
-      const result = await runCli(['status'], env(db));
+      const result = await runCommand(['status'], env(db));
       expect(result.code, result.stderr).toBe(1);
       expect(result.stdout).toMatch(/✗ migrations pending: .*045_watchlists\.sql/);
       expect(result.stdout).toMatch(/npx afterimage migrate/);

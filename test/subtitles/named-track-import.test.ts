@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeReal } from '../kit/describeReal.ts';
 import { realFixture } from '../kit/realFixtures.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
-import { parseJson, runCli } from '../support/cli.ts';
+import { parseJson, runCommand } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { connectMcp, textOf } from '../mcp/support.ts';
 
@@ -43,7 +43,7 @@ describeReal('a named track imported from a yt-dlp folder', () => {
     });
     await writeFile(join(dir, `${BASE}.info.json`), JSON.stringify(info));
     await copyFile(realFixture(`lattifai-benchmark/${VIDEO}.${NAME}.vtt`), join(dir, `${BASE}.${NAME}.vtt`));
-    const imported = await runCli(['import', dir, '--json'], { DATABASE_URL: db.url, XDG_RUNTIME_DIR: runtimeDir });
+    const imported = await runCommand(['import', dir, '--json'], { DATABASE_URL: db.url, XDG_RUNTIME_DIR: runtimeDir });
     expect(imported.code, imported.stderr).toBe(0);
     expect(parseJson(imported).subtitles).toMatchObject({ tracks: 1, newVersions: 1, problems: [] });
     api = await startTestApi(db.sql);
