@@ -68,7 +68,8 @@ describe('the afterimage command runs a bundle of its sources', () => {
     for (const mark of ['(twice)', '(three times)', '(four times)']) await change(mark);
     expect(builds()).toHaveLength(3);
     expect(builds()).toContain(current().folder);
-  });
+    // Six processes, five of them building the bundle first: 15 s beside two other test files, over 30 at load 8.
+  }, 90_000);
 
   it('runs the sources through tsx where .build cannot be written', async () => {
     rmSync(join(copy, '.build'), { recursive: true, force: true });
