@@ -244,6 +244,7 @@ describe('crawlers', () => {
 
   it('a 429 of a public page is not marked cacheable', async () => {
     const address = '127.0.0.79';
+    await awaitFreshWindow(db.sql);
     await updateTier(db.sql, 'anonymous', { limits: { pageRequestsPerMinute: 1 } });
     try {
       expect((await raw('/sitemap.xml', { localAddress: address })).status).toBe(200);

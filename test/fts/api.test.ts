@@ -6,6 +6,7 @@ import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { createKeyedUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { awaitFreshWindow } from '../support/http-helpers.ts';
 import { addTrack, vttOf } from '../support/subtitles.ts';
 import { corpusChannel, idOf, labelOf, storeCorpus } from './corpus.ts';
 
@@ -208,6 +209,7 @@ describe('GET /api/fts', () => {
   });
 
   it("counts against the tier's full-text queries per minute", async () => {
+    await awaitFreshWindow(db.sql);
     expect((await fts('q=lathe', plusKey)).status).toBe(200);
     const second = await fts('q=bread', plusKey);
     expect(second.status).toBe(200);
