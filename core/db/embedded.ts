@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, chown, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir, totalmem, userInfo } from 'node:os';
 import { dirname, join, parse as parsePath } from 'node:path';
 import { promisify } from 'node:util';
@@ -146,11 +146,8 @@ async function startOnce(dataDir: string, start: () => Promise<void>): Promise<v
   const lockFile = join(dataDir, 'start.lock');
   const { pgDir } = embeddedLayout(dataDir);
   for (const deadline = Date.now() + START_WAIT_MS; ; ) {
-    try {
-      const handle = await open(lockFile, 'wx');
+    if (await takeLock(lockFile)) {
       try {
-        await handle.writeFile(String(process.pid));
-        await handle.close();
         // Checked again under the lock: whoever held it before may have started the cluster.
         const postmaster = await livePostmaster(pgDir);
         if (!postmaster) await start();
@@ -160,14 +157,31 @@ async function startOnce(dataDir: string, start: () => Promise<void>): Promise<v
       } finally {
         await rm(lockFile, { force: true });
       }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const holder = Number(await readFile(lockFile, 'utf8').catch(() => ''));
-    if (!(holder > 0 && processAlive(holder))) await rm(lockFile, { force: true });
+    if (holder > 0 && !processAlive(holder)) await rm(lockFile, { force: true });
     else if (await waitForReady(pgDir, 200)) return;
     if (Date.now() > deadline)
       throw new Error(`The embedded PostgreSQL is being started by process ${holder} and was not ready within ${START_WAIT_MS / 1000} s`);
+  }
+}
+
+/**
+ * Creates the lock file with this process's pid already inside: written beside it, then linked into
+ * place, which fails when the lock exists. Opened empty and written after, another starter read it
+ * in between, took it for a dead holder's and removed it, and two postmasters were started.
+ */
+async function takeLock(lockFile: string): Promise<boolean> {
+  const written = `${lockFile}.${process.pid}.${randomUUID()}`;
+  await writeFile(written, String(process.pid));
+  try {
+    await link(written, lockFile);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    return false;
+  } finally {
+    await rm(written, { force: true });
   }
 }
 
