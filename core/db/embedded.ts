@@ -113,8 +113,9 @@ async function initialise(bin: Binaries, pgDir: string, user: OsUser | undefined
 /**
  * Makes sure the embedded cluster under DATA_DIR is running and holds the afterimage database.
  * Several processes may call this at once: the first starts the server, the rest use it.
+ * `settings` (postgresql.conf lines) go after the service's own when this call starts the cluster.
  */
-export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Promise<string> {
+export async function ensureEmbeddedPostgres(dataDir: string, log: Logger, settings: string[] = []): Promise<string> {
   const bin = await loadBinaries();
   const user = await postgresOsUser(log);
   const { pgDir, socketDir, logFile } = embeddedLayout(dataDir);
@@ -130,7 +131,8 @@ export async function ensureEmbeddedPostgres(dataDir: string, log: Logger): Prom
   }
   if (!existsSync(join(pgDir, 'PG_VERSION'))) await initialise(bin, pgDir, user, log);
 
-  if ((await runningPid(pgDir)) === undefined) await startOnce(dataDir, () => startPostmaster(bin, pgDir, socketDir, logFile, user, log));
+  if ((await runningPid(pgDir)) === undefined)
+    await startOnce(dataDir, () => startPostmaster(bin, pgDir, socketDir, logFile, user, settings, log));
   await ensureDatabase(dataDir);
   return embeddedUrl(dataDir);
 }
@@ -185,7 +187,15 @@ async function takeLock(lockFile: string): Promise<boolean> {
   }
 }
 
-async function startPostmaster(bin: Binaries, pgDir: string, socketDir: string, logFile: string, user: OsUser | undefined, log: Logger) {
+async function startPostmaster(
+  bin: Binaries,
+  pgDir: string,
+  socketDir: string,
+  logFile: string,
+  user: OsUser | undefined,
+  extraSettings: string[],
+  log: Logger,
+) {
   const settings = [
     "listen_addresses = ''",
     `unix_socket_directories = '${socketDir.replaceAll("'", "''")}'`,
@@ -205,6 +215,7 @@ async function startPostmaster(bin: Binaries, pgDir: string, socketDir: string, 
     // crash in the middle replays at most that much at the next start.
     'max_wal_size = 16GB',
     'checkpoint_timeout = 15min',
+    ...extraSettings,
   ];
   const confFile = join(pgDir, 'afterimage.conf');
   await writeFile(confFile, `${settings.join('\n')}\n`);
