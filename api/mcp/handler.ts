@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AppError } from '../../core/errors.ts';
 import { authenticate } from '../http/guard.ts';
 import { readJsonBody } from '../http/input.ts';
@@ -7,7 +6,6 @@ import { publicOrigin } from '../http/publicOrigin.ts';
 import { sendJson } from '../http/representation.ts';
 import type { ApiDeps } from '../http/route.ts';
 import type { KeyCaller } from './context.ts';
-import { createMcpServer } from './server.ts';
 
 /** Where /mcp's metadata lives: the well-known prefix inserted before the resource's path (RFC 9728 §3.1). */
 export const MCP_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
@@ -93,6 +91,15 @@ async function identify(deps: ApiDeps, req: Request, res: ServerResponse): Promi
 }
 
 /**
+ * The MCP server and the SDK's transport, loaded at the first POST (once: later requests wait on no
+ * import): the SDK, with its JSON Schema validator, costs every API process a few hundred
+ * milliseconds of start-up, and most never see /mcp.
+ */
+const importMcp = () => Promise.all([import('./server.ts'), import('@modelcontextprotocol/sdk/server/streamableHttp.js')]);
+let mcpModules: ReturnType<typeof importMcp> | undefined;
+const loadMcp = () => (mcpModules ??= importMcp());
+
+/**
  * POST, GET and DELETE /mcp: the MCP Streamable HTTP transport, stateless. Every POST gets a fresh
  * server and transport, so any API process behind a load balancer can answer any request (no
  * sticky sessions, nothing to lose when a process goes). GET (a standalone event stream) and DELETE
@@ -126,6 +133,7 @@ export function mcpHandler(deps: ApiDeps) {
       if (error instanceof AppError) return rpcError(res, error.status, -32700, `Parse error: ${error.message}`);
       throw error;
     }
+    const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await loadMcp();
     const server = createMcpServer({
       deps,
       caller,

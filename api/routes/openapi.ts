@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { buildOpenApi, servedAt } from '../openapi.ts';
+import type { buildOpenApi } from '../openapi.ts';
 import { publicOrigin } from '../http/publicOrigin.ts';
 import { JSON_TYPE, sendAnswer } from '../http/representation.ts';
 import { handled, defineRoute, type CachePolicy, type Route } from '../http/route.ts';
@@ -9,7 +9,8 @@ const documentCache: CachePolicy = { scope: 'public', maxAgeSeconds: 3600 };
 
 /**
  * The route serving the OpenAPI document of `documented()`, built on the first request, with this
- * server's URL. The list is passed in (not imported) because it includes this route itself.
+ * server's URL. The list is passed in (not imported) because it includes this route itself. The
+ * builder is loaded then too: it brings the MCP SDK's types (for /mcp's protocol version) with it.
  */
 export function openApiRoute(documented: () => Route[]): Route {
   let document: ReturnType<typeof buildOpenApi> | undefined;
@@ -32,6 +33,7 @@ export function openApiRoute(documented: () => Route[]): Route {
       }),
     },
     async handler(ctx) {
+      const { buildOpenApi, servedAt } = await import('../openapi.ts');
       document ??= buildOpenApi(documented(), ctx.deps.version);
       await sendAnswer(ctx, JSON.stringify(servedAt(document, publicOrigin(ctx.deps.config, ctx.req))), {
         contentType: JSON_TYPE,

@@ -18,9 +18,10 @@ export async function bootstrapAdmin(sql: Sql): Promise<FirstAdmin | undefined> 
     await tx`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`;
     const [any] = await tx`select 1 from users limit 1`;
     if (any) return undefined;
+    const skeleton = await emailSkeleton(FIRST_ADMIN_EMAIL);
     const [user] = await tx<
       { id: string }[]
-    >`insert into users (email, email_skeleton, tier, is_admin) values (${FIRST_ADMIN_EMAIL}, ${emailSkeleton(FIRST_ADMIN_EMAIL)}, 'pro', true) returning id`;
+    >`insert into users (email, email_skeleton, tier, is_admin) values (${FIRST_ADMIN_EMAIL}, ${skeleton}, 'pro', true) returning id`;
     const key = await issueApiKey(tx, { userId: user!.id, scope: 'L4' });
     const link = await createSignInLink(tx, user!.id);
     return { ...key, email: FIRST_ADMIN_EMAIL, signInToken: link.token, signInExpiresAt: link.expiresAt };

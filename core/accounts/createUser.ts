@@ -20,13 +20,13 @@ export interface User {
  */
 export async function createUser(sql: Sql, input: { email: string; tier: TierName; isAdmin: boolean; password?: string }): Promise<User> {
   const email = normalizeEmail(input.email);
-  const mixed = mixedScripts(email);
+  const mixed = await mixedScripts(email);
   if (mixed)
     throw new AppError(
       'INVALID_INPUT',
       `the email ${email} mixes ${mixed.scripts.join(' and ')} letters in "${mixed.part}", as look-alikes of other addresses do; write each part in one script`,
     );
-  const skeleton = emailSkeleton(email);
+  const skeleton = await emailSkeleton(email);
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
   try {
     return await sql.begin(async (tx) => {

@@ -39,11 +39,13 @@ export async function normalizeStoredEmails(tx: Queryable, log: Logger): Promise
   await tx`
     update users u set email = r.email from unnest(${rewritten.map((user) => user.id)}::uuid[], ${rewritten.map((user) => user.email)}::text[]) as r(id, email)
     where u.id = r.id`;
-  const skeletons = users.map((user) => ({
-    id: user.id,
-    email: normalizeEmail(user.email),
-    skeleton: emailSkeleton(normalizeEmail(user.email)),
-  }));
+  const skeletons = await Promise.all(
+    users.map(async (user) => ({
+      id: user.id,
+      email: normalizeEmail(user.email),
+      skeleton: await emailSkeleton(normalizeEmail(user.email)),
+    })),
+  );
   await tx`
     update users u set email_skeleton = r.skeleton
     from unnest(${skeletons.map((user) => user.id)}::uuid[], ${skeletons.map((user) => user.skeleton)}::text[]) as r(id, skeleton)
@@ -53,7 +55,7 @@ export async function normalizeStoredEmails(tx: Queryable, log: Logger): Promise
     if (addresses.size > 1) log.warn('accounts whose emails look alike: check that they are different people', { emails: [...addresses] });
   }
   for (const user of skeletons) {
-    const mixed = mixedScripts(user.email);
+    const mixed = await mixedScripts(user.email);
     if (mixed) log.warn('an account email mixes scripts', { id: user.id, email: user.email, ...mixed });
   }
   if (rewritten.length > 0) log.info('account emails normalised', { rewritten: rewritten.length });

@@ -5,7 +5,6 @@
  * anywhere and never held whole (only the small texts a check reads are kept).
  */
 import { crc32 } from 'node:zlib';
-import { Inflate } from 'fflate';
 
 /** Random access to the bytes of a ZIP: a buffer (an upload) or an open file. */
 export interface ZipBytes {
@@ -142,6 +141,8 @@ export async function readEntry(
     consume(piece);
   };
   let failure: unknown;
+  // fflate is loaded with the first entry read, not with every process.
+  const { Inflate } = await import('fflate');
   const inflate =
     entry.method === 8
       ? new Inflate((piece) => {

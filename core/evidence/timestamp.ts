@@ -5,7 +5,7 @@
  * and its signature verifies against the certificate it carries. Which authority that certificate is
  * the reader decides (it says so, by subject); the check proves the token was signed by it, unchanged.
  */
-import * as pkijs from 'pkijs';
+import type { Certificate, SignedData, SignedDataVerifyError, TSTInfo } from 'pkijs';
 import { outboundPost } from '../sources/outboundRequest.ts';
 
 export const TIMESTAMP_TOKEN = 'timestamp.tsr';
@@ -17,9 +17,12 @@ const COMMON_NAME_OID = '2.5.4.3';
 const AUTHORITY_TIMEOUT_MS = 10_000;
 /** A token is a few kilobytes with its certificates; an answer larger than this is no token. */
 const TOKEN_MAX_BYTES = 1024 * 1024;
+/** pkijs (with asn1js), loaded at the first timestamp asked for or checked: most processes handle none. */
+const loadPkijs = () => import('pkijs');
 
 /** The TimeStampReq (DER) of `manifest`: its SHA-256, asking for the signer's certificate in the token. */
 async function timestampQuery(manifest: Uint8Array): Promise<Uint8Array> {
+  const pkijs = await loadPkijs();
   const query = new pkijs.TimeStampReq({
     version: 1,
     messageImprint: await pkijs.MessageImprint.create('SHA-256', own(manifest)),
@@ -59,7 +62,7 @@ type TimestampCheck = ({ ok: true } & Attestation) | { ok: false; problem: strin
 const hex = (bytes: ArrayBuffer | Uint8Array) => Buffer.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes)).toString('hex');
 
 /** The subject's common name of a certificate, else its whole subject as OID=value pairs. */
-function subjectOf(certificate: pkijs.Certificate): string {
+function subjectOf(certificate: Certificate): string {
   const names = certificate.subject.typesAndValues;
   const common = names.find((name) => name.type === COMMON_NAME_OID);
   return String(common?.value.valueBlock.value ?? names.map((name) => `${name.type}=${String(name.value.valueBlock.value)}`).join(', '));
@@ -67,8 +70,9 @@ function subjectOf(certificate: pkijs.Certificate): string {
 
 /** Reads a TimeStampResp (DER) and checks it attests `manifest`: the imprint, then the signature against the certificate it carries. */
 export async function checkTimestamp(tsr: Uint8Array, manifest: Uint8Array): Promise<TimestampCheck> {
-  let signed: pkijs.SignedData;
-  let info: pkijs.TSTInfo;
+  const pkijs = await loadPkijs();
+  let signed: SignedData;
+  let info: TSTInfo;
   try {
     const answer = pkijs.TimeStampResp.fromBER(own(tsr));
     if (answer.status.status > 1 || !answer.timeStampToken)
@@ -87,7 +91,7 @@ export async function checkTimestamp(tsr: Uint8Array, manifest: Uint8Array): Pro
     return { ok: false, problem: 'timestamps another hash than the SHA-256 of manifest.json' };
   const verified = await signed
     .verify({ signer: 0, data: own(manifest).buffer, checkChain: false, extendedMode: true })
-    .catch((error: pkijs.SignedDataVerifyError | Error) => ('signatureVerified' in error ? error : null));
+    .catch((error: SignedDataVerifyError | Error) => ('signatureVerified' in error ? error : null));
   if (!verified?.signatureVerified || !verified.signerCertificate)
     return { ok: false, problem: 'has a signature that does not verify against the certificate in it' };
   return { ok: true, attestedAt: info.genTime, signer: subjectOf(verified.signerCertificate) };

@@ -7,7 +7,7 @@
  * (timestamp.tsr) when the manifest names an authority. Each problem names its file.
  */
 import { createHash } from 'node:crypto';
-import { Gunzip } from 'fflate';
+import type { Gunzip } from 'fflate';
 import { EVIDENCE_FORMAT, MANIFEST, README, readmeText, type Manifest, type TimestampNote } from './bundle.ts';
 import { byteBudget, readEntry, unsafeName, zipEntries, ZipProblem, type ZipBytes, type ZipEntry, type ZipLimits } from './readZip.ts';
 import { checkTimestamp, TIMESTAMP_TOKEN } from './timestamp.ts';
@@ -61,6 +61,8 @@ async function readFacts(
   let size = 0;
   let inner: { hash: ReturnType<typeof createHash>; size: number; gunzip: Gunzip; error?: string } | undefined;
   if (entry.name.endsWith('.gz')) {
+    // fflate is loaded by the first .gz checked, not with every process.
+    const { Gunzip } = await import('fflate');
     const innerHash = createHash('sha256');
     const state = {
       hash: innerHash,

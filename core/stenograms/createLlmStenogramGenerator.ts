@@ -179,7 +179,7 @@ async function generate(
   const step = progressSteps(options);
   await step({ stage: 'reading', percent: 0 });
   if (input.cues.length === 0) throw new Error('the transcript has no cues: nothing to write');
-  const transcript = offline.read(input);
+  const transcript = await offline.read(input);
   const title = input.title ? `Video title: ${input.title.replace(/\s+/g, ' ').slice(0, 200)}\n` : '';
   const chunks = chunkPrompt(promptLines(transcript.pieces), chunkBudget(client.contextTokens, SYSTEM + title, stenogramChunk));
   const speakers: Speakers = { language: transcript.language, names: new Map(), order: [], current: null };

@@ -5,7 +5,7 @@
  * no model, the same stenogram for the same input, linear in the transcript's length.
  */
 import { progressSteps, type GenerateOptions } from './progressSteps.ts';
-import { readTranscript, type Piece, type Transcript } from './readTranscript.ts';
+import type { Piece, Transcript } from './readTranscript.ts';
 import type { GeneratedStenogram, StenogramGenerator, StenogramInput } from './stenogram.ts';
 import { renderStenogram } from './stenogramMarkdown.ts';
 import { writeParagraphs, type Block } from './writeParagraphs.ts';
@@ -18,15 +18,24 @@ const MODEL = 'afterimage-stenogram-1';
  * whose LLM answer fails the word-for-word guard).
  */
 export interface OfflineStenogramGenerator extends StenogramGenerator {
-  read(input: Pick<StenogramInput, 'language' | 'cues'>): Transcript;
+  read(input: Pick<StenogramInput, 'language' | 'cues'>): Promise<Transcript>;
   write(pieces: readonly Piece[]): Block[];
+}
+
+/**
+ * readTranscript, loaded with the first transcript read: its language tools (franc and iso-639-3's
+ * table, the stopword lists) are no cost at start-up to a process that writes no stenogram.
+ */
+async function read(input: Pick<StenogramInput, 'language' | 'cues'>): Promise<Transcript> {
+  const { readTranscript } = await import('./readTranscript.ts');
+  return readTranscript(input);
 }
 
 async function generate(input: StenogramInput, options: GenerateOptions = {}): Promise<GeneratedStenogram> {
   const step = progressSteps(options);
   await step({ stage: 'reading', percent: 0 });
   if (input.cues.length === 0) throw new Error('the transcript has no cues: nothing to write');
-  const transcript = readTranscript(input);
+  const transcript = await read(input);
   await step({ stage: 'writing', percent: 50 });
   const written = renderStenogram(input, transcript.language, writeParagraphs(transcript.pieces));
   await step({ stage: 'writing', percent: 100 });
@@ -34,5 +43,5 @@ async function generate(input: StenogramInput, options: GenerateOptions = {}): P
 }
 
 export function createOfflineStenogramGenerator(): OfflineStenogramGenerator {
-  return { model: MODEL, generate, read: readTranscript, write: writeParagraphs };
+  return { model: MODEL, generate, read, write: writeParagraphs };
 }

@@ -1,4 +1,3 @@
-import { Zip, ZipDeflate } from 'fflate';
 import type { Queryable } from '../db/database.ts';
 import { countVideo, cuesInBatches, matchList, matchesOf, startTotals, videoFields, type BulkPlan, type Planned } from './bulk.ts';
 import type { OutputFormat } from './cue.ts';
@@ -20,6 +19,8 @@ const zipEntryName = (entry: Planned, fileFormat: OutputFormat) => `${entry.vide
  */
 export async function* bulkZip(sql: Queryable, plan: BulkPlan, options: BulkZipOptions): AsyncGenerator<Uint8Array> {
   const { fileFormat, query } = options;
+  // fflate is loaded with the first zip asked for, not with every process.
+  const { Zip, ZipDeflate } = await import('fflate');
   const ready: Uint8Array[] = [];
   let failure: Error | undefined;
   // Deflates synchronously: every chunk of a file is ready once it has been pushed.

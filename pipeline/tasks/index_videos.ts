@@ -1,6 +1,5 @@
 import type { Sql } from '../../core/db/database.ts';
 import type { TypesenseTarget } from '../../core/fts/typesense/client.ts';
-import { deleteDocuments, toDocuments, upsertDocuments } from '../../core/fts/typesense/documents.ts';
 import { searchSyncPaused } from '../../core/fts/typesense/sync.ts';
 import { enqueue } from '../../core/jobs/enqueue.ts';
 import type { Logger } from '../../core/log.ts';
@@ -29,6 +28,8 @@ export function indexVideosTask(deps: IndexVideosDeps) {
       log.warn('TYPESENSE_URL is not set on this worker: queued videos stay queued for a worker that has it');
       return;
     }
+    // The Typesense modules (and the client's package) are loaded only with a Typesense, as core/fts/configured.ts does.
+    const { deleteDocuments, toDocuments, upsertDocuments } = await import('../../core/fts/typesense/documents.ts');
     for (;;) {
       if (await searchSyncPaused(deps.sql)) {
         log.debug('a reindex is running: the queue waits for it');

@@ -12,10 +12,7 @@ import type { ServerKey } from '../../core/secrets/serverKey.ts';
 import { buildServices } from '../../core/services/buildServices.ts';
 import { warmUpSources } from '../../core/sources/configured.ts';
 import { cachedTiers } from '../../core/tiers/loadTiers.ts';
-import { startApi } from '../../api/server.ts';
 import { startMetricsServer } from '../../api/routes/metrics.ts';
-import { createEventHub } from '../../api/sse/hub.ts';
-import { startWorker } from '../../pipeline/worker.ts';
 import { commandLogger, parseOptions, setup, version } from '../cli.ts';
 import { chooseDatabase, dataDirOption } from '../serviceDatabase.ts';
 
@@ -114,7 +111,9 @@ export async function serve(
     // One set of services for both sides of `start`: one LLM client, one archive index, one store.
     const services = await buildServices(config, { sql: db.sql, log });
     void warmUpSources(services.sources, log);
+    // Each side's modules (the routes and pages, the tasks) are loaded by the processes that run it only.
     if (sides.api && !stopping) {
+      const [{ createEventHub }, { startApi }] = await Promise.all([import('../../api/sse/hub.ts'), import('../../api/server.ts')]);
       const hub = await createEventHub(db.sql, log);
       closers.push(() => hub.close());
       const tiers = cachedTiers(db.sql);
@@ -140,6 +139,7 @@ export async function serve(
       log.info('API listening', { url: baseUrl });
     }
     if (sides.worker && !stopping) {
+      const { startWorker } = await import('../../pipeline/worker.ts');
       const worker = await startWorker(config, db, log, services);
       closers.push(() => worker.stop());
     }

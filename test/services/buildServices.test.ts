@@ -6,7 +6,11 @@ import { createLlmClient } from '../../core/llm/openaiClient.ts';
 import { createLogger } from '../../core/log.ts';
 import { buildServices } from '../../core/services/buildServices.ts';
 import { createFileStore } from '../../core/stenograms/fileStore.ts';
+import { connectMcp } from '../mcp/support.ts';
+import { createKeyedUser } from '../support/api.ts';
+import { killService, startService, temporaryDataDir, testServerKey } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
+import { listeningUrl } from '../support/faults.ts';
 
 // The composition root: every service from the configuration, one choice each, stand-ins by override.
 
@@ -68,17 +72,17 @@ describe('buildServices', () => {
   });
 });
 
-/**
- * The packages a fresh process resolves while it builds the services from `env`: a loader hook
- * (chained behind tsx's) names each module of node_modules on stderr.
- */
-async function packagesLoadedBuilding(env: Record<string, string>): Promise<string[]> {
-  const hook = `export async function resolve(specifier, context, next) {
+/** A loader hook (chained behind any other, tsx's too) naming each package of node_modules a process resolves, on its stderr. */
+const namingPackages = `data:text/javascript,${encodeURIComponent(`export async function resolve(specifier, context, next) {
     const resolved = await next(specifier, context);
     const name = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(resolved.url)?.[1];
     if (name) process.stderr.write('loaded ' + name + '\\n');
     return resolved;
-  }`;
+  }`)}`;
+const packagesNamed = (stderr: string) => [...new Set(stderr.match(/^loaded \S+$/gm)?.map((line) => line.slice('loaded '.length)))];
+
+/** The packages a fresh process resolves while it builds the services from `env`. */
+async function packagesLoadedBuilding(env: Record<string, string>): Promise<string[]> {
   const script = `
     import { loadConfig } from ${JSON.stringify(new URL('../../core/config.ts', import.meta.url).href)};
     import { createLogger } from ${JSON.stringify(new URL('../../core/log.ts', import.meta.url).href)};
@@ -86,10 +90,10 @@ async function packagesLoadedBuilding(env: Record<string, string>): Promise<stri
     await buildServices(loadConfig(JSON.parse(process.env.SERVICES_ENV)), { sql: null, log: createLogger('silent') });`;
   const { stderr } = await promisify(execFile)(
     process.execPath,
-    ['--experimental-loader', `data:text/javascript,${encodeURIComponent(hook)}`, '--import', 'tsx', '--input-type=module', '-e', script],
+    ['--experimental-loader', namingPackages, '--import', 'tsx', '--input-type=module', '-e', script],
     { env: { ...process.env, SERVICES_ENV: JSON.stringify({ DATA_DIR: '.afterimage-test', ...env }) } },
   );
-  return [...new Set(stderr.match(/^loaded \S+$/gm)?.map((line) => line.slice('loaded '.length)))];
+  return packagesNamed(stderr);
 }
 
 describe('what building the services loads', () => {
@@ -103,4 +107,50 @@ describe('what building the services loads', () => {
     expect(offline).not.toContain('typesense');
     expect(configured).toEqual(expect.arrayContaining(['openai', 'typesense']));
   }, 90_000); // two processes compiling the services' modules, on a busy machine
+});
+
+describe('what a started service loads', () => {
+  it('starts `afterimage start` without the packages of what is not configured or not used yet, and loads the MCP SDK at the first /mcp call', async () => {
+    // A user already, as on every start but the first: the first administrator's address is not checked for look-alikes.
+    const { key } = await createKeyedUser(db.sql);
+    const dataDir = await temporaryDataDir();
+    const service = startService(['start'], {
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir.dir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      SECRET_KEY: await testServerKey(),
+      NODE_OPTIONS: `--experimental-loader=${namingPackages}`,
+    });
+    try {
+      const url = await listeningUrl(service);
+      await service.waitForStderr(/"msg":"afterimage ready"/, 60_000);
+      const started = packagesNamed(service.stderr());
+      expect(started).toEqual(expect.arrayContaining(['zod', 'graphile-worker', 'polka']));
+      // Each waits for its first use: a Typesense or an LLM configured, /mcp, an image, a summary or a stenogram, a timestamp or a zip, a new account.
+      const waiting = [
+        'typesense',
+        'openai',
+        '@modelcontextprotocol/sdk',
+        'sharp',
+        'franc',
+        'iso-639-3',
+        'stopwords-iso',
+        '@orama/stemmers',
+        'pkijs',
+        'fflate',
+        'unhomoglyph',
+      ];
+      for (const name of waiting) expect(started, name).not.toContain(name);
+
+      const mcp = await connectMcp(url, key);
+      expect((await mcp.listTools()).tools.length).toBeGreaterThan(0);
+      await mcp.close();
+      expect(packagesNamed(service.stderr())).toContain('@modelcontextprotocol/sdk');
+    } finally {
+      await killService(service, 'SIGTERM');
+      await dataDir.remove();
+    }
+  }, 90_000);
 });

@@ -23,7 +23,7 @@ const registered = (response: Response) => response.status === 200;
 const signedIn = (response: Response) =>
   response.status === 303 && /afterimage_session=[^;]+/.test(response.headers.get('set-cookie') ?? '');
 const stored = async (like: string) =>
-  (await db.sql<{ email: string }[]>`select email from users where email_skeleton = ${emailSkeleton(like)} order by email`).map(
+  (await db.sql<{ email: string }[]>`select email from users where email_skeleton = ${await emailSkeleton(like)} order by email`).map(
     (row) => row.email,
   );
 

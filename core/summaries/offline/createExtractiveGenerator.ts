@@ -16,7 +16,6 @@ import {
   type SummaryProgress,
 } from '../summary.ts';
 import { buildUnits, isPunctuated, type Unit } from './buildUnits.ts';
-import { detectLanguage } from '../../text/detectLanguage.ts';
 import { pageRank } from './pageRank.ts';
 import { keyPointCount, pickKeyPoints, type Ranked } from './pickKeyPoints.ts';
 import { repeatMeasure } from './repeats.ts';
@@ -26,8 +25,6 @@ import { soundOnlySummary } from './soundOnlySummary.ts';
 import { spokenCues, type SpokenCue } from '../../subtitles/stageDirections.ts';
 import { timeSections } from './timeSections.ts';
 import { tfidf } from './tfidf.ts';
-import { stemmerFor } from '../../text/stem.ts';
-import { createTokeniser } from '../../text/tokenise.ts';
 import { writeDetailed, writeKeyPoints, writeTitle, writeTldr, type Writing } from './writeSummary.ts';
 
 const MODEL = 'afterimage-extractive-1';
@@ -61,7 +58,15 @@ function rankUnits(units: readonly Unit[]): Ranked {
   return { order, similarity: repeatMeasure(units, model.vectors) };
 }
 
+/**
+ * The language tools (franc and iso-639-3's table, the stopword lists, the stemmers), loaded with the
+ * first summary: a process that writes none does not pay for them at start-up.
+ */
+const languageTools = () =>
+  Promise.all([import('../../text/detectLanguage.ts'), import('../../text/tokenise.ts'), import('../../text/stem.ts')]);
+
 async function summariseSpeech(input: SummaryInput, cues: SpokenCue[], step: Step): Promise<SummaryContent> {
+  const [{ detectLanguage }, { createTokeniser }, { stemmerFor }] = await languageTools();
   const language = detectLanguage(cues.map((cue) => cue.text).join(' '), input.language);
   const tokeniser = createTokeniser(language);
   const units = buildUnits(cues, tokeniser);
