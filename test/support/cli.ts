@@ -10,6 +10,7 @@ import { keyFile } from '../../core/secrets/serverKey.ts';
 import { configSchema } from '../../core/config.ts';
 import { stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { createLogger } from '../../core/log.ts';
+import { testDataRoot } from './dataRoot.ts';
 
 const exec = promisify(execFile);
 
@@ -183,11 +184,11 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * A fresh DATA_DIR under .afterimage-test (not the system temp folder: run as root, the embedded
- * cluster runs as the postgres OS user, which must reach it). `remove` stops its embedded cluster first, if one runs.
+ * A fresh DATA_DIR beside the run's cluster (testDataRoot, not the system temp folder: run as root, the
+ * embedded cluster runs as the postgres OS user, which must reach it). `remove` stops its embedded cluster first, if one runs.
  */
 export async function temporaryDataDir(): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = join(root, '.afterimage-test', `tmp-${randomBytes(6).toString('hex')}`);
+  const dir = join(testDataRoot(), `tmp-${randomBytes(6).toString('hex')}`);
   await mkdir(dir, { recursive: true });
   return {
     dir,

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
 import chromium from '@sparticuz/chromium';
 import type { TestProject } from 'vitest/node';
 import { connect, withDatabaseName } from '../../core/db/database.ts';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { createLogger } from '../../core/log.ts';
+import { dataRootInMemory, testDataRoot } from './dataRoot.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,8 +24,8 @@ declare module 'vitest' {
 const TEST_CLUSTER_SETTINGS = ['fsync = off', 'full_page_writes = off', 'synchronous_commit = off', 'shared_buffers = 256MB'];
 
 /**
- * One PostgreSQL for the whole run (TEST_DATABASE_URL, else an embedded cluster under
- * .afterimage-test), and one migrated template database that every test file clones.
+ * One PostgreSQL for the whole run (TEST_DATABASE_URL, else an embedded cluster under testDataRoot()),
+ * and one migrated template database that every test file clones.
  */
 export default async function setup(project: TestProject) {
   const log = createLogger('warn');
@@ -33,7 +34,7 @@ export default async function setup(project: TestProject) {
   // Chromium unpacks itself to the temporary folder at its first launch on a machine: the browser files of two
   // forks starting at once had one launch the binary while the other still wrote it (spawn ETXTBSY).
   await chromium.executablePath();
-  const dataDir = resolve(process.env.TEST_DATA_DIR ?? '.afterimage-test');
+  const dataDir = testDataRoot();
   const serverUrl = process.env.TEST_DATABASE_URL ?? (await ensureEmbeddedPostgres(dataDir, log, TEST_CLUSTER_SETTINGS));
   const template = `afterimage_template_${process.pid}`;
   const admin = connect(withDatabaseName(serverUrl, 'postgres'), { max: 1, role: 'test-setup' });
@@ -54,6 +55,8 @@ export default async function setup(project: TestProject) {
     const [others] = await admin<{ n: number }[]>`
       select count(*)::int as n from pg_stat_activity where application_name like 'afterimage:%' and pid <> pg_backend_pid()`;
     await admin.end();
-    if (!process.env.TEST_DATABASE_URL && others?.n === 0) await stopEmbeddedPostgres(dataDir, log);
+    if (process.env.TEST_DATABASE_URL || others?.n !== 0) return;
+    await stopEmbeddedPostgres(dataDir, log);
+    if (dataRootInMemory()) await rm(dataDir, { recursive: true, force: true });
   };
 }
