@@ -6,11 +6,11 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { inject } from 'vitest';
 import { keyFile } from '../../core/secrets/serverKey.ts';
 import { configSchema } from '../../core/config.ts';
 import { stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { createLogger } from '../../core/log.ts';
-import { testDataRoot } from './dataRoot.ts';
 
 const exec = promisify(execFile);
 
@@ -184,11 +184,11 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * A fresh DATA_DIR beside the run's cluster (testDataRoot, not the system temp folder: run as root, the
+ * A fresh DATA_DIR beside the run's cluster (the global set-up's dataRoot, not the system temp folder: run as root, the
  * embedded cluster runs as the postgres OS user, which must reach it). `remove` stops its embedded cluster first, if one runs.
  */
 export async function temporaryDataDir(): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = join(testDataRoot(), `tmp-${randomBytes(6).toString('hex')}`);
+  const dir = join(inject('dataRoot'), `tmp-${randomBytes(6).toString('hex')}`);
   await mkdir(dir, { recursive: true });
   return {
     dir,

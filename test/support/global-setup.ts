@@ -6,12 +6,14 @@ import { connect, withDatabaseName } from '../../core/db/database.ts';
 import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { createLogger } from '../../core/log.ts';
-import { dataRootInMemory, testDataRoot } from './dataRoot.ts';
+import { chooseTestDataRoot, inMemoryRoot } from './dataRoot.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     serverUrl: string;
     templateDatabase: string;
+    /** Where the run's cluster lives, and the clusters test files start (temporaryDataDir). */
+    dataRoot: string;
   }
 }
 
@@ -19,12 +21,12 @@ declare module 'vitest' {
  * The test cluster holds nothing that must outlive a crash of the machine: no flushes to disk, no full-page
  * images, commits not waited for (the files that kill a postmaster run clusters of their own). It holds little
  * data either: the service's quarter of memory as shared_buffers (4 GB here) made every dropped database's
- * scan of the buffers cost 70–100 ms of CPU under the suite's load; 256 MB keep every test database in memory.
+ * scan of the buffers cost 70–100 ms of CPU under the suite's load (25 CPU-seconds a run; 2 at 256 MB).
  */
 const TEST_CLUSTER_SETTINGS = ['fsync = off', 'full_page_writes = off', 'synchronous_commit = off', 'shared_buffers = 256MB'];
 
 /**
- * One PostgreSQL for the whole run (TEST_DATABASE_URL, else an embedded cluster under testDataRoot()),
+ * One PostgreSQL for the whole run (TEST_DATABASE_URL, else an embedded cluster under chooseTestDataRoot()),
  * and one migrated template database that every test file clones.
  */
 export default async function setup(project: TestProject) {
@@ -34,7 +36,7 @@ export default async function setup(project: TestProject) {
   // Chromium unpacks itself to the temporary folder at its first launch on a machine: the browser files of two
   // forks starting at once had one launch the binary while the other still wrote it (spawn ETXTBSY).
   await chromium.executablePath();
-  const dataDir = testDataRoot();
+  const dataDir = chooseTestDataRoot();
   const serverUrl = process.env.TEST_DATABASE_URL ?? (await ensureEmbeddedPostgres(dataDir, log, TEST_CLUSTER_SETTINGS));
   const template = `afterimage_template_${process.pid}`;
   const admin = connect(withDatabaseName(serverUrl, 'postgres'), { max: 1, role: 'test-setup' });
@@ -45,6 +47,7 @@ export default async function setup(project: TestProject) {
   await templateSql.end();
   project.provide('serverUrl', serverUrl);
   project.provide('templateDatabase', template);
+  project.provide('dataRoot', dataDir);
 
   return async () => {
     const leftovers = await admin<
@@ -57,6 +60,6 @@ export default async function setup(project: TestProject) {
     await admin.end();
     if (process.env.TEST_DATABASE_URL || others?.n !== 0) return;
     await stopEmbeddedPostgres(dataDir, log);
-    if (dataRootInMemory()) await rm(dataDir, { recursive: true, force: true });
+    if (inMemoryRoot(dataDir)) await rm(dataDir, { recursive: true, force: true });
   };
 }
