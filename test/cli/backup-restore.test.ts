@@ -60,7 +60,7 @@ const pool = (dataDir: string) => {
 
 describe('afterimage backup and restore', () => {
   beforeAll(async () => {
-    [source, restored, refused] = await Promise.all([temporaryDataDir(), temporaryDataDir(), temporaryDataDir()]);
+    [source, restored, refused] = await Promise.all([temporaryDataDir({ migrated: true }), temporaryDataDir(), temporaryDataDir()]);
     runtimeDir = join(source.dir, 'xdg-runtime');
     await mkdir(runtimeDir, { recursive: true, mode: 0o700 });
     backupFile = join(source.dir, 'drill.tar.gz');
@@ -74,11 +74,12 @@ describe('afterimage backup and restore', () => {
 
   it('--help prints the usage on stdout and exits 0, doing nothing', async () => {
     for (const command of ['backup', 'restore']) {
-      const help = await runCommand([command, '--help']);
+      // An empty DATA_DIR: a command that ran instead of answering would make a cluster there.
+      const help = await runCommand([command, '--help'], { DATA_DIR: refused.dir });
       expect(help.code, help.stderr).toBe(0);
       expect(help.stdout).toContain(`usage: afterimage ${command}`);
     }
-    expect(existsSync(join(source.dir, 'pg'))).toBe(false);
+    expect(existsSync(join(refused.dir, 'pg'))).toBe(false);
   });
 
   it('backs up a running service while rows are written, and the restore holds every row committed before it started, none missing', async () => {

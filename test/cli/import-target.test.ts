@@ -45,7 +45,7 @@ describe('afterimage import: which database', () => {
   beforeAll(async () => {
     [fixture, dataDir, other] = await Promise.all([
       createArchiveFixture({ videos: 4, seed: 'import-target', legacyChannel: false }),
-      temporaryDataDir(),
+      temporaryDataDir({ migrated: true }),
       createTestDatabase(),
     ]);
     runtimeDir = join(dataDir.dir, 'xdg-runtime');

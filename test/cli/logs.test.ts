@@ -12,7 +12,7 @@ let dataDir: Awaited<ReturnType<typeof temporaryDataDir>>;
 let service: Service | undefined;
 
 beforeAll(async () => {
-  dataDir = await temporaryDataDir();
+  dataDir = await temporaryDataDir({ migrated: true });
 });
 afterAll(async () => {
   await killService(service, 'SIGTERM');

@@ -16,7 +16,7 @@ const lines: string[] = [];
 const log = createLogger('info', {}, (line) => void lines.push(line));
 
 beforeAll(async () => {
-  dataDir = await temporaryDataDir();
+  dataDir = await temporaryDataDir({ migrated: true });
   await ensureEmbeddedPostgres(dataDir.dir, log);
 }, 60_000);
 

@@ -23,7 +23,7 @@ const health = () => answerOf(`${base}/api/health`);
 const serving = async () => (await features()).status === 200 && (await health()).status === 200;
 
 beforeAll(async () => {
-  dataDir = await temporaryDataDir();
+  dataDir = await temporaryDataDir({ migrated: true });
   archive = await createArchiveFixture({ videos: 12, legacyChannel: false });
   const port = await freePort();
   api = startService(['api'], {

@@ -40,7 +40,7 @@ const serving = async () =>
 
 beforeAll(async () => {
   [dataDir, archive] = await Promise.all([
-    temporaryDataDir(),
+    temporaryDataDir({ migrated: true }),
     createArchiveFixture({
       videos: 4_000,
       seed: 'fault-worker-restart',

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { keyFile } from '../../core/secrets/serverKey.ts';
 import { configSchema } from '../../core/config.ts';
-import { stopEmbeddedPostgres } from '../../core/db/embedded.ts';
+import { embeddedLayout, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { createLogger } from '../../core/log.ts';
 
 const exec = promisify(execFile);
@@ -186,10 +186,13 @@ export async function freePort(): Promise<number> {
 /**
  * A fresh DATA_DIR beside the run's cluster (the global set-up's dataRoot, not the system temp folder: run as root, the
  * embedded cluster runs as the postgres OS user, which must reach it). `remove` stops its embedded cluster first, if one runs.
+ * `migrated`: its embedded cluster already initialised and migrated, stopped, as a first start leaves it (a copy
+ * of the global set-up's, owner kept); otherwise empty, for the files that test the first start itself.
  */
-export async function temporaryDataDir(): Promise<{ dir: string; remove(): Promise<void> }> {
+export async function temporaryDataDir({ migrated = false } = {}): Promise<{ dir: string; remove(): Promise<void> }> {
   const dir = join(inject('dataRoot'), `tmp-${randomBytes(6).toString('hex')}`);
   await mkdir(dir, { recursive: true });
+  if (migrated) await exec('cp', ['-a', embeddedLayout(inject('migratedDataDir')).pgDir, embeddedLayout(dir).pgDir]);
   return {
     dir,
     async remove() {
