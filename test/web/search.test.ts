@@ -7,7 +7,8 @@ import { corpusChannel, idOf, storeCorpus } from '../fts/corpus.ts';
 import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import {
   accessibilityViolations,
-  launchBrowser,
+  releaseBrowser,
+  sharedBrowser,
   navigateSettled,
   openTab,
   overflowsWidth,
@@ -48,11 +49,11 @@ beforeAll(async () => {
   await updateTier(db.sql, 'pro', { limits: { ftsQueriesPerMinute: 1_000, requestsPerMinute: 100_000 } });
   api = await startTestApi(db.sql, {}, undefined, { sources: [fakeSource({ name: 'youtube_api', ...crawled })] });
   user = await createSignedInUser(db.sql);
-  browser = await launchBrowser();
+  browser = await sharedBrowser();
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await api?.close();
   await db?.drop();
 });

@@ -1,6 +1,14 @@
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot, visitSettled } from '../support/browser.ts';
+import {
+  accessibilityViolations,
+  releaseBrowser,
+  sharedBrowser,
+  openTab,
+  overflowsWidth,
+  saveScreenshot,
+  visitSettled,
+} from '../support/browser.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
@@ -11,11 +19,11 @@ let browser: Browser;
 beforeAll(async () => {
   db = await createTestDatabase();
   api = await startTestApi(db.sql);
-  browser = await launchBrowser();
+  browser = await sharedBrowser();
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await api?.close();
   await db?.drop();
 });

@@ -9,7 +9,8 @@ import { requestSummary } from '../../core/summaries/summaryGeneration.ts';
 import { createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import {
   accessibilityViolations,
-  launchBrowser,
+  releaseBrowser,
+  sharedBrowser,
   navigateSettled,
   openTab,
   overflowsWidth,
@@ -85,11 +86,11 @@ beforeAll(async () => {
   await summarise(v.markup, LATHE, 'en');
   await summarise(v.pain, PAIN, 'fr');
   await summarise(v.secret, LATHE, 'en', true);
-  browser = await launchBrowser();
+  browser = await sharedBrowser();
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await api?.close();
   await db?.drop();
 });

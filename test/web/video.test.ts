@@ -16,7 +16,8 @@ import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixtur
 import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import {
   accessibilityViolations,
-  launchBrowser,
+  releaseBrowser,
+  sharedBrowser,
   navigateSettled,
   openTab,
   overflowsWidth,
@@ -78,11 +79,11 @@ beforeAll(async () => {
   const stored = await storeArchiveScan(db.sql, scan);
   await loadArchiveSubtitles(db.sql, stored.storedVideos, createLogger('silent'));
   api = await startTestApi(db.sql);
-  browser = await launchBrowser();
+  browser = await sharedBrowser();
 });
 
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser(browser);
   await worker?.stop();
   await api?.close();
   await archive?.cleanup();
