@@ -1,5 +1,6 @@
 import { runMigrations } from 'graphile-worker';
-import { graphileLogger, type Logger } from '../log.ts';
+import type { Logger } from '../log.ts';
+import { graphileLogger } from './graphileLogger.ts';
 import type { Queryable, Sql } from './database.ts';
 import { readMigrations } from './readMigrations.ts';
 import { normalizeStoredEmails } from './normalizeStoredEmails.ts';

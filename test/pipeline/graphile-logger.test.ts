@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, graphileLogger } from '../../core/log.ts';
+import { graphileLogger } from '../../core/db/graphileLogger.ts';
+import { createLogger } from '../../core/log.ts';
 
 /** graphile-worker's messages as the service logs them: level and message of each line written at debug. */
 function logged(report: (logger: ReturnType<typeof graphileLogger>) => void): Array<{ level: string; msg: string }> {

@@ -8,7 +8,7 @@ import { buildServices } from '../../core/services/buildServices.ts';
 import { createFileStore } from '../../core/stenograms/fileStore.ts';
 import { connectMcp } from '../mcp/support.ts';
 import { createKeyedUser } from '../support/api.ts';
-import { killService, startService, temporaryDataDir, testServerKey } from '../support/cli.ts';
+import { killService, runCli, startService, temporaryDataDir, testServerKey } from '../support/cli.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { listeningUrl } from '../support/faults.ts';
 
@@ -77,6 +77,12 @@ const namingPackages = `data:text/javascript,${encodeURIComponent(`export async 
     const resolved = await next(specifier, context);
     const name = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(resolved.url)?.[1];
     if (name) process.stderr.write('loaded ' + name + '\\n');
+    return resolved;
+  }`)}`;
+/** A loader hook that names every file an ESM import resolves to (a package's entry, not the files it requires). */
+const namingEntries = `data:text/javascript,${encodeURIComponent(`export async function resolve(specifier, context, next) {
+    const resolved = await next(specifier, context);
+    process.stderr.write('resolved ' + resolved.url + '\\n');
     return resolved;
   }`)}`;
 const packagesNamed = (stderr: string) => [...new Set(stderr.match(/^loaded \S+$/gm)?.map((line) => line.slice('loaded '.length)))];
@@ -153,4 +159,13 @@ describe('what a started service loads', () => {
       await dataDir.remove();
     }
   }, 90_000);
+
+  it('answers --help and config without loading graphile-worker, which only migrating and running jobs need', async () => {
+    for (const args of [['--help'], ['config']]) {
+      const result = await runCli(args, { NODE_OPTIONS: `--experimental-loader=${namingEntries}` });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain('resolved ');
+      expect(result.stderr, args.join(' ')).not.toMatch(/^resolved .*\/node_modules\/graphile-worker\/dist\/index\.js$/m);
+    }
+  });
 });

@@ -2,7 +2,8 @@ import { EventEmitter } from 'node:events';
 import { runOnce, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
-import { graphileLogger, createLogger } from '../../core/log.ts';
+import { graphileLogger } from '../../core/db/graphileLogger.ts';
+import { createLogger } from '../../core/log.ts';
 import { buildServices } from '../../core/services/buildServices.ts';
 import { taskList } from '../../pipeline/tasks/index.ts';
 
