@@ -2,6 +2,8 @@
  * Structured logs on stderr, so stdout stays clean for command output: one JSON object per line for
  * machines, or one readable line (time, level, message, key=value fields) for a person at a terminal.
  */
+import type { Logger as GraphileLogger } from 'graphile-worker';
+import { connectionFailureCode } from './db/connectionFailure.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 export type LogFormat = 'json' | 'pretty';
@@ -79,4 +81,39 @@ export function createLogger(
       return createLogger(level, { ...bindings, ...more }, write, format);
     },
   };
+}
+
+/**
+ * A lost connection as graphile-worker's pg pool reports it: the server's codes, the socket's own
+ * (every socket of graphile-worker's is the database's, so ECONNREFUSED and ENOENT are unambiguous
+ * here), pg's refusal to use a client whose connection broke, or pg's word for a socket the server
+ * closed without a goodbye (no code: a postmaster killed before its backends sent one).
+ */
+function lostConnection(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    Boolean(connectionFailureCode(error)) ||
+    code === 'ECONNREFUSED' ||
+    code === 'ENOENT' ||
+    (typeof message === 'string' &&
+      (message.includes('connection error and is not queryable') || message === 'Connection terminated unexpectedly'))
+  );
+}
+
+/**
+ * Routes graphile-worker's own messages into our structured log. Its reports of lost connections (every
+ * pooled client, every retry of its LISTEN) go to debug: the circuit says once that the database is gone
+ * (core/db/circuit.ts). A job's failure stays an error.
+ */
+export async function graphileLogger(log: Logger): Promise<GraphileLogger> {
+  // Loaded here, at the first use: the commands that never migrate or run jobs (--help, config, the MCP bridge,
+  // operator commands on a current schema) do without graphile-worker and pg, a sixth of a CPU-second to load.
+  const { Logger } = await import('graphile-worker');
+  return new Logger((scope) => (level, message, meta) => {
+    const fields = { component: 'graphile-worker', ...scope, ...(meta ?? {}) };
+    // Its reports name the cause `error`, or `fatalError` when a job's end could not be recorded.
+    const quiet = !meta?.failure && lostConnection(meta?.error ?? meta?.fatalError);
+    const method = quiet ? 'debug' : level === 'error' ? 'error' : level === 'warning' ? 'warn' : level === 'info' ? 'info' : 'debug';
+    log[method](message, fields);
+  });
 }

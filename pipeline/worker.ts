@@ -6,8 +6,7 @@ import type { Sql } from '../core/db/database.ts';
 import type { Database } from '../core/db/openDatabase.ts';
 import { waitForDatabase } from '../core/db/waitForDatabase.ts';
 import { setSearchSync } from '../core/fts/typesense/sync.ts';
-import { graphileLogger } from '../core/db/graphileLogger.ts';
-import type { Logger } from '../core/log.ts';
+import { graphileLogger, type Logger } from '../core/log.ts';
 import type { Services } from '../core/services/buildServices.ts';
 import { HEARTBEAT_INTERVAL_SECONDS } from '../core/workerHeartbeat.ts';
 import { processId, reapDeadLocalWorkers, recordHeartbeat, removeHeartbeat, unlockAbandonedJobs } from './heartbeat.ts';
@@ -126,6 +125,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, ser
 
   const running = new Set<Promise<unknown>>();
   const tasks = trackRunning(taskList({ sql: db.sql, log, config, ...services }), running);
+  const logger = await graphileLogger(log);
   const start = () =>
     run({
       connectionString: db.url,
@@ -134,7 +134,7 @@ export async function startWorker(config: Config, db: Database, log: Logger, ser
       taskList: tasks,
       crontab,
       noHandleSignals: true,
-      logger: graphileLogger(log),
+      logger,
       events,
       preset: BATCHED_JOB_ENDS,
     });

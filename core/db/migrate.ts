@@ -1,6 +1,5 @@
 import { runMigrations } from 'graphile-worker';
-import type { Logger } from '../log.ts';
-import { graphileLogger } from './graphileLogger.ts';
+import { graphileLogger, type Logger } from '../log.ts';
 import type { Queryable, Sql } from './database.ts';
 import { readMigrations } from './readMigrations.ts';
 import { normalizeStoredEmails } from './normalizeStoredEmails.ts';
@@ -66,6 +65,6 @@ export async function migrate(sql: Sql, url: string, log: Logger, migrationsDir?
     return files;
   });
   for (const file of applied) log.info('migration applied', { migration: file });
-  await runMigrations({ connectionString: url, logger: graphileLogger(log) });
+  await runMigrations({ connectionString: url, logger: await graphileLogger(log) });
   return { applied };
 }

@@ -2,8 +2,7 @@ import { EventEmitter } from 'node:events';
 import { runOnce, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { loadConfig } from '../../core/config.ts';
 import type { Sql } from '../../core/db/database.ts';
-import { graphileLogger } from '../../core/db/graphileLogger.ts';
-import { createLogger } from '../../core/log.ts';
+import { graphileLogger, createLogger } from '../../core/log.ts';
 import { buildServices } from '../../core/services/buildServices.ts';
 import { taskList } from '../../pipeline/tasks/index.ts';
 
@@ -67,7 +66,12 @@ export async function runJobsOnce(url: string, sql: Sql): Promise<void> {
   const events: WorkerEvents = new EventEmitter();
   const pools: string[] = [];
   events.on('pool:create', ({ workerPool }) => pools.push(workerPool.id));
-  await runOnce({ connectionString: url, taskList: await serviceTaskList(sql), logger: graphileLogger(createLogger('silent')), events });
+  await runOnce({
+    connectionString: url,
+    taskList: await serviceTaskList(sql),
+    logger: await graphileLogger(createLogger('silent')),
+    events,
+  });
   if (pools.length === 0) throw new Error('runOnce announced no worker pool');
   for (const deadline = Date.now() + 10_000; ; ) {
     const [held] = await sql`select 1 from graphile_worker._private_jobs where locked_by = any(${pools}::text[]) limit 1`;
