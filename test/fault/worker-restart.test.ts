@@ -54,11 +54,11 @@ beforeAll(async () => {
   await mkdir(registry, { recursive: true, mode: 0o700 });
   const port = await freePort();
   env = { DATA_DIR: dataDir.dir, ARCHIVE_DIR: archive.dir, XDG_RUNTIME_DIR: registry, LOG_LEVEL: 'info' };
+  // Started together, as an operator's service manager starts them: the start lock lets one start the cluster.
   api = startService(['api'], { ...env, PORT: String(port), HOST: '127.0.0.1' });
-  key = (await api.waitForStdout(/\n\s+(tsk_[A-Za-z0-9]{48})\n/, 60_000))[1]!;
-  await api.waitForStderr(/"msg":"afterimage ready"/, 60_000);
   worker = startService(['worker'], env);
-  await worker.waitForStderr(/"msg":"afterimage ready"/, 60_000);
+  key = (await api.waitForStdout(/\n\s+(tsk_[A-Za-z0-9]{48})\n/, 60_000))[1]!;
+  await Promise.all([api, worker].map((service) => service.waitForStderr(/"msg":"afterimage ready"/, 60_000)));
   base = `http://127.0.0.1:${port}`;
 }, 120_000);
 
