@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import LongRunningFirst from './test/support/sequencer.ts';
+import LongRunningSpread from './test/support/sequencer.ts';
 
 /**
  * Files that kill -9 a postmaster of their own under real services and time the recovery: they run last, on an
@@ -23,7 +23,7 @@ export default defineConfig({
   test: {
     globalSetup: ['test/support/global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
-    sequence: { sequencer: LongRunningFirst },
+    sequence: { sequencer: LongRunningSpread },
     projects: [
       {
         // Each file gets its own database cloned from a migrated template, so files run side by side safely.

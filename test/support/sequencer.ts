@@ -10,25 +10,25 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const LONG_RUNNING = /^test\/(fault|embedded|cli|web|demo)\/|^test\/api\/fuzz\.test\.ts$/;
 
 /**
- * Vitest's order, with the long-running files first when any file has no recorded duration; with
- * durations for all (a run before, in this checkout), vitest's longest-first order is better.
+ * When any file has no recorded duration: the long-running files one in two from the start, the others
+ * between them in vitest's order, so the last seconds hold short files, and three long-running files at
+ * once do not leave a core idle on their waits. With durations for all (a run before, in this checkout),
+ * vitest's longest-first order is better.
  */
-export default class LongRunningFirst extends BaseSequencer {
+export default class LongRunningSpread extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const key = (spec: TestSpecification) => `${spec.project.name}:${relative(this.ctx.config.root, spec.moduleId)}`;
-    if (sorted.every((spec) => this.ctx.cache.getFileTestResults(key(spec)))) return sorted;
-    const rank = (spec: TestSpecification) => (LONG_RUNNING.test(relative(this.ctx.config.root, spec.moduleId)) ? 0 : 1);
-    // Stable: within a group and a project, vitest's order among the long-running files and among the others.
-    return sorted
-      .map((spec, index) => ({ spec, index }))
-      .sort(
-        (a, b) =>
-          a.spec.project.config.sequence.groupOrder - b.spec.project.config.sequence.groupOrder ||
-          (a.spec.project.name === b.spec.project.name ? 0 : a.index - b.index) ||
-          rank(a.spec) - rank(b.spec) ||
-          a.index - b.index,
-      )
-      .map(({ spec }) => spec);
+    const path = (spec: TestSpecification) => relative(this.ctx.config.root, spec.moduleId);
+    if (sorted.every((spec) => this.ctx.cache.getFileTestResults(`${spec.project.name}:${path(spec)}`))) return sorted;
+    // Vitest's order keeps each project's files together, a later groupOrder after: spread within each.
+    const projects = new Map<string, TestSpecification[]>();
+    for (const spec of sorted) projects.set(spec.project.name, [...(projects.get(spec.project.name) ?? []), spec]);
+    return [...projects.values()].flatMap((specs) => {
+      const long = specs.filter((spec) => LONG_RUNNING.test(path(spec)));
+      const others = specs.filter((spec) => !LONG_RUNNING.test(path(spec)));
+      return Array.from({ length: Math.max(long.length, others.length) }, (_, at) => [long[at], others[at]])
+        .flat()
+        .filter((spec) => spec !== undefined);
+    });
   }
 }
