@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import type { TestProject } from 'vitest/node';
 import { connect, withDatabaseName } from '../../core/db/database.ts';
 import { embeddedUrl, ensureEmbeddedPostgres, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { createLogger, type Logger } from '../../core/log.ts';
+import { processAlive } from '../../core/processAlive.ts';
 import { chooseTestDataRoot, inMemoryRoot } from './dataRoot.ts';
 
 declare module 'vitest' {
@@ -40,7 +41,8 @@ export default async function setup(project: TestProject) {
   // forks starting at once had one launch the binary while the other still wrote it (spawn ETXTBSY).
   await chromium.executablePath();
   const dataDir = chooseTestDataRoot();
-  const migratedDataDir = join(dataDir, 'migrated');
+  // This run's own: another run of this checkout at the same time may be copying its own.
+  const migratedDataDir = join(dataDir, `migrated-${process.pid}`);
   const [serverUrl] = await Promise.all([
     process.env.TEST_DATABASE_URL ?? ensureEmbeddedPostgres(dataDir, log, TEST_CLUSTER_SETTINGS),
     prepareMigratedDataDir(migratedDataDir, log),
@@ -58,6 +60,7 @@ export default async function setup(project: TestProject) {
   project.provide('migratedDataDir', migratedDataDir);
 
   return async () => {
+    await rm(migratedDataDir, { recursive: true, force: true });
     const leftovers = await admin<
       { datname: string }[]
     >`select datname from pg_database where datname like ${`afterimage_test_${process.pid}_%`} or datname = ${template}`;
@@ -68,7 +71,6 @@ export default async function setup(project: TestProject) {
     await admin.end();
     if (process.env.TEST_DATABASE_URL || others?.n !== 0) return;
     await stopEmbeddedPostgres(dataDir, log);
-    await rm(migratedDataDir, { recursive: true, force: true });
     if (inMemoryRoot(dataDir)) await rm(dataDir, { recursive: true, force: true });
   };
 }
@@ -76,12 +78,17 @@ export default async function setup(project: TestProject) {
 /**
  * An embedded cluster initialised and migrated as a first start leaves it, then stopped: the files that start
  * services on a DATA_DIR of their own copy it (about 0.1 CPU-s) instead of each running initdb and every
- * migration (1.4 CPU-s more than a start). Made again on every run, beside the run's cluster, with the
- * product's settings, as `afterimage migrate` makes it.
+ * migration (1.4 CPU-s more than a start). Made by every run for itself, beside the run's cluster, with
+ * the product's settings, as `afterimage migrate` makes it.
  */
 async function prepareMigratedDataDir(dir: string, log: Logger) {
-  await stopEmbeddedPostgres(dir, log).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true });
+  // Those of runs that were killed before their teardown.
+  for (const name of await readdir(dirname(dir)).catch(() => [])) {
+    const pid = /^migrated-(\d+)$/.exec(name)?.[1];
+    if (!pid || processAlive(Number(pid))) continue;
+    await stopEmbeddedPostgres(join(dirname(dir), name), log).catch(() => undefined);
+    await rm(join(dirname(dir), name), { recursive: true, force: true });
+  }
   await ensureEmbeddedPostgres(dir, log);
   const sql = connect(embeddedUrl(dir), { max: 1, role: 'test-setup' });
   try {
