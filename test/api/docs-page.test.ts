@@ -1,7 +1,7 @@
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { axeViolations, releaseBrowser, sharedBrowser, visitSettled } from '../support/browser.ts';
+import { axeViolations, launchBrowser, visitSettled } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { rawRequest } from '../support/http-helpers.ts';
 
@@ -86,10 +86,10 @@ const SWAGGER_UI_OWN_VIOLATIONS = ['color-contrast', 'heading-order', 'nested-in
 describe('/api/docs in headless Chromium', () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await sharedBrowser();
+    browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
-    await releaseBrowser(browser);
+    await browser?.close();
   });
 
   it('renders every operation of the document, asks no other host for anything, logs no error', async () => {

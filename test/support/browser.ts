@@ -22,41 +22,8 @@ const DROPPED_FLAGS =
   /^--(use-gl|use-angle|enable-unsafe-swiftshader|in-process-gpu|ignore-gpu-blocklist|disable-web-security|allow-running-insecure-content)/;
 const FLAGS = [...chromium.args.filter((flag) => !DROPPED_FLAGS.test(flag)), '--disable-gpu'];
 
-const launched = globalThis as { sharedBrowser?: Promise<Browser> };
-
-/**
- * The fork's Chromium, launched at its first browser file and kept for the next ones (a fork runs its files
- * one after another; a launch is about a CPU-second). Over a pipe, so that it ends with the fork however the
- * fork ends; each file gives it back with releaseBrowser.
- */
-export function sharedBrowser(): Promise<Browser> {
-  launched.sharedBrowser ??= chromium.executablePath().then(async (executablePath) => {
-    const browser = await puppeteer.launch({
-      args: FLAGS,
-      executablePath,
-      headless: true,
-      pipe: true,
-      handleSIGINT: false,
-      handleSIGTERM: false,
-      handleSIGHUP: false,
-    });
-    browser.once('disconnected', () => (launched.sharedBrowser = undefined));
-    return browser;
-  });
-  return launched.sharedBrowser;
-}
-
-/** Leaves the shared browser as the next file should find it: no tab of this file's open, no cookie, nothing cached. */
-export async function releaseBrowser(browser: Browser | undefined): Promise<void> {
-  if (!browser?.connected) return;
-  const [kept, ...opened] = await browser.pages();
-  await Promise.all(opened.map((page) => page.close()));
-  const blank = kept ?? (await browser.newPage());
-  if (blank.url() !== 'about:blank') await blank.goto('about:blank');
-  await browser.deleteCookie(...(await browser.cookies()));
-  const session = await blank.createCDPSession();
-  await session.send('Network.clearBrowserCache');
-  await session.detach();
+export function launchBrowser(): Promise<Browser> {
+  return chromium.executablePath().then((executablePath) => puppeteer.launch({ args: FLAGS, executablePath, headless: true }));
 }
 
 export interface WatchedPage {

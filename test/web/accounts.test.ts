@@ -5,7 +5,7 @@ import { createUser } from '../../core/accounts/createUser.ts';
 import { sessionUser } from '../../core/accounts/sessionUser.ts';
 import { countSignInAttempt, signInLimits } from '../../core/accounts/signInAttempts.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
-import { accessibilityViolations, releaseBrowser, sharedBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
+import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
 import { createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
@@ -24,7 +24,7 @@ const VIDEO = 'aliceVideo1';
 beforeAll(async () => {
   db = await createTestDatabase();
   api = await startTestApi(db.sql);
-  browser = await sharedBrowser();
+  browser = await launchBrowser();
   // Every page counts against the anonymous tier's 30 requests a minute, from one address here.
   await updateTier(db.sql, 'anonymous', { limits: { requestsPerMinute: 10_000 } });
   const [a] = await Promise.all([
@@ -37,7 +37,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await releaseBrowser(browser);
+  await browser?.close();
   await api?.close();
   await db?.drop();
 });

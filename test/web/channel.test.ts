@@ -5,15 +5,7 @@ import { searchChannel } from '../../core/crawl/startSearch.ts';
 import { createLogger } from '../../core/log.ts';
 import type { VideoSource } from '../../core/sources/types.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
-import {
-  accessibilityViolations,
-  releaseBrowser,
-  sharedBrowser,
-  openTab,
-  overflowsWidth,
-  saveScreenshot,
-  visitSettled,
-} from '../support/browser.ts';
+import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot, visitSettled } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { fakeSource, generateChannel } from '../support/fake-source.ts';
 import { startSearchStack } from '../support/stack.ts';
@@ -61,13 +53,13 @@ beforeAll(async () => {
   await updateTier(db.sql, 'anonymous', { limits: { requestsPerMinute: 100_000 } });
   sources = [slowSource()];
   stack = await startSearchStack(db, {}, { sources });
-  browser = await sharedBrowser();
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
   release?.();
   releaseLarge?.();
-  await releaseBrowser(browser);
+  await browser?.close();
   await stack?.close();
   await db?.drop();
 });

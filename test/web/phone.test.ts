@@ -10,15 +10,7 @@ import { requestSummary, summaryWork } from '../../core/summaries/summaryGenerat
 import { refreshTranscript } from '../../core/subtitles/transcript.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import {
-  accessibilityViolations,
-  releaseBrowser,
-  sharedBrowser,
-  navigateSettled,
-  openTab,
-  saveScreenshot,
-  visitSettled,
-} from '../support/browser.ts';
+import { accessibilityViolations, launchBrowser, navigateSettled, openTab, saveScreenshot, visitSettled } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { addTrack, addVideos, channelIdFor, videoIdFor, vttOf } from '../support/subtitles.ts';
 
@@ -98,11 +90,11 @@ beforeAll(async () => {
   await db.sql`insert into webhook_attempts (delivery_id, attempt, http_status, duration_ms, error)
     values (${delivery!.id}, 1, 503, 1234, ${`503 Service Unavailable: ${LONG_WORD}`})`;
   await refreshSearchWords(db.sql);
-  browser = await sharedBrowser();
+  browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
-  await releaseBrowser(browser);
+  await browser?.close();
   await api?.close();
   await db?.drop();
 });

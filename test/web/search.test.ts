@@ -7,8 +7,7 @@ import { corpusChannel, idOf, storeCorpus } from '../fts/corpus.ts';
 import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import {
   accessibilityViolations,
-  releaseBrowser,
-  sharedBrowser,
+  launchBrowser,
   navigateSettled,
   openTab,
   overflowsWidth,
@@ -49,11 +48,11 @@ beforeAll(async () => {
   await updateTier(db.sql, 'pro', { limits: { ftsQueriesPerMinute: 1_000, requestsPerMinute: 100_000 } });
   api = await startTestApi(db.sql, {}, undefined, { sources: [fakeSource({ name: 'youtube_api', ...crawled })] });
   user = await createSignedInUser(db.sql);
-  browser = await sharedBrowser();
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
-  await releaseBrowser(browser);
+  await browser?.close();
   await api?.close();
   await db?.drop();
 });

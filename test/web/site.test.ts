@@ -1,14 +1,6 @@
 import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  accessibilityViolations,
-  releaseBrowser,
-  sharedBrowser,
-  openTab,
-  overflowsWidth,
-  saveScreenshot,
-  visitSettled,
-} from '../support/browser.ts';
+import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot, visitSettled } from '../support/browser.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
@@ -19,11 +11,11 @@ let browser: Browser;
 beforeAll(async () => {
   db = await createTestDatabase();
   api = await startTestApi(db.sql);
-  browser = await sharedBrowser();
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
-  await releaseBrowser(browser);
+  await browser?.close();
   await api?.close();
   await db?.drop();
 });

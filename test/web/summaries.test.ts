@@ -9,8 +9,7 @@ import { requestSummary } from '../../core/summaries/summaryGeneration.ts';
 import { createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import {
   accessibilityViolations,
-  releaseBrowser,
-  sharedBrowser,
+  launchBrowser,
   navigateSettled,
   openTab,
   overflowsWidth,
@@ -86,11 +85,11 @@ beforeAll(async () => {
   await summarise(v.markup, LATHE, 'en');
   await summarise(v.pain, PAIN, 'fr');
   await summarise(v.secret, LATHE, 'en', true);
-  browser = await sharedBrowser();
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
-  await releaseBrowser(browser);
+  await browser?.close();
   await api?.close();
   await db?.drop();
 });

@@ -16,8 +16,7 @@ import { createArchiveFixture, type ArchiveFixture } from '../kit/archive-fixtur
 import { createKeyedUser, createSignedInUser, startTestApi, type TestApi } from '../support/api.ts';
 import {
   accessibilityViolations,
-  releaseBrowser,
-  sharedBrowser,
+  launchBrowser,
   navigateSettled,
   openTab,
   overflowsWidth,
@@ -79,11 +78,11 @@ beforeAll(async () => {
   const stored = await storeArchiveScan(db.sql, scan);
   await loadArchiveSubtitles(db.sql, stored.storedVideos, createLogger('silent'));
   api = await startTestApi(db.sql);
-  browser = await sharedBrowser();
+  browser = await launchBrowser();
 });
 
 afterAll(async () => {
-  await releaseBrowser(browser);
+  await browser?.close();
   await worker?.stop();
   await api?.close();
   await archive?.cleanup();

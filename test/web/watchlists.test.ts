@@ -6,7 +6,7 @@ import { refreshSearchWords } from '../../core/fts/postgres.ts';
 import { updateTier } from '../../core/tiers/updateTier.ts';
 import { fanOutChanges } from '../../core/watchlists/fanOut.ts';
 import { startTestApi, type TestApi } from '../support/api.ts';
-import { accessibilityViolations, releaseBrowser, sharedBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
+import { accessibilityViolations, launchBrowser, openTab, overflowsWidth, saveScreenshot } from '../support/browser.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 import { addVideos, channelIdFor, videoIdFor } from '../support/subtitles.ts';
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   // Webhooks to this machine are allowed, as on a home network (none is delivered here: no worker runs).
   api = await startTestApi(db.sql, { WEBHOOK_ALLOW_PRIVATE: 'true' });
-  browser = await sharedBrowser();
+  browser = await launchBrowser();
   await updateTier(db.sql, 'anonymous', { limits: { requestsPerMinute: 10_000 } });
   await updateTier(db.sql, 'plus', { limits: { requestsPerMinute: 10_000 } });
   await Promise.all([
@@ -49,7 +49,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await releaseBrowser(browser);
+  await browser?.close();
   await api?.close();
   await db?.drop();
 });
