@@ -72,20 +72,16 @@ describe('buildServices', () => {
   });
 });
 
-/** A loader hook (chained behind any other, tsx's too) naming each package of node_modules a process resolves, on its stderr. */
-const namingPackages = `data:text/javascript,${encodeURIComponent(`export async function resolve(specifier, context, next) {
-    const resolved = await next(specifier, context);
-    const name = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(resolved.url)?.[1];
-    if (name) process.stderr.write('loaded ' + name + '\\n');
-    return resolved;
-  }`)}`;
-/** A loader hook that names every file an ESM import resolves to (a package's entry, not the files it requires). */
-const namingEntries = `data:text/javascript,${encodeURIComponent(`export async function resolve(specifier, context, next) {
+/** A loader hook (chained behind any other, tsx's too) naming each file a process's ESM imports resolve to, on its stderr. */
+const namingResolved = `data:text/javascript,${encodeURIComponent(`export async function resolve(specifier, context, next) {
     const resolved = await next(specifier, context);
     process.stderr.write('resolved ' + resolved.url + '\\n');
     return resolved;
   }`)}`;
-const packagesNamed = (stderr: string) => [...new Set(stderr.match(/^loaded \S+$/gm)?.map((line) => line.slice('loaded '.length)))];
+/** The packages of node_modules among what namingResolved named. */
+const packagesNamed = (stderr: string) => [
+  ...new Set([...stderr.matchAll(/^resolved \S*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map((match) => match[1]!)),
+];
 
 /** The packages a fresh process resolves while it builds the services from `env`. */
 async function packagesLoadedBuilding(env: Record<string, string>): Promise<string[]> {
@@ -96,7 +92,7 @@ async function packagesLoadedBuilding(env: Record<string, string>): Promise<stri
     await buildServices(loadConfig(JSON.parse(process.env.SERVICES_ENV)), { sql: null, log: createLogger('silent') });`;
   const { stderr } = await promisify(execFile)(
     process.execPath,
-    ['--experimental-loader', namingPackages, '--import', 'tsx', '--input-type=module', '-e', script],
+    ['--experimental-loader', namingResolved, '--import', 'tsx', '--input-type=module', '-e', script],
     { env: { ...process.env, SERVICES_ENV: JSON.stringify({ DATA_DIR: '.afterimage-test', ...env }) } },
   );
   return packagesNamed(stderr);
@@ -127,7 +123,7 @@ describe('what a started service loads', () => {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       SECRET_KEY: await testServerKey(),
-      NODE_OPTIONS: `--experimental-loader=${namingPackages}`,
+      NODE_OPTIONS: `--experimental-loader=${namingResolved}`,
     });
     try {
       const url = await listeningUrl(service);
@@ -162,7 +158,7 @@ describe('what a started service loads', () => {
 
   it('answers --help and config without loading graphile-worker, which only migrating and running jobs need', async () => {
     for (const args of [['--help'], ['config']]) {
-      const result = await runCli(args, { NODE_OPTIONS: `--experimental-loader=${namingEntries}` });
+      const result = await runCli(args, { NODE_OPTIONS: `--experimental-loader=${namingResolved}` });
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toContain('resolved ');
       expect(result.stderr, args.join(' ')).not.toMatch(/^resolved .*\/node_modules\/graphile-worker\/dist\/index\.js$/m);

@@ -3,11 +3,13 @@ import { chmod, mkdir, readdir, rm, symlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import chromium from '@sparticuz/chromium';
 import type { TestProject } from 'vitest/node';
+import { loadConfig } from '../../core/config.ts';
 import { connect, withDatabaseName } from '../../core/db/database.ts';
-import { embeddedUrl, ensureEmbeddedPostgres, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
+import { ensureEmbeddedPostgres, stopEmbeddedPostgres } from '../../core/db/embedded.ts';
 import { migrate } from '../../core/db/migrate.ts';
 import { createLogger, type Logger } from '../../core/log.ts';
 import { processAlive } from '../../core/processAlive.ts';
+import { withDatabase } from '../../scripts/cli.ts';
 import { chooseTestDataRoot, inMemoryRoot } from './dataRoot.ts';
 
 declare module 'vitest' {
@@ -79,8 +81,7 @@ export default async function setup(project: TestProject) {
 /**
  * An embedded cluster initialised and migrated as a first start leaves it, then stopped: the files that start
  * services on a DATA_DIR of their own copy it (about 0.1 CPU-s) instead of each running initdb and every
- * migration (1.4 CPU-s more than a start). Made by every run for itself, beside the run's cluster, with
- * the product's settings, as `afterimage migrate` makes it.
+ * migration (1.4 CPU-s more than a start). Made by every run for itself, beside the run's cluster.
  */
 async function prepareMigratedDataDir(dir: string, log: Logger) {
   // Those of runs that were killed before their teardown.
@@ -90,14 +91,8 @@ async function prepareMigratedDataDir(dir: string, log: Logger) {
     await stopEmbeddedPostgres(join(dirname(dir), name), log).catch(() => undefined);
     await rm(join(dirname(dir), name), { recursive: true, force: true });
   }
-  await ensureEmbeddedPostgres(dir, log);
-  const sql = connect(embeddedUrl(dir), { max: 1, role: 'test-setup' });
-  try {
-    await migrate(sql, embeddedUrl(dir), log);
-  } finally {
-    await sql.end();
-  }
-  await stopEmbeddedPostgres(dir, log);
+  // What `afterimage migrate --data-dir` does: start the cluster, migrate, stop it again as nothing else uses it.
+  await withDatabase(async () => undefined, { config: loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'warn' }) });
 }
 
 /**

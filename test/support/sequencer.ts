@@ -2,10 +2,10 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The files that run long on waits (real services, their clusters, a browser, a child process that measures its
- * memory) and the fuzz, which runs longest. Vitest orders a run without recorded durations (a clean clone, CI) by file size: small files
- * such as test/embedded/start-lock, which kills a postmaster three times, started in the run's last
- * seconds and were still running alone after every other file had ended.
+ * The files that run long on waits (real services, their clusters, a browser, a child process that measures
+ * its memory) and the fuzz, which runs longest. Vitest orders a run without recorded durations (a clean clone,
+ * CI) by file size: small files such as test/embedded/start-lock, which kills a postmaster three times,
+ * started in the run's last seconds and were still running alone after every other file had ended.
  */
 const LONG_RUNNING = /^test\/(fault|embedded|cli|web|demo)\/|^test\/api\/fuzz\.test\.ts$|^test\/evidence\/export-memory\.test\.ts$/;
 
