@@ -1,11 +1,12 @@
 import { execFile } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, chown, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir, totalmem, userInfo } from 'node:os';
 import { dirname, join, parse as parsePath } from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../log.ts';
+import { createFileOnce } from '../createFileOnce.ts';
 import { processAlive } from '../processAlive.ts';
 import { connect } from './database.ts';
 
@@ -148,7 +149,7 @@ async function startOnce(dataDir: string, start: () => Promise<void>): Promise<v
   const lockFile = join(dataDir, 'start.lock');
   const { pgDir } = embeddedLayout(dataDir);
   for (const deadline = Date.now() + START_WAIT_MS; ; ) {
-    if (await takeLock(lockFile)) {
+    if (await createFileOnce(lockFile, String(process.pid), 0o644)) {
       try {
         // Checked again under the lock: whoever held it before may have started the cluster.
         const postmaster = await livePostmaster(pgDir);
@@ -165,25 +166,6 @@ async function startOnce(dataDir: string, start: () => Promise<void>): Promise<v
     else if (await waitForReady(pgDir, 200)) return;
     if (Date.now() > deadline)
       throw new Error(`The embedded PostgreSQL is being started by process ${holder} and was not ready within ${START_WAIT_MS / 1000} s`);
-  }
-}
-
-/**
- * Creates the lock file with this process's pid already inside: written beside it, then linked into
- * place, which fails when the lock exists. Opened empty and written after, another starter read it
- * in between, took it for a dead holder's and removed it, and two postmasters were started.
- */
-async function takeLock(lockFile: string): Promise<boolean> {
-  const written = `${lockFile}.${process.pid}.${randomUUID()}`;
-  await writeFile(written, String(process.pid));
-  try {
-    await link(written, lockFile);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return false;
-  } finally {
-    await rm(written, { force: true });
   }
 }
 

@@ -1,7 +1,8 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
+import { createFileOnce } from '../createFileOnce.ts';
 import type { Queryable } from '../db/database.ts';
 
 /**
@@ -49,11 +50,7 @@ export async function keyFile(dataDir: string): Promise<Buffer> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   await mkdir(dataDir, { recursive: true });
-  try {
-    await writeFile(path, randomBytes(32).toString('base64url'), { flag: 'wx', mode: 0o600 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
+  await createFileOnce(path, randomBytes(32).toString('base64url'), 0o600);
   return readFile(path);
 }
 

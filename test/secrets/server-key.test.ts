@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config.ts';
-import { configuredServerKey, serverKeyFrom } from '../../core/secrets/serverKey.ts';
+import { createFileOnce } from '../../core/createFileOnce.ts';
+import { configuredServerKey, keyFile, serverKeyFrom } from '../../core/secrets/serverKey.ts';
 import { createTestDatabase, type TestDatabase } from '../support/db.ts';
 
 let db: TestDatabase;
@@ -43,5 +44,16 @@ describe('the server key', () => {
     await expect(configuredServerKey(loadConfig({ DATA_DIR: dataDir, SECRET_KEY: 'c'.repeat(40) }), db.sql)).rejects.toThrow(
       /SECRET_KEY is not the key this database was set up with/,
     );
+  });
+
+  // The race itself (an API and its worker started together on a fresh DATA_DIR) is test/fault/worker-restart's start.
+  it('creates secret.key whole in one step: a second taker gets the same key, and nothing is left beside it', async () => {
+    const fresh = join(dataDir, 'fresh');
+    await mkdir(fresh);
+    expect(await createFileOnce(join(fresh, 'secret.key'), 'x'.repeat(43), 0o600)).toBe(true);
+    expect(await createFileOnce(join(fresh, 'secret.key'), 'y'.repeat(43), 0o600)).toBe(false);
+    expect((await keyFile(fresh)).toString('utf8')).toBe('x'.repeat(43));
+    expect(await readdir(fresh)).toEqual(['secret.key']);
+    expect((await stat(join(fresh, 'secret.key'))).mode & 0o777).toBe(0o600);
   });
 });
